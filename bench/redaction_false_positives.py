@@ -1,0 +1,144 @@
+"""What the redactor replaces on the real corpus, and how fast it runs.
+
+Every JSON string value of every line of every `*.jsonl` under ../shared/corpus (relative to the
+project root) goes through `default_redactor().redact`. Secrets there were already replaced upstream
+by the word REDACTED, so whatever is redacted now is a false positive unless inspection says it is a
+real (or realistic test) secret. Prints the throughput, the count of redactions by kind and samples
+with context (`<<...>>` marks the replaced text).
+
+Usage: python bench/redaction_false_positives.py [--samples N] [--kind KIND] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core.redaction import default_redactor  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+_MARKER_START = "[REDACTED:"
+
+
+def records(line: bytes) -> Iterator[object]:
+    """The records of one line; some corpus lines hold two records back to back."""
+    try:
+        yield orjson.loads(line)
+        return
+    except orjson.JSONDecodeError:
+        pass
+    text, decoder, pos = line.decode("utf-8", "replace"), json.JSONDecoder(), 0
+    while pos < len(text):
+        try:
+            record, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return
+        yield record
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+
+
+def strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def corpus_strings(root: Path) -> list[str]:
+    out: list[str] = []
+    for path in sorted(root.rglob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            if line.strip():
+                for record in records(line):
+                    out.extend(strings(record))
+    return out
+
+
+def redactions(original: str, redacted: str) -> Iterator[tuple[str, str, str, str]]:
+    """(kind, replaced text, context before, context after) for each marker in `redacted`.
+
+    Text outside markers is unchanged, so walking both strings in step recovers the replaced parts.
+    """
+    i = j = 0
+    while True:
+        k = redacted.find(_MARKER_START, j)
+        if k < 0:
+            return
+        i += k - j
+        end = redacted.index("]", k) + 1
+        kind = redacted[k + len(_MARKER_START):end - 1]
+        # the replaced text runs until the original resumes with what follows the marker
+        follow = redacted[end:end + 1]
+        nxt = redacted.find(_MARKER_START, end)
+        tail = redacted[end:nxt if nxt >= 0 else len(redacted)]
+        stop = original.find(tail, i) if tail else len(original)
+        if follow == "" and not tail:
+            stop = len(original)
+        yield kind, original[i:stop], original[max(0, i - 50):i], original[stop:stop + 30]
+        i, j = stop, end
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=8, help="samples shown per kind")
+    parser.add_argument("--kind", help="show only this kind, with all its distinct samples")
+    parser.add_argument("--repeat", type=int, default=3, help="timing runs (best one counts)")
+    args = parser.parse_args()
+
+    texts = corpus_strings(CORPUS)
+    total = sum(len(t) for t in texts)
+    redactor = default_redactor()
+    best = float("inf")
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        outputs = [redactor.redact(t) for t in texts]
+        best = min(best, time.perf_counter() - start)
+    changed = [(t, o) for t, o in zip(texts, outputs, strict=True) if o is not t and o != t]
+    unchanged = [t for t, o in zip(texts, outputs, strict=True) if o is t or o == t]
+    start = time.perf_counter()
+    for t in unchanged:
+        redactor.redact(t)
+    plain_seconds = time.perf_counter() - start
+    plain_chars = sum(len(t) for t in unchanged)
+
+    print(f"corpus: {len(texts)} string values, {total / 1e6:.1f} M chars")
+    print(f"throughput, all values: {total / best / 1e6:.1f} M chars/s")
+    print(f"throughput, values with nothing to redact: {plain_chars / plain_seconds / 1e6:.1f} M chars/s")
+
+    by_kind: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
+    for original, redacted in changed:
+        for kind, secret, before, after in redactions(original, redacted):
+            by_kind[kind].append((secret, before, after))
+    print(f"redactions: {sum(len(v) for v in by_kind.values())} in {len(changed)} values")
+    for kind, hits in sorted(by_kind.items(), key=lambda kv: -len(kv[1])):
+        distinct = {h[0]: h for h in hits}
+        print(f"  {kind:20s} {len(hits):5d}  ({len(distinct)} distinct values)")
+    rng = random.Random(0)
+    for kind, hits in sorted(by_kind.items()):
+        if args.kind and kind != args.kind:
+            continue
+        distinct = list({h[0]: h for h in hits}.values())
+        shown = distinct if args.kind else rng.sample(distinct, min(args.samples, len(distinct)))
+        print(f"\n== {kind}")
+        for secret, before, after in shown:
+            print("   ", repr(before[-40:] + "<<" + secret[:80] + ">>" + after[:25]))
+
+
+if __name__ == "__main__":
+    main()

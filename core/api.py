@@ -1,0 +1,252 @@
+"""The one core API that every front end calls: CLI, Telegram bot, MCP server, hooks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from core.config import Settings, now
+from core.handoff import parse_sections
+from core.ingest import IngestPaths, IngestReport, Progress, ingest
+from core.store import Store, StoreError
+
+_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
+MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
+
+
+class NotFound(LookupError):
+    """No handoff has that id."""
+
+
+class AmbiguousId(LookupError):
+    """Several handoffs share that prefix; `candidates` lists them."""
+
+    def __init__(self, prefix: str, candidates: list[HandoffRecord]) -> None:
+        listed = "\n".join(f"  {c.session_uuid}  {c.date}  {c.headline}" for c in candidates)
+        super().__init__(f"'{prefix}' matches {len(candidates)} handoffs; give more characters:\n{listed}")
+        self.candidates = candidates
+
+
+@dataclass
+class HandoffRecord:
+    session_uuid: str
+    short_id: str
+    date: dt.date
+    headline: str
+    projects: list[str]
+    keywords: list[str]
+    substance: int
+    duration_min: int
+    model: str
+    body: str
+    path: Path
+    score: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "session_id": self.session_uuid,
+            "short_id": self.short_id,
+            "score": round(self.score, 6),
+            "date": self.date.isoformat(),
+            "headline": self.headline,
+            "projects": self.projects,
+            "keywords": self.keywords,
+            "substance": self.substance,
+            "duration_min": self.duration_min,
+            "model": self.model,
+            "path": str(self.path),
+        }
+
+    @property
+    def open_threads(self) -> list[str]:
+        return parse_sections(self.body)["open_threads"]
+
+
+@dataclass
+class Stats:
+    handoffs: int
+    substantial: int
+    imported: int
+    sources: int
+    sources_skipped: int
+    bad_lines: int
+    first_date: str | None
+    last_date: str | None
+    last_ingest_at: str | None
+    last_ingest: dict = field(default_factory=dict)
+    projects: list[tuple[str, int]] = field(default_factory=list)
+    data_dir: str = ""
+    index_bytes: int = 0
+
+
+@dataclass
+class Digest:
+    since: dt.datetime
+    handoffs: list[HandoffRecord]
+    open_threads: list[tuple[HandoffRecord, list[str]]]
+
+
+_COLUMNS = "session_uuid, short_id, date, headline, projects, keywords, substance, duration_min, model, body, path"
+
+
+def format_handoffs(records: list[HandoffRecord]) -> str:
+    """The original eywa-mcp's output: a header, then each body without front matter, joined by `---`."""
+    header = f"## Eywa: {len(records)} past session{'s' if len(records) != 1 else ''}"
+    if not records:
+        return header + "\n\nNo matching handoffs.\n"
+    return header + "\n\n" + "\n\n---\n\n".join(r.body.strip() for r in records) + "\n"
+
+
+class Eywa:
+    """Opens the store lazily; one instance per thread (SQLite connections are not shared)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._store: Store | None = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.settings.db_path)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def _reader(self) -> Store:
+        if self._store is None and not self.settings.db_path.exists():
+            raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
+        return self.store
+
+    def _record(self, row: tuple, score: float = 0.0) -> HandoffRecord:
+        return HandoffRecord(
+            session_uuid=row[0], short_id=row[1], date=dt.date.fromisoformat(row[2]), headline=row[3],
+            projects=orjson.loads(row[4]), keywords=orjson.loads(row[5]), substance=row[6],
+            duration_min=row[7], model=row[8], body=row[9], path=self.settings.handoffs_dir / row[10],
+            score=score,
+        )
+
+    def _records(self, ids: list[str]) -> dict[str, HandoffRecord]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._reader().conn.execute(
+            f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid IN ({marks})", ids
+        ).fetchall()
+        return {row[0]: self._record(row) for row in rows}
+
+    # -- the API ------------------------------------------------------------------------------------
+    def ingest(self, progress: Progress | None = None) -> IngestReport:
+        from core.redaction import Redactor
+
+        redactor = Redactor(self.settings.redaction.extra_patterns)
+        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir)
+        return ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress)
+
+    def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
+               project: str | None = None, mode: str | None = None, offset: int = 0) -> list[HandoffRecord]:
+        from core.scorer import rank
+
+        store = self._reader()
+        hits = rank(
+            store.conn,
+            (query or "")[:MAX_QUERY_CHARS] or None,
+            mode=mode or self.settings.retrieval.mode,
+            now=now().astimezone(self.settings.zone).date(),
+            days_back=days_back or self.settings.retrieval.days_back,
+            max_results=max_results or self.settings.retrieval.max_handoffs,
+            project=project,
+            offset=offset,
+        )
+        records = self._records([hit.session_uuid for hit in hits])
+        result = []
+        for hit in hits:
+            record = records[hit.session_uuid]
+            record.score = hit.score
+            result.append(record)
+        return result
+
+    def last(self, count: int = 5, *, project: str | None = None) -> list[HandoffRecord]:
+        """The newest substantial handoffs, newest first."""
+        sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
+        params: list[object] = []
+        if project:
+            sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
+            params.append(f"%{project.lower()}%")
+        sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
+        params.append(max(1, count))
+        return [self._record(row) for row in self._reader().conn.execute(sql, params)]
+
+    def show(self, id_or_prefix: str) -> HandoffRecord:
+        """One handoff by full id, short id or any unique prefix of either."""
+        prefix = id_or_prefix.strip()
+        if not _ID_RE.match(prefix):
+            raise NotFound(f"'{prefix[:80]}' is not a session id (letters, digits and '-' only)")
+        conn = self._reader().conn
+        exact = conn.execute(f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid = ?", (prefix,)).fetchone()
+        if exact:
+            return self._record(exact)
+        pattern = prefix.replace("%", "").replace("_", "") + "%"
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid LIKE ? OR short_id LIKE ?"
+            " ORDER BY date DESC, session_uuid LIMIT 11",
+            (pattern, pattern),
+        ).fetchall()
+        if not rows:
+            raise NotFound(f"no handoff with id '{prefix}': `eywa last` lists recent ones")
+        if len(rows) > 1:
+            raise AmbiguousId(prefix, [self._record(row) for row in rows[:10]])
+        return self._record(rows[0])
+
+    def stats(self) -> Stats:
+        conn = self._reader().conn
+        one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+        report = self.store.get_meta("last_ingest_report")
+        projects = conn.execute(
+            "SELECT project, COUNT(*) FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project LIMIT 10"
+        ).fetchall()
+        index_bytes = sum(p.stat().st_size for p in self.settings.db_path.parent.glob(self.settings.db_path.name + "*"))
+        return Stats(
+            handoffs=one("SELECT COUNT(*) FROM handoffs"),
+            substantial=one("SELECT COUNT(*) FROM handoffs WHERE substance > 0"),
+            imported=one("SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'"),
+            sources=one("SELECT COUNT(*) FROM sources"),
+            sources_skipped=one("SELECT COUNT(*) FROM sources WHERE kind = 'skipped'"),
+            bad_lines=one("SELECT COALESCE(SUM(bad_lines), 0) FROM sources"),
+            first_date=one("SELECT MIN(date) FROM handoffs WHERE substance > 0"),
+            last_date=one("SELECT MAX(date) FROM handoffs WHERE substance > 0"),
+            last_ingest_at=self.store.get_meta("last_ingest_at"),
+            last_ingest=orjson.loads(report) if report else {},
+            projects=[(p, n) for p, n in projects],
+            data_dir=str(self.settings.data_dir),
+            index_bytes=index_bytes,
+        )
+
+    def digest(self, since: dt.datetime) -> Digest:
+        """Handoffs of sessions that ended since `since`, and every open thread of those still open."""
+        conn = self._reader().conn
+        day = since.astimezone(self.settings.zone).date().isoformat()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS}, ended_at FROM handoffs WHERE substance > 0 AND date >= ?"
+            " ORDER BY date, ended_at, session_uuid",
+            (day,),
+        ).fetchall()
+        handoffs = []
+        for row in rows:
+            ended = row[11]
+            if ended and dt.datetime.fromisoformat(ended) < since:
+                continue
+            handoffs.append(self._record(row[:11]))
+        threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
+        return Digest(since=since, handoffs=handoffs, open_threads=threads)
+
+    def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:
+        from core.reindex import reindex
+
+        return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)

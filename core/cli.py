@@ -1,0 +1,186 @@
+"""`eywa`: the command line front end. Thin: parses arguments, calls `core.api`, prints.
+
+Imports stay inside the commands so that a quick command pays only for what it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="eywa", description="Memory for Claude Code: transcripts to handoffs.")
+    parser.add_argument("--config", type=Path, help="YAML config file (default: $EYWA_CONFIG or ~/.eywa/config.yaml)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="read new and changed transcripts into handoffs")
+    ingest.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
+
+    get = commands.add_parser("get", help="print the handoffs that best match a query")
+    get.add_argument("query", nargs="*", help="words to look for; none means the most recent sessions")
+    get.add_argument("--days-back", type=int, metavar="N", help="recency window in days (default 14)")
+    get.add_argument("--max", type=int, metavar="K", help="number of handoffs, 1-5 (default 3)")
+    get.add_argument("--project", metavar="P", help="only handoffs of projects whose name contains P")
+    get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
+    get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
+
+    last = commands.add_parser("last", help="list the latest sessions")
+    last.add_argument("count", nargs="?", type=int, default=5, help="how many (default 5)")
+    last.add_argument("--project", metavar="P")
+    last.add_argument("--json", action="store_true")
+
+    show = commands.add_parser("show", help="print one handoff by id or unique prefix")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true")
+
+    reindex = commands.add_parser("reindex", help="rebuild the index from the handoff files alone")
+    reindex.add_argument("--import", dest="import_dir", type=Path, metavar="DIR",
+                         help="first import a folder of handoffs written by the original eywa-mcp")
+
+    stats = commands.add_parser("stats", help="what is indexed, and the last ingest")
+    stats.add_argument("--json", action="store_true")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"eywa: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from core.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    from core.api import AmbiguousId, Eywa, NotFound
+    from core.ingest import IngestError
+    from core.store import StoreError
+
+    eywa = Eywa(settings)
+    try:
+        return _COMMANDS[args.command](eywa, args)
+    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, FileNotFoundError) as exc:
+        return _fail(str(exc).strip("'\""))
+    except PermissionError as exc:
+        return _fail(f"permission denied: {exc.filename or exc}; check the data directory {settings.data_dir}")
+    except OSError as exc:
+        return _fail(f"{exc.strerror or exc}: {exc.filename or ''} (data directory {settings.data_dir})")
+    except KeyboardInterrupt:
+        return _fail("interrupted; what was done is kept, run the command again to finish")
+    finally:
+        eywa.close()
+
+
+def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
+    mode = args.progress or eywa.settings.ingest.show_progress
+    show = mode == "always" or (mode == "auto" and sys.stderr.isatty())
+    bar = None
+    if show:
+        from tqdm import tqdm
+
+        bar = tqdm(total=0, unit="session", file=sys.stderr, dynamic_ncols=True, leave=False)
+
+    def progress(done: int, total: int, session_id: str) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.set_postfix_str(session_id[:8], refresh=False)
+            bar.update(done - bar.n)
+
+    try:
+        report = eywa.ingest(progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(report.summary())
+    return 0
+
+
+def _print_json(data: object) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _cmd_get(eywa, args) -> int:  # noqa: ANN001
+    from core.api import format_handoffs
+
+    if args.max is not None and not 1 <= args.max <= 5:
+        return _fail("--max must be between 1 and 5")
+    if args.days_back is not None and args.days_back < 1:
+        return _fail("--days-back must be at least 1")
+    records = eywa.recall(" ".join(args.query) or None, days_back=args.days_back, max_results=args.max,
+                          project=args.project, mode=args.mode)
+    if args.json:
+        _print_json([r.to_json() for r in records])
+    else:
+        sys.stdout.write(format_handoffs(records))
+    return 0
+
+
+def _cmd_last(eywa, args) -> int:  # noqa: ANN001
+    records = eywa.last(args.count, project=args.project)
+    if args.json:
+        _print_json([r.to_json() for r in records])
+        return 0
+    if not records:
+        print("No sessions indexed yet: run `eywa ingest`.")
+    for r in records:
+        project = ",".join(r.projects) or "-"
+        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {project:<16} {r.headline}")
+    return 0
+
+
+def _cmd_show(eywa, args) -> int:  # noqa: ANN001
+    record = eywa.show(args.id)
+    if args.json:
+        _print_json({**record.to_json(), "body": record.body})
+    else:
+        sys.stdout.write(record.body.rstrip("\n") + "\n")
+    return 0
+
+
+def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
+    indexed, imported, problems = eywa.reindex(args.import_dir)
+    for problem in problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    note = f", {imported} imported" if args.import_dir else ""
+    print(f"{indexed} handoffs indexed{note}; {len(problems)} files skipped")
+    return 0
+
+
+def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
+    stats = eywa.stats()
+    if args.json:
+        _print_json(stats.__dict__)
+        return 0
+    last = stats.last_ingest
+    print(f"data directory   {stats.data_dir} (index {stats.index_bytes / 1e6:.1f} MB)")
+    print(f"handoffs         {stats.handoffs} ({stats.substantial} with work, {stats.imported} imported)")
+    print(f"dates            {stats.first_date or '-'} .. {stats.last_date or '-'}")
+    print(f"source files     {stats.sources} ({stats.sources_skipped} empty or not transcripts)")
+    print(f"bad lines        {stats.bad_lines} skipped")
+    if stats.last_ingest_at:
+        print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
+              f"in {last.get('seconds', 0):.1f}s")
+    if stats.projects:
+        print("projects         " + ", ".join(f"{p} ({n})" for p, n in stats.projects))
+    return 0
+
+
+_COMMANDS = {
+    "ingest": _cmd_ingest,
+    "get": _cmd_get,
+    "last": _cmd_last,
+    "show": _cmd_show,
+    "reindex": _cmd_reindex,
+    "stats": _cmd_stats,
+}
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,260 @@
+"""The deterministic handoff extractor: no network, same session and statistics give the same handoff."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from zoneinfo import ZoneInfo
+
+from core.handoff import Handoff, format_duration
+from core.projects import projects_from_cwd
+from core.renderer import one_line, relative_path, tool_target
+from core.session import Session
+from core.terms import GENERIC, commit_subjects, top_terms, weighted_terms
+
+EXTRACTOR_NAME = "deterministic"
+_WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+_TRIVIAL_PROMPT_RE = re.compile(
+    r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
+    r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
+_INSIGHT_CUES = re.compile(
+    r"\b(root cause|the (?:real )?(?:issue|problem|bug) (?:is|was)|turns out|the reason|because|"
+    r"the fix (?:is|was)|instead of|doesn't work|does not work|must be|the key (?:is|was)|i was wrong|"
+    r"actually|caused by|so that|we need to|decided|decision)\b", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
+_TOPIC_RE = re.compile(r"`([^`]{2,60})`|\*\*([^*]{2,60})\*\*")
+
+DocumentFrequency = Callable[[list[str]], dict[str, int]]
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
+    text = re.sub(r"\s+", " ", text)
+    return text.strip()
+
+
+def _sentence(text: str, limit: int = 160) -> str:
+    text = _clean(text)
+    first = _SENTENCE_RE.split(text, maxsplit=1)[0] if text else ""
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def meaningful_prompts(session: Session) -> list[str]:
+    return [t for t in session.user_texts if len(t.strip()) >= 3 and not _TRIVIAL_PROMPT_RE.match(t.strip())]
+
+
+def substance_of(session: Session) -> int:
+    prompts = meaningful_prompts(session)
+    calls = session.tool_calls
+    edits = sum(1 for c in calls if c.name in _WRITE_TOOLS and not c.is_error)
+    replies = sum(1 for e in session.events if e.kind == "assistant")
+    if not prompts and not session.subagents:
+        return 0
+    if not replies and not calls and not session.subagents:
+        return 0
+    if edits or len(calls) >= 10 or len(prompts) >= 3 or any(r.files_written for r in session.subagents):
+        return 2
+    return 1
+
+
+_HEADING_RE = re.compile(r"^#{1,3}\s+(?:Plan:\s*)?(.{8,120})$", re.MULTILINE)
+_FILLER_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|hey|hi|please|now|alright|cool)[,.!]?\s+)*(?:(?:can|could|would) you(?: please)?|"
+    r"please|i want you to|i'd like you to|i need you to|let's|lets|we need to|we should)\s+", re.IGNORECASE)
+
+
+def _prompt_headline(prompt: str) -> str:
+    """A plan's own title when the prompt carries one, else its first sentence without the filler."""
+    heading = _HEADING_RE.search(prompt[:3000])
+    if heading:
+        return heading.group(1)
+    sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
+    return sentence[:1].upper() + sentence[1:]
+
+
+def headline_of(session: Session, commits: list[str]) -> str:
+    for candidate in (*reversed(session.titles), *session.summaries, *commits):
+        if candidate.strip():
+            return _words(candidate, 10)
+    prompts = meaningful_prompts(session)
+    if prompts:
+        return _words(_prompt_headline(prompts[0]), 10)
+    if session.subagents:
+        run = session.subagents[0]
+        return _words(run.description or _sentence(run.prompt), 10)
+    return "No meaningful work"
+
+
+def _words(text: str, limit: int) -> str:
+    text = _clean(text).strip(" #*-:")
+    parts = text.split()
+    out = " ".join(parts[:limit])
+    return out.rstrip(".,;:") if out else "Untitled session"
+
+
+def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
+                limit: int = 7) -> list[str]:
+    """5-7 keywords specific to this session against the corpus.
+
+    `df` and `total_docs` must already count this session (its terms recorded), so that re-extracting
+    a session gives the same keywords as extracting it the first time.
+    """
+    terms = top_terms(weights)
+    freq = df(terms)
+    n = max(total_docs, 1)
+    scored: list[tuple[float, str]] = []
+    for term in terms:
+        if term in GENERIC or term in projects:
+            continue
+        idf = math.log((n + 1) / (freq.get(term, 0) + 1)) + 0.1
+        bonus = 1.3 if "-" in term else 1.0  # a pair says more than either word
+        scored.append((weights[term] ** 0.7 * idf * bonus, term))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    chosen: list[str] = []
+    for _, term in scored:
+        parts = set(term.split("-"))
+        if any(term in c.split("-") or parts <= set(c.split("-")) for c in chosen):
+            continue  # `rewind` adds nothing beside `gemini-rewind`
+        chosen = [c for c in chosen if not set(c.split("-")) <= parts or c == term]
+        chosen.append(term)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def what_happened(session: Session, commits: list[str]) -> list[str]:
+    """2-5 chronological bullets: what was asked, what was committed."""
+    items: list[tuple[int, str]] = []
+    prompts_seen = 0
+    for index, event in enumerate(session.events):
+        if event.kind == "user" and event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
+            prompts_seen += 1
+            items.append((index, "Asked: " + _words(_prompt_headline(event.text), 30)))
+        elif event.kind == "compaction":
+            items.append((index, "Context was compacted and the work continued"))
+    picked = _spread([text for _, text in items if text.startswith("Asked")], 3)
+    bullets = [text for _, text in items if text in picked]
+    bullets = list(dict.fromkeys(bullets))
+    bullets += [f"Committed: {one_line(subject, 160)}" for subject in commits[:2]]
+    runs = len(session.subagents) + sum(1 for c in session.tool_calls if c.subagent_stats)
+    if runs:
+        bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
+    edits = _edited_files(session)
+    if edits:
+        bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
+    return bullets[:5]
+
+
+def _spread(items: list[str], count: int) -> list[str]:
+    """First, last and evenly spaced items between: a fair sample of a long conversation."""
+    if len(items) <= count:
+        return items
+    step = (len(items) - 1) / (count - 1)
+    return [items[round(i * step)] for i in range(count)]
+
+
+_NARRATION_RE = re.compile(
+    r"^(let me|i'll|i will|i'm going|now|next|first|perfect|great|good|done|looking|here's|here is|ok|okay|"
+    r"all|the (?:tests?|build) pass)", re.IGNORECASE)
+
+
+def insights(session: Session) -> list[str]:
+    """Sentences where Claude explained a cause, a fix or a decision, with their topic."""
+    found: list[str] = []
+    for event in session.events:
+        if event.kind != "assistant":
+            continue
+        text = re.sub(r"^#+\s.*$|^\s*[-*|>].*$", " ", event.text, flags=re.MULTILINE)
+        for sentence in _SENTENCE_RE.split(_clean(text)):
+            sentence = sentence.replace("**", "").strip()
+            if not 50 <= len(sentence) <= 260 or _NARRATION_RE.match(sentence):
+                continue
+            if not _INSIGHT_CUES.search(sentence):
+                continue
+            topic_match = _TOPIC_RE.search(sentence)
+            topic = next((g for g in topic_match.groups() if g), "") if topic_match else ""
+            if not topic:
+                topic = " ".join(re.findall(r"[A-Za-z][\w-]*", sentence)[:3])
+            line = f"**{topic.strip()}** -- {sentence.strip()}"
+            if line not in found:
+                found.append(line)
+    return _spread(found, 3)
+
+
+def _edited_files(session: Session) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for call in session.tool_calls:
+        if call.name in _WRITE_TOOLS and not call.is_error:
+            counts[relative_path(tool_target(call, session.cwd), session.cwd)] += 1
+    for run in session.subagents:
+        for path in run.files_written:
+            counts[relative_path(path, session.cwd)] += 1
+    return counts
+
+
+def key_files(session: Session) -> list[str]:
+    counts = _edited_files(session)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+    return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
+
+
+def open_threads(session: Session) -> list[str]:
+    threads = [
+        f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: {one_line(str(t.get('content', '')), 160)}"
+        for t in session.todos
+        if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
+    ]
+    last = next((e for e in reversed(session.events) if e.kind in ("user", "assistant", "interrupt",
+                                                                   "api_error", "tool")), None)
+    if last is not None and last.kind == "interrupt":
+        prompts = meaningful_prompts(session)
+        if prompts:
+            threads.append("Interrupted while working on: " + _sentence(prompts[-1], 160))
+    elif last is not None and last.kind == "api_error":
+        threads.append("Session ended on an API error: " + one_line(last.text, 120))
+    elif last is not None and last.kind == "tool" and last.tool is not None and last.tool.is_error:
+        threads.append(f"Last {last.tool.name} failed: {one_line(last.tool.error, 140)}")
+    elif last is not None and last.kind == "user":
+        threads.append("Unanswered request: " + _sentence(last.text, 160))
+    return threads[:6]
+
+
+def session_terms(session: Session) -> tuple[Counter[str], list[str]]:
+    """(weighted terms, the distinct terms to record in the document frequencies)."""
+    weights = weighted_terms(session)
+    return weights, top_terms(weights)
+
+
+def extract(session: Session, *, weights: Counter[str], df: DocumentFrequency, total_docs: int,
+            zone: ZoneInfo) -> Handoff:
+    """The handoff of a session. `weights` come from `session_terms`; see `keywords_of` for `df`."""
+    commits = commit_subjects(session)
+    substance = substance_of(session)
+    projects = projects_from_cwd(session.cwd)
+    keywords = keywords_of(weights, df, total_docs, projects) if substance else []
+    stamp = session.last_ts or session.first_ts
+    # A session with no timestamp at all (a summary-only file) has no day of its own.
+    day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
+    headline = headline_of(session, commits)
+    if session.orphan:
+        headline = _words(f"Subagent work: {headline}", 10)
+    handoff = Handoff(
+        session_id=session.session_id[:8],
+        session_uuid=session.session_id,
+        date=day,
+        duration=format_duration(session.active_seconds // 60),
+        model=session.model,
+        headline=headline,
+        projects=list(projects),
+        keywords=keywords,
+        substance=substance,
+    )
+    if substance:
+        handoff.what_happened = what_happened(session, commits) or ["Short exchange with no recorded steps"]
+        handoff.insights = insights(session)
+        handoff.key_files = key_files(session) if substance == 2 else []
+        handoff.open_threads = open_threads(session)
+    return handoff

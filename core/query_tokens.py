@@ -1,0 +1,54 @@
+"""The query tokenizer of the `keywords` scorer (ARCHITECTURE.md, "Retrieval"), also used to build
+the FTS5 query of the `bm25` scorer so both see the same terms.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPLIT_RE = re.compile(r"[^a-z0-9-]+")
+
+# Tokens under 3 characters are noise except these well-known short terms.
+SHORT_TOKENS: frozenset[str] = frozenset(
+    {"ai", "ml", "ui", "ux", "api", "cli", "os", "mcp", "llm", "gpu", "tg", "qa", "kb", "hr", "3d"}
+)
+
+_ENGLISH = """
+a about above after again against all almost also although always am among an and another any anybody
+anyone anything anyway anywhere are around as at be became because become becomes been before
+being below beside besides between beyond both but by can cannot could couldn did didn do does doesn doing
+don done down during each either else enough etc even ever every everybody everyone everything everywhere
+except few for from further had hadn has hasn have haven having he her here hers herself him himself his
+how however i if in into is isn it its itself just least less let like ll many may me might mine more
+most mostly much must mustn my myself neither never nevertheless no nobody none nor not nothing now
+nowhere of off often on once one only onto or other others otherwise ought our ours ourselves out over
+own per perhaps please quite rather re really same several shall shan she should shouldn since so some
+somebody someone something sometime sometimes somewhere still such than that the their theirs them
+themselves then there thereby therefore these they this those though through throughout thru thus to
+together too toward towards under until up upon us very via was wasn we well were weren what whatever
+when whenever where whereas wherever whether which while who whoever whole whom whose why will with
+within without won would wouldn yet you your yours yourself yourselves
+"""
+
+# Words people put around the topic when asking a memory ("what did we do in the session about ...").
+_QUERY_FILLER = """
+ago anything asked ask back bit did do earlier find found get got give go going help hey hi know last
+let look looked looking made make me mentioned need past previous previously recall recent recently
+remember remind said say see session sessions show stuff tell thing things think time today told tried
+try use used want was week worked work working yesterday
+"""
+
+STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_QUERY_FILLER.split())
+
+
+def tokenize_query(text: str) -> list[str]:
+    """Lowercased query terms, stopwords and short noise dropped, first occurrence order, no duplicates."""
+    seen: dict[str, None] = {}
+    for raw in _SPLIT_RE.split(text.lower()):
+        token = raw.strip("-")
+        if not token or token in STOPWORDS:
+            continue
+        if len(token) < 3 and token not in SHORT_TOKENS:
+            continue
+        seen.setdefault(token, None)
+    return list(seen)

@@ -1,0 +1,346 @@
+"""Ranking handoffs for a query: the original's `keywords` formula, FTS5 `bm25`, and a `hybrid` of both.
+
+Every mode applies the same recency and duration multipliers, never returns substance 0, and falls
+back to the most recent substantial handoffs inside the window when the query has no usable term or
+nothing matches. Scores are computed and sorted inside SQLite, so a query touches only the handoffs
+that match it, never every row.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime
+import math
+import sqlite3
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from core.query_tokens import tokenize_query
+
+Mode = Literal["keywords", "bm25", "hybrid"]
+
+# The original's weights (ARCHITECTURE.md); not meant to be tuned.
+PROJECT_WEIGHT = 3.0
+KEYWORD_WEIGHT = 2.0
+
+# Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`.
+# FTS5 bm25 normalises length over the whole row, so a term in the short curated handoff would weigh no
+# more than one lost in a long transcript; the handoff column gets a higher weight to compensate.
+BM25_HANDOFF_WEIGHT = 3.0
+BM25_TRANSCRIPT_WEIGHT = 1.0
+# Reciprocal rank fusion: score = sum(weight / (k + rank)). k = 60 is the usual value from the literature
+# (Cormack et al. 2009): it keeps a first place in one list from outweighing a good place in both.
+RRF_K = 60.0
+HYBRID_KEYWORDS_WEIGHT = 1.0
+HYBRID_BM25_WEIGHT = 1.0
+# How deep each ranking is read before fusing (at least offset + max_results).
+HYBRID_POOL = 50
+
+
+@dataclass(frozen=True)
+class Hit:
+    session_uuid: str
+    score: float
+
+
+@dataclass(frozen=True)
+class _Row:
+    session_uuid: str
+    score: float
+    date: str
+
+
+class _Vocabulary:
+    """The distinct terms of one inverted index with their document frequencies, searchable by substring."""
+
+    __slots__ = ("terms", "df", "_blob", "_starts")
+
+    def __init__(self, rows: list[tuple[str, int]]) -> None:
+        self.terms = [row[0] for row in rows]
+        self.df = [row[1] for row in rows]
+        self._starts: list[int] = []
+        pos = 0
+        for term in self.terms:
+            self._starts.append(pos)
+            pos += len(term) + 1
+        # One newline-joined string: str.find scans it in C (about a millisecond for 100k terms), where a
+        # Python `token in term` loop over the vocabulary costs several per query token.
+        self._blob = "\n".join(self.terms)
+
+    def containing(self, token: str) -> list[int]:
+        """Indexes of the terms equal to or containing `token` (which has no newline)."""
+        found: list[int] = []
+        start = 0
+        while (pos := self._blob.find(token, start)) >= 0:
+            index = bisect.bisect_right(self._starts, pos) - 1
+            found.append(index)
+            start = self._starts[index] + len(self.terms[index]) + 1  # next term: each counts once
+        return found
+
+
+@dataclass
+class _ConnState:
+    conn: sqlite3.Connection
+    version: tuple[int, int]
+    handoffs: int
+    projects: _Vocabulary
+    keywords: _Vocabulary
+
+
+# Per-connection vocabulary cache. Rebuilding reads all of project_index and keyword_index (GROUP BY over
+# their primary keys: tens of ms at 100k handoffs), so it happens only when the data changed:
+# `PRAGMA data_version` moves on commits by other connections, `total_changes` on this connection's own
+# writes. Connections cannot be weakly referenced, so entries hold them; the LRU bound keeps that small.
+_CACHE: OrderedDict[int, _ConnState] = OrderedDict()
+_CACHE_SIZE = 4
+_CACHE_LOCK = threading.Lock()
+
+
+def _state(conn: sqlite3.Connection) -> _ConnState:
+    version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    with _CACHE_LOCK:
+        state = _CACHE.get(id(conn))
+        if state is not None and state.conn is conn:
+            _CACHE.move_to_end(id(conn))
+            if state.version == version:
+                return state
+        else:
+            state = None
+    if state is None:
+        _ensure_math(conn)
+    state = _ConnState(
+        conn=conn,
+        version=version,
+        handoffs=conn.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0],
+        projects=_vocabulary(conn, "project", "project_index"),
+        keywords=_vocabulary(conn, "keyword", "keyword_index"),
+    )
+    with _CACHE_LOCK:
+        _CACHE[id(conn)] = state
+        _CACHE.move_to_end(id(conn))
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return state
+
+
+def _vocabulary(conn: sqlite3.Connection, column: str, table: str) -> _Vocabulary:
+    return _Vocabulary(conn.execute(f"SELECT {column}, COUNT(*) FROM {table} GROUP BY {column}").fetchall())
+
+
+def _ensure_math(conn: sqlite3.Connection) -> None:
+    """SQLite builds without SQLITE_ENABLE_MATH_FUNCTIONS get Python stand-ins (slower, same results)."""
+    try:
+        conn.execute("SELECT ln(1.0), sqrt(1.0), pow(1.0, 1.0)").fetchone()
+    except sqlite3.OperationalError:
+        conn.create_function("ln", 1, math.log, deterministic=True)
+        conn.create_function("sqrt", 1, math.sqrt, deterministic=True)
+        conn.create_function("pow", 2, math.pow, deterministic=True)
+
+
+# `{candidates}` yields (uid, raw); recency and duration multiply raw. Age is clamped to 1 so a handoff
+# dated after `now` (clock skew, time zones) counts as today instead of dividing by zero; an unreadable
+# date counts as very old.
+_SCORED_SQL = """
+SELECT session_uuid, score, date FROM (
+    SELECT session_uuid, date,
+        raw * (CASE WHEN age <= :days_back THEN 1.0 + 1.0 / sqrt(age)
+                    ELSE pow(0.5, (age - :days_back) / 7.0) END)
+            * (1.0 + 0.1 * ln(duration_min + 1.0)) AS score
+    FROM (
+        SELECT h.session_uuid, h.date, h.duration_min, c.raw,
+            max(1.0, coalesce(julianday(:now) - julianday(h.date) + 1.0, 1e6)) AS age
+        FROM ({candidates}) AS c JOIN handoffs AS h ON h.session_uuid = c.uid
+        WHERE h.substance > 0 AND c.raw > 0{project}
+    )
+)
+ORDER BY score DESC, date DESC, session_uuid LIMIT :limit OFFSET :offset
+"""
+
+# Weights come in as JSON objects {term: weight}, one index lookup per matched term.
+_KEYWORD_CANDIDATES = """
+SELECT uid, SUM(w) AS raw FROM (
+    SELECT p.session_uuid AS uid, j.value AS w FROM json_each(:project_weights) AS j
+        JOIN project_index AS p ON p.project = j.key
+    UNION ALL
+    SELECT k.session_uuid AS uid, j.value AS w FROM json_each(:keyword_weights) AS j
+        JOIN keyword_index AS k ON k.keyword = j.key
+) GROUP BY uid
+"""
+
+# bm25() is lower-is-better; negated so every mode sorts higher-is-better. Column order of `fulltext`:
+# session_uuid (unindexed, weight 0), handoff, transcript.
+_BM25_CANDIDATES = """
+SELECT session_uuid AS uid, -bm25(fulltext, 0.0, :handoff_weight, :transcript_weight) AS raw
+FROM fulltext WHERE fulltext MATCH :match
+"""
+
+_PROJECT_FILTER = """
+        AND EXISTS (SELECT 1 FROM project_index AS pf
+                    WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
+
+_RECENT_SQL = """
+SELECT h.session_uuid, 0.0, h.date FROM handoffs AS h
+WHERE h.substance > 0 AND h.date >= :cutoff{project}
+ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
+"""
+
+
+def rank(
+    conn: sqlite3.Connection,
+    query: str | None,
+    *,
+    mode: Mode,
+    now: datetime.date,
+    days_back: int = 14,
+    max_results: int = 3,
+    project: str | None = None,
+    offset: int = 0,
+    bm25_weights: tuple[float, float] | None = None,
+    rrf_k: float | None = None,
+    hybrid_weights: tuple[float, float] | None = None,
+    hybrid_pool: int | None = None,
+) -> list[Hit]:
+    """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
+
+    `bm25_weights` is (handoff, transcript); `hybrid_weights` is (keywords, bm25). None means the module
+    default. Without a usable query term, or when nothing matches, returns the most recent substantial
+    handoffs within `days_back` days with score 0.0.
+    """
+    if mode not in ("keywords", "bm25", "hybrid"):
+        raise ValueError(f"unknown mode {mode!r}: use keywords, bm25 or hybrid")
+    if isinstance(now, datetime.datetime):
+        now = now.date()
+    if max_results <= 0:
+        return []
+    offset = max(0, offset)
+    project_filter = project.strip().lower() if project and project.strip() else None
+    tokens = tokenize_query(query or "")
+    if tokens:
+        params = _Params(
+            conn=conn,
+            tokens=tokens,
+            now=now,
+            days_back=days_back,
+            project=project_filter,
+            bm25_weights=bm25_weights or (BM25_HANDOFF_WEIGHT, BM25_TRANSCRIPT_WEIGHT),
+            rrf_k=RRF_K if rrf_k is None else rrf_k,
+            hybrid_weights=hybrid_weights or (HYBRID_KEYWORDS_WEIGHT, HYBRID_BM25_WEIGHT),
+            hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
+        )
+        rows = _ranked(mode, params, max_results, offset)
+        if rows:
+            return [Hit(row.session_uuid, row.score) for row in rows]
+        if offset > 0 and _ranked(mode, params, 1, 0):
+            return []  # paged past the last real hit: don't switch to the recent list mid-paging
+    return [Hit(row.session_uuid, row.score) for row in _recent(conn, now, days_back, project_filter,
+                                                                max_results, offset)]
+
+
+@dataclass(frozen=True)
+class _Params:
+    conn: sqlite3.Connection
+    tokens: list[str]
+    now: datetime.date
+    days_back: int
+    project: str | None
+    bm25_weights: tuple[float, float]
+    rrf_k: float
+    hybrid_weights: tuple[float, float]
+    hybrid_pool: int
+
+
+def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
+    if mode == "keywords":
+        return _keywords(p, limit, offset)
+    if mode == "bm25":
+        return _bm25(p, limit, offset)
+    return _hybrid(p, limit, offset)
+
+
+def _scored(p: _Params, candidates: str, params: dict[str, Any], limit: int, offset: int) -> list[_Row]:
+    sql = _SCORED_SQL.format(candidates=candidates, project=_PROJECT_FILTER if p.project else "")
+    params |= {"now": p.now.isoformat(), "days_back": p.days_back, "limit": limit, "offset": offset}
+    if p.project:
+        params["project"] = p.project
+    return [_Row(uid, float(score), date) for uid, score, date in p.conn.execute(sql, params)]
+
+
+def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
+    state = _state(p.conn)
+    n = state.handoffs
+    if n == 0:
+        return []
+    project_weights: dict[str, float] = {}
+    keyword_weights: dict[str, float] = {}
+    for token in p.tokens:
+        for vocab, weights, factor in (
+            (state.projects, project_weights, PROJECT_WEIGHT),
+            (state.keywords, keyword_weights, KEYWORD_WEIGHT),
+        ):
+            for index in vocab.containing(token):
+                idf = max(0.0, math.log(n / vocab.df[index]))
+                if idf > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
+                    term = vocab.terms[index]
+                    weights[term] = weights.get(term, 0.0) + factor * idf
+    if not project_weights and not keyword_weights:
+        return []
+    params = {
+        "project_weights": orjson.dumps(project_weights).decode(),
+        "keyword_weights": orjson.dumps(keyword_weights).decode(),
+    }
+    return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset)
+
+
+def fts_match_expression(tokens: list[str]) -> str:
+    """An FTS5 query OR-ing the tokens, each a quoted string so no user input is read as FTS syntax.
+
+    Tokens from `tokenize_query` hold only [a-z0-9-]; a hyphenated one becomes a phrase (`"foo-bar"`
+    matches "foo bar", "foo-bar").
+    """
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+def _bm25(p: _Params, limit: int, offset: int) -> list[_Row]:
+    _state(p.conn)  # math functions
+    handoff_weight, transcript_weight = p.bm25_weights
+    params = {
+        "match": fts_match_expression(p.tokens),
+        "handoff_weight": handoff_weight,
+        "transcript_weight": transcript_weight,
+    }
+    return _scored(p, _BM25_CANDIDATES, params, limit, offset)
+
+
+def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
+    pool = max(p.hybrid_pool, offset + limit)
+    fused: dict[str, float] = {}
+    dates: dict[str, str] = {}
+    keyword_weight, bm25_weight = p.hybrid_weights
+    for rows, weight in ((_keywords(p, pool, 0), keyword_weight), (_bm25(p, pool, 0), bm25_weight)):
+        for position, row in enumerate(rows, start=1):
+            fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight / (p.rrf_k + position)
+            dates[row.session_uuid] = row.date
+    rows = [_Row(uid, score, dates[uid]) for uid, score in fused.items()]
+    # Stable sorts, least significant key first: score desc, then date desc, then session_uuid.
+    rows.sort(key=lambda row: row.session_uuid)
+    rows.sort(key=lambda row: row.date, reverse=True)
+    rows.sort(key=lambda row: row.score, reverse=True)
+    return rows[offset : offset + limit]
+
+
+def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
+            offset: int) -> list[_Row]:
+    # Same window as the recency multiplier: age_days = days since + 1 <= days_back.
+    try:
+        cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
+    except OverflowError:
+        cutoff = "" if days_back > 0 else "9999-12-31~"
+    sql = _RECENT_SQL.format(project=_PROJECT_FILTER if project else "")
+    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset}
+    if project:
+        params["project"] = project
+    return [_Row(uid, float(score), date) for uid, score, date in conn.execute(sql, params)]

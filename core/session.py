@@ -1,0 +1,86 @@
+"""The normalized session: what the renderer and the extractors read, whatever the transcript version."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    input: dict
+    is_error: bool = False
+    error: str = ""  # first part of the error output, redacted
+    result: str = ""  # first part of the output (kept short; subagent answers, commit output)
+    rejected: bool = False
+    subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
+
+
+@dataclass
+class Event:
+    """One thing that happened, in transcript order.
+
+    kind: user | assistant | tool | command | interrupt | compaction | api_error | subagent
+    """
+
+    kind: str
+    timestamp: dt.datetime | None
+    text: str = ""
+    tool: ToolCall | None = None
+    images: int = 0
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class SubagentRun:
+    """A subagent's side-run, folded into its parent session."""
+
+    agent_id: str
+    agent_type: str = ""
+    description: str = ""
+    prompt: str = ""
+    answer: str = ""
+    tool_counts: dict[str, int] = field(default_factory=dict)
+    files_written: list[str] = field(default_factory=list)
+    started: dt.datetime | None = None
+    ended: dt.datetime | None = None
+    source: str = ""  # inline | agent-file | subagents-dir
+
+
+@dataclass
+class Session:
+    session_id: str
+    events: list[Event] = field(default_factory=list)
+    subagents: list[SubagentRun] = field(default_factory=list)
+    cwd: str = ""
+    git_branches: list[str] = field(default_factory=list)
+    models: dict[str, int] = field(default_factory=dict)  # model id -> assistant messages
+    version: str = ""
+    first_ts: dt.datetime | None = None
+    last_ts: dt.datetime | None = None
+    active_seconds: int = 0
+    titles: list[str] = field(default_factory=list)  # custom-title / ai-title, newest last
+    summaries: list[str] = field(default_factory=list)  # trusted `summary` records
+    pr_links: list[str] = field(default_factory=list)
+    todos: list[dict] = field(default_factory=list)  # the last TodoWrite list
+    bad_lines: int = 0
+    records: int = 0
+    known_records: int = 0
+    source_files: list[str] = field(default_factory=list)
+    orphan: bool = False  # only subagent files were found; the main transcript is missing
+
+    @property
+    def model(self) -> str:
+        if not self.models:
+            return ""
+        return sorted(self.models.items(), key=lambda item: (-item[1], item[0]))[0][0]
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [event.tool for event in self.events if event.tool is not None]
+
+    @property
+    def user_texts(self) -> list[str]:
+        return [event.text for event in self.events if event.kind == "user" and event.text]

@@ -1,0 +1,118 @@
+"""Candidate routing terms of a session, weighted by where they appear, for IDF-aware keywords.
+
+A term is a lowercase word or a hyphen-joined pair of adjacent words. Where a word comes from sets
+its weight: what the user asked, commit subjects and branch names say what the session was about;
+assistant prose says it less reliably.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from core.renderer import relative_path
+from core.session import Session
+
+_PART_RE = re.compile(r"[a-z][a-z0-9]{2,29}(?![a-z0-9])")
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{6,}")
+_CLAUSE_RE = re.compile(r"[\n.!?;:,()\[\]{}]+")
+_COMMIT_RE = re.compile(
+    r"""git\s+commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
+MAX_SESSION_TERMS = 400  # distinct terms a session contributes to the document frequencies
+
+# Words that never make a useful routing keyword, whatever their IDF: English function words and the
+# everyday vocabulary of any coding session.
+GENERIC = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can cannot could did do does doing done down during each else ever few for from
+further get gets got had has have having he her here hers him his how i if in into is it its itself just
+let like ll me more most my no nor not now of off on once only or other our ours out over own per please
+re same she should so some such than that the their them then there these they this those through to
+too under until up us use used using ve very via was we were what when where which while who whom why
+will with would yes yet you your yours ok okay sure thanks thank hi hello great good nice right well
+python code fix fixed fixes fixing file files function functions test tests testing tested error errors
+update updated updates add added adding remove removed change changes changed run running make made new
+old work working works need needs want wants look looking check checking see try trying now first last
+next also still already thing things way one two three time lot bit something anything everything
+new line lines issue issues problem problems implement implementation implemented method methods value
+values data type types name names string strings list return returns true false null none nil default
+let's i'll i'm it's don't doesn't isn't that's we're you're can't won't there's here's what's
+claude assistant user users session sessions tool tools command commands output input result results
+help step steps plan task tasks note notes question questions answer example examples case cases
+should must might may go going done sure see seems seem look looks find found show shows read write
+create created creating call called calls set sets get getting got back full part parts point both
+build builds run runs test pass passes passed failing fails failed fail bash go todo todos summary
+currently current instead actually really already simply just also better best good well able
+""".split())
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words of 3-30 characters, camelCase and snake_case split into their parts."""
+    lowered = _CAMEL_RE.sub(" ", text).lower()
+    return [w for w in _PART_RE.findall(lowered) if w not in GENERIC and not _HEXISH_RE.fullmatch(w)]
+
+
+def terms_of(text: str) -> list[str]:
+    """Words and adjacent-word pairs (`gemini-rewind`) of a text."""
+    tokens: list[str] = []
+    for sentence in _CLAUSE_RE.split(text):
+        found = words(sentence)
+        tokens.extend(found)
+        tokens.extend(f"{a}-{b}" for a, b in zip(found, found[1:], strict=False) if a != b)
+    return tokens
+
+
+def commit_subjects(session: Session) -> list[str]:
+    """Subjects of the `git commit -m` commands the session ran."""
+    subjects: list[str] = []
+    for call in session.tool_calls:
+        command = call.input.get("command") if call.name == "Bash" else None
+        if not isinstance(command, str) or call.is_error:
+            continue
+        for match in _COMMIT_RE.finditer(command):
+            subject = next((g for g in match.groups() if g), "").strip().splitlines()[0].strip()
+            if subject and subject not in subjects:
+                subjects.append(subject)
+    return subjects
+
+
+def branch_words(branch: str) -> str:
+    """`alex/fix-gemini-checkpointing` -> `fix gemini checkpointing` (the prefix names a person)."""
+    name = branch.split("/", 1)[1] if "/" in branch else branch
+    return name.replace("-", " ").replace("_", " ")
+
+
+def weighted_terms(session: Session) -> Counter[str]:
+    """Term -> weight, summed over the places the term appears."""
+    weights: Counter[str] = Counter()
+
+    def add(text: str, weight: float) -> None:
+        for term in terms_of(text):
+            weights[term] += weight
+
+    for text in session.user_texts:
+        add(text[:4000], 3.0)
+    for subject in commit_subjects(session):
+        add(subject, 6.0)
+    for branch in session.git_branches:
+        if branch not in ("main", "master", "develop"):
+            add(branch_words(branch), 4.0)
+    for text in (*session.titles, *session.summaries):
+        add(text, 4.0)
+    for call in session.tool_calls:
+        path = call.input.get("file_path")
+        if isinstance(path, str) and call.name in ("Edit", "Write", "MultiEdit"):
+            add(relative_path(path, session.cwd), 2.0)
+    for run in session.subagents:
+        add(run.description or run.prompt[:300], 1.5)
+    for event in session.events:
+        if event.kind == "assistant":
+            add(event.text[:3000], 0.5)
+        elif event.kind == "compaction" and event.text:
+            add(event.text[:3000], 1.0)
+    return weights
+
+
+def top_terms(weights: Counter[str], limit: int = MAX_SESSION_TERMS) -> list[str]:
+    return [term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]

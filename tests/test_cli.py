@@ -1,0 +1,130 @@
+"""The `eywa` command as a user runs it: a real process, the real corpus, now pinned."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import CORPUS, ROOT
+
+NOW = "2026-02-17"
+
+
+def run(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, text=True,
+                            capture_output=True, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"eywa {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    home = tmp_path_factory.mktemp("home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
+    env.update(HOME=str(home), EYWA_DATA_DIR=str(home / "data"), EYWA_PROJECTS_DIR=str(CORPUS), EYWA_NOW=NOW)
+    result = run("ingest", env=env)
+    assert "183 sessions updated" in result.stdout
+    return env
+
+
+def test_ingest_when_piped_prints_a_summary_and_no_progress_bar(cli_env: dict[str, str]) -> None:
+    result = run("ingest", env=cli_env)
+    assert result.stdout.startswith("252 files, 0 new or changed; 0 sessions updated")
+    assert "\r" not in result.stderr and result.stderr == ""
+
+
+def test_get_prints_the_originals_format(cli_env: dict[str, str]) -> None:
+    out = run("get", "rewind", "gemini", "--days-back", "60", env=cli_env).stdout
+    assert out.startswith("## Eywa: 3 past sessions\n\n# ")
+    assert out.count("\n\n---\n\n") == 2
+    assert "session_id:" not in out and "substance:" not in out
+
+
+def test_get_json_lists_ranked_results(cli_env: dict[str, str]) -> None:
+    results = json.loads(run("get", "gemini transcript parsing", "--max", "5", "--days-back", "60", "--json",
+                             env=cli_env).stdout)
+    assert len(results) == 5
+    assert {"session_id", "short_id", "score", "date", "headline", "projects"} <= set(results[0])
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    assert all(len(r["session_id"]) == 36 and r["session_id"].startswith(r["short_id"]) for r in results)
+
+
+def test_get_with_project_filter_only_returns_that_project(cli_env: dict[str, str]) -> None:
+    results = json.loads(run("get", "html css", "--project", "claude-code-log", "--days-back", "400", "--json",
+                             env=cli_env).stdout)
+    assert results and all("claude-code-log" in r["projects"] for r in results)
+
+
+def test_last_lists_newest_first(cli_env: dict[str, str]) -> None:
+    lines = run("last", "4", env=cli_env).stdout.splitlines()
+    assert len(lines) == 4
+    dates = [line.split()[1] for line in lines]
+    assert dates == sorted(dates, reverse=True)
+
+
+def test_show_accepts_a_unique_prefix(cli_env: dict[str, str]) -> None:
+    out = run("show", "4f8c11", env=cli_env).stdout
+    assert out.startswith("# ") and "## What Happened" in out
+
+
+def test_ambiguous_prefix_lists_the_candidates(cli_env: dict[str, str]) -> None:
+    result = run("show", "0", env=cli_env, check=False)
+    assert result.returncode == 1
+    assert "matches" in result.stderr and "give more characters" in result.stderr
+    assert result.stderr.count("\n  0") >= 2
+
+
+def test_unknown_id_and_path_like_ids_fail_clearly(cli_env: dict[str, str]) -> None:
+    for bad in ("zzzzzzzz", "../../etc/passwd"):
+        result = run("show", bad, env=cli_env, check=False)
+        assert result.returncode == 1 and result.stderr.startswith("eywa: ") and "Traceback" not in result.stderr
+
+
+def test_stats_reports_counts(cli_env: dict[str, str]) -> None:
+    stats = json.loads(run("stats", "--json", env=cli_env).stdout)
+    assert stats["handoffs"] == 183 and stats["bad_lines"] == 1 and stats["sources"] == 252
+
+
+def test_get_before_any_ingest_says_what_to_do(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
+    env.update(HOME=str(tmp_path), EYWA_DATA_DIR=str(tmp_path / "empty"))
+    result = run("get", "anything", env=env, check=False)
+    assert result.returncode == 1 and "eywa ingest" in result.stderr
+
+
+def test_invalid_config_value_fails_at_start_with_the_key(cli_env: dict[str, str]) -> None:
+    result = run("get", "x", env={**cli_env, "EYWA_RETRIEVAL__MODE": "semantic"}, check=False)
+    assert result.returncode == 1 and "retrieval.mode" in result.stderr and "semantic" in result.stderr
+
+
+def test_reindex_rebuilds_the_same_results_from_files_alone(cli_env: dict[str, str], tmp_path: Path) -> None:
+    before = run("get", "checkpoint", "--json", "--days-back", "60", env=cli_env).stdout
+    Path(cli_env["EYWA_DATA_DIR"], "index.sqlite3").unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(cli_env["EYWA_DATA_DIR"], "index.sqlite3" + suffix).unlink(missing_ok=True)
+    out = run("reindex", env=cli_env).stdout
+    assert out.startswith("183 handoffs indexed")
+    assert run("get", "checkpoint", "--json", "--days-back", "60", env=cli_env).stdout == before
+
+
+def test_reindex_imports_handoffs_of_the_original(cli_env: dict[str, str], tmp_path: Path) -> None:
+    originals = tmp_path / "eywa-mcp" / "handoffs"
+    originals.mkdir(parents=True)
+    (originals / "8735508d.md").write_text(
+        "---\nsession_id: 8735508d\ndate: 2026-02-16\nduration: 1h 10m\nmodel: claude-opus-4-6\n"
+        "headline: Wire quetzal digest into the bot\nprojects: [eywa, pratchett-os]\n"
+        "keywords: [quetzal-digest, telegram-digest]\nsubstance: 2\n---\n"
+        "# Wire quetzal digest into the bot\n\n## What Happened\n- Built it\n\n## Open Threads\nNone.\n",
+        encoding="utf-8")
+    (originals / "broken.md").write_text("no front matter here", encoding="utf-8")
+    result = run("reindex", "--import", str(originals), env=cli_env)
+    assert "1 imported" in result.stdout and "broken.md" in result.stderr
+    assert (Path(cli_env["EYWA_DATA_DIR"]) / "handoffs/2026/02/16/8735508d.md").is_file()
+    found = json.loads(run("get", "quetzal", "--json", env=cli_env).stdout)
+    assert found[0]["session_id"] == "8735508d" and found[0]["projects"] == ["eywa", "pratchett-os"]

@@ -1,0 +1,153 @@
+"""Incremental, idempotent, crash-safe ingest, on a copy-free tree built in tmp (the corpus is read in place)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from core.api import Eywa
+from core.config import load_settings
+from core.handoff import parse_handoff
+
+from .conftest import CORPUS, write_jsonl
+
+ENTIRE = CORPUS / "entire" / "projects"
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.md"))}
+
+
+def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
+    """Symlink real transcripts into a writable projects folder (so tests may append to copies)."""
+    sources = sorted(ENTIRE.glob("*/*.jsonl"))[:limit]
+    for source in sources:
+        target = projects / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(source)
+    return sources
+
+
+def make_eywa(**overrides: object) -> Eywa:
+    return Eywa(load_settings(**overrides))
+
+
+def test_second_run_changes_nothing_and_reads_no_file(env: dict[str, Path]) -> None:
+    link_corpus(env["projects"], 25)
+    eywa = make_eywa()
+    first = eywa.ingest()
+    assert first.sessions_updated == 25 and first.bytes_read > 0
+    before = tree_bytes(env["data"] / "handoffs")
+    mtimes = {p: p.stat().st_mtime_ns for p in (env["data"] / "handoffs").rglob("*.md")}
+    second = eywa.ingest()
+    assert second.sessions_updated == 0 and second.bytes_read == 0 and second.files_changed == 0
+    assert tree_bytes(env["data"] / "handoffs") == before
+    assert {p: p.stat().st_mtime_ns for p in mtimes} == mtimes
+
+
+def test_appending_to_a_transcript_updates_only_that_session(env: dict[str, Path]) -> None:
+    link_corpus(env["projects"], 10)
+    source = sorted(ENTIRE.glob("*/*.jsonl"))[10]
+    copy = env["projects"] / "-home-me-grow" / source.name
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())
+    eywa = make_eywa()
+    eywa.ingest()
+    with copy.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"type": "user", "uuid": "new-1", "sessionId": copy.stem,
+                                 "timestamp": "2026-02-20T09:00:00Z", "cwd": "/home/me/grow",
+                                 "message": {"role": "user", "content": "zanzibar migration follow-up"}}) + "\n")
+    report = eywa.ingest()
+    assert report.updated == [copy.stem]
+    assert report.files_changed == 1
+    assert "zanzibar" in eywa.store.conn.execute(
+        "SELECT transcript FROM fulltext WHERE session_uuid = ?", (copy.stem,)).fetchone()[0]
+
+
+def test_deleted_source_keeps_its_handoff(env: dict[str, Path]) -> None:
+    sources = link_corpus(env["projects"], 5)
+    eywa = make_eywa()
+    eywa.ingest()
+    gone = env["projects"] / sources[0].parent.name / sources[0].name
+    gone.unlink()
+    eywa.ingest()
+    assert eywa.show(sources[0].stem).session_uuid == sources[0].stem
+
+
+def test_interrupted_ingest_resumes_to_the_same_files(env: dict[str, Path], tmp_path: Path) -> None:
+    link_corpus(env["projects"], 20)
+
+    class Stop(Exception):
+        pass
+
+    def stop_after(n: int):
+        def progress(done: int, total: int, session_id: str) -> None:
+            if done == n:
+                raise Stop
+
+        return progress
+
+    eywa = make_eywa()
+    with pytest.raises(Stop):
+        eywa.ingest(progress=stop_after(7))
+    eywa.ingest()
+    resumed = tree_bytes(env["data"] / "handoffs")
+    clean = make_eywa(data_dir=tmp_path / "clean")
+    clean.ingest()
+    assert resumed == tree_bytes(tmp_path / "clean" / "handoffs")
+    assert len(resumed) == 20
+
+
+def test_handoff_files_follow_the_architecture_layout(env: dict[str, Path]) -> None:
+    link_corpus(env["projects"], 8)
+    eywa = make_eywa()
+    eywa.ingest()
+    files = sorted((env["data"] / "handoffs").rglob("*.md"))
+    assert len(files) == 8
+    for path in files:
+        handoff = parse_handoff(path.read_text(encoding="utf-8"))
+        year, month, day, name = path.relative_to(env["data"] / "handoffs").parts
+        assert f"{year}-{month}-{day}" == handoff.date.isoformat()
+        assert name == f"{handoff.session_uuid}.md" and handoff.session_id == handoff.session_uuid[:8]
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("---\nsession_id: ") and "\nkeywords: [" in text and "\nsubstance: " in text
+        if handoff.substance:
+            assert 1 <= len(handoff.keywords) <= 7
+            assert (env["data"] / "archive" / path.relative_to(env["data"] / "handoffs")).is_file()
+
+
+def test_missing_projects_folder_is_a_clear_error(env: dict[str, Path]) -> None:
+    from core.ingest import IngestError
+
+    with pytest.raises(IngestError, match="EYWA_PROJECTS_DIR"):
+        make_eywa(projects_dir=env["home"] / "nowhere").ingest()
+
+
+def test_bad_lines_are_counted_and_the_session_survives(env: dict[str, Path]) -> None:
+    path = env["projects"] / "-home-me-x" / "abcdef12-0000-0000-0000-000000000000.jsonl"
+    good = {"type": "user", "uuid": "u1", "timestamp": "2026-02-01T10:00:00Z", "cwd": "/home/me/x",
+            "message": {"role": "user", "content": "wire the quokka exporter"}}
+    write_jsonl(path, [good, "{not json", "[1,2]", json.dumps(good)[:20]], trailing_newline=False)
+    eywa = make_eywa()
+    report = eywa.ingest()
+    assert report.sessions_updated == 1 and report.bad_lines == 3
+    assert eywa.stats().bad_lines == 3
+
+
+def test_reingesting_a_touched_session_replaces_its_index_rows(env: dict[str, Path]) -> None:
+    for source in sorted(ENTIRE.glob("*/*.jsonl"))[:3]:
+        target = env["projects"] / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    eywa = make_eywa()
+    eywa.ingest()
+    counts = [eywa.store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+              for t in ("fulltext", "handoffs", "keyword_index", "session_terms")]
+    for path in env["projects"].rglob("*.jsonl"):
+        os.utime(path, ns=(1, 1))
+    assert eywa.ingest().sessions_updated == 3
+    assert [eywa.store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("fulltext", "handoffs", "keyword_index", "session_terms")] == counts
