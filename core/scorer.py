@@ -14,6 +14,7 @@ import math
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,14 +29,24 @@ PROJECT_WEIGHT = 3.0
 KEYWORD_WEIGHT = 2.0
 
 # Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`.
-# FTS5 bm25 normalises length over the whole row, so a term in the short curated handoff would weigh no
-# more than one lost in a long transcript; the handoff column gets a higher weight to compensate.
-BM25_HANDOFF_WEIGHT = 3.0
-BM25_TRANSCRIPT_WEIGHT = 1.0
-# Reciprocal rank fusion: score = sum(weight / (k + rank)). k = 60 is the usual value from the literature
-# (Cormack et al. 2009): it keeps a first place in one list from outweighing a good place in both.
-RRF_K = 60.0
-HYBRID_KEYWORDS_WEIGHT = 1.0
+# bm25 weight per `fulltext` column, by name; a column not listed weighs 1.0. FTS5 bm25 normalises length
+# over the whole row, so a term in the short curated handoff would weigh no more than one lost in a long
+# transcript: the handoff gets the highest weight, what the user asked next, tool lines the least.
+# ("transcript" is the single-column layout of schema 1.)
+BM25_COLUMN_WEIGHTS: dict[str, float] = {
+    "handoff": 3.0,
+    "prompts": 2.0,
+    "context": 2.0,
+    "replies": 1.0,
+    "actions": 0.5,
+    "transcript": 1.0,
+}
+# Reciprocal rank fusion: score = sum(weight / (k + rank)). Only the top 3-5 are shown, so k is far below
+# the literature's 60 (made for deep lists): first places count. Keywords weigh half: 5-7 terms and
+# substring noise make them the weaker signal. Middle of a plateau on bench/recall.py (k 2-5, weight
+# 0.5-0.7); k 60 with equal weights lost 0.07 recall@1 there.
+RRF_K = 5.0
+HYBRID_KEYWORDS_WEIGHT = 0.5
 HYBRID_BM25_WEIGHT = 1.0
 # How deep each ranking is read before fusing (at least offset + max_results).
 HYBRID_POOL = 50
@@ -87,6 +98,7 @@ class _ConnState:
     conn: sqlite3.Connection
     version: tuple[int, int]
     handoffs: int
+    fts_columns: tuple[str, ...]
     projects: _Vocabulary
     keywords: _Vocabulary
 
@@ -116,6 +128,7 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         conn=conn,
         version=version,
         handoffs=conn.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0],
+        fts_columns=tuple(row[1] for row in conn.execute("PRAGMA table_info(fulltext)")),
         projects=_vocabulary(conn, "project", "project_index"),
         keywords=_vocabulary(conn, "keyword", "keyword_index"),
     )
@@ -171,11 +184,13 @@ SELECT uid, SUM(w) AS raw FROM (
 ) GROUP BY uid
 """
 
-# bm25() is lower-is-better; negated so every mode sorts higher-is-better. Column order of `fulltext`:
-# session_uuid (unindexed, weight 0), handoff, transcript.
+# bm25() is lower-is-better; negated so every mode sorts higher-is-better. `{weights}`: one bound
+# parameter per `fulltext` column, in table order. `LIMIT -1` (no limit) keeps SQLite from flattening
+# the subquery into the outer one, where bm25() can fail with "unable to use function in the requested
+# context"; it is evaluated once per match while the FTS cursor is on that row.
 _BM25_CANDIDATES = """
-SELECT session_uuid AS uid, -bm25(fulltext, 0.0, :handoff_weight, :transcript_weight) AS raw
-FROM fulltext WHERE fulltext MATCH :match
+SELECT session_uuid AS uid, -bm25(fulltext, {weights}) AS raw
+FROM fulltext WHERE fulltext MATCH :match LIMIT -1
 """
 
 _PROJECT_FILTER = """
@@ -199,16 +214,16 @@ def rank(
     max_results: int = 3,
     project: str | None = None,
     offset: int = 0,
-    bm25_weights: tuple[float, float] | None = None,
+    bm25_weights: Mapping[str, float] | None = None,
     rrf_k: float | None = None,
     hybrid_weights: tuple[float, float] | None = None,
     hybrid_pool: int | None = None,
 ) -> list[Hit]:
     """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
 
-    `bm25_weights` is (handoff, transcript); `hybrid_weights` is (keywords, bm25). None means the module
-    default. Without a usable query term, or when nothing matches, returns the most recent substantial
-    handoffs within `days_back` days with score 0.0.
+    `bm25_weights` maps `fulltext` column names to weights (missing columns weigh 1.0); `hybrid_weights`
+    is (keywords, bm25). None means the module default. Without a usable query term, or when nothing
+    matches, returns the most recent substantial handoffs within `days_back` days with score 0.0.
     """
     if mode not in ("keywords", "bm25", "hybrid"):
         raise ValueError(f"unknown mode {mode!r}: use keywords, bm25 or hybrid")
@@ -226,7 +241,7 @@ def rank(
             now=now,
             days_back=days_back,
             project=project_filter,
-            bm25_weights=bm25_weights or (BM25_HANDOFF_WEIGHT, BM25_TRANSCRIPT_WEIGHT),
+            bm25_weights=BM25_COLUMN_WEIGHTS if bm25_weights is None else bm25_weights,
             rrf_k=RRF_K if rrf_k is None else rrf_k,
             hybrid_weights=hybrid_weights or (HYBRID_KEYWORDS_WEIGHT, HYBRID_BM25_WEIGHT),
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -247,7 +262,7 @@ class _Params:
     now: datetime.date
     days_back: int
     project: str | None
-    bm25_weights: tuple[float, float]
+    bm25_weights: Mapping[str, float]
     rrf_k: float
     hybrid_weights: tuple[float, float]
     hybrid_pool: int
@@ -305,14 +320,15 @@ def fts_match_expression(tokens: list[str]) -> str:
 
 
 def _bm25(p: _Params, limit: int, offset: int) -> list[_Row]:
-    _state(p.conn)  # math functions
-    handoff_weight, transcript_weight = p.bm25_weights
-    params = {
-        "match": fts_match_expression(p.tokens),
-        "handoff_weight": handoff_weight,
-        "transcript_weight": transcript_weight,
-    }
-    return _scored(p, _BM25_CANDIDATES, params, limit, offset)
+    # Exact, so every matching row gets bm25, its session_uuid read from the FTS content and a handoffs
+    # lookup: ~10 us a match (synthetic 100k handoffs: 6.5k matches ~70 ms; bm25 alone ~20 ms of it).
+    columns = _state(p.conn).fts_columns
+    params: dict[str, Any] = {"match": fts_match_expression(p.tokens)}
+    for i, column in enumerate(columns):
+        # session_uuid is UNINDEXED: it never matches, its weight only fills the slot.
+        params[f"w{i}"] = 0.0 if column == "session_uuid" else float(p.bm25_weights.get(column, 1.0))
+    candidates = _BM25_CANDIDATES.format(weights=", ".join(f":w{i}" for i in range(len(columns))))
+    return _scored(p, candidates, params, limit, offset)
 
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import orjson
 
+from core.fulltext import fulltext_columns
 from core.handoff import Handoff
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS keyword_index(
 CREATE INDEX IF NOT EXISTS project_index_session ON project_index(session_uuid);
 CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
 CREATE VIRTUAL TABLE IF NOT EXISTS fulltext USING fts5(
-    session_uuid UNINDEXED, handoff, transcript, tokenize = 'porter unicode61'
+    session_uuid UNINDEXED, handoff, prompts, replies, actions, context, tokenize = 'porter unicode61'
 );
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
@@ -71,26 +72,26 @@ class StoreError(RuntimeError):
 class Store:
     """One connection to the index. Not shared between threads: open one per thread."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            if readonly:
-                if not path.exists():
-                    raise StoreError(f"no index at {path}: run `eywa ingest` first")
-                self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, isolation_level=None)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=NORMAL")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout=30000")
-            if not readonly:
-                with self.transaction():
-                    for statement in _split_statements(_SCHEMA):
-                        self.conn.execute(statement)
-                    self.conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
-                    )
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            with self.transaction():
+                for statement in _split_statements(_SCHEMA):
+                    self.conn.execute(statement)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+            found = self.get_meta("schema_version")
+            if found != SCHEMA_VERSION:
+                raise StoreError(
+                    f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
+                    f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
+                )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         except OSError as exc:
@@ -135,7 +136,10 @@ class Store:
     # -- handoffs ---------------------------------------------------------------------------------
     def put_handoff(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
                     ended_at: str = "", origin: str = "extracted", extractor: str = "") -> None:
-        """Insert or replace a handoff with its index rows and full text. Call inside a transaction."""
+        """Insert or replace a handoff with its index rows and full text. Call inside a transaction.
+
+        `transcript` is the session's rendered markdown (empty for imported handoffs).
+        """
         uid = handoff.session_uuid
         self.delete_handoff(uid)
         self.conn.execute(
@@ -158,8 +162,9 @@ class Store:
             [(k.lower(), uid) for k in handoff.keywords],
         )
         self.conn.execute(
-            "INSERT INTO fulltext(session_uuid, handoff, transcript) VALUES(?, ?, ?)",
-            (uid, handoff.body, transcript),
+            "INSERT INTO fulltext(session_uuid, handoff, prompts, replies, actions, context)"
+            " VALUES(?, ?, ?, ?, ?, ?)",
+            (uid, handoff.body, *fulltext_columns(transcript)),
         )
 
     def delete_handoff(self, session_uuid: str) -> None:

@@ -64,7 +64,7 @@ def test_appending_to_a_transcript_updates_only_that_session(env: dict[str, Path
     assert report.updated == [copy.stem]
     assert report.files_changed == 1
     assert "zanzibar" in eywa.store.conn.execute(
-        "SELECT transcript FROM fulltext WHERE session_uuid = ?", (copy.stem,)).fetchone()[0]
+        "SELECT prompts FROM fulltext WHERE session_uuid = ?", (copy.stem,)).fetchone()[0]
 
 
 def test_deleted_source_keeps_its_handoff(env: dict[str, Path]) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from core.handoff import Handoff
 from core.query_tokens import tokenize_query
-from core.scorer import Hit, Mode, rank
+from core.scorer import HYBRID_BM25_WEIGHT, HYBRID_KEYWORDS_WEIGHT, RRF_K, Hit, Mode, rank
 from core.store import Store
 
 NOW = dt.date(2025, 6, 15)
@@ -26,10 +26,13 @@ def make(uid: str, *, days_ago: int = 0, minutes: int = 0, projects: tuple[str, 
 
 
 def add(store: Store, *handoffs: Handoff, transcripts: dict[str, str] | None = None) -> None:
+    """`transcripts`: what the user said in each session, rendered as the archive markdown does."""
     with store.transaction():
         for handoff in handoffs:
             uid = handoff.session_uuid
-            store.put_handoff(handoff, path=f"{uid}.md", transcript=(transcripts or {}).get(uid, ""))
+            said = (transcripts or {}).get(uid, "")
+            markdown = f"# Session {uid}\n\n### 10:00 User\n\n{said}\n" if said else ""
+            store.put_handoff(handoff, path=f"{uid}.md", transcript=markdown)
 
 
 def uids(hits: list[Hit]) -> list[str]:
@@ -181,6 +184,20 @@ def test_duration_boost(store: Store) -> None:
     assert hits[0].score / hits[1].score == pytest.approx(1 + 0.1 * math.log(121), abs=1e-12)
 
 
+def test_substring_matches_count_each_term_once(store: Store) -> None:
+    add(
+        store,
+        make("R", keywords=("api-to-api",)),  # contains the token twice: still one +2 idf
+        make("S", keywords=("rapid",)),  # the original's substring noise, kept on purpose
+        make("f1", keywords=("x1",)),
+        make("f2", keywords=("x2",)),
+    )
+    hits = rank(store.conn, "api", mode="keywords", now=NOW)
+    assert uids(hits) == ["R", "S"]
+    assert hits[0].score == pytest.approx(2 * math.log(4) * 2, abs=1e-9)
+    assert hits[1].score == pytest.approx(hits[0].score, abs=1e-9)
+
+
 def test_ties_by_date_then_uuid(store: Store) -> None:
     add(
         store,
@@ -272,7 +289,7 @@ def test_bm25_finds_word_only_in_transcript(store: Store) -> None:
     assert uids(rank(store.conn, "chasing conditions", mode="bm25", now=NOW)) == ["T"]  # porter stemming
 
 
-def test_bm25_applies_recency_and_handoff_weight(store: Store) -> None:
+def test_bm25_applies_recency_and_column_weights(store: Store) -> None:
     add(
         store,
         make("new", days_ago=0, text="kraken"),
@@ -282,7 +299,7 @@ def test_bm25_applies_recency_and_handoff_weight(store: Store) -> None:
     )
     hits = rank(store.conn, "kraken", mode="bm25", now=NOW)
     assert uids(hits) == ["new", "tr", "old"]
-    flipped = rank(store.conn, "kraken", mode="bm25", now=NOW, bm25_weights=(1.0, 10.0))
+    flipped = rank(store.conn, "kraken", mode="bm25", now=NOW, bm25_weights={"handoff": 1.0, "prompts": 10.0})
     assert uids(flipped)[0] == "tr"
 
 
@@ -316,7 +333,10 @@ def test_hybrid_returns_hits_of_either_method(store: Store) -> None:
     # B is second in both lists, so fusion puts it first; K and T are found by one method each.
     assert uids(hybrid)[0] == "B"
     assert set(uids(hybrid)) == {"B", "K", "T"}
-    assert hybrid[0].score == pytest.approx(2 / (60 + 2))
+    assert hybrid[0].score == pytest.approx((HYBRID_KEYWORDS_WEIGHT + HYBRID_BM25_WEIGHT) / (RRF_K + 2))
+    tuned = rank(store.conn, query, mode="hybrid", now=NOW, rrf_k=60.0, hybrid_weights=(1.0, 3.0))
+    assert uids(tuned) == ["B", "T", "K"]
+    assert [hit.score for hit in tuned] == pytest.approx([4 / 62, 3 / 61, 1 / 61])
     only_bm25 = rank(store.conn, "zanzibar", mode="hybrid", now=NOW)
     assert uids(only_bm25) == ["T", "B"]
 

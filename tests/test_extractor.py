@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from core.extractor import extract, session_terms
+from core.fulltext import fulltext_columns
+from core.handoff import parse_handoff
+from core.projects import projects_from_cwd
+from core.renderer import Renderer
+from core.session import Event, Session, ToolCall
+from core.terms import GENERIC, commit_subjects
+
+T0 = dt.datetime(2026, 2, 16, 22, 30, tzinfo=dt.UTC)
+
+
+def session_with_work() -> Session:
+    s = Session(session_id="8735508d-1111-2222-3333-444455556666", cwd="/Users/ana/src/eywa",
+                git_branches=["ana/telegram-digest"], models={"claude-opus-4-6": 3},
+                first_ts=T0, last_ts=T0 + dt.timedelta(hours=2), active_seconds=70 * 60)
+    s.events = [
+        Event("user", T0, text="Add a scheduled telegram digest with open threads grouped by project"),
+        Event("assistant", T0, text="The digest job must run in the owner's time zone because APScheduler "
+                                    "defaults to UTC and the owner lives in Berlin."),
+        Event("tool", T0, tool=ToolCall("t1", "Edit", {"file_path": "/Users/ana/src/eywa/bot/digest.py"})),
+        Event("tool", T0, tool=ToolCall("t2", "Write", {"file_path": "/Users/ana/src/eywa/bot/schedule.py"})),
+        Event("tool", T0, tool=ToolCall("t3", "Bash", {"command": 'git commit -m "Add telegram digest job"'})),
+        Event("user", T0, text="Also show the open threads of the digest first"),
+        Event("user", T0, text="And retry on flood limits"),
+    ]
+    s.todos = [{"content": "Retry sendMessage on RetryAfter", "status": "pending"},
+               {"content": "Write digest job", "status": "completed"}]
+    return s
+
+
+def run_extract(session: Session, df: dict[str, int] | None = None, total: int = 100):
+    weights, _ = session_terms(session)
+    return extract(session, weights=weights, df=lambda terms: {t: (df or {}).get(t, 1) for t in terms},
+                   total_docs=total, zone=ZoneInfo("Europe/Berlin"))
+
+
+def test_handoff_has_every_section_for_multi_step_work() -> None:
+    handoff = run_extract(session_with_work())
+    assert handoff.substance == 2
+    assert handoff.headline == "Add telegram digest job"
+    assert handoff.projects == ["eywa"]
+    assert handoff.duration == "1h 10m" and handoff.model == "claude-opus-4-6"
+    assert handoff.date == dt.date(2026, 2, 17)  # ended after midnight in the display zone
+    assert any(item.startswith("Committed: Add telegram digest job") for item in handoff.what_happened)
+    assert 2 <= len(handoff.what_happened) <= 5
+    assert handoff.key_files == ["`bot/digest.py` (1 edit)", "`bot/schedule.py` (1 edit)"]
+    assert handoff.open_threads == ["To do: Retry sendMessage on RetryAfter",
+                                    "Unanswered request: And retry on flood limits"]
+    assert any("APScheduler" in item for item in handoff.insights)
+
+
+def test_keywords_are_five_to_seven_specific_terms() -> None:
+    handoff = run_extract(session_with_work())
+    assert 5 <= len(handoff.keywords) <= 7
+    assert not set(handoff.keywords) & {"python", "code", "fix", "eywa"}
+    assert all(k == k.lower() and " " not in k for k in handoff.keywords)
+    assert any("digest" in k for k in handoff.keywords)
+
+
+def test_keywords_prefer_terms_rare_in_the_corpus() -> None:
+    common = {"digest": 90, "telegram": 90, "telegram-digest": 90, "scheduled": 90}
+    handoff = run_extract(session_with_work(), df=common)
+    assert "telegram-digest" not in handoff.keywords[:2]
+
+
+def test_generic_words_are_never_keywords() -> None:
+    assert {"python", "code", "fix", "test", "file"} <= GENERIC
+
+
+def test_session_without_work_has_substance_zero() -> None:
+    s = Session(session_id="0000", first_ts=T0, last_ts=T0)
+    handoff = run_extract(s)
+    assert handoff.substance == 0 and handoff.body.strip().endswith("No meaningful work.")
+    assert handoff.keywords == []
+
+
+def test_handoff_file_round_trips() -> None:
+    handoff = run_extract(session_with_work())
+    parsed = parse_handoff(handoff.to_markdown())
+    assert parsed.model_dump(exclude={"raw_body"}) == handoff.model_dump(exclude={"raw_body"})
+    assert parsed.body == handoff.body
+
+
+def test_projects_come_from_the_folder_not_the_user() -> None:
+    assert projects_from_cwd("/Users/alex/workspace/cli/.worktrees/2") == ("cli",)
+    assert projects_from_cwd("/Users/alex") == ()
+    assert projects_from_cwd("/home/bob") == ()
+    assert projects_from_cwd("/Users/dain/workspace/claude-code-log/test") == ("claude-code-log",)
+    assert projects_from_cwd("/src/experiments/claude_p") == ("claude_p",)
+
+
+def test_commit_subjects_from_heredoc_and_quotes() -> None:
+    s = Session(session_id="x")
+    s.events = [Event("tool", T0, tool=ToolCall("a", "Bash", {"command": cmd})) for cmd in (
+        "git add . && git commit -m \"$(cat <<'EOF'\nFix rewind for gemini\n\nBody\nEOF\n)\"",
+        "git commit -am 'Bump version'",
+    )]
+    assert commit_subjects(s) == ["Fix rewind for gemini", "Bump version"]
+
+
+def test_fulltext_columns_separate_prompts_replies_and_actions() -> None:
+    markdown = Renderer(ZoneInfo("UTC")).render(session_with_work())
+    columns = fulltext_columns(markdown)
+    assert "scheduled telegram digest" in columns.prompts and "APScheduler" not in columns.prompts
+    assert "APScheduler" in columns.replies and "digest.py" not in columns.replies
+    assert "bot/digest.py" in columns.actions
+    assert "telegram digest" in columns.context
