@@ -29,27 +29,28 @@ PROJECT_WEIGHT = 3.0
 KEYWORD_WEIGHT = 2.0
 
 # Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`.
-# bm25 weight per `fulltext` column, by name; a column not listed weighs 1.0. FTS5 bm25 normalises length
-# over the whole row, so a term in the short curated handoff would weigh no more than one lost in a long
-# transcript: the handoff gets the highest weight, what the user asked next, tool lines the least.
-# ("transcript" is the single-column layout of schema 1.)
+# bm25 weight per `fulltext` column, by name; a column not listed weighs 1.0. What the user asked says
+# most about a session, tool lines least (a grid on bench/recall.py; flat around these values).
 BM25_COLUMN_WEIGHTS: dict[str, float] = {
-    "handoff": 3.0,
+    "handoff": 1.0,
     "prompts": 2.0,
-    "context": 2.0,
-    "replies": 1.0,
-    "actions": 0.5,
-    "transcript": 1.0,
+    "context": 1.0,
+    "replies": 0.5,
+    "actions": 0.2,
 }
-# Reciprocal rank fusion: score = sum(weight / (k + rank)). Only the top 3-5 are shown, so k is far below
-# the literature's 60 (made for deep lists): first places count. Keywords weigh half: 5-7 terms and
-# substring noise make them the weaker signal. Middle of a plateau on bench/recall.py (k 2-5, weight
-# 0.5-0.7); k 60 with equal weights lost 0.07 recall@1 there.
-RRF_K = 5.0
-HYBRID_KEYWORDS_WEIGHT = 0.5
-HYBRID_BM25_WEIGHT = 1.0
+# Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1).
+# On commits.tsv both cost full-text ranking dearly (bm25 recall@5 0.63 -> 0.54): a topical query wants
+# the session that matches best, not the newest. So `bm25` and `hybrid` keep the decay beyond the
+# window and at most a mild boost inside it (bench/recall.py measures the choice).
+KEYWORDS_RECENCY_BOOST = 1.0
+KEYWORDS_DURATION_BOOST = 0.1
+BM25_RECENCY_BOOST = 0.0
+HYBRID_RECENCY_BOOST = 0.1
+# Hybrid: each ranking's raw scores divided by that query's best, then bm25 + HYBRID_KEYWORDS_WEIGHT *
+# keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak keyword list.
+HYBRID_KEYWORDS_WEIGHT = 0.1
 # How deep each ranking is read before fusing (at least offset + max_results).
-HYBRID_POOL = 50
+HYBRID_POOL = 100
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class _ConnState:
 
 
 # Per-connection vocabulary cache. Rebuilding reads all of project_index and keyword_index (GROUP BY over
-# their primary keys: tens of ms at 100k handoffs), so it happens only when the data changed:
+# their primary keys: ~0.25 s for 600k keyword rows at 100k handoffs), so it happens only when data changed:
 # `PRAGMA data_version` moves on commits by other connections, `total_changes` on this connection's own
 # writes. Connections cannot be weakly referenced, so entries hold them; the LRU bound keeps that small.
 _CACHE: OrderedDict[int, _ConnState] = OrderedDict()
@@ -160,9 +161,9 @@ def _ensure_math(conn: sqlite3.Connection) -> None:
 _SCORED_SQL = """
 SELECT session_uuid, score, date FROM (
     SELECT session_uuid, date,
-        raw * (CASE WHEN age <= :days_back THEN 1.0 + 1.0 / sqrt(age)
+        raw * (CASE WHEN age <= :days_back THEN 1.0 + :boost / sqrt(age)
                     ELSE pow(0.5, (age - :days_back) / 7.0) END)
-            * (1.0 + 0.1 * ln(duration_min + 1.0)) AS score
+            * (1.0 + :duration_boost * ln(duration_min + 1.0)) AS score
     FROM (
         SELECT h.session_uuid, h.date, h.duration_min, c.raw,
             max(1.0, coalesce(julianday(:now) - julianday(h.date) + 1.0, 1e6)) AS age
@@ -215,14 +216,14 @@ def rank(
     project: str | None = None,
     offset: int = 0,
     bm25_weights: Mapping[str, float] | None = None,
-    rrf_k: float | None = None,
-    hybrid_weights: tuple[float, float] | None = None,
+    hybrid_keywords_weight: float | None = None,
     hybrid_pool: int | None = None,
 ) -> list[Hit]:
     """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
 
-    `bm25_weights` maps `fulltext` column names to weights (missing columns weigh 1.0); `hybrid_weights`
-    is (keywords, bm25). None means the module default. Without a usable query term, or when nothing
+    `bm25_weights` maps `fulltext` column names to weights (missing columns weigh 1.0);
+    `hybrid_keywords_weight` weighs the normalised keyword score against bm25's. None means the module
+    default. Without a usable query term, or when nothing
     matches, returns the most recent substantial handoffs within `days_back` days with score 0.0.
     """
     if mode not in ("keywords", "bm25", "hybrid"):
@@ -242,8 +243,8 @@ def rank(
             days_back=days_back,
             project=project_filter,
             bm25_weights=BM25_COLUMN_WEIGHTS if bm25_weights is None else bm25_weights,
-            rrf_k=RRF_K if rrf_k is None else rrf_k,
-            hybrid_weights=hybrid_weights or (HYBRID_KEYWORDS_WEIGHT, HYBRID_BM25_WEIGHT),
+            hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
+            else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
         )
         rows = _ranked(mode, params, max_results, offset)
@@ -263,8 +264,7 @@ class _Params:
     days_back: int
     project: str | None
     bm25_weights: Mapping[str, float]
-    rrf_k: float
-    hybrid_weights: tuple[float, float]
+    hybrid_keywords_weight: float
     hybrid_pool: int
 
 
@@ -276,15 +276,17 @@ def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
     return _hybrid(p, limit, offset)
 
 
-def _scored(p: _Params, candidates: str, params: dict[str, Any], limit: int, offset: int) -> list[_Row]:
+def _scored(p: _Params, candidates: str, params: dict[str, Any], limit: int, offset: int, *,
+            boost: float, duration_boost: float, days_back: int | None = None) -> list[_Row]:
     sql = _SCORED_SQL.format(candidates=candidates, project=_PROJECT_FILTER if p.project else "")
-    params |= {"now": p.now.isoformat(), "days_back": p.days_back, "limit": limit, "offset": offset}
+    params |= {"now": p.now.isoformat(), "days_back": p.days_back if days_back is None else days_back,
+               "limit": limit, "offset": offset, "boost": boost, "duration_boost": duration_boost}
     if p.project:
         params["project"] = p.project
     return [_Row(uid, float(score), date) for uid, score, date in p.conn.execute(sql, params)]
 
 
-def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
+def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
     state = _state(p.conn)
     n = state.handoffs
     if n == 0:
@@ -307,7 +309,14 @@ def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
         "project_weights": orjson.dumps(project_weights).decode(),
         "keyword_weights": orjson.dumps(keyword_weights).decode(),
     }
-    return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset)
+    if raw:
+        return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, **_RAW)
+    return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, boost=KEYWORDS_RECENCY_BOOST,
+                   duration_boost=KEYWORDS_DURATION_BOOST)
+
+
+# No multiplier at all (a window too wide to leave): the raw scores that hybrid fuses.
+_RAW: dict[str, Any] = {"boost": 0.0, "duration_boost": 0.0, "days_back": 10**7}
 
 
 def fts_match_expression(tokens: list[str]) -> str:
@@ -319,7 +328,7 @@ def fts_match_expression(tokens: list[str]) -> str:
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
 
 
-def _bm25(p: _Params, limit: int, offset: int) -> list[_Row]:
+def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
     # Exact, so every matching row gets bm25, its session_uuid read from the FTS content and a handoffs
     # lookup: ~10 us a match (synthetic 100k handoffs: 6.5k matches ~70 ms; bm25 alone ~20 ms of it).
     columns = _state(p.conn).fts_columns
@@ -328,24 +337,44 @@ def _bm25(p: _Params, limit: int, offset: int) -> list[_Row]:
         # session_uuid is UNINDEXED: it never matches, its weight only fills the slot.
         params[f"w{i}"] = 0.0 if column == "session_uuid" else float(p.bm25_weights.get(column, 1.0))
     candidates = _BM25_CANDIDATES.format(weights=", ".join(f":w{i}" for i in range(len(columns))))
-    return _scored(p, candidates, params, limit, offset)
+    if raw:
+        return _scored(p, candidates, params, limit, offset, **_RAW)
+    return _scored(p, candidates, params, limit, offset, boost=BM25_RECENCY_BOOST, duration_boost=0.0)
 
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
     fused: dict[str, float] = {}
     dates: dict[str, str] = {}
-    keyword_weight, bm25_weight = p.hybrid_weights
-    for rows, weight in ((_keywords(p, pool, 0), keyword_weight), (_bm25(p, pool, 0), bm25_weight)):
-        for position, row in enumerate(rows, start=1):
-            fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight / (p.rrf_k + position)
+    for rows, weight in ((_bm25(p, pool, 0, raw=True), 1.0),
+                         (_keywords(p, pool, 0, raw=True), p.hybrid_keywords_weight)):
+        best = rows[0].score if rows else 1.0
+        for row in rows:
+            fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
             dates[row.session_uuid] = row.date
-    rows = [_Row(uid, score, dates[uid]) for uid, score in fused.items()]
+    result = []
+    for uid, score in fused.items():
+        if score <= 0.0:
+            continue
+        age = _age_days(p.now, dates[uid])
+        if age <= p.days_back:
+            score *= 1.0 + HYBRID_RECENCY_BOOST / math.sqrt(age)
+        else:
+            score *= 0.5 ** ((age - p.days_back) / 7.0)
+        result.append(_Row(uid, score, dates[uid]))
     # Stable sorts, least significant key first: score desc, then date desc, then session_uuid.
-    rows.sort(key=lambda row: row.session_uuid)
-    rows.sort(key=lambda row: row.date, reverse=True)
-    rows.sort(key=lambda row: row.score, reverse=True)
-    return rows[offset : offset + limit]
+    result.sort(key=lambda row: row.session_uuid)
+    result.sort(key=lambda row: row.date, reverse=True)
+    result.sort(key=lambda row: row.score, reverse=True)
+    return result[offset : offset + limit]
+
+
+def _age_days(now: datetime.date, date: str) -> float:
+    """Days since `date` + 1, at least 1 (as `_SCORED_SQL` computes it); an unreadable date is very old."""
+    try:
+        return max(1.0, float((now - datetime.date.fromisoformat(date)).days + 1))
+    except ValueError:
+        return 1e6
 
 
 def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,

@@ -142,7 +142,7 @@ class Store:
         """
         uid = handoff.session_uuid
         self.delete_handoff(uid)
-        self.conn.execute(
+        cursor = self.conn.execute(
             "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
             " projects, keywords, substance, path, archive_path, body, origin, extractor)"
             " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -161,14 +161,19 @@ class Store:
             "INSERT OR IGNORE INTO keyword_index(keyword, session_uuid) VALUES(?, ?)",
             [(k.lower(), uid) for k in handoff.keywords],
         )
+        # The full-text row shares the handoff's rowid: deleting it then needs no scan of the FTS table.
         self.conn.execute(
-            "INSERT INTO fulltext(session_uuid, handoff, prompts, replies, actions, context)"
-            " VALUES(?, ?, ?, ?, ?, ?)",
-            (uid, handoff.body, *fulltext_columns(transcript)),
+            "INSERT INTO fulltext(rowid, session_uuid, handoff, prompts, replies, actions, context)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?)",
+            (cursor.lastrowid, uid, handoff.body, *fulltext_columns(transcript)),
         )
 
     def delete_handoff(self, session_uuid: str) -> None:
-        for table in ("handoffs", "project_index", "keyword_index", "fulltext"):
+        row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        if row is None:
+            return
+        self.conn.execute("DELETE FROM fulltext WHERE rowid = ?", (row[0],))
+        for table in ("handoffs", "project_index", "keyword_index"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
 
     def clear_index(self) -> None:
