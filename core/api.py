@@ -142,12 +142,33 @@ class Eywa:
         return {row[0]: self._record(row) for row in rows}
 
     # -- the API ------------------------------------------------------------------------------------
-    def ingest(self, progress: Progress | None = None) -> IngestReport:
+    def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
+               force: frozenset[str] = frozenset()) -> IngestReport:
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
         paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir)
-        return ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress)
+        return ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress,
+                      only=only, force=force)
+
+    def extract(self, session_id: str) -> HandoffRecord:
+        """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
+        from core.discovery import scan_files
+
+        session_id = session_id.strip()
+        if not _ID_RE.match(session_id):
+            raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
+        stems = {f.path.stem for f in scan_files(self.settings.projects_dir) if f.kind == "main"}
+        matches = sorted(s for s in stems if s.startswith(session_id))
+        if not matches:
+            raise NotFound(f"no transcript of session '{session_id}' under {self.settings.projects_dir}")
+        if len(matches) > 1:
+            listed = ", ".join(matches[:10])
+            raise NotFound(f"'{session_id}' matches {len(matches)} transcripts ({listed}); give more characters")
+        report = self.ingest(only={matches[0]}, force=frozenset({matches[0]}))
+        if not report.updated:
+            raise NotFound(f"session {matches[0]} holds no Claude Code conversation to extract")
+        return self.show(matches[0])
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0) -> list[HandoffRecord]:

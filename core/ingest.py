@@ -74,7 +74,10 @@ def _first_time(files: SessionFiles) -> str:
 
 
 def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zone: ZoneInfo,
-           progress: Progress | None = None) -> IngestReport:
+           progress: Progress | None = None, only: set[str] | None = None,
+           force: frozenset[str] = frozenset()) -> IngestReport:
+    """Ingest new and changed sessions; `force` re-extracts those sessions even if unchanged, `only`
+    limits the run to the given session ids (both by full id)."""
     started = time.perf_counter()
     report = IngestReport()
     if not paths.projects_dir.is_dir():
@@ -95,7 +98,11 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         return subagent_parent(source)
 
     groups = group_sessions(files, parent_of)
-    dirty = [g for g in groups.values() if any(str(f.path) in changed for f in g.files)]
+    dirty = [
+        g for g in groups.values()
+        if (only is None or g.session_id in only)
+        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
+    ]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     renderer = Renderer(zone)
     for done, group in enumerate(dirty, start=1):

@@ -151,3 +151,15 @@ def test_reingesting_a_touched_session_replaces_its_index_rows(env: dict[str, Pa
     assert eywa.ingest().sessions_updated == 3
     assert [eywa.store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
             for t in ("fulltext", "handoffs", "keyword_index", "session_terms")] == counts
+
+
+def test_extract_one_session_rewrites_only_that_handoff(env: dict[str, Path]) -> None:
+    sources = link_corpus(env["projects"], 4)
+    eywa = make_eywa()
+    eywa.ingest()
+    target = sources[2].stem
+    record = eywa.extract(target[:10])
+    assert record.session_uuid == target
+    assert json.loads(eywa.store.get_meta("last_ingest_report"))["sessions_updated"] == 1
+    with pytest.raises(LookupError, match="no transcript"):
+        eywa.extract("ffffffff")
