@@ -13,7 +13,7 @@ from core.handoff import Handoff, format_duration
 from core.projects import projects_from_cwd
 from core.renderer import one_line, relative_path, tool_target
 from core.session import Session
-from core.terms import GENERIC, commit_subjects, top_terms, weighted_terms
+from core.terms import GENERIC, commit_subjects, strip_noise, top_terms, weighted_terms
 
 EXTRACTOR_NAME = "deterministic"
 _WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -68,6 +68,7 @@ _FILLER_RE = re.compile(
 
 def _prompt_headline(prompt: str) -> str:
     """A plan's own title when the prompt carries one, else its first sentence without the filler."""
+    prompt = strip_noise(prompt)
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)

@@ -15,8 +15,10 @@ from core.session import Session
 
 _PART_RE = re.compile(r"[a-z][a-z0-9]{2,29}(?![a-z0-9])")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{6,}")
+_HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{4,}")
 _CLAUSE_RE = re.compile(r"[\n.!?;:,()\[\]{}]+")
+_URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+_HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
     r"""git\s+commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
 MAX_SESSION_TERMS = 400  # distinct terms a session contributes to the document frequencies
@@ -38,6 +40,7 @@ next also still already thing things way one two three time lot bit something an
 new line lines issue issues problem problems implement implementation implemented method methods value
 values data type types name names string strings list return returns true false null none nil default
 let's i'll i'm it's don't doesn't isn't that's we're you're can't won't there's here's what's
+doesn isn wasn didn aren couldn shouldn wouldn haven hasn weren don won hadn mustn needn
 claude assistant user users session sessions tool tools command commands output input result results
 help step steps plan task tasks note notes question questions answer example examples case cases
 should must might may go going done sure see seems seem look looks find found show shows read write
@@ -53,10 +56,16 @@ def words(text: str) -> list[str]:
     return [w for w in _PART_RE.findall(lowered) if w not in GENERIC and not _HEXISH_RE.fullmatch(w)]
 
 
+def strip_noise(text: str) -> str:
+    """Text without URLs and home-folder prefixes: neither names what a session was about (and the
+    home folder names a person)."""
+    return _HOME_RE.sub("/", _URL_RE.sub(" ", text))
+
+
 def terms_of(text: str) -> list[str]:
     """Words and adjacent-word pairs (`gemini-rewind`) of a text."""
     tokens: list[str] = []
-    for sentence in _CLAUSE_RE.split(text):
+    for sentence in _CLAUSE_RE.split(strip_noise(text)):
         found = words(sentence)
         tokens.extend(found)
         tokens.extend(f"{a}-{b}" for a, b in zip(found, found[1:], strict=False) if a != b)

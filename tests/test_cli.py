@@ -128,3 +128,11 @@ def test_reindex_imports_handoffs_of_the_original(cli_env: dict[str, str], tmp_p
     assert (Path(cli_env["EYWA_DATA_DIR"]) / "handoffs/2026/02/16/8735508d.md").is_file()
     found = json.loads(run("get", "quetzal", "--json", env=cli_env).stdout)
     assert found[0]["session_id"] == "8735508d" and found[0]["projects"] == ["eywa", "pratchett-os"]
+
+
+def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
+    env.update(HOME=str(tmp_path), EYWA_DATA_DIR=str(tmp_path / "d"),
+               EYWA_PROJECTS_DIR=str(CORPUS / "claude-code-log" / "projects"))
+    result = run("ingest", "--progress", "always", env=env)
+    assert "session" in result.stderr and "%" in result.stderr
