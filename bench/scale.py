@@ -1,0 +1,128 @@
+"""Ingest at scale: throughput and peak memory on the real corpus and on a scaled copy of it, and the
+cost of a rescan when nothing changed.
+
+The scaled corpus clones real sessions (new ids, dates shifted by whole months, a few words changed)
+into a temporary folder until it holds about `--files` files and `--megabytes` MB; it is never kept.
+
+Usage: python bench/scale.py [--files 10000] [--megabytes 1000] [--skip-scaled]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+_MONTH_RE = re.compile(rb'("timestamp":\s*")(\d{4})-(\d{2})')
+_WORDS = [(b"checkpoint", b"checkp0int"), (b"session", b"sessi0n"), (b"transcript", b"transcr1pt")]
+
+
+def _shift(data: bytes, months: int) -> bytes:
+    def move(match: re.Match[bytes]) -> bytes:
+        total = int(match.group(2)) * 12 + int(match.group(3)) - 1 + months
+        return match.group(1) + b"%04d-%02d" % (total // 12, total % 12 + 1)
+
+    return _MONTH_RE.sub(move, data)
+
+
+def make_scaled_corpus(dest: Path, files: int, megabytes: int, source: Path = CORPUS) -> tuple[int, int]:
+    """Clone the real main transcripts into `dest` until about `files` files / `megabytes` MB."""
+    sources = sorted(p for p in source.rglob("*.jsonl") if "subagents" not in p.parts
+                     and not p.name.startswith("agent-") and p.stat().st_size > 0)
+    budget = megabytes * 1_000_000
+    average = budget / files
+    # Small sessions most of the time, so that the file and byte targets are met together.
+    small = [p for p in sources if p.stat().st_size <= average]
+    large = [p for p in sources if p.stat().st_size > average]
+    written = count = 0
+    for index in range(files):
+        remaining = files - index
+        want_large = large and (budget - written) / remaining > average
+        pool = large if want_large else small
+        src = pool[index % len(pool)]
+        data = src.read_bytes()
+        new_id = str(uuid.UUID(int=index + 1, version=4))
+        data = data.replace(src.stem.encode(), new_id.encode())
+        data = _shift(data, months=index % 24)
+        old, new = _WORDS[index % len(_WORDS)]
+        data = data.replace(old, new, 3)
+        target = dest / f"-home-bench-project{index % 40}" / f"{new_id}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written += len(data)
+        count += 1
+    return count, written
+
+
+def timed_ingest(projects: Path, data: Path) -> dict[str, float]:
+    """`eywa ingest` as a user runs it, in a child process: wall time, its own report, peak RSS."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
+    env.update(EYWA_PROJECTS_DIR=str(projects), EYWA_DATA_DIR=str(data), EYWA_INGEST__SHOW_PROGRESS="never")
+    probe = (
+        "import resource, subprocess, sys, time; t = time.perf_counter();"
+        "r = subprocess.run([sys.executable, '-m', 'core.cli', 'ingest'], capture_output=True, text=True);"
+        "w = time.perf_counter() - t;"
+        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode);"
+        "print(r.stdout + r.stderr, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall, rss_kb, code = result.stdout.split()
+    if code != "0":
+        raise RuntimeError(result.stderr)
+    db = data / "index.sqlite3"
+    report = json.loads(subprocess.run(
+        [sys.executable, "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
+         "\"SELECT value FROM meta WHERE key='last_ingest_report'\").fetchone()[0])", str(db)],
+        capture_output=True, text=True, check=True).stdout)
+    return {"wall_s": float(wall), "ingest_s": report["seconds"], "mb": report["bytes_read"] / 1e6,
+            "files": report["files_seen"], "sessions": report["sessions_updated"], "rss_mb": int(rss_kb) / 1024}
+
+
+def measure(projects: Path, label: str) -> list[dict[str, object]]:
+    with tempfile.TemporaryDirectory(prefix="eywa-scale-data-") as tmp:
+        cold = timed_ingest(projects, Path(tmp))
+        again = timed_ingest(projects, Path(tmp))
+    return [
+        {"what": f"ingest, {label}", "files": cold["files"], "MB": round(cold["mb"], 1),
+         "seconds": round(cold["ingest_s"], 2), "MB/s": round(cold["mb"] / cold["ingest_s"], 1),
+         "whole process s": round(cold["wall_s"], 2), "peak RSS MB": round(cold["rss_mb"])},
+        {"what": f"rescan, nothing changed, {label}", "files": again["files"], "MB": 0,
+         "seconds": round(again["ingest_s"], 3), "MB/s": "", "whole process s": round(again["wall_s"], 2),
+         "peak RSS MB": round(again["rss_mb"])},
+    ]
+
+
+def run(files: int, megabytes: int, skip_scaled: bool = False) -> list[dict[str, object]]:
+    rows = measure(CORPUS, "real corpus")
+    if not skip_scaled:
+        with tempfile.TemporaryDirectory(prefix="eywa-scaled-") as tmp:
+            started = time.perf_counter()
+            count, size = make_scaled_corpus(Path(tmp), files, megabytes)
+            print(f"scaled corpus: {count} files, {size / 1e6:.0f} MB in {time.perf_counter() - started:.0f}s",
+                  file=sys.stderr)
+            rows += measure(Path(tmp), f"scaled corpus ({count} files)")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--megabytes", type=int, default=1000)
+    parser.add_argument("--skip-scaled", action="store_true")
+    args = parser.parse_args()
+    for row in run(args.files, args.megabytes, args.skip_scaled):
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
