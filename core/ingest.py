@@ -20,6 +20,7 @@ import orjson
 from core.discovery import SessionFiles, SourceFile, group_sessions, read_meta, scan_files, subagent_parent
 from core.extractor import EXTRACTOR_NAME, extract, session_terms
 from core.handoff import atomic_write, handoff_relpath
+from core.pending import clear_mark, expire_marks, read_marks
 from core.renderer import Renderer
 from core.session_builder import build_session, is_transcript, parse_time
 from core.store import Store
@@ -63,6 +64,7 @@ class IngestPaths:
     projects_dir: Path
     handoffs_dir: Path
     archive_dir: Path
+    pending_dir: Path | None = None  # SessionEnd marks (core/pending.py): forced, then deleted
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -85,6 +87,8 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
             f"the Claude projects folder {paths.projects_dir} does not exist: set projects_dir in the config "
             f"file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's transcripts"
         )
+    marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
+    force = force | frozenset(marks)
     files = scan_files(paths.projects_dir)
     report.files_seen = len(files)
     known = store.source_states()
@@ -98,6 +102,8 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         return subagent_parent(source)
 
     groups = group_sessions(files, parent_of)
+    if marks:
+        expire_marks(marks, set(groups))
     dirty = [
         g for g in groups.values()
         if (only is None or g.session_id in only)
@@ -107,6 +113,8 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     renderer = Renderer(zone)
     for done, group in enumerate(dirty, start=1):
         _ingest_session(store, group, paths, renderer, redact, zone, report)
+        if group.session_id in marks:
+            clear_mark(marks[group.session_id])
         if progress is not None:
             progress(done, len(dirty), group.session_id)
     report.seconds = time.perf_counter() - started

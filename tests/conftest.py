@@ -29,7 +29,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, P
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for name in ("EYWA_CONFIG", "EYWA_RETRIEVAL__MODE", "EYWA_NOW"):
+    # A developer's real Anthropic key or endpoint must never turn a test into a paid API call.
+    for name in ("EYWA_CONFIG", "EYWA_RETRIEVAL__MODE", "EYWA_NOW", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+                 "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     data, projects = tmp_path / "data", tmp_path / "projects"
     projects.mkdir()

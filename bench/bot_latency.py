@@ -1,0 +1,96 @@
+"""How fast the bot answers: time from a text message (a recall) reaching the Bot API to the bot's first
+reply reaching it, and to the last of its three result messages.
+
+Method: ingest the whole corpus into a temporary data directory (deterministic extractor, now pinned
+to 2026-02-17), start the bot's real Application against the fake Bot API server of the tests
+(tests/fake_telegram.py, real HTTP on 127.0.0.1), and send the first N commit subjects of
+corpus/queries/commits.tsv one at a time as plain text messages from the owner. The clock starts when
+the update is queued at the fake (a waiting long poll returns it at once) and stops when each reply
+arrives there: update delivery, the allow-list gate, recall, formatting and sendMessage over HTTP are
+all inside. Telegram's own network hops are not. A voice figure goes beside it as `measure_voice`.
+
+Usage: python bench/bot_latency.py [--queries N] [--data-dir DIR] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+QUERIES = CORPUS / "queries" / "commits.tsv"
+NOW = "2026-02-17"
+OWNER = 42
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def measure_text(fake, queries: list[str]) -> dict[str, list[float]]:  # noqa: ANN001
+    first, last = [], []
+    for query in queries:
+        mark = fake.mark()
+        start = time.perf_counter()
+        fake.send_text(OWNER, query)
+        replies = fake.wait_messages(3, mark, OWNER)
+        first.append(replies[0].at - start)
+        last.append(replies[-1].at - start)
+    return {"first reply": first, "all three results": last}
+
+
+def run(queries: int = 50, data_dir: Path | None = None) -> list[dict[str, object]]:
+    os.environ["EYWA_NOW"] = NOW
+    os.environ.pop("ANTHROPIC_API_KEY", None)  # the deterministic extractor: no network, reproducible
+    from bot.app import build_application
+    from core.api import Eywa
+    from tests.fake_telegram import BotThread, FakeTelegram, bot_settings
+
+    subjects = [line.split("\t")[0] for line in QUERIES.read_text(encoding="utf-8").splitlines()[1:] if line]
+    with tempfile.TemporaryDirectory() as scratch, FakeTelegram() as fake:
+        data = data_dir or Path(scratch) / "data"
+        settings = bot_settings(fake, data, CORPUS)
+        eywa = Eywa(settings)
+        eywa.ingest()
+        eywa.close()
+        with BotThread(build_application(settings, transcriber=lambda ogg, hotwords: "")):
+            measure_text(fake, subjects[:3])  # warm-up: first connections, first SQLite pages
+            results = measure_text(fake, subjects[:queries])
+    rows: list[dict[str, object]] = []
+    for name, values in results.items():
+        rows.append({"measured": f"text recall, update to {name}", "n": len(values),
+                     "median ms": round(statistics.median(values) * 1000, 1),
+                     "p90 ms": round(percentile(values, 0.9) * 1000, 1),
+                     "max ms": round(max(values) * 1000, 1)})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--data-dir", type=Path, help="reuse an ingested data directory")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    rows = run(args.queries, args.data_dir)
+    if args.markdown:
+        print("| measured | n | median ms | p90 ms | max ms |\n|---|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['measured']} | {row['n']} | {row['median ms']} | {row['p90 ms']} | {row['max ms']} |")
+    else:
+        for row in rows:
+            print(f"{row['measured']:<40} n={row['n']}  median {row['median ms']} ms  p90 {row['p90 ms']} ms  "
+                  f"max {row['max ms']} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Talking to Telegram without dying of it: flood limits are waited out, network drops retried, and
+what Telegram refuses is degraded (HTML it cannot parse goes as plain text, a text too long as a file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import warnings
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from telegram import Bot, InlineKeyboardMarkup, InputFile, LinkPreviewOptions, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+
+from bot.render import CAPTION_BUDGET, esc, to_plain, utf16_len
+
+log = logging.getLogger("eywa.bot")
+
+T = TypeVar("T")
+ATTEMPTS = 4
+MAX_FLOOD_WAIT = 60.0  # a longer flood wait is not worth holding a handler for: give up and log
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the int form of retry_after is deprecated
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
+
+
+async def call(factory: Callable[[], Awaitable[T]], what: str = "request") -> T:
+    """Run one Bot API call, waiting out flood limits and retrying network drops; BadRequest is final."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return await factory()
+        except RetryAfter as exc:
+            wait = retry_seconds(exc)
+            if attempt == ATTEMPTS or wait > MAX_FLOOD_WAIT:
+                raise
+            log.warning("%s: flood limit, retrying in %.0f s", what, wait)
+            await asyncio.sleep(wait)
+        except BadRequest:
+            raise
+        except (TimedOut, NetworkError) as exc:
+            if attempt == ATTEMPTS:
+                raise
+            log.warning("%s: %s, retry %d", what, type(exc).__name__, attempt)
+            await asyncio.sleep(0.5 * 2 ** (attempt - 1))
+    raise AssertionError("unreachable")
+
+
+def _is(exc: BadRequest, *phrases: str) -> bool:
+    text = str(exc).lower()
+    return any(phrase in text for phrase in phrases)
+
+
+async def send_document(bot: Bot, chat_id: int, data: bytes, filename: str, caption_html: str = "",
+                        markup: InlineKeyboardMarkup | None = None) -> Message:
+    caption = caption_html if utf16_len(caption_html) <= CAPTION_BUDGET else esc(to_plain(caption_html)[:300])
+    return await call(lambda: bot.send_document(
+        chat_id, InputFile(data, filename=filename), caption=caption or None,
+        parse_mode=ParseMode.HTML if caption else None, reply_markup=markup,
+    ), "sendDocument")
+
+
+async def send_html(bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> Message:
+    try:
+        return await call(lambda: bot.send_message(chat_id, text, parse_mode=ParseMode.HTML, reply_markup=markup,
+                                                   link_preview_options=_NO_PREVIEW), "sendMessage")
+    except BadRequest as exc:
+        if _is(exc, "can't parse entities", "can't find end"):
+            log.warning("Telegram refused our HTML (%s); sending plain text", exc)
+            return await call(lambda: bot.send_message(chat_id, to_plain(text), reply_markup=markup,
+                                                       link_preview_options=_NO_PREVIEW), "sendMessage")
+        if _is(exc, "message is too long"):
+            log.warning("message too long for Telegram; sending it as a document")
+            return await send_document(bot, chat_id, to_plain(text).encode(), "eywa.md", markup=markup)
+        raise
+
+
+async def edit_html(bot: Bot, chat_id: int, message_id: int, text: str,
+                    markup: InlineKeyboardMarkup | None = None) -> None:
+    try:
+        await call(lambda: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
+                                                 parse_mode=ParseMode.HTML, reply_markup=markup,
+                                                 link_preview_options=_NO_PREVIEW), "editMessageText")
+    except BadRequest as exc:
+        if _is(exc, "not modified"):
+            return
+        if _is(exc, "can't parse entities", "can't find end", "message is too long"):
+            await call(lambda: bot.edit_message_text(to_plain(text)[:4000], chat_id=chat_id, message_id=message_id,
+                                                     reply_markup=markup), "editMessageText")
+            return
+        raise

@@ -1,0 +1,89 @@
+"""The bot's own small state under data_dir (`bot.sqlite3`): button pages, digest schedules, last runs.
+
+Button callback data is limited to 64 bytes, so a button carries only a short token; what it refers to
+(the query, the offset, the sessions shown) lives here, and survives a restart. Used from the event
+loop's thread only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import sqlite3
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+PAGE_TTL = dt.timedelta(days=30)  # buttons older than this answer "expired"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pages(token TEXT PRIMARY KEY, created TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS pages_created ON pages(created);
+-- time: HH:MM, '' for off, NULL for the configured default
+CREATE TABLE IF NOT EXISTS digests(chat_id INTEGER PRIMARY KEY, time TEXT, last_sent TEXT);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Page(BaseModel):
+    """What a message's buttons point at: the sessions shown and how to get the next ones."""
+
+    kind: Literal["recall", "list"]
+    query: str | None = None
+    offset: int = 0
+    session_ids: list[str]
+
+
+class BotState:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit: each write stands alone. Opened where the bot is built, used on the loop's thread.
+        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- pages --------------------------------------------------------------------------------------
+    def save_page(self, page: Page, now: dt.datetime) -> str:
+        token = secrets.token_urlsafe(6)  # 8 characters; 48 random bits
+        self.conn.execute("DELETE FROM pages WHERE created < ?", ((now - PAGE_TTL).isoformat(),))
+        self.conn.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
+                          (token, now.isoformat(), page.model_dump_json()))
+        return token
+
+    def load_page(self, token: str) -> Page | None:
+        row = self.conn.execute("SELECT payload FROM pages WHERE token = ?", (token,)).fetchone()
+        return Page.model_validate_json(row[0]) if row else None
+
+    # -- digests ------------------------------------------------------------------------------------
+    def set_digest(self, chat_id: int, time: str) -> None:
+        """`time` is HH:MM, or "" for off (kept, so the configured default does not come back)."""
+        self.conn.execute(
+            "INSERT INTO digests(chat_id, time) VALUES (?, ?) ON CONFLICT(chat_id) DO UPDATE SET time = ?",
+            (chat_id, time, time),
+        )
+
+    def digest_times(self) -> dict[int, str | None]:
+        return dict(self.conn.execute("SELECT chat_id, time FROM digests").fetchall())
+
+    def last_digest(self, chat_id: int) -> dt.datetime | None:
+        row = self.conn.execute("SELECT last_sent FROM digests WHERE chat_id = ?", (chat_id,)).fetchone()
+        return dt.datetime.fromisoformat(row[0]) if row and row[0] else None
+
+    def mark_digest_sent(self, chat_id: int, when: dt.datetime) -> None:
+        self.conn.execute(
+            "INSERT INTO digests(chat_id, time, last_sent) VALUES (?, NULL, ?)"
+            " ON CONFLICT(chat_id) DO UPDATE SET last_sent = excluded.last_sent",
+            (chat_id, when.isoformat()),
+        )
+
+    # -- meta ---------------------------------------------------------------------------------------
+    def get(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def put(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))

@@ -1,0 +1,180 @@
+"""Claude Code hooks: `eywa hook session-start` and `eywa hook session-end`.
+
+Each runs as a new process on every session start or end, so it imports only the standard library,
+`core.light_config`, `core.projects` and `core.pending` (no pydantic, no network), reads the index with
+plain sqlite3, and fails open: whatever goes wrong, it prints nothing and exits 0, because a memory
+tool must never block the user's session.
+
+- session-start: Claude Code's hook JSON on stdin (session_id, transcript_path, cwd, source); prints
+  `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}` with the newest
+  substantial handoffs of the working directory's project inside the recency window, at most
+  `CONTEXT_LIMIT` bytes; prints nothing when there are none.
+- session-end: writes the mark `<data_dir>/pending/<session_id>.json` and returns; ingest does the work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from io import BufferedIOBase, TextIOBase
+from pathlib import Path
+
+from core.light_config import LightSettings, light_settings, now
+
+# sqlite3 and datetime are imported by session-start only: session-end must return at once.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~6 ms)
+if TYPE_CHECKING:
+    import datetime as dt
+    import sqlite3
+
+# Claude Code cuts hook context beyond 10,000 characters; bytes >= characters, so this bound is safe.
+CONTEXT_LIMIT = 10_000
+MAX_STDIN_BYTES = 1_000_000
+DEBUG_ENV = "EYWA_HOOK_DEBUG"  # set to 1 to see a failing hook's traceback on stderr
+SEPARATOR = "\n\n---\n\n"
+
+_RECENT_SQL = """
+SELECT h.session_uuid FROM handoffs AS h
+WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
+  AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
+ORDER BY h.date DESC, h.ended_at DESC, h.session_uuid LIMIT ?
+"""
+
+
+def _duration(minutes: int) -> str:
+    hours, rest = divmod(max(0, int(minutes)), 60)
+    return f"{hours}h {rest}m" if hours else f"{rest}m"
+
+
+def _open_index(path: Path) -> sqlite3.Connection | None:
+    import sqlite3
+
+    if not path.is_file():
+        return None
+    # Read-only: a hook never creates or migrates the index; a writer holding it only makes us wait briefly.
+    conn = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=0.5)
+    conn.execute("PRAGMA query_only=1")
+    return conn
+
+
+def recent_handoffs(conn: sqlite3.Connection, projects: tuple[str, ...], *, today: dt.date,
+                    days_back: int, limit: int, exclude: str = "") -> list[tuple[str, str, str, int, str]]:
+    """(session_uuid, short_id, date, duration_min, body) of the newest substantial handoffs of
+    `projects` dated within `days_back` days of `today`, newest first."""
+    import datetime as dt
+
+    cutoff = (today - dt.timedelta(days=min(days_back, 36500) - 1)).isoformat()
+    marks = ",".join("?" * len(projects))
+    ids = [row[0] for row in conn.execute(_RECENT_SQL.format(marks=marks), (cutoff, exclude, *projects, limit))]
+    if not ids:
+        return []
+    rows = conn.execute(
+        f"SELECT session_uuid, short_id, date, duration_min, body FROM handoffs"
+        f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids
+    ).fetchall()
+    order = {uid: i for i, uid in enumerate(ids)}
+    return sorted(rows, key=lambda row: order[row[0]])
+
+
+def _with_meta(short_id: str, date: str, minutes: int, body: str) -> str:
+    """The body with a date/duration/id line under its headline."""
+    meta = f"_{date} · {_duration(minutes)} · session {short_id}_"
+    body = body.strip()
+    first, newline, rest = body.partition("\n")
+    if first.startswith("# "):
+        return f"{first}\n{meta}{newline}{rest}"
+    return f"{meta}\n\n{body}"
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _cut(text: str, budget: int, note: str) -> str:
+    """`text` cut at a line end so that it and `note` fit in `budget` bytes."""
+    room = max(0, budget - _size(note))
+    head = text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+    if "\n" in head:
+        head = head[: head.rindex("\n")]
+    return head.rstrip() + note
+
+
+def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
+                   limit: int = CONTEXT_LIMIT) -> str:
+    """Header plus as many whole handoffs as fit in `limit` bytes (the first one cut if it alone does not)."""
+    header = (f"## Eywa: recent sessions in project {project}\n\n"
+              "Handoffs of earlier Claude Code sessions in this project, newest first. For others, call the "
+              "eywa_get tool or run `eywa get WORDS`.\n\n")
+    pieces = [_with_meta(short, date, minutes, body) for _, short, date, minutes, body in handoffs]
+    budget = limit - _size(header)
+    kept: list[str] = []
+    used = 0
+    for piece in pieces:
+        cost = _size(piece) + (_size(SEPARATOR) if kept else 0)
+        if used + cost > budget:
+            break
+        kept.append(piece)
+        used += cost
+    if not kept and pieces:
+        short_id = handoffs[0][1]
+        kept = [_cut(pieces[0], budget, f"\n\n[cut to fit; `eywa show {short_id}` prints it whole]")]
+    return header + SEPARATOR.join(kept) + "\n"
+
+
+def session_start(hook: dict, settings: LightSettings) -> str:
+    """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none."""
+    from core.projects import projects_from_cwd
+
+    cwd = hook.get("cwd")
+    projects = projects_from_cwd(cwd) if isinstance(cwd, str) else ()
+    if not projects:
+        return ""
+    conn = _open_index(settings.db_path)
+    if conn is None:
+        return ""
+    try:
+        today = now().astimezone(settings.zone).date()
+        session_id = hook.get("session_id")
+        handoffs = recent_handoffs(conn, projects, today=today, days_back=settings.days_back,
+                                   limit=settings.max_handoffs,
+                                   exclude=session_id if isinstance(session_id, str) else "")
+    finally:
+        conn.close()
+    if not handoffs:
+        return ""
+    context = render_context(", ".join(projects), handoffs)
+    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    return json.dumps(output) + "\n"  # ASCII: whatever the locale of the pipe
+
+
+def session_end(hook: dict, settings: LightSettings) -> str:
+    """Mark the session for the next ingest; prints nothing."""
+    from core.pending import write_mark
+
+    write_mark(settings.pending_dir, hook)
+    return ""
+
+
+HANDLERS = {"session-start": session_start, "session-end": session_end}
+
+
+def run_hook(event: str, config_path: Path | None = None, stdin: BufferedIOBase | None = None,
+             stdout: TextIOBase | None = None) -> int:
+    """Run one hook; always exit code 0, and no output at all when anything fails."""
+    try:
+        raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_STDIN_BYTES)
+        hook = json.loads(raw or b"{}")
+        if not isinstance(hook, dict):
+            return 0
+        output = HANDLERS[event](hook, light_settings(config_path))
+        if output:
+            out = stdout if stdout is not None else sys.stdout
+            out.write(output)
+            out.flush()
+    except BaseException:  # noqa: BLE001 - fail open, even on Ctrl-C: never block the session
+        if os.environ.get(DEBUG_ENV):
+            import traceback
+
+            traceback.print_exc()
+    return 0

@@ -1,0 +1,170 @@
+"""The few settings the Claude Code hooks need, read without pydantic.
+
+A hook runs as a fresh process on every session start and end; `core.config` costs about 0.45 s of
+imports (pydantic_settings), more than the whole hook may take. This reader follows the same
+precedence as `core.config.load_settings` (`EYWA_*` environment > YAML file > defaults, the file being
+`--config`, else `$EYWA_CONFIG`, else `~/.eywa/config.yaml` when it exists) for the keys it reads, and
+tests/test_light_config.py proves that both agree. It validates only those keys; anything it cannot
+read is a `LightConfigError`, and a hook that gets one stays silent (fail open).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+# No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+ENV_PREFIX = "EYWA_"
+CONFIG_ENV = "EYWA_CONFIG"
+NOW_ENV = "EYWA_NOW"
+DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
+PENDING_DIRNAME = "pending"
+
+
+class LightConfigError(Exception):
+    """A setting the hooks need cannot be read."""
+
+
+class LightSettings:
+    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs")
+
+    def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
+                 max_handoffs: int = 3) -> None:
+        self.data_dir = data_dir
+        self.projects_dir = projects_dir
+        self.timezone = timezone
+        self.days_back = days_back
+        self.max_handoffs = max_handoffs
+
+    def __repr__(self) -> str:
+        return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "index.sqlite3"
+
+    @property
+    def pending_dir(self) -> Path:
+        return self.data_dir / PENDING_DIRNAME
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The time zone; raises `LightConfigError` for a name that is not one (checked here, lazily)."""
+        from zoneinfo import ZoneInfo
+
+        try:
+            return ZoneInfo(self.timezone)
+        except (ValueError, OSError, KeyError) as exc:
+            raise LightConfigError(f"unknown time zone {self.timezone!r}") from exc
+
+
+def _env() -> dict[str, str]:
+    # pydantic-settings matches EYWA_* names case-insensitively.
+    return {name.upper(): value for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX)}
+
+
+def _config_file(config_path: Path | None) -> Path | None:
+    if config_path is not None:
+        path = Path(config_path).expanduser()
+    elif os.environ.get(CONFIG_ENV, "").strip():
+        path = Path(os.environ[CONFIG_ENV].strip()).expanduser()
+    else:
+        default = DEFAULT_CONFIG_PATH.expanduser()
+        return default if default.is_file() else None
+    if not path.is_file():
+        raise LightConfigError(f"config file {path} does not exist or is not a file")
+    return path
+
+
+def _yaml(path: Path) -> dict[str, object]:
+    import yaml  # only when a config file exists
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise LightConfigError(f"cannot read config file {path}: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LightConfigError(f"config file {path} is not a mapping")
+    return data
+
+
+def _path(value: object, key: str) -> Path:
+    if not isinstance(value, str | os.PathLike) or not str(value).strip():
+        raise LightConfigError(f"{key} must be a non-empty path")
+    return Path(value).expanduser()
+
+
+def _int(value: object, key: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool):
+        raise LightConfigError(f"{key} must be an integer")
+    try:
+        number = int(str(value).strip()) if isinstance(value, str) else int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise LightConfigError(f"{key} must be an integer") from None
+    if isinstance(value, float) and value != number:
+        raise LightConfigError(f"{key} must be an integer")
+    if number < low or (high is not None and number > high):
+        raise LightConfigError(f"{key} is out of range")
+    return number
+
+
+def light_settings(config_path: Path | None = None) -> LightSettings:
+    """data_dir, projects_dir, timezone and the retrieval window, as `load_settings` would give them."""
+    env = _env()
+    path = _config_file(config_path)
+    data = _yaml(path) if path is not None else {}
+    retrieval = data.get("retrieval") or {}
+    if not isinstance(retrieval, dict):
+        raise LightConfigError("retrieval must be a mapping")
+    retrieval = dict(retrieval)
+    if f"{ENV_PREFIX}RETRIEVAL" in env:  # a whole section as JSON, merged like pydantic-settings does
+        try:
+            section = json.loads(env[f"{ENV_PREFIX}RETRIEVAL"])
+        except ValueError:
+            raise LightConfigError("EYWA_RETRIEVAL is not JSON") from None
+        if not isinstance(section, dict):
+            raise LightConfigError("EYWA_RETRIEVAL is not a JSON object")
+        retrieval.update(section)
+    for key in ("days_back", "max_handoffs"):
+        name = f"{ENV_PREFIX}RETRIEVAL__{key.upper()}"
+        if name in env:
+            retrieval[key] = env[name]
+
+    def top(key: str, default: object) -> object:
+        name = ENV_PREFIX + key.upper()
+        return env[name] if name in env else data.get(key, default)
+
+    timezone = top("timezone", "UTC")
+    if not isinstance(timezone, str) or not timezone:
+        raise LightConfigError("timezone must be a time zone name")
+    return LightSettings(
+        data_dir=_path(top("data_dir", "~/.eywa"), "data_dir"),
+        projects_dir=_path(top("projects_dir", "~/.claude/projects"), "projects_dir"),
+        timezone=timezone,
+        days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1),
+        max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5),
+    )
+
+
+def now() -> dt.datetime:
+    """`core.config.now()` without its imports: UTC now, or the instant pinned by `EYWA_NOW`."""
+    import datetime as dt
+
+    raw = os.environ.get(NOW_ENV, "").strip()
+    if not raw:
+        return dt.datetime.now(dt.UTC)
+    try:
+        pinned = dt.datetime.fromisoformat(raw)
+    except ValueError:
+        raise LightConfigError(f"{NOW_ENV}={raw!r} is not an ISO date or datetime") from None
+    if pinned.tzinfo is None:
+        return pinned.replace(tzinfo=dt.UTC)
+    return pinned.astimezone(dt.UTC)

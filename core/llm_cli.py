@@ -1,0 +1,132 @@
+"""`eywa extract`: one session now, or the backfill of every old session (`--all`, optionally `--batch`),
+and the LLM lines of `eywa ingest` and `eywa stats`. Kept out of core/cli.py, which stays a thin table.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+
+def _progress_bar(mode: str, unit: str) -> Any:  # a tqdm bar, or None
+    show = mode == "always" or (mode == "auto" and sys.stderr.isatty())
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=0, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=False)
+
+
+def report_notes(report: Any, out: TextIO = sys.stderr) -> None:
+    """Warnings and the stop reason of an LLM pass, one line each."""
+    if report is None:
+        return
+    for warning in report.warnings:
+        print(f"eywa: warning: {warning}", file=out)
+    if report.stopped:
+        print(f"eywa: LLM extraction stopped: {report.stopped}", file=out)
+
+
+def cmd_extract(eywa: Any, args: Any) -> int:
+    from core.llm_pass import llm_active
+
+    if args.all:
+        return _extract_all(eywa, args)
+    if not args.id:
+        print("eywa: give a session id (or a unique prefix), or --all", file=sys.stderr)
+        return 1
+    if args.batch:
+        print("eywa: --batch goes with --all", file=sys.stderr)
+        return 1
+    record = eywa.extract(args.id)
+    report = eywa.last_llm_report
+    report_notes(report)
+    if report is not None:
+        outcome = report.outcomes.get(record.session_uuid)
+        if outcome:
+            print(f"eywa: {record.session_uuid}: {outcome}", file=sys.stderr)
+    elif not llm_active(eywa.settings):
+        print("eywa: no Anthropic API key (ANTHROPIC_API_KEY or llm.api_key): extracted deterministically",
+              file=sys.stderr)
+    sys.stdout.write(record.body.rstrip("\n") + "\n")
+    return 1 if report is not None and report.stopped else 0
+
+
+def _extract_all(eywa: Any, args: Any) -> int:
+    from core.llm_client import LLMStop
+    from core.llm_pass import llm_active
+
+    if not llm_active(eywa.settings):
+        print("eywa: LLM extraction needs an Anthropic API key: set ANTHROPIC_API_KEY or llm.api_key "
+              "(and llm.enabled: true)", file=sys.stderr)
+        return 1
+    llm = eywa.llm_pass()
+    mode = args.progress or eywa.settings.ingest.show_progress
+    try:
+        llm.client()  # the model check: a deprecated model is named before anything is spent
+    except LLMStop as exc:
+        print(f"eywa: {exc}", file=sys.stderr)
+        return 1
+    for warning in llm.warnings:
+        print(f"eywa: warning: {warning}", file=sys.stderr)
+    if eywa.store.conn.execute("SELECT COUNT(*) FROM llm_batches").fetchone()[0]:
+        print("Waiting for the batch a previous run left unfinished...", file=sys.stderr)
+        resumed = _with_bar(mode, "request", lambda progress: llm.resume_batches(progress))
+        print(resumed.summary())
+    plan = llm.plan_all()
+    print(plan.describe(batch=args.batch))
+    if not plan.candidates and not plan.restore:
+        print("Nothing to extract.")
+        return 0
+    if plan.candidates and not args.yes:
+        if not sys.stdin.isatty():
+            print("eywa: not a terminal, so nothing is sent without --yes", file=sys.stderr)
+            return 1
+        answer = input("Start? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("Nothing sent.")
+            return 0
+    report = _with_bar(mode, "request" if args.batch else "session",
+                       lambda progress: llm.run_all(plan, batch=args.batch, progress=progress))
+    report_notes(report)
+    print(report.summary())
+    return 1 if report.stopped and not report.stopped.startswith("spending cap") else 0
+
+
+def _with_bar(mode: str, unit: str, run: Callable[[Callable[[int, int, str], None]], Any]) -> Any:
+    bar = _progress_bar(mode, unit)
+
+    def progress(done: int, total: int, label: str) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.set_postfix_str(label[:12], refresh=False)
+            bar.update(done - bar.n)
+
+    try:
+        return run(progress)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def stats_lines(llm: dict[str, Any]) -> list[str]:
+    """The `eywa stats` lines about LLM extraction."""
+    if not llm:
+        return []
+    status = "on" if llm.get("active") else "off (no API key)"
+    states = llm.get("states", {})
+    waiting = ", ".join(f"{n} {s}" for s, n in sorted(states.items()) if s != "done")
+    lines = [f"llm extraction   {status}, model {llm.get('model')}: {llm.get('extracted', 0)} handoffs by Claude"
+             + (f" ({waiting})" if waiting else "")]
+    usage = llm.get("usage")
+    if usage:
+        cost = llm.get("cost_usd")
+        lines.append(
+            f"llm usage        {llm.get('requests', 0)} requests: {usage['input_tokens']:,} input, "
+            f"{usage['cache_creation_input_tokens']:,} cache write, {usage['cache_read_input_tokens']:,} cache read, "
+            f"{usage['output_tokens']:,} output tokens; {llm.get('tokens_today', 0):,} today"
+            + (f"; about ${cost:.4f}" if cost is not None else ""))
+    if llm.get("last_stop"):
+        lines.append(f"llm last stop    {llm['last_stop']}")
+    return lines

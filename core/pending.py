@@ -1,0 +1,78 @@
+"""Sessions marked for extraction by the SessionEnd hook: `<data_dir>/pending/<session_id>.json`.
+
+The hook only writes the mark (its own stdin, Claude Code's hook JSON) and returns; the next ingest
+(the bot's scheduled run or `eywa ingest`) forces those sessions and deletes each mark once its session
+is ingested. A mark whose transcript never shows up is dropped after `MAX_MARK_AGE_DAYS`.
+Imports stay light: the hook that writes marks must start in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
+MAX_MARK_AGE_DAYS = 7  # Claude Code keeps transcripts 30 days; one not found in a week lives elsewhere
+
+
+class BadMark(ValueError):
+    """The hook JSON has no usable session id."""
+
+
+def write_mark(pending_dir: Path, hook: dict) -> Path:
+    """Write the mark for `hook["session_id"]` atomically (temp file + rename); its path."""
+    session_id = hook.get("session_id")
+    if not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
+        raise BadMark(f"not a session id: {str(session_id)[:80]!r}")
+    pending_dir.mkdir(parents=True, exist_ok=True)
+    final = pending_dir / f"{session_id}.json"
+    temp = pending_dir / f".{session_id}.{os.getpid()}.tmp"
+    data = json.dumps(hook, ensure_ascii=False).encode("utf-8")
+    # No fsync (tens of ms on some disks): the rename alone means no reader sees half a mark, and a mark
+    # lost to a power cut costs little, since ingest re-reads every changed transcript anyway.
+    try:
+        with open(temp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as handle:
+            handle.write(data)
+        os.replace(temp, final)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return final
+
+
+def read_marks(pending_dir: Path) -> dict[str, Path]:
+    """session id -> mark file, for every mark in the folder (none when it does not exist)."""
+    marks: dict[str, Path] = {}
+    try:
+        entries = list(os.scandir(pending_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return marks
+    for entry in entries:
+        stem, dot, ext = entry.name.rpartition(".")
+        if dot and ext == "json" and SESSION_ID_RE.match(stem) and entry.is_file():
+            marks[stem] = Path(entry.path)
+    return marks
+
+
+def clear_mark(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def expire_marks(marks: dict[str, Path], found: set[str], *, max_age_days: float = MAX_MARK_AGE_DAYS,
+                 now: float | None = None) -> list[str]:
+    """Delete the marks of sessions not in `found` that are older than `max_age_days`; their ids."""
+    limit = (time.time() if now is None else now) - max_age_days * 86400
+    expired = []
+    for session_id, path in marks.items():
+        if session_id in found:
+            continue
+        try:
+            if path.stat().st_mtime < limit:
+                path.unlink(missing_ok=True)
+                expired.append(session_id)
+        except FileNotFoundError:
+            continue
+    return expired

@@ -1,0 +1,95 @@
+"""The hooks' pydantic-free settings reader agrees with core.config for every key it reads."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from core import light_config
+from core.config import load_settings
+from core.config import now as full_now
+
+
+def both(config: Path | None = None) -> tuple[object, object]:
+    light = light_config.light_settings(config)
+    full = load_settings(config)
+    return (
+        (light.data_dir, light.projects_dir, light.timezone, light.days_back, light.max_handoffs, light.db_path,
+         light.pending_dir),
+        (full.data_dir, full.projects_dir, full.timezone, full.retrieval.days_back, full.retrieval.max_handoffs,
+         full.db_path, full.pending_dir),
+    )
+
+
+@pytest.fixture
+def clean(env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    for name in ("EYWA_DATA_DIR", "EYWA_PROJECTS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return env
+
+
+def test_defaults_agree(clean: dict[str, Path]) -> None:
+    light, full = both()
+    assert light == full
+    assert light[0] == clean["home"] / ".eywa"
+
+
+def test_environment_wins_and_agrees(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EYWA_DATA_DIR", "~/elsewhere")
+    monkeypatch.setenv("eywa_timezone", "Europe/Berlin")  # names are case-insensitive in pydantic-settings
+    monkeypatch.setenv("EYWA_RETRIEVAL__DAYS_BACK", "30")
+    monkeypatch.setenv("EYWA_RETRIEVAL__MAX_HANDOFFS", "5")
+    light, full = both()
+    assert light == full
+    assert light[:4] == (clean["home"] / "elsewhere", clean["home"] / ".claude" / "projects", "Europe/Berlin", 30)
+
+
+def test_default_yaml_file_agrees(clean: dict[str, Path]) -> None:
+    (clean["home"] / ".eywa").mkdir()
+    (clean["home"] / ".eywa" / "config.yaml").write_text(
+        "data_dir: ~/eywa-data\ntimezone: Asia/Tokyo\nretrieval:\n  days_back: 21\n  mode: keywords\n")
+    light, full = both()
+    assert light == full
+    assert light[0] == clean["home"] / "eywa-data" and light[3] == 21
+
+
+def test_env_overrides_named_yaml_file_and_sections_merge(clean: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "eywa.yaml"
+    config.write_text("data_dir: /from/yaml\nretrieval:\n  days_back: 21\n  max_handoffs: 2\n")
+    monkeypatch.setenv("EYWA_CONFIG", str(config))
+    monkeypatch.setenv("EYWA_DATA_DIR", str(tmp_path / "from-env"))
+    monkeypatch.setenv("EYWA_RETRIEVAL__MAX_HANDOFFS", "4")
+    light, full = both()
+    assert light == full
+    assert light[0] == tmp_path / "from-env" and light[3:5] == (21, 4)
+
+
+def test_explicit_config_path_and_json_section_agree(clean: dict[str, Path], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "eywa.yaml"
+    config.write_text("data_dir: /from/yaml\nretrieval:\n  days_back: 21\n")
+    monkeypatch.setenv("EYWA_RETRIEVAL", '{"max_handoffs": 5}')
+    light, full = both(config)
+    assert light == full
+    assert light[0] == Path("/from/yaml") and light[3:5] == (21, 5)
+
+
+def test_a_missing_named_config_file_fails_in_both(clean: dict[str, Path], tmp_path: Path) -> None:
+    from core.config import ConfigError
+
+    with pytest.raises(light_config.LightConfigError):
+        light_config.light_settings(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError):
+        load_settings(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize("value", ["", "2026-02-17", "2026-02-17T09:30:00", "2026-02-17T09:30:00+02:00"])
+def test_now_agrees_with_core_config(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EYWA_NOW", value)
+    light, full = light_config.now(), full_now()
+    assert abs(light - full) < dt.timedelta(seconds=5)
+    if value:
+        assert light == full

@@ -1,0 +1,82 @@
+"""SessionEnd marks (`<data_dir>/pending/<id>.json`) are consumed by ingest: forced, then deleted."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from core.api import Eywa
+from core.config import load_settings
+from core.pending import BadMark, read_marks, write_mark
+
+from .conftest import CORPUS
+
+ENTIRE = CORPUS / "entire" / "projects"
+
+
+def link_sessions(projects: Path, count: int) -> list[Path]:
+    sources = sorted(ENTIRE.glob("*/*.jsonl"))[:count]
+    for source in sources:
+        target = projects / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(source)
+    return sources
+
+
+def hook_json(session_id: str) -> dict:
+    return {"session_id": session_id, "transcript_path": f"/home/me/.claude/projects/x/{session_id}.jsonl",
+            "cwd": "/home/me/cli", "hook_event_name": "SessionEnd", "reason": "exit"}
+
+
+def test_a_marked_session_is_reextracted_and_its_mark_deleted(env: dict[str, Path]) -> None:
+    sources = link_sessions(env["projects"], 3)
+    eywa = Eywa(load_settings())
+    eywa.ingest()
+    marked = sources[1].stem
+    mark = write_mark(env["data"] / "pending", hook_json(marked))
+    assert json.loads(mark.read_text())["session_id"] == marked
+    report = eywa.ingest()
+    assert report.updated == [marked]  # unchanged on disk, so only the mark made it run
+    assert not mark.exists()
+    assert eywa.ingest().updated == []
+
+
+def test_a_mark_without_transcript_is_kept_until_it_is_too_old(env: dict[str, Path]) -> None:
+    link_sessions(env["projects"], 1)
+    pending = env["data"] / "pending"
+    young = write_mark(pending, hook_json("not-here-yet"))
+    old = write_mark(pending, hook_json("gone-for-good"))
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    Eywa(load_settings()).ingest()
+    assert young.exists() and not old.exists()
+    assert set(read_marks(pending)) == {"not-here-yet"}
+
+
+def test_a_mark_outside_an_only_run_waits_for_the_next_ingest(env: dict[str, Path]) -> None:
+    sources = link_sessions(env["projects"], 2)
+    eywa = Eywa(load_settings())
+    eywa.ingest()
+    mark = write_mark(env["data"] / "pending", hook_json(sources[0].stem))
+    eywa.extract(sources[1].stem)
+    assert mark.exists()
+    assert eywa.ingest().updated == [sources[0].stem] and not mark.exists()
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "", None, 42, "a/b", "-leading-dash"])
+def test_a_mark_needs_a_plain_session_id(tmp_path: Path, bad: object) -> None:
+    with pytest.raises(BadMark):
+        write_mark(tmp_path / "pending", {"session_id": bad})
+    assert not any(tmp_path.rglob("*.json"))
+
+
+def test_unfinished_temp_files_are_not_marks(tmp_path: Path) -> None:
+    pending = tmp_path / "pending"
+    write_mark(pending, hook_json("abc-123"))
+    (pending / ".def-456.999.tmp").write_text("{")
+    (pending / "notes.txt").write_text("x")
+    assert set(read_marks(pending)) == {"abc-123"}
