@@ -11,15 +11,17 @@ from typing import TYPE_CHECKING
 import orjson
 
 from core.config import Settings, now
-from core.handoff import parse_sections
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
+from core.recall import COLUMNS as _COLUMNS
+from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
 from core.store import Store, StoreError
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs
     from core.llm_pass import LLMPass, LLMReport
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
-MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
+__all__ = ["MAX_QUERY_CHARS", "AmbiguousId", "Digest", "Eywa", "HandoffRecord", "NotFound", "Stats",
+           "format_handoffs"]
 
 
 class NotFound(LookupError):
@@ -33,41 +35,6 @@ class AmbiguousId(LookupError):
         listed = "\n".join(f"  {c.session_uuid}  {c.date}  {c.headline}" for c in candidates)
         super().__init__(f"'{prefix}' matches {len(candidates)} handoffs; give more characters:\n{listed}")
         self.candidates = candidates
-
-
-@dataclass
-class HandoffRecord:
-    session_uuid: str
-    short_id: str
-    date: dt.date
-    headline: str
-    projects: list[str]
-    keywords: list[str]
-    substance: int
-    duration_min: int
-    model: str
-    body: str
-    path: Path
-    score: float = 0.0
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "session_id": self.session_uuid,
-            "short_id": self.short_id,
-            "score": round(self.score, 6),
-            "date": self.date.isoformat(),
-            "headline": self.headline,
-            "projects": self.projects,
-            "keywords": self.keywords,
-            "substance": self.substance,
-            "duration_min": self.duration_min,
-            "model": self.model,
-            "path": str(self.path),
-        }
-
-    @property
-    def open_threads(self) -> list[str]:
-        return parse_sections(self.body)["open_threads"]
 
 
 @dataclass
@@ -96,17 +63,6 @@ class Digest:
     open_threads: list[tuple[HandoffRecord, list[str]]]
 
 
-_COLUMNS = "session_uuid, short_id, date, headline, projects, keywords, substance, duration_min, model, body, path"
-
-
-def format_handoffs(records: list[HandoffRecord]) -> str:
-    """The original eywa-mcp's output: a header, then each body without front matter, joined by `---`."""
-    header = f"## Eywa: {len(records)} past session{'s' if len(records) != 1 else ''}"
-    if not records:
-        return header + "\n\nNo matching handoffs.\n"
-    return header + "\n\n" + "\n\n---\n\n".join(r.body.strip() for r in records) + "\n"
-
-
 class Eywa:
     """Opens the store lazily; one instance per thread (SQLite connections are not shared)."""
 
@@ -132,22 +88,8 @@ class Eywa:
             raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
         return self.store
 
-    def _record(self, row: tuple, score: float = 0.0) -> HandoffRecord:
-        return HandoffRecord(
-            session_uuid=row[0], short_id=row[1], date=dt.date.fromisoformat(row[2]), headline=row[3],
-            projects=orjson.loads(row[4]), keywords=orjson.loads(row[5]), substance=row[6],
-            duration_min=row[7], model=row[8], body=row[9], path=self.settings.handoffs_dir / row[10],
-            score=score,
-        )
-
-    def _records(self, ids: list[str]) -> dict[str, HandoffRecord]:
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._reader().conn.execute(
-            f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid IN ({marks})", ids
-        ).fetchall()
-        return {row[0]: self._record(row) for row in rows}
+    def _record(self, row: tuple) -> HandoffRecord:
+        return record_from_row(row, self.settings.handoffs_dir)
 
     # -- the API ------------------------------------------------------------------------------------
     def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
@@ -202,26 +144,14 @@ class Eywa:
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0) -> list[HandoffRecord]:
-        from core.scorer import rank
-
-        store = self._reader()
-        hits = rank(
-            store.conn,
-            (query or "")[:MAX_QUERY_CHARS] or None,
+        return ranked_records(
+            self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
-            now=now().astimezone(self.settings.zone).date(),
+            today=now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project,
-            offset=offset,
+            project=project, offset=offset,
         )
-        records = self._records([hit.session_uuid for hit in hits])
-        result = []
-        for hit in hits:
-            record = records[hit.session_uuid]
-            record.score = hit.score
-            result.append(record)
-        return result
 
     def last(self, count: int = 5, *, project: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""

@@ -72,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.claude_code_cli import run
 
         return run(args)
+    if args.command == "get":
+        return _cmd_get(args)
     from core.config import ConfigError, load_settings
 
     try:
@@ -132,15 +134,36 @@ def _print_json(data: object) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-def _cmd_get(eywa, args) -> int:  # noqa: ANN001
-    from core.api import format_handoffs
+def _cmd_get(args: argparse.Namespace) -> int:
+    """`eywa get` starts light (no pydantic, no settings model): it is the command a user waits on.
+    core/light_config.py reads the same settings as `load_settings`, and a test proves they agree."""
+    import sqlite3
+
+    from core.light_config import LightConfigError, light_settings, now
+    from core.recall import format_handoffs, ranked_records
 
     if args.max is not None and not 1 <= args.max <= 5:
         return _fail("--max must be between 1 and 5")
     if args.days_back is not None and args.days_back < 1:
         return _fail("--days-back must be at least 1")
-    records = eywa.recall(" ".join(args.query) or None, days_back=args.days_back, max_results=args.max,
-                          project=args.project, mode=args.mode)
+    try:
+        settings = light_settings(args.config)
+        today = now().astimezone(settings.zone).date()
+    except LightConfigError as exc:
+        return _fail(str(exc))
+    if not settings.db_path.is_file():
+        return _fail(f"no index in {settings.data_dir}: run `eywa ingest` first")
+    try:
+        conn = sqlite3.connect(settings.db_path, timeout=30)
+        try:
+            records = ranked_records(
+                conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
+                mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
+                max_results=args.max or settings.max_handoffs, project=args.project)
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return _fail(f"cannot read the index {settings.db_path} ({exc}): run `eywa reindex` to rebuild it")
     if args.json:
         _print_json([r.to_json() for r in records])
     else:
@@ -210,7 +233,6 @@ def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
 
 _COMMANDS = {
     "ingest": _cmd_ingest,
-    "get": _cmd_get,
     "last": _cmd_last,
     "show": _cmd_show,
     "reindex": _cmd_reindex,

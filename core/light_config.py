@@ -1,4 +1,4 @@
-"""The few settings the Claude Code hooks need, read without pydantic.
+"""The few settings the Claude Code hooks and `eywa get` need, read without pydantic.
 
 A hook runs as a fresh process on every session start and end; `core.config` costs about 0.45 s of
 imports (pydantic_settings), more than the whole hook may take. This reader follows the same
@@ -25,6 +25,7 @@ CONFIG_ENV = "EYWA_CONFIG"
 NOW_ENV = "EYWA_NOW"
 DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
 PENDING_DIRNAME = "pending"
+RETRIEVAL_MODES = ("keywords", "hybrid")
 
 
 class LightConfigError(Exception):
@@ -32,15 +33,16 @@ class LightConfigError(Exception):
 
 
 class LightSettings:
-    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs")
+    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode")
 
     def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
-                 max_handoffs: int = 3) -> None:
+                 max_handoffs: int = 3, mode: str = "hybrid") -> None:
         self.data_dir = data_dir
         self.projects_dir = projects_dir
         self.timezone = timezone
         self.days_back = days_back
         self.max_handoffs = max_handoffs
+        self.mode = mode
 
     def __repr__(self) -> str:
         return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
@@ -133,7 +135,7 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         if not isinstance(section, dict):
             raise LightConfigError("EYWA_RETRIEVAL is not a JSON object")
         retrieval.update(section)
-    for key in ("days_back", "max_handoffs"):
+    for key in ("days_back", "max_handoffs", "mode"):
         name = f"{ENV_PREFIX}RETRIEVAL__{key.upper()}"
         if name in env:
             retrieval[key] = env[name]
@@ -142,6 +144,9 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         name = ENV_PREFIX + key.upper()
         return env[name] if name in env else data.get(key, default)
 
+    mode = retrieval.get("mode", "hybrid")
+    if mode not in RETRIEVAL_MODES:
+        raise LightConfigError(f"invalid configuration: retrieval.mode = {mode!r}: use 'keywords' or 'hybrid'")
     timezone = top("timezone", "UTC")
     if not isinstance(timezone, str) or not timezone:
         raise LightConfigError("timezone must be a time zone name")
@@ -151,6 +156,7 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         timezone=timezone,
         days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1),
         max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5),
+        mode=str(mode),
     )
 
 

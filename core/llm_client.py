@@ -209,6 +209,8 @@ class LLMClient:
                 wait, failure = self._backoff(attempt), exc
             except a.APIConnectionError as exc:  # also APITimeoutError
                 wait, failure = self._backoff(attempt), exc
+            except a.APIError as exc:  # an answer the SDK cannot read (a proxy's error page): not retried
+                raise TransientFailure(f"{what}: {exc}") from exc
             if attempt == self.max_retries:
                 raise TransientFailure(f"{what}: {_describe(failure)} after {attempt + 1} attempts") from failure
             log.info("%s: %s; retry %d of %d in %.2fs", what, _describe(failure), attempt + 1, self.max_retries, wait)
@@ -218,7 +220,13 @@ class LLMClient:
     # -- messages -----------------------------------------------------------------------------------
     def create(self, params: dict[str, Any]) -> Answer:
         """One Messages API call with the retry policy."""
-        return Answer.of(self._call(f"model {params.get('model')}", lambda: self._client.messages.create(**params)))
+        what = f"model {params.get('model')}"
+        message = self._call(what, lambda: self._client.messages.create(**params))
+        try:
+            return Answer.of(message)
+        except (AttributeError, TypeError, ValueError) as exc:
+            # A 200 whose body is not a message (an HTML page from a proxy, say): not a model answer at all.
+            raise TransientFailure(f"{what}: the API's answer is not a message: {str(message)[:120]!r}") from exc
 
     def check_model(self) -> list[str]:
         """Warnings about the configured model (deprecated: its retirement date and the current models);

@@ -62,6 +62,15 @@ class Fail:
 
 
 @dataclass
+class Raw:
+    """An answer that is not the API's JSON at all (what a misconfigured proxy sends)."""
+
+    status: int = 200
+    body: str = "<html><body>Bad gateway</body></html>"
+    content_type: str = "text/html"
+
+
+@dataclass
 class Hang:
     """Answer nothing for `seconds` (longer than the client's timeout)."""
 
@@ -114,9 +123,10 @@ class FakeAnthropic:
     def __init__(self, api_key: str) -> None:
         self.api_key = api_key
         self.requests: list[Recorded] = []
-        self.script: deque[Reply | Fail | Hang] = deque()
+        self.script: deque[Reply | Fail | Hang | Raw] = deque()
         self.answer: Callable[[dict[str, Any]], dict[str, Any]] = default_answer
         self.script_errors: list[str] = []  # a scripted answer the real API could not give
+        self.seeded: list[str] = []  # secrets planted in a test's sessions: none may arrive here
         self.batch_polls_until_done = 2
         # Concurrency: requests in flight now and at most; the first `gate` requests are held until that
         # many are in flight together (5 s at most), which proves the client sends them in parallel.
@@ -185,6 +195,9 @@ class FakeAnthropic:
                 exc.headers
         except _HangUp:
             return
+        except _RawAnswer as raw:
+            status, payload, extra = raw.action.status, raw.action.body.encode(), {
+                "content-type": raw.action.content_type}
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
         try:
             handler.send_response(status)
@@ -366,7 +379,7 @@ class FakeAnthropic:
 
     def _message(self, req: dict[str, Any], *, scripted: bool) -> dict[str, Any]:
         self.validate(req)
-        action: Reply | Fail | Hang | None = None
+        action: Reply | Fail | Hang | Raw | None = None
         if scripted:
             with self._lock:
                 action = self.script.popleft() if self.script else None
@@ -375,6 +388,8 @@ class FakeAnthropic:
         if isinstance(action, Hang):
             self._stop.wait(action.seconds)
             raise _HangUp
+        if isinstance(action, Raw):
+            raise _RawAnswer(action)
         return self._reply(req, action or Reply())
 
     def _reply(self, req: dict[str, Any], reply: Reply) -> dict[str, Any]:
@@ -449,3 +464,9 @@ class FakeAnthropic:
 
 class _HangUp(Exception):
     """The handler answers nothing (the client has given up by now)."""
+
+
+class _RawAnswer(Exception):
+    def __init__(self, action: Raw) -> None:
+        super().__init__("raw answer")
+        self.action = action

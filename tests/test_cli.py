@@ -136,3 +136,12 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
                EYWA_PROJECTS_DIR=str(CORPUS / "claude-code-log" / "projects"))
     result = run("ingest", "--progress", "always", env=env)
     assert "session" in result.stderr and "%" in result.stderr
+
+
+def test_get_starts_without_the_settings_model(cli_env: dict[str, str]) -> None:
+    probe = ("import sys; from core.cli import main; main(['get', 'rewind']);"
+             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram'} & set(sys.modules);"
+             "print(sorted(heavy), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+    assert result.stderr.strip() == "[]"
+    assert result.stdout.startswith("## Eywa: ")

@@ -17,9 +17,9 @@ def both(config: Path | None = None) -> tuple[object, object]:
     full = load_settings(config)
     return (
         (light.data_dir, light.projects_dir, light.timezone, light.days_back, light.max_handoffs, light.db_path,
-         light.pending_dir),
+         light.pending_dir, light.mode),
         (full.data_dir, full.projects_dir, full.timezone, full.retrieval.days_back, full.retrieval.max_handoffs,
-         full.db_path, full.pending_dir),
+         full.db_path, full.pending_dir, full.retrieval.mode),
     )
 
 
@@ -41,6 +41,7 @@ def test_environment_wins_and_agrees(clean: dict[str, Path], monkeypatch: pytest
     monkeypatch.setenv("eywa_timezone", "Europe/Berlin")  # names are case-insensitive in pydantic-settings
     monkeypatch.setenv("EYWA_RETRIEVAL__DAYS_BACK", "30")
     monkeypatch.setenv("EYWA_RETRIEVAL__MAX_HANDOFFS", "5")
+    monkeypatch.setenv("EYWA_RETRIEVAL__MODE", "keywords")
     light, full = both()
     assert light == full
     assert light[:4] == (clean["home"] / "elsewhere", clean["home"] / ".claude" / "projects", "Europe/Berlin", 30)
@@ -52,7 +53,7 @@ def test_default_yaml_file_agrees(clean: dict[str, Path]) -> None:
         "data_dir: ~/eywa-data\ntimezone: Asia/Tokyo\nretrieval:\n  days_back: 21\n  mode: keywords\n")
     light, full = both()
     assert light == full
-    assert light[0] == clean["home"] / "eywa-data" and light[3] == 21
+    assert light[0] == clean["home"] / "eywa-data" and light[3] == 21 and light[-1] == "keywords"
 
 
 def test_env_overrides_named_yaml_file_and_sections_merge(clean: dict[str, Path], tmp_path: Path,

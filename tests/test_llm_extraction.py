@@ -24,7 +24,7 @@ from core.handoff import parse_handoff, split_front_matter
 from core.redaction import Redactor
 
 from .conftest import CORPUS, ROOT, write_jsonl
-from .fake_anthropic import Fail, FakeAnthropic, Hang, Reply, default_answer
+from .fake_anthropic import Fail, FakeAnthropic, Hang, Raw, Reply, default_answer
 
 CWD = "/home/ana/src/quokka"
 
@@ -109,11 +109,10 @@ def fake(env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[Fake
     monkeypatch.setenv("EYWA_LLM__BACKOFF_BASE_SECONDS", "0.001")
     monkeypatch.setenv("EYWA_LLM__BATCH_POLL_SECONDS", "0")
     monkeypatch.setenv("EYWA_LLM__TIMEOUT_SECONDS", "0.5")
-    server.seeded = []  # type: ignore[attr-defined]
     yield server
     server.close()
     assert server.script_errors == []
-    assert_no_secret_sent(server, server.seeded)  # type: ignore[attr-defined]
+    assert_no_secret_sent(server, server.seeded)
 
 
 @pytest.fixture
@@ -122,8 +121,9 @@ def sessions(env: dict[str, Path], fake: FakeAnthropic) -> list[str]:
     ids = [f"{n:08x}-aaaa-4bbb-8ccc-{n:012x}" for n in (0xA1, 0xB2, 0xC3)]
     for n, sid in enumerate(ids):
         secret = seeded_secrets()
-        fake.seeded.extend(secret.values())  # type: ignore[attr-defined]
-        make_session(env["projects"], sid, secret, topic=f"quokka exporter {n}")
+        fake.seeded.extend(secret.values())
+        path = make_session(env["projects"], sid, secret, topic=f"quokka exporter {n}")
+        assert all(value in path.read_text(encoding="utf-8") for value in secret.values())
     eywa = Eywa(load_settings())
     eywa.ingest(llm=False)
     eywa.close()
@@ -162,6 +162,21 @@ def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:
 
 def requests_for(fake: FakeAnthropic, sid: str) -> int:
     return sum(1 for r in fake.message_requests if f"# Session {sid}" in json.dumps(r))
+
+
+def test_secret_scan_catches_a_secret_in_a_request_body() -> None:
+    from .fake_anthropic import Recorded
+
+    server = FakeAnthropic("k")
+    try:
+        secret = seeded_secrets()["github"]
+        server.requests.append(Recorded("POST", "/v1/messages", {}, json.dumps({"messages": [f"token {secret}"]})))
+        with pytest.raises(AssertionError, match="seeded secret"):
+            assert_no_secret_sent(server, [secret])
+        with pytest.raises(AssertionError, match="a secret reached"):
+            assert_no_secret_sent(server, [])
+    finally:
+        server.close()
 
 
 # --- a valid answer ------------------------------------------------------------------------------------
@@ -254,6 +269,16 @@ def test_answer_that_is_not_json_falls_back_then_a_later_run_extracts_it(session
     assert state(eywa, sessions[2])[0] == "done"
 
 
+def test_http_answer_that_is_not_json_stops_the_run_and_keeps_the_deterministic_handoff(
+        sessions: list[str], fake: FakeAnthropic) -> None:
+    fake.script.append(Raw())  # a proxy's HTML page with status 200
+    eywa, _ = make_eywa()
+    eywa.extract(sessions[0])
+    assert "not a message" in eywa.last_llm_report.stopped
+    assert_valid_handoff(eywa, sessions[0], "deterministic")
+    assert state(eywa, sessions[0]) == ("retry", 1)
+
+
 # --- API errors ----------------------------------------------------------------------------------------
 
 def test_rate_limit_waits_for_retry_after(sessions: list[str], fake: FakeAnthropic) -> None:
@@ -327,7 +352,7 @@ def test_temperature_is_sent_when_set_and_a_rejecting_api_leaves_the_determinist
         sessions: list[str], fake: FakeAnthropic) -> None:
     eywa, _ = make_eywa(temperature=0.2)
     eywa.extract(sessions[0])
-    assert len(fake.requests) >= 1 and '"temperature": 0.2' in fake.requests[-1].body
+    assert [r["temperature"] for r in fake.message_requests] == [0.2]
     assert "temperature" in eywa.last_llm_report.outcomes[sessions[0]]  # the API's own message
     assert_valid_handoff(eywa, sessions[0], "deterministic")
     assert state(eywa, sessions[0]) == ("failed", 1)  # the same request would fail again: no retry
@@ -353,7 +378,7 @@ def test_invalid_key_401_stops_the_run_with_a_clear_message(sessions: list[str],
 def test_settled_session_is_extracted_by_ingest_and_an_active_one_waits(env: dict[str, Path],
                                                                         fake: FakeAnthropic) -> None:
     secret = seeded_secrets()
-    fake.seeded.extend(secret.values())  # type: ignore[attr-defined]
+    fake.seeded.extend(secret.values())
     eywa, _ = make_eywa()
     eywa.ingest()  # LLM extraction switched on now: sessions from before are left to `extract --all`
     active = make_session(env["projects"], "0000000a-1111-4222-8333-444444444444", secret, age_minutes=1)
@@ -371,7 +396,7 @@ def test_session_end_mark_counts_as_settled(env: dict[str, Path], fake: FakeAnth
     from core.pending import write_mark
 
     secret = seeded_secrets()
-    fake.seeded.extend(secret.values())  # type: ignore[attr-defined]
+    fake.seeded.extend(secret.values())
     eywa, _ = make_eywa()
     eywa.ingest()
     ended = make_session(env["projects"], "0000000b-1111-4222-8333-444444444444", secret, age_minutes=1)
@@ -558,6 +583,40 @@ def test_without_a_key_ingest_is_deterministic_and_never_imports_anthropic(env: 
             "print(r.sessions_updated, s.llm['active'], s.llm['extracted'], 'anthropic' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["1", "False", "0", "False"]
+
+
+def _raw_post(fake: FakeAnthropic, body: dict, key: str | None = None) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(fake.base_url + "/v1/messages", data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json", "anthropic-version": "2026-10-21",
+                                              "x-api-key": key or fake.api_key})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.parametrize(("change", "status", "message"), [
+    ({"max_tokens": None}, 400, "max_tokens: Field required"),
+    ({"temperature": 0.5}, 400, "temperature: Extra inputs are not permitted"),
+    ({"thinking": None}, 400, "Thinking may not be enabled when tool_choice forces tool use"),
+    ({"tool_choice": {"type": "tool", "name": "other"}}, 400, "no tool named"),
+    ({"model": "claude-3-haiku-20240307"}, 404, "model: claude-3-haiku-20240307"),
+    ({"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "prefill"}]}, 400,
+     "prefill"),
+])
+def test_fake_api_rejects_what_the_real_api_rejects(fake: FakeAnthropic, change: dict, status: int,
+                                                    message: str) -> None:
+    from core.llm_extractor import build_params
+
+    body = {k: v for k, v in {**build_params("claude-haiku-5-5", 100, None, "x"), **change}.items() if v is not None}
+    got, payload = _raw_post(fake, body)
+    assert got == status and payload["type"] == "error" and message in payload["error"]["message"]
+    assert _raw_post(fake, build_params("claude-haiku-5-5", 100, None, "x"), key="wrong")[0] == 401
+    assert _raw_post(fake, build_params("claude-haiku-5-5", 100, None, "x"))[0] == 200
 
 
 # --- the same format, the same index ---------------------------------------------------------------------
