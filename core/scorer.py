@@ -194,6 +194,13 @@ SELECT session_uuid AS uid, -bm25(fulltext, {weights}) AS raw
 FROM fulltext WHERE fulltext MATCH :match LIMIT -1
 """
 
+_BM25_TOP_CANDIDATES = """
+SELECT h.session_uuid AS uid, c.raw FROM (
+    SELECT rowid AS rid, -rank AS raw FROM fulltext
+    WHERE fulltext MATCH :match AND rank MATCH :rank ORDER BY rank LIMIT :pool
+) AS c JOIN handoffs AS h ON h.rowid = c.rid
+"""
+
 _PROJECT_FILTER = """
         AND EXISTS (SELECT 1 FROM project_index AS pf
                     WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
@@ -310,7 +317,9 @@ def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list
         "keyword_weights": orjson.dumps(keyword_weights).decode(),
     }
     if raw:
-        return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, **_RAW)
+        # Raw scores need no multiplier: only the best `limit` (+ a margin for substance 0) go on.
+        top = "" if p.project else f" ORDER BY raw DESC LIMIT {limit + offset + 20}"
+        return _scored(p, _KEYWORD_CANDIDATES + top, params, limit, offset, **_RAW)
     return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, boost=KEYWORDS_RECENCY_BOOST,
                    duration_boost=KEYWORDS_DURATION_BOOST)
 
@@ -336,6 +345,13 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
     for i, column in enumerate(columns):
         # session_uuid is UNINDEXED: it never matches, its weight only fills the slot.
         params[f"w{i}"] = 0.0 if column == "session_uuid" else float(p.bm25_weights.get(column, 1.0))
+    if raw and p.project is None:
+        # Raw scores are what hybrid fuses, so only the best `limit` matter: FTS5 ranks inside its own
+        # `ORDER BY rank LIMIT` and reads the stored row only for those (3-4x faster on common words).
+        # The margin covers substance-0 handoffs that the join drops.
+        params["rank"] = "bm25(" + ", ".join(str(params[f"w{i}"]) for i in range(len(columns))) + ")"
+        params["pool"] = limit + offset + 20
+        return _scored(p, _BM25_TOP_CANDIDATES, params, limit, offset, **_RAW)
     candidates = _BM25_CANDIDATES.format(weights=", ".join(f":w{i}" for i in range(len(columns))))
     if raw:
         return _scored(p, candidates, params, limit, offset, **_RAW)
