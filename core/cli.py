@@ -100,25 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
+    from core.progress import with_progress_bar
+
     mode = args.progress or eywa.settings.ingest.show_progress
-    show = mode == "always" or (mode == "auto" and sys.stderr.isatty())
-    bar = None
-    if show:
-        from tqdm import tqdm
-
-        bar = tqdm(total=0, unit="session", file=sys.stderr, dynamic_ncols=True, leave=False)
-
-    def progress(done: int, total: int, session_id: str) -> None:
-        if bar is not None:
-            bar.total = total
-            bar.set_postfix_str(session_id[:8], refresh=False)
-            bar.update(done - bar.n)
-
-    try:
-        report = eywa.ingest(progress=progress)
-    finally:
-        if bar is not None:
-            bar.close()
+    report = with_progress_bar(mode, "session", lambda progress: eywa.ingest(progress=progress))
     print(report.summary())
     if eywa.last_llm_report is not None:
         from core.llm_cli import report_notes

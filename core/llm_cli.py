@@ -5,17 +5,9 @@ and the LLM lines of `eywa ingest` and `eywa stats`. Kept out of core/cli.py, wh
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any, TextIO
 
-
-def _progress_bar(mode: str, unit: str) -> Any:  # a tqdm bar, or None
-    show = mode == "always" or (mode == "auto" and sys.stderr.isatty())
-    if not show:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=0, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=False)
+from core.progress import with_progress_bar
 
 
 def report_notes(report: Any, out: TextIO = sys.stderr) -> None:
@@ -72,7 +64,7 @@ def _extract_all(eywa: Any, args: Any) -> int:
         print(f"eywa: warning: {warning}", file=sys.stderr)
     if eywa.store.conn.execute("SELECT COUNT(*) FROM llm_batches").fetchone()[0]:
         print("Waiting for the batch a previous run left unfinished...", file=sys.stderr)
-        resumed = _with_bar(mode, "request", lambda progress: llm.resume_batches(progress))
+        resumed = with_progress_bar(mode, "request", lambda progress: llm.resume_batches(progress))
         print(resumed.summary())
     plan = llm.plan_all()
     print(plan.describe(batch=args.batch))
@@ -87,27 +79,11 @@ def _extract_all(eywa: Any, args: Any) -> int:
         if answer not in ("y", "yes"):
             print("Nothing sent.")
             return 0
-    report = _with_bar(mode, "request" if args.batch else "session",
+    report = with_progress_bar(mode, "request" if args.batch else "session",
                        lambda progress: llm.run_all(plan, batch=args.batch, progress=progress))
     report_notes(report)
     print(report.summary())
     return 1 if report.stopped and not report.stopped.startswith("spending cap") else 0
-
-
-def _with_bar(mode: str, unit: str, run: Callable[[Callable[[int, int, str], None]], Any]) -> Any:
-    bar = _progress_bar(mode, unit)
-
-    def progress(done: int, total: int, label: str) -> None:
-        if bar is not None:
-            bar.total = total
-            bar.set_postfix_str(label[:12], refresh=False)
-            bar.update(done - bar.n)
-
-    try:
-        return run(progress)
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 def stats_lines(llm: dict[str, Any]) -> list[str]:
