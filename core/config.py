@@ -69,7 +69,6 @@ class TelegramSettings(_Section):
     allowed_user_ids: list[int] = Field(default_factory=list)  # empty: the bot answers nobody
     ingest_every_minutes: int = Field(default=15, ge=0)  # 0: only on /ingest
     digest_time: str = Field(default="09:00", pattern=r"^((?:[01][0-9]|2[0-3]):[0-5][0-9])?$")  # "" = none
-    voice_max_seconds: int = Field(default=120, ge=1)
     api_base_url: str = Field(default="https://api.telegram.org/bot", pattern=r"^https?://")
     file_base_url: str = Field(default="https://api.telegram.org/file/bot", pattern=r"^https?://")
 

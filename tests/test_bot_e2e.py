@@ -158,11 +158,26 @@ def test_voice_note_is_downloaded_transcribed_with_the_index_vocabulary_and_reca
     assert [c.method for c in world.fake.since(mark)][:2] == ["sendChatAction", "getFile"]
 
 
+def test_real_speech_through_the_real_transcriber_finds_the_project(world: World) -> None:
+    from bot import hearing
+
+    speech = (Path(__file__).parent / "fixtures" / "voice" / "claude_code_log.oga").read_bytes()
+    stub, world.bot.transcriber = world.bot.transcriber, hearing.transcriber(world.bot.settings)
+    try:
+        mark = world.fake.mark()
+        world.fake.send_voice(OWNER, speech, duration=3)
+        heard, *results = world.fake.wait_messages(4, mark, OWNER, timeout=120)  # heard + 3 results
+    finally:
+        world.bot.transcriber = stub
+    assert heard.text.startswith("heard: ") and "claude-code-log" in heard.text
+    assert results and "claude-code-log" in results[0].text
+
+
 def test_too_long_voice_note_is_refused_before_downloading(world: World) -> None:
     mark = world.fake.mark()
     world.fake.send_voice(OWNER, OGG, duration=600)
     (reply,) = world.fake.wait_messages(1, mark, OWNER)
-    assert "600 s" in reply.text and "120 s at most" in reply.text
+    assert "600 s" in reply.text and "60 s at most" in reply.text
     assert not world.fake.since(mark, "getFile")
 
 
