@@ -7,7 +7,8 @@ to 2026-02-17), start the bot's real Application against the fake Bot API server
 corpus/queries/commits.tsv one at a time as plain text messages from the owner. The clock starts when
 the update is queued at the fake (a waiting long poll returns it at once) and stops when each reply
 arrives there: update delivery, the allow-list gate, recall, formatting and sendMessage over HTTP are
-all inside. Telegram's own network hops are not. A voice figure goes beside it as `measure_voice`.
+all inside. Telegram's own network hops are not. The voice figure sends a 5-second note of real speech
+(two committed flite clips) through the real transcriber (bundled tiny.en, the index's vocabulary).
 
 Usage: python bench/bot_latency.py [--queries N] [--data-dir DIR] [--markdown]
 """
@@ -48,7 +49,31 @@ def measure_text(fake, queries: list[str]) -> dict[str, list[float]]:  # noqa: A
     return {"first reply": first, "all three results": last}
 
 
-def run(queries: int = 50, data_dir: Path | None = None) -> list[dict[str, object]]:
+def five_second_note() -> bytes:
+    """A 5-second voice note of real speech: two committed flite clips with a pause between them."""
+    import numpy as np
+
+    from bot.voice import decode, encode_opus
+
+    folder = ROOT / "tests" / "fixtures" / "voice"
+    parts = [decode((folder / name).read_bytes()) for name in ("plain_query.oga", "claude_code_log.oga")]
+    pause = np.zeros(int(16000 * max(0.0, 5.0 - sum(len(p) for p in parts) / 16000)), dtype=np.float32)
+    return encode_opus(np.concatenate([parts[0], pause, parts[1]]))
+
+
+def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:  # noqa: ANN001
+    first, results = [], []
+    for _ in range(runs):
+        mark = fake.mark()
+        start = time.perf_counter()
+        fake.send_voice(OWNER, note, duration=5)
+        replies = fake.wait_messages(4, mark, OWNER, timeout=120)  # "heard: ...", then 3 results
+        first.append(replies[0].at - start)
+        results.append(replies[1].at - start)
+    return {"first reply (heard: ...)": first, "first result": results}
+
+
+def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) -> list[dict[str, object]]:
     os.environ["EYWA_NOW"] = NOW
     os.environ.pop("ANTHROPIC_API_KEY", None)  # the deterministic extractor: no network, reproducible
     from bot.app import build_application
@@ -62,12 +87,17 @@ def run(queries: int = 50, data_dir: Path | None = None) -> list[dict[str, objec
         eywa = Eywa(settings)
         eywa.ingest()
         eywa.close()
-        with BotThread(build_application(settings, transcriber=lambda ogg, hotwords: "")):
+        with BotThread(build_application(settings)):
             measure_text(fake, subjects[:3])  # warm-up: first connections, first SQLite pages
-            results = measure_text(fake, subjects[:queries])
+            results = {f"text recall, update to {k}": v for k, v in measure_text(fake, subjects[:queries]).items()}
+            if voice_runs:
+                note = five_second_note()
+                measure_voice(fake, note, 1)  # warm-up: the speech model loads once per process
+                results |= {f"5 s voice recall, update to {k}": v
+                            for k, v in measure_voice(fake, note, voice_runs).items()}
     rows: list[dict[str, object]] = []
     for name, values in results.items():
-        rows.append({"measured": f"text recall, update to {name}", "n": len(values),
+        rows.append({"measured": name, "n": len(values),
                      "median ms": round(statistics.median(values) * 1000, 1),
                      "p90 ms": round(percentile(values, 0.9) * 1000, 1),
                      "max ms": round(max(values) * 1000, 1)})
@@ -78,9 +108,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--data-dir", type=Path, help="reuse an ingested data directory")
+    parser.add_argument("--voice-runs", type=int, default=5, help="5-second voice notes to time (0: none)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    rows = run(args.queries, args.data_dir)
+    rows = run(args.queries, args.data_dir, args.voice_runs)
     if args.markdown:
         print("| measured | n | median ms | p90 ms | max ms |\n|---|---|---|---|---|")
         for row in rows:

@@ -19,6 +19,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 sys.path.insert(0, str(BENCH))
 
+import bot_latency  # noqa: E402
 import latency  # noqa: E402
 import locomo  # noqa: E402
 import recall  # noqa: E402
@@ -88,6 +89,14 @@ def main() -> int:
         f"{20 if args.quick else 200} 2-3 word queries; p50/p95 in ms; slope = log-log growth of p50 "
         "between the two largest sizes; index size = SQLite files / thousands of handoffs.\n\n"
         + table(latency.run(sizes, 20 if args.quick else 200))
+    )
+
+    print("bot latency ...", file=sys.stderr)
+    sections.append(
+        "## Telegram bot latency\n\nMethod: the real Application against the fake Bot API of the tests (HTTP on "
+        "127.0.0.1), corpus ingested; commit subjects sent as text, and a 5-second note of real speech through "
+        "the real transcriber; from the update reaching the server to the reply reaching it.\n\n"
+        + table(bot_latency.run(5 if args.quick else 50, voice_runs=1 if args.quick else 5))
     )
 
     print("retrieval quality ...", file=sys.stderr)
