@@ -15,6 +15,11 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, field_validator
 
+from core.durations import format_duration
+
+__all__ = ["Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff", "parse_sections",
+           "parse_duration", "render_body", "split_front_matter"]
+
 SECTION_TITLES = {
     "what_happened": "What Happened",
     "insights": "Insights",
@@ -24,13 +29,6 @@ SECTION_TITLES = {
 NO_WORK_BODY = "No meaningful work."
 NO_OPEN_THREADS = "None."
 _DURATION_RE = re.compile(r"(?:(\d+)\s*h)?\s*(?:(\d+)\s*m(?:in)?)?", re.IGNORECASE)
-
-
-def format_duration(minutes: int) -> str:
-    """`70` -> `1h 10m`, `5` -> `5m`."""
-    minutes = max(0, int(minutes))
-    hours, rest = divmod(minutes, 60)
-    return f"{hours}h {rest}m" if hours else f"{rest}m"
 
 
 def parse_duration(text: str | int | float | None) -> int:

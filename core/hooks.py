@@ -20,6 +20,7 @@ import sys
 from io import BufferedIOBase, TextIOBase
 from pathlib import Path
 
+from core.durations import format_duration
 from core.light_config import LightSettings, light_settings, now
 
 # sqlite3 and datetime are imported by session-start only: session-end must return at once.
@@ -40,11 +41,6 @@ WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
   AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
 ORDER BY h.date DESC, h.ended_at DESC, h.session_uuid LIMIT ?
 """
-
-
-def _duration(minutes: int) -> str:
-    hours, rest = divmod(max(0, int(minutes)), 60)
-    return f"{hours}h {rest}m" if hours else f"{rest}m"
 
 
 def _open_index(path: Path) -> sqlite3.Connection | None:
@@ -79,7 +75,7 @@ def recent_handoffs(conn: sqlite3.Connection, projects: tuple[str, ...], *, toda
 
 def _with_meta(short_id: str, date: str, minutes: int, body: str) -> str:
     """The body with a date/duration/id line under its headline."""
-    meta = f"_{date} · {_duration(minutes)} · session {short_id}_"
+    meta = f"_{date} · {format_duration(minutes)} · session {short_id}_"
     body = body.strip()
     first, newline, rest = body.partition("\n")
     if first.startswith("# "):
