@@ -14,51 +14,21 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import random
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import orjson
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.redaction import default_redactor  # noqa: E402
+from core.transcript_reader import read_records  # noqa: E402
+from tests.conftest import json_strings  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 _MARKER_START = "[REDACTED:"
-
-
-def records(line: bytes) -> Iterator[object]:
-    """The records of one line; some corpus lines hold two records back to back."""
-    try:
-        yield orjson.loads(line)
-        return
-    except orjson.JSONDecodeError:
-        pass
-    text, decoder, pos = line.decode("utf-8", "replace"), json.JSONDecoder(), 0
-    while pos < len(text):
-        try:
-            record, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            return
-        yield record
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-
-
-def strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
 
 
 def assistant_prose(record: object) -> Iterator[str]:
@@ -76,11 +46,9 @@ def corpus_strings(root: Path) -> tuple[list[str], list[str]]:
     values: list[str] = []
     prose: list[str] = []
     for path in sorted(root.rglob("*.jsonl")):
-        for line in path.read_bytes().splitlines():
-            if line.strip():
-                for record in records(line):
-                    values.extend(strings(record))
-                    prose.extend(assistant_prose(record))
+        for record in read_records(path):
+            values.extend(json_strings(record))
+            prose.extend(assistant_prose(record))
     return values, prose
 
 

@@ -16,6 +16,28 @@ def identity(text: str) -> str:
     return text
 
 
+def json_strings(value: object) -> Iterator[str]:
+    """Every string inside a JSON value (for scans of request bodies and corpus records)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from json_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_strings(item)
+
+
+def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
+    """Symlink real transcripts of the entire tree into a writable projects folder (read in place)."""
+    sources = sorted((CORPUS / "entire" / "projects").glob("*/*.jsonl"))[:limit]
+    for source in sources:
+        target = projects / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(source)
+    return sources
+
+
 def write_jsonl(path: Path, records: list[object], *, trailing_newline: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records)

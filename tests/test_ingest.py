@@ -12,23 +12,13 @@ from core.api import Eywa
 from core.config import load_settings
 from core.handoff import parse_handoff
 
-from .conftest import CORPUS, write_jsonl
+from .conftest import CORPUS, link_corpus, write_jsonl
 
 ENTIRE = CORPUS / "entire" / "projects"
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.md"))}
-
-
-def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
-    """Symlink real transcripts into a writable projects folder (so tests may append to copies)."""
-    sources = sorted(ENTIRE.glob("*/*.jsonl"))[:limit]
-    for source in sources:
-        target = projects / source.parent.name / source.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(source)
-    return sources
 
 
 def make_eywa(**overrides: object) -> Eywa:

@@ -23,7 +23,7 @@ from core.config import load_settings
 from core.handoff import parse_handoff, split_front_matter
 from core.redaction import Redactor
 
-from .conftest import CORPUS, ROOT, write_jsonl
+from .conftest import CORPUS, ROOT, json_strings, write_jsonl
 from .fake_anthropic import Fail, FakeAnthropic, Hang, Raw, Reply, default_answer
 
 CWD = "/home/ana/src/quokka"
@@ -80,24 +80,13 @@ def make_session(projects: Path, sid: str, secret: dict[str, str], *, age_minute
     return path
 
 
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def assert_no_secret_sent(fake: FakeAnthropic, seeded: list[str]) -> None:
     redactor = Redactor()
     for request in fake.requests:
         for value in seeded:
             assert value not in request.body, f"a seeded secret reached {request.path}"
         if request.body:
-            for text in _strings(json.loads(request.body)):
+            for text in json_strings(json.loads(request.body)):
                 assert redactor.redact(text) == text, f"a secret reached {request.path}: {text[:200]}"
 
 

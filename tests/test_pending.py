@@ -13,18 +13,9 @@ from core.api import Eywa
 from core.config import load_settings
 from core.pending import BadMark, read_marks, write_mark
 
-from .conftest import CORPUS
+from .conftest import CORPUS, link_corpus
 
 ENTIRE = CORPUS / "entire" / "projects"
-
-
-def link_sessions(projects: Path, count: int) -> list[Path]:
-    sources = sorted(ENTIRE.glob("*/*.jsonl"))[:count]
-    for source in sources:
-        target = projects / source.parent.name / source.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(source)
-    return sources
 
 
 def hook_json(session_id: str) -> dict:
@@ -33,7 +24,7 @@ def hook_json(session_id: str) -> dict:
 
 
 def test_a_marked_session_is_reextracted_and_its_mark_deleted(env: dict[str, Path]) -> None:
-    sources = link_sessions(env["projects"], 3)
+    sources = link_corpus(env["projects"], 3)
     eywa = Eywa(load_settings())
     eywa.ingest()
     marked = sources[1].stem
@@ -46,7 +37,7 @@ def test_a_marked_session_is_reextracted_and_its_mark_deleted(env: dict[str, Pat
 
 
 def test_a_mark_without_transcript_is_kept_until_it_is_too_old(env: dict[str, Path]) -> None:
-    link_sessions(env["projects"], 1)
+    link_corpus(env["projects"], 1)
     pending = env["data"] / "pending"
     young = write_mark(pending, hook_json("not-here-yet"))
     old = write_mark(pending, hook_json("gone-for-good"))
@@ -58,7 +49,7 @@ def test_a_mark_without_transcript_is_kept_until_it_is_too_old(env: dict[str, Pa
 
 
 def test_a_mark_outside_an_only_run_waits_for_the_next_ingest(env: dict[str, Path]) -> None:
-    sources = link_sessions(env["projects"], 2)
+    sources = link_corpus(env["projects"], 2)
     eywa = Eywa(load_settings())
     eywa.ingest()
     mark = write_mark(env["data"] / "pending", hook_json(sources[0].stem))

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.redaction import Redactor, default_redactor
+from core.transcript_reader import read_records
 
-from .conftest import CORPUS
+from .conftest import CORPUS, json_strings
 
 _ALNUM = string.ascii_letters + string.digits
 _UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -447,29 +448,14 @@ def test_default_redactor_is_cached() -> None:
 # --- the real corpus --------------------------------------------------------------------------------------
 
 
-def _json_strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _json_strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _json_strings(item)
-
-
 @pytest.mark.skipif(not CORPUS.exists(), reason="corpus not present")
 def test_corpus_redactions_are_only_the_realistic_fixture_secrets() -> None:
     """Secrets in the corpus were replaced upstream; what is left to redact are the fake-but-realistic
     secrets of one session that tested a redactor (see bench/redaction_false_positives.py)."""
     redactor, kinds = default_redactor(), Counter[str]()
     for path in sorted(CORPUS.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            for text in _json_strings(record):
+        for record in read_records(path):
+            for text in json_strings(record):
                 out = redactor.redact(text)
                 if out is not text:
                     kinds.update(part.split("]", 1)[0] for part in out.split("[REDACTED:")[1:])
