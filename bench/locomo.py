@@ -116,10 +116,10 @@ def main() -> int:
     args = parser.parse_args()
     results = run(parse_range(args.conversations), args.modes.split(","))
     print(f"LoCoMo conversations {args.conversations}")
-    print("| mode | queries | recall@1 | recall@5 | MRR | NDCG@5 |\n|---|---|---|---|---|---|")
+    print("| mode | queries | recall@1 | recall@5 | hit@1 | hit@5 | MRR | NDCG@5 |\n|---|---|---|---|---|---|---|---|")
     for mode, m in results.items():
-        print(f"| {mode} | {m['queries']} | {m['recall@1']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f} "
-              f"| {m['ndcg@5']:.3f} |")
+        print(f"| {mode} | {m['queries']} | {m['recall@1']:.3f} | {m['recall@5']:.3f} | {m['hit@1']:.3f} "
+              f"| {m['hit@5']:.3f} | {m['mrr']:.3f} | {m['ndcg@5']:.3f} |")
     return 0
 
 

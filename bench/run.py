@@ -104,7 +104,8 @@ def main() -> int:
         "## Retrieval quality (session level)\n\nMethod: commits.tsv: both corpus trees ingested, now "
         "2026-02-17, days_back 400, each commit subject a query, its labelled sessions relevant. LoCoMo: each "
         "session one transcript, one index per conversation, category 5 left out, tuned on 0-4 only. "
-        "recall@k = share of relevant sessions in the top k; MRR over the top 10; NDCG@5 binary.\n\n"
+        "recall@k = share of relevant sessions in the top k; hit@k = a relevant session in the top k (the "
+        "measure of the issue's FTS5 reference points); MRR over the top 10; NDCG@5 binary.\n\n"
         + table(quality(args.quick))
     )
 

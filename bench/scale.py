@@ -2,9 +2,12 @@
 cost of a rescan when nothing changed.
 
 The scaled corpus clones real sessions (new ids, dates shifted by whole months, a few words changed)
-into a temporary folder until it holds about `--files` files and `--megabytes` MB; it is never kept.
+into a temporary folder until it holds about `--files` files and `--megabytes` MB; it is not kept unless
+`--scaled-dir` names a folder, which is then filled once and reused by later runs (it takes a while).
+CPU s is user + system time of the ingest process and its children: less sensitive than wall time to
+other work on the machine.
 
-Usage: python bench/scale.py [--files 10000] [--megabytes 1000] [--skip-scaled]
+Usage: python bench/scale.py [--files 10000] [--megabytes 1000] [--skip-scaled] [--scaled-dir DIR]
 """
 
 from __future__ import annotations
@@ -71,11 +74,12 @@ def timed_ingest(projects: Path, data: Path) -> dict[str, float]:
         "import resource, subprocess, sys, time; t = time.perf_counter();"
         "r = subprocess.run([sys.executable, '-m', 'core.cli', 'ingest'], capture_output=True, text=True);"
         "w = time.perf_counter() - t;"
-        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode);"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "print(w, u.ru_maxrss, r.returncode, u.ru_utime + u.ru_stime);"
         "print(r.stdout + r.stderr, file=sys.stderr)"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
-    wall, rss_kb, code = result.stdout.split()
+    wall, rss_kb, code, cpu = result.stdout.split()
     if code != "0":
         raise RuntimeError(result.stderr)
     db = data / "index.sqlite3"
@@ -84,7 +88,8 @@ def timed_ingest(projects: Path, data: Path) -> dict[str, float]:
          "\"SELECT value FROM meta WHERE key='last_ingest_report'\").fetchone()[0])", str(db)],
         capture_output=True, text=True, check=True).stdout)
     return {"wall_s": float(wall), "ingest_s": report["seconds"], "mb": report["bytes_read"] / 1e6,
-            "files": report["files_seen"], "sessions": report["sessions_updated"], "rss_mb": int(rss_kb) / 1024}
+            "files": report["files_seen"], "sessions": report["sessions_updated"], "rss_mb": int(rss_kb) / 1024,
+            "cpu_s": float(cpu)}
 
 
 def measure(projects: Path, label: str) -> list[dict[str, object]]:
@@ -94,23 +99,37 @@ def measure(projects: Path, label: str) -> list[dict[str, object]]:
     return [
         {"what": f"ingest, {label}", "files": cold["files"], "MB": round(cold["mb"], 1),
          "seconds": round(cold["ingest_s"], 2), "MB/s": round(cold["mb"] / cold["ingest_s"], 1),
-         "whole process s": round(cold["wall_s"], 2), "peak RSS MB": round(cold["rss_mb"])},
+         "whole process s": round(cold["wall_s"], 2), "CPU s": round(cold["cpu_s"], 2),
+         "peak RSS MB": round(cold["rss_mb"])},
         {"what": f"rescan, nothing changed, {label}", "files": again["files"], "MB": 0,
          "seconds": round(again["ingest_s"], 3), "MB/s": "", "whole process s": round(again["wall_s"], 2),
-         "peak RSS MB": round(again["rss_mb"])},
+         "CPU s": round(again["cpu_s"], 2), "peak RSS MB": round(again["rss_mb"])},
     ]
 
 
-def run(files: int, megabytes: int, skip_scaled: bool = False) -> list[dict[str, object]]:
+def _scaled(dest: Path, files: int, megabytes: int) -> int:
+    """Fill `dest` with a scaled corpus unless it already holds one; the number of files."""
+    existing = sum(1 for _ in dest.rglob("*.jsonl")) if dest.is_dir() else 0
+    if existing:
+        return existing
+    started = time.perf_counter()
+    count, size = make_scaled_corpus(dest, files, megabytes)
+    print(f"scaled corpus: {count} files, {size / 1e6:.0f} MB in {time.perf_counter() - started:.0f}s",
+          file=sys.stderr)
+    return count
+
+
+def run(files: int, megabytes: int, skip_scaled: bool = False,
+        scaled_dir: Path | None = None) -> list[dict[str, object]]:
     rows = measure(CORPUS, "real corpus")
-    if not skip_scaled:
-        with tempfile.TemporaryDirectory(prefix="eywa-scaled-") as tmp:
-            started = time.perf_counter()
-            count, size = make_scaled_corpus(Path(tmp), files, megabytes)
-            print(f"scaled corpus: {count} files, {size / 1e6:.0f} MB in {time.perf_counter() - started:.0f}s",
-                  file=sys.stderr)
-            rows += measure(Path(tmp), f"scaled corpus ({count} files)")
-    return rows
+    if skip_scaled:
+        return rows
+    if scaled_dir is not None:
+        count = _scaled(scaled_dir, files, megabytes)
+        return rows + measure(scaled_dir, f"scaled corpus ({count} files)")
+    with tempfile.TemporaryDirectory(prefix="eywa-scaled-") as tmp:
+        count = _scaled(Path(tmp), files, megabytes)
+        return rows + measure(Path(tmp), f"scaled corpus ({count} files)")
 
 
 def main() -> int:
@@ -118,8 +137,9 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--megabytes", type=int, default=1000)
     parser.add_argument("--skip-scaled", action="store_true")
+    parser.add_argument("--scaled-dir", type=Path, help="keep the scaled corpus here and reuse it")
     args = parser.parse_args()
-    for row in run(args.files, args.megabytes, args.skip_scaled):
+    for row in run(args.files, args.megabytes, args.skip_scaled, args.scaled_dir):
         print(row)
     return 0
 

@@ -2,8 +2,9 @@
 voice, sent through the bot's voice path, and recalled against an index of the corpus.
 
 Method: build the index (as bench/recall.py: now pinned to 2026-02-17, days_back 400), take the bot's
-hotwords (`Eywa.vocabulary(60)`), speak each query with `flite -voice awb` into a temporary directory,
-encode it as OGG/Opus 48 kHz mono as Telegram sends it, decode it with bot.voice.decode, and transcribe:
+hotwords (`Eywa.vocabulary(2000)`, kept to the terms Whisper may not know by `bot.voice.unfamiliar`),
+speak each query with `flite -voice awb` into a temporary directory, encode it as OGG/Opus 48 kHz mono
+as Telegram sends it, decode it with bot.voice.decode, and transcribe:
 
   plain             tiny.en, no bias
   hotwords          faster-whisper `hotwords` = the vocabulary (what the bot does)
@@ -19,7 +20,7 @@ against the typed words (lowercase, split on anything but letters and digits), a
 clip. Finally the time to transcribe 5 s of speech with hotwords (median of 5, model already loaded).
 
 Usage: python bench/voice_quality.py [--limit N] [--variants plain,hotwords,hotwords+correct]
-       [--vocabulary-size 60] [--data-dir DIR] [--show-misses]
+       [--vocabulary-size 2000] [--data-dir DIR] [--show-misses]
 Needs flite (apt-get install flite). 193 clips take several minutes on 2 cores.
 """
 
@@ -95,7 +96,7 @@ def run(data_dir: Path, work: Path, queries: list[str], variants: list[str], voc
     from core.config import load_settings
 
     eywa = Eywa(load_settings(data_dir=data_dir, projects_dir=SHARED / "corpus"))
-    vocabulary = eywa.vocabulary(vocabulary_size)
+    vocabulary = voice.unfamiliar(eywa.vocabulary(vocabulary_size))
 
     def top(query: str, k: int) -> list[str]:
         return [h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=k)]
@@ -156,7 +157,7 @@ def time_five_seconds(work: Path, vocabulary_size: int, data_dir: Path) -> tuple
     from core.config import load_settings
 
     eywa = Eywa(load_settings(data_dir=data_dir, projects_dir=SHARED / "corpus"))
-    vocabulary = eywa.vocabulary(vocabulary_size)
+    vocabulary = voice.unfamiliar(eywa.vocabulary(vocabulary_size))
     eywa.close()
     ogg = speak(FIVE_SECONDS, work / "five.wav")
     samples = voice.decode(ogg)[: 5 * voice.SAMPLE_RATE]
@@ -184,7 +185,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N queries (0: all)")
     parser.add_argument("--variants", default="plain,hotwords,hotwords+correct",
                         help=f"comma-separated, of: {', '.join(ALL_VARIANTS)}")
-    parser.add_argument("--vocabulary-size", type=int, default=60, help="Eywa.vocabulary(N), as the bot")
+    parser.add_argument("--vocabulary-size", type=int, default=2000, help="Eywa.vocabulary(N), as the bot")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show-misses", action="store_true", help="print each transcript whose top result differs")
     args = parser.parse_args()

@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 import os
 import re
+import sqlite3
 import warnings
 from collections.abc import Callable
 
@@ -51,7 +52,7 @@ from bot.send import call, edit_html, send_document, send_html
 from bot.state import BotState, Page
 from core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
 from core.config import Settings, now
-from core.ingest import IngestReport, Progress
+from core.ingest import IngestError, IngestReport, Progress
 from core.store import StoreError
 
 log = logging.getLogger("eywa.bot")
@@ -72,7 +73,8 @@ PROGRESS_EVERY = 2.0  # seconds between edits of the /ingest message (Telegram l
 INLINE_CACHE_SECONDS = 10
 INLINE_RESULTS = 5
 LAST_MAX = 20
-VOCABULARY_SIZE = 60
+QUERY_SHOWN = 200  # characters of a query quoted back; a pasted page would not fit a message
+VOCABULARY_SIZE = 2000  # candidates for speech biasing; bot/hearing.py keeps those Whisper may not know
 _TIME_RE = re.compile(r"([01]?\d|2[0-3])[:.h]?([0-5]\d)")
 
 
@@ -228,7 +230,8 @@ class EywaBot:
             await self.say(chat_id, "No more sessions." if offset else "No sessions indexed yet: /ingest reads them.")
             return
         if query and offset == 0 and all(r.score == 0 for r in records):
-            await self.say(chat_id, f"Nothing matches “{esc(query)}”; the latest sessions instead:")
+            shown = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
+            await self.say(chat_id, f"Nothing matches “{esc(shown)}”; the latest sessions instead:")
         token = self._page(Page(kind="recall", query=query, offset=offset,
                                 session_ids=[r.session_uuid for r in records]))
         more = len(records) >= size
@@ -322,6 +325,10 @@ class EywaBot:
                 shown = text
         try:
             report = task.result()
+        except (StoreError, IngestError) as exc:  # the machine's state (a full disk...): the message says what to do
+            log.error("ingest failed: %s", exc)
+            await edit_html(self.app.bot, chat_id, message.message_id, f"Ingest failed: {esc(str(exc)[:500])}")
+            return
         except Exception as exc:
             log.error("ingest failed", exc_info=exc)
             await edit_html(self.app.bot, chat_id, message.message_id,
@@ -445,12 +452,35 @@ class EywaBot:
         stamp = f"{now().astimezone(self.settings.zone):%d %b %H:%M}"
         try:
             report = await self.run_ingest()
+        except (StoreError, IngestError) as exc:
+            log.error("scheduled ingest failed: %s", exc)
+            await self._scheduled_ingest_failed(f"failed {stamp}: {str(exc)[:300]}", str(exc))
+            return
         except Exception as exc:
             log.error("scheduled ingest failed", exc_info=exc)
-            self.state.put("scheduled_ingest", f"failed {stamp}: {type(exc).__name__}: {str(exc)[:300]}")
+            await self._scheduled_ingest_failed(f"failed {stamp}: {type(exc).__name__}: {str(exc)[:300]}", None)
             return
         log.info("scheduled ingest: %s", report.summary())
-        self.state.put("scheduled_ingest", f"ok {stamp}: {report.sessions_updated} sessions updated")
+        self._put_state("scheduled_ingest", f"ok {stamp}: {report.sessions_updated} sessions updated")
+
+    async def _scheduled_ingest_failed(self, status: str, tell: str | None) -> None:
+        """Record the failure for /status; tell the owners `tell` when the previous run went well, not at
+        every interval while the fault lasts."""
+        before = self.state.get("scheduled_ingest") or ""
+        self._put_state("scheduled_ingest", status)
+        if tell is None or before.startswith("failed"):
+            return
+        for chat_id in sorted(self.allowed):  # an owner's private chat has the owner's id
+            try:
+                await send_html(self.app.bot, chat_id, f"The scheduled ingest failed: {esc(tell)}")
+            except Exception:
+                log.warning("could not tell owner %s about the failed ingest", chat_id, exc_info=True)
+
+    def _put_state(self, key: str, value: str) -> None:
+        try:
+            self.state.put(key, value)
+        except sqlite3.Error as exc:  # a full disk fails this small write too; the log line stays
+            log.warning("could not record %s: %s", key, exc)
 
     async def job_digest(self, context: Ctx) -> None:
         chat_id = context.job.chat_id
@@ -486,9 +516,13 @@ class EywaBot:
         if isinstance(update, Update) and update.effective_chat and update.effective_user \
                 and update.effective_user.id in self.allowed:
             owner_chat = update.effective_chat.id
-        if isinstance(error, StoreError) and owner_chat is not None:
+        if isinstance(error, StoreError) and owner_chat is not None and not self.settings.db_path.exists():
             await send_html(self.app.bot, owner_chat, "No index yet: /ingest reads your transcripts "
                                                       "(the first time takes a minute).")
+            return
+        if isinstance(error, StoreError) and owner_chat is not None:  # its message says what to do
+            log.error("handling an update failed: %s", error)
+            await send_html(self.app.bot, owner_chat, esc(str(error)))
             return
         log.error("handling an update failed", exc_info=error)
         if owner_chat is None:

@@ -28,6 +28,7 @@ def transcriber(settings: Settings) -> Transcriber:
         except ImportError as exc:
             raise VoiceFailed(f"Voice notes are not available on this install ({exc}); type the words instead.") \
                 from exc
+        hotwords = voice.unfamiliar(hotwords)
         try:
             text = voice.transcribe(ogg, hotwords, settings)
         except voice.VoiceError as exc:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
+import sqlite3
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+if TYPE_CHECKING:
+    from core.config import Settings
+
 NOISY_LOGGERS = ("httpx", "httpcore", "apscheduler")  # httpx logs every request URL, and a URL holds the token
+# PTB logs each update it handles and each Bot API result at DEBUG: a stranger's words, the owner's handoffs.
+CONTENT_LOGGERS = ("telegram",)
 
 
 class RedactingFormatter(logging.Formatter):
@@ -21,24 +29,43 @@ class RedactingFormatter(logging.Formatter):
         for secret in secrets:
             if secret:
                 forms.update({secret, quote(secret, safe=""), quote(secret)})
-        self._forms = sorted(forms, key=len, reverse=True)
+        # In any letter case: PTB capitalizes error descriptions ("Chat not found (...)"), lower-casing the rest.
+        alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+        self._secrets = re.compile(alternatives, re.IGNORECASE) if alternatives else None
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        for form in self._forms:
-            text = text.replace(form, "<token>")
-        return text
+        return self._secrets.sub("<token>", text) if self._secrets is not None else text
+
+
+def without_update_data(record: logging.LogRecord) -> bool:
+    """PTB logs the raw updates it cannot parse, anyone's messages, at CRITICAL: the line stays, not the data."""
+    if record.name.startswith("telegram") and "Received data was %r" in str(record.msg):
+        record.msg, record.args = str(record.msg).replace("%r", "(left out of the log)"), ()
+    return True
 
 
 def configure_logging(level: str, secrets: Iterable[str], stream: object = None) -> logging.Handler:
     handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets))
+    handler.addFilter(without_update_data)
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
+    for name in CONTENT_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.INFO, root.level))
     return handler
+
+
+def log_secrets(settings: Settings) -> list[str]:
+    """What the log must never show: the bot token, and the API keys (Anthropic, voice) when set."""
+    from core.llm_pass import api_key
+
+    keys = [settings.telegram.token.get_secret_value(), api_key(settings),
+            settings.voice.openai_api_key.get_secret_value()]
+    return [key.strip() for key in keys if key.strip()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,8 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
-    token = settings.telegram.token.get_secret_value().strip()
-    configure_logging(args.log_level, [token])
+    configure_logging(args.log_level, log_secrets(settings))
 
     from telegram.error import InvalidToken
 
@@ -65,6 +91,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = build_application(settings)
     except MissingToken as exc:
         print(f"eywa-bot: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, sqlite3.Error) as exc:  # its state lives in the data directory: read-only, full...
+        from core.storage_faults import describe
+
+        print(f"eywa-bot: {describe(exc, settings.data_dir) or f'cannot use {settings.data_dir}: {exc}'}",
+              file=sys.stderr)
         return 1
     try:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)

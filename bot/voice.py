@@ -185,6 +185,15 @@ def hotword_prompt(hotwords: list[str], tokenizer: Any | None = None, budget: in
     return ", ".join(words)
 
 
+def unfamiliar(terms: list[str]) -> list[str]:
+    """The terms Whisper may not know, in their order: those with a part that is not one token of its
+    English vocabulary ("gitleaks", "claude-code-log"). The rest ("logic", "review") it hears anyway:
+    measured on bench/voice_quality.py, biasing toward them did nothing, and matching heard words
+    against them costs time for nothing."""
+    common = common_words()
+    return [t for t in terms if not all(part in common for part in _spoken(t).lower().split())]
+
+
 def _spoken(term: str) -> str:
     return " ".join(re.split(r"[-_./\s]+", term.strip())).strip()
 
@@ -264,7 +273,7 @@ def transcribe_openai(audio: bytes, hotwords: list[str], voice: VoiceSettings, *
     except httpx.HTTPError as exc:
         raise VoiceError(f"The transcription service could not be reached ({type(exc).__name__}).") from exc
     if response.status_code >= 400:
-        detail = _error_detail(response)
+        detail = _error_detail(response, voice.openai_api_key.get_secret_value())
         raise VoiceError(f"The transcription service refused that voice note (HTTP {response.status_code}{detail}).")
     try:
         body = response.json()
@@ -274,12 +283,17 @@ def transcribe_openai(audio: bytes, hotwords: list[str], voice: VoiceSettings, *
     return str(text).strip()
 
 
-def _error_detail(response: Any) -> str:
+def _error_detail(response: Any, api_key: str) -> str:
+    """The service's error message, for the owner's chat: without the key, which some services quote."""
+    from core.redaction import default_redactor
+
     try:
-        message = response.json().get("error", {}).get("message", "")
+        message = str(response.json().get("error", {}).get("message", ""))
     except (ValueError, AttributeError):
         message = ""
-    return f": {str(message)[:200]}" if message else ""
+    if api_key.strip():
+        message = re.sub(re.escape(api_key.strip()), "<api key>", message, flags=re.IGNORECASE)
+    return f": {default_redactor().redact(message)[:200]}" if message else ""
 
 
 # --- the public entry point ----------------------------------------------------------------------
@@ -322,8 +336,8 @@ _SINGLE_WORD = 0.86  # one heard word must be close to the term: ordinary words 
 _RUN = 0.78  # two or three words carry more evidence
 _COMMON_RUN = 0.85  # ... unless every one of them is a common word ("string builder" is not "stringutil")
 _COMPOUND = 0.88  # a term of several parts, by spelling alone
-# A run equal to a term of three or more parts but for one part ("plot code log" for "claude code
-# log") needs that part to sound only a little like its counterpart. Not for two-part terms: "cli rex"
+# A run spelling a term of three or more parts but for one part ("plot code log", or "plotcode log",
+# for "claude code log") needs that part to sound only a little like its counterpart. Not for two-part terms: "cli rex"
 # is not "cli-hooks".
 _ODD_PART = 0.34
 
@@ -404,6 +418,18 @@ def _words(text: str) -> list[_Word]:
     return words
 
 
+# Punctuation said aloud between two words ("main slash default", "transcript underscore path"): written
+# as the symbol, as the words were typed, so the spoken name of the symbol does not become a query term.
+_SPOKEN_SYMBOLS = {"slash": "/", "backslash": "\\", "underscore": "_", "dash": "-", "hyphen": "-", "dot": "."}
+_SPOKEN_SYMBOL_RE = re.compile(rf"(?<=[A-Za-z0-9])[\s,]+({'|'.join(_SPOKEN_SYMBOLS)})[\s,]+(?=[A-Za-z0-9])",
+                               re.IGNORECASE)
+
+
+def write_symbols(text: str) -> str:
+    """Symbols said aloud between two words, written: "origin slash main" -> "origin/main"."""
+    return _SPOKEN_SYMBOL_RE.sub(lambda m: _SPOKEN_SYMBOLS[m.group(1).lower()], text)
+
+
 def correct_query(text: str, vocabulary: list[str]) -> str:
     """Replace words that were misheard for a vocabulary term with that term.
 
@@ -418,6 +444,7 @@ def correct_query(text: str, vocabulary: list[str]) -> str:
         for t in dict.fromkeys(vocabulary)
         if len(_key(t)) >= _MIN_KEY
     ]
+    text = write_symbols(text)
     if not terms or not text.strip():
         return text
     known = {t.lower() for t in vocabulary}
@@ -476,7 +503,7 @@ def _closest(key: str, parts: tuple[str, ...], terms: list[_Term]) -> str | None
             # were heard ("plot code log"); otherwise the words heard are likely what was said.
             threshold = _COMPOUND
             score = _ratio(key, term.key)
-            if score < threshold and _odd_part_matches(parts, term):
+            if score < threshold and _odd_part_matches(key, term):
                 score = threshold
         else:
             if len(parts) == 1 and parts[0] in common_words():
@@ -508,12 +535,17 @@ def _inflected(a: str, b: str) -> bool:
     return long.startswith(short) and long[len(short) :] in ("", *_INFLECTIONS)
 
 
-def _odd_part_matches(parts: tuple[str, ...], term: _Term) -> bool:
-    """Every part equal but one, and that one sounds a little like its counterpart."""
-    if len(parts) != len(term.parts) or len(parts) < 3:
+def _odd_part_matches(key: str, term: _Term) -> bool:
+    """The heard letters spell every part of the term but one, in order, and what stands in its place
+    sounds a little like it: "plot code log" or "plotcode log" for "claude-code-log"."""
+    if len(term.parts) < 3:
         return False
-    odd = [(a, b) for a, b in zip(parts, term.parts, strict=True) if a != b]
-    if len(odd) != 1:
-        return False
-    heard, meant = odd[0]
-    return len(meant) >= 3 and max(_ratio(heard, meant), _ratio(_sound(heard), _sound(meant))) >= _ODD_PART
+    for i, meant in enumerate(term.parts):
+        before, after = "".join(term.parts[:i]), "".join(term.parts[i + 1 :])
+        if len(key) <= len(before) + len(after) or not (key.startswith(before) and key.endswith(after)):
+            continue
+        heard = key[len(before) : len(key) - len(after)]
+        if heard != meant and len(meant) >= 3 and \
+                max(_ratio(heard, meant), _ratio(_sound(heard), _sound(meant))) >= _ODD_PART:
+            return True
+    return False

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +17,7 @@ from core.config import Settings, now
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
 from core.recall import COLUMNS as _COLUMNS
 from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
+from core.storage_faults import describe
 from core.store import Store, StoreError
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs
@@ -91,6 +95,17 @@ class Eywa:
     def _record(self, row: tuple) -> HandoffRecord:
         return record_from_row(row, self.settings.handoffs_dir)
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A full disk or an unwritable data directory met while writing, as a StoreError that says so."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            message = describe(exc, self.settings.data_dir)
+            if message is None:
+                raise
+            raise StoreError(message) from exc
+
     # -- the API ------------------------------------------------------------------------------------
     def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
                force: frozenset[str] = frozenset(), llm: bool = True) -> IngestReport:
@@ -105,10 +120,11 @@ class Eywa:
         paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
                             self.settings.pending_dir)
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
-        report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone, progress=progress,
-                        only=only, force=force)
-        if llm and llm_active(self.settings):
-            self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
+        with self._writing():
+            report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
+                            progress=progress, only=only, force=force)
+            if llm and llm_active(self.settings):
+                self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
         return report
 
     def llm_pass(self) -> LLMPass:
@@ -215,18 +231,24 @@ class Eywa:
             llm=llm_stats(self.store, self.settings),
         )
 
-    def vocabulary(self, limit: int = 60) -> list[str]:
+    def vocabulary(self, limit: int = 2000) -> list[str]:
         """The index's own words, for biasing speech recognition: project names (most used first), then
-        keywords found in at least two handoffs but in at most a quarter of them (frequent, yet distinctive)."""
+        the single words of the sessions' routing terms (and of keywords, for an index rebuilt from files)
+        found in at least two sessions but in at most a quarter of them, most frequent first: the words a
+        speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
+        knows is the speech side's business (bot/voice.py)."""
         conn = self._reader().conn
         total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
         projects = [p for (p,) in conn.execute(
             "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
-        keywords = [k for (k,) in conn.execute(
-            "SELECT keyword FROM keyword_index GROUP BY keyword HAVING COUNT(*) BETWEEN 2 AND ?"
-            " ORDER BY COUNT(*) DESC, keyword", (max(2, total // 4),))]
-        words = list(dict.fromkeys(w for w in projects + keywords if len(w) >= 3 and not w.isdigit()))
-        return words[:max(0, limit)]
+        words = [w for (w,) in conn.execute(
+            "SELECT term FROM (SELECT term, df FROM term_df UNION ALL"
+            " SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword)"
+            " WHERE length(term) >= 4 AND term NOT GLOB '*[^a-z]*'"
+            " GROUP BY term HAVING MAX(df) BETWEEN 2 AND ? ORDER BY MAX(df) DESC, term",
+            (max(2, total // 4),))]
+        terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))
+        return terms[:max(0, limit)]
 
     def digest(self, since: dt.datetime) -> Digest:
         """Handoffs of sessions that ended since `since`, and every open thread of those still open."""
@@ -249,4 +271,5 @@ class Eywa:
     def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:
         from core.reindex import reindex
 
-        return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)
+        with self._writing():
+            return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)

@@ -80,8 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
+    import sqlite3
+
     from core.api import AmbiguousId, Eywa, NotFound
     from core.ingest import IngestError
+    from core.storage_faults import describe
     from core.store import StoreError
 
     eywa = Eywa(settings)
@@ -89,14 +92,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](eywa, args)
     except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, FileNotFoundError) as exc:
         return _fail(str(exc).strip("'\""))
-    except PermissionError as exc:
-        return _fail(f"permission denied: {exc.filename or exc}; check the data directory {settings.data_dir}")
-    except OSError as exc:
-        return _fail(f"{exc.strerror or exc}: {exc.filename or ''} (data directory {settings.data_dir})")
+    except (OSError, sqlite3.Error) as exc:
+        return _fail(describe(exc, settings.data_dir) or _unexpected(exc, settings.data_dir))
     except KeyboardInterrupt:
         return _fail("interrupted; what was done is kept, run the command again to finish")
     finally:
         eywa.close()
+
+
+def _unexpected(exc: BaseException, data_dir: Path) -> str:
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {exc.filename or exc}; check the data directory {data_dir}"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
+    return f"the index in {data_dir} failed ({exc}): `eywa reindex` rebuilds it from the handoff files"
 
 
 def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
@@ -148,7 +157,10 @@ def _cmd_get(args: argparse.Namespace) -> int:
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        return _fail(f"cannot read the index {settings.db_path} ({exc}): run `eywa reindex` to rebuild it")
+        from core.storage_faults import describe
+
+        return _fail(describe(exc, settings.data_dir)
+                     or f"cannot read the index {settings.db_path} ({exc}): run `eywa reindex` to rebuild it")
     if args.json:
         _print_json([r.to_json() for r in records])
     else:

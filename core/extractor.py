@@ -232,10 +232,22 @@ def session_terms(session: Session) -> tuple[Counter[str], list[str]]:
 def extract(session: Session, *, weights: Counter[str], df: DocumentFrequency, total_docs: int,
             zone: ZoneInfo) -> Handoff:
     """The handoff of a session. `weights` come from `session_terms`; see `keywords_of` for `df`."""
+    return with_keywords(draft(session, zone), weights=weights, df=df, total_docs=total_docs)
+
+
+def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFrequency, total_docs: int) -> Handoff:
+    """The drafted handoff given its keywords (none when it has no substance)."""
+    if handoff.substance:
+        handoff.keywords = keywords_of(weights, df, total_docs, tuple(handoff.projects))
+    return handoff
+
+
+def draft(session: Session, zone: ZoneInfo) -> Handoff:
+    """The handoff without its keywords: everything that does not depend on the other sessions, so
+    that it can be made apart from (and in parallel with) the ordered document-frequency updates."""
     commits = commit_subjects(session)
     substance = substance_of(session)
     projects = projects_from_cwd(session.cwd)
-    keywords = keywords_of(weights, df, total_docs, projects) if substance else []
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
@@ -250,7 +262,6 @@ def extract(session: Session, *, weights: Counter[str], df: DocumentFrequency, t
         model=session.model,
         headline=headline,
         projects=list(projects),
-        keywords=keywords,
         substance=substance,
     )
     if substance:

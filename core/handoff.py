@@ -223,9 +223,11 @@ def atomic_write(path: Path, text: str) -> None:
 
     No fsync: a killed process cannot leave half a file this way, and an fsync per handoff made ingest
     several times slower. After a power loss the next ingest rewrites what the index lacks.
+    A killed writer leaves its temporary file (named with its pid): the next write to the folder removes it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _remove_orphan_temps(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -233,3 +235,22 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _remove_orphan_temps(folder: Path) -> None:
+    """Delete the temporary files `.<name>.<pid>.<random>.tmp` whose writer is no longer running."""
+    for entry in os.scandir(folder):
+        parts = entry.name.split(".")
+        if entry.name.startswith(".") and parts[-1] == "tmp" and len(parts) >= 5 and parts[-3].isdigit() \
+                and not _running(int(parts[-3])):
+            Path(entry.path).unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's
+    return True

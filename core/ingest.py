@@ -1,13 +1,14 @@
 """Incremental ingest: transcripts -> redacted session -> markdown archive + handoff file + index.
 
 An unchanged file costs one stat. A session with any new or grown file is read again whole. Sessions
-are processed oldest first, each in one transaction written after its files: killing ingest at any
-moment leaves the store consistent, and the next run ends with exactly the files of an
-uninterrupted one.
+are stored oldest first, in transactions of about a second's work each written after their files
+(core/prepare.py reads them ahead, in parallel for a large ingest): killing ingest at any moment
+leaves the store consistent, and the next run ends with exactly the files of an uninterrupted one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from collections.abc import Callable
@@ -17,16 +18,21 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
-from core.discovery import SessionFiles, SourceFile, group_sessions, read_meta, scan_files, subagent_parent
-from core.extractor import EXTRACTOR_NAME, extract, session_terms
+from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files, subagent_parent
+from core.extractor import EXTRACTOR_NAME, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
-from core.renderer import Renderer
-from core.session_builder import build_session, is_transcript, parse_time
+from core.prepare import PreparedSession, prepared_in_order, worker_count
+from core.session_builder import parse_time
 from core.store import Store
+from core.term_stats import TermStats
 from core.transcript_reader import peek_fields
 
 Progress = Callable[[int, int, str], None]
+# One commit per session made FTS5 write a segment and the term statistics rewrite their pages for
+# every session; a batch shares that work, and a second keeps other writers' waits short.
+_BATCH_SECONDS = 1.0
+_BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
 
 
 class IngestError(RuntimeError):
@@ -77,9 +83,10 @@ def _first_time(files: SessionFiles) -> str:
 
 def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zone: ZoneInfo,
            progress: Progress | None = None, only: set[str] | None = None,
-           force: frozenset[str] = frozenset()) -> IngestReport:
+           force: frozenset[str] = frozenset(), workers: int | None = None) -> IngestReport:
     """Ingest new and changed sessions; `force` re-extracts those sessions even if unchanged, `only`
-    limits the run to the given session ids (both by full id)."""
+    limits the run to the given session ids (both by full id). `workers`: processes reading sessions
+    (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number."""
     started = time.perf_counter()
     report = IngestReport()
     if not paths.projects_dir.is_dir():
@@ -110,13 +117,32 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         and (g.session_id in force or any(str(f.path) in changed for f in g.files))
     ]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
-    renderer = Renderer(zone)
-    for done, group in enumerate(dirty, start=1):
-        _ingest_session(store, group, paths, renderer, redact, zone, report)
-        if group.session_id in marks:
-            clear_mark(marks[group.session_id])
-        if progress is not None:
-            progress(done, len(dirty), group.session_id)
+    workers = worker_count(dirty) if workers is None else workers
+    prepared = prepared_in_order(dirty, redact, zone, workers)
+    with contextlib.closing(prepared):
+        done = 0
+        while done < len(dirty):
+            # A batch's first session is read before its transaction begins, so that reading a large
+            # session never holds the write lock; small ones join the batch while it is young.
+            began, first, session = time.perf_counter(), done, next(prepared)
+            superseded: list[Path] = []
+            with store.transaction():
+                terms = TermStats(store.conn)
+                while True:
+                    superseded += _store_session(store, terms, dirty[done], session, paths, report)
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(dirty), dirty[done - 1].session_id)
+                    if (done == len(dirty) or time.perf_counter() - began >= _BATCH_SECONDS
+                            or sum(f.size for f in dirty[done].files) > _BATCH_MAX_SESSION_BYTES):
+                        break
+                    session = next(prepared)
+                terms.flush()
+            for path in superseded:
+                path.unlink(missing_ok=True)
+            for group in dirty[first:done]:
+                if group.session_id in marks:
+                    clear_mark(marks[group.session_id])
     report.seconds = time.perf_counter() - started
     with store.transaction():
         store.set_meta("last_ingest_at", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
@@ -124,49 +150,44 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     return report
 
 
-def _ingest_session(store: Store, group: SessionFiles, paths: IngestPaths, renderer: Renderer,
-                    redact: Callable[[str], str], zone: ZoneInfo, report: IngestReport) -> None:
-    subagent_files = [
-        (f.path, f.kind, read_meta(f) if f.kind == "subagents-dir" else {}) for f in group.subagents
-    ]
-    session, stats = build_session(group.session_id, [f.path for f in group.main], subagent_files, redact)
+def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared: PreparedSession,
+                   paths: IngestPaths, report: IngestReport) -> list[Path]:
+    """Write a session's files and rows, inside the caller's transaction; the files it supersedes, to
+    delete once that transaction is committed."""
+    stats = prepared.stats
     report.bytes_read += sum(s.bytes_read for s in stats.values())
-    report.bad_lines += session.bad_lines
+    report.bad_lines += prepared.bad_lines
 
     def record_sources(kind_of_main: str) -> None:
         for source in group.files:
             file_stats = stats.get(str(source.path))
+            if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
+                continue
             kind = kind_of_main if source.kind == "main" else source.kind
             store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
-                             file_stats.bad_lines if file_stats else 0)
+                             file_stats.bad_lines)
 
-    if not is_transcript(session):
+    if prepared.handoff is None:  # empty, or not a Claude Code transcript
         report.sessions_skipped += 1
-        with store.transaction():
-            record_sources("skipped")
-        return
-    markdown = renderer.render(session)
-    weights, terms = session_terms(session)
-    with store.transaction():
-        store.set_session_terms(session.session_id, terms)
-        handoff = extract(session, weights=weights, df=store.term_df, total_docs=store.document_count(),
-                          zone=zone)
-        relpath = handoff_relpath(handoff)
-        old = store.conn.execute(
-            "SELECT path FROM handoffs WHERE session_uuid = ?", (session.session_id,)
-        ).fetchone()
-        # Files first, row last: a crash in between leaves files that the next run rewrites identically.
-        atomic_write(paths.archive_dir / relpath, markdown)
-        atomic_write(paths.handoffs_dir / relpath, handoff.to_markdown())
-        store.put_handoff(handoff, path=relpath.as_posix(), archive_path=relpath.as_posix(), transcript=markdown,
-                          ended_at=session.last_ts.isoformat() if session.last_ts else "",
-                          extractor=EXTRACTOR_NAME)
-        record_sources("orphan" if session.orphan else "main")
+        record_sources("skipped")
+        return []
+    terms.record(prepared.session_id, prepared.terms)
+    handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
+                            total_docs=terms.document_count())
+    relpath = handoff_relpath(handoff)
+    old = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (prepared.session_id,)).fetchone()
+    # Files first, row last: a crash in between leaves files that the next run rewrites identically.
+    atomic_write(paths.archive_dir / relpath, prepared.markdown)
+    atomic_write(paths.handoffs_dir / relpath, handoff.to_markdown())
+    store.put_handoff(handoff, path=relpath.as_posix(), archive_path=relpath.as_posix(),
+                      transcript=prepared.markdown, columns=prepared.columns, ended_at=prepared.ended_at,
+                      extractor=EXTRACTOR_NAME)
+    record_sources("orphan" if prepared.orphan else "main")
+    report.sessions_updated += 1
+    report.subagent_runs += prepared.subagent_runs
+    report.orphans += int(prepared.orphan)
+    report.updated.append(prepared.session_id)
     if old is not None and old[0] != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
-        (paths.handoffs_dir / old[0]).unlink(missing_ok=True)
-        (paths.archive_dir / old[0]).unlink(missing_ok=True)
-    report.sessions_updated += 1
-    report.subagent_runs += len(session.subagents)
-    report.orphans += int(session.orphan)
-    report.updated.append(session.session_id)
+        return [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
+    return []

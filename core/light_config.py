@@ -89,6 +89,11 @@ def _yaml(path: Path) -> dict[str, object]:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.MarkedYAMLError as exc:  # one line, as core.config words it
+        mark = exc.problem_mark or exc.context_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = ": ".join(str(part) for part in (exc.context, exc.problem) if part)
+        raise LightConfigError(f"YAML syntax error in {path}{where}: {problem or exc}") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise LightConfigError(f"cannot read config file {path}: {exc}") from None
     if data is None:
@@ -104,17 +109,20 @@ def _path(value: object, key: str) -> Path:
     return Path(value).expanduser()
 
 
-def _int(value: object, key: str, low: int, high: int | None = None) -> int:
+def _int(value: object, key: str, low: int, high: int | None = None, origin: str | None = None) -> int:
+    given = f"invalid configuration: {key} = {value!r}" + (f" (from {origin})" if origin else "")
+    not_int = LightConfigError(f"{given}: must be an integer")
     if isinstance(value, bool):
-        raise LightConfigError(f"{key} must be an integer")
+        raise not_int
     try:
         number = int(str(value).strip()) if isinstance(value, str) else int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
-        raise LightConfigError(f"{key} must be an integer") from None
+        raise not_int from None
     if isinstance(value, float) and value != number:
-        raise LightConfigError(f"{key} must be an integer")
+        raise not_int
     if number < low or (high is not None and number > high):
-        raise LightConfigError(f"{key} is out of range")
+        allowed = f"{low} to {high}" if high is not None else f"at least {low}"
+        raise LightConfigError(f"{given}: must be {allowed}")
     return number
 
 
@@ -127,6 +135,7 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
     if not isinstance(retrieval, dict):
         raise LightConfigError("retrieval must be a mapping")
     retrieval = dict(retrieval)
+    origins = dict.fromkeys(retrieval, str(path))  # where each value came from, for error messages
     if f"{ENV_PREFIX}RETRIEVAL" in env:  # a whole section as JSON, merged like pydantic-settings does
         try:
             section = json.loads(env[f"{ENV_PREFIX}RETRIEVAL"])
@@ -135,10 +144,12 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         if not isinstance(section, dict):
             raise LightConfigError("EYWA_RETRIEVAL is not a JSON object")
         retrieval.update(section)
+        origins.update(dict.fromkeys(section, f"{ENV_PREFIX}RETRIEVAL"))
     for key in ("days_back", "max_handoffs", "mode"):
         name = f"{ENV_PREFIX}RETRIEVAL__{key.upper()}"
         if name in env:
             retrieval[key] = env[name]
+            origins[key] = name
 
     def top(key: str, default: object) -> object:
         name = ENV_PREFIX + key.upper()
@@ -154,8 +165,9 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         data_dir=_path(top("data_dir", "~/.eywa"), "data_dir"),
         projects_dir=_path(top("projects_dir", "~/.claude/projects"), "projects_dir"),
         timezone=timezone,
-        days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1),
-        max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5),
+        days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1, origin=origins.get("days_back")),
+        max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5,
+                          origin=origins.get("max_handoffs")),
         mode=str(mode),
     )
 

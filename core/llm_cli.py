@@ -10,10 +10,11 @@ from typing import Any, TextIO
 from core.progress import with_progress_bar
 
 
-def report_notes(report: Any, out: TextIO = sys.stderr) -> None:
-    """Warnings and the stop reason of an LLM pass, one line each."""
+def report_notes(report: Any, out: TextIO | None = None) -> None:
+    """Warnings and the stop reason of an LLM pass, one line each (to stderr by default)."""
     if report is None:
         return
+    out = out or sys.stderr  # looked up now: a default bound at import would outlive a replaced stderr
     for warning in report.warnings:
         print(f"eywa: warning: {warning}", file=out)
     if report.stopped:

@@ -20,6 +20,7 @@ import datetime as dt
 import email.utils
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -164,6 +165,7 @@ class LLMClient:
         # base_url None lets the SDK honour ANTHROPIC_BASE_URL; max_retries=0: the policy is ours (above).
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, timeout=timeout,
                                            max_retries=0)
+        self._key = re.compile(re.escape(api_key), re.IGNORECASE) if api_key else None
         self.model = model
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -176,6 +178,15 @@ class LLMClient:
         # Jitter in [0.5, 1) of the exponential step, so concurrent workers do not retry in lockstep.
         return min(self.max_wait, self.backoff_base * 2**attempt * (0.5 + self._jitter() / 2))
 
+    def _scrub(self, text: str) -> str:
+        """An error text without the API key or any other secret: proxies quote the key they refuse."""
+        from core.redaction import default_redactor
+
+        return default_redactor().redact(self._key.sub("<api key>", text) if self._key is not None else text)
+
+    def _says(self, exc: Any) -> str:
+        return self._scrub(_api_message(exc))
+
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
         a = self._anthropic
         for attempt in range(self.max_retries + 1):
@@ -183,37 +194,38 @@ class LLMClient:
                 return fn()
             except a.AuthenticationError as exc:
                 raise LLMAuthError(
-                    f"the Anthropic API rejected the key (401 {_api_message(exc)}): set ANTHROPIC_API_KEY or "
+                    f"the Anthropic API rejected the key (401 {self._says(exc)}): set ANTHROPIC_API_KEY or "
                     f"llm.api_key to a valid key; the deterministic handoffs stay until a run succeeds"
                 ) from exc
             except (a.PermissionDeniedError, a.PaymentRequiredError) as exc:
-                raise LLMStop(f"the Anthropic API refused {what} ({exc.status_code} {_api_message(exc)}): check "
+                raise LLMStop(f"the Anthropic API refused {what} ({exc.status_code} {self._says(exc)}): check "
                               f"the account, its billing and the key's permissions") from exc
             except a.NotFoundError as exc:
-                raise LLMStop(f"the Anthropic API does not know {what} (404 {_api_message(exc)}): check "
+                raise LLMStop(f"the Anthropic API does not know {what} (404 {self._says(exc)}): check "
                               f"llm.model and llm.base_url") from exc
             except (a.RateLimitError, a.OverloadedError) as exc:
                 if exc.error_code in _SPEND_LIMIT_CODES:
-                    raise LLMStop(f"the organisation's spend limit is reached (429 {_api_message(exc)}): raise "
+                    raise LLMStop(f"the organisation's spend limit is reached (429 {self._says(exc)}): raise "
                                   f"it in the Anthropic console or wait; the run stops here") from exc
                 asked = parse_retry_after(exc.response.headers)
                 if asked is not None and asked > self.max_wait:
                     raise LLMStop(f"the Anthropic API asks to wait {asked:.0f}s ({exc.status_code} "
-                                  f"{_api_message(exc)}), more than llm.max_wait_seconds ({self.max_wait:.0f}s): "
+                                  f"{self._says(exc)}), more than llm.max_wait_seconds ({self.max_wait:.0f}s): "
                                   f"run again later, the rest is kept pending") from exc
                 wait = max(asked or 0.0, self._backoff(attempt))
                 failure: BaseException = exc
             except a.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code not in (408, 409):
-                    raise RequestRejected(f"{exc.status_code} {_api_message(exc)}") from exc
+                    raise RequestRejected(f"{exc.status_code} {self._says(exc)}") from exc
                 wait, failure = self._backoff(attempt), exc
             except a.APIConnectionError as exc:  # also APITimeoutError
                 wait, failure = self._backoff(attempt), exc
             except a.APIError as exc:  # an answer the SDK cannot read (a proxy's error page): not retried
-                raise TransientFailure(f"{what}: {exc}") from exc
+                raise TransientFailure(f"{what}: {self._scrub(str(exc))}") from exc
+            described = self._scrub(_describe(failure))
             if attempt == self.max_retries:
-                raise TransientFailure(f"{what}: {_describe(failure)} after {attempt + 1} attempts") from failure
-            log.info("%s: %s; retry %d of %d in %.2fs", what, _describe(failure), attempt + 1, self.max_retries, wait)
+                raise TransientFailure(f"{what}: {described} after {attempt + 1} attempts") from failure
+            log.info("%s: %s; retry %d of %d in %.2fs", what, described, attempt + 1, self.max_retries, wait)
             self._sleep(wait)
         raise AssertionError("unreachable")
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
@@ -27,7 +26,10 @@ from pydantic import Field, ValidationError
 from core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
 from core.config import Settings
 from core.ingest import IngestError
+from core.redaction import default_redactor
+from core.session_builder import block_text
 from core.store import StoreError
+from core.transcript_reader import read_records
 
 ACTIVE_SECONDS = 300  # a transcript written this recently belongs to a session that is still running
 _ENCODED_NAME_MAX = 200  # Claude Code shortens longer folder names (and appends a hash)
@@ -73,25 +75,18 @@ def encode_cwd(cwd: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
-def _first_prompt(path: Path, max_lines: int = 400) -> str:
-    """The first thing the user typed, to tell sessions apart (best effort)."""
+def _first_prompt(path: Path, max_records: int = 400) -> str:
+    """The first thing the user typed, to tell sessions apart (best effort, redacted: it goes to Claude)."""
     try:
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle):
-                if number >= max_lines:
-                    break
-                try:
-                    record = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if not isinstance(record, dict) or record.get("type") != "user" or record.get("isMeta"):
-                    continue
-                content = (record.get("message") or {}).get("content")
-                if isinstance(content, list):
-                    content = " ".join(c.get("text", "") for c in content
-                                       if isinstance(c, dict) and c.get("type") == "text")
-                if isinstance(content, str) and content.strip() and not content.lstrip().startswith("<"):
-                    return " ".join(content.split())[:100]
+        for number, record in enumerate(read_records(path)):
+            if number >= max_records:
+                break
+            message = record.get("message")
+            if record.get("type") != "user" or record.get("isMeta") or not isinstance(message, dict):
+                continue
+            content = block_text(message.get("content"))
+            if content.strip() and not content.lstrip().startswith("<"):
+                return default_redactor().redact(" ".join(content.split())[:100])
     except OSError:
         pass
     return ""

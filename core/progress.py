@@ -16,6 +16,9 @@ def with_progress_bar(mode: str, unit: str, run: Callable[[Progress], T]) -> T:
     if mode == "always" or (mode == "auto" and sys.stderr.isatty()):
         from tqdm import tqdm
 
+        # No monitor thread: ingest starts its worker processes only from a single-threaded process
+        # (core/prepare.py), and the bar is updated by hand anyway.
+        tqdm.monitor_interval = 0
         bar = tqdm(total=0, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=False)
 
     def progress(done: int, total: int, label: str) -> None:

@@ -113,8 +113,9 @@ def _looks_random(body: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Rules for tokens recognisable by their shape (prefix + alphabet + length).
 
-# Boundaries: a token must not be the middle of a longer word or of a base64 blob.
-_L = r"(?<![A-Za-z0-9_+/-])"
+# Boundaries: a token must not be the middle of a longer word or of a base64 blob; right after a URL's
+# "://" it is the user name of basic auth (https://sk_live_...:@api.stripe.com, as Stripe documents it).
+_L = r"(?:(?<=://)|(?<![A-Za-z0-9_+/-]))"
 _R = r"(?![A-Za-z0-9_-])"
 
 
@@ -180,6 +181,8 @@ def _classify_token(value: str) -> str | None:
         for shape, regex in _TOKEN_REGEXES:
             if regex.fullmatch(value) and (not shape.weak_prefix or _looks_random(value)):
                 return shape.kind
+    if ":AA" in value and _TELEGRAM.fullmatch(value):  # TELEGRAM_BOT_TOKEN=<id>:AA...
+        return "telegram-bot-token"
     return None
 
 
@@ -228,7 +231,10 @@ def _check_pem(m: re.Match[str]) -> _Hit | None:
 
 
 # scheme://user:password@host; the trigger is "@" and the scheme separator is found backwards.
-_URL_CREDENTIALS = re.compile(r"://(?P<user>[^\s:/@?#\"'<>]{0,256}):(?P<secret>[^\s/@?#\"'<>]{1,256})@")
+# A user name already replaced (https://[REDACTED:stripe-key]:@host) is one piece: its ":" is no separator.
+_URL_CREDENTIALS = re.compile(
+    r"://(?P<user>\[REDACTED:[a-z0-9-]+\]|(?!\[REDACTED:)[^\s:/@?#\"'<>]{0,256}):(?P<secret>[^\s/@?#\"'<>]{1,256})@"
+)
 
 
 def _find_url_credentials(text: str, at: int) -> re.Match[str] | None:
@@ -247,7 +253,7 @@ def _check_url_credentials(m: re.Match[str]) -> _Hit | None:
         return None
     if password.isdigit() and "." in m.group("user"):  # host:port@ seen in URL-confusion examples
         return None
-    return m.start("secret"), m.end("secret"), "password"
+    return m.start("secret"), m.end("secret"), _classify_token(password) or "password"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,6 +347,8 @@ def _check_assignment(m: re.Match[str]) -> _Hit | None:
         # bypass=, compass: ... but dbPass= (camel case); PGPASSWORD, dbpassword are names
         return None
     name_start = _key_name_start(text, start)
+    if text.startswith("://", name_start - 3) and m.group("op") == ":":
+        return None  # https://x-access-token:<secret>@host: the URL rule replaces only the password
     prefix = text[name_start:start]
     if kw == "key" and not _KEY_QUALIFIER.search(prefix):
         return None

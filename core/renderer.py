@@ -97,15 +97,16 @@ class Renderer:
             ("note", "main transcript missing; only subagent runs were found" if session.orphan else ""),
         ]
         out.extend(f"- {name}: {value}" for name, value in facts if value)
-        day: str | None = None
+        day: dt.date | None = None
         previous: str | None = None
         for event in session.events:
             local = self._local(event.timestamp)
-            if local is not None and local.strftime("%Y-%m-%d") != day:
-                day = local.strftime("%Y-%m-%d")
-                out.extend(["", f"## {day}"])
+            # strftime only for a new day: formatting every event's clock with it was half of rendering
+            if local is not None and local.date() != day:
+                day = local.date()
+                out.extend(["", f"## {local.strftime('%Y-%m-%d')}"])
                 previous = None
-            clock = local.strftime("%H:%M") if local else "--:--"
+            clock = f"{local.hour:02d}:{local.minute:02d}" if local else "--:--"
             if event.kind == "tool" and event.tool is not None:
                 if previous not in ("assistant", "tool"):
                     out.extend(["", f"### {clock} Claude", ""])

@@ -6,6 +6,7 @@ Knows the record types of TRANSCRIPTS.md; anything else passes through harmlessl
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,6 +19,7 @@ Redact = Callable[[str], str]
 RESULT_KEEP = 1500  # characters of a tool result kept (subagent answers, commit output)
 ERROR_KEEP = 400
 INPUT_KEEP = 600  # characters of each string in a tool input
+INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
 
@@ -68,13 +70,21 @@ def block_text(content: object) -> str:
     return ""
 
 
-def _trim_input(value: object, redact: Redact) -> object:
+def _kind(record: dict) -> str:
+    """The record's type; a type that is not a string (a damaged line) becomes a short unknown name."""
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else str(kind)[:40]
+
+
+def _trim_input(value: object, redact: Redact, depth: int = 0) -> object:
     if isinstance(value, str):
         return _cut(value, INPUT_KEEP, redact)
+    if isinstance(value, dict | list) and depth >= INPUT_DEPTH:
+        return "…"
     if isinstance(value, dict):
-        return {str(k): _trim_input(v, redact) for k, v in value.items()}
+        return {str(k): _trim_input(v, redact, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_trim_input(v, redact) for v in value[:50]]
+        return [_trim_input(v, redact, depth + 1) for v in value[:50]]
     return value
 
 
@@ -122,13 +132,13 @@ class _Builder:
             s.version = version
 
     def note_context(self, record: dict) -> None:
-        if record.get("type") in KNOWN_TYPES:
+        if _kind(record) in KNOWN_TYPES:
             self.known += 1
         self._context(record)
         self._clock(record)
 
     def add(self, record: dict) -> None:
-        kind = record.get("type")
+        kind = _kind(record)
         if kind in KNOWN_TYPES:
             self.known += 1
         uuid = record.get("uuid")
@@ -231,11 +241,13 @@ class _Builder:
         if call.name in ("Task", "Agent") or call.name == "Bash":
             call.result = _cut(text.strip(), RESULT_KEEP, self.redact)
         if isinstance(structured, dict) and "agentId" in structured:
-            call.subagent_stats = {
-                key: structured[key]
-                for key in ("agentId", "status", "totalDurationMs", "totalTokens", "totalToolUseCount")
-                if key in structured and isinstance(structured[key], str | int | float)
-            }
+            # Names as strings, counts as whole numbers: a damaged line may hold any type in either.
+            call.subagent_stats = {key: structured[key] for key in ("agentId", "status")
+                                   if isinstance(structured.get(key), str)}
+            for key in ("totalDurationMs", "totalTokens", "totalToolUseCount"):
+                value = structured.get(key)
+                if isinstance(value, int | float) and math.isfinite(value):
+                    call.subagent_stats[key] = int(value)
 
     def _assistant(self, record: dict, stamp: dt.datetime | None) -> None:
         message = record.get("message")
@@ -362,7 +374,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
                   redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """Read a session's main transcript(s) and subagent files (path, layout, meta.json) into a Session.
 
-    Returns the session and the read statistics of each file. Files that vanish are skipped.
+    Returns the session and the read statistics of each file read. Files that vanish are skipped.
     """
     session = Session(session_id=session_id, orphan=not main_files)
     stats: dict[str, ReadStats] = {}
@@ -374,6 +386,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
             for record in read_records(path, file_stats):
                 builder.add(record)
         except OSError:
+            del stats[str(path)]  # vanished: no statistics, so ingest looks at it again next time
             continue
         session.source_files.append(str(path))
     builder.finish()
@@ -387,6 +400,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
             run = build_subagent(read_records(path, file_stats), redact, agent_id=agent_id, source=layout,
                                  meta=meta, on_record=on_record)
         except OSError:
+            del stats[str(path)]
             continue
         session.source_files.append(str(path))
         if run is not None:

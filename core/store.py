@@ -1,6 +1,7 @@
 """The SQLite index under the data directory: sources seen, handoffs, the two inverted indexes,
-full text, and the term statistics the extractor needs. WAL mode with a busy timeout, so the bot's
-scheduled ingest and readers (CLI, MCP, hooks) work on one file at once.
+full text, and the term statistics the extractor needs (read and written by core/term_stats.py). WAL
+mode with a busy timeout, so the bot's scheduled ingest and readers (CLI, MCP, hooks) work on one file
+at once.
 
 Every change goes through `transaction()`: a crash leaves the store as it was before or after it.
 """
@@ -8,16 +9,19 @@ Every change goes through `transaction()`: a crash leaves the store as it was be
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 
-from core.fulltext import fulltext_columns
+from core.fulltext import FulltextColumns, fulltext_columns
 from core.handoff import Handoff
+from core.keyword_topk import IndexBounds
+from core.storage_faults import describe
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,19 +54,30 @@ CREATE TABLE IF NOT EXISTS handoffs(
 CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
 CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
 CREATE TABLE IF NOT EXISTS project_index(
-    project TEXT NOT NULL, session_uuid TEXT NOT NULL, PRIMARY KEY(project, session_uuid)
+    project TEXT NOT NULL, session_uuid TEXT NOT NULL,
+    date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(project, session_uuid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS keyword_index(
-    keyword TEXT NOT NULL, session_uuid TEXT NOT NULL, PRIMARY KEY(keyword, session_uuid)
+    keyword TEXT NOT NULL, session_uuid TEXT NOT NULL,
+    date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(keyword, session_uuid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS project_index_session ON project_index(session_uuid);
 CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
+-- A term's postings newest first, with what the keywords formula multiplies by: core/keyword_topk.py
+-- reads a common term's recent postings only.
+CREATE INDEX IF NOT EXISTS project_index_date ON project_index(project, date, duration_min, substance);
+CREATE INDEX IF NOT EXISTS keyword_index_date ON keyword_index(keyword, date, duration_min, substance);
 CREATE VIRTUAL TABLE IF NOT EXISTS fulltext USING fts5(
     session_uuid UNINDEXED, handoff, prompts, replies, actions, context, tokenize = 'porter unicode61'
 );
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
 """
+
+
+_SCHEMA_ID = hashlib.sha256(_SCHEMA.encode()).hexdigest()[:16]  # any change to _SCHEMA runs it again once
 
 
 class StoreError(RuntimeError):
@@ -80,12 +95,16 @@ class Store:
             self.conn.execute("PRAGMA busy_timeout=30000")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
-            with self.transaction():
-                for statement in _split_statements(_SCHEMA):
-                    self.conn.execute(statement)
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
-                )
+            if not self._schema_current():  # so readers of a current index never wait for a writer's lock
+                with self.transaction():
+                    _migrate_postings(self.conn)
+                    for statement in _split_statements(_SCHEMA):
+                        self.conn.execute(statement)
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
+                    )
+                    if self.get_meta("schema_version") == SCHEMA_VERSION:
+                        self.set_meta("schema_id", _SCHEMA_ID)
             found = self.get_meta("schema_version")
             if found != SCHEMA_VERSION:
                 raise StoreError(
@@ -93,12 +112,20 @@ class Store:
                     f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
                 )
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the index at {path}: {exc}") from exc
+            raise StoreError(describe(exc, path.parent) or f"cannot open the index at {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create the data directory {path.parent}: {exc.strerror}") from exc
 
     def close(self) -> None:
         self.conn.close()
+
+    def _schema_current(self) -> bool:
+        """This file already holds exactly this schema (its text, not only its version number)."""
+        try:
+            rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'schema_id')"))
+        except sqlite3.OperationalError:
+            return False  # a new file, without the meta table yet
+        return rows.get("schema_version") == SCHEMA_VERSION and rows.get("schema_id") == _SCHEMA_ID
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -107,9 +134,15 @@ class Store:
         try:
             yield self.conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error:
+            if self.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
+                self.conn.execute("ROLLBACK")
+            raise
 
     # -- meta -------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -135,10 +168,12 @@ class Store:
 
     # -- handoffs ---------------------------------------------------------------------------------
     def put_handoff(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
-                    ended_at: str = "", origin: str = "extracted", extractor: str = "") -> None:
+                    ended_at: str = "", origin: str = "extracted", extractor: str = "",
+                    columns: FulltextColumns | None = None) -> None:
         """Insert or replace a handoff with its index rows and full text. Call inside a transaction.
 
-        `transcript` is the session's rendered markdown (empty for imported handoffs).
+        `transcript` is the session's rendered markdown (empty for imported handoffs); `columns`, if
+        given, are its `fulltext_columns` already split (ingest splits them in its worker processes).
         """
         uid = handoff.session_uuid
         self.delete_handoff(uid)
@@ -153,19 +188,24 @@ class Store:
                 handoff.body, origin, extractor,
             ),
         )
+        posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
         self.conn.executemany(
-            "INSERT OR IGNORE INTO project_index(project, session_uuid) VALUES(?, ?)",
-            [(p.lower(), uid) for p in handoff.projects],
+            "INSERT OR IGNORE INTO project_index(project, session_uuid, date, duration_min, substance)"
+            " VALUES(?, ?, ?, ?, ?)",
+            [(p.lower(), uid, *posting) for p in handoff.projects],
         )
         self.conn.executemany(
-            "INSERT OR IGNORE INTO keyword_index(keyword, session_uuid) VALUES(?, ?)",
-            [(k.lower(), uid) for k in handoff.keywords],
+            "INSERT OR IGNORE INTO keyword_index(keyword, session_uuid, date, duration_min, substance)"
+            " VALUES(?, ?, ?, ?, ?)",
+            [(k.lower(), uid, *posting) for k in handoff.keywords],
         )
+        IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len({k.lower() for k in handoff.keywords}),
+                    max_projects=len({p.lower() for p in handoff.projects})).record(self.conn)
         # The full-text row shares the handoff's rowid: deleting it then needs no scan of the FTS table.
         self.conn.execute(
             "INSERT INTO fulltext(rowid, session_uuid, handoff, prompts, replies, actions, context)"
             " VALUES(?, ?, ?, ?, ?, ?, ?)",
-            (cursor.lastrowid, uid, handoff.body, *fulltext_columns(transcript)),
+            (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
         )
 
     def delete_handoff(self, session_uuid: str) -> None:
@@ -181,36 +221,24 @@ class Store:
         for table in ("handoffs", "project_index", "keyword_index", "fulltext"):
             self.conn.execute(f"DELETE FROM {table}")
 
-    # -- term statistics for the extractor ------------------------------------------------------------
-    def document_count(self) -> int:
-        return self.conn.execute("SELECT COUNT(*) FROM session_terms").fetchone()[0]
 
-    def term_df(self, terms: Iterable[str]) -> dict[str, int]:
-        terms = list(terms)
-        result: dict[str, int] = {}
-        for start in range(0, len(terms), 500):
-            chunk = terms[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT term, df FROM term_df WHERE term IN ({marks})", chunk)
-            result.update(dict(rows.fetchall()))
-        return result
-
-    def set_session_terms(self, session_uuid: str, terms: Iterable[str]) -> None:
-        """Record a session's distinct terms, replacing what it had, and keep document frequencies right."""
-        row = self.conn.execute("SELECT terms FROM session_terms WHERE session_uuid = ?", (session_uuid,)).fetchone()
-        if row:
-            self.conn.executemany(
-                "UPDATE term_df SET df = df - 1 WHERE term = ?", [(t,) for t in orjson.loads(row[0])]
-            )
-        terms = sorted(set(terms))
-        self.conn.executemany(
-            "INSERT INTO term_df(term, df) VALUES(?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
-            [(t,) for t in terms],
+def _migrate_postings(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: the inverted indexes' rows gain their handoff's date, duration and substance."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return  # a new file
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("2",):
+        return
+    for table in ("project_index", "keyword_index"):
+        for column, kind in (("date", "TEXT NOT NULL DEFAULT ''"), ("duration_min", "INTEGER NOT NULL DEFAULT 0"),
+                             ("substance", "INTEGER NOT NULL DEFAULT 0")):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        conn.execute(
+            f"UPDATE {table} SET (date, duration_min, substance) = (SELECT h.date, h.duration_min, h.substance"
+            f" FROM handoffs AS h WHERE h.session_uuid = {table}.session_uuid)"
+            f" WHERE EXISTS (SELECT 1 FROM handoffs AS h WHERE h.session_uuid = {table}.session_uuid)"
         )
-        self.conn.execute(
-            "INSERT OR REPLACE INTO session_terms(session_uuid, terms) VALUES(?, ?)",
-            (session_uuid, orjson.dumps(terms).decode()),
-        )
+    IndexBounds(0, 0, 0).record(conn)  # the maxima kept from now on start from a scan
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
 
 
 def _split_statements(script: str) -> list[str]:

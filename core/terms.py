@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from operator import itemgetter
 
 from core.renderer import relative_path
 from core.session import Session
@@ -16,7 +17,8 @@ from core.session import Session
 _PART_RE = re.compile(r"[a-z][a-z0-9]{2,29}(?![a-z0-9])")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{4,}")
-_CLAUSE_RE = re.compile(r"[\n.!?;:,()\[\]{}]+")
+# A word, or one character that ends a clause (pairs never span a clause): one scan finds both.
+_TOKEN_RE = re.compile(_PART_RE.pattern + r"|[\n.!?;:,()\[\]{}]")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
@@ -50,26 +52,31 @@ currently current instead actually really already simply just also better best g
 """.split())
 
 
-def words(text: str) -> list[str]:
-    """Lowercase words of 3-30 characters, camelCase and snake_case split into their parts."""
-    lowered = _CAMEL_RE.sub(" ", text).lower()
-    return [w for w in _PART_RE.findall(lowered) if w not in GENERIC and not _HEXISH_RE.fullmatch(w)]
 
 
 def strip_noise(text: str) -> str:
     """Text without URLs and home-folder prefixes: neither names what a session was about (and the
     home folder names a person)."""
-    return _HOME_RE.sub("/", _URL_RE.sub(" ", text))
+    if "://" in text:  # the URL pattern is slow to rule out, and most texts hold no URL
+        text = _URL_RE.sub(" ", text)
+    return _HOME_RE.sub("/", text)
 
 
-def terms_of(text: str) -> list[str]:
-    """Words and adjacent-word pairs (`gemini-rewind`) of a text."""
-    tokens: list[str] = []
-    for sentence in _CLAUSE_RE.split(strip_noise(text)):
-        found = words(sentence)
-        tokens.extend(found)
-        tokens.extend(f"{a}-{b}" for a, b in zip(found, found[1:], strict=False) if a != b)
-    return tokens
+def _terms(text: str) -> Counter[str]:
+    """Words and adjacent-word pairs (`gemini-rewind`) of a text without noise, with their counts.
+
+    A word is lowercase, 3-30 characters, with camelCase and snake_case split into their parts;
+    pairs join words of one clause.
+    """
+    lowered = _CAMEL_RE.sub(" ", text).lower()
+    # Words and clause ends (the one-character tokens) in order; generic and hex-like words dropped
+    # (a word without a digit is never hex-like: `isalpha` spares most words the regex).
+    sequence = [t for t in _TOKEN_RE.findall(lowered)
+                if len(t) == 1 or (t not in GENERIC and (t.isalpha() or not _HEXISH_RE.fullmatch(t)))]
+    counts = Counter(t for t in sequence if len(t) > 1)
+    counts.update(f"{a}-{b}" for a, b in zip(sequence, sequence[1:], strict=False)
+                  if a != b and len(a) > 1 and len(b) > 1)
+    return counts
 
 
 def commit_subjects(session: Session) -> list[str]:
@@ -94,11 +101,10 @@ def branch_words(branch: str) -> str:
 
 def weighted_terms(session: Session) -> Counter[str]:
     """Term -> weight, summed over the places the term appears."""
-    weights: Counter[str] = Counter()
+    texts: dict[float, list[str]] = {}
 
     def add(text: str, weight: float) -> None:
-        for term in terms_of(text):
-            weights[term] += weight
+        texts.setdefault(weight, []).append(text)
 
     for text in session.user_texts:
         add(text[:4000], 3.0)
@@ -120,8 +126,17 @@ def weighted_terms(session: Session) -> Counter[str]:
             add(event.text[:3000], 0.5)
         elif event.kind == "compaction" and event.text:
             add(event.text[:3000], 1.0)
+    weights: Counter[str] = Counter()
+    for weight, group in texts.items():
+        # One scan per weight: a newline ends a clause, a URL and a home folder, so joined texts give
+        # the terms of each. Weights are multiples of 0.5, so count * weight equals the repeated sum.
+        for term, count in _terms("\n".join(map(strip_noise, group))).items():
+            weights[term] += count * weight
     return weights
 
 
 def top_terms(weights: Counter[str], limit: int = MAX_SESSION_TERMS) -> list[str]:
-    return [term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+    """The heaviest terms, ties by name: sorted by name, then stably by weight (C-level keys only)."""
+    ranked = sorted(weights.items())
+    ranked.sort(key=itemgetter(1), reverse=True)  # reverse keeps equal weights in name order
+    return [term for term, _ in ranked[:limit]]

@@ -2,7 +2,8 @@
 
 Claude Code appends to a transcript while the session runs, and real files hold lines that are not
 JSON, two records glued on one line, truncated last lines, non-object JSON and invalid UTF-8. Each
-such line is skipped (or split and kept) and counted; none of them costs the rest of the file.
+such line is skipped (or split and kept) and counted; none of them costs the rest of the file. A line
+longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bounded whatever the file.
 """
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
 _DECODER = json.JSONDecoder()
+# 16 times the longest line of the real corpus (1 MB); Claude Code caps tool output and image sizes far below.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+# Most lines are tool results of tens of KB: with the default 8 KB buffer, reading them in pieces and
+# joining the pieces cost a third as much as parsing them.
+_READ_BUFFER = 1024 * 1024
 
 
 @dataclass
@@ -28,12 +35,13 @@ class ReadStats:
     multi_record: int = 0
     truncated_last: int = 0
     invalid_utf8: int = 0
+    oversized: int = 0
     bytes_read: int = 0
     unknown_types: dict[str, int] = field(default_factory=dict)
 
     @property
     def bad_lines(self) -> int:
-        return self.not_json + self.non_object + self.multi_record + self.truncated_last
+        return self.not_json + self.non_object + self.multi_record + self.truncated_last + self.oversized
 
 
 def _split_glued(text: str) -> list[object] | None:
@@ -47,20 +55,24 @@ def _split_glued(text: str) -> list[object] | None:
             break
         try:
             value, pos = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError:
+            values.append(_without_lone_surrogates(value))
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             return None
-        values.append(value)
     return values if len(values) > 1 else None
 
 
 def read_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict]:
     """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates."""
     stats = stats if stats is not None else ReadStats()
-    with path.open("rb") as handle:
-        for raw in handle:
+    with path.open("rb", buffering=_READ_BUFFER) as handle:
+        while raw := handle.readline(MAX_LINE_BYTES):
             stats.lines += 1
             stats.bytes_read += len(raw)
             complete = raw.endswith(b"\n")
+            if not complete and len(raw) == MAX_LINE_BYTES:
+                stats.oversized += 1
+                stats.bytes_read += _read_past_line(handle)
+                continue
             line = raw.strip()
             if not line:
                 continue
@@ -76,21 +88,41 @@ def read_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict]:
                 stats.non_object += 1
 
 
+def _read_past_line(handle: BinaryIO) -> int:
+    """Skip the rest of the current line in bounded chunks; the number of bytes skipped."""
+    skipped = 0
+    while chunk := handle.readline(1024 * 1024):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def _without_lone_surrogates(value: object) -> object:
+    """The value with its lone surrogates (from `\\ud800`-style escapes, which Python's parser accepts) made
+    U+FFFD, so that every string can be encoded again; values with none come back unchanged."""
+    text = json.dumps(value, ensure_ascii=False)
+    clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return value if clean == text else json.loads(clean)
+
+
 def _recover(line: bytes, complete: bool, stats: ReadStats) -> Iterator[dict]:
+    """A line orjson rejected: invalid UTF-8, what only Python's parser accepts (lone surrogate escapes,
+    NaN, integers past 64 bits), glued records, or junk. Too deep a nesting or an integer past Python's
+    4300 digits (a ValueError) is junk, not a crash."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         stats.invalid_utf8 += 1
         text = line.decode("utf-8", errors="replace")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            value = None
-        else:
-            if isinstance(value, dict):
-                stats.records += 1
-                yield value
-                return
+    try:
+        value = _without_lone_surrogates(json.loads(text))
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        value = None
+    if isinstance(value, dict):
+        stats.records += 1
+        yield value
+        return
     glued = _split_glued(text)
     if glued is not None:
         stats.multi_record += 1
@@ -111,7 +143,7 @@ def peek_fields(path: Path, names: tuple[str, ...], max_lines: int = 50) -> dict
     found: dict[str, str] = {}
     try:
         with path.open("rb") as handle:
-            for number, raw in enumerate(handle):
+            for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES), b"")):
                 if number >= max_lines or len(found) == len(names):
                     break
                 try:

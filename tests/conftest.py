@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,3 +61,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, P
     monkeypatch.setenv("EYWA_DATA_DIR", str(data))
     monkeypatch.setenv("EYWA_PROJECTS_DIR", str(projects))
     yield {"home": home, "data": data, "projects": projects}
+
+
+def clean_bot_env(mp: pytest.MonkeyPatch, home: Path, now: str) -> None:
+    """A process environment with no Eywa, Anthropic, OpenAI or Telegram settings of the machine's own,
+    HOME in a temporary folder and "now" pinned: a bot under test sees only what the test gives it."""
+    for name in list(os.environ):
+        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name == "TELEGRAM_BOT_TOKEN":
+            mp.delenv(name)
+    mp.setenv("HOME", str(home))
+    mp.setenv("EYWA_NOW", now)

@@ -31,6 +31,7 @@ BOT_USER = {"id": 123456789, "is_bot": True, "first_name": "Eywa", "username": "
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_CALLBACK_DATA = 64
+DROP = 0  # an ApiError code that makes the fake close the connection instead of answering
 # Form fields whose value PTB sends JSON-encoded; every other field is a plain string.
 _JSON_FIELDS = {"chat_id", "message_id", "offset", "limit", "timeout", "allowed_updates", "reply_markup",
                 "entities", "caption_entities", "results", "commands", "cache_time", "is_personal",
@@ -389,6 +390,9 @@ class FakeTelegram:
             payload = json.dumps({"ok": True, "result": result}).encode()
             self._reply(request, 200, payload, "application/json")
         except ApiError as exc:
+            if exc.code == DROP:  # the connection breaks: no status line, no body
+                request.close_connection = True
+                return
             answer: dict[str, Any] = {"ok": False, "error_code": exc.code, "description": exc.description}
             if exc.retry_after is not None:
                 answer["parameters"] = {"retry_after": exc.retry_after}
@@ -597,6 +601,10 @@ class FakeTelegram:
         with self._cond:
             self._failures.append((method, ApiError(code, description, retry_after)))
 
+    def drop_next(self, method: str) -> None:
+        """The next call of `method` gets its connection closed without an answer."""
+        self.fail_next(method, code=DROP, description="connection dropped", retry_after=None)
+
     def _push(self, **update: Any) -> dict[str, Any]:
         with self._cond:
             update = {"update_id": next(self._update_ids), **update}
@@ -613,6 +621,14 @@ class FakeTelegram:
         return {"message_id": next(self._ids), "date": int(time.time()), "from": self.user(user_id),
                 "chat": {"id": chat, "type": "private" if chat > 0 else "group", "first_name": f"User{user_id}"},
                 **fields}
+
+    def push(self, **update: Any) -> dict[str, Any]:
+        """Any update as Telegram sends it (`edited_message=...`, `channel_post=...`, `poll_answer=...`)."""
+        return self._push(**update)
+
+    def message_from(self, user_id: int, chat_id: int | None = None, **fields: Any) -> dict[str, Any]:
+        """A message object from `user_id` with `fields` (text, caption, document, photo...), for `push`."""
+        return self._incoming(user_id, chat_id, **fields)
 
     def send_text(self, user_id: int, text: str, chat_id: int | None = None) -> dict[str, Any]:
         fields: dict[str, Any] = {"text": text}

@@ -4,7 +4,6 @@ on an index of real transcripts (the claude-code-log part of the corpus), with "
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from bot.hearing import VoiceFailed
 from bot.send import send_html
 from core.api import Eywa, HandoffRecord
 
-from .conftest import CORPUS
+from .conftest import CORPUS, clean_bot_env
 from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber, bot_settings, button
 
 PROJECTS = CORPUS / "claude-code-log" / "projects"
@@ -43,19 +42,11 @@ class World:
         return self.app.bot_data["eywa_bot"]
 
 
-def clean_env(mp: pytest.MonkeyPatch, home: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith(("EYWA_", "ANTHROPIC_")) or name == "TELEGRAM_BOT_TOKEN":  # no LLM calls here
-            mp.delenv(name)
-    mp.setenv("HOME", str(home))
-    mp.setenv("EYWA_NOW", NOW)
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     home = tmp_path_factory.mktemp("bot-home")
     with pytest.MonkeyPatch.context() as mp:
-        clean_env(mp, home)
+        clean_bot_env(mp, home, NOW)
         with FakeTelegram() as fake:
             settings = bot_settings(fake, home / "data", PROJECTS)
             eywa = Eywa(settings)
@@ -383,7 +374,7 @@ def test_handoff_too_long_for_a_few_messages_is_sent_as_one_markdown_document(wo
 @pytest.fixture
 def fresh(tmp_path: Path) -> Iterator[tuple[FakeTelegram, Path]]:
     with pytest.MonkeyPatch.context() as mp:
-        clean_env(mp, tmp_path)
+        clean_bot_env(mp, tmp_path, NOW)
         with FakeTelegram() as fake:
             yield fake, tmp_path / "data"
 

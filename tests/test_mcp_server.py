@@ -17,7 +17,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from core.mcp_server import encode_cwd
+from core.mcp_server import _first_prompt, encode_cwd
 
 from .conftest import CORPUS, ROOT, write_jsonl
 
@@ -194,3 +194,17 @@ def test_eywa_extract_without_id_finds_the_calling_session_and_refuses_to_guess(
     assert '"Rename the zanzibar module"' in text and '"Write the zanzibar docs"' in text
     error, text = server.call("eywa_extract", {"session_id": other[:8]})
     assert not error and text.startswith(f"## Eywa: handoff of session {other}\n")
+
+
+def test_first_prompt_of_a_listed_session_survives_damaged_lines_and_is_redacted(tmp_path: Path) -> None:
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(
+        b'{"type":"user","message":"a string, not an object"}\n'
+        b'{"type":"user","message":{"content":[{"type":"text","text":5}]}}\n'
+        b"[[[[ not json\n"
+        b'{"type":"user","message":{"content":"deploy with sk-ant-api03-'
+        + b"a" * 40 + b' please"}}\n'
+    )
+    prompt = _first_prompt(transcript)
+    assert prompt.startswith("deploy with [REDACTED") and prompt.endswith("please")
+    assert "aaaaaaaaaa" not in prompt

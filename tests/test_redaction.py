@@ -143,6 +143,29 @@ def test_telegram_bot_token_is_redacted(redact) -> None:
     assert redact(f"{api}{TELEGRAM}/getMe") == f"{api}[REDACTED:telegram-bot-token]/getMe"
 
 
+def test_telegram_bot_token_in_an_assignment_is_named_as_one(redact) -> None:
+    assert redact(f"TELEGRAM_BOT_TOKEN={TELEGRAM}") == "TELEGRAM_BOT_TOKEN=[REDACTED:telegram-bot-token]"
+
+
+@pytest.mark.parametrize("key", [STRIPE["sk_" + "live_"], GITHUB_CLASSIC["ghp"]])
+def test_token_as_the_user_name_of_a_url_is_redacted(redact, key: str) -> None:
+    # curl https://sk_live_...:@api.stripe.com/v1/charges is how Stripe documents basic auth
+    url = f"https://{key}:@api.stripe.com/v1/charges"
+    assert key not in redact(url) and redact(url).startswith("https://[REDACTED:")
+    assert redact(f"https://{key}@github.com/ana/q.git").endswith("]@github.com/ana/q.git")
+
+
+def test_token_in_url_user_info_keeps_the_user_and_the_host(redact) -> None:
+    url = f"https://x-access-token:{GITHUB_CLASSIC['ghp']}@github.com/ana/q.git"
+    assert redact(url) == "https://x-access-token:[REDACTED:github-token]@github.com/ana/q.git"
+
+
+def test_a_marker_as_url_user_name_is_not_split_at_its_colon(redact) -> None:
+    url = f"https://{STRIPE['sk_' + 'live_']}:@api.stripe.com/v1/charges"
+    assert redact(url) == "https://[REDACTED:stripe-key]:@api.stripe.com/v1/charges"
+    assert redact("https://[REDACTED:stripe-key]:hunter2xyz@host/x") == "https://[REDACTED:stripe-key]:[REDACTED:password]@host/x"
+
+
 def test_gitlab_npm_and_huggingface_tokens_are_redacted(redact) -> None:
     assert redact(f"{GITLAB} {NPM} {HUGGINGFACE}") == (
         "[REDACTED:gitlab-token] [REDACTED:npm-token] [REDACTED:huggingface-token]"

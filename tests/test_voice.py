@@ -207,6 +207,7 @@ def test_hotword_prompt_uses_the_spoken_form_and_respects_the_budget() -> None:
     ("heard", "expected"),
     [
         ("what did I do in plot code log?", "what did I do in claude-code-log?"),
+        ("what did I do in plotcode log?", "what did I do in claude-code-log?"),
         ("what did I do in Claude Caudelog", "what did I do in claude-code-log"),
         ("What did we change in jet leaks?", "What did we change in gitleaks?"),
         ("J.S.O.N.L. parsing.", "jsonl parsing."),
@@ -347,3 +348,15 @@ def test_openai_backend_still_rejects_silence_locally(fake_openai: str) -> None:
     with pytest.raises(voice.VoiceError, match="heard nothing"):
         voice.transcribe(clip("silence.oga"), [], _openai_settings(fake_openai))
     assert _FakeTranscriptionServer.requests == []  # nothing was sent, nothing was paid for
+
+
+def test_only_words_whisper_may_not_know_are_kept_for_biasing() -> None:
+    assert voice.unfamiliar(["review", "logic", "gitleaks", "claude-code-log", "shadow-branch", "jsonl"]) == [
+        "gitleaks", "claude-code-log", "jsonl"]
+
+
+def test_punctuation_said_aloud_between_words_is_written() -> None:
+    assert voice.write_symbols("merge origin slash main into feat slash gemini") == "merge origin/main into feat/gemini"
+    assert voice.write_symbols("store transcript underscore path") == "store transcript_path"
+    assert voice.write_symbols("slash commands, a slash") == "slash commands, a slash"  # not between two words
+    assert voice.correct_query("fixed test slash compilation", VOCABULARY) == "fixed test/compilation"
