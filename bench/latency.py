@@ -5,7 +5,10 @@ distributions, as real use does (a few projects and terms dominate), with ~300 w
 session. Queries are 2-3 words drawn the same way. Latency is `core.scorer.rank` in process (median
 and p95 over the queries, after one warm-up query); the slope is log-log between the two largest scales.
 
-Usage: python bench/latency.py [--sizes 1000,10000,100000] [--queries 200]
+Usage: python bench/latency.py [--sizes 1000,10000,100000] [--queries 200] [--keep DIR]
+
+--keep DIR reuses DIR/<size>.sqlite3 when it exists and leaves the ones it builds there (building
+100k handoffs takes minutes); "build s" is then 0 for a reused database.
 """
 
 from __future__ import annotations
@@ -84,18 +87,19 @@ def measure(db: Path, queries: list[str], mode: str) -> tuple[float, float]:
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
-def run(sizes: list[int], n_queries: int) -> list[dict[str, object]]:
+def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict[str, object]]:
     rng = random.Random(11)
     words = _vocabulary(random.Random(7), 20_000)
     queries = [" ".join(_zipf(rng, words, rng.randint(2, 3))) for _ in range(n_queries)]
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="eywa-latency-") as tmp:
         for size in sizes:
-            db = Path(tmp) / f"{size}.sqlite3"
+            db = (keep or Path(tmp)) / f"{size}.sqlite3"
             started = time.perf_counter()
-            build(db, size)
+            if not db.exists():
+                build(db, size)
             built = time.perf_counter() - started
-            on_disk = sum(p.stat().st_size for p in Path(tmp).glob(f"{size}.sqlite3*"))
+            on_disk = sum(p.stat().st_size for p in db.parent.glob(f"{size}.sqlite3*"))
             row: dict[str, object] = {"handoffs": size, "build s": round(built, 1),
                                       "index MB per 1000": round(on_disk / 1e6 / (size / 1000), 2)}
             for mode in ("keywords", "hybrid"):
@@ -103,7 +107,8 @@ def run(sizes: list[int], n_queries: int) -> list[dict[str, object]]:
                 row[f"{mode} p50 ms"] = round(p50, 2)
                 row[f"{mode} p95 ms"] = round(p95, 2)
             rows.append(row)
-            db.unlink()
+            if keep is None:
+                db.unlink()
     if len(rows) >= 2:
         small, large = rows[-2], rows[-1]
         for mode in ("keywords", "hybrid"):
@@ -116,8 +121,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", type=Path, help="directory of databases to reuse and keep")
     args = parser.parse_args()
-    for row in run([int(s) for s in args.sizes.split(",")], args.queries):
+    for row in run([int(s) for s in args.sizes.split(",")], args.queries, args.keep):
         print(row)
     return 0
 

@@ -75,6 +75,7 @@ class Eywa:
         self._store: Store | None = None
         self.last_llm_report: LLMReport | None = None  # this instance's last LLM pass, if any
         self.llm_options: dict = {}  # passed to every LLMPass (tests give `sleep` here)
+        self._vocabulary: tuple[tuple[int, int, int], list[str]] | None = None  # (index state, limit), terms
 
     @property
     def store(self) -> Store:
@@ -238,6 +239,11 @@ class Eywa:
         speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
         knows is the speech side's business (bot/voice.py)."""
         conn = self._reader().conn
+        # Read once per change of the index (a voice note asks for it each time): data_version moves when
+        # another connection commits, total_changes when this one does.
+        state = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes, limit)
+        if self._vocabulary is not None and self._vocabulary[0] == state:
+            return list(self._vocabulary[1])
         total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
         projects = [p for (p,) in conn.execute(
             "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
@@ -248,7 +254,8 @@ class Eywa:
             " GROUP BY term HAVING MAX(df) BETWEEN 2 AND ? ORDER BY MAX(df) DESC, term",
             (max(2, total // 4),))]
         terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))
-        return terms[:max(0, limit)]
+        self._vocabulary = (state, terms[:max(0, limit)])
+        return list(self._vocabulary[1])
 
     def digest(self, since: dt.datetime) -> Digest:
         """Handoffs of sessions that ended since `since`, and every open thread of those still open."""

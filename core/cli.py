@@ -9,6 +9,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -150,6 +154,9 @@ def _cmd_get(args: argparse.Namespace) -> int:
     try:
         conn = sqlite3.connect(settings.db_path, timeout=30)
         try:
+            problem = _migrate_if_older(conn, settings.db_path)
+            if problem:
+                return _fail(problem)
             records = ranked_records(
                 conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
                 mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
@@ -166,6 +173,22 @@ def _cmd_get(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_handoffs(records))
     return 0
+
+
+def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
+    """Migrate an index written by an older eywa, once, through the store (which `get` does not otherwise
+    import: it costs the handoff model); a current index costs one query. The reason it cannot, or None."""
+    from core.schema_version import SCHEMA_VERSION
+
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,):
+        return None
+    from core.store import Store, StoreError
+
+    try:
+        Store(path).close()
+    except StoreError as exc:
+        return str(exc)
+    return None
 
 
 def _cmd_last(eywa, args) -> int:  # noqa: ANN001

@@ -23,6 +23,7 @@ from core.extractor import EXTRACTOR_NAME, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
+from core.reindex import refresh_fulltext
 from core.session_builder import parse_time
 from core.store import Store
 from core.term_stats import TermStats
@@ -94,6 +95,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
             f"the Claude projects folder {paths.projects_dir} does not exist: set projects_dir in the config "
             f"file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's transcripts"
         )
+    refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
     force = force | frozenset(marks)
     files = scan_files(paths.projects_dir)

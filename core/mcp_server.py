@@ -15,6 +15,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,7 +27,7 @@ from pydantic import Field, ValidationError
 from core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
 from core.config import Settings
 from core.ingest import IngestError
-from core.redaction import default_redactor
+from core.redaction import Redactor
 from core.session_builder import block_text
 from core.store import StoreError
 from core.transcript_reader import read_records
@@ -75,7 +76,7 @@ def encode_cwd(cwd: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
-def _first_prompt(path: Path, max_records: int = 400) -> str:
+def _first_prompt(path: Path, redact: Callable[[str], str], max_records: int = 400) -> str:
     """The first thing the user typed, to tell sessions apart (best effort, redacted: it goes to Claude)."""
     try:
         for number, record in enumerate(read_records(path)):
@@ -86,7 +87,8 @@ def _first_prompt(path: Path, max_records: int = 400) -> str:
                 continue
             content = block_text(message.get("content"))
             if content.strip() and not content.lstrip().startswith("<"):
-                return default_redactor().redact(" ".join(content.split())[:100])
+                # Redacted whole, then cut: a key cut at the edge would no longer look like one.
+                return redact(" ".join(content.split()))[:100]
     except OSError:
         pass
     return ""
@@ -112,7 +114,7 @@ def cwd_transcripts(projects_dir: Path, cwd: str) -> list[Transcript]:
     return found
 
 
-def calling_session(projects_dir: Path, cwd: str, *, now: float | None = None,
+def calling_session(projects_dir: Path, cwd: str, *, redact: Callable[[str], str], now: float | None = None,
                     active_seconds: float = ACTIVE_SECONDS) -> str:
     """The id of the one session of `cwd` whose transcript is still being written; never a guess."""
     now = time.time() if now is None else now
@@ -124,7 +126,7 @@ def calling_session(projects_dir: Path, cwd: str, *, now: float | None = None,
     def listed(items: list[Transcript]) -> str:
         lines = []
         for t in items[:10]:
-            prompt = _first_prompt(t.path)
+            prompt = _first_prompt(t.path, redact)
             lines.append(f"  {t.session_id}  written {max(0, now - t.mtime):.0f}s ago"
                          + (f'  first prompt: "{prompt}"' if prompt else ""))
         return "\n".join(lines)
@@ -209,7 +211,8 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
     ) -> str:
         try:
             target = session_id.strip() if session_id and session_id.strip() else \
-                calling_session(settings.projects_dir, caller_cwd)
+                calling_session(settings.projects_dir, caller_cwd,
+                                redact=Redactor(settings.redaction.extra_patterns).redact)
             record = eywa().extract(target)
             return _handoff_text(record)
         except (NotFound, AmbiguousId, AmbiguousSession, StoreError, IngestError, OSError) as exc:

@@ -1,10 +1,13 @@
 """The query tokenizer of the `keywords` scorer (ARCHITECTURE.md, "Retrieval"), also used to build
-the FTS5 query of the `bm25` scorer so both see the same terms.
+the FTS5 query of the `bm25` scorer so both see the same terms; `fts_phrases` adds what only the full
+text can match (dates and version numbers).
 """
 
 from __future__ import annotations
 
 import re
+
+from core.fulltext import MONTHS
 
 _SPLIT_RE = re.compile(r"[^a-z0-9-]+")
 
@@ -52,3 +55,41 @@ def tokenize_query(text: str) -> list[str]:
             continue
         seen.setdefault(token, None)
     return list(seen)
+
+
+_MONTHS = tuple(month.lower() for month in MONTHS)
+_MONTH_NAMES = {name: name for name in _MONTHS} | {name[:3]: name for name in _MONTHS} | {"sept": "september"}
+_MONTH = "(" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(\d{4}))?"
+_DAY_MONTH_RE = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}\b")
+_MONTH_DAY_RE = re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}")
+_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_VERSION_RE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w.]*\w)")
+
+
+def fts_phrases(text: str) -> list[str]:
+    """Phrases for the full-text query only, made of the numbers `tokenize_query` drops (under 3
+    characters): the calendar days a query names, written as the index writes a session's days
+    (`fulltext.py`: "on 9 November, 2022", "Nov 9th", "2022-11-09" -> "9 november 2022", "9 november",
+    "9 november 2022"), and version numbers ("go 1.25.6" -> "1 25 6", as the tokenizer splits them).
+    Without them a date matches every session of its month and a version nothing at all.
+    """
+    lowered = text.lower()
+    found: dict[str, None] = {}
+    for match in _VERSION_RE.finditer(lowered):
+        found.setdefault(match.group(1).replace(".", " "), None)
+    for match in _DAY_MONTH_RE.finditer(lowered):
+        _add_day(found, match.group(1), _MONTH_NAMES[match.group(2)], match.group(3))
+    for match in _MONTH_DAY_RE.finditer(lowered):
+        _add_day(found, match.group(2), _MONTH_NAMES[match.group(1)], match.group(3))
+    for match in _ISO_RE.finditer(lowered):
+        month = int(match.group(2))
+        if 1 <= month <= 12:
+            _add_day(found, match.group(3), _MONTHS[month - 1], match.group(1))
+    return list(found)
+
+
+def _add_day(found: dict[str, None], day: str, month: str, year: str | None) -> None:
+    if 1 <= int(day) <= 31:
+        found.setdefault(" ".join(part for part in (str(int(day)), month, year) if part), None)

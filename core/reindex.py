@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+from core.fulltext import FULLTEXT_VERSION, fulltext_columns
 from core.handoff import Handoff, atomic_write, handoff_relpath, parse_handoff, split_front_matter
 from core.store import Store
 
@@ -66,4 +68,33 @@ def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
             store.put_handoff(handoff, path=relpath, archive_path=relpath if transcript else "",
                               transcript=transcript, origin="extracted" if ours else "imported",
                               extractor="" if ours else "eywa-mcp")
+        store.set_meta("fulltext_version", FULLTEXT_VERSION)
     return len(chosen), imported, problems
+
+
+def refresh_fulltext(store: Store, archive_dir: Path, batch_seconds: float = 1.0) -> int:
+    """Split every handoff's archived markdown into full-text columns again when the index was built by
+    an older `fulltext_columns` (FULLTEXT_VERSION); the number of handoffs refreshed. In transactions of
+    about `batch_seconds`, as ingest's, so other writers never wait long; the version is written with the
+    last, so an interrupted refresh starts over on the next run."""
+    if store.get_meta("fulltext_version") == FULLTEXT_VERSION:
+        return 0
+    rows = store.conn.execute("SELECT rowid, archive_path FROM handoffs WHERE archive_path != ''").fetchall()
+    refreshed = done = 0
+    while True:
+        began = time.perf_counter()
+        with store.transaction():
+            while done < len(rows):
+                rowid, relpath = rows[done]
+                done += 1
+                archive = archive_dir / relpath
+                if archive.is_file():  # else the archive was pruned: the columns split before stay
+                    store.conn.execute(
+                        "UPDATE fulltext SET prompts = ?, replies = ?, actions = ?, context = ? WHERE rowid = ?",
+                        (*fulltext_columns(archive.read_text(encoding="utf-8")), rowid))
+                    refreshed += 1
+                if time.perf_counter() - began >= batch_seconds:
+                    break
+            if done == len(rows):
+                store.set_meta("fulltext_version", FULLTEXT_VERSION)
+                return refreshed

@@ -3,24 +3,27 @@
 Every mode applies the same recency and duration multipliers, never returns substance 0, and falls
 back to the most recent substantial handoffs inside the window when the query has no usable term or
 nothing matches. Scores are computed and sorted inside SQLite, so a query touches only the handoffs
-that match it, never every row.
+that match it, never every row; for common keywords, core/keyword_topk.py reads only the postings that
+can still reach the top.
 """
 
 from __future__ import annotations
 
 import bisect
 import datetime
+import itertools
 import math
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
 
-from core.query_tokens import tokenize_query
+from core import keyword_topk
+from core.query_tokens import fts_phrases, tokenize_query
 
 Mode = Literal["keywords", "bm25", "hybrid"]
 
@@ -38,19 +41,28 @@ BM25_COLUMN_WEIGHTS: dict[str, float] = {
     "replies": 0.5,
     "actions": 0.2,
 }
+# Neighbouring query words found within this many tokens of each other score again (0: off). On
+# bench/locomo.py 0-4 bm25 recall@1 0.575 -> 0.618, commits.tsv 0.427 -> 0.489; flat between 10 and 25.
+BM25_PROXIMITY = 10
 # Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1).
 # On commits.tsv both cost full-text ranking dearly (bm25 recall@5 0.63 -> 0.54): a topical query wants
 # the session that matches best, not the newest. So `bm25` and `hybrid` keep the decay beyond the
-# window and at most a mild boost inside it (bench/recall.py measures the choice).
+# window and at most a mild boost inside it (bench/recall.py measures the choice). Once the full text
+# gained proximity, even hybrid's 0.1 / sqrt(age) cost a query or two on both sets: none left (ties
+# still go to the newer session).
 KEYWORDS_RECENCY_BOOST = 1.0
 KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
-HYBRID_RECENCY_BOOST = 0.1
+HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by that query's best, then bm25 + HYBRID_KEYWORDS_WEIGHT *
-# keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak keyword list.
-HYBRID_KEYWORDS_WEIGHT = 0.1
+# keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak keyword list. Flat
+# between 0.05 and 0.2; at 0.05 hybrid matches bm25 on commits.tsv and edges it on LoCoMo recall@5.
+HYBRID_KEYWORDS_WEIGHT = 0.05
 # How deep each ranking is read before fusing (at least offset + max_results).
 HYBRID_POOL = 100
+# Up to this many postings, the keywords formula sums them all in one SQL statement (faster than any
+# bookkeeping); beyond, core/keyword_topk.py reads only those that can reach the top (bench/latency.py).
+KEYWORDS_SQL_POSTINGS = 3000
 
 
 @dataclass(frozen=True)
@@ -102,10 +114,14 @@ class _ConnState:
     fts_columns: tuple[str, ...]
     projects: _Vocabulary
     keywords: _Vocabulary
+    bounds: keyword_topk.IndexBounds
+    span_days: float  # from the oldest handoff to the newest
+    # How many sessions each full-text query phrase matches, up to half of them (see `_common_phrases`).
+    phrase_rows: dict[str, int] = field(default_factory=dict)
 
 
-# Per-connection vocabulary cache. Rebuilding reads all of project_index and keyword_index (GROUP BY over
-# their primary keys: ~0.25 s for 600k keyword rows at 100k handoffs), so it happens only when data changed:
+# Per-connection vocabulary cache. Rebuilding reads every project and keyword with its count (~0.06 s at
+# 100k handoffs, 29k keywords), so it happens only when data changed:
 # `PRAGMA data_version` moves on commits by other connections, `total_changes` on this connection's own
 # writes. Connections cannot be weakly referenced, so entries hold them; the LRU bound keeps that small.
 _CACHE: OrderedDict[int, _ConnState] = OrderedDict()
@@ -131,7 +147,9 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         handoffs=conn.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0],
         fts_columns=tuple(row[1] for row in conn.execute("PRAGMA table_info(fulltext)")),
         projects=_vocabulary(conn, "project", "project_index"),
-        keywords=_vocabulary(conn, "keyword", "keyword_index"),
+        keywords=_keyword_vocabulary(conn),
+        bounds=keyword_topk.IndexBounds.read(conn),
+        span_days=conn.execute(_SPAN_SQL).fetchone()[0] or 0.0,
     )
     with _CACHE_LOCK:
         _CACHE[id(conn)] = state
@@ -141,8 +159,20 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
     return state
 
 
+# One subquery per end, so each reads a single entry of handoffs_date (min and max together scan them all).
+_SPAN_SQL = """SELECT julianday((SELECT max(date) FROM handoffs)) - julianday((SELECT min(date) FROM handoffs))"""
+
+
 def _vocabulary(conn: sqlite3.Connection, column: str, table: str) -> _Vocabulary:
     return _Vocabulary(conn.execute(f"SELECT {column}, COUNT(*) FROM {table} GROUP BY {column}").fetchall())
+
+
+def _keyword_vocabulary(conn: sqlite3.Connection) -> _Vocabulary:
+    """From the counts the store keeps (~0.02 s at 100k handoffs, the GROUP BY ~0.25 s)."""
+    try:
+        return _Vocabulary(conn.execute("SELECT keyword, df FROM keyword_df").fetchall())
+    except sqlite3.OperationalError:  # an index no Store of this version has opened yet (`eywa get` reads it raw)
+        return _vocabulary(conn, "keyword", "keyword_index")
 
 
 def _ensure_math(conn: sqlite3.Connection) -> None:
@@ -172,17 +202,6 @@ SELECT session_uuid, score, date FROM (
     )
 )
 ORDER BY score DESC, date DESC, session_uuid LIMIT :limit OFFSET :offset
-"""
-
-# Weights come in as JSON objects {term: weight}, one index lookup per matched term.
-_KEYWORD_CANDIDATES = """
-SELECT uid, SUM(w) AS raw FROM (
-    SELECT p.session_uuid AS uid, j.value AS w FROM json_each(:project_weights) AS j
-        JOIN project_index AS p ON p.project = j.key
-    UNION ALL
-    SELECT k.session_uuid AS uid, j.value AS w FROM json_each(:keyword_weights) AS j
-        JOIN keyword_index AS k ON k.keyword = j.key
-) GROUP BY uid
 """
 
 # bm25() is lower-is-better; negated so every mode sorts higher-is-better. `{weights}`: one bound
@@ -246,6 +265,7 @@ def rank(
         params = _Params(
             conn=conn,
             tokens=tokens,
+            phrases=fts_phrases(query or ""),
             now=now,
             days_back=days_back,
             project=project_filter,
@@ -267,6 +287,7 @@ def rank(
 class _Params:
     conn: sqlite3.Connection
     tokens: list[str]
+    phrases: list[str]  # for the full text only: `keywords` keeps the original's tokens
     now: datetime.date
     days_back: int
     project: str | None
@@ -298,50 +319,98 @@ def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list
     n = state.handoffs
     if n == 0:
         return []
-    project_weights: dict[str, float] = {}
-    keyword_weights: dict[str, float] = {}
+    weights: dict[tuple[str, str], float] = {}
+    df: dict[tuple[str, str], int] = {}
     for token in p.tokens:
-        for vocab, weights, factor in (
-            (state.projects, project_weights, PROJECT_WEIGHT),
-            (state.keywords, keyword_weights, KEYWORD_WEIGHT),
+        for vocab, table, factor in (
+            (state.projects, "project_index", PROJECT_WEIGHT),
+            (state.keywords, "keyword_index", KEYWORD_WEIGHT),
         ):
             for index in vocab.containing(token):
                 idf = max(0.0, math.log(n / vocab.df[index]))
                 if idf > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
-                    term = vocab.terms[index]
-                    weights[term] = weights.get(term, 0.0) + factor * idf
-    if not project_weights and not keyword_weights:
+                    key = (table, vocab.terms[index])
+                    weights[key] = weights.get(key, 0.0) + factor * idf
+                    df[key] = vocab.df[index]
+    if not weights:
         return []
+    if not raw and sum(df.values()) > KEYWORDS_SQL_POSTINGS and p.days_back < state.span_days / 2:
+        # Common terms: only the postings that can reach the top k (exact; core/keyword_topk.py). Its
+        # bounds rest on recency decay, so a window over most of the index leaves it little to skip.
+        multipliers = keyword_topk.Multipliers(p.now, p.days_back, KEYWORDS_RECENCY_BOOST, KEYWORDS_DURATION_BOOST)
+        terms = [keyword_topk.Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
+        return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
+            p.conn, terms, multipliers, state.bounds, limit=limit, offset=offset, project=p.project)]
     params = {
-        "project_weights": orjson.dumps(project_weights).decode(),
-        "keyword_weights": orjson.dumps(keyword_weights).decode(),
+        f"{table}_weights": orjson.dumps({term: w for (t, term), w in weights.items() if t == table}).decode()
+        for table in ("project_index", "keyword_index")
     }
     if raw:
-        # Raw scores need no multiplier: only the best `limit` (+ a margin for substance 0) go on.
+        # Raw scores need no multiplier, so no recency bound cuts the postings short: every one is summed.
+        # Only the best `limit` (+ a margin for substance 0) go on.
         top = "" if p.project else f" ORDER BY raw DESC LIMIT {limit + offset + 20}"
         return _scored(p, _KEYWORD_CANDIDATES + top, params, limit, offset, **_RAW)
     return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, boost=KEYWORDS_RECENCY_BOOST,
                    duration_boost=KEYWORDS_DURATION_BOOST)
 
 
+# Every posting of the matched terms, weights as JSON objects {term: weight}, one index lookup per term.
+_KEYWORD_CANDIDATES = """
+SELECT uid, SUM(w) AS raw FROM (
+    SELECT p.session_uuid AS uid, j.value AS w FROM json_each(:project_index_weights) AS j
+        JOIN project_index AS p ON p.project = j.key
+    UNION ALL
+    SELECT k.session_uuid AS uid, j.value AS w FROM json_each(:keyword_index_weights) AS j
+        JOIN keyword_index AS k ON k.keyword = j.key
+) GROUP BY uid
+"""
+
+
 # No multiplier at all (a window too wide to leave): the raw scores that hybrid fuses.
 _RAW: dict[str, Any] = {"boost": 0.0, "duration_boost": 0.0, "days_back": 10**7}
 
 
-def fts_match_expression(tokens: list[str]) -> str:
-    """An FTS5 query OR-ing the tokens, each a quoted string so no user input is read as FTS syntax.
+def fts_match_expression(tokens: list[str], *, common: Collection[str] = ()) -> str:
+    """An FTS5 query OR-ing the tokens, each a quoted string so no user input is read as FTS syntax,
+    then each pair of neighbouring tokens within BM25_PROXIMITY tokens of each other. Tokens in
+    `common` appear only in pairs with a token not in it, so a session must hold one of those to match.
 
-    Tokens from `tokenize_query` hold only [a-z0-9-]; a hyphenated one becomes a phrase (`"foo-bar"`
-    matches "foo bar", "foo-bar").
+    A NEAR group scores its terms again where they occur close together, so a session that talks about
+    "session start message" outranks one that says "session", "start" and "message" far apart (all
+    pairs gain no more than neighbours, and cost quadratically). Tokens from `tokenize_query` hold only
+    [a-z0-9-]; a hyphenated one becomes a phrase (`"foo-bar"` matches "foo bar", "foo-bar"), and so does
+    each of `fts_phrases` ("9 november 2022").
     """
-    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+    quoted = ['"' + token.replace('"', '""') + '"' for token in tokens]
+    alone = [q for token, q in zip(tokens, quoted, strict=True) if token not in common]
+    pairs = [(qa, qb) for (a, qa), (b, qb) in itertools.pairwise(zip(tokens, quoted, strict=True))
+             if a not in common or b not in common] if BM25_PROXIMITY else []
+    return " OR ".join(alone + [f"NEAR({a} {b}, {BM25_PROXIMITY})" for a, b in pairs])
+
+
+def _common_phrases(conn: sqlite3.Connection, state: _ConnState, phrases: list[str]) -> set[str]:
+    """The query phrases found in at least half the sessions: FTS5's bm25 clamps their idf to 1e-6, so
+    they add next to nothing to a score, yet ranking scores every session that holds them."""
+    half = (state.handoffs + 1) // 2
+    common = set()
+    for phrase in phrases:
+        if phrase not in state.phrase_rows:
+            # Counting stops at half: the commonest words cost least (a few ms at 100k sessions).
+            state.phrase_rows[phrase] = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM fulltext WHERE fulltext MATCH ? LIMIT ?)",
+                (fts_match_expression([phrase]), half)).fetchone()[0]
+        if half and state.phrase_rows[phrase] >= half:
+            common.add(phrase)
+    return common
 
 
 def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
     # Exact, so every matching row gets bm25, its session_uuid read from the FTS content and a handoffs
     # lookup: ~10 us a match (synthetic 100k handoffs: 6.5k matches ~70 ms; bm25 alone ~20 ms of it).
-    columns = _state(p.conn).fts_columns
-    params: dict[str, Any] = {"match": fts_match_expression(p.tokens)}
+    state = _state(p.conn)
+    columns = state.fts_columns
+    phrases = p.tokens + p.phrases
+    params: dict[str, Any] = {"match": fts_match_expression(phrases)}
     for i, column in enumerate(columns):
         # session_uuid is UNINDEXED: it never matches, its weight only fills the slot.
         params[f"w{i}"] = 0.0 if column == "session_uuid" else float(p.bm25_weights.get(column, 1.0))
@@ -351,6 +420,15 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
         # The margin covers substance-0 handoffs that the join drops.
         params["rank"] = "bm25(" + ", ".join(str(params[f"w{i}"]) for i in range(len(columns))) + ")"
         params["pool"] = limit + offset + 20
+        common = _common_phrases(p.conn, state, phrases)
+        if common and len(common) < len(phrases):
+            # Only sessions holding a rarer phrase are ranked (synthetic 100k: p50 ~380 -> ~35 ms); their
+            # scores lose only the common phrases' ~1e-6 terms. Too few of them to fill the page: the
+            # sessions with common phrases alone would follow, so the full query ranks them all.
+            rows = _scored(p, _BM25_TOP_CANDIDATES, params | {"match": fts_match_expression(
+                phrases, common=common)}, limit, offset, **_RAW)
+            if len(rows) == limit:
+                return rows
         return _scored(p, _BM25_TOP_CANDIDATES, params, limit, offset, **_RAW)
     candidates = _BM25_CANDIDATES.format(weights=", ".join(f":w{i}" for i in range(len(columns))))
     if raw:

@@ -20,20 +20,20 @@ def describe(exc: BaseException, data_dir: Path) -> str | None:
     if not isinstance(exc, OSError):
         return None
     if exc.errno in _FULL_ERRNOS:
-        return full(data_dir)
+        return _full(data_dir)
     if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
         return None
     if exc.filename is not None and not _inside(Path(exc.filename), data_dir):
         return None  # a transcript or config file: not the data directory's fault
-    return read_only(data_dir) if exc.errno == errno.EROFS else _denied(exc.filename or data_dir, data_dir)
+    return _read_only(data_dir) if exc.errno == errno.EROFS else _denied(exc.filename or data_dir, data_dir)
 
 
-def full(data_dir: Path) -> str:
+def _full(data_dir: Path) -> str:
     return (f"the disk holding the data directory {data_dir} is full: free some space and run it again "
             "(what was indexed before is kept)")
 
 
-def read_only(data_dir: Path) -> str:
+def _read_only(data_dir: Path) -> str:
     return f"the data directory {data_dir} is on a read-only file system: eywa writes its index there; {_SETTING}"
 
 
@@ -43,7 +43,7 @@ def _denied(path: str | os.PathLike[str], data_dir: Path) -> str:
 
 def _sqlite(text: str, data_dir: Path) -> str | None:
     if "disk is full" in text or ("i/o error" in text and _out_of_space(data_dir)):
-        return full(data_dir)  # a full disk while opening the index shows as an I/O error
+        return _full(data_dir)  # a full disk while opening the index shows as an I/O error
     if "locked" in text or "busy" in text:
         return (f"the index in {data_dir} stayed locked by another eywa process (an ingest, a reindex): "
                 "try again in a minute")
@@ -57,7 +57,7 @@ def _unwritable(data_dir: Path) -> str | None:
     for path in (data_dir, data_dir / "index.sqlite3"):
         if path.exists() and not os.access(path, os.W_OK):
             if _read_only_mount(path):
-                return read_only(data_dir)
+                return _read_only(data_dir)
             return _denied(path, data_dir)
     return None
 

@@ -19,9 +19,8 @@ import orjson
 from core.fulltext import FulltextColumns, fulltext_columns
 from core.handoff import Handoff
 from core.keyword_topk import IndexBounds
+from core.schema_version import SCHEMA_VERSION
 from core.storage_faults import describe
-
-SCHEMA_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,6 +68,18 @@ CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
 -- reads a common term's recent postings only.
 CREATE INDEX IF NOT EXISTS project_index_date ON project_index(project, date, duration_min, substance);
 CREATE INDEX IF NOT EXISTS keyword_index_date ON keyword_index(keyword, date, duration_min, substance);
+-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
+-- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh whenever the schema runs.
+CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+DELETE FROM keyword_df;
+INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword;
+CREATE TRIGGER IF NOT EXISTS keyword_df_insert AFTER INSERT ON keyword_index BEGIN
+    INSERT INTO keyword_df(keyword, df) VALUES(new.keyword, 1) ON CONFLICT(keyword) DO UPDATE SET df = df + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_df_delete AFTER DELETE ON keyword_index BEGIN
+    UPDATE keyword_df SET df = df - 1 WHERE keyword = old.keyword;
+    DELETE FROM keyword_df WHERE keyword = old.keyword AND df <= 0;
+END;
 CREATE VIRTUAL TABLE IF NOT EXISTS fulltext USING fts5(
     session_uuid UNINDEXED, handoff, prompts, replies, actions, context, tokenize = 'porter unicode61'
 );
@@ -242,4 +253,12 @@ def _migrate_postings(conn: sqlite3.Connection) -> None:
 
 
 def _split_statements(script: str) -> list[str]:
-    return [part.strip() for part in script.split(";\n") if part.strip()]
+    """The statements of `script`, one per `;` at a line end, except inside a trigger's BEGIN ... END."""
+    statements: list[str] = []
+    pending = ""
+    for part in script.split(";\n"):
+        pending += part + ";\n"
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return [statement for statement in statements if statement.strip(";\n ")]

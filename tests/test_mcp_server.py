@@ -18,6 +18,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from core.mcp_server import _first_prompt, encode_cwd
+from core.redaction import default_redactor
 
 from .conftest import CORPUS, ROOT, write_jsonl
 
@@ -202,9 +203,10 @@ def test_first_prompt_of_a_listed_session_survives_damaged_lines_and_is_redacted
         b'{"type":"user","message":"a string, not an object"}\n'
         b'{"type":"user","message":{"content":[{"type":"text","text":5}]}}\n'
         b"[[[[ not json\n"
-        b'{"type":"user","message":{"content":"deploy with sk-ant-api03-'
+        b'{"type":"user","message":{"content":"deploy with ' + b"x" * 70 + b' sk-ant-api03-'
         + b"a" * 40 + b' please"}}\n'
     )
-    prompt = _first_prompt(transcript)
-    assert prompt.startswith("deploy with [REDACTED") and prompt.endswith("please")
-    assert "aaaaaaaaaa" not in prompt
+    prompt = _first_prompt(transcript, default_redactor().redact)
+    # The key straddles the 100th character: redacted before the cut, not cut below recognition.
+    assert prompt.startswith("deploy with x") and "[REDACTED" in prompt and len(prompt) == 100
+    assert "aaaa" not in prompt

@@ -134,6 +134,7 @@ def test_spoken_project_name_finds_its_session_through_the_index_vocabulary(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The bot's whole voice path: hotwords from Eywa.vocabulary, transcribe, correct_query, recall.
+    from bot import hearing
     from core.api import Eywa
 
     monkeypatch.setenv("EYWA_NOW", "2026-02-17")
@@ -150,8 +151,7 @@ def test_spoken_project_name_finds_its_session_through_the_index_vocabulary(
         assert "pratchett-os" in vocabulary
 
         def first_hit(note: bytes, hotwords: list[str]) -> str:
-            heard = voice.correct_query(voice.transcribe(note, hotwords, settings), hotwords)
-            return eywa.recall(heard, max_results=1)[0].short_id
+            return eywa.recall(hearing.transcriber(settings)(note, hotwords), max_results=1)[0].short_id
 
         assert first_hit(clip("pratchett_os.oga"), vocabulary) == "a1b2c3d4"
         assert first_hit(clip("pratchett_os.oga"), []) != "a1b2c3d4"  # heard as "Find the project of session."
@@ -360,3 +360,26 @@ def test_punctuation_said_aloud_between_words_is_written() -> None:
     assert voice.write_symbols("store transcript underscore path") == "store transcript_path"
     assert voice.write_symbols("slash commands, a slash") == "slash commands, a slash"  # not between two words
     assert voice.correct_query("fixed test slash compilation", VOCABULARY) == "fixed test/compilation"
+
+
+def test_index_vocabulary_follows_what_another_process_indexes(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.api import Eywa
+
+    monkeypatch.setenv("EYWA_NOW", "2026-02-17")
+    originals = tmp_path / "originals"
+    originals.mkdir()
+    (originals / "a1b2c3d4.md").write_text(
+        _handoff("a1b2c3d4", "2026-02-10", "pratchett-os", "Tune the disc scheduler", "disc-scheduler"))
+    settings = load_settings(data_dir=tmp_path / "data", projects_dir=tmp_path / "projects")
+    bot, writer = Eywa(settings), Eywa(settings)  # the bot's connection, and the ingest thread's
+    try:
+        writer.reindex(originals)
+        assert "pratchett-os" in bot.vocabulary() and "ankh-morpork" not in bot.vocabulary()
+        (originals / "e5f6a7b8.md").write_text(
+            _handoff("e5f6a7b8", "2026-02-16", "ankh-morpork", "Map the city", "city-map"))
+        writer.reindex(originals)
+        assert "ankh-morpork" in bot.vocabulary()
+    finally:
+        bot.close()
+        writer.close()

@@ -1,0 +1,184 @@
+"""The bounded top-k of the `keywords` formula returns exactly what scoring every posting returns."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core import keyword_topk, scorer
+from core.handoff import Handoff
+from core.keyword_topk import IndexBounds, Multipliers, Term
+from core.store import SCHEMA_VERSION, Store
+
+NOW = dt.date(2025, 6, 15)
+VOCABULARY = [f"kw{i:02d}" for i in range(40)]  # query tokens under 3 characters are dropped
+PROJECTS = ["alpha", "beta", "alphabet", "gamma"]
+
+
+def _zipf(rng: random.Random, items: list[str]) -> str:
+    return items[min(len(items) - 1, int(math.exp(rng.random() * math.log(len(items)))) - 1)]
+
+
+def _fill(store: Store, rng: random.Random, count: int) -> None:
+    """Handoffs with Zipf-common keywords, dates over a year (some ahead of now), substance 0 to 2."""
+    with store.transaction():
+        for i in range(count):
+            uid = f"{i:04d}-{rng.randrange(10**6):06d}"
+            handoff = Handoff(
+                session_id=uid[:8], session_uuid=uid, date=NOW - dt.timedelta(days=rng.randint(-3, 365)),
+                duration=f"{rng.choice([0, 1, 5, 30, 240])}m", headline=f"h {uid}",
+                projects=sorted({_zipf(rng, PROJECTS) for _ in range(rng.randint(0, 2))}),
+                keywords=sorted({_zipf(rng, VOCABULARY) for _ in range(rng.randint(1, 6))}),
+                substance=rng.choice([0, 1, 2, 2]), what_happened=["x"],
+            )
+            store.put_handoff(handoff, path=f"{uid}.md")
+
+
+def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k: int,
+                 project: str | None) -> list[tuple[str, float]]:
+    """Every posting scored, the formula written out (ARCHITECTURE.md, "Retrieval")."""
+    raw: dict[str, float] = {}
+    for term in terms:
+        column = "project" if term.table == "project_index" else "keyword"
+        for (uid,) in conn.execute(f"SELECT session_uuid FROM {term.table} WHERE {column} = ?", (term.term,)):
+            raw[uid] = raw.get(uid, 0.0) + term.weight
+    rows = []
+    for uid, value in raw.items():
+        date, minutes, substance = conn.execute(
+            "SELECT date, duration_min, substance FROM handoffs WHERE session_uuid = ?", (uid,)).fetchone()
+        names = [name for (name,) in conn.execute("SELECT project FROM project_index WHERE session_uuid = ?", (uid,))]
+        if substance <= 0 or (project is not None and not any(project in name for name in names)):
+            continue
+        age = max(1.0, float((m.now - dt.date.fromisoformat(date)).days + 1))
+        recency = 1 + m.boost / math.sqrt(age) if age <= m.days_back else 0.5 ** ((age - m.days_back) / 7)
+        rows.append((uid, value * recency * (1 + m.duration_boost * math.log(minutes + 1)), date))
+    rows.sort(key=lambda row: (-row[1], _desc(row[2]), row[0]))
+    return [(uid, score) for uid, score, _ in rows[:k]]
+
+
+def _desc(date: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in date)
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> Iterator[Store]:
+    store = Store(tmp_path / "i.db")
+    _fill(store, random.Random(5), 300)
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_top_equals_scoring_every_posting(filled: Store, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A tiny budget for rare terms, so that bands, date windows and look-ups all run on 300 handoffs.
+    monkeypatch.setattr(keyword_topk, "ESSENTIAL_POSTINGS", 15)
+    rng = random.Random(seed)
+    conn = filled.conn
+    df = dict(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword"))
+    pdf = dict(conn.execute("SELECT project, COUNT(*) FROM project_index GROUP BY project"))
+    terms = [Term("keyword_index", kw, rng.uniform(0.5, 8.0), df[kw])
+             for kw in rng.sample(sorted(df), rng.randint(1, 12))]
+    terms += [Term("project_index", p, rng.uniform(0.5, 8.0), pdf[p])
+              for p in rng.sample(sorted(pdf), rng.randint(0, 2))]
+    m = Multipliers(NOW, rng.choice([1, 7, 14, 60, 400]), rng.choice([0.0, 1.0]), rng.choice([0.0, 0.1]))
+    k, offset = rng.choice([1, 3, 5, 20]), rng.choice([0, 0, 2])
+    project = rng.choice([None, None, "alpha", "gam"])
+    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k, offset=offset, project=project)
+    expected = _brute_force(conn, terms, m, k + offset, project)[offset:]
+    assert [hit.session_uuid for hit in found] == [uid for uid, _ in expected]
+    assert [hit.score for hit in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+
+
+@pytest.mark.parametrize("query", ["kw01", "kw00 kw03", "kw01 kw02 kw17", "alpha kw05", "kw0", "kw03 gamma"])
+def test_rank_keywords_same_through_either_path(filled: Store, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded path and the one SQL statement over every posting agree, paging and project filter included."""
+    monkeypatch.setattr(keyword_topk, "ESSENTIAL_POSTINGS", 10)
+    bounded_calls: list[str] = []
+    top = keyword_topk.top
+
+    def counted(*args: object, **kwargs: object) -> object:
+        bounded_calls.append(query)
+        return top(*args, **kwargs)
+
+    monkeypatch.setattr(keyword_topk, "top", counted)
+    for kwargs in ({}, {"days_back": 60}, {"offset": 2}, {"project": "alpha"}):
+        monkeypatch.setattr(scorer, "KEYWORDS_SQL_POSTINGS", 10**9)
+        every = scorer.rank(filled.conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
+        assert not bounded_calls
+        monkeypatch.setattr(scorer, "KEYWORDS_SQL_POSTINGS", 0)
+        bounded = scorer.rank(filled.conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
+        assert bounded_calls == [query] and every  # the bounded path ran, on a query that finds something
+        bounded_calls.clear()
+        assert [h.session_uuid for h in bounded] == [h.session_uuid for h in every]
+        assert [h.score for h in bounded] == pytest.approx([h.score for h in every], rel=1e-12)
+
+
+def _downgrade_to_schema_2(path: Path) -> None:
+    """The index as an eywa of schema 2 left it: inverted indexes without date, duration and substance."""
+    conn = sqlite3.connect(path)
+    for table in ("project_index", "keyword_index"):
+        conn.execute(f"DROP INDEX {table}_date")
+        for dropped in ("date", "duration_min", "substance"):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {dropped}")
+    conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    conn.execute("DELETE FROM meta WHERE key = 'schema_id'")
+    conn.commit()
+    conn.close()
+
+
+def test_schema_2_index_gains_posting_dates(tmp_path: Path) -> None:
+    path = tmp_path / "i.db"
+    store = Store(path)
+    _fill(store, random.Random(1), 20)
+    store.close()
+    _downgrade_to_schema_2(path)
+    store = Store(path)
+    assert store.get_meta("schema_version") == SCHEMA_VERSION
+    mismatched = store.conn.execute(
+        "SELECT COUNT(*) FROM keyword_index AS k JOIN handoffs AS h USING(session_uuid)"
+        " WHERE (k.date, k.duration_min, k.substance) IS NOT (h.date, h.duration_min, h.substance)").fetchone()[0]
+    assert mismatched == 0
+    assert store.conn.execute("SELECT COUNT(*) FROM keyword_index").fetchone()[0] > 20
+    assert IndexBounds.read(store.conn) == IndexBounds.scan(store.conn)
+    store.close()
+
+
+def test_index_bounds_kept_cover_every_handoff(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.db")
+    _fill(store, random.Random(2), 60)
+    assert IndexBounds.read(store.conn) == IndexBounds.scan(store.conn)
+    with store.transaction():
+        for (uid,) in store.conn.execute("SELECT session_uuid FROM handoffs").fetchall()[:30]:
+            store.delete_handoff(uid)
+    kept, actual = IndexBounds.read(store.conn), IndexBounds.scan(store.conn)
+    assert kept.max_duration >= actual.max_duration
+    assert kept.max_keywords >= actual.max_keywords
+    assert kept.max_projects >= actual.max_projects
+    store.close()
+
+
+def test_eywa_get_migrates_an_index_an_older_eywa_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli import main
+
+    data = tmp_path / "data"
+    store = Store(data / "index.sqlite3")
+    _fill(store, random.Random(1), 20)
+    store.close()
+    _downgrade_to_schema_2(data / "index.sqlite3")
+    for name, value in (("EYWA_DATA_DIR", data), ("EYWA_PROJECTS_DIR", tmp_path), ("HOME", tmp_path),
+                        ("EYWA_NOW", NOW.isoformat())):
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.delenv("EYWA_CONFIG", raising=False)
+    for mode in ("keywords", "bm25", "hybrid"):
+        assert main(["get", "--mode", mode, "--days-back", "400", "--json", "kw01"]) == 0, capsys.readouterr().err
+        assert '"session_id"' in capsys.readouterr().out
+    conn = sqlite3.connect(data / "index.sqlite3")
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
+    conn.close()
