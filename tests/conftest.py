@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from core.store import Store
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 
@@ -44,6 +46,14 @@ def write_jsonl(path: Path, records: list[object], *, trailing_newline: bool = T
     text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records)
     path.write_text(text + ("\n" if trailing_newline else ""), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """An empty index in a temporary folder."""
+    s = Store(tmp_path / "i.db")
+    yield s
+    s.close()
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ clamped to almost nothing) and must return what the full query returns."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -16,13 +14,6 @@ from core.store import Store
 
 NOW = dt.date(2025, 6, 15)
 FILLER = " ".join(f"word{i}" for i in range(20))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "i.db")
-    yield s
-    s.close()
 
 
 def add(store: Store, texts: dict[str, str]) -> None:

@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from core.handoff import Handoff
 from core.scorer import rank
 from core.store import Store
 
 NOW = dt.date(2025, 6, 15)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "i.db")
-    yield s
-    s.close()
 
 
 def put(store: Store, uid: str, *keywords: str) -> None:

@@ -4,7 +4,6 @@ neighbouring query words scored again, dates and version numbers as phrases."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ from core.store import Store
 from .conftest import link_corpus
 
 NOW = dt.date(2023, 12, 1)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "i.db")
-    yield s
-    s.close()
 
 
 def session(day: str, user: str, claude: str = "On it.") -> str:

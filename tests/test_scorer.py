@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,13 +36,6 @@ def add(store: Store, *handoffs: Handoff, transcripts: dict[str, str] | None = N
 
 def uids(hits: list[Hit]) -> list[str]:
     return [hit.session_uuid for hit in hits]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "i.db")
-    yield s
-    s.close()
 
 
 def recency(age: int, days_back: int = 14) -> float:
