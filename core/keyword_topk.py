@@ -19,6 +19,7 @@ import math
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import orjson
 
@@ -124,6 +125,18 @@ class Ranked:
     session_uuid: str
     score: float
     date: str
+
+
+class _Scored(Protocol):
+    @property
+    def session_uuid(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def date(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=_Scored)
 
 
 def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multipliers, bounds: IndexBounds, *,
@@ -330,11 +343,16 @@ class _TopK:
         threshold = self._threshold()
         found = [Ranked(uid, doc.score, doc.date) for uid, doc in self.docs.items()
                  if doc.score is not None and doc.score >= threshold and doc.substance > 0 and self._allowed(uid)]
-        # Stable sorts, least significant key first: score desc, then date desc, then session_uuid.
-        found.sort(key=lambda row: row.session_uuid)
-        found.sort(key=lambda row: row.date, reverse=True)
-        found.sort(key=lambda row: row.score, reverse=True)
-        return found[:self.k]
+        return ordered(found)[:self.k]
+
+
+def ordered(rows: list[_R]) -> list[_R]:
+    """Rows sorted as every scorer ranks them: score desc, then date desc, then session id."""
+    # Stable sorts, least significant key first (a date string cannot be negated for one key).
+    rows.sort(key=lambda row: row.session_uuid)
+    rows.sort(key=lambda row: row.date, reverse=True)
+    rows.sort(key=lambda row: row.score, reverse=True)
+    return rows
 
 
 def _may_reach(bound: float, threshold: float) -> bool:

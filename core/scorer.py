@@ -446,29 +446,10 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
         for row in rows:
             fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
             dates[row.session_uuid] = row.date
-    result = []
-    for uid, score in fused.items():
-        if score <= 0.0:
-            continue
-        age = _age_days(p.now, dates[uid])
-        if age <= p.days_back:
-            score *= 1.0 + HYBRID_RECENCY_BOOST / math.sqrt(age)
-        else:
-            score *= 0.5 ** ((age - p.days_back) / 7.0)
-        result.append(_Row(uid, score, dates[uid]))
-    # Stable sorts, least significant key first: score desc, then date desc, then session_uuid.
-    result.sort(key=lambda row: row.session_uuid)
-    result.sort(key=lambda row: row.date, reverse=True)
-    result.sort(key=lambda row: row.score, reverse=True)
-    return result[offset : offset + limit]
-
-
-def _age_days(now: datetime.date, date: str) -> float:
-    """Days since `date` + 1, at least 1 (as `_SCORED_SQL` computes it); an unreadable date is very old."""
-    try:
-        return max(1.0, float((now - datetime.date.fromisoformat(date)).days + 1))
-    except ValueError:
-        return 1e6
+    multipliers = keyword_topk.Multipliers(p.now, p.days_back, HYBRID_RECENCY_BOOST, 0.0)
+    result = [_Row(uid, score * multipliers.recency(multipliers.age(dates[uid])), dates[uid])
+              for uid, score in fused.items() if score > 0.0]
+    return keyword_topk.ordered(result)[offset : offset + limit]
 
 
 def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
