@@ -314,12 +314,9 @@ class _TopK:
             return age
         if self._unread_bound(b, _MAX_AGE_DAYS) >= self._unread_bound(b, age):
             return _MAX_AGE_DAYS  # no decay (hybrid's raw scores): waiting lowers nothing, read the rest
-        if threshold == -math.inf:
-            return max(age * 2, _FIRST_WINDOW_DAYS)
-        age = max(age * 2, _FIRST_WINDOW_DAYS)
-        while age < _MAX_AGE_DAYS and _may_reach(self._unread_bound(b, age), threshold):
-            age *= 2
-        return age
+        # Doubling, never straight to the depth today's threshold asks for: the newer postings read first
+        # raise the threshold, often by orders of magnitude when the rare terms only matched old handoffs.
+        return max(age * 2, _FIRST_WINDOW_DAYS)
 
     def _date_at(self, age: int) -> str | None:
         """The oldest date of age `age` days or less; None when that reaches past any handoff (or for 0,
