@@ -54,11 +54,13 @@ KEYWORDS_RECENCY_BOOST = 1.0
 KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
-# Hybrid: each ranking's raw scores divided by that query's best, then bm25 + HYBRID_KEYWORDS_WEIGHT *
-# keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak keyword list. Flat
-# between 0.05 and 0.2; at 0.05 hybrid matches bm25 on commits.tsv and edges it on LoCoMo recall@5.
+# Hybrid: each ranking's raw scores divided by the best among the sessions fused, then bm25 +
+# HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak
+# keyword list. Flat between 0.05 and 0.2; at 0.05 hybrid edges bm25 on commits.tsv and LoCoMo recall@5.
 HYBRID_KEYWORDS_WEIGHT = 0.05
-# How deep each ranking is read before fusing (at least offset + max_results).
+# How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
+# scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
+# matches fewer sessions.
 HYBRID_POOL = 100
 # Up to this many postings, the keywords formula sums them all in one SQL statement (faster than any
 # bookkeeping); beyond, core/keyword_topk.py reads only those that can reach the top (bench/latency.py).
@@ -314,11 +316,10 @@ def _scored(p: _Params, candidates: str, params: dict[str, Any], limit: int, off
     return [_Row(uid, float(score), date) for uid, score, date in p.conn.execute(sql, params)]
 
 
-def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
+def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
+    """The original's weight of each (index table, term) the query's tokens match, and its df."""
     state = _state(p.conn)
     n = state.handoffs
-    if n == 0:
-        return []
     weights: dict[tuple[str, str], float] = {}
     df: dict[tuple[str, str], int] = {}
     for token in p.tokens:
@@ -332,6 +333,12 @@ def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list
                     key = (table, vocab.terms[index])
                     weights[key] = weights.get(key, 0.0) + factor * idf
                     df[key] = vocab.df[index]
+    return weights, df
+
+
+def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
+    state = _state(p.conn)
+    weights, df = _term_weights(p)
     if not weights:
         return []
     if not raw and sum(df.values()) > KEYWORDS_SQL_POSTINGS and p.days_back < state.span_days / 2:
@@ -438,10 +445,14 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
+    fulltext = _bm25(p, pool, 0, raw=True)
+    # A session outside a full pool of full-text matches could gain at most the keyword weight, less than
+    # any of the first pages' sessions hold: the keyword scores of the pool's own sessions are enough, and
+    # cost a few rows, where ranking every session the keywords match cost as much as bm25 itself at 100k.
+    keywords = _keywords(p, pool, 0, raw=True) if len(fulltext) < pool else _keyword_raw(p, fulltext)
     fused: dict[str, float] = {}
     dates: dict[str, str] = {}
-    for rows, weight in ((_bm25(p, pool, 0, raw=True), 1.0),
-                         (_keywords(p, pool, 0, raw=True), p.hybrid_keywords_weight)):
+    for rows, weight in ((fulltext, 1.0), (keywords, p.hybrid_keywords_weight)):
         best = rows[0].score if rows else 1.0
         for row in rows:
             fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
@@ -450,6 +461,21 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     result = [_Row(uid, score * multipliers.recency(multipliers.age(dates[uid])), dates[uid])
               for uid, score in fused.items() if score > 0.0]
     return keyword_topk.ordered(result)[offset : offset + limit]
+
+
+def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
+    """The keyword formula's raw score of these sessions (no multipliers), best first; those matching no
+    term left out."""
+    weights, _ = _term_weights(p)
+    raw: dict[str, float] = {}
+    uids = orjson.dumps([row.session_uuid for row in sessions]).decode()
+    for table, column in (("project_index", "project"), ("keyword_index", "keyword")):
+        for uid, term in p.conn.execute(f"SELECT session_uuid, {column} FROM {table}"
+                                         f" WHERE session_uuid IN (SELECT value FROM json_each(?))", (uids,)):
+            if (weight := weights.get((table, term))) is not None:
+                raw[uid] = raw.get(uid, 0.0) + weight
+    return keyword_topk.ordered([_Row(row.session_uuid, raw[row.session_uuid], row.date) for row in sessions
+                                 if row.session_uuid in raw])
 
 
 def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,

@@ -332,6 +332,23 @@ def test_hybrid_returns_hits_of_either_method(store: Store) -> None:
     assert set(uids(only_bm25)) == {"T", "B"}
 
 
+def test_hybrid_with_a_full_pool_weighs_the_keywords_of_its_full_text_matches_only(store: Store) -> None:
+    add(
+        store,
+        make("T1", keywords=("misc",)),
+        make("T2", keywords=("quasar",)),  # the same text as T1 and T3, and the keyword
+        make("T3", keywords=("other",)),
+        make("K", keywords=("quasar",)),  # keyword only
+        transcripts={uid: "the zanzibar outage" for uid in ("T1", "T2", "T3")},
+    )
+    # Three full-text matches fill a pool of three: K, outside it, could gain only the keyword share.
+    hits = rank(store.conn, "zanzibar quasar", mode="hybrid", now=NOW, max_results=3, hybrid_pool=3)
+    assert uids(hits) == ["T2", "T1", "T3"]
+    assert hits[0].score == pytest.approx(hits[1].score + HYBRID_KEYWORDS_WEIGHT)
+    # A pool the full text cannot fill takes the keyword ranking's sessions too.
+    assert "K" in uids(rank(store.conn, "zanzibar quasar", mode="hybrid", now=NOW, max_results=4, hybrid_pool=4))
+
+
 def test_index_changes_are_seen(store: Store, tmp_path: Path) -> None:
     add(store, make("A", keywords=("alpha",)), make("B", keywords=("beta",)))
     assert uids(rank(store.conn, "alpha", mode="keywords", now=NOW)) == ["A"]
