@@ -13,7 +13,7 @@ from core.handoff import Handoff, format_duration
 from core.projects import projects_from_cwd
 from core.renderer import one_line, relative_path, tool_target
 from core.session import Session
-from core.terms import GENERIC, commit_subjects, strip_noise, top_terms, weighted_terms
+from core.terms import GENERIC, MAX_SESSION_TERMS, commit_subjects, strip_noise, top_terms, weighted_terms
 
 EXTRACTOR_NAME = "deterministic"
 _WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -30,10 +30,15 @@ _TOPIC_RE = re.compile(r"`([^`]{2,60})`|\*\*([^*]{2,60})\*\*")
 DocumentFrequency = Callable[[list[str]], dict[str, int]]
 
 
+_CODE_BLOCK_RE = re.compile(r"```.*?```", re.DOTALL)
+_SPACES_RE = re.compile(r"\s+")
+_MARKUP_LINE_RE = re.compile(r"^#+\s.*$|^\s*[-*|>].*$", re.MULTILINE)  # headings, lists, tables, quotes
+_WORD_RE = re.compile(r"[A-Za-z][\w-]*")
+
+
 def _clean(text: str) -> str:
-    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
-    text = re.sub(r"\s+", " ", text)
-    return text.strip()
+    text = _CODE_BLOCK_RE.sub(" ", text) if "```" in text else text
+    return _SPACES_RE.sub(" ", text).strip()
 
 
 def _sentence(text: str, limit: int = 160) -> str:
@@ -103,17 +108,15 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
     `df` and `total_docs` must already count this session (its terms recorded), so that re-extracting
     a session gives the same keywords as extracting it the first time.
     """
-    terms = top_terms(weights)
+    # Every term is scored and the scores sorted: the order of `terms` does not matter, only which.
+    terms = list(weights) if len(weights) <= MAX_SESSION_TERMS else top_terms(weights)
+    terms = [term for term in terms if term not in GENERIC and term not in projects]
     freq = df(terms)
     n = max(total_docs, 1)
-    scored: list[tuple[float, str]] = []
-    for term in terms:
-        if term in GENERIC or term in projects:
-            continue
-        idf = math.log((n + 1) / (freq.get(term, 0) + 1)) + 0.1
-        bonus = 1.3 if "-" in term else 1.0  # a pair says more than either word
-        scored.append((weights[term] ** 0.7 * idf * bonus, term))
-    scored.sort(key=lambda item: (-item[0], item[1]))
+    idf = {count: math.log((n + 1) / (count + 1)) + 0.1 for count in {0, *freq.values()}}  # few counts
+    # (-score, term): the best first, ties by name, in a plain sort. A pair says more than either word.
+    scored = sorted((-(weights[term] ** 0.7 * idf[freq.get(term, 0)] * (1.3 if "-" in term else 1.0)), term)
+                    for term in terms)
     chosen: list[str] = []
     for _, term in scored:
         parts = set(term.split("-"))
@@ -168,8 +171,7 @@ def insights(session: Session) -> list[str]:
     for event in session.events:
         if event.kind != "assistant":
             continue
-        text = re.sub(r"^#+\s.*$|^\s*[-*|>].*$", " ", event.text, flags=re.MULTILINE)
-        for sentence in _SENTENCE_RE.split(_clean(text)):
+        for sentence in _SENTENCE_RE.split(_clean(_MARKUP_LINE_RE.sub(" ", event.text))):
             sentence = sentence.replace("**", "").strip()
             if not 50 <= len(sentence) <= 260 or _NARRATION_RE.match(sentence):
                 continue
@@ -178,7 +180,7 @@ def insights(session: Session) -> list[str]:
             topic_match = _TOPIC_RE.search(sentence)
             topic = next((g for g in topic_match.groups() if g), "") if topic_match else ""
             if not topic:
-                topic = " ".join(re.findall(r"[A-Za-z][\w-]*", sentence)[:3])
+                topic = " ".join(_WORD_RE.findall(sentence)[:3])
             line = f"**{topic.strip()}** -- {sentence.strip()}"
             if line not in found:
                 found.append(line)

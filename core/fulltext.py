@@ -42,26 +42,28 @@ def fulltext_columns(markdown: str) -> FulltextColumns:
     for line in markdown.splitlines():
         # Only the renderer's own headings switch columns: replies and prompts carry markdown headings
         # of their own ("## Summary"); a prefix test would send the rest of a reply elsewhere or drop it.
-        if event := _EVENT_RE.fullmatch(line):
-            kind = event.group(1)
-            current = prompts if kind == "User" else replies if kind == "Claude" else actions
-            if current is actions:
-                actions.append(line[4:])
-            continue
-        if day := _DAY_RE.fullmatch(line):
-            current = None
-            if words := _in_words(day.group(1)):
-                context.append(words)
-            continue
-        if line == "## Subagent runs":
-            current = actions
-            continue
+        # (All of the renderer's begin with "##": most lines are spared the regexes.)
+        if line.startswith("##"):
+            if event := _EVENT_RE.fullmatch(line):
+                kind = event.group(1)
+                current = prompts if kind == "User" else replies if kind == "Claude" else actions
+                if current is actions:
+                    actions.append(line[4:])
+                continue
+            if day := _DAY_RE.fullmatch(line):
+                current = None
+                if words := _in_words(day.group(1)):
+                    context.append(words)
+                continue
+            if line == "## Subagent runs":
+                current = actions
+                continue
         if current is None:
             if line.startswith(_CONTEXT_FACTS):
                 # `alex/fix-gemini-rewind` -> words the tokenizer can match
                 context.append(line.split(":", 1)[1].replace("/", " ").replace("-", " ").replace("_", " "))
             continue
-        if current is replies and _TOOL_LINE_RE.match(line):
+        if current is replies and line.startswith("- ") and _TOOL_LINE_RE.match(line):
             actions.append(line)  # a tool line under Claude's turn
         else:
             current.append(line)

@@ -13,7 +13,7 @@ class ToolCall:
     input: dict
     is_error: bool = False
     error: str = ""  # first part of the error output, redacted
-    result: str = ""  # first part of the output (kept short; subagent answers, commit output)
+    result: str = ""  # first part of a subagent run's output, redacted (other outputs are not kept)
     rejected: bool = False
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
 

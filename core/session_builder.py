@@ -11,12 +11,13 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from core.record_parts import decode_parts, part_value
 from core.session import Event, Session, SubagentRun, ToolCall
 from core.transcript_reader import ReadStats, read_records
 
 Redact = Callable[[str], str]
 
-RESULT_KEEP = 1500  # characters of a tool result kept (subagent answers, commit output)
+RESULT_KEEP = 1500  # characters of a subagent run's answer kept
 ERROR_KEEP = 400
 INPUT_KEEP = 600  # characters of each string in a tool input
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
@@ -79,12 +80,15 @@ def _kind(record: dict) -> str:
 def _trim_input(value: object, redact: Redact, depth: int = 0) -> object:
     if isinstance(value, str):
         return _cut(value, INPUT_KEEP, redact)
-    if isinstance(value, dict | list) and depth >= INPUT_DEPTH:
-        return "…"
     if isinstance(value, dict):
-        return {str(k): _trim_input(v, redact, depth + 1) for k, v in value.items()}
+        if depth >= INPUT_DEPTH:
+            return "…"
+        # Most values are strings: cut here, without a call per value (JSON keys are strings already).
+        return {k if type(k) is str else str(k):
+                _cut(v, INPUT_KEEP, redact) if type(v) is str else _trim_input(v, redact, depth + 1)
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [_trim_input(v, redact, depth + 1) for v in value[:50]]
+        return "…" if depth >= INPUT_DEPTH else [_trim_input(v, redact, depth + 1) for v in value[:50]]
     return value
 
 
@@ -232,14 +236,12 @@ class _Builder:
         call = self.tools.get(str(block.get("tool_use_id")))
         if call is None:
             return
-        text = block_text(block.get("content"))
         if block.get("is_error"):
+            text = block_text(part_value(block.get("content")))
             call.is_error = True
             call.rejected = text.startswith(REJECTED_PREFIX)
             call.error = _cut(text.strip(), ERROR_KEEP, self.redact)
             return
-        if call.name in ("Task", "Agent") or call.name == "Bash":
-            call.result = _cut(text.strip(), RESULT_KEEP, self.redact)
         if isinstance(structured, dict) and "agentId" in structured:
             # Names as strings, counts as whole numbers: a damaged line may hold any type in either.
             call.subagent_stats = {key: structured[key] for key in ("agentId", "status")
@@ -248,6 +250,10 @@ class _Builder:
                 value = structured.get(key)
                 if isinstance(value, int | float) and math.isfinite(value):
                     call.subagent_stats[key] = int(value)
+        if call.subagent_stats and call.name in ("Task", "Agent", "Bash"):
+            # Only a subagent run's output is shown (`renderer.tool_line`): the others (Bash's are long)
+            # are neither decoded nor redacted.
+            call.result = _cut(block_text(part_value(block.get("content"))).strip(), RESULT_KEEP, self.redact)
 
     def _assistant(self, record: dict, stamp: dt.datetime | None) -> None:
         message = record.get("message")
@@ -288,7 +294,8 @@ class _Builder:
                 if (msg_id, "u:" + tool_id) in self.seen_blocks:
                     continue
                 self.seen_blocks.add((msg_id, "u:" + tool_id))
-                raw_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                raw_input = part_value(block.get("input"))
+                raw_input = raw_input if isinstance(raw_input, dict) else {}
                 call = ToolCall(id=tool_id, name=str(block.get("name") or "?"),
                                 input=_trim_input(raw_input, self.redact))
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
@@ -299,16 +306,17 @@ class _Builder:
     def _system(self, record: dict, stamp: dt.datetime | None) -> None:
         subtype = record.get("subtype")
         if subtype == "compact_boundary":
-            meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+            meta = part_value(record.get("compactMetadata"))
+            meta = meta if isinstance(meta, dict) else {}
             self.s.events.append(Event("compaction", stamp, meta={
                 "trigger": str(meta.get("trigger") or "auto"), "pre_tokens": meta.get("preTokens")}))
         elif subtype == "api_error":
-            error = record.get("error") or record.get("content") or "API error"
+            error = part_value(record.get("error")) or part_value(record.get("content")) or "API error"
             text = error if isinstance(error, str) else str(error.get("message", "API error")) \
                 if isinstance(error, dict) else "API error"
             self.s.events.append(Event("api_error", stamp, text=_cut(text, ERROR_KEEP, self.redact)))
-        elif subtype == "local_command" and isinstance(record.get("content"), str):
-            self._user_text(record["content"], stamp, images=0)
+        elif subtype == "local_command" and isinstance(content := part_value(record.get("content")), str):
+            self._user_text(content, stamp, images=0)
 
     def _compaction_summary(self, text: str, stamp: dt.datetime | None) -> None:
         last = next((e for e in reversed(self.s.events) if e.kind == "compaction"), None)
@@ -358,7 +366,8 @@ def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, so
                 if block.get("type") == "tool_use":
                     name = str(block.get("name") or "?")
                     run.tool_counts[name] = run.tool_counts.get(name, 0) + 1
-                    tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                    tool_input = part_value(block.get("input"))
+                    tool_input = tool_input if isinstance(tool_input, dict) else {}
                     path = tool_input.get("file_path") or tool_input.get("notebook_path")
                     if name in _WRITE_TOOLS and isinstance(path, str) and path not in run.files_written:
                         run.files_written.append(redact(path))
@@ -383,7 +392,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         file_stats = ReadStats()
         stats[str(path)] = file_stats
         try:
-            for record in read_records(path, file_stats):
+            for record in read_records(path, file_stats, decode_parts):
                 builder.add(record)
         except OSError:
             del stats[str(path)]  # vanished: no statistics, so ingest looks at it again next time
@@ -397,7 +406,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         # An orphan has no main file: its subagents are all that tells where and when it ran.
         on_record = builder.note_context if session.orphan else None
         try:
-            run = build_subagent(read_records(path, file_stats), redact, agent_id=agent_id, source=layout,
+            run = build_subagent(read_records(path, file_stats, decode_parts), redact, agent_id=agent_id, source=layout,
                                  meta=meta, on_record=on_record)
         except OSError:
             del stats[str(path)]

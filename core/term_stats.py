@@ -67,10 +67,11 @@ class TermStats:
         self._changed.clear()
 
     def _load(self, terms: list[str]) -> None:
-        missing = list({term for term in terms if term not in self._df})
+        missing = list(set(terms).difference(self._df))
+        found: dict[str, int] = {}
         for start in range(0, len(missing), _CHUNK):
             chunk = missing[start : start + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            self._df.update(self.conn.execute(f"SELECT term, df FROM term_df WHERE term IN ({marks})", chunk))
-        for term in missing:
-            self._df.setdefault(term, None)
+            found.update(self.conn.execute(f"SELECT term, df FROM term_df WHERE term IN ({marks})", chunk))
+        self._df.update(dict.fromkeys(missing))  # None: no row
+        self._df.update(found)

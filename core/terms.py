@@ -126,13 +126,14 @@ def weighted_terms(session: Session) -> Counter[str]:
             add(event.text[:3000], 0.5)
         elif event.kind == "compaction" and event.text:
             add(event.text[:3000], 1.0)
-    weights: Counter[str] = Counter()
+    weights: dict[str, float] = {}  # a Counter's += calls Python code for every new term
+    get = weights.get
     for weight, group in texts.items():
         # One scan per weight: a newline ends a clause, a URL and a home folder, so joined texts give
         # the terms of each. Weights are multiples of 0.5, so count * weight equals the repeated sum.
         for term, count in _terms("\n".join(map(strip_noise, group))).items():
-            weights[term] += count * weight
-    return weights
+            weights[term] = get(term, 0) + count * weight
+    return Counter(weights)
 
 
 def top_terms(weights: Counter[str], limit: int = MAX_SESSION_TERMS) -> list[str]:

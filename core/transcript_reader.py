@@ -9,7 +9,7 @@ longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -61,8 +61,14 @@ def _split_glued(text: str) -> list[object] | None:
     return values if len(values) > 1 else None
 
 
-def read_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict]:
-    """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates."""
+def read_records(path: Path, stats: ReadStats | None = None,
+                 decode: Callable[[bytes], object] = orjson.loads) -> Iterator[dict]:
+    """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates.
+
+    `decode` may read a line as less than all of it (core/record_parts.py); a line it raises
+    ValueError or RecursionError for is decoded whole, as with the default. (Invalid UTF-8 in a part
+    it skips is then not seen: `invalid_utf8` does not count that line.)
+    """
     stats = stats if stats is not None else ReadStats()
     with path.open("rb", buffering=_READ_BUFFER) as handle:
         while raw := handle.readline(MAX_LINE_BYTES):
@@ -73,14 +79,17 @@ def read_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict]:
                 stats.oversized += 1
                 stats.bytes_read += _read_past_line(handle)
                 continue
-            line = raw.strip()
-            if not line:
-                continue
             try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                yield from _recover(line, complete, stats)
-                continue
+                value = decode(raw)  # JSON allows the newline around it: no stripped copy of the line
+            except (ValueError, RecursionError):  # orjson.JSONDecodeError is a ValueError
+                line = raw.strip()  # also strips what orjson does not take for whitespace (\f, \v)
+                if not line:
+                    continue
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    yield from _recover(line, complete, stats)
+                    continue
             if isinstance(value, dict):
                 stats.records += 1
                 yield value
