@@ -8,8 +8,9 @@ output, compaction metadata, a system record's error and content) stay raw JSON,
 
 A line is decoded whole instead (`decode_parts` raises) where this could read it otherwise than
 `orjson.loads`, or than Python's parser after it: a kept part of another type (a damaged line), a whole
-number outside int64 (orjson makes a float of it), NaN, invalid JSON, and a run of digits longer than
-Python accepts for a whole number (that line is not JSON to it, where this decoder would skip the number).
+number outside int64 (orjson reads up to uint64 exactly, then fails: the int64 bound sends them all to
+it), NaN, invalid JSON, and a run of digits longer than Python accepts for a whole number (that line is
+not JSON to it, where this decoder would skip the number).
 One exception: the UTF-8 and the range of the numbers of a part it skips are not checked. A line orjson
 refuses for that alone keeps its parts as orjson reads them, where Python's parser read the line: the
 two differ only on whole numbers past 64 bits in a part kept raw, and `invalid_utf8` does not count it.

@@ -54,13 +54,13 @@ KEYWORDS_RECENCY_BOOST = 1.0
 KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
-# Hybrid: each ranking's raw scores divided by the best among the sessions fused, then bm25 +
-# HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak
+# Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
+# then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak
 # keyword list. Flat between 0.05 and 0.2; at 0.05 hybrid edges bm25 on commits.tsv and LoCoMo recall@5.
 HYBRID_KEYWORDS_WEIGHT = 0.05
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
-# matches fewer sessions.
+# matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
 HYBRID_POOL = 100
 # Up to this many postings, the keywords formula sums them all in one SQL statement (faster than any
 # bookkeeping); beyond, core/keyword_topk.py reads only those that can reach the top (bench/latency.py).
@@ -446,10 +446,21 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
     fulltext = _bm25(p, pool, 0, raw=True)
-    # A session outside a full pool of full-text matches could gain at most the keyword weight, less than
-    # any of the first pages' sessions hold: the keyword scores of the pool's own sessions are enough, and
-    # cost a few rows, where ranking every session the keywords match cost as much as bm25 itself at 100k.
-    keywords = _keywords(p, pool, 0, raw=True) if len(fulltext) < pool else _keyword_raw(p, fulltext)
+    if len(fulltext) == pool:
+        # A full pool: the keyword scores of its own sessions (a few rows), normalised by their best. A
+        # session outside it could reach at most the keyword weight, so once a page of the pool scores
+        # above that, ranking every session the keywords match (as costly as bm25 itself at 100k) could
+        # change nothing on the page.
+        fused = _fused(p, fulltext, _keyword_raw(p, fulltext))
+        if len(fused) >= offset + limit and fused[offset + limit - 1].score > p.hybrid_keywords_weight:
+            return fused[offset : offset + limit]
+    # Otherwise the keyword ranking's own pool joins, normalised by the query's best keyword score.
+    return _fused(p, fulltext, _keywords(p, pool, 0, raw=True))[offset : offset + limit]
+
+
+def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]:
+    """bm25 + HYBRID_KEYWORDS_WEIGHT * keywords, each raw score divided by its list's best, times recency;
+    best first."""
     fused: dict[str, float] = {}
     dates: dict[str, str] = {}
     for rows, weight in ((fulltext, 1.0), (keywords, p.hybrid_keywords_weight)):
@@ -458,15 +469,16 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
             fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
             dates[row.session_uuid] = row.date
     multipliers = keyword_topk.Multipliers(p.now, p.days_back, HYBRID_RECENCY_BOOST, 0.0)
-    result = [_Row(uid, score * multipliers.recency(multipliers.age(dates[uid])), dates[uid])
-              for uid, score in fused.items() if score > 0.0]
-    return keyword_topk.ordered(result)[offset : offset + limit]
+    return keyword_topk.ordered([_Row(uid, score * multipliers.recency(multipliers.age(dates[uid])), dates[uid])
+                                 for uid, score in fused.items() if score > 0.0])
 
 
 def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     """The keyword formula's raw score of these sessions (no multipliers), best first; those matching no
     term left out."""
     weights, _ = _term_weights(p)
+    if not weights:
+        return []
     raw: dict[str, float] = {}
     uids = orjson.dumps([row.session_uuid for row in sessions]).decode()
     for table, column in (("project_index", "project"), ("keyword_index", "keyword")):

@@ -252,7 +252,8 @@ class _Builder:
                     call.subagent_stats[key] = int(value)
         if call.subagent_stats and call.name in ("Task", "Agent", "Bash"):
             # Only a subagent run's output is shown (`renderer.tool_line`): the others (Bash's are long)
-            # are neither decoded nor redacted.
+            # are neither decoded nor redacted. Bash stays listed because these three kept their output
+            # before, so a damaged line giving a Bash call subagent stats renders as it did.
             call.result = _cut(block_text(part_value(block.get("content"))).strip(), RESULT_KEEP, self.redact)
 
     def _assistant(self, record: dict, stamp: dt.datetime | None) -> None:

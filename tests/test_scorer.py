@@ -338,15 +338,27 @@ def test_hybrid_with_a_full_pool_weighs_the_keywords_of_its_full_text_matches_on
         make("T1", keywords=("misc",)),
         make("T2", keywords=("quasar",)),  # the same text as T1 and T3, and the keyword
         make("T3", keywords=("other",)),
-        make("K", keywords=("quasar",)),  # keyword only
+        make("K", keywords=("quasar", "quasarnet")),  # keywords only, scoring higher than T2's
         transcripts={uid: "the zanzibar outage" for uid in ("T1", "T2", "T3")},
     )
-    # Three full-text matches fill a pool of three: K, outside it, could gain only the keyword share.
+    # Three full-text matches fill a pool of three and all score above the keyword weight: K, outside the
+    # pool, could gain no more than that, so only the pool's keywords count, normalised by their best.
     hits = rank(store.conn, "zanzibar quasar", mode="hybrid", now=NOW, max_results=3, hybrid_pool=3)
     assert uids(hits) == ["T2", "T1", "T3"]
     assert hits[0].score == pytest.approx(hits[1].score + HYBRID_KEYWORDS_WEIGHT)
     # A pool the full text cannot fill takes the keyword ranking's sessions too.
     assert "K" in uids(rank(store.conn, "zanzibar quasar", mode="hybrid", now=NOW, max_results=4, hybrid_pool=4))
+
+
+def test_hybrid_lets_a_keyword_match_outrank_pool_sessions_that_score_under_the_keyword_weight(
+        store: Store) -> None:
+    # "outage" is in most sessions: bm25 gives it next to nothing, so the pool's sessions but A score ~0.
+    common = {f"C{i}": "the outage again" for i in range(6)}
+    add(store, make("A"), make("K", keywords=("myquasarlib",)), *(make(uid) for uid in common),
+        transcripts={"A": "the quasar outage in zanzibar", **common})
+    hits = rank(store.conn, "zanzibar quasar outage", mode="hybrid", now=NOW, max_results=3, hybrid_pool=3)
+    assert uids(hits)[:2] == ["A", "K"]
+    assert hits[1].score == pytest.approx(HYBRID_KEYWORDS_WEIGHT)
 
 
 def test_index_changes_are_seen(store: Store, tmp_path: Path) -> None:
