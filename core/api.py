@@ -233,12 +233,10 @@ class Eywa:
         )
 
     def vocabulary(self, limit: int = 2000) -> list[str]:
-        """The index's own words, for biasing speech recognition: the names of projects of two sessions or
-        more (most used first), then the single words of the sessions' routing terms (and of keywords, for
-        an index rebuilt from files) found in at least two sessions but in at most a quarter of them, most
-        frequent first: the words a speech model must hear right and may not know ("gitleaks", "jsonl");
-        then the projects of one session, which would otherwise spend the head of a bounded bias list on a
-        name said once (bench/voice_quality.py: 0.653 -> 0.663). Which of them the speech model already
+        """The index's own words, for biasing speech recognition: project names (most used first), then
+        the single words of the sessions' routing terms (and of keywords, for an index rebuilt from files)
+        found in at least two sessions but in at most a quarter of them, most frequent first: the words a
+        speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
         knows is the speech side's business (bot/voice.py)."""
         conn = self._reader().conn
         # Read once per change of the index (a voice note asks for it each time): data_version moves when
@@ -247,16 +245,15 @@ class Eywa:
         if self._vocabulary is not None and self._vocabulary[0] == state:
             return list(self._vocabulary[1])
         total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
-        projects = conn.execute(
-            "SELECT project, COUNT(*) FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project").fetchall()
+        projects = [p for (p,) in conn.execute(
+            "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
         words = [w for (w,) in conn.execute(
             "SELECT term FROM (SELECT term, df FROM term_df UNION ALL"
             " SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword)"
             " WHERE length(term) >= 4 AND term NOT GLOB '*[^a-z]*'"
             " GROUP BY term HAVING MAX(df) BETWEEN 2 AND ? ORDER BY MAX(df) DESC, term",
             (max(2, total // 4),))]
-        ordered = [p for p, n in projects if n >= 2] + words + [p for p, n in projects if n < 2]
-        terms = list(dict.fromkeys(w for w in ordered if len(w) >= 3 and not w.isdigit()))
+        terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))
         self._vocabulary = (state, terms[:max(0, limit)])
         return list(self._vocabulary[1])
 

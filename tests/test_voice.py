@@ -362,27 +362,6 @@ def test_punctuation_said_aloud_between_words_is_written() -> None:
     assert voice.correct_query("fixed test slash compilation", VOCABULARY) == "fixed test/compilation"
 
 
-def test_index_vocabulary_puts_projects_of_one_session_after_the_words(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.api import Eywa
-
-    monkeypatch.setenv("EYWA_NOW", "2026-02-17")
-    originals = tmp_path / "originals"
-    originals.mkdir()
-    for session_id, project, keywords in (("a1b2c3d4", "pratchett-os", "scheduler, turtles"),
-                                          ("e5f6a7b8", "pratchett-os", "scheduler"),
-                                          ("c9d0e1f2", "ankh-morpork", "citywatch")):
-        (originals / f"{session_id}.md").write_text(
-            _handoff(session_id, "2026-02-10", project, "Tune the disc scheduler", keywords))
-    eywa = Eywa(load_settings(data_dir=tmp_path / "data", projects_dir=tmp_path / "projects"))
-    try:
-        eywa.reindex(originals)
-        # A name said in one session only would take the head of a bounded bias list from the words.
-        assert eywa.vocabulary() == ["pratchett-os", "scheduler", "ankh-morpork"]
-    finally:
-        eywa.close()
-
-
 def test_index_vocabulary_follows_what_another_process_indexes(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from core.api import Eywa
