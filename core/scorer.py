@@ -55,8 +55,9 @@ KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
-# then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should survive a weak
-# keyword list. Flat between 0.05 and 0.2; at 0.05 hybrid edges bm25 on commits.tsv and LoCoMo recall@5.
+# then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
+# survive a weak keyword list. Flat between 0.05 and 0.2; at 0.05 hybrid matches bm25 on commits.tsv
+# and edges it on LoCoMo recall@5.
 HYBRID_KEYWORDS_WEIGHT = 0.05
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
