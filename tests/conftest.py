@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,34 @@ from core.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _only_loopback() -> Iterator[None]:
+    """Every test talks to 127.0.0.1 only: a connection anywhere else fails the test that makes it
+    (in this process; child processes are pointed at the fakes by their environment)."""
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def refuse_remote(sock: socket.socket, address: object) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple) \
+                and not str(address[0]).startswith(_LOOPBACK):
+            raise ConnectionRefusedError(f"tests reach 127.0.0.1 only, not {address[0]}")
+
+    def guarded_connect(sock: socket.socket, address: object) -> None:
+        refuse_remote(sock, address)
+        connect(sock, address)
+
+    def guarded_connect_ex(sock: socket.socket, address: object) -> int:
+        refuse_remote(sock, address)
+        return connect_ex(sock, address)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket.socket, "connect", guarded_connect)
+        patch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+        yield
 
 
 def identity(text: str) -> str:
