@@ -516,13 +516,13 @@ class EywaBot:
         if isinstance(update, Update) and update.effective_chat and update.effective_user \
                 and update.effective_user.id in self.allowed:
             owner_chat = update.effective_chat.id
-        if isinstance(error, StoreError) and owner_chat is not None and not self.settings.db_path.exists():
-            await send_html(self.app.bot, owner_chat, "No index yet: /ingest reads your transcripts "
-                                                      "(the first time takes a minute).")
-            return
-        if isinstance(error, StoreError) and owner_chat is not None:  # its message says what to do
+        if isinstance(error, StoreError) and owner_chat is not None:
+            if not self.settings.db_path.exists():
+                await send_html(self.app.bot, owner_chat, "No index yet: /ingest reads your transcripts "
+                                                          "(the first time takes a minute).")
+                return
             log.error("handling an update failed: %s", error)
-            await send_html(self.app.bot, owner_chat, esc(str(error)))
+            await send_html(self.app.bot, owner_chat, esc(str(error)))  # its message says what to do
             return
         log.error("handling an update failed", exc_info=error)
         if owner_chat is None:

@@ -17,6 +17,7 @@ from core.config import Settings, now
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
 from core.recall import COLUMNS as _COLUMNS
 from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
+from core.scorer import index_version
 from core.storage_faults import describe
 from core.store import Store, StoreError
 
@@ -239,9 +240,8 @@ class Eywa:
         speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
         knows is the speech side's business (bot/voice.py)."""
         conn = self._reader().conn
-        # Read once per change of the index (a voice note asks for it each time): data_version moves when
-        # another connection commits, total_changes when this one does.
-        state = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes, limit)
+        # Read once per change of the index (a voice note asks for it each time).
+        state = (*index_version(conn), limit)
         if self._vocabulary is not None and self._vocabulary[0] == state:
             return list(self._vocabulary[1])
         total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]

@@ -123,17 +123,22 @@ class _ConnState:
     phrase_rows: dict[str, int] = field(default_factory=dict)
 
 
+def index_version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes whenever the index may have: `PRAGMA data_version` moves on commits by other connections,
+    `total_changes` on this connection's own writes. For caches of what is read from it."""
+    return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
+
+
 # Per-connection vocabulary cache. Rebuilding reads every project and keyword with its count (~0.06 s at
-# 100k handoffs, 29k keywords), so it happens only when data changed:
-# `PRAGMA data_version` moves on commits by other connections, `total_changes` on this connection's own
-# writes. Connections cannot be weakly referenced, so entries hold them; the LRU bound keeps that small.
+# 100k handoffs, 29k keywords), so it happens only when `index_version` moves. Connections cannot be
+# weakly referenced, so entries hold them; the LRU bound keeps that small.
 _CACHE: OrderedDict[int, _ConnState] = OrderedDict()
 _CACHE_SIZE = 4
 _CACHE_LOCK = threading.Lock()
 
 
 def _state(conn: sqlite3.Connection) -> _ConnState:
-    version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    version = index_version(conn)
     with _CACHE_LOCK:
         state = _CACHE.get(id(conn))
         if state is not None and state.conn is conn:

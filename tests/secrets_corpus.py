@@ -89,23 +89,23 @@ def _b64url_json(data: dict[str, object]) -> str:
 # Prefixes are split ("sk-" + "ant-") so that no scanner flags this file.
 
 
+def _prefixed(prefix: str, length: int, line: str, url: str, alphabet: str = ALNUM) -> Callable[[random.Random], Made]:
+    """The common kind: a fixed prefix, then random characters; `line` and `url` say it ({v})."""
+
+    def make(r: random.Random) -> Made:
+        b = body(r, length, alphabet)
+        v = prefix + b
+        return Made(v, (b,), line.format(v=v), url.format(v=v))
+
+    return make
+
+
 def _anthropic(r: random.Random) -> Made:
     b = body(r, 93, B64URL)
     v = "sk-" + "ant-api03-" + b + "AA"
     return Made(v, (b,), f"ANTHROPIC_API_KEY={v}", f"https://llm-proxy.internal/v1/messages?key={v}")
 
 
-def _openai(r: random.Random) -> Made:
-    b = body(r, 156, B64URL)
-    v = "sk-" + "proj-" + b
-    return Made(v, (b,), f'client = OpenAI(api_key="{v}")', f"https://api.example.com/chat?openai_key={v}")
-
-
-def _github_classic(r: random.Random) -> Made:
-    b = body(r, 36)
-    v = "gh" + "p_" + b
-    return Made(v, (b,), f"gh auth login --with-token <<< {v}",
-                f"https://x-access-token:{v}@github.com/ana/quokka.git")
 
 
 def _github_fine_grained(r: random.Random) -> Made:
@@ -113,12 +113,6 @@ def _github_fine_grained(r: random.Random) -> Made:
     v = "github_" + "pat_" + a + "_" + b
     return Made(v, (a, b), f"export GITHUB_TOKEN={v}", f"https://ana:{v}@github.com/ana/private-infra.git")
 
-
-def _aws_access(r: random.Random) -> Made:
-    b = body(r, 16, UPPER_DIGITS)
-    v = "AK" + "IA" + b
-    return Made(v, (b,), f"aws_access_key_id = {v}",
-                f"https://quokka.s3.amazonaws.com/report.csv?X-Amz-Credential={v}%2F20260216%2Fus-east-1%2Fs3")
 
 
 def _aws_secret(r: random.Random) -> Made:
@@ -140,18 +134,6 @@ def _slack_webhook(r: random.Random) -> Made:
     return Made(path, (b,), f"SLACK_WEBHOOK_URL={url}", url)
 
 
-def _google(r: random.Random) -> Made:
-    b = body(r, 35, B64URL)
-    v = "AI" + "za" + b
-    return Made(v, (b,), f"GOOGLE_API_KEY={v}",
-                f"https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key={v}")
-
-
-def _stripe(r: random.Random) -> Made:
-    b = body(r, 99)
-    v = "sk_" + "live_" + b
-    # Stripe's own docs use the key as the user name of basic auth, with an empty password
-    return Made(v, (b,), f"stripe.api_key = '{v}'", f"https://{v}:@api.stripe.com/v1/charges")
 
 
 def _telegram(r: random.Random) -> Made:
@@ -210,35 +192,25 @@ def _env_line(r: random.Random) -> Made:
                 f"https://config.internal/render?DB_PASSWORD={v}")
 
 
-def _gitlab(r: random.Random) -> Made:
-    b = body(r, 20)
-    v = "glpat" + "-" + b
-    return Made(v, (b,), f"GITLAB_TOKEN={v}", f"https://oauth2:{v}@gitlab.com/ana/quokka.git")
 
-
-def _npm(r: random.Random) -> Made:
-    b = body(r, 36)
-    v = "npm" + "_" + b
-    return Made(v, (b,), f"//registry.npmjs.org/:_authToken={v}", f"https://registry.npmjs.org/-/whoami?token={v}")
-
-
-def _huggingface(r: random.Random) -> Made:
-    b = body(r, 34)
-    v = "hf" + "_" + b
-    return Made(v, (b,), f"HF_TOKEN={v}", f"https://ana:{v}@huggingface.co/spaces/ana/quokka-demo")
 
 
 KINDS: dict[str, Callable[[random.Random], Made]] = {
     "anthropic-key": _anthropic,
-    "openai-key": _openai,
-    "github-classic": _github_classic,
+    "openai-key": _prefixed("sk-" + "proj-", 156, 'client = OpenAI(api_key="{v}")',
+                            "https://api.example.com/chat?openai_key={v}", B64URL),
+    "github-classic": _prefixed("gh" + "p_", 36, "gh auth login --with-token <<< {v}",
+                                "https://x-access-token:{v}@github.com/ana/quokka.git"),
     "github-fine-grained": _github_fine_grained,
-    "aws-access-key": _aws_access,
+    "aws-access-key": _prefixed("AK" + "IA", 16, "aws_access_key_id = {v}", "https://quokka.s3.amazonaws.com/"
+                                "report.csv?X-Amz-Credential={v}%2F20260216%2Fus-east-1%2Fs3", UPPER_DIGITS),
     "aws-secret-key": _aws_secret,
     "slack-token": _slack_token,
     "slack-webhook": _slack_webhook,
-    "google-api-key": _google,
-    "stripe-key": _stripe,
+    "google-api-key": _prefixed("AI" + "za", 35, "GOOGLE_API_KEY={v}",
+                                "https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key={v}", B64URL),
+    # Stripe's own docs use the key as the user name of basic auth, with an empty password
+    "stripe-key": _prefixed("sk_" + "live_", 99, "stripe.api_key = '{v}'", "https://{v}:@api.stripe.com/v1/charges"),
     "telegram-bot-token": _telegram,
     "jwt": _jwt,
     "bearer-header": _bearer,
@@ -248,9 +220,11 @@ KINDS: dict[str, Callable[[random.Random], Made]] = {
     "password-assignment": _password_assignment,
     "secret-assignment": _secret_assignment,
     "env-line": _env_line,
-    "gitlab-token": _gitlab,
-    "npm-token": _npm,
-    "huggingface-token": _huggingface,
+    "gitlab-token": _prefixed("glpat" + "-", 20, "GITLAB_TOKEN={v}", "https://oauth2:{v}@gitlab.com/ana/quokka.git"),
+    "npm-token": _prefixed("npm" + "_", 36, "//registry.npmjs.org/:_authToken={v}",
+                           "https://registry.npmjs.org/-/whoami?token={v}"),
+    "huggingface-token": _prefixed("hf" + "_", 34, "HF_TOKEN={v}",
+                                   "https://ana:{v}@huggingface.co/spaces/ana/quokka-demo"),
 }
 
 # A 1x1 PNG: what an image pasted into a prompt starts with.
