@@ -17,6 +17,7 @@ import argparse
 import datetime as dt
 import math
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -88,6 +89,8 @@ def measure(db: Path, queries: list[str], mode: str) -> tuple[float, float]:
 
 
 def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict[str, object]]:
+    from core import text_index
+
     rng = random.Random(11)
     words = _vocabulary(random.Random(7), 20_000)
     queries = [" ".join(_zipf(rng, words, rng.randint(2, 3))) for _ in range(n_queries)]
@@ -99,7 +102,8 @@ def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict
             if not db.exists():
                 build(db, size)
             built = time.perf_counter() - started
-            on_disk = sum(p.stat().st_size for p in db.parent.glob(f"{size}.sqlite3*"))
+            on_disk = sum(p.stat().st_size for p in [*db.parent.glob(f"{size}.sqlite3*"),
+                                                     *text_index.folder_of(db).glob("*")])
             row: dict[str, object] = {"handoffs": size, "build s": round(built, 1),
                                       "index MB per 1000": round(on_disk / 1e6 / (size / 1000), 2)}
             for mode in ("keywords", "hybrid"):
@@ -109,6 +113,7 @@ def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict
             rows.append(row)
             if keep is None:
                 db.unlink()
+                shutil.rmtree(text_index.folder_of(db))
     if len(rows) >= 2:
         small, large = rows[-2], rows[-1]
         for mode in ("keywords", "hybrid"):

@@ -1,7 +1,8 @@
 """Splits a session's rendered markdown into the full-text columns that retrieval weighs apart.
 
 What the user asked says what a session was about far better than tool lines do (measured on
-commits.tsv), so each kind of text gets its own FTS5 column and weight. Parsing the archived markdown,
+commits.tsv), so each kind of text gets its own column, and the full-text index (core/text_index.py)
+scores what the user wrote again on its own. Parsing the archived markdown,
 rather than the session, lets `eywa reindex` rebuild exactly the same columns from files alone.
 """
 

@@ -30,8 +30,8 @@ from core.term_stats import TermStats
 from core.transcript_reader import peek_fields
 
 Progress = Callable[[int, int, str], None]
-# One commit per session made FTS5 write a segment and the term statistics rewrite their pages for
-# every session; a batch shares that work, and a second keeps other writers' waits short.
+# One commit per session made the full-text index write a segment and the term statistics rewrite
+# their pages for every session; a batch shares that work, and a second keeps other writers' waits short.
 _BATCH_SECONDS = 1.0
 _BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
 

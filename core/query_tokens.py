@@ -1,5 +1,5 @@
-"""The query tokenizer of the `keywords` scorer (ARCHITECTURE.md, "Retrieval"), also used to build
-the FTS5 query of the `bm25` scorer so both see the same terms; `fts_phrases` adds what only the full
+"""The query tokenizer of the `keywords` scorer (ARCHITECTURE.md, "Retrieval"), also the words of the
+full-text query of the `bm25` scorer so both see the same terms; `fts_phrases` adds what only the full
 text can match (dates and version numbers).
 """
 

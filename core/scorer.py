@@ -1,28 +1,28 @@
-"""Ranking handoffs for a query: the original's `keywords` formula, FTS5 `bm25`, and a `hybrid` of both.
+"""Ranking handoffs for a query: the original's `keywords` formula, full-text `bm25` (core/text_index.py),
+and a `hybrid` of both.
 
 Every mode applies the same recency and duration multipliers, never returns substance 0, and falls
 back to the most recent substantial handoffs inside the window when the query has no usable term or
-nothing matches. Scores are computed and sorted inside SQLite, so a query touches only the handoffs
-that match it, never every row; for common keywords, core/keyword_topk.py reads only the postings that
-can still reach the top.
+nothing matches. Keyword scores are computed and sorted inside SQLite, so a query touches only the
+handoffs that match it, never every row; for common keywords, core/keyword_topk.py reads only the
+postings that can still reach the top.
 """
 
 from __future__ import annotations
 
 import bisect
 import datetime
-import itertools
 import math
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
-from core import keyword_topk
+from core import keyword_topk, text_index
 from core.query_tokens import fts_phrases, tokenize_query
 
 Mode = Literal["keywords", "bm25", "hybrid"]
@@ -31,19 +31,8 @@ Mode = Literal["keywords", "bm25", "hybrid"]
 PROJECT_WEIGHT = 3.0
 KEYWORD_WEIGHT = 2.0
 
-# Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`.
-# bm25 weight per `fulltext` column, by name; a column not listed weighs 1.0. What the user asked says
-# most about a session, tool lines least (a grid on bench/recall.py; flat around these values).
-BM25_COLUMN_WEIGHTS: dict[str, float] = {
-    "handoff": 1.0,
-    "prompts": 2.0,
-    "context": 1.0,
-    "replies": 0.5,
-    "actions": 0.2,
-}
-# Neighbouring query words found within this many tokens of each other score again (0: off). On
-# bench/locomo.py 0-4 bm25 recall@1 0.575 -> 0.618, commits.tsv 0.427 -> 0.489; flat between 10 and 25.
-BM25_PROXIMITY = 10
+# Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`; the
+# full text's own are in core/text_index.py.
 # Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1).
 # On commits.tsv both cost full-text ranking dearly (bm25 recall@5 0.63 -> 0.54): a topical query wants
 # the session that matches best, not the newest. So `bm25` and `hybrid` keep the decay beyond the
@@ -56,9 +45,10 @@ BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
 # then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
-# survive a weak keyword list. Flat between 0.05 and 0.2; at 0.05 hybrid matches bm25 on commits.tsv
-# and edges it on LoCoMo recall@5.
-HYBRID_KEYWORDS_WEIGHT = 0.05
+# survive a weak keyword list. With the full text of core/text_index.py (commits.tsv recall@1 / @5,
+# LoCoMo 0-4 recall@1): 0 -> 0.509 / 0.666, 0.663; 0.05 -> 0.520 / 0.671, 0.662; 0.1 -> 0.520 / 0.674,
+# 0.664; 0.2 -> 0.525 / 0.680, 0.661. 0.1 is the one at least as good as bm25 alone on every set.
+HYBRID_KEYWORDS_WEIGHT = 0.1
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
 # matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
@@ -114,13 +104,12 @@ class _ConnState:
     conn: sqlite3.Connection
     version: tuple[int, int]
     handoffs: int
-    fts_columns: tuple[str, ...]
     projects: _Vocabulary
     keywords: _Vocabulary
     bounds: keyword_topk.IndexBounds
     span_days: float  # from the oldest handoff to the newest
-    # How many sessions each full-text query phrase matches, up to half of them (see `_common_phrases`).
-    phrase_rows: dict[str, int] = field(default_factory=dict)
+    text_index: Path  # the full-text index's folder
+    text_index_key: str  # ... and the key it must hold (`text_index.key_of`)
 
 
 def index_version(conn: sqlite3.Connection) -> tuple[int, int]:
@@ -153,11 +142,12 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         conn=conn,
         version=version,
         handoffs=conn.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0],
-        fts_columns=tuple(row[1] for row in conn.execute("PRAGMA table_info(fulltext)")),
         projects=_vocabulary(conn, "project", "project_index"),
         keywords=_keyword_vocabulary(conn),
         bounds=keyword_topk.IndexBounds.read(conn),
         span_days=conn.execute(_SPAN_SQL).fetchone()[0] or 0.0,
+        text_index=text_index.folder_of(Path(conn.execute("PRAGMA database_list").fetchone()[2])),
+        text_index_key=text_index.key_of(conn),
     )
     with _CACHE_LOCK:
         _CACHE[id(conn)] = state
@@ -212,22 +202,6 @@ SELECT session_uuid, score, date FROM (
 ORDER BY score DESC, date DESC, session_uuid LIMIT :limit OFFSET :offset
 """
 
-# bm25() is lower-is-better; negated so every mode sorts higher-is-better. `{weights}`: one bound
-# parameter per `fulltext` column, in table order. `LIMIT -1` (no limit) keeps SQLite from flattening
-# the subquery into the outer one, where bm25() can fail with "unable to use function in the requested
-# context"; it is evaluated once per match while the FTS cursor is on that row.
-_BM25_CANDIDATES = """
-SELECT session_uuid AS uid, -bm25(fulltext, {weights}) AS raw
-FROM fulltext WHERE fulltext MATCH :match LIMIT -1
-"""
-
-_BM25_TOP_CANDIDATES = """
-SELECT h.session_uuid AS uid, c.raw FROM (
-    SELECT rowid AS rid, -rank AS raw FROM fulltext
-    WHERE fulltext MATCH :match AND rank MATCH :rank ORDER BY rank LIMIT :pool
-) AS c JOIN handoffs AS h ON h.rowid = c.rid
-"""
-
 _PROJECT_FILTER = """
         AND EXISTS (SELECT 1 FROM project_index AS pf
                     WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
@@ -249,13 +223,11 @@ def rank(
     max_results: int = 3,
     project: str | None = None,
     offset: int = 0,
-    bm25_weights: Mapping[str, float] | None = None,
     hybrid_keywords_weight: float | None = None,
     hybrid_pool: int | None = None,
 ) -> list[Hit]:
     """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
 
-    `bm25_weights` maps `fulltext` column names to weights (missing columns weigh 1.0);
     `hybrid_keywords_weight` weighs the normalised keyword score against bm25's. None means the module
     default. Without a usable query term, or when nothing
     matches, returns the most recent substantial handoffs within `days_back` days with score 0.0.
@@ -277,7 +249,6 @@ def rank(
             now=now,
             days_back=days_back,
             project=project_filter,
-            bm25_weights=BM25_COLUMN_WEIGHTS if bm25_weights is None else bm25_weights,
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -299,7 +270,6 @@ class _Params:
     now: datetime.date
     days_back: int
     project: str | None
-    bm25_weights: Mapping[str, float]
     hybrid_keywords_weight: float
     hybrid_pool: int
 
@@ -383,70 +353,29 @@ SELECT uid, SUM(w) AS raw FROM (
 _RAW: dict[str, Any] = {"boost": 0.0, "duration_boost": 0.0, "days_back": 10**7}
 
 
-def fts_match_expression(tokens: list[str], *, common: Collection[str] = ()) -> str:
-    """An FTS5 query OR-ing the tokens, each a quoted string so no user input is read as FTS syntax,
-    then each pair of neighbouring tokens within BM25_PROXIMITY tokens of each other. Tokens in
-    `common` appear only in pairs with a token not in it, so a session must hold one of those to match.
-
-    A NEAR group scores its terms again where they occur close together, so a session that talks about
-    "session start message" outranks one that says "session", "start" and "message" far apart (all
-    pairs gain no more than neighbours, and cost quadratically). Tokens from `tokenize_query` hold only
-    [a-z0-9-]; a hyphenated one becomes a phrase (`"foo-bar"` matches "foo bar", "foo-bar"), and so does
-    each of `fts_phrases` ("9 november 2022").
-    """
-    quoted = ['"' + token.replace('"', '""') + '"' for token in tokens]
-    alone = [q for token, q in zip(tokens, quoted, strict=True) if token not in common]
-    pairs = [(qa, qb) for (a, qa), (b, qb) in itertools.pairwise(zip(tokens, quoted, strict=True))
-             if a not in common or b not in common] if BM25_PROXIMITY else []
-    return " OR ".join(alone + [f"NEAR({a} {b}, {BM25_PROXIMITY})" for a, b in pairs])
-
-
-def _common_phrases(conn: sqlite3.Connection, state: _ConnState, phrases: list[str]) -> set[str]:
-    """The query phrases found in at least half the sessions: FTS5's bm25 clamps their idf to 1e-6, so
-    they add next to nothing to a score, yet ranking scores every session that holds them."""
-    half = (state.handoffs + 1) // 2
-    common = set()
-    for phrase in phrases:
-        if phrase not in state.phrase_rows:
-            # Counting stops at half: the commonest words cost least (a few ms at 100k sessions).
-            state.phrase_rows[phrase] = conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM fulltext WHERE fulltext MATCH ? LIMIT ?)",
-                (fts_match_expression([phrase]), half)).fetchone()[0]
-        if half and state.phrase_rows[phrase] >= half:
-            common.add(phrase)
-    return common
-
-
 def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
-    # Exact, so every matching row gets bm25, its session_uuid read from the FTS content and a handoffs
-    # lookup: ~10 us a match (synthetic 100k handoffs: 6.5k matches ~70 ms; bm25 alone ~20 ms of it).
+    """The full-text ranking: raw scores of the best `limit` after `offset` (what hybrid fuses), or those
+    of a pool as deep as hybrid's times the recency multipliers."""
     state = _state(p.conn)
-    columns = state.fts_columns
-    phrases = p.tokens + p.phrases
-    params: dict[str, Any] = {"match": fts_match_expression(phrases)}
-    for i, column in enumerate(columns):
-        # session_uuid is UNINDEXED: it never matches, its weight only fills the slot.
-        params[f"w{i}"] = 0.0 if column == "session_uuid" else float(p.bm25_weights.get(column, 1.0))
-    if raw and p.project is None:
-        # Raw scores are what hybrid fuses, so only the best `limit` matter: FTS5 ranks inside its own
-        # `ORDER BY rank LIMIT` and reads the stored row only for those (3-4x faster on common words).
-        # The margin covers substance-0 handoffs that the join drops.
-        params["rank"] = "bm25(" + ", ".join(str(params[f"w{i}"]) for i in range(len(columns))) + ")"
-        params["pool"] = limit + offset + 20
-        common = _common_phrases(p.conn, state, phrases)
-        if common and len(common) < len(phrases):
-            # Only sessions holding a rarer phrase are ranked (synthetic 100k: p50 ~380 -> ~35 ms); their
-            # scores lose only the common phrases' ~1e-6 terms. Too few of them to fill the page: the
-            # sessions with common phrases alone would follow, so the full query ranks them all.
-            rows = _scored(p, _BM25_TOP_CANDIDATES, params | {"match": fts_match_expression(
-                phrases, common=common)}, limit, offset, **_RAW)
-            if len(rows) == limit:
-                return rows
-        return _scored(p, _BM25_TOP_CANDIDATES, params, limit, offset, **_RAW)
-    candidates = _BM25_CANDIDATES.format(weights=", ".join(f":w{i}" for i in range(len(columns))))
-    if raw:
-        return _scored(p, candidates, params, limit, offset, **_RAW)
-    return _scored(p, candidates, params, limit, offset, boost=BM25_RECENCY_BOOST, duration_boost=0.0)
+    depth = limit + offset if raw else max(p.hybrid_pool, limit + offset)
+    only = None
+    if p.project:
+        only = [rowid for (rowid,) in p.conn.execute(
+            "SELECT h.rowid FROM handoffs AS h WHERE 1" + _PROJECT_FILTER, {"project": p.project})]
+    # The margin covers substance-0 handoffs, dropped below.
+    hits = text_index.search(state.text_index, state.text_index_key, p.tokens + p.phrases, depth + 20, only=only)
+    if not hits:
+        return []
+    score = dict(hits)
+    rows = p.conn.execute(
+        "SELECT rowid, session_uuid, date FROM handoffs WHERE substance > 0 AND rowid IN"
+        " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
+    found = keyword_topk.ordered([_Row(uid, score[rowid], date) for rowid, uid, date in rows])[:depth]
+    if not raw:
+        multipliers = keyword_topk.Multipliers(p.now, p.days_back, BM25_RECENCY_BOOST, 0.0)
+        found = keyword_topk.ordered([_Row(row.session_uuid, row.score * multipliers.recency(
+            multipliers.age(row.date)), row.date) for row in found])
+    return found[offset : offset + limit]
 
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:

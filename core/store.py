@@ -16,13 +16,20 @@ from pathlib import Path
 
 import orjson
 
+from core import text_index
 from core.fulltext import FulltextColumns, fulltext_columns
 from core.handoff import Handoff
 from core.keyword_topk import IndexBounds
 from core.schema_version import SCHEMA_VERSION
 from core.storage_faults import describe
 
-_SCHEMA = """
+_FULLTEXT_COLUMNS = """
+    id INTEGER PRIMARY KEY, session_uuid TEXT NOT NULL, handoff TEXT NOT NULL DEFAULT '',
+    prompts TEXT NOT NULL DEFAULT '', replies TEXT NOT NULL DEFAULT '', actions TEXT NOT NULL DEFAULT '',
+    context TEXT NOT NULL DEFAULT ''
+"""
+
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
     path TEXT PRIMARY KEY,
@@ -80,9 +87,20 @@ CREATE TRIGGER IF NOT EXISTS keyword_df_delete AFTER DELETE ON keyword_index BEG
     UPDATE keyword_df SET df = df - 1 WHERE keyword = old.keyword;
     DELETE FROM keyword_df WHERE keyword = old.keyword AND df <= 0;
 END;
-CREATE VIRTUAL TABLE IF NOT EXISTS fulltext USING fts5(
-    session_uuid UNINDEXED, handoff, prompts, replies, actions, context, tokenize = 'porter unicode61'
-);
+-- Each handoff's text by kind (core/fulltext.py), under the handoff's rowid; searched through the index
+-- core/text_index.py derives from it. The triggers queue every change for that index.
+CREATE TABLE IF NOT EXISTS fulltext({_FULLTEXT_COLUMNS});
+CREATE TABLE IF NOT EXISTS text_index_queue(id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_insert AFTER INSERT ON fulltext BEGIN
+    INSERT OR IGNORE INTO text_index_queue(id) VALUES(new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_update AFTER UPDATE ON fulltext BEGIN
+    INSERT OR IGNORE INTO text_index_queue(id) VALUES(old.id);
+    INSERT OR IGNORE INTO text_index_queue(id) VALUES(new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_delete AFTER DELETE ON fulltext BEGIN
+    INSERT OR IGNORE INTO text_index_queue(id) VALUES(old.id);
+END;
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
 """
@@ -109,6 +127,7 @@ class Store:
             if not self._schema_current():  # so readers of a current index never wait for a writer's lock
                 with self.transaction():
                     _migrate_postings(self.conn)
+                    _migrate_fulltext(self.conn)
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
                     self.conn.execute(
@@ -122,10 +141,15 @@ class Store:
                     f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
                     f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
                 )
+            self._update_text_index()
         except sqlite3.DatabaseError as exc:
             raise StoreError(describe(exc, path.parent) or f"cannot open the index at {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create the data directory {path.parent}: {exc.strerror}") from exc
+
+    @property
+    def text_index_folder(self) -> Path:
+        return text_index.folder_of(self.path)
 
     def close(self) -> None:
         self.conn.close()
@@ -140,7 +164,8 @@ class Store:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT; rolled back on any exception."""
+        """BEGIN IMMEDIATE ... COMMIT; rolled back on any exception. Then the full-text changes it queued
+        go to the full-text index (`text_index.ensure`)."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
@@ -154,6 +179,17 @@ class Store:
             if self.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
                 self.conn.execute("ROLLBACK")
             raise
+        self._update_text_index()
+
+    def _update_text_index(self) -> None:
+        """Apply queued full-text changes (rebuilding the folder if it is missing or stale)."""
+        try:
+            text_index.ensure(self.conn, self.text_index_folder)
+        except (ValueError, OSError) as exc:  # tantivy raises ValueError for what it cannot read or write
+            raise StoreError(
+                f"cannot update the full-text index in {self.text_index_folder} ({exc}); what was stored is kept"
+                f" and reaches it on the next run, or delete that folder to have it rebuilt"
+            ) from exc
 
     # -- meta -------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -212,9 +248,9 @@ class Store:
         )
         IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len({k.lower() for k in handoff.keywords}),
                     max_projects=len({p.lower() for p in handoff.projects})).record(self.conn)
-        # The full-text row shares the handoff's rowid: deleting it then needs no scan of the FTS table.
+        # The full-text row shares the handoff's rowid: search hits join handoffs by it.
         self.conn.execute(
-            "INSERT INTO fulltext(rowid, session_uuid, handoff, prompts, replies, actions, context)"
+            "INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
             " VALUES(?, ?, ?, ?, ?, ?, ?)",
             (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
         )
@@ -223,7 +259,7 @@ class Store:
         row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
         if row is None:
             return
-        self.conn.execute("DELETE FROM fulltext WHERE rowid = ?", (row[0],))
+        self.conn.execute("DELETE FROM fulltext WHERE id = ?", (row[0],))
         for table in ("handoffs", "project_index", "keyword_index"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
 
@@ -249,7 +285,22 @@ def _migrate_postings(conn: sqlite3.Connection) -> None:
             f" WHERE EXISTS (SELECT 1 FROM handoffs AS h WHERE h.session_uuid = {table}.session_uuid)"
         )
     IndexBounds(0, 0, 0).record(conn)  # the maxima kept from now on start from a scan
-    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+    conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def _migrate_fulltext(conn: sqlite3.Connection) -> None:
+    """Schema 3 -> 4: the text moves from an FTS5 table to a plain one that core/text_index.py indexes."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return  # a new file
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("3",):
+        return
+    conn.execute(f"CREATE TABLE fulltext_plain({_FULLTEXT_COLUMNS})")
+    conn.execute("INSERT INTO fulltext_plain(id, session_uuid, handoff, prompts, replies, actions, context)"
+                 " SELECT rowid, coalesce(session_uuid, ''), coalesce(handoff, ''), coalesce(prompts, ''),"
+                 " coalesce(replies, ''), coalesce(actions, ''), coalesce(context, '') FROM fulltext")
+    conn.execute("DROP TABLE fulltext")
+    conn.execute("ALTER TABLE fulltext_plain RENAME TO fulltext")
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
 
 
 def _split_statements(script: str) -> list[str]:

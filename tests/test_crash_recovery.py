@@ -18,9 +18,11 @@ from typing import NamedTuple
 
 import orjson
 import pytest
+import tantivy
 
 from core.api import Eywa
 from core.config import load_settings
+from core.store import Store
 
 from .conftest import ROOT, link_corpus
 
@@ -29,7 +31,7 @@ KILLS = 20
 KILLS_PER_CHAIN = 5  # kills in a row on one data directory before it is run to the end
 QUERIES = ["checkpoint rewind", "telemetry", "session hooks test", "git worktree"]
 # Rows that say when and how fast the last run went, not what it stored.
-RUN_META = {"last_ingest_at", "last_ingest_report"}
+RUN_META = {"last_ingest_at", "last_ingest_report", "text_index_key"}  # the key is random per index file
 
 
 def ingest_cmd(note: Path, *how: str) -> list[str]:
@@ -111,13 +113,28 @@ def search(data: Path) -> list[list[str]]:
         eywa.close()
 
 
+def text_index_rows(data: Path) -> set[int]:
+    """The rows the full-text index holds once a store has opened the index (it applies what a kill left
+    queued), which must be those of the `fulltext` table."""
+    store = Store(data / "index.sqlite3")
+    try:
+        assert store.conn.execute("SELECT COUNT(*) FROM text_index_queue").fetchone() == (0,)
+        index = tantivy.Index.open(str(store.text_index_folder))
+        searcher = index.searcher()
+        hits = searcher.search(tantivy.Query.all_query(), 10 * SESSIONS, count=False).hits
+        rows = searcher.fast_field_values("rid", [address for _, address in hits])
+        assert len(rows) == len(set(rows)) == searcher.num_docs
+        return set(rows)
+    finally:
+        store.close()
+
+
 def check_after_kill(data: Path, clean: dict[str, bytes]) -> int:
     """The store is whole and consistent with the files; the number of sessions it holds."""
     assert (data / "index.sqlite3").exists()
     conn = sqlite3.connect(data / "index.sqlite3")
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        conn.execute("INSERT INTO fulltext(fulltext) VALUES('integrity-check')")  # raises if FTS5 is damaged
         handoffs = dict(conn.execute("SELECT rowid, session_uuid FROM handoffs"))
         assert {r for (r,) in conn.execute("SELECT rowid FROM fulltext")} == set(handoffs)
         for table in ("project_index", "keyword_index", "session_terms"):
@@ -134,6 +151,7 @@ def check_after_kill(data: Path, clean: dict[str, bytes]) -> int:
             assert (data / "handoffs" / path).is_file() and (data / "archive" / path).is_file()
     finally:
         conn.close()
+    assert text_index_rows(data) == set(handoffs)
     written = files(data)
     # A file that exists is whole, and exactly the file an uninterrupted run writes.
     assert {name: body for name, body in written.items() if clean.get(name) != body} == {}

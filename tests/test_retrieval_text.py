@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from core import text_index
 from core.fulltext import FULLTEXT_VERSION, fulltext_columns
 from core.handoff import Handoff
 from core.query_tokens import fts_phrases
 from core.reindex import refresh_fulltext
-from core.scorer import fts_match_expression, rank
+from core.scorer import rank
 from core.store import Store
 
 from .conftest import link_corpus
@@ -76,12 +77,6 @@ def test_fts_phrases_write_dates_and_versions_as_the_index_does(text: str, phras
     assert sorted(fts_phrases(text)) == sorted(phrases)
 
 
-def test_match_expression_pairs_neighbouring_tokens() -> None:
-    assert fts_match_expression(["kraken", "parser", "stream"]) == (
-        '"kraken" OR "parser" OR "stream" OR NEAR("kraken" "parser", 10) OR NEAR("parser" "stream", 10)')
-    assert fts_match_expression(["kraken"]) == '"kraken"'
-
-
 # -- ranking ---------------------------------------------------------------------------------------
 
 
@@ -132,12 +127,18 @@ def test_ingest_splits_the_full_text_again_when_an_older_version_built_the_index
         with eywa.store.transaction():
             conn.execute("UPDATE fulltext SET prompts = 'stale', replies = '', actions = '', context = ''")
             eywa.store.set_meta("fulltext_version", "1")
-        stale = "SELECT COUNT(*) FROM fulltext WHERE fulltext MATCH 'prompts:stale'"
+        stale = "SELECT COUNT(*) FROM fulltext WHERE prompts = 'stale'"
+
+        def stale_hits() -> list[tuple[int, float]]:
+            return text_index.search(eywa.store.text_index_folder, text_index.key_of(conn), ["stale"], 100)
+
         assert conn.execute(stale).fetchone()[0] == len(fresh)
+        assert len(stale_hits()) == len(fresh)
         eywa.ingest(llm=False)  # nothing changed in the transcripts
         again = conn.execute("SELECT rowid, prompts, replies, actions, context FROM fulltext ORDER BY rowid").fetchall()
         assert again == fresh and eywa.store.get_meta("fulltext_version") == FULLTEXT_VERSION
         assert conn.execute(stale).fetchone()[0] == 0
+        assert stale_hits() == []
         # The same in one transaction a handoff, as a refresh of a large index goes.
         with eywa.store.transaction():
             conn.execute("UPDATE fulltext SET prompts = 'stale'")
@@ -146,6 +147,6 @@ def test_ingest_splits_the_full_text_again_when_an_older_version_built_the_index
         assert conn.execute("SELECT rowid, prompts, replies, actions, context FROM fulltext ORDER BY rowid"
                             ).fetchall() == fresh
         assert refresh_fulltext(eywa.store, eywa.settings.archive_dir) == 0  # current now: nothing to do
-        conn.execute("INSERT INTO fulltext(fulltext, rank) VALUES('integrity-check', 1)")  # raises if corrupt
+        assert stale_hits() == []
     finally:
         eywa.close()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from core import text_index
 from core.handoff import Handoff
 from core.query_tokens import tokenize_query
 from core.scorer import HYBRID_KEYWORDS_WEIGHT, HYBRID_RECENCY_BOOST, Hit, Mode, rank
@@ -281,7 +282,8 @@ def test_bm25_finds_word_only_in_transcript(store: Store) -> None:
     assert uids(rank(store.conn, "chasing conditions", mode="bm25", now=NOW)) == ["T"]  # porter stemming
 
 
-def test_bm25_applies_recency_and_column_weights(store: Store) -> None:
+def test_bm25_applies_recency_and_weighs_what_the_user_wrote_apart(store: Store,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     add(
         store,
         make("new", days_ago=0, text="kraken"),
@@ -289,10 +291,12 @@ def test_bm25_applies_recency_and_column_weights(store: Store) -> None:
         make("tr", days_ago=0),
         transcripts={"tr": "kraken"},
     )
-    hits = rank(store.conn, "kraken", mode="bm25", now=NOW, bm25_weights={"handoff": 10.0, "prompts": 1.0})
-    assert uids(hits) == ["new", "tr", "old"]  # beyond the 14-day window, "old" decays
-    flipped = rank(store.conn, "kraken", mode="bm25", now=NOW, bm25_weights={"handoff": 1.0, "prompts": 10.0})
-    assert uids(flipped)[0] == "tr"
+    monkeypatch.setattr(text_index, "PROMPTS_WEIGHT", 0.0)
+    hits = rank(store.conn, "kraken", mode="bm25", now=NOW)
+    assert uids(hits)[-1] == "old"  # beyond the 14-day window, "old" decays
+    assert hits[-1].score < hits[-2].score / 50  # 46 days beyond: 0.5 ** (46 / 7) ~ 1 / 95
+    monkeypatch.setattr(text_index, "PROMPTS_WEIGHT", 10.0)
+    assert uids(rank(store.conn, "kraken", mode="bm25", now=NOW))[0] == "tr"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,0 +1,216 @@
+"""The full-text search index: BM25 over each session's text, kept by tantivy in a folder beside the
+SQLite index and derived from its `fulltext` table.
+
+SQLite's FTS5 scored every session holding a query word (about 6 us each, half a second for common words
+at 100k sessions, however small the LIMIT); tantivy ranks the same query in milliseconds, and BM25 over
+the whole text plus the user's own words, with neighbouring query words scored again where they occur
+close together, ranks better than FTS5 did on both quality sets (bench/RESULTS.md).
+
+SQLite stays the source of truth: triggers queue every changed `fulltext` row in `text_index_queue`
+inside the writer's own transaction, and `ensure` applies the queue to tantivy, then clears it. A crash
+between the two leaves the rows queued, applied again by the next sync (a delete and an add are
+idempotent); a missing, damaged or older index folder is rebuilt from the table (`ensure`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import sqlite3
+import threading
+import uuid
+from collections.abc import Collection
+from pathlib import Path
+
+import tantivy
+
+FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
+# Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
+VERSION = "1"
+# The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
+# folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
+_VERSION_FILE = "eywa-version"
+
+# Ranking, read at call time so a benchmark can set them. On bench/recall.py and bench/locomo.py 0-4 the
+# results are flat for a prompts weight of 0.2-0.5, a proximity weight of 1-2 and a slop of 5-10.
+PROMPTS_WEIGHT = 0.3  # BM25 of what the user wrote, added to that of the whole text
+PROXIMITY_SLOP = 10  # neighbouring query words this many words apart or closer score again (0: off)
+PROXIMITY_WEIGHT = 1.0
+# Proximity rescores the best this many sessions of the word scores only: a phrase with slop over two
+# common words costs tens of milliseconds at 100k sessions, against about one for these few.
+PROXIMITY_POOL = 100
+
+_WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
+_CHUNK = 500  # rows read from SQLite at a time while syncing
+# A term set costs about 3 ms at 100k sessions whatever its size (it reads the whole field); up to this
+# many rows, one term query each costs less (0.5 ms for proximity's pool of 120).
+_FEW_ROWS = 1000
+
+
+def folder_of(db_path: Path) -> Path:
+    return db_path.parent / (db_path.stem + FOLDER_SUFFIX)
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("rid", indexed=True, fast=True)  # the `fulltext` (and handoffs) rowid
+    # en_stem: words split on anything not a letter or digit, lowercased, over 40 bytes dropped, stemmed.
+    builder.add_text_field("prompts", tokenizer_name="en_stem", index_option="position")
+    builder.add_text_field("body", tokenizer_name="en_stem", index_option="position")
+    return builder.build()
+
+
+_ANALYZER: tantivy.TextAnalyzer | None = None
+
+
+def analyze(text: str) -> list[str]:
+    """`text` as the index's en_stem tokenizer splits it: the terms a query must look up."""
+    global _ANALYZER
+    if _ANALYZER is None:
+        _ANALYZER = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+                     .filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer("english")).build())
+    return _ANALYZER.analyze(text)
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+def key_of(conn: sqlite3.Connection) -> str:
+    """The key that ties a folder to this SQLite index ('' before `ensure` gave it one)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'text_index_key'").fetchone()
+    return row[0] if row else ""
+
+
+def ensure(conn: sqlite3.Connection, folder: Path) -> None:
+    """Rebuild the index from the `fulltext` table when its folder is missing, unreadable, of another
+    VERSION or of another SQLite index (a new data directory, an upgrade, a user who deleted either);
+    then apply what is queued."""
+    if not _current(folder, key_of(conn)):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            key = key_of(conn)
+            if not _current(folder, key):  # another process may have rebuilt it while this one waited
+                if not key:
+                    key = uuid.uuid4().hex
+                    conn.execute("INSERT INTO meta(key, value) VALUES('text_index_key', ?)", (key,))
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir(parents=True)
+                tantivy.Index(_schema(), path=str(folder), reuse=False)
+                conn.execute("INSERT OR IGNORE INTO text_index_queue(id) SELECT id FROM fulltext")
+                (folder / _VERSION_FILE).write_text(f"{VERSION} {key}", encoding="utf-8")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    _sync(conn, folder)
+
+
+def _current(folder: Path, key: str) -> bool:
+    try:
+        return (bool(key) and (folder / _VERSION_FILE).read_text(encoding="utf-8") == f"{VERSION} {key}"
+                and tantivy.Index.exists(str(folder)))
+    except (OSError, ValueError):
+        return False
+
+
+def _sync(conn: sqlite3.Connection, folder: Path) -> int:
+    """Apply the queued `fulltext` changes to the index; how many rows were applied. Holds SQLite's write
+    lock meanwhile, so one process at a time writes the index and no change is queued unseen."""
+    if conn.execute("SELECT 1 FROM text_index_queue LIMIT 1").fetchone() is None:
+        return 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        ids = [row[0] for row in conn.execute("SELECT id FROM text_index_queue ORDER BY id")]
+        index = tantivy.Index.open(str(folder))
+        writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            # Not delete_documents_by_term: it makes a signed term of a Python int, matching no u64 rid.
+            writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "rid", chunk))
+            marks = ",".join("?" * len(chunk))
+            for row in conn.execute("SELECT id, handoff, prompts, replies, actions, context FROM fulltext"
+                                    f" WHERE id IN ({marks})", chunk):
+                writer.add_document(_document(*row))
+        writer.commit()
+        writer.wait_merging_threads()  # also releases tantivy's writer lock
+        conn.execute("DELETE FROM text_index_queue")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return len(ids)
+
+
+def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, context: str) -> tantivy.Document:
+    document = tantivy.Document()
+    document.add_unsigned("rid", rid)
+    document.add_text("prompts", prompts)
+    document.add_text("body", "\n".join((handoff, prompts, replies, actions, context)))
+    return document
+
+
+# -- searching -------------------------------------------------------------------------------------
+
+_OPEN: dict[tuple[Path, str], tantivy.Index] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Collection[int] | None = None
+           ) -> list[tuple[int, float]]:
+    """The best `limit` rows for the query `phrases` (words, or several words to be found in sequence),
+    as (rowid, score), best first; within `only` if given. Nothing when the folder is not the current
+    index of the SQLite index of `key` (`key_of`): not built yet, or being rebuilt."""
+    units = [terms for terms in map(analyze, phrases) if terms]
+    index = _index(folder, key)
+    if not units or index is None or limit <= 0 or (only is not None and not only):
+        return []
+    Q, should, must = tantivy.Query, tantivy.Occur.Should, tantivy.Occur.Must
+    schema = index.schema
+    clauses = []
+    for terms in units:
+        for field, weight in (("body", 1.0), ("prompts", PROMPTS_WEIGHT)):
+            if weight > 0:
+                query = (Q.term_query(schema, field, terms[0]) if len(terms) == 1
+                         else Q.phrase_query(schema, field, terms))
+                clauses.append((should, Q.boost_query(query, weight)))
+    query = Q.boolean_query(clauses)
+    if only is not None:
+        query = Q.boolean_query([(must, query), (must, _within(schema, only))])
+    searcher = index.searcher()
+    hits = searcher.search(query, max(limit, PROXIMITY_POOL if PROXIMITY_SLOP else 0), count=False).hits
+    scores = dict(zip(searcher.fast_field_values("rid", [address for _, address in hits]),
+                      (score for score, _ in hits), strict=True))
+    if PROXIMITY_SLOP and PROXIMITY_WEIGHT and scores:
+        pool = _within(schema, scores)
+        for a, b in itertools.pairwise(units):
+            if len(a) == 1 and len(b) == 1:
+                near = Q.boost_query(Q.phrase_query(schema, "body", [a[0], b[0]], slop=PROXIMITY_SLOP),
+                                     PROXIMITY_WEIGHT)
+                found = searcher.search(Q.boolean_query([(must, near), (must, pool)]), len(scores), count=False).hits
+                for rid, (score, _) in zip(searcher.fast_field_values("rid", [address for _, address in found]),
+                                           found, strict=True):
+                    scores[rid] += score
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def _within(schema: tantivy.Schema, rids: Collection[int]) -> tantivy.Query:
+    """Matches the rows `rids`, adding nothing to a score."""
+    Q = tantivy.Query
+    if len(rids) > _FEW_ROWS:
+        rows = Q.term_set_query(schema, "rid", list(rids))
+    else:
+        rows = Q.boolean_query([(tantivy.Occur.Should, Q.term_query(schema, "rid", rid)) for rid in rids])
+    return Q.const_score_query(rows, 0.0)
+
+
+def _index(folder: Path, key: str) -> tantivy.Index | None:
+    """The open index of `folder`, reloaded to its last commit (about 0.1 ms)."""
+    with _OPEN_LOCK:
+        index = _OPEN.get((folder, key))
+        if index is None:
+            if not _current(folder, key):
+                return None
+            index = _OPEN[(folder, key)] = tantivy.Index.open(str(folder))
+    index.reload()
+    return index

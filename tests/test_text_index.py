@@ -1,0 +1,206 @@
+"""The full-text index (core/text_index.py): kept in step with the store's `fulltext` table through every
+change, a crash and an upgrade, and ranking as BM25 with proximity should."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core import text_index
+from core.handoff import Handoff
+from core.scorer import rank
+from core.store import Store, StoreError
+
+NOW = dt.date(2025, 6, 15)
+FILLER = " ".join(f"word{i}" for i in range(20))
+
+
+def handoff(uid: str, *, days_ago: int = 0, projects: tuple[str, ...] = ()) -> Handoff:
+    return Handoff(session_id=uid, session_uuid=uid, date=NOW - dt.timedelta(days=days_ago), duration="5m",
+                   headline=f"Session {uid}", projects=list(projects), keywords=[], substance=1,
+                   what_happened=["routine"])
+
+
+def add(store: Store, texts: dict[str, str], projects: tuple[str, ...] = ()) -> None:
+    with store.transaction():
+        for i, (uid, text) in enumerate(texts.items()):
+            store.put_handoff(handoff(uid, days_ago=i, projects=projects), path=f"{uid}.md",
+                              transcript=f"# Session {uid}\n\n### 10:00 User\n\n{text}\n")
+
+
+def found(store: Store, *words: str) -> list[str]:
+    """The sessions the index returns for `words`, best first."""
+    hits = text_index.search(store.text_index_folder, text_index.key_of(store.conn), list(words), 50)
+    names = dict(store.conn.execute("SELECT rowid, session_uuid FROM handoffs"))
+    return [names[rid] for rid, _ in hits]
+
+
+def queued(store: Store) -> int:
+    return store.conn.execute("SELECT COUNT(*) FROM text_index_queue").fetchone()[0]
+
+
+def test_every_change_to_the_full_text_reaches_the_index(store: Store) -> None:
+    add(store, {"a": "the kraken parser", "b": "a quiet week"})
+    assert found(store, "kraken") == ["a"] and queued(store) == 0
+    add(store, {"a": "the leviathan parser"})  # the session again, changed
+    assert found(store, "kraken") == [] and found(store, "leviathan") == ["a"]
+    with store.transaction():
+        store.delete_handoff("a")
+    assert found(store, "leviathan") == [] and found(store, "week") == ["b"]
+    with store.transaction():
+        store.clear_index()
+    assert found(store, "week") == [] and queued(store) == 0
+
+
+def test_words_are_stemmed_alike_in_sessions_and_queries(store: Store) -> None:
+    add(store, {"a": "we were chasing race conditions", "b": "nothing here"})
+    assert found(store, "chased", "condition") == ["a"]
+
+
+def test_a_change_committed_before_a_crash_reaches_the_index_on_the_next_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path / "i.db")
+    with monkeypatch.context() as m:
+        def crash(*args: object) -> int:
+            raise KeyboardInterrupt  # the process dies between SQLite's commit and the index's
+        m.setattr(text_index, "ensure", crash)
+        with pytest.raises(KeyboardInterrupt):
+            add(store, {"a": "the kraken parser"})
+    store.close()
+    store = Store(tmp_path / "i.db")
+    try:
+        assert found(store, "kraken") == ["a"] and queued(store) == 0
+    finally:
+        store.close()
+
+
+def test_a_missing_or_older_index_folder_is_rebuilt_from_the_store(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.db")
+    add(store, {"a": "the kraken parser", "b": "a quiet week"})
+    folder, key = store.text_index_folder, text_index.key_of(store.conn)
+    store.close()
+    shutil.rmtree(folder)
+    assert text_index.search(folder, key, ["kraken"], 5) == []  # a reader before any store reopened: nothing
+    store = Store(tmp_path / "i.db")
+    assert found(store, "kraken") == ["a"]
+    store.close()
+    (folder / "eywa-version").write_text(f"0 {key}")  # written by an older eywa
+    (folder / "meta.json").unlink()
+    store = Store(tmp_path / "i.db")
+    try:
+        assert found(store, "kraken") == ["a"] and found(store, "week") == ["b"]
+        assert (folder / "eywa-version").read_text() == f"{text_index.VERSION} {key}"
+    finally:
+        store.close()
+
+
+def test_a_new_index_file_beside_an_old_folder_never_reads_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.db")
+    add(store, {"a": "the kraken parser", "b": "a quiet week"})
+    store.close()
+    for path in tmp_path.glob("i.db*"):
+        path.unlink()
+    store = Store(tmp_path / "i.db")  # same folder, another SQLite index: its rowids mean other sessions
+    try:
+        add(store, {"c": "a quiet week"})
+        assert found(store, "kraken") == [] and found(store, "week") == ["c"]
+    finally:
+        store.close()
+
+
+def test_an_index_of_schema_3_keeps_its_text_and_becomes_searchable(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.db")
+    add(store, {"a": "the kraken parser", "b": "a quiet week"})
+    rows = store.conn.execute("SELECT id, session_uuid, handoff, prompts, replies, actions, context FROM fulltext"
+                              " ORDER BY id").fetchall()
+    store.close()
+    # What schema 3 had: the same text in an FTS5 table.
+    conn = sqlite3.connect(tmp_path / "i.db", isolation_level=None)
+    conn.executescript(
+        "DROP TABLE fulltext; CREATE VIRTUAL TABLE fulltext USING fts5(session_uuid UNINDEXED, handoff, prompts,"
+        " replies, actions, context, tokenize = 'porter unicode61');"
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'; DELETE FROM meta WHERE key = 'schema_id';")
+    conn.executemany("INSERT INTO fulltext(rowid, session_uuid, handoff, prompts, replies, actions, context)"
+                     " VALUES(?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.close()
+    shutil.rmtree(text_index.folder_of(tmp_path / "i.db"))
+    store = Store(tmp_path / "i.db")
+    try:
+        assert store.conn.execute("SELECT id, session_uuid, handoff, prompts, replies, actions, context"
+                                  " FROM fulltext ORDER BY id").fetchall() == rows
+        assert found(store, "kraken") == ["a"]
+    finally:
+        store.close()
+
+
+def test_a_word_in_every_session_barely_counts(store: Store) -> None:
+    texts = {f"plain{i}": f"deploy {FILLER} deploy " * (1 + i % 3) for i in range(8)}
+    add(store, texts | {"kraken": f"deploy the kraken {FILLER}"})
+    assert found(store, "deploy", "kraken")[0] == "kraken"
+
+
+def test_proximity_rescores_the_best_sessions_of_the_word_scores(store: Store, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    add(store, {
+        "apart": f"kraken {FILLER} parser",
+        "close": f"kraken parser {FILLER}",
+        "one": f"kraken kraken {FILLER}",
+    })
+    assert found(store, "kraken", "parser")[:2] == ["close", "apart"]
+    monkeypatch.setattr(text_index, "PROXIMITY_SLOP", 0)
+    scores = dict(text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["kraken", "parser"], 5))
+    assert len(set(scores.values()) & {scores[1], scores[2]}) == 1  # "apart" and "close" tie without it
+
+
+def test_search_within_a_set_of_rows_finds_nothing_else(store: Store) -> None:
+    add(store, {"a": "kraken", "b": "kraken", "c": "kraken"})
+    rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))
+    hits = text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["kraken"], 5, only=[rows["b"]])
+    assert [rid for rid, _ in hits] == [rows["b"]]
+    assert text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["kraken"], 5, only=[]) == []
+
+
+def test_a_project_filter_applies_to_the_full_text_ranking(store: Store) -> None:
+    add(store, {f"other{i}": "kraken kraken kraken" for i in range(30)}, projects=("other",))
+    add(store, {"mine": "a kraken"}, projects=("eywa",))
+    for mode in ("bm25", "hybrid"):
+        hits = rank(store.conn, "kraken", mode=mode, now=NOW, days_back=400, project="eywa", max_results=3)
+        assert [hit.session_uuid for hit in hits] == ["mine"]
+
+
+def test_an_index_folder_that_cannot_be_written_fails_clearly_and_loses_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "i.db")
+    folder = store.text_index_folder
+    shutil.rmtree(folder)
+    folder.write_text("in the way")  # not a folder: nothing can be written there
+    try:
+        with pytest.raises(StoreError, match="cannot update the full-text index"):
+            add(store, {"a": "the kraken parser"})
+        assert store.conn.execute("SELECT session_uuid FROM handoffs").fetchall() == [("a",)]
+        assert queued(store) == 1
+    finally:
+        store.close()
+    folder.unlink()
+    store = Store(tmp_path / "i.db")
+    try:
+        assert found(store, "kraken") == ["a"]
+    finally:
+        store.close()
+
+
+def test_two_index_files_in_one_folder_keep_a_full_text_index_each(tmp_path: Path) -> None:
+    first, second = Store(tmp_path / "a.db"), Store(tmp_path / "b.db")
+    try:
+        add(first, {"a": "the kraken parser"})
+        add(second, {"b": "a quiet week"})
+        first.close()
+        first = Store(tmp_path / "a.db")  # reopening one must not rebuild over the other
+        assert found(first, "kraken") == ["a"] and found(first, "week") == []
+        assert found(second, "week") == ["b"] and found(second, "kraken") == []
+    finally:
+        first.close()
+        second.close()
