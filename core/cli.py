@@ -177,10 +177,13 @@ def _cmd_get(args: argparse.Namespace) -> int:
 
 def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
     """Migrate an index written by an older eywa, once, through the store (which `get` does not otherwise
-    import: it costs the handoff model); a current index costs one query. The reason it cannot, or None."""
+    import: it costs the handoff model), and so rebuild a full-text index folder of an older version; a
+    current index costs one query and a small file read. The reason it cannot, or None."""
+    from core import text_index
     from core.schema_version import SCHEMA_VERSION
 
-    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,):
+    if (conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
+            and text_index.is_current(conn, text_index.folder_of(path))):
         return None
     from core.store import Store, StoreError
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import datetime
 import math
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -46,9 +47,10 @@ HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
 # then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
 # survive a weak keyword list. With the full text of core/text_index.py (commits.tsv recall@1 / @5,
-# LoCoMo 0-4 recall@1): 0 -> 0.509 / 0.666, 0.663; 0.05 -> 0.520 / 0.671, 0.662; 0.1 -> 0.520 / 0.674,
-# 0.664; 0.2 -> 0.525 / 0.680, 0.661. 0.1 is the one at least as good as bm25 alone on every set.
-HYBRID_KEYWORDS_WEIGHT = 0.1
+# LoCoMo 0-4 recall@1): 0 (bm25 alone) -> 0.509 / 0.666, 0.663; 0.08 -> 0.520 / 0.674, 0.660; 0.1 ->
+# 0.520 / 0.674, 0.662; 0.12 -> 0.530 / 0.674, 0.665; 0.15 -> 0.520 / 0.674, 0.664. 0.12 is at least as
+# good as bm25 alone on both sets.
+HYBRID_KEYWORDS_WEIGHT = 0.12
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
 # matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
@@ -74,7 +76,7 @@ class _Row:
 class _Vocabulary:
     """The distinct terms of one inverted index with their document frequencies, searchable by substring."""
 
-    __slots__ = ("terms", "df", "_blob", "_starts")
+    __slots__ = ("terms", "df", "_blob", "_starts", "_idf")
 
     def __init__(self, rows: list[tuple[str, int]]) -> None:
         self.terms = [row[0] for row in rows]
@@ -87,16 +89,23 @@ class _Vocabulary:
         # One newline-joined string: str.find scans it in C (about a millisecond for 100k terms), where a
         # Python `token in term` loop over the vocabulary costs several per query token.
         self._blob = "\n".join(self.terms)
+        self._idf: list[float] | None = None
 
     def containing(self, token: str) -> list[int]:
-        """Indexes of the terms equal to or containing `token` (which has no newline)."""
+        """Indexes of the terms equal to or containing `token` (which has no newline, so no match spans
+        two terms)."""
         found: list[int] = []
-        start = 0
-        while (pos := self._blob.find(token, start)) >= 0:
-            index = bisect.bisect_right(self._starts, pos) - 1
-            found.append(index)
-            start = self._starts[index] + len(self.terms[index]) + 1  # next term: each counts once
+        for match in re.finditer(re.escape(token), self._blob):
+            index = bisect.bisect_right(self._starts, match.start()) - 1
+            if not found or found[-1] != index:  # a term holding the token twice counts once
+                found.append(index)
         return found
+
+    def idf(self, handoffs: int) -> list[float]:
+        """ln(handoffs / df) of each term, at least 0; computed once per vocabulary."""
+        if self._idf is None:
+            self._idf = [max(0.0, math.log(handoffs / df)) if df > 0 else 0.0 for df in self.df]
+        return self._idf
 
 
 @dataclass
@@ -303,8 +312,9 @@ def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[
             (state.projects, "project_index", PROJECT_WEIGHT),
             (state.keywords, "keyword_index", KEYWORD_WEIGHT),
         ):
+            idfs = vocab.idf(n)
             for index in vocab.containing(token):
-                idf = max(0.0, math.log(n / vocab.df[index]))
+                idf = idfs[index]
                 if idf > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
                     key = (table, vocab.terms[index])
                     weights[key] = weights.get(key, 0.0) + factor * idf
@@ -312,12 +322,12 @@ def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[
     return weights, df
 
 
-def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
+def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
     state = _state(p.conn)
     weights, df = _term_weights(p)
     if not weights:
         return []
-    if not raw and sum(df.values()) > KEYWORDS_SQL_POSTINGS and p.days_back < state.span_days / 2:
+    if sum(df.values()) > KEYWORDS_SQL_POSTINGS and p.days_back < state.span_days / 2:
         # Common terms: only the postings that can reach the top k (exact; core/keyword_topk.py). Its
         # bounds rest on recency decay, so a window over most of the index leaves it little to skip.
         multipliers = keyword_topk.Multipliers(p.now, p.days_back, KEYWORDS_RECENCY_BOOST, KEYWORDS_DURATION_BOOST)
@@ -328,13 +338,41 @@ def _keywords(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list
         f"{table}_weights": orjson.dumps({term: w for (t, term), w in weights.items() if t == table}).decode()
         for table in ("project_index", "keyword_index")
     }
-    if raw:
-        # Raw scores need no multiplier, so no recency bound cuts the postings short: every one is summed.
-        # Only the best `limit` (+ a margin for substance 0) go on.
-        top = "" if p.project else f" ORDER BY raw DESC LIMIT {limit + offset + 20}"
-        return _scored(p, _KEYWORD_CANDIDATES + top, params, limit, offset, **_RAW)
     return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, boost=KEYWORDS_RECENCY_BOOST,
                    duration_boost=KEYWORDS_DURATION_BOOST)
+
+
+_TERM_FIELD = {"project_index": "projects", "keyword_index": "keywords"}
+
+
+def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: int) -> list[_Row]:
+    """The best `limit` by the keyword formula's raw score (no multipliers). No recency bound could cut a
+    common term's postings short here, so the full-text index sums them (a query word inside hundreds of
+    keywords at 100k handoffs: ~200 ms in SQL, ~5 ms there)."""
+    state = _state(p.conn)
+    hits = text_index.term_top(state.text_index, state.text_index_key, {
+        (_TERM_FIELD[table], term): weight for (table, term), weight in weights.items()}, limit + 20,
+        only=_project_rows(p))  # the margin covers substance-0 handoffs, which `_rows` drops
+    return _rows(p, hits)[:limit]
+
+
+def _project_rows(p: _Params) -> list[int] | None:
+    """The rowids of the handoffs of the query's project filter (None: no filter)."""
+    if not p.project:
+        return None
+    return [rowid for (rowid,) in p.conn.execute(
+        "SELECT h.rowid FROM handoffs AS h WHERE 1" + _PROJECT_FILTER, {"project": p.project})]
+
+
+def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
+    """Search hits (rowid, raw score) as rows of the handoffs of substance, ordered as every scorer ranks."""
+    if not hits:
+        return []
+    score = dict(hits)
+    rows = p.conn.execute(
+        "SELECT rowid, session_uuid, date FROM handoffs WHERE substance > 0 AND rowid IN"
+        " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
+    return keyword_topk.ordered([_Row(uid, float(score[rowid]), date) for rowid, uid, date in rows])
 
 
 # Every posting of the matched terms, weights as JSON objects {term: weight}, one index lookup per term.
@@ -349,28 +387,15 @@ SELECT uid, SUM(w) AS raw FROM (
 """
 
 
-# No multiplier at all (a window too wide to leave): the raw scores that hybrid fuses.
-_RAW: dict[str, Any] = {"boost": 0.0, "duration_boost": 0.0, "days_back": 10**7}
-
 
 def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
     """The full-text ranking: raw scores of the best `limit` after `offset` (what hybrid fuses), or those
     of a pool as deep as hybrid's times the recency multipliers."""
     state = _state(p.conn)
     depth = limit + offset if raw else max(p.hybrid_pool, limit + offset)
-    only = None
-    if p.project:
-        only = [rowid for (rowid,) in p.conn.execute(
-            "SELECT h.rowid FROM handoffs AS h WHERE 1" + _PROJECT_FILTER, {"project": p.project})]
-    # The margin covers substance-0 handoffs, dropped below.
-    hits = text_index.search(state.text_index, state.text_index_key, p.tokens + p.phrases, depth + 20, only=only)
-    if not hits:
-        return []
-    score = dict(hits)
-    rows = p.conn.execute(
-        "SELECT rowid, session_uuid, date FROM handoffs WHERE substance > 0 AND rowid IN"
-        " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
-    found = keyword_topk.ordered([_Row(uid, score[rowid], date) for rowid, uid, date in rows])[:depth]
+    # The margin covers substance-0 handoffs, which `_rows` drops.
+    found = _rows(p, text_index.search(state.text_index, state.text_index_key, p.tokens + p.phrases, depth + 20,
+                                       only=_project_rows(p)))[:depth]
     if not raw:
         multipliers = keyword_topk.Multipliers(p.now, p.days_back, BM25_RECENCY_BOOST, 0.0)
         found = keyword_topk.ordered([_Row(row.session_uuid, row.score * multipliers.recency(
@@ -380,17 +405,18 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
+    weights, _ = _term_weights(p)
     fulltext = _bm25(p, pool, 0, raw=True)
     if len(fulltext) == pool:
         # A full pool: the keyword scores of its own sessions (a few rows), normalised by their best. A
         # session outside it could reach at most the keyword weight, so once a page of the pool scores
         # above that, ranking every session the keywords match (as costly as bm25 itself at 100k) could
         # change nothing on the page.
-        fused = _fused(p, fulltext, _keyword_raw(p, fulltext))
+        fused = _fused(p, fulltext, _keyword_raw(p, weights, fulltext))
         if len(fused) >= offset + limit and fused[offset + limit - 1].score > p.hybrid_keywords_weight:
             return fused[offset : offset + limit]
     # Otherwise the keyword ranking's own pool joins, normalised by the query's best keyword score.
-    return _fused(p, fulltext, _keywords(p, pool, 0, raw=True))[offset : offset + limit]
+    return _fused(p, fulltext, _keywords_raw_top(p, weights, pool) if weights else [])[offset : offset + limit]
 
 
 def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]:
@@ -408,19 +434,21 @@ def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]
                                  for uid, score in fused.items() if score > 0.0])
 
 
-def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
-    """The keyword formula's raw score of these sessions (no multipliers), best first; those matching no
-    term left out."""
-    weights, _ = _term_weights(p)
+def _keyword_raw(p: _Params, weights: dict[tuple[str, str], float], sessions: list[_Row]) -> list[_Row]:
+    """The keyword formula's raw score (`weights` of `_term_weights`, no multipliers) of these sessions,
+    best first; those matching no term left out."""
     if not weights:
         return []
     raw: dict[str, float] = {}
     uids = orjson.dumps([row.session_uuid for row in sessions]).decode()
-    for table, column in (("project_index", "project"), ("keyword_index", "keyword")):
-        for uid, term in p.conn.execute(f"SELECT session_uuid, {column} FROM {table}"
-                                         f" WHERE session_uuid IN (SELECT value FROM json_each(?))", (uids,)):
-            if (weight := weights.get((table, term))) is not None:
-                raw[uid] = raw.get(uid, 0.0) + weight
+    # The handoff rows hold the lists the inverted indexes are made of: one lookup a session, not one a term.
+    for uid, projects, keywords in p.conn.execute(
+            "SELECT session_uuid, projects, keywords FROM handoffs WHERE session_uuid IN"
+            " (SELECT value FROM json_each(?))", (uids,)):
+        for table, terms in (("project_index", projects), ("keyword_index", keywords)):
+            for term in {term.lower() for term in orjson.loads(terms)}:  # as Store.put_handoff indexes them
+                if (weight := weights.get((table, term))) is not None:
+                    raw[uid] = raw.get(uid, 0.0) + weight
     return keyword_topk.ordered([_Row(row.session_uuid, raw[row.session_uuid], row.date) for row in sessions
                                  if row.session_uuid in raw])
 

@@ -22,11 +22,12 @@ import uuid
 from collections.abc import Collection
 from pathlib import Path
 
+import orjson
 import tantivy
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
-VERSION = "1"
+VERSION = "2"
 # The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
@@ -39,7 +40,12 @@ PROXIMITY_WEIGHT = 1.0
 # Proximity rescores the best this many sessions of the word scores only: a phrase with slop over two
 # common words costs tens of milliseconds at 100k sessions, against about one for these few.
 PROXIMITY_POOL = 100
+# A word in more than this share of the sessions weighs almost nothing in BM25 (idf under 0.11), yet
+# scoring it visits nearly every session (2 ms a word at 100k): when the query has a rarer word, the word
+# scores leave it out, so a session holding only such words is no match. It still counts in proximity.
+COMMON_SHARE = 0.9
 
+TERM_FIELDS = ("projects", "keywords")
 _WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
 _CHUNK = 500  # rows read from SQLite at a time while syncing
 # A term set costs about 3 ms at 100k sessions whatever its size (it reads the whole field); up to this
@@ -57,6 +63,10 @@ def _schema() -> tantivy.Schema:
     # en_stem: words split on anything not a letter or digit, lowercased, over 40 bytes dropped, stemmed.
     builder.add_text_field("prompts", tokenizer_name="en_stem", index_option="position")
     builder.add_text_field("body", tokenizer_name="en_stem", index_option="position")
+    # The handoff's projects and keywords, lowercased, one term each: the `keywords` formula's postings,
+    # whose raw sums `term_top` ranks without reading every posting of a common term in SQL.
+    for field in TERM_FIELDS:
+        builder.add_text_field(field, tokenizer_name="raw", index_option="basic")
     return builder.build()
 
 
@@ -84,7 +94,7 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
     """Rebuild the index from the `fulltext` table when its folder is missing, unreadable, of another
     VERSION or of another SQLite index (a new data directory, an upgrade, a user who deleted either);
     then apply what is queued."""
-    if not _current(folder, key_of(conn)):
+    if not is_current(conn, folder):
         conn.execute("BEGIN IMMEDIATE")
         try:
             key = key_of(conn)
@@ -103,6 +113,11 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
                 conn.execute("ROLLBACK")
             raise
     _sync(conn, folder)
+
+
+def is_current(conn: sqlite3.Connection, folder: Path) -> bool:
+    """The folder holds the index of this SQLite index, of this VERSION (what is queued aside)."""
+    return _current(folder, key_of(conn))
 
 
 def _current(folder: Path, key: str) -> bool:
@@ -128,8 +143,9 @@ def _sync(conn: sqlite3.Connection, folder: Path) -> int:
             # Not delete_documents_by_term: it makes a signed term of a Python int, matching no u64 rid.
             writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "rid", chunk))
             marks = ",".join("?" * len(chunk))
-            for row in conn.execute("SELECT id, handoff, prompts, replies, actions, context FROM fulltext"
-                                    f" WHERE id IN ({marks})", chunk):
+            for row in conn.execute(
+                    "SELECT f.id, f.handoff, f.prompts, f.replies, f.actions, f.context, h.projects, h.keywords"
+                    f" FROM fulltext AS f LEFT JOIN handoffs AS h ON h.rowid = f.id WHERE f.id IN ({marks})", chunk):
                 writer.add_document(_document(*row))
         writer.commit()
         writer.wait_merging_threads()  # also releases tantivy's writer lock
@@ -142,11 +158,15 @@ def _sync(conn: sqlite3.Connection, folder: Path) -> int:
     return len(ids)
 
 
-def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, context: str) -> tantivy.Document:
+def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, context: str,
+              projects: str | None, keywords: str | None) -> tantivy.Document:
     document = tantivy.Document()
     document.add_unsigned("rid", rid)
     document.add_text("prompts", prompts)
     document.add_text("body", "\n".join((handoff, prompts, replies, actions, context)))
+    for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
+        for term in {term.lower() for term in orjson.loads(terms or "[]")}:  # as the inverted indexes hold them
+            document.add_text(field, term)
     return document
 
 
@@ -165,20 +185,13 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
     index = _index(folder, key)
     if not units or index is None or limit <= 0 or (only is not None and not only):
         return []
-    Q, should, must = tantivy.Query, tantivy.Occur.Should, tantivy.Occur.Must
+    Q, must = tantivy.Query, tantivy.Occur.Must
     schema = index.schema
-    clauses = []
-    for terms in units:
-        for field, weight in (("body", 1.0), ("prompts", PROMPTS_WEIGHT)):
-            if weight > 0:
-                query = (Q.term_query(schema, field, terms[0]) if len(terms) == 1
-                         else Q.phrase_query(schema, field, terms))
-                clauses.append((should, Q.boost_query(query, weight)))
-    query = Q.boolean_query(clauses)
-    if only is not None:
-        query = Q.boolean_query([(must, query), (must, _within(schema, only))])
     searcher = index.searcher()
-    hits = searcher.search(query, max(limit, PROXIMITY_POOL if PROXIMITY_SLOP else 0), count=False).hits
+    common = searcher.num_docs * COMMON_SHARE
+    rarer = [terms for terms in units if len(terms) > 1 or searcher.doc_freq("body", terms[0]) <= common]
+    depth = max(limit, PROXIMITY_POOL if PROXIMITY_SLOP else 0)
+    hits = searcher.search(_words_query(schema, rarer or units, rarer, only), depth, count=False).hits
     scores = dict(zip(searcher.fast_field_values("rid", [address for _, address in hits]),
                       (score for score, _ in hits), strict=True))
     if PROXIMITY_SLOP and PROXIMITY_WEIGHT and scores:
@@ -187,11 +200,51 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
             if len(a) == 1 and len(b) == 1:
                 near = Q.boost_query(Q.phrase_query(schema, "body", [a[0], b[0]], slop=PROXIMITY_SLOP),
                                      PROXIMITY_WEIGHT)
+                # One search a pair: under one Should, tantivy would walk both phrases' matches in full.
                 found = searcher.search(Q.boolean_query([(must, near), (must, pool)]), len(scores), count=False).hits
                 for rid, (score, _) in zip(searcher.fast_field_values("rid", [address for _, address in found]),
                                            found, strict=True):
                     scores[rid] += score
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def _words_query(schema: tantivy.Schema, units: list[list[str]], rarer: list[list[str]],
+                 only: Collection[int] | None) -> tantivy.Query:
+    """BM25 of `units` over the whole text, plus PROMPTS_WEIGHT times over the user's words."""
+    Q, should = tantivy.Query, tantivy.Occur.Should
+    # A query of common words only scores them over the whole text alone: their weight in the user's
+    # words would be a share of almost nothing, at the price of another pass over nearly every session.
+    fields = (("body", 1.0), ("prompts", PROMPTS_WEIGHT)) if rarer else (("body", 1.0),)
+    clauses = []
+    for terms in units:
+        for field, weight in fields:
+            if weight > 0:
+                query = (Q.term_query(schema, field, terms[0]) if len(terms) == 1
+                         else Q.phrase_query(schema, field, terms))
+                clauses.append((should, Q.boost_query(query, weight)))
+    query = Q.boolean_query(clauses)
+    if only is None:
+        return query
+    return Q.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, _within(schema, only))])
+
+
+def term_top(folder: Path, key: str, weights: dict[tuple[str, str], float], limit: int, *,
+             only: Collection[int] | None = None) -> list[tuple[int, float]]:
+    """The best `limit` rows by the sum of `weights` ((field of TERM_FIELDS, term) -> weight) of the terms
+    each lists, as (rowid, sum), best first; within `only` if given. Sums are tantivy's float32."""
+    index = _index(folder, key)
+    if not weights or index is None or limit <= 0 or (only is not None and not only):
+        return []
+    Q = tantivy.Query
+    schema = index.schema
+    query = Q.boolean_query([(tantivy.Occur.Should, Q.const_score_query(Q.term_query(schema, field, term), weight))
+                             for (field, term), weight in weights.items()])
+    if only is not None:
+        query = Q.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, _within(schema, only))])
+    searcher = index.searcher()
+    hits = searcher.search(query, limit, count=False).hits
+    rows = searcher.fast_field_values("rid", [address for _, address in hits])
+    return sorted(zip(rows, (score for score, _ in hits), strict=True), key=lambda item: (-item[1], item[0]))
 
 
 def _within(schema: tantivy.Schema, rids: Collection[int]) -> tantivy.Query:

@@ -289,6 +289,7 @@ def test_bm25_applies_recency_and_weighs_what_the_user_wrote_apart(store: Store,
         make("new", days_ago=0, text="kraken"),
         make("old", days_ago=60, text="kraken"),
         make("tr", days_ago=0),
+        *(make(f"other{i}") for i in range(3)),  # "kraken" in most sessions would weigh next to nothing
         transcripts={"tr": "kraken"},
     )
     monkeypatch.setattr(text_index, "PROMPTS_WEIGHT", 0.0)

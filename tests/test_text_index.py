@@ -4,6 +4,7 @@ change, a crash and an upgrade, and ranking as BM25 with proximity should."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -204,3 +205,48 @@ def test_two_index_files_in_one_folder_keep_a_full_text_index_each(tmp_path: Pat
     finally:
         first.close()
         second.close()
+
+
+def test_term_top_sums_the_weights_of_the_terms_each_session_lists(store: Store) -> None:
+    with store.transaction():
+        for uid, projects, keywords in (("a", ["Eywa"], ["sqlite", "fts5"]), ("b", [], ["SQLite"]),
+                                        ("c", ["eywa"], []), ("d", ["other"], ["rust"])):
+            h = handoff(uid)
+            h.projects, h.keywords = projects, keywords
+            store.put_handoff(h, path=f"{uid}.md")
+    names = dict(store.conn.execute("SELECT rowid, session_uuid FROM handoffs"))
+    weights = {("projects", "eywa"): 3.0, ("keywords", "sqlite"): 2.0, ("keywords", "fts5"): 0.5}
+    hits = text_index.term_top(store.text_index_folder, text_index.key_of(store.conn), weights, 10)
+    assert [(names[rid], score) for rid, score in hits] == [("a", 5.5), ("c", 3.0), ("b", 2.0)]
+    with store.transaction():  # "a" again, without its project
+        h = handoff("a")
+        h.keywords = ["fts5"]
+        store.put_handoff(h, path="a.md")
+    names = dict(store.conn.execute("SELECT rowid, session_uuid FROM handoffs"))
+    hits = text_index.term_top(store.text_index_folder, text_index.key_of(store.conn), weights, 10)
+    assert [(names[rid], score) for rid, score in hits] == [("c", 3.0), ("b", 2.0), ("a", 0.5)]
+
+
+def test_eywa_get_rebuilds_a_full_text_index_of_an_older_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli import main
+
+    data = tmp_path / "data"
+    store = Store(data / "index.sqlite3")
+    add(store, {"a": "the kraken parser", "b": "a quiet week"})
+    key = text_index.key_of(store.conn)
+    store.close()
+    (text_index.folder_of(data / "index.sqlite3") / "eywa-version").write_text(f"1 {key}")  # an older eywa's
+    for name, value in (("EYWA_DATA_DIR", data), ("EYWA_PROJECTS_DIR", tmp_path), ("HOME", tmp_path),
+                        ("EYWA_NOW", NOW.isoformat())):
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.delenv("EYWA_CONFIG", raising=False)
+    assert main(["get", "--mode", "bm25", "--days-back", "400", "--json", "kraken"]) == 0, capsys.readouterr().err
+    assert [hit["session_id"] for hit in json.loads(capsys.readouterr().out)] == ["a"]
+
+
+def test_a_word_in_nearly_every_session_matches_alone_only_when_the_query_has_no_rarer_word(store: Store) -> None:
+    texts = {f"plain{i}": f"deploy {FILLER}" for i in range(10)}
+    add(store, texts | {"kraken": f"deploy the kraken {FILLER}"})
+    assert found(store, "deploy", "kraken") == ["kraken"]
+    assert len(found(store, "deploy")) == 11
