@@ -121,7 +121,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
-    with contextlib.closing(prepared):
+    with contextlib.closing(prepared), store.staged_text_index():
         done = 0
         while done < len(dirty):
             # A batch's first session is read before its transaction begins, so that reading a large

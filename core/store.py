@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -90,16 +90,16 @@ END;
 -- Each handoff's text by kind (core/fulltext.py), under the handoff's rowid; searched through the index
 -- core/text_index.py derives from it. The triggers queue every change for that index.
 CREATE TABLE IF NOT EXISTS fulltext({_FULLTEXT_COLUMNS});
-CREATE TABLE IF NOT EXISTS text_index_queue(id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS text_index_queue(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS fulltext_queue_insert AFTER INSERT ON fulltext BEGIN
-    INSERT OR IGNORE INTO text_index_queue(id) VALUES(new.id);
+    INSERT INTO text_index_queue(id) VALUES(new.id);
 END;
 CREATE TRIGGER IF NOT EXISTS fulltext_queue_update AFTER UPDATE ON fulltext BEGIN
-    INSERT OR IGNORE INTO text_index_queue(id) VALUES(old.id);
-    INSERT OR IGNORE INTO text_index_queue(id) VALUES(new.id);
+    INSERT INTO text_index_queue(id) VALUES(old.id);
+    INSERT INTO text_index_queue(id) VALUES(new.id);
 END;
 CREATE TRIGGER IF NOT EXISTS fulltext_queue_delete AFTER DELETE ON fulltext BEGIN
-    INSERT OR IGNORE INTO text_index_queue(id) VALUES(old.id);
+    INSERT INTO text_index_queue(id) VALUES(old.id);
 END;
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
@@ -118,6 +118,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._staging: text_index.Writer | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -170,21 +171,42 @@ class Store:
         try:
             yield self.conn
         except BaseException:
-            if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
-                self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.conn.execute("COMMIT")
         except sqlite3.Error:
-            if self.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
-                self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
         self._update_text_index()
 
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+            self.conn.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def staged_text_index(self) -> Iterator[None]:
+        """Within it, each transaction's full-text changes are handed to the full-text index once it commits,
+        and indexed on tantivy's thread while the caller goes on; they become searchable at the end, or
+        every STAGE_SECONDS (one index commit instead of one per ingest batch)."""
+        self._staging = text_index.Writer(self.text_index_folder)
+        try:
+            yield
+        finally:
+            writer, self._staging = self._staging, None
+            self._text_index_step(lambda: writer.commit(self.conn))
+
     def _update_text_index(self) -> None:
         """Apply queued full-text changes (rebuilding the folder if it is missing or stale)."""
+        if self._staging is not None:
+            writer = self._staging
+            self._text_index_step(lambda: writer.stage(self.conn))
+        else:
+            self._text_index_step(lambda: text_index.ensure(self.conn, self.text_index_folder))
+
+    def _text_index_step(self, step: Callable[[], object]) -> None:
         try:
-            text_index.ensure(self.conn, self.text_index_folder)
+            step()
         except (ValueError, OSError) as exc:  # tantivy raises ValueError for what it cannot read or write
             raise StoreError(
                 f"cannot update the full-text index in {self.text_index_folder} ({exc}); what was stored is kept"
@@ -254,6 +276,7 @@ class Store:
             " VALUES(?, ?, ?, ?, ?, ?, ?)",
             (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
         )
+
 
     def delete_handoff(self, session_uuid: str) -> None:
         row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()

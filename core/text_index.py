@@ -7,8 +7,8 @@ the whole text plus the user's own words, with neighbouring query words scored a
 close together, ranks better than FTS5 did on both quality sets (bench/RESULTS.md).
 
 SQLite stays the source of truth: triggers queue every changed `fulltext` row in `text_index_queue`
-inside the writer's own transaction, and `ensure` applies the queue to tantivy, then clears it. A crash
-between the two leaves the rows queued, applied again by the next sync (a delete and an add are
+inside the writer's own transaction, and a `Writer` applies the queue to tantivy, then clears it. A
+crash between the two leaves the rows queued, applied again by the next writer (a delete and an add are
 idempotent); a missing, damaged or older index folder is rebuilt from the table (`ensure`).
 """
 
@@ -18,6 +18,7 @@ import itertools
 import shutil
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Collection
 from pathlib import Path
@@ -46,6 +47,7 @@ PROXIMITY_POOL = 100
 COMMON_SHARE = 0.9
 
 TERM_FIELDS = ("projects", "keywords")
+STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
 _WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
 _CHUNK = 500  # rows read from SQLite at a time while syncing
 # A term set costs about 3 ms at 100k sessions whatever its size (it reads the whole field); up to this
@@ -105,14 +107,17 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
                 shutil.rmtree(folder, ignore_errors=True)
                 folder.mkdir(parents=True)
                 tantivy.Index(_schema(), path=str(folder), reuse=False)
-                conn.execute("INSERT OR IGNORE INTO text_index_queue(id) SELECT id FROM fulltext")
+                conn.execute("DELETE FROM text_index_queue")
+                conn.execute("INSERT INTO text_index_queue(id) SELECT id FROM fulltext")
                 (folder / _VERSION_FILE).write_text(f"{VERSION} {key}", encoding="utf-8")
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-    _sync(conn, folder)
+    writer = Writer(folder)
+    writer.stage(conn)
+    writer.commit(conn)
 
 
 def is_current(conn: sqlite3.Connection, folder: Path) -> bool:
@@ -128,34 +133,66 @@ def _current(folder: Path, key: str) -> bool:
         return False
 
 
-def _sync(conn: sqlite3.Connection, folder: Path) -> int:
-    """Apply the queued `fulltext` changes to the index; how many rows were applied. Holds SQLite's write
-    lock meanwhile, so one process at a time writes the index and no change is queued unseen."""
-    if conn.execute("SELECT 1 FROM text_index_queue LIMIT 1").fetchone() is None:
-        return 0
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        ids = [row[0] for row in conn.execute("SELECT id FROM text_index_queue ORDER BY id")]
-        index = tantivy.Index.open(str(folder))
-        writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+class Writer:
+    """Applies the queue to the index: `stage` hands the changed rows to tantivy, which indexes them on
+    its own thread while the caller goes on; `commit` makes them visible and takes them off the queue.
+
+    Only committed SQLite rows are staged (callers stage after their COMMIT), and the queue keeps them
+    until tantivy has committed them, so a crash anywhere loses nothing. While a writer holds tantivy's
+    lock, another process's writer stages nothing: what it queued is staged by the holder's next `stage`
+    (queue entries only grow in `seq`) or by the next store opened after.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._writer: tantivy.IndexWriter | None = None
+        self._schema: tantivy.Schema | None = None
+        self._staged = 0  # the last queue seq staged
+        self._opened = 0.0
+
+    def stage(self, conn: sqlite3.Connection) -> int:
+        """Hand the changes queued since the last stage to tantivy; how many rows."""
+        queued = conn.execute("SELECT seq, id FROM text_index_queue WHERE seq > ? ORDER BY seq",
+                              (self._staged,)).fetchall()
+        if not queued or not self._open():
+            return 0
+        assert self._writer is not None and self._schema is not None
+        ids = sorted({rid for _, rid in queued})
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
             # Not delete_documents_by_term: it makes a signed term of a Python int, matching no u64 rid.
-            writer.delete_documents_by_query(tantivy.Query.term_set_query(index.schema, "rid", chunk))
+            self._writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "rid", chunk))
             marks = ",".join("?" * len(chunk))
             for row in conn.execute(
                     "SELECT f.id, f.handoff, f.prompts, f.replies, f.actions, f.context, h.projects, h.keywords"
                     f" FROM fulltext AS f LEFT JOIN handoffs AS h ON h.rowid = f.id WHERE f.id IN ({marks})", chunk):
-                writer.add_document(_document(*row))
+                self._writer.add_document(_document(*row))
+        self._staged = queued[-1][0]
+        if time.monotonic() - self._opened > STAGE_SECONDS:
+            self.commit(conn)  # bounds what a crash leaves to index again
+        return len(ids)
+
+    def commit(self, conn: sqlite3.Connection) -> None:
+        """Make what was staged searchable, take it off the queue, and release tantivy's lock."""
+        if self._writer is None:
+            return
+        writer, self._writer = self._writer, None
         writer.commit()
-        writer.wait_merging_threads()  # also releases tantivy's writer lock
-        conn.execute("DELETE FROM text_index_queue")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return len(ids)
+        writer.wait_merging_threads()  # also releases the lock
+        conn.execute("DELETE FROM text_index_queue WHERE seq <= ?", (self._staged,))
+
+    def _open(self) -> bool:
+        if self._writer is None:
+            index = tantivy.Index.open(str(self.folder))
+            try:
+                self._writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+            except ValueError as exc:
+                if "LockBusy" not in str(exc):
+                    raise
+                return False  # another process is writing the index: it stages this queue too
+            self._schema = index.schema
+            self._opened = time.monotonic()
+        return True
 
 
 def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, context: str,

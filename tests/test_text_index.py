@@ -250,3 +250,26 @@ def test_a_word_in_nearly_every_session_matches_alone_only_when_the_query_has_no
     add(store, texts | {"kraken": f"deploy the kraken {FILLER}"})
     assert found(store, "deploy", "kraken") == ["kraken"]
     assert len(found(store, "deploy")) == 11
+
+
+def test_staged_changes_become_searchable_together_at_the_end(store: Store) -> None:
+    add(store, {"a": "the kraken parser"})
+    with store.staged_text_index():
+        add(store, {"b": "the kraken lexer"})
+        add(store, {"c": "the kraken printer"})
+        assert found(store, "kraken") == ["a"] and queued(store) == 2  # handed over, not yet committed
+    assert sorted(found(store, "kraken")) == ["a", "b", "c"] and queued(store) == 0
+
+
+def test_a_store_writing_while_another_stages_loses_nothing(tmp_path: Path) -> None:
+    staging, other = Store(tmp_path / "i.db"), Store(tmp_path / "i.db")
+    try:
+        with staging.staged_text_index():
+            add(staging, {"a": "the kraken parser"})
+            add(other, {"b": "the kraken lexer"})  # tantivy's writer is taken: stays queued, no error
+        assert found(staging, "kraken") == ["a"] and queued(staging) == 1
+        Store(tmp_path / "i.db").close()  # the next store opened applies it
+        assert sorted(found(staging, "kraken")) == ["a", "b"] and queued(staging) == 0
+    finally:
+        staging.close()
+        other.close()
