@@ -71,6 +71,9 @@ class _Row:
     session_uuid: str
     score: float
     date: str
+    # The handoff's projects and keywords (JSON lists), when read along: hybrid scores them without
+    # looking the sessions up again.
+    lists: tuple[str, str] | None = None
 
 
 class _Vocabulary:
@@ -370,9 +373,10 @@ def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
         return []
     score = dict(hits)
     rows = p.conn.execute(
-        "SELECT rowid, session_uuid, date FROM handoffs WHERE substance > 0 AND rowid IN"
+        "SELECT rowid, session_uuid, date, projects, keywords FROM handoffs WHERE substance > 0 AND rowid IN"
         " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
-    return keyword_topk.ordered([_Row(uid, float(score[rowid]), date) for rowid, uid, date in rows])
+    return keyword_topk.ordered([_Row(uid, float(score[rowid]), date, (projects, keywords))
+                                 for rowid, uid, date, projects, keywords in rows])
 
 
 # Every posting of the matched terms, weights as JSON objects {term: weight}, one index lookup per term.
@@ -412,7 +416,7 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
         # session outside it could reach at most the keyword weight, so once a page of the pool scores
         # above that, ranking every session the keywords match (as costly as bm25 itself at 100k) could
         # change nothing on the page.
-        fused = _fused(p, fulltext, _keyword_raw(p, weights, fulltext))
+        fused = _fused(p, fulltext, _keyword_raw(weights, fulltext))
         if len(fused) >= offset + limit and fused[offset + limit - 1].score > p.hybrid_keywords_weight:
             return fused[offset : offset + limit]
     # Otherwise the keyword ranking's own pool joins, normalised by the query's best keyword score.
@@ -434,23 +438,20 @@ def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]
                                  for uid, score in fused.items() if score > 0.0])
 
 
-def _keyword_raw(p: _Params, weights: dict[tuple[str, str], float], sessions: list[_Row]) -> list[_Row]:
-    """The keyword formula's raw score (`weights` of `_term_weights`, no multipliers) of these sessions,
-    best first; those matching no term left out."""
-    if not weights:
-        return []
-    raw: dict[str, float] = {}
-    uids = orjson.dumps([row.session_uuid for row in sessions]).decode()
-    # The handoff rows hold the lists the inverted indexes are made of: one lookup a session, not one a term.
-    for uid, projects, keywords in p.conn.execute(
-            "SELECT session_uuid, projects, keywords FROM handoffs WHERE session_uuid IN"
-            " (SELECT value FROM json_each(?))", (uids,)):
-        for table, terms in (("project_index", projects), ("keyword_index", keywords)):
+def _keyword_raw(weights: dict[tuple[str, str], float], sessions: list[_Row]) -> list[_Row]:
+    """The keyword formula's raw score (`weights` of `_term_weights`, no multipliers) of these sessions
+    (rows of `_rows`, which hold the lists the inverted indexes are made of), best first; those matching
+    no term left out."""
+    scored = []
+    for row in sessions:
+        assert row.lists is not None
+        raw = 0.0
+        for table, terms in zip(("project_index", "keyword_index"), row.lists, strict=True):
             for term in {term.lower() for term in orjson.loads(terms)}:  # as Store.put_handoff indexes them
-                if (weight := weights.get((table, term))) is not None:
-                    raw[uid] = raw.get(uid, 0.0) + weight
-    return keyword_topk.ordered([_Row(row.session_uuid, raw[row.session_uuid], row.date) for row in sessions
-                                 if row.session_uuid in raw])
+                raw += weights.get((table, term), 0.0)
+        if raw > 0.0:
+            scored.append(_Row(row.session_uuid, raw, row.date))
+    return keyword_topk.ordered(scored)
 
 
 def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
