@@ -49,7 +49,7 @@ COMMON_SHARE = 0.9
 TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
 _WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
-_CHUNK = 500  # rows read from SQLite at a time while syncing
+_CHUNK = 500  # rows read from SQLite at a time while staging
 # A term set costs about 3 ms at 100k sessions whatever its size (it reads the whole field); up to this
 # many rows, one term query each costs less (0.5 ms for proximity's pool of 120).
 _FEW_ROWS = 1000
