@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Collection
 from pathlib import Path
 
@@ -209,7 +210,10 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
 
 # -- searching -------------------------------------------------------------------------------------
 
-_OPEN: dict[tuple[Path, str], tantivy.Index] = {}
+# Open indexes by (folder, key), least recently used first: a process reads one data directory, a test
+# run hundreds, each open index holding its files' maps.
+_OPEN: OrderedDict[tuple[Path, str], tantivy.Index] = OrderedDict()
+_OPEN_SIZE = 4
 _OPEN_LOCK = threading.Lock()
 
 
@@ -302,5 +306,8 @@ def _index(folder: Path, key: str) -> tantivy.Index | None:
             if not _current(folder, key):
                 return None
             index = _OPEN[(folder, key)] = tantivy.Index.open(str(folder))
+            while len(_OPEN) > _OPEN_SIZE:
+                _OPEN.popitem(last=False)
+        _OPEN.move_to_end((folder, key))
     index.reload()
     return index
