@@ -447,7 +447,7 @@ def _keyword_raw(weights: dict[tuple[str, str], float], sessions: list[_Row]) ->
         assert row.lists is not None
         raw = 0.0
         for table, terms in zip(("project_index", "keyword_index"), row.lists, strict=True):
-            for term in {term.lower() for term in orjson.loads(terms)}:  # as Store.put_handoff indexes them
+            for term in text_index.index_terms(orjson.loads(terms)):
                 raw += weights.get((table, term), 0.0)
         if raw > 0.0:
             scored.append(_Row(row.session_uuid, raw, row.date))

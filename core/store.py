@@ -258,18 +258,19 @@ class Store:
             ),
         )
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
+        projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
         self.conn.executemany(
             "INSERT OR IGNORE INTO project_index(project, session_uuid, date, duration_min, substance)"
             " VALUES(?, ?, ?, ?, ?)",
-            [(p.lower(), uid, *posting) for p in handoff.projects],
+            [(p, uid, *posting) for p in projects],
         )
         self.conn.executemany(
             "INSERT OR IGNORE INTO keyword_index(keyword, session_uuid, date, duration_min, substance)"
             " VALUES(?, ?, ?, ?, ?)",
-            [(k.lower(), uid, *posting) for k in handoff.keywords],
+            [(k, uid, *posting) for k in keywords],
         )
-        IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len({k.lower() for k in handoff.keywords}),
-                    max_projects=len({p.lower() for p in handoff.projects})).record(self.conn)
+        IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len(keywords),
+                    max_projects=len(projects)).record(self.conn)
         # The full-text row shares the handoff's rowid: search hits join handoffs by it.
         self.conn.execute(
             "INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"

@@ -56,6 +56,12 @@ _CHUNK = 500  # rows read from SQLite at a time while staging
 _FEW_ROWS = 1000
 
 
+def index_terms(values: list[str]) -> list[str]:
+    """A handoff's projects or keywords as the inverted indexes and TERM_FIELDS hold them: lowercased,
+    each once, in first-seen order."""
+    return list(dict.fromkeys(value.lower() for value in values))
+
+
 def folder_of(db_path: Path) -> Path:
     return db_path.parent / (db_path.stem + FOLDER_SUFFIX)
 
@@ -203,7 +209,7 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
     document.add_text("prompts", prompts)
     document.add_text("body", "\n".join((handoff, prompts, replies, actions, context)))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
-        for term in {term.lower() for term in orjson.loads(terms or "[]")}:  # as the inverted indexes hold them
+        for term in index_terms(orjson.loads(terms or "[]")):
             document.add_text(field, term)
     return document
 
