@@ -1,37 +1,99 @@
-"""The exact top k of the original's `keywords` formula, reading as few postings as the formula allows.
+"""The exact top k of the original's `keywords` formula, reading only the recent postings that can reach it.
 
 score = raw * recency(age) * duration(minutes), raw = the sum of the weights of the terms a handoff
-lists. Scoring every posting costs as much as the most common matched term is common (a query word
-inside keywords of most handoffs). Here the rarest terms' postings are read in full (they are few); the
-others, in bands of similar weight, newest first and only as deep as a handoff could still beat the
-k-th best score found (MaxScore bounds: recency never grows with age, a handoff lists at most so many
-keywords and projects, a light band alone can only reach so far). A handoff met in one band but older
-than another band's depth is looked up when it could still enter. The result is what scoring every
-posting gives, ties included.
+lists. A query word inside keywords of most handoffs matches nearly every handoff; summing every
+posting (in SQL, or posting by posting in Python) costs ~100 ms at 100k handoffs. So each term's
+postings are kept in blocks, one per term and week of the handoff's date (`term_blocks`, kept by
+triggers on the inverted indexes), as fixed-width hex records the reader turns into arrays at once.
+Every term of a handoff lies in blocks of the same week, so reading all matched terms' blocks of some
+weeks scores the handoffs of those weeks completely. The weeks are read newest first, in windows that
+double, until the most a handoff older than the window could score (the heaviest terms it could list,
+at the window's edge recency, at the longest duration) falls under the k-th best score found: recency
+never grows with age. The result is what scoring every posting gives, ties included.
 """
 
 from __future__ import annotations
 
 import datetime
 import heapq
-import itertools
 import math
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import orjson
 
-# The rare terms whose postings are read in full, by total postings: beyond that a term is read newest first.
-ESSENTIAL_POSTINGS = 300
-_BAND_RATIO = 1.5  # a band holds terms within this factor of its heaviest weight
-_FIRST_WINDOW_DAYS = 4
-_MAX_AGE_DAYS = 1 << 17  # older than any handoff: the last window reads everything left
+if TYPE_CHECKING:
+    import numpy
+
 _UNREADABLE_AGE = 1e6  # as the SQL scorer counts an unreadable date
 _COLUMN = {"project_index": "project", "keyword_index": "keyword"}
-_NOTHING_READ = "\U0010ffff"  # sorts after every date
-_LOOKUP_BATCH = 128  # handoffs whose terms are looked up in one statement
+_KIND = {"project_index": "p", "keyword_index": "k"}
+
+# A posting in a block: ' ' then the handoff's rowid, its day (julian day number; 0 when the date is
+# unreadable) and its minutes, 8 hex digits each. bytes.fromhex skips the spaces; a space starts every
+# record and nothing else, so `replace` removes one record and never a misaligned match.
+_DAY_SQL = "coalesce(CAST(julianday({date}) + 0.5 AS INTEGER), 0)"
+_RECORD_SQL = "printf(' %08x%08x%08x', {rowid}, {day}, min(max({minutes}, 0), 4294967295))"
+_JULIAN_ORDINAL = 1721425  # julian day number - date.toordinal()
+_WEEK = 7
+FIRST_WINDOW_EXTRA = 28
+
+
+def _blocks_sql(table: str) -> str:
+    column, kind = _COLUMN[table], _KIND[table]
+
+    def day(row: str) -> str:
+        return _DAY_SQL.format(date=f"{row}.date")
+
+    def record(row: str) -> str:  # of the handoff `h`
+        return _RECORD_SQL.format(rowid="h.rowid", day=day(row), minutes=f"{row}.duration_min")
+
+    handoff = "FROM handoffs AS h WHERE h.session_uuid = {row}.session_uuid"
+    # A posting of substance 0 is never ranked: no record. The record names the handoff's rowid, looked
+    # up by its id, so Store deletes the postings before the handoff ('-' matches no record).
+    return f"""
+CREATE TRIGGER IF NOT EXISTS {table}_blocks_insert AFTER INSERT ON {table} WHEN new.substance > 0 BEGIN
+    INSERT INTO term_blocks(kind, term, week, docs)
+        SELECT '{kind}', new.{column}, {day("new")} / {_WEEK}, {record("new")} {handoff.format(row="new")}
+        ON CONFLICT(kind, term, week) DO UPDATE SET docs = docs || excluded.docs;
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_blocks_delete AFTER DELETE ON {table} WHEN old.substance > 0 BEGIN
+    UPDATE term_blocks SET docs = replace(docs, coalesce((SELECT {record("old")} {handoff.format(row="old")}), '-'), '')
+        WHERE kind = '{kind}' AND term = old.{column} AND week = {day("old")} / {_WEEK};
+    DELETE FROM term_blocks WHERE kind = '{kind}' AND term = old.{column} AND docs = '';
+END;
+"""
+
+
+def _fill_sql(table: str) -> str:
+    column, kind = _COLUMN[table], _KIND[table]
+    day = _DAY_SQL.format(date="t.date")
+    return f"""
+INSERT INTO term_blocks(kind, term, week, docs)
+    SELECT '{kind}', term, day / {_WEEK}, group_concat(record, '') FROM (
+        SELECT t.{column} AS term, {day} AS day,
+            {_RECORD_SQL.format(rowid="h.rowid", day=day, minutes="t.duration_min")} AS record
+        FROM {table} AS t JOIN handoffs AS h ON h.session_uuid = t.session_uuid WHERE t.substance > 0
+    ) GROUP BY term, day / {_WEEK}
+"""
+
+
+# For core/store.py's schema: the blocks and the triggers that keep them.
+# A table with rowids and a separate key: a query seeks one key per term in a small index, where a
+# WITHOUT ROWID table holding the blocks took 2.5 times as long (a few blocks per page).
+BLOCKS_SCHEMA = ("CREATE TABLE IF NOT EXISTS term_blocks(kind TEXT NOT NULL, term TEXT NOT NULL,"
+                 " week INTEGER NOT NULL, docs TEXT NOT NULL);\n"
+                 "CREATE UNIQUE INDEX IF NOT EXISTS term_blocks_key ON term_blocks(kind, term, week);\n"
+                 + "".join(_blocks_sql(table) for table in _COLUMN))
+
+
+def fill_blocks(conn: sqlite3.Connection) -> None:
+    """Write every block afresh from the inverted indexes (an index from before the blocks were kept)."""
+    conn.execute("DELETE FROM term_blocks")
+    for table in _COLUMN:
+        conn.execute(_fill_sql(table))
 
 
 @dataclass(frozen=True)
@@ -44,7 +106,7 @@ class Term:
 
 @dataclass(frozen=True)
 class Multipliers:
-    """The recency and duration multipliers (ARCHITECTURE.md), as core.scorer's SQL computes them."""
+    """The recency and duration multipliers (ARCHITECTURE.md), as every scorer computes them."""
 
     now: datetime.date
     days_back: int
@@ -106,18 +168,16 @@ class IndexBounds:
                 (key, max(getattr(self, key), getattr(stored, key))),
             )
 
+    def most_raw(self, terms: Iterable[Term]) -> float:
+        """The most a handoff can get from `terms`: as many of the heaviest of each kind as one handoff lists."""
+        most = {"keyword_index": self.max_keywords, "project_index": self.max_projects}
+        weights: dict[str, list[float]] = {table: [] for table in most}
+        for term in terms:
+            weights[term.table].append(term.weight)
+        return sum(sum(heapq.nlargest(most[table], found)) for table, found in weights.items())
+
 
 _MAXIMA_KEYS = ("max_duration", "max_keywords", "max_projects")
-
-
-@dataclass
-class _Doc:
-    terms: set[int]  # indexes into the sorted terms
-    date: str
-    duration: int
-    substance: int
-    score: float | None = None  # set once every term of the handoff is known
-    raw: float | None = None  # the sum over `terms`, kept until they change
 
 
 @dataclass(frozen=True)
@@ -140,207 +200,102 @@ _R = TypeVar("_R", bound=_Scored)
 
 
 def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multipliers, bounds: IndexBounds, *,
-        limit: int, offset: int = 0, project: str | None = None) -> list[Ranked]:
-    """Handoffs of substance > 0 (inside `project` when given) by score desc, date desc, session_uuid."""
-    return _TopK(conn, list(terms), multipliers, bounds, limit + offset, project).run()[offset:offset + limit]
+        limit: int, offset: int = 0, only: Iterable[int] | None = None) -> list[Ranked]:
+    """Handoffs of substance > 0 (among the rowids `only` when given) by score desc, date desc, session_uuid."""
+    import numpy as np
+
+    terms = list(terms)
+    k = limit + offset
+    if k <= 0 or not terms:
+        return []
+    m = multipliers
+    names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in _KIND.items()}
+    weights = {(_KIND[t.table], t.term): t.weight for t in terms}
+    oldest = _oldest_week(conn, names)
+    if oldest is None:
+        return []
+    allowed = None if only is None else np.fromiter(only, dtype=np.int64)
+    today = m.now.toordinal() + _JULIAN_ORDINAL
+    most = bounds.most_raw(terms) * m.duration(bounds.max_duration)
+    rowids, scores = np.empty(0, dtype=np.int64), np.empty(0)
+    threshold, newer = -math.inf, None
+
+    def needed(week: int) -> bool:
+        """Whether a handoff of this week, or older, could still reach the k best (its newest day's age)."""
+        return _may_reach(most * m.recency(max(1, today - _WEEK * week - 5)), threshold)
+
+    first = (today - m.days_back) // _WEEK - 1  # the window: the weeks first .. newer (None: and every later one)
+    while True:
+        found, scored = _score_weeks(conn, names, weights, first, newer, m, today)
+        if allowed is not None:
+            kept = np.isin(found, allowed)
+            found, scored = found[kept], scored[kept]
+        rowids, scores = np.concatenate((rowids, found)), np.concatenate((scores, scored))
+        if len(scores) >= k:
+            threshold = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+        if first <= oldest or not needed(first - 1):
+            break
+        # Back as far as the k-th best score asks, at most twice as many weeks as read so far (while fewer
+        # than k are found, twice as many): newer weeks read first raise the threshold.
+        newer, deepest = first, max(oldest, first - (today // _WEEK - first + 1))
+        first -= 1
+        while first > deepest and (threshold == -math.inf or needed(first - 1)):
+            first -= 1
+    kept = scores * (1.0 + 1e-9) >= threshold
+    return _ranked(conn, rowids[kept], scores[kept])[offset:k]
 
 
-class _TopK:
-    def __init__(self, conn: sqlite3.Connection, terms: list[Term], m: Multipliers, bounds: IndexBounds, k: int,
-                 project: str | None) -> None:
-        self.conn, self.m, self.k, self.project = conn, m, k, project
-        self.most = {"keyword_index": bounds.max_keywords, "project_index": bounds.max_projects}
-        self.terms = sorted(terms, key=lambda t: (-t.weight, t.df, t.table, t.term))
-        self.index = {(t.table, t.term): i for i, t in enumerate(self.terms)}
-        self.names = {table: orjson.dumps([t.term for t in self.terms if t.table == table]).decode()
-                      for table in _COLUMN}  # the query's terms of each kind, for look-ups
-        # Bands of terms, heaviest first; the first (the rarest terms, few postings) is read in full.
-        self.bands: list[list[Term]] = [[]]
-        read = 0
-        for term in self.terms:
-            if len(self.bands) == 1 and read + term.df <= ESSENTIAL_POSTINGS:
-                read += term.df
-                self.bands[0].append(term)
-            elif len(self.bands) == 1 or term.weight * _BAND_RATIO < self.bands[-1][0].weight:
-                self.bands.append([term])
-            else:
-                self.bands[-1].append(term)
-        # Most a handoff can get from the terms of band b onwards (the bands are heaviest first).
-        self.suffix_bound = [self._most_raw(itertools.chain.from_iterable(self.bands[b:]))
-                             for b in range(len(self.bands))]
-        # Each band's heaviest terms of each kind are enough for a bound: no handoff holds more of a kind.
-        self.heaviest = [[t for table, most in self.most.items() for t in [t for t in band if t.table == table][:most]]
-                         for band in self.bands]
-        self.depth = [0] * len(self.bands)  # days read back, per band; _MAX_AGE_DAYS: all
-        self.frontier = [_NOTHING_READ] * len(self.bands)  # a band covers the handoffs dated from here on
-        self.max_duration = m.duration(bounds.max_duration)
-        self.docs: dict[str, _Doc] = {}
-        self.best: list[float] = []  # min-heap of the k best scores so far
-        self.in_project: dict[str, bool] = {}
-        self.recency_at: dict[str, float] = {}
+def _oldest_week(conn: sqlite3.Connection, names: dict[str, str]) -> int | None:
+    """The first week of any block of these terms (one seek per term); None: no block."""
+    weeks = [week for kind, terms in names.items() for (week,) in conn.execute(
+        "SELECT min((SELECT week FROM term_blocks WHERE kind = ? AND term = j.value ORDER BY week LIMIT 1))"
+        " FROM json_each(?) AS j", (kind, terms)) if week is not None]
+    return min(weeks, default=None)
 
-    def run(self) -> list[Ranked]:
-        b, target = 0, _MAX_AGE_DAYS
-        while True:
-            # One band at a time, heaviest first: what it finds raises the threshold for the lighter ones.
-            self._read(self.bands[b], self._date_at(target), self._date_at(self.depth[b]))
-            self.depth[b] = target
-            self.frontier[b] = self._date_at(target) or ""
-            self._score_complete()
-            self._complete_promising()
-            deeper = [(b, target) for b in range(len(self.bands)) if (target := self._target(b)) > self.depth[b]]
-            if not deeper:
-                return self._ranked()
-            b, target = deeper[0]
 
-    # -- reading ----------------------------------------------------------------------------------
-    def _read(self, terms: list[Term], oldest: str | None, newest: str | None) -> None:
-        """Postings of `terms` dated in [oldest, newest) (None: unbounded)."""
-        for table, column in _COLUMN.items():
-            names = [t.term for t in terms if t.table == table]
-            if not names:
-                continue
-            sql = (f"SELECT {column}, session_uuid, date, duration_min, substance FROM {table}"
-                   f" WHERE {column} IN (SELECT value FROM json_each(?))")
-            params: list[object] = [orjson.dumps(names).decode()]
-            if oldest is not None:
-                sql += " AND date >= ?"
-                params.append(oldest)
-            if newest is not None:
-                sql += " AND date < ?"
-                params.append(newest)
-            index, docs = self.index, self.docs
-            for term, uid, date, duration, substance in self.conn.execute(sql, params):
-                doc = docs.get(uid)
-                if doc is None:
-                    doc = docs[uid] = _Doc(set(), date, duration, substance)
-                doc.terms.add(index[(table, term)])
-                doc.raw = None
+def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float], first: int,
+                 newer: int | None, m: Multipliers, today: int) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The rowids of the handoffs dated in weeks [first, newer) and their scores: every term of such a
+    handoff is in blocks of its week, so these are complete."""
+    import numpy as np
 
-    def _complete(self, uids: list[str]) -> None:
-        """Every term of these handoffs, from their own index rows, then their scores."""
-        wanted = orjson.dumps(uids).decode()
-        for table, column in _COLUMN.items():
-            names = self.names[table]
-            if names == "[]":
-                continue
-            # `+column`: a filter on each handoff's rows, not one index seek per (handoff, term) pair.
-            rows = self.conn.execute(f"SELECT session_uuid, {column} FROM {table}"
-                                     f" WHERE session_uuid IN (SELECT value FROM json_each(?))"
-                                     f" AND +{column} IN (SELECT value FROM json_each(?))", (wanted, names))
-            for uid, term in rows:
-                doc = self.docs[uid]
-                doc.terms.add(self.index[(table, term)])
-                doc.raw = None
-        for uid in uids:
-            self._score(uid)
+    texts: list[str] = []
+    row_weights: list[float] = []
+    counts: list[int] = []
+    for kind, terms in names.items():
+        sql = ("SELECT term, docs FROM term_blocks WHERE kind = ? AND term IN (SELECT value FROM json_each(?))"
+               " AND week >= ?")
+        params: list[object] = [kind, terms, first]
+        if newer is not None:
+            sql += " AND week < ?"
+            params.append(newer)
+        for term, docs in conn.execute(sql, params):
+            texts.append(docs)
+            row_weights.append(weights[(kind, term)])
+            counts.append(len(docs) // _RECORD_CHARS)
+    if not texts:
+        return np.empty(0, dtype=np.int64), np.empty(0)
+    records = np.frombuffer(bytes.fromhex("".join(texts)), dtype=">u4").reshape(-1, 3)
+    # Rowids made dense (an array as long as the largest rowid costs more in fresh pages than the sort).
+    found, first, dense = np.unique(records[:, 0].astype(np.int64), return_index=True, return_inverse=True)
+    raw = np.bincount(dense, weights=np.repeat(row_weights, counts))
+    # A handoff's postings share its day and minutes: those of its first.
+    day, minutes = records[first, 1].astype(np.int64), records[first, 2].astype(np.float64)
+    age = np.maximum(1.0, (today - day + 1).astype(np.float64))
+    with np.errstate(over="ignore"):  # an unreadable date (day 0) is very old: recency 0, as in Multipliers
+        recency = np.where(age <= m.days_back, 1.0 + m.boost / np.sqrt(age), 0.5 ** ((age - m.days_back) / 7.0))
+    duration = 1.0 + m.duration_boost * np.log(minutes + 1.0)
+    return found, raw * recency * duration
 
-    def _missing(self, date: str) -> tuple[int, ...]:
-        """The bands not read back to this date."""
-        return tuple(b for b, frontier in enumerate(self.frontier) if date < frontier)
 
-    # -- scoring ----------------------------------------------------------------------------------
-    def _most_raw(self, terms: Iterable[Term]) -> float:
-        """The most a handoff can get from `terms`: its allowed number of the heaviest of each kind."""
-        by_table: dict[str, list[float]] = {"keyword_index": [], "project_index": []}
-        for term in terms:
-            by_table[term.table].append(term.weight)
-        return sum(sum(heapq.nlargest(self.most[table], weights)) for table, weights in by_table.items())
+_RECORD_CHARS = 25  # a space and three 8-digit hex numbers
 
-    def _raw(self, doc: _Doc) -> float:
-        if doc.raw is None:
-            doc.raw = sum(self.terms[i].weight for i in sorted(doc.terms))  # one order: equal sets, equal sums
-        return doc.raw
 
-    def _recency(self, date: str) -> float:
-        found = self.recency_at.get(date)
-        if found is None:
-            found = self.recency_at[date] = self.m.recency(self.m.age(date))
-        return found
-
-    def _score(self, uid: str) -> None:
-        """Score a handoff every term of which is known; the k best allowed ones feed the threshold."""
-        doc = self.docs[uid]
-        doc.score = self._raw(doc) * self._recency(doc.date) * self.m.duration(doc.duration)
-        if doc.substance > 0 and (len(self.best) < self.k or doc.score >= self.best[0]) and self._allowed(uid):
-            if len(self.best) < self.k:
-                heapq.heappush(self.best, doc.score)
-            else:
-                heapq.heappushpop(self.best, doc.score)
-
-    def _score_complete(self) -> None:
-        oldest = max(self.frontier)  # every band covers the handoffs dated from here on
-        for uid, doc in self.docs.items():
-            if doc.score is None and doc.date >= oldest:
-                self._score(uid)
-
-    def _complete_promising(self) -> None:
-        """Handoffs older than some band's depth: look up their other terms when they could still enter."""
-        waiting = []
-        unread_at: dict[str, float] = {}  # by date: the most the bands not read back to it can add
-        unread_from: dict[tuple[int, ...], float] = {}  # the same by the bands missing
-        for uid, doc in self.docs.items():
-            if doc.score is None and doc.substance > 0:
-                unread = unread_at.get(doc.date)
-                if unread is None:
-                    missing = self._missing(doc.date)
-                    unread = unread_from.get(missing)
-                    if unread is None:
-                        unread = unread_from[missing] = self._most_raw(
-                            t for b in missing for t in self.heaviest[b])
-                    unread_at[doc.date] = unread
-                bound = (self._raw(doc) + unread) * self._recency(doc.date) * self.m.duration(doc.duration)
-                waiting.append((bound, uid))
-        waiting.sort(reverse=True)
-        start = 0
-        while start < len(waiting) and _may_reach(waiting[start][0], self._threshold()):
-            # In batches (one statement each), re-checking the threshold that each batch raises.
-            batch = [uid for bound, uid in waiting[start:start + _LOOKUP_BATCH]
-                     if _may_reach(bound, self._threshold())]
-            self._complete(batch)
-            start += _LOOKUP_BATCH
-
-    def _threshold(self) -> float:
-        return self.best[0] if len(self.best) == self.k else -math.inf
-
-    def _unread_bound(self, b: int, age: int) -> float:
-        """The most a handoff older than `age` days, met through no band heavier than b, can score."""
-        return self.suffix_bound[b] * self.m.recency(age + 1) * self.max_duration
-
-    def _target(self, b: int) -> int:
-        """How deep band b must be read: until its bound falls under the threshold, doubling the depth."""
-        age, threshold = self.depth[b], self._threshold()
-        if age >= _MAX_AGE_DAYS or not _may_reach(self._unread_bound(b, age), threshold):
-            return age
-        if self._unread_bound(b, _MAX_AGE_DAYS) >= self._unread_bound(b, age):
-            return _MAX_AGE_DAYS  # no decay (hybrid's raw scores): waiting lowers nothing, read the rest
-        # Doubling, never straight to the depth today's threshold asks for: the newer postings read first
-        # raise the threshold, often by orders of magnitude when the rare terms only matched old handoffs.
-        return max(age * 2, _FIRST_WINDOW_DAYS)
-
-    def _date_at(self, age: int) -> str | None:
-        """The oldest date of age `age` days or less; None when that reaches past any handoff (or for 0,
-        the newest bound: none)."""
-        if age <= 0 or age >= _MAX_AGE_DAYS:
-            return None
-        try:
-            return (self.m.now - datetime.timedelta(days=age - 1)).isoformat()
-        except OverflowError:
-            return None
-
-    def _allowed(self, uid: str) -> bool:
-        if self.project is None:
-            return True
-        if uid not in self.in_project:
-            rows = self.conn.execute("SELECT project FROM project_index WHERE session_uuid = ?", (uid,))
-            self.in_project[uid] = any(self.project in name for (name,) in rows)
-        return self.in_project[uid]
-
-    def _ranked(self) -> list[Ranked]:
-        threshold = self._threshold()
-        found = [Ranked(uid, doc.score, doc.date) for uid, doc in self.docs.items()
-                 if doc.score is not None and doc.score >= threshold and doc.substance > 0 and self._allowed(uid)]
-        return ordered(found)[:self.k]
+def _ranked(conn: sqlite3.Connection, rowids: numpy.ndarray, scores: numpy.ndarray) -> list[Ranked]:
+    score = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+    rows = conn.execute("SELECT rowid, session_uuid, date FROM handoffs"
+                        " WHERE rowid IN (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),))
+    return ordered([Ranked(uid, score[rowid], date) for rowid, uid, date in rows])
 
 
 def ordered(rows: list[_R]) -> list[_R]:

@@ -3,9 +3,8 @@ and a `hybrid` of both.
 
 Every mode applies the same recency and duration multipliers, never returns substance 0, and falls
 back to the most recent substantial handoffs inside the window when the query has no usable term or
-nothing matches. Keyword scores are computed and sorted inside SQLite, so a query touches only the
-handoffs that match it, never every row; for common keywords, core/keyword_topk.py reads only the
-postings that can still reach the top.
+nothing matches. The keywords formula's exact top k comes from core/keyword_topk.py, which reads only
+the recent postings that can still reach it; the full text's from core/text_index.py.
 """
 
 from __future__ import annotations
@@ -55,9 +54,6 @@ HYBRID_KEYWORDS_WEIGHT = 0.12
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
 # matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
 HYBRID_POOL = 100
-# Up to this many postings, the keywords formula sums them all in one SQL statement (faster than any
-# bookkeeping); beyond, core/keyword_topk.py reads only those that can reach the top (bench/latency.py).
-KEYWORDS_SQL_POSTINGS = 3000
 
 
 @dataclass(frozen=True)
@@ -119,7 +115,6 @@ class _ConnState:
     projects: _Vocabulary
     keywords: _Vocabulary
     bounds: keyword_topk.IndexBounds
-    span_days: float  # from the oldest handoff to the newest
     text_index: Path  # the full-text index's folder
     text_index_key: str  # ... and the key it must hold (`text_index.key_of`)
 
@@ -148,8 +143,6 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
                 return state
         else:
             state = None
-    if state is None:
-        _ensure_math(conn)
     state = _ConnState(
         conn=conn,
         version=version,
@@ -157,7 +150,6 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         projects=_vocabulary(conn, "project", "project_index"),
         keywords=_keyword_vocabulary(conn),
         bounds=keyword_topk.IndexBounds.read(conn),
-        span_days=conn.execute(_SPAN_SQL).fetchone()[0] or 0.0,
         text_index=text_index.folder_of(Path(conn.execute("PRAGMA database_list").fetchone()[2])),
         text_index_key=text_index.key_of(conn),
     )
@@ -167,10 +159,6 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return state
-
-
-# One subquery per end, so each reads a single entry of handoffs_date (min and max together scan them all).
-_SPAN_SQL = """SELECT julianday((SELECT max(date) FROM handoffs)) - julianday((SELECT min(date) FROM handoffs))"""
 
 
 def _vocabulary(conn: sqlite3.Connection, column: str, table: str) -> _Vocabulary:
@@ -184,35 +172,6 @@ def _keyword_vocabulary(conn: sqlite3.Connection) -> _Vocabulary:
     except sqlite3.OperationalError:  # an index no Store of this version has opened yet (`eywa get` reads it raw)
         return _vocabulary(conn, "keyword", "keyword_index")
 
-
-def _ensure_math(conn: sqlite3.Connection) -> None:
-    """SQLite builds without SQLITE_ENABLE_MATH_FUNCTIONS get Python stand-ins (slower, same results)."""
-    try:
-        conn.execute("SELECT ln(1.0), sqrt(1.0), pow(1.0, 1.0)").fetchone()
-    except sqlite3.OperationalError:
-        conn.create_function("ln", 1, math.log, deterministic=True)
-        conn.create_function("sqrt", 1, math.sqrt, deterministic=True)
-        conn.create_function("pow", 2, math.pow, deterministic=True)
-
-
-# `{candidates}` yields (uid, raw); recency and duration multiply raw. Age is clamped to 1 so a handoff
-# dated after `now` (clock skew, time zones) counts as today instead of dividing by zero; an unreadable
-# date counts as very old.
-_SCORED_SQL = """
-SELECT session_uuid, score, date FROM (
-    SELECT session_uuid, date,
-        raw * (CASE WHEN age <= :days_back THEN 1.0 + :boost / sqrt(age)
-                    ELSE pow(0.5, (age - :days_back) / 7.0) END)
-            * (1.0 + :duration_boost * ln(duration_min + 1.0)) AS score
-    FROM (
-        SELECT h.session_uuid, h.date, h.duration_min, c.raw,
-            max(1.0, coalesce(julianday(:now) - julianday(h.date) + 1.0, 1e6)) AS age
-        FROM ({candidates}) AS c JOIN handoffs AS h ON h.session_uuid = c.uid
-        WHERE h.substance > 0 AND c.raw > 0{project}
-    )
-)
-ORDER BY score DESC, date DESC, session_uuid LIMIT :limit OFFSET :offset
-"""
 
 _PROJECT_FILTER = """
         AND EXISTS (SELECT 1 FROM project_index AS pf
@@ -294,16 +253,6 @@ def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
     return _hybrid(p, limit, offset)
 
 
-def _scored(p: _Params, candidates: str, params: dict[str, Any], limit: int, offset: int, *,
-            boost: float, duration_boost: float, days_back: int | None = None) -> list[_Row]:
-    sql = _SCORED_SQL.format(candidates=candidates, project=_PROJECT_FILTER if p.project else "")
-    params |= {"now": p.now.isoformat(), "days_back": p.days_back if days_back is None else days_back,
-               "limit": limit, "offset": offset, "boost": boost, "duration_boost": duration_boost}
-    if p.project:
-        params["project"] = p.project
-    return [_Row(uid, float(score), date) for uid, score, date in p.conn.execute(sql, params)]
-
-
 def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
     """The original's weight of each (index table, term) the query's tokens match, and its df."""
     state = _state(p.conn)
@@ -328,21 +277,10 @@ def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[
 def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
     state = _state(p.conn)
     weights, df = _term_weights(p)
-    if not weights:
-        return []
-    if sum(df.values()) > KEYWORDS_SQL_POSTINGS and p.days_back < state.span_days / 2:
-        # Common terms: only the postings that can reach the top k (exact; core/keyword_topk.py). Its
-        # bounds rest on recency decay, so a window over most of the index leaves it little to skip.
-        multipliers = keyword_topk.Multipliers(p.now, p.days_back, KEYWORDS_RECENCY_BOOST, KEYWORDS_DURATION_BOOST)
-        terms = [keyword_topk.Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
-        return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
-            p.conn, terms, multipliers, state.bounds, limit=limit, offset=offset, project=p.project)]
-    params = {
-        f"{table}_weights": orjson.dumps({term: w for (t, term), w in weights.items() if t == table}).decode()
-        for table in ("project_index", "keyword_index")
-    }
-    return _scored(p, _KEYWORD_CANDIDATES, params, limit, offset, boost=KEYWORDS_RECENCY_BOOST,
-                   duration_boost=KEYWORDS_DURATION_BOOST)
+    multipliers = keyword_topk.Multipliers(p.now, p.days_back, KEYWORDS_RECENCY_BOOST, KEYWORDS_DURATION_BOOST)
+    terms = [keyword_topk.Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
+    return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
+        p.conn, terms, multipliers, state.bounds, limit=limit, offset=offset, only=_project_rows(p))]
 
 
 _TERM_FIELD = {"project_index": "projects", "keyword_index": "keywords"}
@@ -377,19 +315,6 @@ def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
         " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
     return keyword_topk.ordered([_Row(uid, float(score[rowid]), date, (projects, keywords))
                                  for rowid, uid, date, projects, keywords in rows])
-
-
-# Every posting of the matched terms, weights as JSON objects {term: weight}, one index lookup per term.
-_KEYWORD_CANDIDATES = """
-SELECT uid, SUM(w) AS raw FROM (
-    SELECT p.session_uuid AS uid, j.value AS w FROM json_each(:project_index_weights) AS j
-        JOIN project_index AS p ON p.project = j.key
-    UNION ALL
-    SELECT k.session_uuid AS uid, j.value AS w FROM json_each(:keyword_index_weights) AS j
-        JOIN keyword_index AS k ON k.keyword = j.key
-) GROUP BY uid
-"""
-
 
 
 def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:

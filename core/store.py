@@ -19,7 +19,7 @@ import orjson
 from core import text_index
 from core.fulltext import FulltextColumns, fulltext_columns
 from core.handoff import Handoff
-from core.keyword_topk import IndexBounds
+from core.keyword_topk import BLOCKS_SCHEMA, IndexBounds, fill_blocks
 from core.schema_version import SCHEMA_VERSION
 from core.storage_faults import describe
 
@@ -71,11 +71,11 @@ CREATE TABLE IF NOT EXISTS keyword_index(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS project_index_session ON project_index(session_uuid);
 CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
--- A term's postings newest first, with what the keywords formula multiplies by: core/keyword_topk.py
--- reads a common term's recent postings only.
-CREATE INDEX IF NOT EXISTS project_index_date ON project_index(project, date, duration_min, substance);
-CREATE INDEX IF NOT EXISTS keyword_index_date ON keyword_index(keyword, date, duration_min, substance);
--- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
+-- Each term's postings by week of the handoff's date, what core/keyword_topk.py reads (it read these
+-- indexes before schema 5).
+DROP INDEX IF EXISTS project_index_date;
+DROP INDEX IF EXISTS keyword_index_date;
+{BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
 -- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh whenever the schema runs.
 CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 DELETE FROM keyword_df;
@@ -131,6 +131,7 @@ class Store:
                     _migrate_fulltext(self.conn)
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
+                    _migrate_blocks(self.conn)
                     self.conn.execute(
                         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
                     )
@@ -284,12 +285,13 @@ class Store:
         if row is None:
             return
         self.conn.execute("DELETE FROM fulltext WHERE id = ?", (row[0],))
-        for table in ("handoffs", "project_index", "keyword_index"):
+        # The postings first: their triggers find the handoff's rowid through its row.
+        for table in ("project_index", "keyword_index", "handoffs"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
 
     def clear_index(self) -> None:
         """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
-        for table in ("handoffs", "project_index", "keyword_index", "fulltext"):
+        for table in ("term_blocks", "handoffs", "project_index", "keyword_index", "fulltext"):
             self.conn.execute(f"DELETE FROM {table}")
 
 
@@ -325,6 +327,14 @@ def _migrate_fulltext(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE fulltext")
     conn.execute("ALTER TABLE fulltext_plain RENAME TO fulltext")
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+
+
+def _migrate_blocks(conn: sqlite3.Connection) -> None:
+    """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/keyword_topk.py)."""
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("4",):
+        return  # a new file, or one migrated already
+    fill_blocks(conn)
+    conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
 
 
 def _split_statements(script: str) -> list[str]:

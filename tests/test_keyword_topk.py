@@ -1,4 +1,5 @@
-"""The bounded top-k of the `keywords` formula returns exactly what scoring every posting returns."""
+"""The top k of the `keywords` formula, read from weekly blocks of postings, is exactly what scoring every
+posting returns; the blocks follow every change to the inverted indexes."""
 
 from __future__ import annotations
 
@@ -74,56 +75,110 @@ def filled(tmp_path: Path) -> Iterator[Store]:
     store.close()
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_top_equals_scoring_every_posting(filled: Store, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A tiny budget for rare terms, so that bands, date windows and look-ups all run on 300 handoffs.
-    monkeypatch.setattr(keyword_topk, "ESSENTIAL_POSTINGS", 15)
-    rng = random.Random(seed)
-    conn = filled.conn
+def _project_rows(conn: sqlite3.Connection, project: str | None) -> list[int] | None:
+    if project is None:
+        return None
+    return [rowid for (rowid,) in conn.execute(
+        "SELECT h.rowid FROM handoffs AS h WHERE EXISTS (SELECT 1 FROM project_index AS p"
+        " WHERE p.session_uuid = h.session_uuid AND instr(p.project, ?) > 0)", (project,))]
+
+
+def _random_terms(conn: sqlite3.Connection, rng: random.Random) -> list[Term]:
     df = dict(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword"))
     pdf = dict(conn.execute("SELECT project, COUNT(*) FROM project_index GROUP BY project"))
     terms = [Term("keyword_index", kw, rng.uniform(0.5, 8.0), df[kw])
              for kw in rng.sample(sorted(df), rng.randint(1, 12))]
-    terms += [Term("project_index", p, rng.uniform(0.5, 8.0), pdf[p])
-              for p in rng.sample(sorted(pdf), rng.randint(0, 2))]
+    return terms + [Term("project_index", p, rng.uniform(0.5, 8.0), pdf[p])
+                    for p in rng.sample(sorted(pdf), rng.randint(0, 2))]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_top_equals_scoring_every_posting(filled: Store, seed: int) -> None:
+    rng = random.Random(seed)
+    conn = filled.conn
+    terms = _random_terms(conn, rng)
     m = Multipliers(NOW, rng.choice([1, 7, 14, 60, 400]), rng.choice([0.0, 1.0]), rng.choice([0.0, 0.1]))
     k, offset = rng.choice([1, 3, 5, 20]), rng.choice([0, 0, 2])
     project = rng.choice([None, None, "alpha", "gam"])
-    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k, offset=offset, project=project)
+    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k, offset=offset,
+                             only=_project_rows(conn, project))
     expected = _brute_force(conn, terms, m, k + offset, project)[offset:]
     assert [hit.session_uuid for hit in found] == [uid for uid, _ in expected]
     assert [hit.score for hit in found] == pytest.approx([score for _, score in expected], rel=1e-12)
 
 
+def test_top_reads_only_the_recent_weeks_that_can_reach_the_top(filled: Store,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = filled.conn
+    weeks = conn.execute("SELECT COUNT(DISTINCT week) FROM term_blocks").fetchone()[0]
+    windows: list[tuple[int, int | None]] = []
+    score_weeks = keyword_topk._score_weeks
+
+    def counted(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float],
+                first: int, newer: int | None, *rest: object) -> object:
+        windows.append((first, newer))
+        return score_weeks(conn, names, weights, first, newer, *rest)
+
+    monkeypatch.setattr(keyword_topk, "_score_weeks", counted)
+    common = conn.execute("SELECT keyword FROM keyword_index GROUP BY keyword ORDER BY COUNT(*) DESC").fetchone()[0]
+    terms = [Term("keyword_index", common, 2.0, 0)]
+    m = Multipliers(NOW, 14, 1.0, 0.1)
+    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=3)
+    assert [h.session_uuid for h in found] == [uid for uid, _ in _brute_force(conn, terms, m, 3, None)]
+    read = sum((newer if newer is not None else windows[0][0] + 3) - first for first, newer in windows)
+    assert read < weeks / 4  # a year of weeks; a term in every other handoff is settled within weeks
+
+
 @pytest.mark.parametrize("query", ["kw01", "kw00 kw03", "kw01 kw02 kw17", "alpha kw05", "kw0", "kw03 gamma"])
-def test_rank_keywords_same_through_either_path(filled: Store, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bounded path and the one SQL statement over every posting agree, paging and project filter included."""
-    monkeypatch.setattr(keyword_topk, "ESSENTIAL_POSTINGS", 10)
-    bounded_calls: list[str] = []
-    top = keyword_topk.top
-
-    def counted(*args: object, **kwargs: object) -> object:
-        bounded_calls.append(query)
-        return top(*args, **kwargs)
-
-    monkeypatch.setattr(keyword_topk, "top", counted)
+def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str) -> None:
+    """Through `rank`: the query's terms and their idf weights, paging and the project filter."""
+    conn = filled.conn
     for kwargs in ({}, {"days_back": 60}, {"offset": 2}, {"project": "alpha"}):
-        monkeypatch.setattr(scorer, "KEYWORDS_SQL_POSTINGS", 10**9)
-        every = scorer.rank(filled.conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
-        assert not bounded_calls
-        monkeypatch.setattr(scorer, "KEYWORDS_SQL_POSTINGS", 0)
-        bounded = scorer.rank(filled.conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
-        assert bounded_calls == [query] and every  # the bounded path ran, on a query that finds something
-        bounded_calls.clear()
-        assert [h.session_uuid for h in bounded] == [h.session_uuid for h in every]
-        assert [h.score for h in bounded] == pytest.approx([h.score for h in every], rel=1e-12)
+        found = scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
+        p = scorer._Params(conn, scorer.tokenize_query(query), [], NOW, int(kwargs.get("days_back", 14)),
+                           kwargs.get("project"), 0.0, 0)
+        weights, df = scorer._term_weights(p)
+        terms = [Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
+        m = Multipliers(NOW, p.days_back, scorer.KEYWORDS_RECENCY_BOOST, scorer.KEYWORDS_DURATION_BOOST)
+        offset = int(kwargs.get("offset", 0))
+        expected = _brute_force(conn, terms, m, 5 + offset, p.project)[offset:]
+        assert expected
+        assert [h.session_uuid for h in found] == [uid for uid, _ in expected]
+        assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+
+
+def _blocks(conn: sqlite3.Connection) -> dict[tuple[str, str, int], list[str]]:
+    """Every block's records, in no particular order."""
+    return {(kind, term, week): sorted(docs.split(" ")[1:])
+            for kind, term, week, docs in conn.execute("SELECT kind, term, week, docs FROM term_blocks")}
+
+
+def test_blocks_follow_every_replace_and_delete(filled: Store) -> None:
+    conn = filled.conn
+    rng = random.Random(9)
+    uids = [uid for (uid,) in conn.execute("SELECT session_uuid FROM handoffs ORDER BY session_uuid")]
+    with filled.transaction():
+        for uid in rng.sample(uids, 40):
+            filled.delete_handoff(uid)
+    _fill(filled, random.Random(5), 120)  # the same ids as the first 120: each replaced, some with new terms
+    kept = _blocks(conn)
+    assert kept and all(kept.values())  # no empty block left behind
+    with filled.transaction():
+        keyword_topk.fill_blocks(conn)  # written afresh from the inverted indexes
+    assert _blocks(conn) == kept
+    with filled.transaction():
+        filled.clear_index()
+    assert conn.execute("SELECT COUNT(*) FROM term_blocks").fetchone()[0] == 0
 
 
 def _downgrade_to_schema_2(path: Path) -> None:
     """The index as an eywa of schema 2 left it: inverted indexes without date, duration and substance."""
     conn = sqlite3.connect(path)
     for table in ("project_index", "keyword_index"):
-        conn.execute(f"DROP INDEX {table}_date")
+        conn.execute(f"DROP TRIGGER {table}_blocks_insert")
+        conn.execute(f"DROP TRIGGER {table}_blocks_delete")
+    conn.execute("DROP TABLE term_blocks")
+    for table in ("project_index", "keyword_index"):
         for dropped in ("date", "duration_min", "substance"):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {dropped}")
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
@@ -136,10 +191,12 @@ def test_schema_2_index_gains_posting_dates(tmp_path: Path) -> None:
     path = tmp_path / "i.db"
     store = Store(path)
     _fill(store, random.Random(1), 20)
+    blocks = _blocks(store.conn)
     store.close()
     _downgrade_to_schema_2(path)
     store = Store(path)
     assert store.get_meta("schema_version") == SCHEMA_VERSION
+    assert _blocks(store.conn) == blocks  # and the weekly blocks of schema 5
     mismatched = store.conn.execute(
         "SELECT COUNT(*) FROM keyword_index AS k JOIN handoffs AS h USING(session_uuid)"
         " WHERE (k.date, k.duration_min, k.substance) IS NOT (h.date, h.duration_min, h.substance)").fetchone()[0]
