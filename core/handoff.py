@@ -223,11 +223,17 @@ def atomic_write(path: Path, text: str) -> None:
 
     No fsync: a killed process cannot leave half a file this way, and an fsync per handoff made ingest
     several times slower. After a power loss the next ingest rewrites what the index lacks.
-    A killed writer leaves its temporary file (named with its pid): the next write to the folder removes it.
+    A killed writer leaves its temporary file (named with its pid): the next process to write to the
+    folder removes it.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphan_temps(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    _prepare_folder(path.parent)
+    prefix = f".{path.name}.{os.getpid()}."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:  # the folder was deleted since this process prepared it
+        _PREPARED.discard(path.parent)
+        _prepare_folder(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -235,6 +241,18 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# Folders this process has created or found, and swept of orphans: once each, where a mkdir and a scan
+# before every write cost ingest ~0.1 s of its 1.4 on the real corpus.
+_PREPARED: set[Path] = set()
+
+
+def _prepare_folder(folder: Path) -> None:
+    if folder not in _PREPARED:
+        folder.mkdir(parents=True, exist_ok=True)
+        _remove_orphan_temps(folder)
+        _PREPARED.add(folder)
 
 
 def _remove_orphan_temps(folder: Path) -> None:

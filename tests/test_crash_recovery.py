@@ -242,3 +242,16 @@ def test_a_write_removes_the_temporary_files_of_dead_writers_only(tmp_path: Path
     atomic_write(tmp_path / "d.md", "whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, foreign.name, "d.md"])
     assert (tmp_path / "d.md").read_text() == "whole"
+
+
+def test_a_write_into_a_folder_deleted_since_the_last_one_makes_it_again(tmp_path: Path) -> None:
+    import shutil
+
+    from core.handoff import atomic_write
+
+    folder = tmp_path / "2026" / "02" / "17"
+    atomic_write(folder / "a.md", "first")
+    shutil.rmtree(tmp_path / "2026")  # by hand, while the bot keeps running
+    atomic_write(folder / "b.md", "second")
+    assert sorted(p.name for p in folder.iterdir()) == ["b.md"]
+    assert (folder / "b.md").read_text() == "second"
