@@ -20,7 +20,7 @@ import math
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import orjson
 
@@ -96,8 +96,7 @@ def fill_blocks(conn: sqlite3.Connection) -> None:
         conn.execute(_fill_sql(table))
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several times as much to make
     table: str  # project_index or keyword_index
     term: str
     weight: float
@@ -224,7 +223,7 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         """Whether a handoff of this week, or older, could still reach the k best (its newest day's age)."""
         return _may_reach(most * m.recency(max(1, today - _WEEK * week - 5)), threshold)
 
-    first = (today - m.days_back) // _WEEK - 1  # the window: the weeks first .. newer (None: and every later one)
+    first = (today - m.days_back) // _WEEK - 2  # the window: the weeks first .. newer (None: and every later one)
     while True:
         found, scored = _score_weeks(conn, names, weights, first, newer, m, today)
         if allowed is not None:

@@ -75,7 +75,7 @@ class _Row:
 class _Vocabulary:
     """The distinct terms of one inverted index with their document frequencies, searchable by substring."""
 
-    __slots__ = ("terms", "df", "_blob", "_starts", "_idf")
+    __slots__ = ("terms", "df", "_blob", "_starts", "_idf", "_position")
 
     def __init__(self, rows: list[tuple[str, int]]) -> None:
         self.terms = [row[0] for row in rows]
@@ -89,6 +89,7 @@ class _Vocabulary:
         # Python `token in term` loop over the vocabulary costs several per query token.
         self._blob = "\n".join(self.terms)
         self._idf: list[float] | None = None
+        self._position: dict[str, int] | None = None
 
     def containing(self, token: str) -> list[int]:
         """Indexes of the terms equal to or containing `token` (which has no newline, so no match spans
@@ -99,6 +100,12 @@ class _Vocabulary:
             if not found or found[-1] != index:  # a term holding the token twice counts once
                 found.append(index)
         return found
+
+    def position(self, term: str) -> int | None:
+        """The index of `term` in `terms`, or None."""
+        if self._position is None:
+            self._position = {term: index for index, term in enumerate(self.terms)}
+        return self._position.get(term)
 
     def idf(self, handoffs: int) -> list[float]:
         """ln(handoffs / df) of each term, at least 0; computed once per vocabulary."""
@@ -255,23 +262,23 @@ def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
 
 def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], int]]:
     """The original's weight of each (index table, term) the query's tokens match, and its df."""
-    state = _state(p.conn)
-    n = state.handoffs
     weights: dict[tuple[str, str], float] = {}
     df: dict[tuple[str, str], int] = {}
-    for token in p.tokens:
-        for vocab, table, factor in (
-            (state.projects, "project_index", PROJECT_WEIGHT),
-            (state.keywords, "keyword_index", KEYWORD_WEIGHT),
-        ):
-            idfs = vocab.idf(n)
+    for table, vocab, factor, idfs in _tables(p):
+        for token in p.tokens:
             for index in vocab.containing(token):
-                idf = idfs[index]
-                if idf > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
+                if idfs[index] > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
                     key = (table, vocab.terms[index])
-                    weights[key] = weights.get(key, 0.0) + factor * idf
+                    weights[key] = weights.get(key, 0.0) + factor * idfs[index]
                     df[key] = vocab.df[index]
     return weights, df
+
+
+def _tables(p: _Params) -> list[tuple[str, _Vocabulary, float, list[float]]]:
+    """Each inverted index's table, vocabulary, weight and idf of each term."""
+    state = _state(p.conn)
+    return [(table, vocab, factor, vocab.idf(state.handoffs)) for table, vocab, factor in (
+        ("project_index", state.projects, PROJECT_WEIGHT), ("keyword_index", state.keywords, KEYWORD_WEIGHT))]
 
 
 def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -334,17 +341,17 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
 
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
-    weights, _ = _term_weights(p)
     fulltext = _bm25(p, pool, 0, raw=True)
     if len(fulltext) == pool:
         # A full pool: the keyword scores of its own sessions (a few rows), normalised by their best. A
         # session outside it could reach at most the keyword weight, so once a page of the pool scores
         # above that, ranking every session the keywords match (as costly as bm25 itself at 100k) could
         # change nothing on the page.
-        fused = _fused(p, fulltext, _keyword_raw(weights, fulltext))
+        fused = _fused(p, fulltext, _keyword_raw(p, fulltext))
         if len(fused) >= offset + limit and fused[offset + limit - 1].score > p.hybrid_keywords_weight:
             return fused[offset : offset + limit]
     # Otherwise the keyword ranking's own pool joins, normalised by the query's best keyword score.
+    weights, _ = _term_weights(p)
     return _fused(p, fulltext, _keywords_raw_top(p, weights, pool) if weights else [])[offset : offset + limit]
 
 
@@ -363,17 +370,31 @@ def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]
                                  for uid, score in fused.items() if score > 0.0])
 
 
-def _keyword_raw(weights: dict[tuple[str, str], float], sessions: list[_Row]) -> list[_Row]:
-    """The keyword formula's raw score (`weights` of `_term_weights`, no multipliers) of these sessions
-    (rows of `_rows`, which hold the lists the inverted indexes are made of), best first; those matching
-    no term left out."""
+def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
+    """The keyword formula's raw score (no multipliers) of these sessions (rows of `_rows`, which hold the
+    lists the inverted indexes are made of), best first; those matching no term left out. Their own
+    terms' weights, summed as `_term_weights` sums them, without its pass over the whole vocabulary."""
+    weights: dict[tuple[str, str], float] = {}
+    tables = _tables(p)
     scored = []
     for row in sessions:
         assert row.lists is not None
         raw = 0.0
-        for table, terms in zip(("project_index", "keyword_index"), row.lists, strict=True):
+        for (table, vocab, factor, idfs), terms in zip(tables, row.lists, strict=True):
+            lowered = terms.lower()
+            if not any(token in lowered for token in p.tokens):
+                continue  # no term of this list holds a query token (a token never spans two terms)
             for term in text_index.index_terms(orjson.loads(terms)):
-                raw += weights.get((table, term), 0.0)
+                weight = weights.get((table, term))
+                if weight is None:
+                    weight = 0.0
+                    held = [token for token in p.tokens if token in term]
+                    index = vocab.position(term) if held else None
+                    if index is not None and idfs[index] > 0.0:
+                        for _ in held:
+                            weight += factor * idfs[index]
+                    weights[(table, term)] = weight
+                raw += weight
         if raw > 0.0:
             scored.append(_Row(row.session_uuid, raw, row.date))
     return keyword_topk.ordered(scored)

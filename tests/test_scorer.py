@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from pathlib import Path
 
@@ -390,3 +391,29 @@ def test_rejects_unknown_mode_and_handles_datetime(store: Store) -> None:
     expected = rank(store.conn, "alpha", mode="keywords", now=NOW)
     assert rank(store.conn, "alpha", mode="keywords", now=at_noon) == expected
     assert rank(store.conn, "alpha", mode="keywords", now=NOW, max_results=0) == []
+
+
+def test_hybrid_pool_keyword_scores_equal_the_query_term_weights_summed(store: Store) -> None:
+    """The pool's keyword scores, from each session's own terms, are what the vocabulary-wide weights give:
+    substrings, a term holding two query tokens, mixed case, a term in every handoff (idf 0), projects."""
+    from core import scorer
+
+    add(store,
+        make("A", projects=("Eywa-Bot",), keywords=("Telegram-Digest", "voice", "MISC")),
+        make("B", projects=("eywa",), keywords=("digest-voice", "misc")),
+        make("C", keywords=("misc", "voice-notes", "telegram")),
+        make("D", projects=("other",), keywords=("misc",)),
+        transcripts={uid: "a digest of the day" for uid in "ABCD"})
+    for query in ("digest voice", "eywa telegram", "misc voice", "bot digest eywa", "nothing here"):
+        p = scorer._Params(store.conn, tokenize_query(query), [], NOW, 14, None, HYBRID_KEYWORDS_WEIGHT, 100)
+        rows = scorer._rows(p, [(rowid, 1.0) for (rowid,) in store.conn.execute("SELECT rowid FROM handoffs")])
+        weights, _ = scorer._term_weights(p)
+        expected = {}
+        for row in rows:
+            projects, keywords = (text_index.index_terms(json.loads(column)) for column in row.lists)
+            raw = sum(weights.get(("project_index", t), 0.0) for t in projects) + sum(
+                weights.get(("keyword_index", t), 0.0) for t in keywords)
+            if raw > 0:
+                expected[row.session_uuid] = raw
+        assert {row.session_uuid: row.score for row in scorer._keyword_raw(p, rows)} == pytest.approx(expected)
+        assert bool(expected) == (query != "nothing here")
