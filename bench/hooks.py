@@ -154,6 +154,8 @@ def run(handoffs: int, runs: int, keep: Path | None = None) -> list[dict[str, ob
             ("eywa hook session-start", [eywa, "hook", "session-start"], start_json, None),
             ("eywa hook session-end", [eywa, "hook", "session-end"], None, end_json),
             ('eywa get "checkpoint rewind"', [eywa, "get", "checkpoint rewind"], None, None),
+            ('eywa get --mode keywords "checkpoint rewind"', [eywa, "get", "--mode", "keywords", "checkpoint rewind"],
+             None, None),
             ("eywa get (no query)", [eywa, "get"], None, None),
         ]
         rows = []
