@@ -6,10 +6,11 @@ posting (in SQL, or posting by posting in Python) costs ~100 ms at 100k handoffs
 postings are kept in blocks, one per term and week of the handoff's date (`term_blocks`, kept by
 triggers on the inverted indexes), as fixed-width hex records the reader turns into arrays at once.
 Every term of a handoff lies in blocks of the same week, so reading all matched terms' blocks of some
-weeks scores the handoffs of those weeks completely. The weeks are read newest first, in windows that
-double, until the most a handoff older than the window could score (the heaviest terms it could list,
-at the window's edge recency, at the longest duration) falls under the k-th best score found: recency
-never grows with age. The result is what scoring every posting gives, ties included.
+weeks scores the handoffs of those weeks completely. The weeks are read newest first: the recency window
+and two weeks more, then back as far as the k-th best score found asks (at most doubling what was read),
+until the most a handoff older than what was read could score (the heaviest terms it could list, at the
+recency of the newest unread day, at the longest duration) falls under it: recency never grows with age.
+The result is what scoring every posting gives, ties included.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ _DAY_SQL = "coalesce(CAST(julianday({date}) + 0.5 AS INTEGER), 0)"
 _RECORD_SQL = "printf(' %08x%08x%08x', {rowid}, {day}, min(max({minutes}, 0), 4294967295))"
 _JULIAN_ORDINAL = 1721425  # julian day number - date.toordinal()
 _WEEK = 7
-FIRST_WINDOW_EXTRA = 28
 
 
 def _blocks_sql(table: str) -> str:
@@ -214,6 +214,8 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     if oldest is None:
         return []
     allowed = None if only is None else np.fromiter(only, dtype=np.int64)
+    if allowed is not None and not len(allowed):
+        return []
     today = m.now.toordinal() + _JULIAN_ORDINAL
     most = bounds.most_raw(terms) * m.duration(bounds.max_duration)
     rowids, scores = np.empty(0, dtype=np.int64), np.empty(0)
