@@ -210,16 +210,13 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     m = multipliers
     names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in _KIND.items()}
     weights = {(_KIND[t.table], t.term): t.weight for t in terms}
-    oldest = _oldest_week(conn, names)
-    if oldest is None:
-        return []
     allowed = None if only is None else np.fromiter(only, dtype=np.int64)
     if allowed is not None and not len(allowed):
         return []
     today = m.now.toordinal() + _JULIAN_ORDINAL
     most = bounds.most_raw(terms) * m.duration(bounds.max_duration)
     rowids, scores = np.empty(0, dtype=np.int64), np.empty(0)
-    threshold, newer = -math.inf, None
+    threshold, newer, oldest = -math.inf, None, None
 
     def needed(week: int) -> bool:
         """Whether a handoff of this week, or older, could still reach the k best (its newest day's age)."""
@@ -234,7 +231,11 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         rowids, scores = np.concatenate((rowids, found)), np.concatenate((scores, scored))
         if len(scores) >= k:
             threshold = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-        if first <= oldest or not needed(first - 1):
+        if not needed(first - 1):
+            break
+        if oldest is None:  # looked up only when older weeks could matter
+            oldest = _oldest_week(conn, names)
+        if oldest is None or first <= oldest:
             break
         # Back as far as the k-th best score asks, at most twice as many weeks as read so far (while fewer
         # than k are found, twice as many): newer weeks read first raise the threshold.
