@@ -179,8 +179,7 @@ class IndexBounds:
 _MAXIMA_KEYS = ("max_duration", "max_keywords", "max_projects")
 
 
-@dataclass(frozen=True)
-class Ranked:
+class Ranked(NamedTuple):
     session_uuid: str
     score: float
     date: str

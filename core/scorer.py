@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 
@@ -62,8 +62,7 @@ class Hit:
     score: float
 
 
-@dataclass(frozen=True)
-class _Row:
+class _Row(NamedTuple):  # hundreds a hybrid query: a frozen dataclass costs several times as much to make
     session_uuid: str
     score: float
     date: str
