@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import os
 import random
 import shutil
 import statistics
@@ -102,6 +103,9 @@ def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict
             if not db.exists():
                 build(db, size)
             built = time.perf_counter() - started
+            # The build leaves hundreds of MB for the kernel to write back: done before timing queries,
+            # which would otherwise share the machine with that writeback.
+            os.sync()
             on_disk = sum(p.stat().st_size for p in [*db.parent.glob(f"{size}.sqlite3*"),
                                                      *text_index.folder_of(db).glob("*")])
             row: dict[str, object] = {"handoffs": size, "build s": round(built, 1),
