@@ -28,7 +28,7 @@ import orjson
 if TYPE_CHECKING:
     import numpy
 
-_UNREADABLE_AGE = 1e6  # as the SQL scorer counts an unreadable date
+_UNREADABLE_AGE = 1e6  # an unreadable date counts as very old (recency 0), as day 0 does in a block
 _COLUMN = {"project_index": "project", "keyword_index": "keyword"}
 _KIND = {"project_index": "p", "keyword_index": "k"}
 

@@ -279,7 +279,6 @@ class Store:
             (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
         )
 
-
     def delete_handoff(self, session_uuid: str) -> None:
         row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
         if row is None:

@@ -269,10 +269,7 @@ def _words_query(schema: tantivy.Schema, units: list[list[str]], rarer: list[lis
                 query = (Q.term_query(schema, field, terms[0]) if len(terms) == 1
                          else Q.phrase_query(schema, field, terms))
                 clauses.append((should, Q.boost_query(query, weight)))
-    query = Q.boolean_query(clauses)
-    if only is None:
-        return query
-    return Q.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, _within(schema, only))])
+    return _restricted(schema, Q.boolean_query(clauses), only)
 
 
 def term_top(folder: Path, key: str, weights: dict[tuple[str, str], float], limit: int, *,
@@ -284,14 +281,20 @@ def term_top(folder: Path, key: str, weights: dict[tuple[str, str], float], limi
         return []
     Q = tantivy.Query
     schema = index.schema
-    query = Q.boolean_query([(tantivy.Occur.Should, Q.const_score_query(Q.term_query(schema, field, term), weight))
-                             for (field, term), weight in weights.items()])
-    if only is not None:
-        query = Q.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, _within(schema, only))])
+    query = _restricted(schema, Q.boolean_query([
+        (tantivy.Occur.Should, Q.const_score_query(Q.term_query(schema, field, term), weight))
+        for (field, term), weight in weights.items()]), only)
     searcher = index.searcher()
     hits = searcher.search(query, limit, count=False).hits
     rows = searcher.fast_field_values("rid", [address for _, address in hits])
     return sorted(zip(rows, (score for score, _ in hits), strict=True), key=lambda item: (-item[1], item[0]))
+
+
+def _restricted(schema: tantivy.Schema, query: tantivy.Query, only: Collection[int] | None) -> tantivy.Query:
+    """`query` over the rows `only` (None: every row), scored as `query` alone."""
+    if only is None:
+        return query
+    return tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, _within(schema, only))])
 
 
 def _within(schema: tantivy.Schema, rids: Collection[int]) -> tantivy.Query:
