@@ -7,7 +7,7 @@ query; its relevant sessions are those holding an evidence turn. Now is pinned t
 conversation's last session, days_back wide enough to cover it. Tuning is done on conversations 0-4
 only; 5-9 are reported apart.
 
-Usage: python bench/locomo.py [--conversations 0-4] [--modes keywords,bm25,hybrid]
+Usage: python bench/locomo.py [--conversations 0-4] [--modes keywords,bm25,hybrid,'fts5 reference']
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import fts5_reference  # noqa: E402
 from recall import metrics  # noqa: E402
 
+MODES = "keywords,bm25,hybrid," + fts5_reference.NAME
 LOCOMO = ROOT.parent / "shared" / "bench-data" / "locomo" / "locomo10.json"
 
 
@@ -77,6 +79,7 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
     out: dict[str, list] = {mode: [] for mode in modes}
     try:
         eywa.ingest()
+        reference = fts5_reference.Reference.of_index(eywa.settings.db_path)
         for qa in conversation["qa"]:
             if qa.get("category") == 5:
                 continue
@@ -86,8 +89,9 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
             if not relevant:
                 continue
             for mode in modes:
-                hits = eywa.recall(qa["question"], days_back=days_back, max_results=10, mode=mode)
-                out[mode].append(([h.session_uuid for h in hits], relevant))
+                ranked = reference.rank(qa["question"]) if mode == fts5_reference.NAME else [
+                    h.session_uuid for h in eywa.recall(qa["question"], days_back=days_back, max_results=10, mode=mode)]
+                out[mode].append((ranked, relevant))
     finally:
         eywa.close()
     return out
@@ -112,7 +116,7 @@ def parse_range(text: str) -> list[int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", default="0-4")
-    parser.add_argument("--modes", default="keywords,bm25,hybrid")
+    parser.add_argument("--modes", default=MODES)
     args = parser.parse_args()
     results = run(parse_range(args.conversations), args.modes.split(","))
     print(f"LoCoMo conversations {args.conversations}")

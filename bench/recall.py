@@ -5,7 +5,7 @@ pin now to 2026-02-17, and for each commit subject rank the handoffs with days_b
 to cover the corpus). recall@k = share of the query's relevant sessions in the top k, averaged over
 queries; MRR over the top 10; NDCG@5 with binary relevance.
 
-Usage: python bench/recall.py [--data-dir DIR] [--modes keywords,bm25,hybrid] [--markdown]
+Usage: python bench/recall.py [--data-dir DIR] [--modes keywords,bm25,hybrid,'fts5 reference']
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import fts5_reference
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 QUERIES = SHARED / "corpus" / "queries" / "commits.tsv"
 NOW = "2026-02-17"
 DAYS_BACK = 400
+MODES = "keywords,bm25,hybrid," + fts5_reference.NAME
 
 
 def load_queries(path: Path = QUERIES) -> list[tuple[str, set[str]]]:
@@ -75,12 +78,12 @@ def evaluate(data_dir: Path, projects_dir: Path, modes: list[str]) -> dict[str, 
     queries = load_queries()
     results: dict[str, dict[str, float]] = {}
     try:
+        reference = fts5_reference.Reference.of_index(settings.db_path)
         for mode in modes:
-            ranked = []
             started = time.perf_counter()
-            for query, _ in queries:
-                hits = eywa.recall(query, days_back=DAYS_BACK, max_results=10, mode=mode)
-                ranked.append([h.session_uuid for h in hits])
+            ranked = [reference.rank(query) if mode == fts5_reference.NAME else [
+                h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=10, mode=mode)]
+                for query, _ in queries]
             results[mode] = metrics(ranked, [rel for _, rel in queries])
             results[mode]["ms_per_query"] = (time.perf_counter() - started) * 1000 / len(queries)
     finally:
@@ -99,7 +102,7 @@ def table(results: dict[str, dict[str, float]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
-    parser.add_argument("--modes", default="keywords,bm25,hybrid")
+    parser.add_argument("--modes", default=MODES)
     args = parser.parse_args()
     os.environ["EYWA_NOW"] = NOW
     sys.path.insert(0, str(ROOT))

@@ -20,6 +20,7 @@ sys.path.insert(0, str(BENCH.parent))
 sys.path.insert(0, str(BENCH))
 
 import bot_latency  # noqa: E402
+import fts5_reference  # noqa: E402
 import latency  # noqa: E402
 import locomo  # noqa: E402
 import recall  # noqa: E402
@@ -40,6 +41,9 @@ def table(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+QUALITY_MODES = ["keywords", "bm25", "hybrid", fts5_reference.NAME]
+
+
 def quality(quick: bool) -> list[dict[str, object]]:
     import tempfile
 
@@ -48,15 +52,29 @@ def quality(quick: bool) -> list[dict[str, object]]:
     with tempfile.TemporaryDirectory(prefix="eywa-bench-") as tmp:
         corpus = BENCH.parent.parent / "shared" / "corpus"
         recall.build_index(Path(tmp), corpus)
-        for mode, m in recall.evaluate(Path(tmp), corpus, ["keywords", "bm25", "hybrid"]).items():
+        for mode, m in recall.evaluate(Path(tmp), corpus, QUALITY_MODES).items():
             rows.append({"set": "commits.tsv (193)", "mode": mode, **_rounded(m)})
     sets = [("LoCoMo 0", [0])] if quick else [("LoCoMo 0-4 (tuning)", [0, 1, 2, 3, 4])]
     if not quick:
         sets.append(("LoCoMo 5-9 (held out)", [5, 6, 7, 8, 9]))
     for name, conversations in sets:
-        for mode, m in locomo.run(conversations, ["keywords", "bm25", "hybrid"]).items():
+        for mode, m in locomo.run(conversations, QUALITY_MODES).items():
             rows.append({"set": f"{name} ({m.pop('queries')})", "mode": mode, **_rounded(m)})
     return rows
+
+
+def hybrid_shortfalls(rows: list[dict[str, object]]) -> list[str]:
+    """Where `hybrid` scores under the better of `keywords` and `bm25` alone (the issue's quality target),
+    one "set: measure hybrid < best (mode)" each."""
+    found = []
+    for name in dict.fromkeys(row["set"] for row in rows):
+        scores: dict[object, dict[str, float]] = {
+            row["mode"]: {k: v for k, v in row.items() if isinstance(v, float)} for row in rows if row["set"] == name}
+        for measure, value in scores["hybrid"].items():
+            best = max(("keywords", "bm25"), key=lambda mode: scores[mode][measure])
+            if value < scores[best][measure]:
+                found.append(f"{name}: {measure} {value} < {scores[best][measure]} ({best})")
+    return found
 
 
 def _rounded(metrics: dict[str, float]) -> dict[str, object]:
@@ -107,8 +125,12 @@ def main() -> int:
         "2026-02-17, days_back 400, each commit subject a query, its labelled sessions relevant. LoCoMo: each "
         "session one transcript, one index per conversation, category 5 left out, tuned on 0-4 only. "
         "recall@k = share of relevant sessions in the top k; hit@k = a relevant session in the top k (the "
-        "measure of the issue's FTS5 reference points); MRR over the top 10; NDCG@5 binary.\n\n"
-        + table(quality(args.quick))
+        "measure of the issue's FTS5 reference points); MRR over the top 10; NDCG@5 binary. `fts5 reference`: "
+        "the issue's reference method (bench/fts5_reference.py: SQLite FTS5 BM25, porter, an OR of the query's "
+        "words, over what the user and Claude wrote).\n\n"
+        + table(rows := quality(args.quick))
+        + "\nWhere hybrid scores under the better of keywords and bm25 alone: "
+        + ("; ".join(hybrid_shortfalls(rows)) or "nowhere") + ".\n"
     )
 
     header = (
