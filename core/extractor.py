@@ -16,6 +16,9 @@ from core.session import Session
 from core.terms import GENERIC, MAX_SESSION_TERMS, commit_subjects, strip_noise, top_terms, weighted_terms
 
 EXTRACTOR_NAME = "deterministic"
+# The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
+# again on the next ingest (core/ingest.py): "2" counts slash commands Claude acted on as requests.
+SUBSTANCE_RULES = "2"
 _WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
@@ -51,16 +54,41 @@ def meaningful_prompts(session: Session) -> list[str]:
     return [t for t in session.user_texts if len(t.strip()) >= 3 and not _TRIVIAL_PROMPT_RE.match(t.strip())]
 
 
+def commands_acted_on(session: Session) -> list[str]:
+    """The slash commands Claude answered or worked on ("/workflows:review <url>", "/init"), with their
+    arguments: a custom command is a request, and a session may hold no other. Commands only the CLI
+    handles ("/model", "/clear") get no reply and are left out."""
+    return [text for kind, text in _requests(session) if kind == "command"]
+
+
+def _requests(session: Session) -> list[tuple[str, str]]:
+    """("prompt", text) of each non-trivial prompt and ("command", "/name args") of each slash command
+    Claude acted on before the next prompt, in order."""
+    found: list[tuple[str, str]] = []
+    pending: str | None = None
+    for event in session.events:
+        if event.kind == "command" and event.text.startswith("/"):
+            pending = " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
+        elif event.kind == "user":
+            pending = None
+            if event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
+                found.append(("prompt", event.text))
+        elif pending is not None and event.kind in ("assistant", "tool"):
+            found.append(("command", pending))
+            pending = None
+    return found
+
+
 def substance_of(session: Session) -> int:
-    prompts = meaningful_prompts(session)
+    requests = len(meaningful_prompts(session)) + len(commands_acted_on(session))
     calls = session.tool_calls
     edits = sum(1 for c in calls if c.name in _WRITE_TOOLS and not c.is_error)
     replies = sum(1 for e in session.events if e.kind == "assistant")
-    if not prompts and not session.subagents:
+    if not requests and not session.subagents:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if edits or len(calls) >= 10 or len(prompts) >= 3 or any(r.files_written for r in session.subagents):
+    if edits or len(calls) >= 10 or requests >= 3 or any(r.files_written for r in session.subagents):
         return 2
     return 1
 
@@ -88,6 +116,9 @@ def headline_of(session: Session, commits: list[str]) -> str:
     prompts = meaningful_prompts(session)
     if prompts:
         return _words(_prompt_headline(prompts[0]), 10)
+    commands = commands_acted_on(session)
+    if commands:
+        return _words(commands[0], 10)
     if session.subagents:
         run = session.subagents[0]
         return _words(run.description or _sentence(run.prompt), 10)
@@ -130,18 +161,11 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
 
 
 def what_happened(session: Session, commits: list[str]) -> list[str]:
-    """2-5 chronological bullets: what was asked, what was committed."""
-    items: list[tuple[int, str]] = []
-    prompts_seen = 0
-    for index, event in enumerate(session.events):
-        if event.kind == "user" and event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
-            prompts_seen += 1
-            items.append((index, "Asked: " + _words(_prompt_headline(event.text), 30)))
-        elif event.kind == "compaction":
-            items.append((index, "Context was compacted and the work continued"))
-    picked = _spread([text for _, text in items if text.startswith("Asked")], 3)
-    bullets = [text for _, text in items if text in picked]
-    bullets = list(dict.fromkeys(bullets))
+    """2-5 chronological bullets: what was asked (or run as a slash command), what was committed."""
+    requests = ["Asked: " + _words(_prompt_headline(text), 30) if kind == "prompt" else f"Ran: {one_line(text, 160)}"
+                for kind, text in _requests(session)]
+    picked = _spread(requests, 3)
+    bullets = list(dict.fromkeys(text for text in requests if text in picked))
     bullets += [f"Committed: {one_line(subject, 160)}" for subject in commits[:2]]
     runs = len(session.subagents) + sum(1 for c in session.tool_calls if c.subagent_stats)
     if runs:

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 import orjson
 
 from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files, subagent_parent
-from core.extractor import EXTRACTOR_NAME, with_keywords
+from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
@@ -97,7 +97,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         )
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
-    force = force | frozenset(marks)
+    force = force | frozenset(marks) | _judged_by_older_rules(store)
     files = scan_files(paths.projects_dir)
     report.files_seen = len(files)
     known = store.source_states()
@@ -149,7 +149,18 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     with store.transaction():
         store.set_meta("last_ingest_at", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
         store.set_meta("last_ingest_report", report.to_json())
+        if only is None:  # every session was judged by these rules
+            store.set_meta("substance_rules", SUBSTANCE_RULES)
     return report
+
+
+def _judged_by_older_rules(store: Store) -> frozenset[str]:
+    """The sessions found of no substance by another SUBSTANCE_RULES than this eywa's: extracted again,
+    so an upgrade finds what the old rules hid (a session driven by a slash command) without `--force`."""
+    if store.get_meta("substance_rules") == SUBSTANCE_RULES:
+        return frozenset()
+    return frozenset(uid for (uid,) in store.conn.execute(
+        "SELECT session_uuid FROM handoffs WHERE substance = 0 AND extractor = ?", (EXTRACTOR_NAME,)))
 
 
 def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared: PreparedSession,

@@ -79,6 +79,37 @@ def test_session_without_work_has_substance_zero() -> None:
     assert handoff.keywords == []
 
 
+def test_a_session_driven_by_a_slash_command_has_substance() -> None:
+    s = Session(session_id="d88bceb6-0000", cwd="/Users/ana/src/cli", first_ts=T0, last_ts=T0)
+    s.events = [
+        Event("command", T0, text="/workflows:review", meta={"args": "https://github.com/ana/cli/pull/6/files"}),
+        Event("assistant", T0, text="I'm on the PR branch; let me get the diff and launch the reviewers."),
+        *(Event("tool", T0, tool=ToolCall(f"t{i}", "Write", {"file_path": f"/Users/ana/src/cli/todos/{i}.md"}))
+          for i in range(3)),
+    ]
+    handoff = run_extract(s)
+    assert handoff.substance == 2
+    assert handoff.headline == "/workflows:review https://github.com/ana/cli/pull/6/files"
+    assert handoff.what_happened[0] == "Ran: /workflows:review https://github.com/ana/cli/pull/6/files"
+    assert handoff.keywords and len(handoff.key_files) == 3
+
+
+def test_commands_only_the_cli_handles_are_no_request() -> None:
+    s = Session(session_id="3680252d-0000", first_ts=T0, last_ts=T0)
+    s.events = [Event("command", T0, text="/model", meta={"args": ""}),
+                Event("command", T0, text="!git status", meta={})]
+    assert run_extract(s).substance == 0
+
+
+def test_a_command_answered_among_prompts_is_one_more_step() -> None:
+    s = session_with_work()
+    s.events[3:] = [Event("command", T0, text="/init"), Event("assistant", T0, text="Wrote CLAUDE.md."),
+                    Event("user", T0, text="And retry on flood limits")]
+    handoff = run_extract(s)
+    assert handoff.what_happened[:3] == ["Asked: Add a scheduled telegram digest with open threads grouped by project",
+                                         "Ran: /init", "Asked: And retry on flood limits"]
+
+
 def test_handoff_file_round_trips() -> None:
     handoff = run_extract(session_with_work())
     parsed = parse_handoff(handoff.to_markdown())

@@ -10,6 +10,7 @@ import pytest
 
 from core.api import Eywa
 from core.config import load_settings
+from core.extractor import SUBSTANCE_RULES
 from core.handoff import parse_handoff
 
 from .conftest import CORPUS, link_corpus, write_jsonl
@@ -153,3 +154,34 @@ def test_extract_one_session_rewrites_only_that_handoff(env: dict[str, Path]) ->
     assert json.loads(eywa.store.get_meta("last_ingest_report"))["sessions_updated"] == 1
     with pytest.raises(LookupError, match="no transcript"):
         eywa.extract("ffffffff")
+
+
+def test_an_upgrade_judges_again_the_sessions_older_rules_found_empty(env: dict[str, Path]) -> None:
+    sid = "d88bceb6-bb3a-4ae8-9405-d67d19950a46"
+    base = {"sessionId": sid, "cwd": "/home/me/cli"}
+    write_jsonl(env["projects"] / "-home-me-cli" / f"{sid}.jsonl", [
+        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-01-06T13:32:00Z",
+         "message": {"role": "user", "content": "<command-name>/workflows:review</command-name>\n"
+                                                "<command-args>https://github.com/me/cli/pull/6</command-args>"}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-01-06T13:33:00Z",
+         "message": {"role": "assistant", "id": "m1", "model": "claude-opus-4-5",
+                     "content": [{"type": "text", "text": "The zanzibar hook is installed twice by enable."}]}},
+    ])
+    link_corpus(env["projects"], 3)
+    eywa = make_eywa()
+    eywa.ingest()
+    conn = eywa.store.conn
+
+    def judged() -> tuple[int, str | None]:
+        substance = conn.execute("SELECT substance FROM handoffs WHERE session_uuid = ?", (sid,)).fetchone()[0]
+        return substance, eywa.store.get_meta("substance_rules")
+
+    assert judged() == (1, SUBSTANCE_RULES)
+    with eywa.store.transaction():  # as an eywa of the older rules left it
+        conn.execute("UPDATE handoffs SET substance = 0 WHERE session_uuid = ?", (sid,))
+        conn.execute("DELETE FROM meta WHERE key = 'substance_rules'")
+    report = eywa.ingest()
+    assert report.updated == [sid] and report.files_changed == 0
+    assert judged() == (1, SUBSTANCE_RULES)
+    assert [hit.session_uuid for hit in eywa.recall("zanzibar hook", days_back=3650)][:1] == [sid]
+    assert eywa.ingest().sessions_updated == 0
