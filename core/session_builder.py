@@ -29,7 +29,10 @@ REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
 _TAG_RE = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
                      r"bash-input|bash-stdout|bash-stderr)>(.*?)</\1>", re.DOTALL)
-_DROP_TAGS_RE = re.compile(r"<(system-reminder|local-command-caveat)>.*?</\1>", re.DOTALL)
+# Context the CLI or an IDE adds to a prompt ("The user opened the file ... in the IDE"), not what the
+# user wrote: kept, it became the "Asked:" step of a handoff.
+_DROP_TAGS_RE = re.compile(r"<(system-reminder|local-command-caveat|ide_opened_file|ide_selection)>.*?</\1>",
+                           re.DOTALL)
 _WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "create_file"}
 KNOWN_TYPES = {
     "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",

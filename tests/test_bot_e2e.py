@@ -1,5 +1,6 @@
 """The bot end to end: its real Application polls a fake Bot API server over real HTTP on 127.0.0.1,
-on an index of real transcripts (the claude-code-log part of the corpus), with "now" pinned."""
+on an index of real transcripts (the claude-code-log part of the corpus, and one written here whose prompt
+is markup), with "now" pinned."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from bot.hearing import VoiceFailed
 from bot.send import send_html
 from core.api import Eywa, HandoffRecord
 
-from .conftest import CORPUS, clean_bot_env
+from .conftest import CORPUS, clean_bot_env, write_jsonl
 from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber, bot_settings, button
 
 PROJECTS = CORPUS / "claude-code-log" / "projects"
@@ -42,13 +43,34 @@ class World:
         return self.app.bot_data["eywa_bot"]
 
 
+MARKUP_ID = "5e55a9e0-0000-4000-8000-00000000beef"
+MARKUP_PROMPT = "Escape <b>, </i> & \"quotes\" in the digest -> don't let Telegram reject it"
+
+
+def projects_folder(home: Path) -> Path:
+    """The real projects (linked, read in place) and one session, long ago, whose prompt is markup."""
+    projects = home / "projects"
+    for source in (path for path in PROJECTS.rglob("*") if path.is_file()):
+        target = projects / source.relative_to(PROJECTS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(source)
+    base = {"sessionId": MARKUP_ID, "cwd": "/home/me/markup", "timestamp": "2024-01-02T10:00:00Z"}
+    write_jsonl(projects / "-home-me-markup" / f"{MARKUP_ID}.jsonl", [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": MARKUP_PROMPT}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1",
+         "message": {"role": "assistant", "id": "m1", "model": "claude-opus-4-6",
+                     "content": [{"type": "text", "text": "Escaped with html.escape before sending."}]}},
+    ])
+    return projects
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     home = tmp_path_factory.mktemp("bot-home")
     with pytest.MonkeyPatch.context() as mp:
         clean_bot_env(mp, home, NOW)
         with FakeTelegram() as fake:
-            settings = bot_settings(fake, home / "data", PROJECTS)
+            settings = bot_settings(fake, home / "data", projects_folder(home))
             eywa = Eywa(settings)
             eywa.ingest()
             eywa.close()
@@ -88,8 +110,9 @@ def test_plain_text_message_is_a_recall(world: World) -> None:
 
 
 def test_headlines_with_markup_characters_are_escaped_not_rejected(world: World) -> None:
-    (reply,) = world.owner.says("/show 7acd37a8")
-    assert reply.text.startswith("<ide_opened_file>The user opened")  # shown as typed; Telegram took the HTML
+    (reply,) = world.owner.says(f"/show {MARKUP_ID[:8]}")
+    assert reply.text.startswith("Escape <b>, </i> & \"quotes\" in the digest")  # as typed; Telegram took the HTML
+    assert reply.params["parse_mode"] == "HTML" and "Escape &lt;b&gt;, &lt;/i&gt; &amp;" in reply.params["text"]
 
 
 def test_more_pages_to_the_next_results_and_answers_the_button(world: World) -> None:
@@ -233,8 +256,8 @@ def test_show_finds_a_handoff_by_prefix_and_lists_an_ambiguous_one(world: World)
 
 def test_status_tells_what_is_indexed_and_what_is_scheduled(world: World) -> None:
     (status,) = world.owner.says("/status")
-    for part in ("Sessions indexed: 30 (27 with work", "Last ingest:", "Scheduled ingest: off", "Bad lines skipped: 0",
-                 "Extractor in use: deterministic (handoffs written by: deterministic 30)", "Daily digest here: off"):
+    for part in ("Sessions indexed: 31 (28 with work", "Last ingest:", "Scheduled ingest: off", "Bad lines skipped: 0",
+                 "Extractor in use: deterministic (handoffs written by: deterministic 31)", "Daily digest here: off"):
         assert part in status.text
 
 

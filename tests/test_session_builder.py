@@ -182,3 +182,15 @@ def test_subagent_whose_parent_is_missing_is_kept_as_an_orphan(tmp_path: Path) -
     assert session.orphan and is_transcript(session)
     assert session.subagents[0].prompt == "Summarise the logs"
     assert session.cwd == "/home/ana/src/eywa"
+
+
+def test_ide_context_is_not_taken_for_what_the_user_asked(tmp_path: Path) -> None:
+    session, _ = build(tmp_path, [
+        rec("user", "u1", [
+            {"type": "text", "text": "<ide_opened_file>The user opened the file /w/app/next.config.js in the IDE. "
+                                     "This may or may not be related to the current task.</ide_opened_file>"},
+            {"type": "text", "text": "Why does the Vercel build miss the submodule?"}]),
+        rec("user", "u2", "<ide_selection>The user selected the lines 5 to 9 from /w/app/a.py:\nimport os"
+                          "</ide_selection>"),
+    ])
+    assert session.user_texts == ["Why does the Vercel build miss the submodule?"]
