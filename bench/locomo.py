@@ -79,7 +79,7 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
     out: dict[str, list] = {mode: [] for mode in modes}
     try:
         eywa.ingest()
-        reference = fts5_reference.Reference.of_index(eywa.settings.db_path)
+        reference = fts5_reference.Reference.of_index(eywa.settings.db_path) if fts5_reference.NAME in modes else None
         for qa in conversation["qa"]:
             if qa.get("category") == 5:
                 continue
@@ -89,7 +89,7 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
             if not relevant:
                 continue
             for mode in modes:
-                ranked = reference.rank(qa["question"]) if mode == fts5_reference.NAME else [
+                ranked = reference.rank(qa["question"]) if reference and mode == fts5_reference.NAME else [
                     h.session_uuid for h in eywa.recall(qa["question"], days_back=days_back, max_results=10, mode=mode)]
                 out[mode].append((ranked, relevant))
     finally:

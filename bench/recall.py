@@ -78,10 +78,10 @@ def evaluate(data_dir: Path, projects_dir: Path, modes: list[str]) -> dict[str, 
     queries = load_queries()
     results: dict[str, dict[str, float]] = {}
     try:
-        reference = fts5_reference.Reference.of_index(settings.db_path)
+        reference = fts5_reference.Reference.of_index(settings.db_path) if fts5_reference.NAME in modes else None
         for mode in modes:
             started = time.perf_counter()
-            ranked = [reference.rank(query) if mode == fts5_reference.NAME else [
+            ranked = [reference.rank(query) if reference and mode == fts5_reference.NAME else [
                 h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=10, mode=mode)]
                 for query, _ in queries]
             results[mode] = metrics(ranked, [rel for _, rel in queries])

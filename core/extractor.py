@@ -54,16 +54,11 @@ def meaningful_prompts(session: Session) -> list[str]:
     return [t for t in session.user_texts if len(t.strip()) >= 3 and not _TRIVIAL_PROMPT_RE.match(t.strip())]
 
 
-def commands_acted_on(session: Session) -> list[str]:
-    """The slash commands Claude answered or worked on ("/workflows:review <url>", "/init"), with their
-    arguments: a custom command is a request, and a session may hold no other. Commands only the CLI
-    handles ("/model", "/clear") get no reply and are left out."""
-    return [text for kind, text in _requests(session) if kind == "command"]
-
-
-def _requests(session: Session) -> list[tuple[str, str]]:
-    """("prompt", text) of each non-trivial prompt and ("command", "/name args") of each slash command
-    Claude acted on before the next prompt, in order."""
+def requests_of(session: Session) -> list[tuple[str, str]]:
+    """What the user asked, in order: ("prompt", text) of each non-trivial prompt, and ("command", "/name
+    args") of each slash command Claude answered or worked on before the next prompt ("/workflows:review
+    <url>", "/init"): a custom command is a request, and a session may hold no other. Commands only the
+    CLI handles ("/model", "/clear") get no reply and are left out."""
     found: list[tuple[str, str]] = []
     pending: str | None = None
     for event in session.events:
@@ -79,16 +74,21 @@ def _requests(session: Session) -> list[tuple[str, str]]:
     return found
 
 
-def substance_of(session: Session) -> int:
-    requests = len(meaningful_prompts(session)) + len(commands_acted_on(session))
+def _commands(requests: list[tuple[str, str]]) -> list[str]:
+    return [text for kind, text in requests if kind == "command"]
+
+
+def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
+    """`requests` are the session's `requests_of`."""
+    asked = len(meaningful_prompts(session)) + len(_commands(requests))
     calls = session.tool_calls
     edits = sum(1 for c in calls if c.name in _WRITE_TOOLS and not c.is_error)
     replies = sum(1 for e in session.events if e.kind == "assistant")
-    if not requests and not session.subagents:
+    if not asked and not session.subagents:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if edits or len(calls) >= 10 or requests >= 3 or any(r.files_written for r in session.subagents):
+    if edits or len(calls) >= 10 or asked >= 3 or any(r.files_written for r in session.subagents):
         return 2
     return 1
 
@@ -109,14 +109,14 @@ def _prompt_headline(prompt: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def headline_of(session: Session, commits: list[str]) -> str:
+def headline_of(session: Session, commits: list[str], requests: list[tuple[str, str]]) -> str:
     for candidate in (*reversed(session.titles), *session.summaries, *commits):
         if candidate.strip():
             return _words(candidate, 10)
     prompts = meaningful_prompts(session)
     if prompts:
         return _words(_prompt_headline(prompts[0]), 10)
-    commands = commands_acted_on(session)
+    commands = _commands(requests)
     if commands:
         return _words(commands[0], 10)
     if session.subagents:
@@ -160,10 +160,10 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
     return chosen
 
 
-def what_happened(session: Session, commits: list[str]) -> list[str]:
+def what_happened(session: Session, commits: list[str], requests: list[tuple[str, str]]) -> list[str]:
     """2-5 chronological bullets: what was asked (or run as a slash command), what was committed."""
     requests = ["Asked: " + _words(_prompt_headline(text), 30) if kind == "prompt" else f"Ran: {one_line(text, 160)}"
-                for kind, text in _requests(session)]
+                for kind, text in requests]
     picked = _spread(requests, 3)
     bullets = list(dict.fromkeys(text for text in requests if text in picked))
     bullets += [f"Committed: {one_line(subject, 160)}" for subject in commits[:2]]
@@ -272,12 +272,13 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
     """The handoff without its keywords: everything that does not depend on the other sessions, so
     that it can be made apart from (and in parallel with) the ordered document-frequency updates."""
     commits = commit_subjects(session)
-    substance = substance_of(session)
+    requests = requests_of(session)  # one pass over the events for all three parts
+    substance = substance_of(session, requests)
     projects = projects_from_cwd(session.cwd)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
-    headline = headline_of(session, commits)
+    headline = headline_of(session, commits, requests)
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
@@ -291,7 +292,7 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
         substance=substance,
     )
     if substance:
-        handoff.what_happened = what_happened(session, commits) or ["Short exchange with no recorded steps"]
+        handoff.what_happened = what_happened(session, commits, requests) or ["Short exchange with no recorded steps"]
         handoff.insights = insights(session)
         handoff.key_files = key_files(session) if substance == 2 else []
         handoff.open_threads = open_threads(session)
