@@ -213,15 +213,16 @@ def _check_slack_webhook(m: re.Match[str]) -> _Hit | None:
 
 
 # A PEM block: BEGIN line, body lines (base64, or headers like "Proc-Type: 4,ENCRYPTED") separated
-# by whitespace or JSON-escaped newlines, END line. Without its END (a truncated output) only the
-# newline-separated base64 lines of 20+ characters are taken: shorter ones could be prose. Matching
-# line by line keeps the cost linear even for text full of BEGIN lines and no END.
-_PEM_SEP = r"(?:\\[nr]|\s)"
+# by whitespace or JSON-escaped newlines (once or more), END line. Without its END (a truncated output)
+# only the newline-separated base64 lines of 20+ characters are taken: shorter ones could be prose. Matching
+# line by line, and no header holding a "-----" marker (`note: -----BEGIN ...`), keeps the cost linear
+# even for text full of BEGIN lines and no END: a match never runs past the next BEGIN.
+_PEM_SEP = r"(?:\\+[nr]|\s)"  # \\n too: a JSON file's text inside a JSON string
 _PEM = re.compile(
     r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-    rf"(?:(?:{_PEM_SEP}+(?:[A-Za-z0-9+/=]+|[A-Za-z-]{{1,40}}: [^\n\\]{{0,200}}))*{_PEM_SEP}*"
+    rf"(?:(?:{_PEM_SEP}+(?:[A-Za-z0-9+/=]+|[A-Za-z-]{{1,40}}: (?:(?!-----)[^\n\\]){{0,200}}))*{_PEM_SEP}*"
     r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-    r"|(?:(?:\\[nr]|[\r\n])+[ \t]*[A-Za-z0-9+/=]{20,})*)"
+    r"|(?:(?:\\+[nr]|[\r\n])+[ \t]*[A-Za-z0-9+/=]{20,})*)"
 )
 
 
@@ -457,30 +458,48 @@ _GATE_SEARCH = _GATE.search
 _MARKER_SPLIT = re.compile(r"(\[REDACTED:[a-z0-9-]+\])")
 
 
-def _redact_from(text: str, gate: re.Match[str] | None) -> str:
-    """Redacts `text` given the first gate hit in it; returns `text` itself when nothing is replaced."""
-    pieces: list[str] = []
-    done = 0  # text[:done] is settled: copied into pieces or replaced
+def _find_hits(text: str, gate: re.Match[str] | None) -> list[_Hit]:
+    """Every rule's hit at every trigger, from the first gate hit on. A trigger inside another rule's
+    hit is still tried: `password: -----BEGIN ...` is both an assignment and a key block, and the
+    longer one must win. Only a trigger inside the same rule's last hit is skipped (it would match a
+    suffix of the same thing), which keeps the work linear in the triggers."""
+    hits: list[_Hit] = []
+    covered: dict[int, int] = {}  # id(rule) -> end of that rule's last hit
     while gate is not None:
         length, rules = _GATE_GROUPS[gate.lastgroup or ""]
         trigger_start = gate.end() - length
-        resume = gate.end()
-        if trigger_start >= done:  # else the trigger lies inside the last replacement
-            for rule in rules:
-                match = rule.find(text, trigger_start)
-                hit = rule.check(match) if match is not None else None
-                if hit is None or hit[0] < done:
-                    continue
-                start, end, kind = hit
-                pieces.append(text[done:start])
-                pieces.append(_marker(kind))
-                done = end
-                resume = max(resume, end)
-                break
-        gate = _GATE.search(text, resume)
-    if not pieces:
+        for rule in rules:
+            if trigger_start < covered.get(id(rule), 0):
+                continue
+            match = rule.find(text, trigger_start)
+            hit = rule.check(match) if match is not None else None
+            if hit is not None:
+                hits.append(hit)
+                covered[id(rule)] = hit[1]
+        gate = _GATE.search(text, gate.end())
+    return hits
+
+
+def _redact_from(text: str, gate: re.Match[str] | None) -> str:
+    """Redacts `text` given the first gate hit in it; returns `text` itself when nothing is replaced.
+    Overlapping hits are replaced as one span, named by the longest of them."""
+    hits = _find_hits(text, gate)
+    if not hits:
         return text  # triggers only: hand back the same object, no copy
-    pieces.append(text[done:])
+    hits.sort(key=lambda hit: (hit[0], -hit[1]))
+    pieces: list[str] = []
+    done = 0  # text[:done] is settled: copied into pieces or replaced
+    span_start, span_end, kind = hits[0]
+    widest = span_end - span_start
+    for start, end, hit_kind in hits[1:]:
+        if start < span_end:  # overlaps the current span: one replacement for both
+            if end - start > widest:
+                kind, widest = hit_kind, end - start
+            span_end = max(span_end, end)
+            continue
+        pieces += (text[done:span_start], _marker(kind))
+        done, (span_start, span_end, kind), widest = span_end, (start, end, hit_kind), end - start
+    pieces += (text[done:span_start], _marker(kind), text[span_end:])
     return "".join(pieces)
 
 

@@ -163,10 +163,60 @@ def _basic_auth(r: random.Random) -> Made:
                 f"https://deploy:{password}@ci.example.com/job/quokka/build")
 
 
+def _key_lines(r: random.Random, width: int = 64) -> list[str]:
+    return [body(r, width, ALNUM + "+/") for _ in range(6)] + [body(r, 24, ALNUM + "+/") + "=="]
+
+
+def _pem(label: str, lines: list[str], indent: str = "") -> str:
+    block = [f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"]
+    return "\n".join(indent + line for line in block)
+
+
+def _whole(distinctive: tuple[str, ...], text: str) -> Made:
+    """A kind whose value is its whole text (a key block has no shorter form, and no URL one)."""
+    return Made(text, distinctive, text, None)
+
+
 def _private_key(r: random.Random) -> Made:
-    lines = [body(r, 64, ALNUM + "+/") for _ in range(6)] + [body(r, 24, ALNUM + "+/") + "=="]
-    block = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----"
-    return Made(block, tuple(lines), block, None)
+    lines = _key_lines(r)
+    return _whole(tuple(lines), _pem("RSA PRIVATE KEY", lines))
+
+
+# A key block as the value of a secret-looking name: the assignment rule and the key block rule both
+# match, and neither may hide the other (the block's body lines must go too).
+def _pem_aws_secret(r: random.Random) -> Made:
+    lines = _key_lines(r)
+    return _whole(tuple(lines), "aws_secret_access_key = " + _pem("RSA PRIVATE KEY", lines))
+
+
+def _pem_password_colon(r: random.Random) -> Made:
+    lines = _key_lines(r, 70)
+    return _whole(tuple(lines), "password: " + _pem("OPENSSH PRIVATE KEY", lines))
+
+
+def _pem_env_line(r: random.Random) -> Made:
+    lines = _key_lines(r)
+    return _whole(tuple(lines), "DEPLOY_PASSWORD=" + _pem("EC PRIVATE KEY", lines) + "\n"
+                  "JWT_PRIVATE_KEY=" + _pem("PRIVATE KEY", lines[::-1]))
+
+
+def _pem_json(r: random.Random) -> Made:
+    """A service-account file: the key is a JSON string with its newlines escaped."""
+    lines = _key_lines(r)
+    account = {"type": "service_account", "project_id": "quokka-prod",
+               "private_key_id": body(r, 40, "0123456789abcdef"), "private_key": _pem("PRIVATE KEY", lines) + "\n",
+               "client_email": "exporter@quokka-prod.iam.example"}
+    return _whole(tuple(lines), json.dumps(account, indent=2) + "\n"
+                  + json.dumps({"password": _pem("RSA PRIVATE KEY", lines[::-1])}))
+
+
+def _pem_yaml(r: random.Random) -> Made:
+    """YAML block scalars: an OpenSSH key under `ssh_key: |`, a PGP key under `password: |-`."""
+    ssh, pgp = _key_lines(r, 70), _key_lines(r)
+    pgp_block = ["Version: GnuPG v2", "", *pgp, "=" + body(r, 4, ALNUM)]
+    text = ("deploy:\n  ssh_key: |\n" + _pem("OPENSSH PRIVATE KEY", ssh, "    ") + "\n  signing:\n"
+            "    password: |-\n" + _pem("PGP PRIVATE KEY BLOCK", pgp_block, "      "))
+    return _whole((*ssh, *pgp), text)
 
 
 def _url_password(r: random.Random) -> Made:
@@ -216,6 +266,11 @@ KINDS: dict[str, Callable[[random.Random], Made]] = {
     "bearer-header": _bearer,
     "basic-auth-header": _basic_auth,
     "pem-private-key": _private_key,
+    "pem-aws-secret-assignment": _pem_aws_secret,
+    "pem-password-colon": _pem_password_colon,
+    "pem-env-lines": _pem_env_line,
+    "pem-json-escaped": _pem_json,
+    "pem-yaml-block-scalar": _pem_yaml,
     "url-password": _url_password,
     "password-assignment": _password_assignment,
     "secret-assignment": _secret_assignment,

@@ -7,6 +7,7 @@ import base64
 import json
 import random
 import string
+import time
 from collections import Counter
 from collections.abc import Iterator
 
@@ -191,6 +192,84 @@ def test_truncated_pem_block_redacts_its_base64_lines_only(redact) -> None:
     truncated = pem("OPENSSH").split("\n")[:4]
     text = "\n".join(truncated) + "\n\n[output truncated]"
     assert redact(text) == "[REDACTED:private-key]\n\n[output truncated]"
+
+
+def pgp_key(seed: int = 60) -> str:
+    lines = [fake(64, _ALNUM + "+/", seed + i) for i in range(4)]
+    return ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n" + "\n".join(lines)
+            + "\n=" + fake(4, seed=seed + 9) + "\n-----END PGP PRIVATE KEY BLOCK-----")
+
+
+def key_body_lines(block: str) -> list[str]:
+    return [line.strip() for line in block.splitlines() if len(line.strip()) >= 20 and "-----" not in line]
+
+
+# A key block as the value of a secret-looking name: the assignment rule and the key block rule both
+# match, and the assignment's shorter hit must not hide the block (whose body would then stay).
+@pytest.mark.parametrize(
+    ("template", "block"),
+    [
+        ("aws_secret_access_key = {}", pem("RSA")),
+        ("AWS_SECRET_ACCESS_KEY={}", pem("RSA", 40)),
+        ("password: {}", pem("OPENSSH", 41)),
+        ("password={}", pem("EC", 42)),
+        ("SSH_PASSPHRASE={}", pem("ENCRYPTED", 43)),
+        ("--password {}", pem("", 44)),
+        ("signing_secret = {}", pgp_key()),
+        ("token={}", pem("EC", 45)),
+        ("private_key: {}", pem("OPENSSH", 46)),
+    ],
+)
+def test_key_block_as_an_assignment_value_is_redacted_whole(redact, template: str, block: str) -> None:
+    text = template.format(block) + "\nDEBUG=1"
+    assert redact(text) == template.format("[REDACTED:private-key]") + "\nDEBUG=1"
+
+
+def test_truncated_key_block_as_an_assignment_value_loses_its_base64_lines(redact) -> None:
+    block = "\n".join(pem("RSA", 47).split("\n")[:4])
+    out = redact(f"aws_secret_access_key = {block}\n[output truncated]")
+    assert out == "aws_secret_access_key = [REDACTED:private-key]\n[output truncated]"
+
+
+@pytest.mark.parametrize("name", ["password", "aws_secret_access_key", "private_key", "secret"])
+def test_key_block_in_a_json_string_with_escaped_newlines_is_redacted(redact, name: str) -> None:
+    block = pem("RSA", 48)
+    text = json.dumps({"type": "service_account", name: block + "\n", "client_email": "a@b.example"})
+    out = redact(text)
+    assert json.loads(out)[name] == "[REDACTED:private-key]\n" and json.loads(out)["client_email"] == "a@b.example"
+    assert redact(json.dumps(text)) == json.dumps(out)  # escaped twice: a JSON file inside a tool result
+
+
+@pytest.mark.parametrize("block", [pem("OPENSSH", 49), pem("EC", 50), pgp_key(61)])
+@pytest.mark.parametrize(("head", "indent"), [("ssh_key: |\n", "  "), ("password: |-\n", "    "),
+                                             ("deploy:\n  secret_key: >\n", "    ")])
+def test_key_block_in_a_yaml_block_scalar_is_redacted(redact, head: str, indent: str, block: str) -> None:
+    indented = "\n".join(indent + line if line else line for line in block.split("\n"))
+    out = redact(head + indented + "\nnext: value")
+    assert out == head + indent + "[REDACTED:private-key]\nnext: value"
+    assert not any(line in out for line in key_body_lines(block))
+
+
+def test_pgp_private_key_block_with_headers_and_checksum_is_redacted(redact) -> None:
+    assert redact(f"exported:\n{pgp_key()}\ndone") == "exported:\n[REDACTED:private-key]\ndone"
+
+
+def test_overlapping_hits_become_one_marker_named_by_the_longest(redact) -> None:
+    # an assignment value that is a token is one secret, labelled by its shape
+    assert redact(f"password={GITHUB_CLASSIC['ghp']}") == "password=[REDACTED:github-token]"
+    # adjacent hits stay two markers
+    assert redact(f"token={GITHUB_CLASSIC['ghp']} {pem('RSA')}") == (
+        "token=[REDACTED:github-token] [REDACTED:private-key]")
+
+
+def test_text_full_of_key_blocks_in_assignments_redacts_in_linear_time(redact) -> None:
+    """Every BEGIN now runs even inside another rule's hit; a block without END must stop at the next
+    BEGIN (the old header pattern read `note: -----BEGIN ...` as a header line and ran to the end)."""
+    line = "password: -----BEGIN RSA PRIVATE KEY-----\n" + fake(64, _ALNUM + "+/", 51) + "\n"
+    start = time.perf_counter()
+    out = redact(line * 4000)
+    assert time.perf_counter() - start < 5  # quadratic took minutes
+    assert out == "password: [REDACTED:private-key]\n" * 4000
 
 
 # --- headers and URLs ------------------------------------------------------------------------------
