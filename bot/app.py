@@ -51,6 +51,7 @@ from bot.render import esc
 from bot.send import call, edit_html, send_document, send_html
 from bot.state import BotState, Page
 from core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
+from core.claude_sessions import BackgroundSession, LaunchError
 from core.config import Settings, now
 from core.ingest import IngestError, IngestReport, Progress
 from core.store import StoreError
@@ -86,10 +87,12 @@ def _seconds(value: int | float | dt.timedelta) -> float:
     return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
 
 
-def result_buttons(token: str, index: int, *, more: bool) -> InlineKeyboardMarkup:
+def result_buttons(token: str, index: int, *, more: bool, start: bool = False) -> InlineKeyboardMarkup:
     # Callback data stays tiny ("f:Ab3_x9Qz:0"): Telegram allows 64 bytes, the state is in BotState.
     row = [InlineKeyboardButton("File", callback_data=f"f:{token}:{index}"),
            InlineKeyboardButton("Continue", callback_data=f"c:{token}:{index}")]
+    if start:  # telegram.start_sessions: a background Claude Code session on the Continue prompt
+        row.append(InlineKeyboardButton("Start", callback_data=f"s:{token}:{index}"))
     if more:
         row.insert(0, InlineKeyboardButton("More", callback_data=f"m:{token}"))
     return InlineKeyboardMarkup([row])
@@ -196,6 +199,9 @@ class EywaBot:
         raise ApplicationHandlerStop
 
     # -- helpers --------------------------------------------------------------------------------------
+    def buttons(self, token: str, index: int, *, more: bool) -> InlineKeyboardMarkup:
+        return result_buttons(token, index, more=more, start=self.settings.telegram.start_sessions)
+
     def _page(self, page: Page) -> str:
         return self.state.save_page(page, now())
 
@@ -236,7 +242,7 @@ class EywaBot:
                                 session_ids=[r.session_uuid for r in records]))
         more = len(records) >= size
         for index, record in enumerate(records):
-            await self.send_handoff(chat_id, record, result_buttons(token, index, more=more))
+            await self.send_handoff(chat_id, record, self.buttons(token, index, more=more))
 
     # -- commands -------------------------------------------------------------------------------------
     async def cmd_help(self, update: Update, context: Ctx) -> None:
@@ -269,7 +275,7 @@ class EywaBot:
             return
         token = self._page(Page(kind="list", session_ids=[r.session_uuid for r in records]))
         if count == 1:
-            await self.send_handoff(chat_id, records[0], result_buttons(token, 0, more=False))
+            await self.send_handoff(chat_id, records[0], self.buttons(token, 0, more=False))
             return
         listing = render.last_list(records, f"Latest {len(records)} sessions")
         await self.send_blocks(chat_id, [listing], filename="latest.md", markup=open_buttons(token, len(records)))
@@ -292,7 +298,7 @@ class EywaBot:
             await self.say(chat_id, f"No session has the id “{esc(wanted[:80])}”; /last lists recent ones.")
             return
         token = self._page(Page(kind="list", session_ids=[record.session_uuid]))
-        await self.send_handoff(chat_id, record, result_buttons(token, 0, more=False))
+        await self.send_handoff(chat_id, record, self.buttons(token, 0, more=False))
 
     async def cmd_status(self, update: Update, context: Ctx) -> None:
         chat_id = update.effective_chat.id
@@ -413,7 +419,48 @@ class EywaBot:
         elif kind == "c":
             await self.say(chat_id, render.continue_html(record))
         elif kind == "o":
-            await self.send_handoff(chat_id, record, result_buttons(token, int(index), more=False))
+            await self.send_handoff(chat_id, record, self.buttons(token, int(index), more=False))
+        elif kind == "s":
+            await self.start_session(chat_id, record)
+
+    # -- Claude Code sessions started from here ------------------------------------------------------------
+    async def start_session(self, chat_id: int, record: HandoffRecord) -> None:
+        """Start: a background Claude Code session on the handoff, watched until its turn is over."""
+        if not self.settings.telegram.start_sessions:  # an old button, or a forged one
+            await self.say(chat_id, "Starting Claude sessions from Telegram is off: set "
+                                    "<code>telegram.start_sessions: true</code> in Eywa's config to allow it.")
+            return
+        try:
+            session = await asyncio.to_thread(self._start_in_thread, record.session_uuid)
+        except (LaunchError, NotFound) as exc:
+            await self.say(chat_id, f"Could not start a Claude session: {esc(str(exc))}")
+            return
+        log.info("started Claude session %s for %s", session.id, record.short_id)
+        await self.say(chat_id, render.session_started_html(session, record))
+        jobs = self.app.job_queue
+        assert jobs is not None
+        every = self.settings.telegram.session_poll_seconds
+        jobs.run_repeating(self.job_watch_session, interval=every, first=every, chat_id=chat_id, data=session.id,
+                           name=f"session:{session.id}")
+
+    def _start_in_thread(self, session_uuid: str) -> BackgroundSession:
+        eywa = Eywa(self.settings)  # this thread's own SQLite connection
+        try:
+            return eywa.start_session(session_uuid)
+        finally:
+            eywa.close()
+
+    async def job_watch_session(self, context: Ctx) -> None:
+        job = context.job
+        try:
+            session = await asyncio.to_thread(self.eywa.background_session, job.data)
+        except LaunchError as exc:  # looked at again at the next interval
+            log.warning("could not look at Claude session %s: %s", job.data, exc)
+            return
+        if session is not None and not session.finished:
+            return
+        job.schedule_removal()
+        await self.say(job.chat_id, render.session_finished_html(session or BackgroundSession(id=job.data)))
 
     async def on_inline(self, update: Update, context: Ctx) -> None:
         inline_query = update.inline_query

@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
 from core.api import Digest, HandoffRecord, Stats
-from core.handoff import format_duration, parse_sections
+from core.claude_sessions import BackgroundSession, attach_command
+from core.continue_prompt import continue_prompt as core_continue_prompt
+from core.handoff import format_duration
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 BUDGET = 3900  # what one chunk may hold, in UTF-16 units of the HTML source (always >= the parsed text)
@@ -141,49 +143,36 @@ def handoff_filename(record: HandoffRecord) -> str:
 # --- continue prompt ---------------------------------------------------------------------------
 
 
-def _plain_inline(text: str) -> str:
-    return text.replace("**", "")
-
-
 def continue_prompt(record: HandoffRecord, budget: int = BUDGET - 40) -> str:
-    """A ready-to-paste prompt that opens a new Claude Code session on this handoff (plain text)."""
-    sections = parse_sections(record.body)
-
-    def build(limit: int) -> str:
-        lines = [
-            f"Continue from my earlier Claude Code session {record.session_uuid} "
-            f"({record.date.isoformat()}, {projects_label(record)}): {record.headline}",
-        ]
-        for title, key, empty in (
-            ("What happened", "what_happened", None),
-            ("Open threads", "open_threads", "None recorded."),
-            ("Key files", "key_files", None),
-            ("Insights", "insights", None),
-        ):
-            items = sections[key][:limit]
-            if items:
-                lines += ["", f"{title}:"] + [f"- {_plain_inline(item)}" for item in items]
-            elif empty:
-                lines += ["", f"{title}: {empty}"]
-        lines += [
-            "",
-            f"Session id: {record.session_uuid}",
-            f"Handoff file: {record.path}",
-            "",
-            "First check the open threads against the code as it is now, then carry on with them.",
-        ]
-        return "\n".join(lines)
-
-    for limit in (50, 10, 5, 3, 1, 0):
-        text = build(limit)
-        if utf16_len(esc(text)) <= budget:
-            return text
-    return to_plain(_split_line(esc(text), budget)[0])
+    """The Continue prompt (core/continue_prompt.py) cut to fit one message (plain text)."""
+    text = core_continue_prompt(record, lambda text: utf16_len(esc(text)) <= budget)
+    return text if utf16_len(esc(text)) <= budget else to_plain(_split_line(esc(text), budget)[0])
 
 
 def continue_html(record: HandoffRecord) -> str:
     """The prompt as one `pre` block: Telegram shows it with a copy button."""
     return f"<pre>{esc(continue_prompt(record))}</pre>"
+
+
+# --- Claude Code sessions started from the phone -------------------------------------------------
+
+_FINISHED = {"done": "is done", "failed": "failed", "blocked": "is waiting for you", "stopped": "has exited"}
+
+
+def session_started_html(session: BackgroundSession, record: HandoffRecord) -> str:
+    return "\n".join([
+        f"Started a Claude session <code>{esc(session.id)}</code> on <b>{esc(record.headline)}</b>",
+        f"in <code>{esc(session.cwd)}</code>.",
+        f"Attach from a terminal: <code>{esc(attach_command(session))}</code>",
+        "I will tell you when its turn is over.",
+    ])
+
+
+def session_finished_html(session: BackgroundSession) -> str:
+    name = f" ({esc(session.name)})" if session.name else ""
+    done = _FINISHED.get(session.state, "is no longer listed by <code>claude agents</code>")
+    return (f"Claude session <code>{esc(session.id)}</code>{name} {done}.\n"
+            f"Open it: <code>{esc(attach_command(session))}</code>")
 
 
 # --- lists, digest, status ---------------------------------------------------------------------
@@ -265,7 +254,8 @@ HELP = "\n".join([
     "",
     "Type words, or send a voice note, to get the sessions that match. Under each: <b>More</b> (the next "
     "ones), <b>File</b> (the handoff as a .md file), <b>Continue</b> (a prompt that opens a new Claude "
-    "session on it).",
+    "session on it) and, when enabled, <b>Start</b> (a background Claude session on that prompt, in the "
+    "session's directory).",
     "",
     "/recall <i>words</i>: the same as typing them",
     "/last: the latest sessions; /last <i>N</i> lists N; /last 1 shows the newest in full",

@@ -21,7 +21,8 @@ from core.scorer import index_version
 from core.storage_faults import describe
 from core.store import Store, StoreError
 
-if TYPE_CHECKING:  # imported for real only when an LLM pass runs
+if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
+    from core.claude_sessions import BackgroundSession
     from core.llm_pass import LLMPass, LLMReport
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
@@ -202,6 +203,49 @@ class Eywa:
         if len(rows) > 1:
             raise AmbiguousId(prefix, [self._record(row) for row in rows[:10]])
         return self._record(rows[0])
+
+    def session_cwd(self, record: HandoffRecord) -> str | None:
+        """The working directory the session began in, as its archived rendering records it (None for an
+        imported handoff, or when the archive file is gone)."""
+        row = self._reader().conn.execute(
+            "SELECT archive_path FROM handoffs WHERE session_uuid = ?", (record.session_uuid,)).fetchone()
+        if not row or not row[0]:
+            return None
+        try:
+            with open(self.settings.archive_dir / row[0], encoding="utf-8") as archive:
+                head = archive.read(4096)  # the facts come first
+        except OSError:
+            return None
+        from core.renderer import recorded_cwd
+
+        return recorded_cwd(head)
+
+    def start_session(self, id_or_prefix: str) -> BackgroundSession:
+        """A background Claude Code session (`claude --bg`) in the handoff's working directory, given its
+        Continue prompt; raises `claude_sessions.LaunchError` with the reason it cannot."""
+        from core.claude_sessions import start_background, working_directory
+        from core.continue_prompt import continue_prompt
+
+        record = self.show(id_or_prefix)
+        folder = working_directory(self.session_cwd(record), record.short_id)
+        claude = self.settings.claude_code
+        return start_background(claude.command, folder, continue_prompt(record), claude.permission_mode)
+
+    def background_session(self, short_id: str) -> BackgroundSession | None:
+        """A background session as `claude agents` reports it now (None: unknown). Touches no index, so
+        any thread may call it."""
+        from core.claude_sessions import list_background
+
+        return next((s for s in list_background(self.settings.claude_code.command) if s.id == short_id), None)
+
+    def continue_command(self, id_or_prefix: str) -> tuple[Path, list[str]]:
+        """Where and how to run an interactive `claude` on the handoff's Continue prompt (`eywa continue`)."""
+        from core.claude_sessions import interactive_command, working_directory
+        from core.continue_prompt import continue_prompt
+
+        record = self.show(id_or_prefix)
+        folder = working_directory(self.session_cwd(record), record.short_id)
+        return folder, interactive_command(self.settings.claude_code.command, continue_prompt(record))
 
     def stats(self) -> Stats:
         from core.llm_pass import llm_stats

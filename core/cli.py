@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
     extract.add_argument("--yes", action="store_true", help="with --all: start without asking")
     extract.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
 
+    resume = commands.add_parser("continue", help="open an interactive claude in a session's working directory, "
+                                                  "on its Continue prompt")
+    resume.add_argument("id", help="session id or unique prefix")
+    resume.add_argument("--print", dest="dry_run", action="store_true",
+                        help="print the directory and the prompt, start nothing")
+
     # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
     commands.add_parser("mcp", help="run the MCP server over stdio (tools eywa_get, eywa_extract)")
     hook = commands.add_parser("hook", help="run a Claude Code hook (hook JSON on stdin; never fails)")
@@ -87,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sqlite3
 
     from core.api import AmbiguousId, Eywa, NotFound
+    from core.claude_sessions import LaunchError
     from core.ingest import IngestError
     from core.storage_faults import describe
     from core.store import StoreError
@@ -94,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     eywa = Eywa(settings)
     try:
         return _COMMANDS[args.command](eywa, args)
-    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, FileNotFoundError) as exc:
+    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError) as exc:
         return _fail(str(exc).strip("'\""))
     except (OSError, sqlite3.Error) as exc:
         return _fail(describe(exc, settings.data_dir) or _unexpected(exc, settings.data_dir))
@@ -248,6 +255,20 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
+def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
+    import os
+
+    folder, argv = eywa.continue_command(args.id)
+    if args.dry_run:
+        import shlex
+
+        print(f"cd {shlex.quote(str(folder))}\n{argv[-1]}")
+        return 0
+    eywa.close()
+    os.chdir(folder)
+    os.execv(argv[0], argv)  # the owner's terminal is claude's now; no return
+
+
 def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
     from core.llm_cli import cmd_extract
 
@@ -261,6 +282,7 @@ _COMMANDS = {
     "reindex": _cmd_reindex,
     "stats": _cmd_stats,
     "extract": _cmd_extract,
+    "continue": _cmd_continue,
 }
 
 if __name__ == "__main__":

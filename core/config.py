@@ -71,6 +71,16 @@ class TelegramSettings(_Section):
     digest_time: str = Field(default="09:00", pattern=r"^((?:[01][0-9]|2[0-3]):[0-5][0-9])?$")  # "" = none
     api_base_url: str = Field(default="https://api.telegram.org/bot", pattern=r"^https?://")
     file_base_url: str = Field(default="https://api.telegram.org/file/bot", pattern=r"^https?://")
+    start_sessions: bool = False  # the Start button: a background Claude Code session from the phone
+    session_poll_seconds: float = Field(default=30, gt=0)  # how often a started session is asked whether it is done
+
+
+class ClaudeCodeSettings(_Section):
+    """The Claude Code sessions Eywa starts (core/claude_sessions.py): Start in the bot, `eywa continue`."""
+
+    command: str = Field(default="claude", min_length=1)  # a name looked up on PATH, or a path
+    # bypassPermissions is no choice: a session started from the phone never skips permission checks.
+    permission_mode: Literal["manual", "acceptEdits", "auto", "plan", "dontAsk"] = "manual"
 
 
 class VoiceSettings(_Section):
@@ -144,6 +154,7 @@ class Settings(BaseSettings):
     telegram: TelegramSettings = Field(default_factory=TelegramSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    claude_code: ClaudeCodeSettings = Field(default_factory=ClaudeCodeSettings)
 
     @field_validator("data_dir", "projects_dir", mode="before")
     @classmethod

@@ -69,6 +69,19 @@ def tool_line(call: ToolCall, cwd: str) -> str:
     return line
 
 
+_CWD_FACT = "- cwd: "
+
+
+def recorded_cwd(markdown: str) -> str | None:
+    """The working directory a rendered session names in its facts (the archive's header), None without."""
+    for line in markdown.splitlines()[1:20]:
+        if line.startswith(_CWD_FACT):
+            return line[len(_CWD_FACT):].strip() or None
+        if line.startswith("## "):  # the facts are over
+            break
+    return None
+
+
 class Renderer:
     def __init__(self, zone: ZoneInfo | None = None) -> None:
         self.zone = zone or ZoneInfo("UTC")
@@ -96,7 +109,7 @@ class Renderer:
             ("bad lines skipped", str(session.bad_lines) if session.bad_lines else ""),
             ("note", "main transcript missing; only subagent runs were found" if session.orphan else ""),
         ]
-        out.extend(f"- {name}: {value}" for name, value in facts if value)
+        out.extend(f"- {name}: {value}" for name, value in facts if value)  # recorded_cwd reads the cwd
         day: dt.date | None = None
         previous: str | None = None
         for event in session.events:
