@@ -169,6 +169,9 @@ class EywaBot:
                                                  name="ingest")
         for chat_id in sorted(self.allowed | set(self.state.digest_times())):
             self.schedule_digest(chat_id)
+        for short_id, chat_id in self.state.watched_sessions():
+            if not self.app.job_queue.get_jobs_by_name(f"session:{short_id}"):
+                self.schedule_watch(short_id, chat_id)
 
     def digest_time_for(self, chat_id: int) -> str | None:
         stored = self.state.digest_times()
@@ -437,11 +440,15 @@ class EywaBot:
             return
         log.info("started Claude session %s for %s", session.id, record.short_id)
         await self.say(chat_id, render.session_started_html(session, record))
+        self.state.watch_session(session.id, chat_id)  # kept across a restart of the bot
+        self.schedule_watch(session.id, chat_id)
+
+    def schedule_watch(self, short_id: str, chat_id: int) -> Job:
         jobs = self.app.job_queue
         assert jobs is not None
         every = self.settings.telegram.session_poll_seconds
-        jobs.run_repeating(self.job_watch_session, interval=every, first=every, chat_id=chat_id, data=session.id,
-                           name=f"session:{session.id}")
+        return jobs.run_repeating(self.job_watch_session, interval=every, first=every, chat_id=chat_id,
+                                  data=short_id, name=f"session:{short_id}")
 
     def _start_in_thread(self, session_uuid: str) -> BackgroundSession:
         eywa = Eywa(self.settings)  # this thread's own SQLite connection
@@ -459,8 +466,9 @@ class EywaBot:
             return
         if session is not None and not session.finished:
             return
-        job.schedule_removal()
         await self.say(job.chat_id, render.session_finished_html(session or BackgroundSession(id=job.data)))
+        job.schedule_removal()  # only once told: a failed message is sent again at the next interval
+        self.state.unwatch_session(job.data)
 
     async def on_inline(self, update: Update, context: Ctx) -> None:
         inline_query = update.inline_query

@@ -1,4 +1,5 @@
-"""The bot's own small state under data_dir (`bot.sqlite3`): button pages, digest schedules, last runs.
+"""The bot's own small state under data_dir (`bot.sqlite3`): button pages, digest schedules, last runs, and
+the Claude Code sessions started from here that are still watched.
 
 Button callback data is limited to 64 bytes, so a button carries only a short token; what it refers to
 (the query, the offset, the sessions shown) lives here, and survives a restart. Used from the event
@@ -23,6 +24,8 @@ CREATE INDEX IF NOT EXISTS pages_created ON pages(created);
 -- time: HH:MM, '' for off, NULL for the configured default
 CREATE TABLE IF NOT EXISTS digests(chat_id INTEGER PRIMARY KEY, time TEXT, last_sent TEXT);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Claude Code background sessions started by Start, until the owner was told their turn is over
+CREATE TABLE IF NOT EXISTS watched_sessions(id TEXT PRIMARY KEY, chat_id INTEGER NOT NULL);
 """
 
 
@@ -79,6 +82,16 @@ class BotState:
             " ON CONFLICT(chat_id) DO UPDATE SET last_sent = excluded.last_sent",
             (chat_id, when.isoformat()),
         )
+
+    # -- watched sessions -----------------------------------------------------------------------------
+    def watch_session(self, short_id: str, chat_id: int) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO watched_sessions VALUES (?, ?)", (short_id, chat_id))
+
+    def unwatch_session(self, short_id: str) -> None:
+        self.conn.execute("DELETE FROM watched_sessions WHERE id = ?", (short_id,))
+
+    def watched_sessions(self) -> list[tuple[str, int]]:
+        return self.conn.execute("SELECT id, chat_id FROM watched_sessions ORDER BY id").fetchall()
 
     # -- meta ---------------------------------------------------------------------------------------
     def get(self, key: str) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from bot.state import BotState
 from core.api import Eywa
 from core.claude_sessions import BackgroundSession, LaunchError
 from core.config import Settings, load_settings
@@ -52,12 +53,12 @@ class World:
         return f"Continue from my earlier Claude Code session {session_id}"
 
 
-def _trust(claude: ClaudeCode, folder: Path) -> None:
+def _trust(claude: ClaudeCode, folder: Path, trusted: bool = True) -> None:
     """What accepting the trust prompt once (and the API key, and the first-run screens) leaves in
     ~/.claude.json: the CLI then runs interactively and in the background there."""
     path = claude.home / ".claude.json"
     config = json.loads(path.read_text()) if path.exists() else {}
-    config.setdefault("projects", {}).setdefault(str(folder), {})["hasTrustDialogAccepted"] = True
+    config.setdefault("projects", {}).setdefault(str(folder), {})["hasTrustDialogAccepted"] = trusted
     config["customApiKeyResponses"] = {"approved": [API_KEY[-20:]], "rejected": []}
     config["hasCompletedOnboarding"] = True
     path.write_text(json.dumps(config))
@@ -115,6 +116,7 @@ def _script_the_background_session(world: World, session_id: str, answer: str) -
 
 
 def test_start_refuses_an_untrusted_workspace_with_what_to_do(world: World) -> None:
+    _trust(world.claude, world.claude.project, trusted=False)
     eywa = Eywa(world.settings)
     with pytest.raises(LaunchError, match=r"does not trust .*run `claude` there once and accept the trust prompt"):
         eywa.start_session(world.origin_id)
@@ -198,20 +200,27 @@ def test_start_button_is_there_only_when_enabled_and_its_data_fits_64_bytes(worl
 
 def test_start_button_starts_a_session_says_how_to_attach_and_tells_when_it_is_done(world: World,
                                                                                  fake: FakeTelegram) -> None:
+    """Started by one run of the bot, reported by the next: the watch outlives a restart."""
     _trust(world.claude, world.claude.project)
     _script_the_background_session(world, world.origin_id, "Checked again: the plan holds.")
     owner = Owner(fake, OWNER)
-    with _bot(world, fake, start_sessions=True, session_poll_seconds=0.5):
+    with _bot(world, fake, start_sessions=True, session_poll_seconds=3600):
         (shown,) = owner.says(f"/show {world.origin_id[:8]}")
         _, (started,) = owner.presses(shown, button(shown, "Start"))
-        found = re.search(r"Started a Claude session ([0-9a-f]{8}) on ", started.text)
-        assert found, started.text
-        short = found.group(1)
-        assert f"in {world.claude.project}." in started.text and f"claude attach {short}" in started.text
-        mark = fake.mark()
+    found = re.search(r"Started a Claude session ([0-9a-f]{8}) on ", started.text)
+    assert found, started.text
+    short = found.group(1)
+    assert f"in {world.claude.project}." in started.text and f"claude attach {short}" in started.text
+    mark = fake.mark()
+    with _bot(world, fake, start_sessions=True, session_poll_seconds=0.5):
         (finished,) = fake.wait_messages(1, mark, OWNER, timeout=90)
+        time.sleep(1.5)  # a second look would tell again
     assert finished.text == (f"Claude session {short} (quokka exporter plan) is done.\n"
                              f"Open it: claude attach {short}")
+    assert len([c for c in fake.since(mark) if c.method == "sendMessage" and c.chat_id == OWNER]) == 1
+    state = BotState(world.claude.data_dir / "bot.sqlite3")
+    assert state.watched_sessions() == []  # told once, then forgotten
+    state.close()
     listed = Eywa(world.settings).background_session(short)
     assert listed is not None and listed.cwd == str(world.claude.project)
 
