@@ -111,7 +111,7 @@ def test_bad_tool_arguments_come_back_as_a_tool_error_the_cli_shows(installed: C
     run = installed.run("recall with too many", allowed_tools=MCP_TOOLS)
     (answer,) = tool_results(scripted_model.requests_for("recall with too many")[2])
     assert answer.get("is_error") is True
-    assert "days_back" in result_text(answer)
+    assert "invalid arguments for eywa_get: days_back = 0" in result_text(answer)
     records = installed.records(run.session_id)
     errors = [b for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], list)
               for b in r["message"]["content"] if b.get("type") == "tool_result" and b.get("is_error")]
