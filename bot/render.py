@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
-from core.api import Digest, HandoffRecord, Stats
+from core.api import Digest, HandoffRecord, Stats, drift_lines
 from core.claude_sessions import BackgroundSession, attach_command
 from core.continue_prompt import continue_prompt as core_continue_prompt
 from core.handoff import format_duration
@@ -241,6 +241,10 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     else:
         lines.append("Scheduled ingest: off (only /ingest)")
     lines.append(f"Bad lines skipped: {stats.bad_lines}")
+    drift = getattr(stats, "drift", None) or {}
+    if drift:
+        lines.append("Claude Code versions read (records and fields the reader does not know):")
+        lines.extend(f"  {esc(line)}" for line in drift_lines(drift, clean_limit=3))
     llm = getattr(stats, "llm", None) or {}  # LLM extraction's own figures, when core reports them
     in_use = f"LLM {llm.get('model', '')}".strip() if llm.get("active") else "deterministic"
     written = ", ".join(f"{name} {n}" for name, n in stats.extractors.items()) or "none yet"

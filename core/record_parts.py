@@ -52,6 +52,13 @@ class _ToolUseResult(TypedDict, total=False):
     totalDurationMs: _Scalar
     totalTokens: _Scalar
     totalToolUseCount: _Scalar
+    content: msgspec.Raw  # an Agent run's report (2.1.332: the tool_result text wraps it in a frame)
+    task: msgspec.Raw  # TaskCreate's {id, subject, ...}
+
+
+class _PermissionDecision(TypedDict, total=False):
+    decision: _Scalar
+    source: _Scalar
 
 
 class _Record(TypedDict, total=False):
@@ -73,6 +80,8 @@ class _Record(TypedDict, total=False):
     title: _Scalar
     prUrl: _Scalar
     subtype: _Scalar
+    permissionMode: _Scalar
+    permissionDecision: _PermissionDecision | _Scalar
     message: _Message
     toolUseResult: _ToolUseResult | list[msgspec.Raw] | _Scalar
     compactMetadata: msgspec.Raw  # these three: of system records, few and small
@@ -81,6 +90,7 @@ class _Record(TypedDict, total=False):
 
 
 _decode = msgspec.json.Decoder(_Record).decode
+_decode_names = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode  # keys only: values stay undecoded
 _DIGIT = bytes(range(48, 58))
 
 
@@ -91,6 +101,14 @@ def decode_parts(line: bytes) -> dict:
     if limit and len(line) > limit and _may_hold_digits(line, limit + 1):
         raise ValueError("a run of digits too long for a whole number")
     return _decode(line)
+
+
+def field_names(line: bytes) -> list[str]:
+    """The top-level field names of a line `decode_parts` read (none if it is not an object after all)."""
+    try:
+        return list(_decode_names(line))
+    except (msgspec.DecodeError, RecursionError):
+        return []
 
 
 def _may_hold_digits(line: bytes, run: int) -> bool:

@@ -1,6 +1,7 @@
 """Turns transcript records into a normalized `Session`, redacting every text on the way in.
 
-Knows the record types of TRANSCRIPTS.md; anything else passes through harmlessly (counted by type).
+Knows the record types and fields of core/record_catalogue.py; anything else passes through harmlessly,
+counted by type, and by field in each file's first FIELD_SAMPLE records of a type, per CLI version.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from core.record_parts import decode_parts, part_value
+from core.record_catalogue import KNOWN_FIELDS, KNOWN_TYPES
+from core.record_parts import decode_parts, field_names, part_value
 from core.session import Event, Session, SubagentRun, ToolCall
 from core.transcript_reader import ReadStats, read_records
 
@@ -23,10 +25,21 @@ INPUT_KEEP = 600  # characters of each string in a tool input
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
+# Records of each type whose field names are checked, per file: new versions add fields to every record of
+# a type, and reading every line's keys costs ingest ~5% (most files are short: 25 a type was most lines).
+FIELD_SAMPLE = 5
 
 INTERRUPT_PREFIX = "[Request interrupted by user"
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
+# 2.1.332 ends a compaction summary with instructions to the model (where the old transcript is, how to go on).
+_SUMMARY_TAIL = "\nIf you need specific details from before compaction"
+_BLANK_LINES_RE = re.compile(r"\n\s*\n")
+_NOTIFICATION_RE = re.compile(r"^\s*<task-notification>(.*?)</task-notification>", re.DOTALL)
+_NOTIFICATION_FIELD_RE = re.compile(r"<(task-id|tool-use-id|status|summary|result|subagent_tokens|tool_uses|"
+                                    r"duration_ms)>(.*?)</\1>", re.DOTALL)
+_ASYNC_LAUNCH = "async_launched"  # a background Agent call's status until its notification arrives
+_TASK_TOOLS = {"TaskCreate", "TaskUpdate"}
 _TAG_RE = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
                      r"bash-input|bash-stdout|bash-stderr)>(.*?)</\1>", re.DOTALL)
 # Context the CLI or an IDE adds to a prompt ("The user opened the file ... in the IDE"), not what the
@@ -34,11 +47,6 @@ _TAG_RE = re.compile(r"<(command-name|command-message|command-args|local-command
 _DROP_TAGS_RE = re.compile(r"<(system-reminder|local-command-caveat|ide_opened_file|ide_selection)>.*?</\1>",
                            re.DOTALL)
 _WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "create_file"}
-KNOWN_TYPES = {
-    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
-    "attachment", "permission-mode", "last-prompt", "pr-link", "custom-title", "ai-title", "agent-name",
-    "agent-color", "result",
-}
 
 
 def parse_time(value: object) -> dt.datetime | None:
@@ -109,6 +117,7 @@ class _Builder:
         self.prev_ts: dt.datetime | None = None
         self.unknown: dict[str, int] = {}
         self.known = 0
+        self.tasks: dict[str, dict] = {}  # TaskCreate id -> {content, status}
 
     # -- bookkeeping ---------------------------------------------------------------------------------
     def _clock(self, record: dict) -> dt.datetime | None:
@@ -159,6 +168,9 @@ class _Builder:
             return
         if kind == "user":
             self._context(record)
+            mode = record.get("permissionMode")
+            if isinstance(mode, str) and mode not in ("default", "acceptEdits") and mode not in self.s.permission_modes:
+                self.s.permission_modes.append(mode)
             self._user(record, self._clock(record))
         elif kind == "assistant":
             self._context(record)
@@ -192,10 +204,14 @@ class _Builder:
         if record.get("isCompactSummary") or (
             isinstance(content, str) and content.startswith(CONTINUATION_PREFIX)
         ):
-            text = _cut(block_text(content), 4000, self.redact)
+            summary = _BLANK_LINES_RE.sub("\n\n", _DROP_TAGS_RE.sub("", block_text(content)).split(_SUMMARY_TAIL, 1)[0])
+            text = _cut(summary.strip(), 4000, self.redact)
             self._compaction_summary(text, stamp)
             return
         if record.get("isMeta"):
+            return
+        if isinstance(content, str) and (notice := _NOTIFICATION_RE.match(content)):
+            self._task_notification(notice.group(1), stamp)
             return
         if isinstance(content, str):
             self._user_text(content, stamp, images=0)
@@ -208,7 +224,7 @@ class _Builder:
                 continue
             btype = block.get("type")
             if btype == "tool_result":
-                self._tool_result(block, record.get("toolUseResult"))
+                self._tool_result(block, record.get("toolUseResult"), record.get("permissionDecision"))
             elif btype == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif btype in ("image", "document"):
@@ -235,7 +251,7 @@ class _Builder:
             return
         self.s.events.append(Event("user", stamp, text=self.redact(text), images=images))
 
-    def _tool_result(self, block: dict, structured: object) -> None:
+    def _tool_result(self, block: dict, structured: object, decision: object = None) -> None:
         call = self.tools.get(str(block.get("tool_use_id")))
         if call is None:
             return
@@ -243,8 +259,12 @@ class _Builder:
             text = block_text(part_value(block.get("content")))
             call.is_error = True
             call.rejected = text.startswith(REJECTED_PREFIX)
+            call.denied = isinstance(decision, dict) and decision.get("decision") == "reject" \
+                and decision.get("source") not in (None, "user")
             call.error = _cut(text.strip(), ERROR_KEEP, self.redact)
             return
+        if call.name in _TASK_TOOLS and isinstance(structured, dict):
+            self._task_result(call, part_value(structured.get("task")))
         if isinstance(structured, dict) and "agentId" in structured:
             # Names as strings, counts as whole numbers: a damaged line may hold any type in either.
             call.subagent_stats = {key: structured[key] for key in ("agentId", "status")
@@ -256,8 +276,48 @@ class _Builder:
         if call.subagent_stats and call.name in ("Task", "Agent", "Bash"):
             # Only a subagent run's output is shown (`renderer.tool_line`): the others (Bash's are long)
             # are neither decoded nor redacted. Bash stays listed because these three kept their output
-            # before, so a damaged line giving a Bash call subagent stats renders as it did.
-            call.result = _cut(block_text(part_value(block.get("content"))).strip(), RESULT_KEEP, self.redact)
+            # before, so a damaged line giving a Bash call subagent stats renders as it did. A background
+            # run's launch says only that it started: its outcome comes by <task-notification>.
+            report = part_value(structured.get("content")) if isinstance(structured, dict) else None
+            text = block_text(report) or block_text(part_value(block.get("content")))
+            launched = call.subagent_stats.get("status") == _ASYNC_LAUNCH
+            call.result = "" if launched else _cut(text.strip(), RESULT_KEEP, self.redact)
+
+    def _task_notification(self, body: str, stamp: dt.datetime | None) -> None:
+        """A background run's outcome (2.1.332): its Agent call gets the result and stats, once however
+        often the run notifies; a run whose call is not in this transcript becomes a `subagent` event."""
+        fields = {name: value.strip() for name, value in _NOTIFICATION_FIELD_RE.findall(body)}
+        result = _cut(fields.get("result", ""), RESULT_KEEP, self.redact)
+        call = self.tools.get(fields.get("tool-use-id", ""))
+        if call is None:
+            self.s.events.append(Event("subagent", stamp, text=result, meta={
+                "status": _cut(fields.get("status", ""), 40, self.redact),
+                "summary": _cut(fields.get("summary", ""), 200, self.redact)}))
+            return
+        stats = call.subagent_stats
+        if fields.get("task-id"):
+            stats["agentId"] = _cut(fields["task-id"], 80, self.redact)
+        if fields.get("status"):
+            stats["status"] = _cut(fields["status"], 40, self.redact)
+        for key, name in (("totalTokens", "subagent_tokens"), ("totalToolUseCount", "tool_uses"),
+                          ("totalDurationMs", "duration_ms")):
+            if fields.get(name, "").isdigit():
+                stats[key] = int(fields[name])
+        call.result = result or call.result
+
+    def _task_result(self, call: ToolCall, task: object) -> None:
+        """TaskCreate's result names the new task's id; TaskUpdate changes a task's status."""
+        if call.name == "TaskCreate" and isinstance(task, dict) and isinstance(task.get("id"), str):
+            subject = call.input.get("subject")
+            if isinstance(subject, str) and subject.strip():
+                self.tasks[task["id"]] = {"content": subject.strip(), "status": "pending"}
+        elif call.name == "TaskUpdate":
+            known = self.tasks.get(str(call.input.get("taskId")))
+            status = call.input.get("status")
+            if known is not None and status == "deleted":
+                del self.tasks[str(call.input.get("taskId"))]
+            elif known is not None and isinstance(status, str):
+                known["status"] = status
 
     def _assistant(self, record: dict, stamp: dt.datetime | None) -> None:
         message = record.get("message")
@@ -330,6 +390,8 @@ class _Builder:
             self.s.events.append(Event("compaction", stamp, text=text, meta={"trigger": "unknown"}))
 
     def finish(self) -> None:
+        if self.tasks:
+            self.s.todos = list(self.tasks.values())
         for text, leaf in self.pending_summaries:
             if leaf in self.uuids and text not in self.s.summaries:
                 self.s.summaries.append(self.redact(text))
@@ -337,6 +399,28 @@ class _Builder:
             run = build_subagent(records, self.redact, agent_id=key, source="inline")
             if run is not None:
                 self.s.subagents.append(run)
+
+
+class _FieldCensus:
+    """The line decoder of one file that also notes its CLI version and the fields it does not know."""
+
+    def __init__(self, stats: ReadStats) -> None:
+        self.stats = stats
+        self.sampled: dict[str, int] = {}
+
+    def decode(self, line: bytes) -> dict:
+        parts = decode_parts(line)
+        kind, version = parts.get("type"), parts.get("version")
+        if isinstance(version, str) and version:
+            self.stats.version = version[:40]
+        known = KNOWN_FIELDS.get(kind) if isinstance(kind, str) else None
+        if known is not None and self.sampled.get(kind, 0) < FIELD_SAMPLE:
+            self.sampled[kind] = self.sampled.get(kind, 0) + 1
+            for name in field_names(line):
+                if name not in known:
+                    key = f"{kind}.{name[:60]}"
+                    self.stats.unknown_fields[key] = self.stats.unknown_fields.get(key, 0) + 1
+        return parts
 
 
 def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, source: str,
@@ -396,7 +480,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         file_stats = ReadStats()
         stats[str(path)] = file_stats
         try:
-            for record in read_records(path, file_stats, decode_parts):
+            for record in read_records(path, file_stats, _FieldCensus(file_stats).decode):
                 builder.add(record)
         except OSError:
             del stats[str(path)]  # vanished: no statistics, so ingest looks at it again next time
@@ -410,8 +494,8 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         # An orphan has no main file: its subagents are all that tells where and when it ran.
         on_record = builder.note_context if session.orphan else None
         try:
-            run = build_subagent(read_records(path, file_stats, decode_parts), redact, agent_id=agent_id, source=layout,
-                                 meta=meta, on_record=on_record)
+            run = build_subagent(read_records(path, file_stats, _FieldCensus(file_stats).decode), redact,
+                                 agent_id=agent_id, source=layout, meta=meta, on_record=on_record)
         except OSError:
             del stats[str(path)]
             continue

@@ -9,7 +9,8 @@ conversations (a background subagent beside its parent) and resumed sessions are
 
 `ClaudeCode` runs the pinned CLI (`tests.tools.agent_cli("claude")`) in a throwaway HOME against the model,
 with the environment that keeps it on loopback; `eywa` on its PATH is this checkout's, its data directory
-and projects folder inside that HOME. Nothing touches the real ~/.claude or ~/.eywa.
+and projects folder inside that HOME, its LLM extraction off (`eywa_settings`). Nothing touches the real
+~/.claude or ~/.eywa.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from tests.tools import agent_cli
 
 API_KEY = "sk-ant-harness-0000"
 CLI_VERSION = "2.1.332"  # tests/agent_clis/package.json pins it
+COMPACT_MARKER = "Your task is to create a detailed summary of the conversation so far"  # /compact's request
 _REMINDER = "<system-reminder>"
+_NOTIFICATION = "<task-notification>"
 
 
 def text(words: str) -> dict[str, Any]:
@@ -70,9 +73,13 @@ def prompt_of(request: dict[str, Any]) -> tuple[str, int]:
     messages = [m for m in request.get("messages", []) if m.get("role") in ("user", "assistant")]
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if message["role"] != "user":
-            continue
-        own = [t for t in _texts(message.get("content")) if t.strip() and not t.lstrip().startswith(_REMINDER)]
+        content = message.get("content")
+        if message["role"] != "user" or (isinstance(content, list) and
+                                         any(b.get("type") == "tool_result" for b in content)):
+            continue  # text beside tool results is the CLI's ("Tool loaded."), not a prompt
+        # A background run's notification comes wrapped in a reminder, but it is the prompt of its turn.
+        own = [t for t in _texts(content)
+               if t.strip() and (not t.lstrip().startswith(_REMINDER) or _NOTIFICATION in t)]
         if own:
             after = sum(1 for m in messages[index + 1:] if m["role"] == "assistant")
             return "\n".join(own), after
@@ -165,6 +172,9 @@ class ClaudeCode:
             folder.mkdir(parents=True, exist_ok=True)
         self.projects_dir = self.home / ".claude" / "projects"
         self.settings_path = self.home / ".claude" / "settings.json"
+        # Eywa's own settings for the hooks, the MCP server and `eywa`: deterministic handoffs (the CLI's
+        # ANTHROPIC_API_KEY would otherwise send Eywa's extractions to the scripted model too).
+        self.eywa_settings: dict[str, str] = {"EYWA_LLM__ENABLED": "false"}
 
     @property
     def env(self) -> dict[str, str]:
@@ -175,25 +185,48 @@ class ClaudeCode:
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                 "DISABLE_AUTOUPDATER": "1", "EYWA_DATA_DIR": str(self.data_dir),
-                "EYWA_PROJECTS_DIR": str(self.projects_dir)}
+                "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 
-    def run(self, prompt: str, *args: str, resume: str | None = None, cwd: Path | None = None,
-            allowed_tools: str = "Write Edit Read Bash Agent", timeout: float = 90, check: bool = True) -> ClaudeRun:
-        """`claude -p PROMPT` (or `--resume ID`) with `--output-format json`, edits accepted, `allowed_tools`
-        allowed (as root the CLI refuses bypassPermissions)."""
-        command = [str(self.binary), "-p", prompt, "--output-format", "json", "--permission-mode", "acceptEdits",
-                   *(["--allowedTools", allowed_tools] if allowed_tools else []),
-                   *(["--resume", resume] if resume else []), *args]
-        done = subprocess.run(command, cwd=cwd or self.project, env=self.env, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+    def command(self, prompt: str | None, *args: str, resume: str | None = None,
+                allowed_tools: str = "Write Edit Read Bash Agent") -> list[str]:
+        """`claude -p` with `--output-format json` (stream-json both ways when `prompt` is None: the prompts
+        come on stdin), edits accepted and `allowed_tools` allowed (as root the CLI refuses bypassPermissions)."""
+        io = ["--output-format", "json"] if prompt is not None else \
+            ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+        return [str(self.binary), "-p", *([prompt] if prompt is not None else []), *io,
+                "--permission-mode", "acceptEdits", *(["--allowedTools", allowed_tools] if allowed_tools else []),
+                *(["--resume", resume] if resume else []), *args]
+
+    def run(self, prompt: str | None, *args: str, resume: str | None = None, cwd: Path | None = None,
+            allowed_tools: str = "Write Edit Read Bash Agent", timeout: float = 90, check: bool = True,
+            env: dict[str, str] | None = None, messages: list[dict[str, Any]] | None = None) -> ClaudeRun:
+        """`claude -p PROMPT` (or `--resume ID`), or with `prompt` None the user `messages` (content blocks:
+        images, ...) streamed in; `env` adds to the CLI's environment."""
+        stdin = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": content}}) + "\n"
+                        for content in messages or []) if prompt is None else None
+        done = subprocess.run(self.command(prompt, *args, resume=resume, allowed_tools=allowed_tools),
+                              cwd=cwd or self.project, env={**self.env, **(env or {})}, capture_output=True,
+                              text=True, timeout=timeout, input=stdin,
+                              stdin=subprocess.DEVNULL if stdin is None else None)
         run = ClaudeRun(done.returncode, done.stdout, done.stderr)
-        try:
-            run.result = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-        except json.JSONDecodeError:
-            pass
+        for line in reversed(done.stdout.strip().splitlines()):
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and value.get("type") == "result":
+                run.result = value
+                break
         if check and done.returncode != 0:
             raise AssertionError(f"claude -p failed ({done.returncode}): {done.stderr[-2000:]}{done.stdout[-2000:]}")
         return run
+
+    def start(self, prompt: str, *args: str,
+              allowed_tools: str = "Write Edit Read Bash Agent") -> subprocess.Popen[str]:
+        """`claude -p PROMPT` left running (to interrupt it, say)."""
+        return subprocess.Popen(self.command(prompt, *args, allowed_tools=allowed_tools), cwd=self.project,
+                                env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
 
     def cli(self, *args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """Any other `claude` subcommand (`mcp add`, `plugin install`, ...) in the same HOME."""
