@@ -156,6 +156,7 @@ def continue_html(record: HandoffRecord) -> str:
 
 # --- Claude Code sessions started from the phone -------------------------------------------------
 
+NAME_SHOWN = 60  # characters of a session's name in a message
 _FINISHED = {"done": "is done", "failed": "failed", "blocked": "is waiting for you", "stopped": "has exited"}
 
 
@@ -169,7 +170,9 @@ def session_started_html(session: BackgroundSession, record: HandoffRecord) -> s
 
 
 def session_finished_html(session: BackgroundSession) -> str:
-    name = f" ({esc(session.name)})" if session.name else ""
+    # Claude names a job after its first turn; until then the name is the prompt's start
+    label = session.name if len(session.name) <= NAME_SHOWN else session.name[:NAME_SHOWN - 1].rstrip() + "…"
+    name = f" ({esc(label)})" if label else ""
     done = _FINISHED.get(session.state, "is no longer listed by <code>claude agents</code>")
     return (f"Claude session <code>{esc(session.id)}</code>{name} {done}.\n"
             f"Open it: <code>{esc(attach_command(session))}</code>")

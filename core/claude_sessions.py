@@ -17,7 +17,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core.redaction import default_redactor
 
 __all__ = ["BackgroundSession", "LaunchError", "attach_command", "find_cli", "interactive_command",
            "list_background", "start_background", "working_directory"]
@@ -45,6 +47,11 @@ class BackgroundSession(BaseModel):
     name: str = ""
     state: str = ""  # working, blocked, done, failed, stopped
     status: str = ""  # busy or idle, while its process runs
+
+    @field_validator("name")
+    @classmethod
+    def _redacted(cls, value: str) -> str:  # named by Claude from the prompt; shown on Telegram
+        return default_redactor().redact(value)
 
     @property
     def finished(self) -> bool:
@@ -94,8 +101,9 @@ def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProces
 
 
 def _said(done: subprocess.CompletedProcess[str]) -> str:
+    """The CLI's last line, redacted: it is shown to the owner, on Telegram too."""
     lines = [line.strip() for line in (done.stderr + "\n" + done.stdout).splitlines() if line.strip()]
-    return lines[-1][:300] if lines else f"exit code {done.returncode}"
+    return default_redactor().redact(lines[-1][:300]) if lines else f"exit code {done.returncode}"
 
 
 def start_background(command: str, cwd: Path, prompt: str, permission_mode: str) -> BackgroundSession:
