@@ -54,13 +54,24 @@ def live_session(live_dir: Path, claude_pid: int) -> str | None:
     note = live_dir / f"{claude_pid}.json"
     try:
         noted = note.stat().st_mtime
-        started = Path(f"/proc/{claude_pid}").stat().st_ctime if Path("/proc/self").exists() else 0.0
         session_id = json.loads(note.read_bytes()).get("session_id")
     except (OSError, ValueError, AttributeError):
         return None
-    if noted < started or not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
+    # The boot time is in whole seconds: a second's slack (a pid is not reused that fast).
+    if noted + 1 < _started(claude_pid) or not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
         return None
     return session_id
+
+
+def _started(pid: int) -> float:
+    """When process `pid` started (epoch seconds), from /proc; 0 where there is none (macOS)."""
+    try:
+        after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+        return boot + int(after_name[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time in clock ticks
+    except (OSError, IndexError, ValueError, StopIteration):
+        return 0.0
 
 
 def read_marks(pending_dir: Path) -> dict[str, Path]:
