@@ -168,7 +168,8 @@ class ClaudeCode:
         self.home = root / "home"
         self.project = root / "project"
         self.data_dir = root / "eywa"
-        for folder in (self.home, self.project):
+        self.tmp = root / "tmp"
+        for folder in (self.home, self.project, self.tmp):
             folder.mkdir(parents=True, exist_ok=True)
         self.projects_dir = self.home / ".claude" / "projects"
         self.settings_path = self.home / ".claude" / "settings.json"
@@ -184,7 +185,8 @@ class ClaudeCode:
         return {**keep, "HOME": str(self.home), "PATH": f"{Path(sys.executable).parent}:{keep.get('PATH', '')}",
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-                "DISABLE_AUTOUPDATER": "1", "EYWA_DATA_DIR": str(self.data_dir),
+                "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_TMPDIR": str(self.tmp),  # its task outputs: here too
+                "EYWA_DATA_DIR": str(self.data_dir),
                 "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 
     def command(self, prompt: str | None, *args: str, resume: str | None = None,
