@@ -29,10 +29,10 @@ from typing import Any
 import pytest
 
 from tests.fake_anthropic import FakeAnthropic, Reply
-from tests.tools import agent_cli
+from tests.tools import AGENT_CLIS, agent_cli
 
 API_KEY = "sk-ant-harness-0000"
-CLI_VERSION = "2.1.332"  # tests/agent_clis/package.json pins it
+CLI_VERSION: str = json.loads((AGENT_CLIS / "package.json").read_text())["dependencies"]["@anthropic-ai/claude-code"]
 COMPACT_MARKER = "Your task is to create a detailed summary of the conversation so far"  # /compact's request
 _REMINDER = "<system-reminder>"
 _NOTIFICATION = "<task-notification>"
