@@ -209,6 +209,11 @@ class Settings(BaseSettings):
         return self.data_dir / "pending"
 
     @property
+    def live_dir(self) -> Path:
+        """The session each Claude Code process runs, noted by the SessionStart hook (core/pending.py)."""
+        return self.data_dir / "live"
+
+    @property
     def db_path(self) -> Path:
         return self.data_dir / "index.sqlite3"
 

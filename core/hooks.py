@@ -119,8 +119,15 @@ def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
 
 
 def session_start(hook: dict, settings: LightSettings) -> str:
-    """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none."""
+    """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none. Notes
+    the session as the one its Claude Code process (CLAUDE_PID) runs now, for the MCP server's eywa_extract."""
     from core.projects import projects_from_cwd
+
+    claude_pid = os.environ.get("CLAUDE_PID", "")
+    if claude_pid.isdigit():
+        from core.pending import write_mark
+
+        write_mark(settings.live_dir, {"session_id": hook.get("session_id")}, name=claude_pid)
 
     cwd = hook.get("cwd")
     projects = projects_from_cwd(cwd) if isinstance(cwd, str) else ()

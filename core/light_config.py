@@ -56,6 +56,10 @@ class LightSettings:
         return self.data_dir / PENDING_DIRNAME
 
     @property
+    def live_dir(self) -> Path:
+        return self.data_dir / "live"
+
+    @property
     def zone(self) -> ZoneInfo:
         """The time zone; raises `LightConfigError` for a name that is not one (checked here, lazily)."""
         from zoneinfo import ZoneInfo

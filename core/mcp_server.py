@@ -3,8 +3,10 @@
 Tools:
 - `eywa_get(query?, days_back, max_handoffs, project?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
-  calling session: the one Claude Code names in the server's environment (CLAUDE_CODE_SESSION_ID, 2.1.332),
-  else the one transcript of the server's working directory that is still being written.
+  calling session: the one the SessionStart hook noted for this server's Claude Code process (its parent:
+  right after `/clear` too), else the one Claude Code named in the server's environment when it started
+  it (CLAUDE_CODE_SESSION_ID, 2.1.332), else the one transcript of the server's working directory that is
+  still being written.
 
 Both return plain text content (no structured output): Claude Code hands the model a structured result as
 its JSON text.
@@ -31,6 +33,7 @@ from pydantic import Field, ValidationError
 from core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
 from core.config import Settings
 from core.ingest import IngestError
+from core.pending import live_session
 from core.redaction import Redactor
 from core.session_builder import block_text
 from core.store import StoreError
@@ -234,7 +237,8 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
             target = session_id.strip() if session_id and session_id.strip() else \
                 calling_session(settings.projects_dir, caller_cwd,
                                 redact=Redactor(settings.redaction.extra_patterns).redact,
-                                claimed=os.environ.get("CLAUDE_CODE_SESSION_ID"))
+                                claimed=live_session(settings.live_dir, os.getppid())
+                                or os.environ.get("CLAUDE_CODE_SESSION_ID"))
             record = eywa().extract(target)
             return _handoff_text(record)
         except (NotFound, AmbiguousId, AmbiguousSession, StoreError, IngestError, OSError) as exc:

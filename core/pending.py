@@ -1,4 +1,7 @@
-"""Sessions marked for extraction by the SessionEnd hook: `<data_dir>/pending/<session_id>.json`.
+"""What the hooks note for others: the sessions the SessionEnd hook marks for extraction
+(`<data_dir>/pending/<session_id>.json`), and the session each Claude Code process runs now
+(`<data_dir>/live/<claude pid>.json`, noted by the SessionStart hook: after `/clear` the process's MCP
+server still has the first session's id in its environment).
 
 The hook only writes the mark (its own stdin, Claude Code's hook JSON) and returns; the next ingest
 (the bot's scheduled run or `eywa ingest`) forces those sessions and deletes each mark once its session
@@ -22,14 +25,16 @@ class BadMark(ValueError):
     """The hook JSON has no usable session id."""
 
 
-def write_mark(pending_dir: Path, hook: dict) -> Path:
-    """Write the mark for `hook["session_id"]` atomically (temp file + rename); its path."""
+def write_mark(pending_dir: Path, hook: dict, name: str | None = None) -> Path:
+    """Write the mark for `hook["session_id"]` (as `<name or session id>.json`) atomically (temp file +
+    rename); its path."""
     session_id = hook.get("session_id")
     if not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
         raise BadMark(f"not a session id: {str(session_id)[:80]!r}")
     pending_dir.mkdir(parents=True, exist_ok=True)
-    final = pending_dir / f"{session_id}.json"
-    temp = pending_dir / f".{session_id}.{os.getpid()}.tmp"
+    name = name or session_id
+    final = pending_dir / f"{name}.json"
+    temp = pending_dir / f".{name}.{os.getpid()}.tmp"
     data = json.dumps(hook, ensure_ascii=False).encode("utf-8")
     # No fsync (tens of ms on some disks): the rename alone means no reader sees half a mark, and a mark
     # lost to a power cut costs little, since ingest re-reads every changed transcript anyway.
@@ -41,6 +46,32 @@ def write_mark(pending_dir: Path, hook: dict) -> Path:
         temp.unlink(missing_ok=True)
         raise
     return final
+
+
+def live_session(live_dir: Path, claude_pid: int) -> str | None:
+    """The session the Claude Code process `claude_pid` runs now, if its SessionStart hook noted one since
+    that process started (a note left by an earlier process of the same pid is not its)."""
+    note = live_dir / f"{claude_pid}.json"
+    try:
+        noted = note.stat().st_mtime
+        session_id = json.loads(note.read_bytes()).get("session_id")
+    except (OSError, ValueError, AttributeError):
+        return None
+    # The boot time is in whole seconds: a second's slack (a pid is not reused that fast).
+    if noted + 1 < _started(claude_pid) or not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
+        return None
+    return session_id
+
+
+def _started(pid: int) -> float:
+    """When process `pid` started (epoch seconds), from /proc; 0 where there is none (macOS)."""
+    try:
+        after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+        return boot + int(after_name[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time in clock ticks
+    except (OSError, IndexError, ValueError, StopIteration):
+        return 0.0
 
 
 def read_marks(pending_dir: Path) -> dict[str, Path]:

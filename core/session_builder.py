@@ -35,8 +35,10 @@ CONTINUATION_PREFIX = "This session is being continued from a previous conversat
 # 2.1.332 ends a compaction summary with instructions to the model (where the old transcript is, how to go on).
 _SUMMARY_TAIL = "\nIf you need specific details from before compaction"
 _BLANK_LINES_RE = re.compile(r"\n\s*\n")
-_NOTIFICATION_RE = re.compile(r"^\s*<task-notification>(.*?)</task-notification>", re.DOTALL)
-_NOTIFICATION_FIELD_RE = re.compile(r"<(task-id|tool-use-id|status|summary|result|subagent_tokens|tool_uses|"
+_NOTIFICATION_RE = re.compile(r"^\s*<task-notification>(.*)</task-notification>\s*$", re.DOTALL)
+# The run's answer is free text (it may hold tags of its own): the fields are read around it.
+_NOTIFICATION_RESULT_RE = re.compile(r"<result>(.*)</result>", re.DOTALL)
+_NOTIFICATION_FIELD_RE = re.compile(r"<(task-id|tool-use-id|status|summary|subagent_tokens|tool_uses|"
                                     r"duration_ms)>(.*?)</\1>", re.DOTALL)
 _ASYNC_LAUNCH = "async_launched"  # a background Agent call's status until its notification arrives
 _TASK_TOOLS = {"TaskCreate", "TaskUpdate"}
@@ -210,7 +212,8 @@ class _Builder:
             return
         if record.get("isMeta"):
             return
-        if isinstance(content, str) and (notice := _NOTIFICATION_RE.match(content)):
+        only_text = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content)
+        if (isinstance(content, str) or only_text) and (notice := _NOTIFICATION_RE.match(block_text(content))):
             self._task_notification(notice.group(1), stamp)
             return
         if isinstance(content, str):
@@ -286,8 +289,10 @@ class _Builder:
     def _task_notification(self, body: str, stamp: dt.datetime | None) -> None:
         """A background run's outcome (2.1.332): its Agent call gets the result and stats, once however
         often the run notifies; a run whose call is not in this transcript becomes a `subagent` event."""
-        fields = {name: value.strip() for name, value in _NOTIFICATION_FIELD_RE.findall(body)}
-        result = _cut(fields.get("result", ""), RESULT_KEEP, self.redact)
+        answer = _NOTIFICATION_RESULT_RE.search(body)
+        around = body[:answer.start()] + body[answer.end():] if answer else body
+        fields = {name: value.strip() for name, value in reversed(_NOTIFICATION_FIELD_RE.findall(around))}
+        result = _cut(answer.group(1).strip() if answer else "", RESULT_KEEP, self.redact)
         call = self.tools.get(fields.get("tool-use-id", ""))
         if call is None:
             self.s.events.append(Event("subagent", stamp, text=result, meta={

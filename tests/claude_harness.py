@@ -29,10 +29,10 @@ from typing import Any
 import pytest
 
 from tests.fake_anthropic import FakeAnthropic, Reply
-from tests.tools import agent_cli
+from tests.tools import AGENT_CLIS, agent_cli
 
 API_KEY = "sk-ant-harness-0000"
-CLI_VERSION = "2.1.332"  # tests/agent_clis/package.json pins it
+CLI_VERSION: str = json.loads((AGENT_CLIS / "package.json").read_text())["dependencies"]["@anthropic-ai/claude-code"]
 COMPACT_MARKER = "Your task is to create a detailed summary of the conversation so far"  # /compact's request
 _REMINDER = "<system-reminder>"
 _NOTIFICATION = "<task-notification>"
@@ -168,7 +168,8 @@ class ClaudeCode:
         self.home = root / "home"
         self.project = root / "project"
         self.data_dir = root / "eywa"
-        for folder in (self.home, self.project):
+        self.tmp = root / "tmp"
+        for folder in (self.home, self.project, self.tmp):
             folder.mkdir(parents=True, exist_ok=True)
         self.projects_dir = self.home / ".claude" / "projects"
         self.settings_path = self.home / ".claude" / "settings.json"
@@ -184,7 +185,8 @@ class ClaudeCode:
         return {**keep, "HOME": str(self.home), "PATH": f"{Path(sys.executable).parent}:{keep.get('PATH', '')}",
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-                "DISABLE_AUTOUPDATER": "1", "EYWA_DATA_DIR": str(self.data_dir),
+                "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_TMPDIR": str(self.tmp),  # its task outputs: here too
+                "EYWA_DATA_DIR": str(self.data_dir),
                 "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 
     def command(self, prompt: str | None, *args: str, resume: str | None = None,

@@ -103,21 +103,27 @@ def _diff(old: Path, new_text: str, label: str) -> str:
     return "".join(difflib.unified_diff(old_text.splitlines(True), new_text.splitlines(True), str(old), label))
 
 
+def run_scenario(name: str, root: Path, target: Path) -> list[str]:
+    """Run scenario `name` with the real CLI in a fresh HOME under `root` and copy what it wrote into
+    `target` (made lighter); the prompts the script did not know."""
+    shutil.rmtree(root, ignore_errors=True)
+    model = ScriptedModel()
+    try:
+        claude = ClaudeCode(root, model)
+        SCENARIOS[name](claude, model)
+    finally:
+        model.close()
+    _copy_transcripts(claude.projects_dir, target)
+    return model.unscripted
+
+
 def regenerate(names: list[str]) -> None:
     previous = _previous_golden()
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name in names:
-        root = RUN_ROOT / name
-        shutil.rmtree(root, ignore_errors=True)
-        model = ScriptedModel()
-        try:
-            claude = ClaudeCode(root, model)
-            SCENARIOS[name](claude, model)
-        finally:
-            model.close()
-        if model.unscripted:
-            print(f"{name}: unscripted prompts answered 'Done.': {[p[:80] for p in model.unscripted]}")
-        _copy_transcripts(claude.projects_dir, FIXTURES / name)
+        unscripted = run_scenario(name, RUN_ROOT / name, FIXTURES / name)
+        if unscripted:
+            print(f"{name}: unscripted prompts answered 'Done.': {[p[:80] for p in unscripted]}")
         render, handoff = eywa_view(FIXTURES / name)
         for suffix, text in ((".md", render), (".handoff.md", handoff)):
             print(_diff(previous / f"{name}{suffix}", text, f"{GOLDEN.name}/{name}{suffix}"), end="")

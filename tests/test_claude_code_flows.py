@@ -116,3 +116,22 @@ def test_bad_tool_arguments_come_back_as_a_tool_error_the_cli_shows(installed: C
     errors = [b for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], list)
               for b in r["message"]["content"] if b.get("type") == "tool_result" and b.get("is_error")]
     assert errors and "days_back" in json.dumps(errors)
+
+
+def test_eywa_extract_after_clear_saves_the_new_session_not_the_one_the_server_started_with(
+        installed: ClaudeCode, scripted_model: ScriptedModel) -> None:
+    scripted_model.on("draft the changelog first", "Drafted.")
+    scripted_model.on("save what follows the clear",
+                      tool("ToolSearch", {"query": "select:mcp__eywa__eywa_extract"}),
+                      tool("mcp__eywa__eywa_extract", {}),
+                      "Saved.")
+    installed.run(None, allowed_tools=MCP_TOOLS, messages=[[text("draft the changelog first")], [text("/clear")],
+                                                           [text("save what follows the clear")]])
+    folder = installed.transcript("x").parent
+    (after,) = [p.stem for p in folder.glob("*.jsonl") if "save what follows the clear" in p.read_text()
+                and "<command-name>/clear</command-name>" in p.read_text()]
+    (before,) = [p.stem for p in folder.glob("*.jsonl") if "draft the changelog first" in p.read_text()]
+    assert after != before
+    (answer,) = tool_results(scripted_model.requests_for("save what follows the clear")[2])
+    body = result_text(answer)
+    assert body.startswith(f"## Eywa: handoff of session {after}"), body[:300]

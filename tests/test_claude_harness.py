@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
+
 from tests.claude_harness import ClaudeCode, ScriptedModel, result_text, tool, tool_results
+from tests.claude_harness_regen import FIXTURES, RUN_ROOT, eywa_view, run_scenario
+from tests.claude_scenarios import SCENARIOS
 
 
 def test_claude_p_answers_with_the_scripted_text_and_writes_its_transcript(claude_code: ClaudeCode,
@@ -30,3 +37,33 @@ def test_a_scripted_tool_call_runs_in_the_cli_and_its_result_reaches_the_model(c
     results = tool_results(second)
     assert len(results) == 1 and not results[0].get("is_error")
     assert "made-by-claude.txt" in result_text(results[0])
+
+
+_VOLATILE = [  # what differs between two runs of one scenario: ids, clocks, the folder it ran in
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"\ba[0-9a-f]{16}\b"), "<agent>"),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?\b"), "<date>"),
+    (re.compile(r"\b\d{2}:\d{2}\b"), "<time>"),
+    (re.compile(r"\(\d+ tools, \d+s\)"), "(<n> tools, <n>s)"),
+    (re.compile(r"[\d,]+ tokens before"), "<n> tokens before"),
+    (re.compile(r'"?\b[0-9a-f]{8}\b"?'), "<short-id>"),  # YAML quotes one that reads as a number
+]
+
+
+def _stable(text: str, root: str) -> str:
+    text = text.replace(root, "<root>")
+    for pattern, placeholder in _VOLATILE:
+        text = pattern.sub(placeholder, text)
+    # Lines Eywa cuts to a length cut elsewhere when the folder's name is longer: their starts must agree.
+    return "\n".join(line[:120] for line in text.splitlines())
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_the_pinned_cli_still_writes_what_the_committed_transcripts_hold(name: str, tmp_path: Path) -> None:
+    """The committed harness transcripts are this CLI's: run again, each scenario reads the same to Eywa."""
+    unscripted = run_scenario(name, tmp_path / name, tmp_path / "written")
+    assert not unscripted
+    committed = eywa_view(FIXTURES / name)
+    fresh = eywa_view(tmp_path / "written")
+    for old, new in zip(committed, fresh, strict=True):
+        assert _stable(new, str(tmp_path / name)) == _stable(old, str(RUN_ROOT / name))

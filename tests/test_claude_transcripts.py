@@ -146,3 +146,17 @@ def test_fixture_transcripts_are_lines_the_cli_wrote() -> None:
         for line in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             assert record.get("version", "2.1.332") == "2.1.332", path
+
+
+def test_a_result_holding_tags_of_its_own_keeps_the_notifications_fields(tmp_path: Path) -> None:
+    folder = tmp_path / "projects"
+    shutil.copytree(FIXTURES / "background-agent", folder)
+    transcript = next(p for p in folder.glob("*/*.jsonl"))
+    text = transcript.read_text(encoding="utf-8").replace(
+        "<result>The retry policy lives in core/llm_client.py (RetryPolicy).</result>",
+        "<result>Found <status>failed</status> in a log; the policy is RetryPolicy.</result>")
+    transcript.write_text(text, encoding="utf-8")
+    (session, _), = sessions_of(folder)
+    agent = next(c for c in session.tool_calls if c.name == "Agent")
+    assert agent.subagent_stats["status"] == "completed"
+    assert agent.result == "Found <status>failed</status> in a log; the policy is RetryPolicy."

@@ -11,7 +11,7 @@ import pytest
 
 from core.api import Eywa
 from core.config import load_settings
-from core.pending import BadMark, read_marks, write_mark
+from core.pending import BadMark, live_session, read_marks, write_mark
 
 from .conftest import CORPUS, link_corpus
 
@@ -71,3 +71,13 @@ def test_unfinished_temp_files_are_not_marks(tmp_path: Path) -> None:
     (pending / ".def-456.999.tmp").write_text("{")
     (pending / "notes.txt").write_text("x")
     assert set(read_marks(pending)) == {"abc-123"}
+
+
+def test_a_live_note_names_the_session_of_the_process_that_wrote_it_since_it_started(tmp_path: Path) -> None:
+    live = tmp_path / "live"
+    pid = os.getpid()
+    note = write_mark(live, {"session_id": "after-clear-2"}, name=str(pid))
+    assert live_session(live, pid) == "after-clear-2"
+    os.utime(note, (1_000_000, 1_000_000))  # written before this process started: an earlier process of that pid
+    assert live_session(live, pid) is None
+    assert live_session(live, pid + 1) is None
