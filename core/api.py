@@ -119,7 +119,7 @@ class Eywa:
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
-        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
+        paths = IngestPaths(self.settings.all_sources, self.settings.handoffs_dir, self.settings.archive_dir,
                             self.settings.pending_dir)
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
         with self._writing():
@@ -137,15 +137,16 @@ class Eywa:
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from core.discovery import scan_files
+        from core.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        stems = {f.path.stem for f in scan_files(self.settings.projects_dir) if f.kind == "main"}
-        matches = sorted(s for s in stems if s.startswith(session_id))
+        sessions = {file_session(f) for f in scan_sources(self.settings.all_sources) if f.kind == "main"}
+        matches = sorted(s for s in sessions if s and s.startswith(session_id))
         if not matches:
-            raise NotFound(f"no transcript of session '{session_id}' under {self.settings.projects_dir}")
+            folders = ", ".join(str(s.path) for s in self.settings.all_sources if s.enabled)
+            raise NotFound(f"no transcript of session '{session_id}' under {folders}")
         if len(matches) > 1:
             listed = ", ".join(matches[:10])
             raise NotFound(f"'{session_id}' matches {len(matches)} transcripts ({listed}); give more characters")

@@ -18,13 +18,14 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
-from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files, subagent_parent
+from core.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
 from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
 from core.reindex import refresh_fulltext
 from core.session_builder import parse_time
+from core.sources import CLAUDE_CODE, Source
 from core.store import Store
 from core.term_stats import TermStats
 from core.transcript_reader import peek_fields
@@ -68,7 +69,7 @@ class IngestReport:
 
 @dataclass(frozen=True)
 class IngestPaths:
-    projects_dir: Path
+    sources: tuple[Source, ...]  # the transcript folders (core/sources); disabled and missing ones are skipped
     handoffs_dir: Path
     archive_dir: Path
     pending_dir: Path | None = None  # SessionEnd marks (core/pending.py): forced, then deleted
@@ -90,15 +91,19 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number."""
     started = time.perf_counter()
     report = IngestReport()
-    if not paths.projects_dir.is_dir():
+    enabled = [source for source in paths.sources if source.enabled]
+    if not any(source.path.is_dir() for source in enabled):
+        claude = next((str(s.path) for s in enabled if s.kind == CLAUDE_CODE), "")
         raise IngestError(
-            f"the Claude projects folder {paths.projects_dir} does not exist: set projects_dir in the config "
-            f"file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's transcripts"
+            f"no transcript folder exists ({', '.join(str(s.path) for s in enabled) or 'every source is off'}): "
+            + (f"set projects_dir in the config file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's "
+               f"transcripts (now {claude}), " if claude else "")
+            + "or give each agent's folder in the `sources` list"
         )
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
     force = force | frozenset(marks) | _judged_by_older_rules(store)
-    files = scan_files(paths.projects_dir)
+    files = scan_sources(enabled)
     report.files_seen = len(files)
     known = store.source_states()
     changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
@@ -108,7 +113,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         state = known.get(str(source.path))
         if state is not None and str(source.path) not in changed and state[2]:
             return state[2]
-        return subagent_parent(source)
+        return file_session(source)
 
     groups = group_sessions(files, parent_of)
     if marks:

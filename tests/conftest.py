@@ -92,8 +92,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, P
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     # A developer's real Anthropic key or endpoint must never turn a test into a paid API call.
+    # The machine's own Codex and Gemini CLI folders stay out of it (their defaults follow HOME, or these).
     for name in ("EYWA_CONFIG", "EYWA_RETRIEVAL__MODE", "EYWA_NOW", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                 "ANTHROPIC_AUTH_TOKEN"):
+                 "ANTHROPIC_AUTH_TOKEN", "CODEX_HOME", "GEMINI_CLI_HOME", "EYWA_SOURCES"):
         monkeypatch.delenv(name, raising=False)
     data, projects = tmp_path / "data", tmp_path / "projects"
     projects.mkdir()
@@ -106,7 +107,8 @@ def clean_bot_env(mp: pytest.MonkeyPatch, home: Path, now: str) -> None:
     """A process environment with no Eywa, Anthropic, OpenAI or Telegram settings of the machine's own,
     HOME in a temporary folder and "now" pinned: a bot under test sees only what the test gives it."""
     for name in list(os.environ):
-        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name == "TELEGRAM_BOT_TOKEN":
+        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name in ("TELEGRAM_BOT_TOKEN", "CODEX_HOME",
+                                                                           "GEMINI_CLI_HOME"):
             mp.delenv(name)
     mp.setenv("HOME", str(home))
     mp.setenv("EYWA_NOW", now)
