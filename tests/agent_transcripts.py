@@ -55,7 +55,8 @@ def _git_repo(folder: Path) -> None:
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
     return done

@@ -125,7 +125,8 @@ class ScriptedModels:
         usage = {"input_tokens": turn.tokens - 50, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": turn.tokens}
         events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": f"resp_{number}"}}]
-        events += [{"type": "response.output_item.done", "output_index": i, "item": item} for i, item in enumerate(items)]
+        events += [{"type": "response.output_item.done", "output_index": i, "item": item}
+                   for i, item in enumerate(items)]
         events.append({"type": "response.completed", "response": {"id": f"resp_{number}", "usage": usage}})
         data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
         self._send(handler, 200, "text/event-stream", data)
