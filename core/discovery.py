@@ -11,6 +11,7 @@ its first line; its subagents' files in `chats/<parent-id>/`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,11 @@ class SessionFiles:
     @property
     def files(self) -> list[SourceFile]:
         return self.main + self.subagents
+
+
+def encode_cwd(cwd: str) -> str:
+    """Claude Code's folder name for a working directory: every character but [A-Za-z0-9] becomes '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def scan_sources(sources: tuple[Source, ...] | list[Source]) -> list[SourceFile]:

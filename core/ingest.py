@@ -9,6 +9,7 @@ leaves the store consistent, and the next run ends with exactly the files of an 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
+from core.agent_runs import AGENT_RUN, link_runs
 from core.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
 from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
@@ -108,6 +110,10 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     known = store.source_states()
     changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
     report.files_changed = len(changed)
+    # A run of another agent's CLI linked to the Claude Code session that started it (core/agent_runs.py)
+    # stays with it while unchanged: recorded under the parent's id.
+    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
+             and known.get(str(f.path), (0, 0, None, ""))[3] == AGENT_RUN else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
         state = known.get(str(source.path))
@@ -116,6 +122,8 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         return file_session(source)
 
     groups = group_sessions(files, parent_of)
+    linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
+    force |= frozenset(linked.values())
     if marks:
         expire_marks(marks, set(groups))
     dirty = [
@@ -189,6 +197,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
         report.sessions_skipped += 1
         record_sources("skipped")
         return []
+    superseded = _fold_runs(store, terms, group, paths)
     terms.record(prepared.session_id, prepared.terms)
     handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
                             total_docs=terms.document_count())
@@ -207,5 +216,21 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     report.updated.append(prepared.session_id)
     if old is not None and old[0] != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
-        return [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
-    return []
+        superseded += [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
+    return superseded
+
+
+def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: IngestPaths) -> list[Path]:
+    """The handoffs that runs folded into this session had as sessions of their own, deleted (in the
+    transaction that stores the session, so that no run is ever counted twice or lost); their files."""
+    gone: list[Path] = []
+    for source in group.subagents:
+        if source.kind != AGENT_RUN:
+            continue
+        own = file_session(source)
+        row = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (own,)).fetchone()
+        if row is not None:
+            store.delete_handoff(own)
+            terms.forget(own)
+            gone += [paths.handoffs_dir / row[0], paths.archive_dir / row[0]]
+    return gone

@@ -12,7 +12,6 @@ so each worker thread gets its own `Eywa` (core/api.py is one-per-thread).
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from pydantic import Field, ValidationError
 
 from core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
 from core.config import Settings
+from core.discovery import encode_cwd
 from core.ingest import IngestError
 from core.redaction import Redactor
 from core.session_builder import block_text
@@ -70,11 +70,6 @@ class Transcript:
     session_id: str
     path: Path
     mtime: float
-
-
-def encode_cwd(cwd: str) -> str:
-    """Claude Code's folder name for a working directory: every character but [A-Za-z0-9] becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def _first_prompt(path: Path, redact: Callable[[str], str], max_records: int = 400) -> str:

@@ -67,37 +67,54 @@ def open_transcript(path: Path, buffering: int = _READ_BUFFER) -> BinaryIO:
     if path.name.endswith(".zst"):
         import zstandard  # only for compressed transcripts
 
-        raw = path.open("rb")
-        try:
-            # read_across_frames: a file appended to frame by frame reads as one stream
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
-        except BaseException:
-            raw.close()
-            raise
-        return io.BufferedReader(_Decompressed(reader, zstandard.ZstdError), buffering)
+        return io.BufferedReader(_Decompressed(path.open("rb"), zstandard), buffering)
     return path.open("rb", buffering=buffering)
 
 
 class _Decompressed(io.RawIOBase):
-    """A zstd stream whose damage (a cut or corrupt frame) ends it, remembered in `damaged`."""
+    """A zstd file of one or more frames (a writer appends frame by frame), read as one stream. Damage (a
+    corrupt frame, or one cut short by a writer still at work) ends it, remembered in `damaged`."""
 
-    def __init__(self, reader: BinaryIO, error: type[Exception]) -> None:
-        self._reader, self._error, self.damaged = reader, error, False
+    def __init__(self, raw: BinaryIO, zstandard: object) -> None:
+        self._raw, self._zstd = raw, zstandard
+        self._frame = zstandard.ZstdDecompressor().decompressobj()  # type: ignore[attr-defined]
+        self._pending = b""
+        self._started = False  # the current frame has been fed bytes
+        self.damaged = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        if self.damaged:
-            return 0
-        try:
-            return self._reader.readinto(buffer)  # type: ignore[attr-defined]
-        except self._error:
-            self.damaged = True
-            return 0
+        while not self._pending:
+            chunk = self._raw.read(_READ_BUFFER)
+            if not chunk:
+                self.damaged = self.damaged or (self._started and not self._frame.eof)
+                return 0
+            try:
+                self._pending = self._feed(chunk)
+            except self._zstd.ZstdError:  # type: ignore[attr-defined]
+                self.damaged = True
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            self._started = True
+            out.append(self._frame.decompress(chunk))
+            if not self._frame.eof:
+                break
+            chunk = self._frame.unused_data  # the next frame begins in this chunk
+            self._frame = self._zstd.ZstdDecompressor().decompressobj()  # type: ignore[attr-defined]
+            self._started = False
+        return b"".join(out)
 
     def close(self) -> None:
-        self._reader.close()
+        self._raw.close()
         super().close()
 
 

@@ -26,6 +26,7 @@ from tests.fake_agent_models import ScriptedModels, Turn
 from tests.tools import agent_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "agents"
 WORK = Path("/tmp/eywa-agents")
 REPO = WORK / "widgets"
 CLONE = WORK / "widgets-wt"
@@ -209,6 +210,38 @@ def generate(out: Path = FIXTURES) -> None:
     staging.rename(out)
 
 
+def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
+    """Each committed Codex rollout and Gemini chat by a stable name: `<agent>-<first words of its prompt>`."""
+    found = {}
+    for path in sorted([*root.glob("codex/sessions/**/*.jsonl"), *root.glob("gemini/tmp/*/chats/*.jsonl")]):
+        agent = path.relative_to(root).parts[0]
+        prompt = next(line for line in path.read_text().splitlines() if '"Add ' in line or '"Which ' in line
+                      or '"Review ' in line or '"Summarise ' in line)
+        words = next(w for w in ("greeting", "farewell", "clone", "Review", "Summarise") if w in prompt)
+        found[f"{agent}-{words.lower()}"] = path
+    return found
+
+
+def render(path: Path) -> str:
+    """The deterministic markdown of one fixture transcript, as ingest archives it."""
+    from core.discovery import SessionFiles, SourceFile, file_session
+    from core.prepare import read_session
+    from core.renderer import Renderer
+
+    agent = "codex" if "codex" in path.parts else "gemini"
+    source = SourceFile(path, path.stat().st_size, 0, "main", agent)
+    session, _ = read_session(SessionFiles(file_session(source) or path.stem, main=[source], agent=agent), str)
+    return Renderer().render(session)
+
+
+def write_goldens() -> None:
+    shutil.rmtree(GOLDEN, ignore_errors=True)
+    GOLDEN.mkdir(parents=True)
+    for name, path in fixture_sessions().items():
+        (GOLDEN / f"{name}.md").write_text(render(path), encoding="utf-8")
+
+
 if __name__ == "__main__":
     generate()
-    print(f"wrote {sum(1 for p in FIXTURES.rglob('*') if p.is_file())} files under {FIXTURES}")
+    write_goldens()
+    print(f"wrote {sum(1 for p in FIXTURES.rglob('*') if p.is_file())} files under {FIXTURES}, goldens in {GOLDEN}")

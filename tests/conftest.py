@@ -70,6 +70,24 @@ def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
     return sources
 
 
+AGENT_FIXTURES = ROOT / "tests" / "fixtures" / "agents"
+AGENT_SESSIONS = 4  # what the fixtures ingest to: a Claude Code session with its two runs, 2 Codex, 1 Gemini CLI
+
+
+def copy_agent_fixtures(root: Path, projects: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The committed Codex CLI and Gemini CLI transcripts (tests/agent_transcripts.py) copied under `root` as
+    those agents' folders, configured as sources (EYWA_SOURCES), and their Claude Code session into `projects`."""
+    import shutil
+
+    codex, gemini = root / "codex-home", root / "gemini-home"
+    shutil.copytree(AGENT_FIXTURES / "codex", codex)
+    shutil.copytree(AGENT_FIXTURES / "gemini", gemini)
+    shutil.copytree(AGENT_FIXTURES / "claude", projects, dirs_exist_ok=True)
+    monkeypatch.setenv("EYWA_SOURCES", json.dumps([{"kind": "codex", "path": str(codex)},
+                                                   {"kind": "gemini", "path": str(gemini)}]))
+    return {"codex": codex, "gemini": gemini}
+
+
 def write_jsonl(path: Path, records: list[object], *, trailing_newline: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records)
