@@ -143,7 +143,7 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
                                               and isinstance(directories[0], str) else "")
     for message in messages:
         kind = message.get("type")
-        if kind not in _MESSAGE_TYPES:
+        if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
             name = str(kind)[:40]
             stats.unknown_types[name] = stats.unknown_types.get(name, 0) + 1
             continue
