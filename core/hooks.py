@@ -120,10 +120,10 @@ def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
 
 def session_start(hook: dict, settings: LightSettings) -> str:
     """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none."""
-    from core.projects import projects_from_cwd
+    from core.projects import projects_of  # as the extractor names a session's project (its remote's name)
 
     cwd = hook.get("cwd")
-    projects = projects_from_cwd(cwd) if isinstance(cwd, str) else ()
+    projects = projects_of(cwd) if isinstance(cwd, str) else ()
     if not projects:
         return ""
     conn = _open_index(settings.db_path)
