@@ -146,6 +146,16 @@ def _gemini_sessions(models: ScriptedModels, gemini: Gemini) -> None:
         Turn(text="Added a docstring to farewell()."),
     ])
     gemini.prompt(REPO, "Now give farewell a docstring", resume=True)
+    report = {"SummaryOfFindings": "farewell() is defined in farewell.py.", "ExplorationTrace": ["grep def farewell"],
+              "RelevantLocations": [{"FilePath": "farewell.py", "Reasoning": "defines it", "KeySymbols": ["farewell"]}]}
+    models.turns.extend([
+        Turn(calls=[("invoke_agent", {"agent_name": "codebase_investigator",
+                                      "prompt": "Find where farewell() is defined in the widgets repo."})]),
+        Turn(calls=[("grep_search", {"pattern": "def farewell"})]),  # the subagent's own turns
+        Turn(calls=[("complete_task", {"report": report})]),
+        Turn(text="farewell() is defined in farewell.py."),
+    ])
+    gemini.prompt(REPO, "Where is farewell defined? Ask the codebase investigator")
 
 
 def _stamp() -> str:
@@ -213,12 +223,12 @@ def generate(out: Path = FIXTURES) -> None:
 def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
     """Each committed Codex rollout and Gemini chat by a stable name: `<agent>-<first words of its prompt>`."""
     found = {}
+    names = {"Add a greeting": "greeting", "Which repository": "clone", "Review greet": "review",
+             "Summarise greet": "summarise", "Where is farewell": "investigator", "Add a farewell": "farewell"}
     for path in sorted([*root.glob("codex/sessions/**/*.jsonl"), *root.glob("gemini/tmp/*/chats/*.jsonl")]):
-        agent = path.relative_to(root).parts[0]
-        prompt = next(line for line in path.read_text().splitlines() if '"Add ' in line or '"Which ' in line
-                      or '"Review ' in line or '"Summarise ' in line)
-        words = next(w for w in ("greeting", "farewell", "clone", "Review", "Summarise") if w in prompt)
-        found[f"{agent}-{words.lower()}"] = path
+        text = path.read_text()
+        name = next(name for prompt, name in names.items() if f'"{prompt}' in text)
+        found[f"{path.relative_to(root).parts[0]}-{name}"] = path
     return found
 
 
@@ -230,7 +240,11 @@ def render(path: Path) -> str:
 
     agent = "codex" if "codex" in path.parts else "gemini"
     source = SourceFile(path, path.stat().st_size, 0, "main", agent)
-    session, _ = read_session(SessionFiles(file_session(source) or path.stem, main=[source], agent=agent), str)
+    group = SessionFiles(file_session(source) or path.stem, main=[source], agent=agent)
+    # A Gemini CLI chat's subagents write chats/<its id>/ (discovery groups them so)
+    group.subagents = [SourceFile(p, p.stat().st_size, 0, "subagents-dir", agent)
+                       for p in sorted((path.parent / group.session_id).glob("*.jsonl"))]
+    session, _ = read_session(group, str)
     return Renderer().render(session)
 
 
