@@ -7,7 +7,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from core.session import Event, Session, SubagentRun, ToolCall
+from core.session import Session, SubagentRun, ToolCall
 from core.session_builder import _cut, _trim_input, parse_time
 
 Redact = Callable[[str], str]
