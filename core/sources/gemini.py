@@ -117,7 +117,8 @@ def _result_text(result: object) -> str:
         return ""
     texts = []
     for part in result:
-        response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        call = part.get("functionResponse") if isinstance(part, dict) else None
+        response = call.get("response") if isinstance(call, dict) else None
         if isinstance(response, dict):
             value = response.get("output", response.get("error"))
             if isinstance(value, str):
