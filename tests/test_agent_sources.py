@@ -74,6 +74,22 @@ def test_gemini_chat_gives_its_messages_tool_calls_the_failure_and_the_resumed_t
     assert stats[str(path)].bad_lines == 0
 
 
+def test_an_older_single_object_gemini_chat_reads_as_its_jsonl_form(tmp_path: Path) -> None:
+    """Before v0.39 a chat was one JSON object (ConversationRecord): the metadata and every message."""
+    path = SESSIONS["gemini-summarise"]
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    meta = records[0]
+    messages = [r for r in records if "id" in r]
+    legacy = tmp_path / "chats" / path.name.replace(".jsonl", ".json")
+    legacy.parent.mkdir()
+    legacy.write_text(json.dumps({**meta, "messages": messages}, indent=2))
+    old, stats = build_gemini_session("s", [legacy], identity)
+    new, _ = build_gemini_session("s", [path], identity)
+    assert old.events == new.events and old.models == new.models and stats[str(legacy)].bad_lines == 0
+    legacy.write_text(legacy.read_text()[:-10])  # cut short: nothing read, one bad line
+    assert build_gemini_session("s", [legacy], identity)[1][str(legacy)].bad_lines == 1
+
+
 @pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_renders_match_golden_files(name: str) -> None:
     assert render(SESSIONS[name]) == (GOLDEN / f"{name}.md").read_text(encoding="utf-8")
