@@ -71,7 +71,7 @@ def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
 
 
 AGENT_FIXTURES = ROOT / "tests" / "fixtures" / "agents"
-AGENT_SESSIONS = 5  # what the fixtures ingest to: a Claude Code session with its two runs, 2 Codex, 2 Gemini CLI
+AGENT_SESSIONS = 6  # what the fixtures ingest to: a Claude Code session with its two runs, 3 Codex, 2 Gemini CLI
 
 
 def copy_agent_fixtures(root: Path, projects: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:

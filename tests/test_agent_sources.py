@@ -121,10 +121,11 @@ def handoffs(data: Path) -> dict[str, object]:
 def test_runs_started_by_a_claude_code_session_are_folded_into_it_and_every_handoff_names_its_agent(
         agents: dict[str, Path]) -> None:
     report = Eywa(load_settings()).ingest()
-    # The runs: codex exec and gemini -p in the Claude Code session, Gemini CLI's codebase_investigator.
-    assert report.sessions_updated == AGENT_SESSIONS and report.subagent_runs == 3 and report.bad_lines == 0
+    # The runs: codex exec and gemini -p in the Claude Code session, Codex's spawned helper, Gemini CLI's
+    # codebase_investigator.
+    assert report.sessions_updated == AGENT_SESSIONS and report.subagent_runs == 4 and report.bad_lines == 0
     found = handoffs(agents["data"])
-    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "gemini", "gemini"]
+    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "codex", "gemini", "gemini"]
     parent = next(h for h in found.values() if h.agent == "claude-code")
     archive = (agents["data"] / "archive").rglob(f"{parent.session_uuid}.md")
     text = next(archive).read_text()
@@ -136,6 +137,8 @@ def test_runs_started_by_a_claude_code_session_are_folded_into_it_and_every_hand
     assert run_ids.isdisjoint(found)
     investigator = (agents["data"] / "archive").rglob(f"{SESSIONS['gemini-investigator'].stem[-8:]}*.md")
     assert "- gemini " in next(investigator).read_text()  # Gemini CLI's own subagent, in its chat's handoff
+    spawner = next((agents["data"] / "archive").rglob(f"{SESSIONS['codex-spawn'].stem[-36:]}.md")).read_text()
+    assert "Count the lines of greet.py and say how many -> greet.py has 2 lines." in spawner  # Codex's own
     assert {h.projects[0] for h in found.values()} == {"widgets"}  # the clone widgets-wt too, by its remote
 
 
@@ -148,7 +151,7 @@ def test_a_run_ingested_before_its_parent_session_is_folded_into_it_later(agents
     shutil.move(aside, claude)
     eywa.ingest()
     found = handoffs(agents["data"])
-    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "gemini", "gemini"]
+    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "codex", "gemini", "gemini"]
     assert len(list((agents["data"] / "archive").rglob("*.md"))) == AGENT_SESSIONS
     assert eywa.stats().handoffs == AGENT_SESSIONS
     again = eywa.ingest()
@@ -167,10 +170,10 @@ def test_agent_filter_in_the_api_and_the_cli(agents: dict[str, Path], capsys: py
     assert {r["agent"] for r in json.loads(capsys.readouterr().out)} == {"gemini"}
     assert cli(["last", "--agent", "codex"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and all(" codex " in line for line in lines)
+    assert len(lines) == 3 and all(" codex " in line for line in lines)
     assert cli(["stats"]) == 0
     by_agent = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("by agent"))
-    assert "codex 2 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 sessions" in by_agent
+    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 sessions" in by_agent
 
 
 def test_a_source_turned_off_is_not_read(agents: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
