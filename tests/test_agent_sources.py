@@ -74,6 +74,12 @@ def test_gemini_chat_gives_its_messages_tool_calls_the_failure_and_the_resumed_t
     assert stats[str(path)].bad_lines == 0
 
 
+def test_a_gemini_chat_without_its_project_root_file_takes_its_folder_from_its_own_context(tmp_path: Path) -> None:
+    copied = tmp_path / SESSIONS["gemini-farewell"].name
+    shutil.copy(SESSIONS["gemini-farewell"], copied)
+    assert build_gemini_session("s", [copied], identity)[0].cwd == "/tmp/eywa-agents/widgets"
+
+
 def test_an_older_single_object_gemini_chat_reads_as_its_jsonl_form(tmp_path: Path) -> None:
     """Before v0.39 a chat was one JSON object (ConversationRecord): the metadata and every message."""
     path = SESSIONS["gemini-summarise"]
