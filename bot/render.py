@@ -17,6 +17,7 @@ from core.api import Digest, HandoffRecord, Stats, drift_lines
 from core.claude_sessions import BackgroundSession, attach_command
 from core.continue_prompt import continue_prompt as core_continue_prompt
 from core.handoff import format_duration
+from core.sources import AGENT_NAMES, CLAUDE_CODE
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 BUDGET = 3900  # what one chunk may hold, in UTF-16 units of the HTML source (always >= the parsed text)
@@ -62,8 +63,14 @@ def projects_label(record: HandoffRecord) -> str:
     return ", ".join(record.projects) or "no project"
 
 
+def agent_label(record: HandoffRecord) -> list[str]:
+    """The agent's name, for a session of another agent than Claude Code (the one every handoff was before)."""
+    return [AGENT_NAMES.get(record.agent, record.agent)] if record.agent != CLAUDE_CODE else []
+
+
 def header(record: HandoffRecord) -> str:
-    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min)])
+    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
+                       *agent_label(record)])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -183,7 +190,8 @@ def session_finished_html(session: BackgroundSession) -> str:
 
 def short_line(index: int, record: HandoffRecord) -> str:
     """One line a session: number, headline, date, projects, duration, id (for /show)."""
-    meta = f"{record.date:%d %b} · {projects_label(record)} · {format_duration(record.duration_min)}"
+    meta = " · ".join([f"{record.date:%d %b}", projects_label(record), format_duration(record.duration_min),
+                       *agent_label(record)])
     return f"{index}. <b>{esc(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -248,6 +256,8 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     if drift:
         lines.append("Claude Code versions read (records and fields the reader does not know):")
         lines.extend(f"  {esc(line)}" for line in drift_lines(drift, clean_limit=3))
+    if stats.agents:
+        lines.append("Sessions by agent: " + esc(", ".join(f"{name} {n}" for name, n in stats.agents.items())))
     llm = getattr(stats, "llm", None) or {}  # LLM extraction's own figures, when core reports them
     in_use = f"LLM {llm.get('model', '')}".strip() if llm.get("active") else "deterministic"
     written = ", ".join(f"{name} {n}" for name, n in stats.extractors.items()) or "none yet"

@@ -59,6 +59,8 @@ class Stats:
     data_dir: str = ""
     index_bytes: int = 0
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
+    agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
+    agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/llm_pass.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
 
@@ -146,7 +148,7 @@ class Eywa:
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
-        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
+        paths = IngestPaths(self.settings.all_sources, self.settings.handoffs_dir, self.settings.archive_dir,
                             self.settings.pending_dir)
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
         with self._writing():
@@ -164,15 +166,16 @@ class Eywa:
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from core.discovery import scan_files
+        from core.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        stems = {f.path.stem for f in scan_files(self.settings.projects_dir) if f.kind == "main"}
-        matches = sorted(s for s in stems if s.startswith(session_id))
+        sessions = {file_session(f) for f in scan_sources(self.settings.all_sources) if f.kind == "main"}
+        matches = sorted(s for s in sessions if s and s.startswith(session_id))
         if not matches:
-            raise NotFound(f"no transcript of session '{session_id}' under {self.settings.projects_dir}")
+            folders = ", ".join(str(s.path) for s in self.settings.all_sources if s.enabled)
+            raise NotFound(f"no transcript of session '{session_id}' under {folders}")
         if len(matches) > 1:
             listed = ", ".join(matches[:10])
             raise NotFound(f"'{session_id}' matches {len(matches)} transcripts ({listed}); give more characters")
@@ -188,23 +191,27 @@ class Eywa:
         return self.show(matches[0])
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
-               project: str | None = None, mode: str | None = None, offset: int = 0) -> list[HandoffRecord]:
+               project: str | None = None, mode: str | None = None, offset: int = 0,
+               agent: str | None = None) -> list[HandoffRecord]:
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
             today=now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project, offset=offset,
+            project=project, offset=offset, agent=agent,
         )
 
-    def last(self, count: int = 5, *, project: str | None = None) -> list[HandoffRecord]:
+    def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""
         sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
         params: list[object] = []
         if project:
             sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
             params.append(f"%{project.lower()}%")
+        if agent:
+            sql += " AND agent = ?"
+            params.append(agent.strip().lower())
         sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
         params.append(max(1, count))
         return [self._record(row) for row in self._reader().conn.execute(sql, params)]
@@ -302,6 +309,13 @@ class Eywa:
             ).fetchall()),
             llm=llm_stats(self.store, self.settings),
             drift=self._reader().drift(),
+            agents=dict(conn.execute(
+                "SELECT agent, COUNT(*) FROM handoffs WHERE substance > 0 GROUP BY agent ORDER BY 2 DESC, 1"
+            ).fetchall()),
+            agent_bytes=dict(conn.execute(
+                "SELECT h.agent, SUM(s.size) FROM sources AS s JOIN handoffs AS h ON h.session_uuid = s.session_uuid"
+                " GROUP BY h.agent ORDER BY 2 DESC, 1"
+            ).fetchall()),
         )
 
     def vocabulary(self, limit: int = 2000) -> list[str]:
@@ -339,10 +353,10 @@ class Eywa:
         ).fetchall()
         handoffs = []
         for row in rows:
-            ended = row[11]
+            ended = row[-1]
             if ended and dt.datetime.fromisoformat(ended) < since:
                 continue
-            handoffs.append(self._record(row[:11]))
+            handoffs.append(self._record(row[:-1]))
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
 

@@ -59,6 +59,7 @@ class Handoff(BaseModel):
     insights: list[str] = Field(default_factory=list)
     key_files: list[str] = Field(default_factory=list)
     open_threads: list[str] = Field(default_factory=list)
+    agent: str = "claude-code"  # which agent's session it is (core/sources); the original's files are Claude Code's
     # Body as read from a file (imported originals keep their own wording); rendered from sections if None.
     raw_body: str | None = None
 
@@ -90,6 +91,7 @@ class Handoff(BaseModel):
             "projects": self.projects,
             "keywords": self.keywords,
             "substance": self.substance,
+            "agent": self.agent,
         }
 
     def to_markdown(self) -> str:
@@ -207,6 +209,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
         projects=meta.get("projects") or [],
         keywords=meta.get("keywords") or [],
         substance=int(meta.get("substance", 1) or 0),
+        agent=str(meta.get("agent") or "claude-code"),
         raw_body=body,
         **sections,
     )

@@ -121,7 +121,7 @@ def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
 def session_start(hook: dict, settings: LightSettings) -> str:
     """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none. Notes
     the session as the one its Claude Code process (CLAUDE_PID) runs now, for the MCP server's eywa_extract."""
-    from core.projects import projects_from_cwd
+    from core.projects import projects_of  # as the extractor names a session's project (its remote's name)
 
     claude_pid = os.environ.get("CLAUDE_PID", "")
     if claude_pid.isdigit():
@@ -130,7 +130,7 @@ def session_start(hook: dict, settings: LightSettings) -> str:
         write_mark(settings.live_dir, {"session_id": hook.get("session_id")}, name=claude_pid)
 
     cwd = hook.get("cwd")
-    projects = projects_from_cwd(cwd) if isinstance(cwd, str) else ()
+    projects = projects_of(cwd) if isinstance(cwd, str) else ()
     if not projects:
         return ""
     conn = _open_index(settings.db_path)

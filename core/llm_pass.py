@@ -646,6 +646,9 @@ class LLMPass:
         handoff = to_handoff(fields, session_uuid=cand.session_uuid, short_id=cand.short_id, date=cand.date,
                              duration_min=cand.duration_min, model=cand.model,
                              cwd_projects=[p for p in cand.projects if p])
+        agent = self.store.conn.execute("SELECT agent FROM handoffs WHERE session_uuid = ?",
+                                        (cand.session_uuid,)).fetchone()
+        handoff.agent = agent[0] if agent else handoff.agent  # the agent is the session's, whoever summarises it
         relpath = handoff_relpath(handoff)
         # Files first, row last, as ingest does: a crash in between is repaired by the next run.
         atomic_write(self.settings.handoffs_dir / relpath, handoff.to_markdown())

@@ -1,5 +1,9 @@
 """Project names from a session's working directory: the git root when it exists on this machine,
 otherwise the folder itself with worktree and generic sub-folders peeled off. Never a user name.
+
+A repository is one project whatever agent worked in it and whatever its clone's folder is called: where
+the session names its git remote (Codex records it) or the folder still exists with one, the remote's
+repository name is the project.
 """
 
 from __future__ import annotations
@@ -26,6 +30,53 @@ def _git_root(cwd: str) -> str | None:
     except OSError:
         return None
     return None
+
+
+_REMOTE_RE = re.compile(r'^\[remote "([^"]+)"\]\s*$|^\s*url\s*=\s*(\S+)\s*$', re.MULTILINE)
+
+
+def _git_dir(root: Path) -> Path:
+    """The folder holding the repository's config: `.git`, or for a worktree (`.git` a file) its main one."""
+    marker = root / ".git"
+    if marker.is_file():
+        text = marker.read_text(encoding="utf-8", errors="replace")
+        if text.startswith("gitdir:"):
+            gitdir = (root / text[len("gitdir:"):].strip()).resolve()
+            common = gitdir / "commondir"
+            return (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir
+    return marker
+
+
+def _remote(root: str) -> str:
+    """The URL of the repository's `origin` remote (else its first), from its config; "" when none."""
+    try:
+        text = (_git_dir(Path(root)) / "config").read_text(encoding="utf-8", errors="replace")[:100_000]
+    except OSError:
+        return ""
+    remotes: dict[str, str] = {}
+    current = None
+    for name, url in _REMOTE_RE.findall(text):
+        if name:
+            current = name
+        elif current is not None:
+            remotes.setdefault(current, url)
+    return remotes.get("origin") or next(iter(remotes.values()), "")
+
+
+def repository_name(url: str) -> str:
+    """`https://github.com/acme/widgets.git`, `git@host:acme/widgets` -> "widgets"; "" when it names none."""
+    tail = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return normalize_project(tail.removesuffix(".git"))
+
+
+def projects_of(cwd: str, repository: str = "") -> tuple[str, ...]:
+    """A session's project: its repository's name (the remote it recorded, or the one of its folder's git
+    root), else `projects_from_cwd`."""
+    name = repository_name(repository) if repository else ""
+    if not name and cwd.startswith("/"):
+        root = _git_root(cwd)
+        name = repository_name(_remote(root)) if root else ""
+    return (name,) if name else projects_from_cwd(cwd)
 
 
 def normalize_project(name: str) -> str:

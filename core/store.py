@@ -62,10 +62,12 @@ CREATE TABLE IF NOT EXISTS handoffs(
     archive_path TEXT NOT NULL DEFAULT '',
     body TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'extracted',
-    extractor TEXT NOT NULL DEFAULT ''
+    extractor TEXT NOT NULL DEFAULT '',
+    agent TEXT NOT NULL DEFAULT 'claude-code'
 );
 CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
 CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
+CREATE INDEX IF NOT EXISTS handoffs_agent ON handoffs(agent);
 CREATE TABLE IF NOT EXISTS project_index(
     project TEXT NOT NULL, session_uuid TEXT NOT NULL,
     date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
@@ -136,9 +138,12 @@ class Store:
                 with self.transaction():
                     _migrate_postings(self.conn)
                     _migrate_fulltext(self.conn)
+                    _migrate_agent(self.conn)
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
                     _migrate_blocks(self.conn)
+                    if self.get_meta("schema_version") == "5":  # 5 -> 6: the agent column, added above
+                        self.set_meta("schema_version", "6")
                     self.conn.execute(
                         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
                     )
@@ -271,13 +276,13 @@ class Store:
         self.delete_handoff(uid)
         cursor = self.conn.execute(
             "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
                 handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
                 orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor,
+                handoff.body, origin, extractor, handoff.agent,
             ),
         )
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
@@ -348,6 +353,14 @@ def _migrate_fulltext(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE fulltext")
     conn.execute("ALTER TABLE fulltext_plain RENAME TO fulltext")
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+
+
+def _migrate_agent(conn: sqlite3.Connection) -> None:
+    """Schema 5 -> 6 (the version is moved once the others have run): each handoff names its agent
+    (core/sources); an older index holds Claude Code's sessions only."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "agent" not in columns:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
 
 
 def _migrate_blocks(conn: sqlite3.Connection) -> None:

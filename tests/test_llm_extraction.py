@@ -142,8 +142,9 @@ def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:
     text = record.path.read_text(encoding="utf-8")
     meta, _ = split_front_matter(text)
     assert list(meta) == ["session_id", "session_uuid", "date", "duration", "model", "headline", "projects",
-                          "keywords", "substance"]
+                          "keywords", "substance", "agent"]
     handoff = parse_handoff(text)
+    assert handoff.agent == record.agent == "claude-code"  # the session's agent, whoever wrote the handoff
     assert handoff.session_uuid == sid and handoff.headline == record.headline
     assert handoff.keywords == record.keywords and handoff.substance == record.substance
     assert extractor(eywa, sid).startswith(by)
