@@ -42,6 +42,23 @@ def background_agent(claude: ClaudeCode, model: ScriptedModel) -> None:
     claude.run("find where the retry policy lives")
 
 
+def background_agent_twice(claude: ClaudeCode, model: ScriptedModel) -> None:
+    """One background run asked again after it finished (SendMessage resumes it): it notifies twice."""
+    model.on("map the retry code and its tests",
+             tool("Agent", {"description": "Map the retry code", "subagent_type": "general-purpose",
+                            "name": "retry-mapper", "prompt": "SUBTASK-TWICE: say where the retry policy lives"}),
+             "An agent is mapping the retry code.")
+    model.on("SUBTASK-TWICE", "RESULT-ONE: the retry policy lives in core/llm_client.py.")
+    model.on("RESULT-ONE",
+             tool("ToolSearch", {"query": "select:SendMessage"}),
+             tool("SendMessage", {"to": "retry-mapper", "summary": "ask for the tests too",
+                                  "message": "SUBTASK-AGAIN: now say which tests cover it"}),
+             "I asked the agent for the tests too.")
+    model.on("SUBTASK-AGAIN", "RESULT-TWO: tests/test_llm_client.py covers RetryPolicy.")
+    model.on("RESULT-TWO", "The policy is in core/llm_client.py, covered by tests/test_llm_client.py.")
+    claude.run("map the retry code and its tests", allowed_tools="Write Edit Read Bash Agent SendMessage")
+
+
 def foreground_agent(claude: ClaudeCode, model: ScriptedModel) -> None:
     """The Agent tool with run_in_background false: its report is the tool result."""
     model.on("review the schema change",
@@ -156,6 +173,7 @@ def interrupted_tool(claude: ClaudeCode, model: ScriptedModel) -> None:
 SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "print-session": print_session,
     "background-agent": background_agent,
+    "background-agent-twice": background_agent_twice,
     "foreground-agent": foreground_agent,
     "resumed-session": resumed_session,
     "manual-compaction": manual_compaction,

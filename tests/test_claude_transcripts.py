@@ -65,6 +65,19 @@ def test_a_run_notifying_twice_is_one_run(tmp_path: Path) -> None:
     assert not any("task-notification" in text for text in texts(session, "user"))
 
 
+def test_a_run_asked_again_notifies_twice_and_is_still_one_run() -> None:
+    """Real: SendMessage resumes the finished run; its second notification names the SendMessage call."""
+    session = session_of("background-agent-twice")
+    calls = {c.name: c for c in session.tool_calls}
+    assert calls["Agent"].result == "RESULT-ONE: the retry policy lives in core/llm_client.py."
+    assert calls["SendMessage"].result == "RESULT-TWO: tests/test_llm_client.py covers RetryPolicy."
+    assert calls["Agent"].subagent_stats["agentId"] == calls["SendMessage"].subagent_stats["agentId"]
+    assert len(session.delegated_runs) == 1 and len(session.subagents) == 1
+    assert texts(session, "user") == ["map the retry code and its tests"]
+    bullets = draft(session, ZoneInfo("UTC")).what_happened
+    assert not any("task-notification" in bullet or "Delegated 2" in bullet for bullet in bullets), bullets
+
+
 def test_a_notification_without_its_agent_call_is_the_runs_outcome(tmp_path: Path) -> None:
     folder = tmp_path / "projects"
     shutil.copytree(FIXTURES / "background-agent", folder)
