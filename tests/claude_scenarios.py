@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import signal
 import struct
+import subprocess
 import time
 import zlib
 from collections.abc import Callable
@@ -154,18 +155,18 @@ def permission_denied(claude: ClaudeCode, model: ScriptedModel) -> None:
 
 def interrupted_tool(claude: ClaudeCode, model: ScriptedModel) -> None:
     """SIGINT while a tool runs: the call is left without its result."""
+    started = claude.project / "benchmark.started"
     model.on("run the slow benchmark",
-             tool("Bash", {"command": "python3 -c 'import time; time.sleep(30)'",
-                                   "description": "Run the slow benchmark"}), "Finished.")
+             tool("Bash", {"command": "touch benchmark.started && python3 -c 'import time; time.sleep(30)'",
+                           "description": "Run the slow benchmark"}), "Finished.")
     process = claude.start("run the slow benchmark")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and len(model.requests_for("run the slow benchmark")) < 1:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not started.exists():  # the Bash call is running from then on
         time.sleep(0.05)
-    time.sleep(1.0)  # the Bash call is running by now
     process.send_signal(signal.SIGINT)
     try:
         process.communicate(timeout=30)
-    except Exception:
+    except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
 
