@@ -103,12 +103,22 @@ def decode_parts(line: bytes) -> dict:
     return _decode(line)
 
 
-def field_names(line: bytes) -> list[str]:
-    """The top-level field names of a line `decode_parts` read (none if it is not an object after all)."""
+def top_level(line: bytes) -> dict[str, msgspec.Raw]:
+    """A line's top-level fields, their values undecoded ({} if the line is not one JSON object)."""
     try:
-        return list(_decode_names(line))
+        return _decode_names(line)
     except (msgspec.DecodeError, RecursionError):
-        return []
+        return {}
+
+
+def raw_string(value: msgspec.Raw | None) -> str | None:
+    """An undecoded value that is a JSON string, as a string; None for anything else."""
+    if value is None or bytes(memoryview(value)[:1]) != b'"':
+        return None
+    try:
+        return msgspec.json.decode(value, type=str)
+    except msgspec.DecodeError:
+        return None
 
 
 def _may_hold_digits(line: bytes, run: int) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from core.record_catalogue import KNOWN_FIELDS, KNOWN_TYPES
-from core.record_parts import decode_parts, field_names, part_value
+from core.record_parts import decode_parts, part_value, raw_string, top_level
 from core.session import Event, Session, SubagentRun, ToolCall
 from core.transcript_reader import ReadStats, read_records
 
@@ -407,25 +407,34 @@ class _Builder:
 
 
 class _FieldCensus:
-    """The line decoder of one file that also notes its CLI version and the fields it does not know."""
+    """The line decoder of one file that also notes its CLI version and the fields it does not know: of the
+    lines `decode_parts` reads and of those the reader decodes whole alike."""
 
     def __init__(self, stats: ReadStats) -> None:
         self.stats = stats
         self.sampled: dict[str, int] = {}
 
     def decode(self, line: bytes) -> dict:
-        parts = decode_parts(line)
-        kind, version = parts.get("type"), parts.get("version")
+        try:
+            parts = decode_parts(line)
+        except (ValueError, RecursionError):
+            fields = top_level(line)
+            self._note(raw_string(fields.get("type")), raw_string(fields.get("version")), lambda: fields)
+            raise
+        self._note(parts.get("type"), parts.get("version"), lambda: top_level(line))
+        return parts
+
+    def _note(self, kind: object, version: object, fields: Callable[[], dict]) -> None:
         if isinstance(version, str) and version:
             self.stats.version = version[:40]
         known = KNOWN_FIELDS.get(kind) if isinstance(kind, str) else None
-        if known is not None and self.sampled.get(kind, 0) < FIELD_SAMPLE:
-            self.sampled[kind] = self.sampled.get(kind, 0) + 1
-            for name in field_names(line):
-                if name not in known:
-                    key = f"{kind}.{name[:60]}"
-                    self.stats.unknown_fields[key] = self.stats.unknown_fields.get(key, 0) + 1
-        return parts
+        if known is None or self.sampled.get(kind, 0) >= FIELD_SAMPLE:
+            return
+        self.sampled[kind] = self.sampled.get(kind, 0) + 1
+        for name in fields():
+            if name not in known:
+                key = f"{kind}.{name[:60]}"
+                self.stats.unknown_fields[key] = self.stats.unknown_fields.get(key, 0) + 1
 
 
 def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, source: str,

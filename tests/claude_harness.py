@@ -240,6 +240,13 @@ class ClaudeCode:
         return subprocess.run([str(Path(sys.executable).parent / "eywa"), *args], cwd=self.project, env=self.env,
                               capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
+    def headline(self, session_id: str) -> str:
+        """The headline of the handoff Eywa stored for a session (`eywa show --json`)."""
+        shown = self.eywa("show", "--json", session_id)
+        if shown.returncode != 0:
+            raise AssertionError(f"eywa show {session_id} failed: {shown.stderr}")
+        return str(json.loads(shown.stdout)["headline"])
+
     def transcript(self, session_id: str, cwd: Path | None = None) -> Path:
         return self.projects_dir / encoded_cwd(cwd or self.project) / f"{session_id}.jsonl"
 

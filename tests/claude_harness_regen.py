@@ -1,6 +1,6 @@
 """Regenerate the harness transcripts with the pinned Claude Code and show what Eywa makes of them.
 
-    .venv/bin/python -m tests.claude_harness_regen [SCENARIO ...]
+    .venv/bin/python -m tests.claude_harness_regen [--render-only] [SCENARIO ...]
 
 Runs each scenario of tests/claude_scenarios.py with the real CLI (tests/agent_clis pins the version)
 against the scripted model, in a throwaway HOME under /tmp/eywa-harness (a fixed place, so that paths in
@@ -12,6 +12,8 @@ the transcripts stay the same from one run to the next), and writes:
 It prints the diff of each render and handoff against the newest other version's (or this version's
 previous files), and the records and fields the reader did not know. Upgrading the pin: change
 tests/agent_clis/package.json and its lock, run this, read the diff, fix the reader, run it again.
+`--render-only` runs no CLI: it remakes the golden files from the committed transcripts (after a change to
+the renderer or the extractor).
 """
 
 from __future__ import annotations
@@ -117,11 +119,11 @@ def run_scenario(name: str, root: Path, target: Path) -> list[str]:
     return model.unscripted
 
 
-def regenerate(names: list[str]) -> None:
-    previous = _previous_golden()
+def regenerate(names: list[str], *, render_only: bool = False) -> None:
+    previous = GOLDEN if render_only else _previous_golden()
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name in names:
-        unscripted = run_scenario(name, RUN_ROOT / name, FIXTURES / name)
+        unscripted = [] if render_only else run_scenario(name, RUN_ROOT / name, FIXTURES / name)
         if unscripted:
             print(f"{name}: unscripted prompts answered 'Done.': {[p[:80] for p in unscripted]}")
         render, handoff = eywa_view(FIXTURES / name)
@@ -139,8 +141,9 @@ def regenerate(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or list(SCENARIOS)
+    render_only = "--render-only" in sys.argv[1:]
+    chosen = [arg for arg in sys.argv[1:] if arg != "--render-only"] or list(SCENARIOS)
     missing = [name for name in chosen if name not in SCENARIOS]
     if missing:
         sys.exit(f"unknown scenario(s) {', '.join(missing)}; known: {', '.join(SCENARIOS)}")
-    regenerate(chosen)
+    regenerate(chosen, render_only=render_only)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import signal
 import struct
+import subprocess
 import time
 import zlib
 from collections.abc import Callable
@@ -40,6 +41,23 @@ def background_agent(claude: ClaudeCode, model: ScriptedModel) -> None:
              "The retry policy lives in core/llm_client.py (RetryPolicy).")
     model.on("<task-notification>", "The agent found it: the retry policy lives in core/llm_client.py.")
     claude.run("find where the retry policy lives")
+
+
+def background_agent_twice(claude: ClaudeCode, model: ScriptedModel) -> None:
+    """One background run asked again after it finished (SendMessage resumes it): it notifies twice."""
+    model.on("map the retry code and its tests",
+             tool("Agent", {"description": "Map the retry code", "subagent_type": "general-purpose",
+                            "name": "retry-mapper", "prompt": "SUBTASK-TWICE: say where the retry policy lives"}),
+             "An agent is mapping the retry code.")
+    model.on("SUBTASK-TWICE", "RESULT-ONE: the retry policy lives in core/llm_client.py.")
+    model.on("RESULT-ONE",
+             tool("ToolSearch", {"query": "select:SendMessage"}),
+             tool("SendMessage", {"to": "retry-mapper", "summary": "ask for the tests too",
+                                  "message": "SUBTASK-AGAIN: now say which tests cover it"}),
+             "I asked the agent for the tests too.")
+    model.on("SUBTASK-AGAIN", "RESULT-TWO: tests/test_llm_client.py covers RetryPolicy.")
+    model.on("RESULT-TWO", "The policy is in core/llm_client.py, covered by tests/test_llm_client.py.")
+    claude.run("map the retry code and its tests", allowed_tools="Write Edit Read Bash Agent SendMessage")
 
 
 def foreground_agent(claude: ClaudeCode, model: ScriptedModel) -> None:
@@ -137,18 +155,18 @@ def permission_denied(claude: ClaudeCode, model: ScriptedModel) -> None:
 
 def interrupted_tool(claude: ClaudeCode, model: ScriptedModel) -> None:
     """SIGINT while a tool runs: the call is left without its result."""
+    started = claude.project / "benchmark.started"
     model.on("run the slow benchmark",
-             tool("Bash", {"command": "python3 -c 'import time; time.sleep(30)'",
-                                   "description": "Run the slow benchmark"}), "Finished.")
+             tool("Bash", {"command": "touch benchmark.started && python3 -c 'import time; time.sleep(30)'",
+                           "description": "Run the slow benchmark"}), "Finished.")
     process = claude.start("run the slow benchmark")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and len(model.requests_for("run the slow benchmark")) < 1:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not started.exists():  # the Bash call is running from then on
         time.sleep(0.05)
-    time.sleep(1.0)  # the Bash call is running by now
     process.send_signal(signal.SIGINT)
     try:
         process.communicate(timeout=30)
-    except Exception:
+    except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
 
@@ -156,6 +174,7 @@ def interrupted_tool(claude: ClaudeCode, model: ScriptedModel) -> None:
 SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "print-session": print_session,
     "background-agent": background_agent,
+    "background-agent-twice": background_agent_twice,
     "foreground-agent": foreground_agent,
     "resumed-session": resumed_session,
     "manual-compaction": manual_compaction,
