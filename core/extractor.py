@@ -167,7 +167,7 @@ def what_happened(session: Session, commits: list[str], requests: list[tuple[str
     picked = _spread(requests, 3)
     bullets = list(dict.fromkeys(text for text in requests if text in picked))
     bullets += [f"Committed: {one_line(subject, 160)}" for subject in commits[:2]]
-    runs = len(session.subagents) + sum(1 for c in session.tool_calls if c.subagent_stats)
+    runs = len(session.delegated_runs)
     if runs:
         bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
     edits = _edited_files(session)

@@ -52,6 +52,13 @@ class _ToolUseResult(TypedDict, total=False):
     totalDurationMs: _Scalar
     totalTokens: _Scalar
     totalToolUseCount: _Scalar
+    content: msgspec.Raw  # an Agent run's report (2.1.332: the tool_result text wraps it in a frame)
+    task: msgspec.Raw  # TaskCreate's {id, subject, ...}
+
+
+class _PermissionDecision(TypedDict, total=False):
+    decision: _Scalar
+    source: _Scalar
 
 
 class _Record(TypedDict, total=False):
@@ -73,6 +80,8 @@ class _Record(TypedDict, total=False):
     title: _Scalar
     prUrl: _Scalar
     subtype: _Scalar
+    permissionMode: _Scalar
+    permissionDecision: _PermissionDecision | _Scalar
     message: _Message
     toolUseResult: _ToolUseResult | list[msgspec.Raw] | _Scalar
     compactMetadata: msgspec.Raw  # these three: of system records, few and small

@@ -40,6 +40,10 @@ def tool_target(call: ToolCall, cwd: str) -> str:
     if call.name in ("Grep", "Glob") and isinstance(data.get("pattern"), str):
         where = f" in {relative_path(path, cwd)}" if isinstance(path, str) else ""
         return one_line(data["pattern"], 80) + where
+    if call.name == "TaskUpdate" and isinstance(data.get("taskId"), str):
+        return f"#{data['taskId']} {data.get('status') or 'updated'}"
+    if call.name == "TaskCreate" and isinstance(data.get("subject"), str):
+        return one_line(data["subject"])
     if call.name == "TodoWrite" and isinstance(data.get("todos"), list):
         todos = [t for t in data["todos"] if isinstance(t, dict)]
         done = sum(1 for t in todos if t.get("status") == "completed")
@@ -58,6 +62,8 @@ def tool_line(call: ToolCall, cwd: str) -> str:
     line = f"- {call.name} `{target}`" if target else f"- {call.name}"
     if call.rejected:
         return line + " (rejected by the user)"
+    if call.denied:
+        return line + f" -> denied by the permission rules: {one_line(call.error, 200)}"
     if call.is_error:
         return line + f" -> error: {one_line(call.error, 200)}"
     stats = call.subagent_stats
@@ -92,6 +98,7 @@ class Renderer:
             ("title", " / ".join(session.titles)),
             ("summary", " / ".join(session.summaries)),
             ("pull requests", ", ".join(session.pr_links)),
+            ("permission mode", ", ".join(session.permission_modes)),
             ("subagent runs", str(len(session.subagents)) if session.subagents else ""),
             ("bad lines skipped", str(session.bad_lines) if session.bad_lines else ""),
             ("note", "main transcript missing; only subagent runs were found" if session.orphan else ""),
@@ -134,6 +141,10 @@ class Renderer:
         if event.kind == "command":
             args = event.meta.get("args", "")
             return [f"### {clock} Command `{event.text}{' ' + args if args else ''}`"]
+        if event.kind == "subagent":
+            status, summary = event.meta.get("status", ""), event.meta.get("summary", "")
+            head = f"### {clock} Background run {status or 'finished'}" + (f": {summary}" if summary else "")
+            return [head, "", event.text] if event.text else [head]
         if event.kind == "interrupt":
             return [f"### {clock} Interrupted by the user"]
         if event.kind == "api_error":

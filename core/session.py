@@ -15,6 +15,7 @@ class ToolCall:
     error: str = ""  # first part of the error output, redacted
     result: str = ""  # first part of a subagent run's output, redacted (other outputs are not kept)
     rejected: bool = False
+    denied: bool = False  # refused by the permission rules (settings, --allowedTools), not by the user
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
 
 
@@ -22,7 +23,8 @@ class ToolCall:
 class Event:
     """One thing that happened, in transcript order.
 
-    kind: user | assistant | tool | command | interrupt | compaction | api_error | subagent
+    kind: user | assistant | tool | command | interrupt | compaction | api_error | subagent (a background
+    run's outcome whose Agent call is not in the transcript; meta: status, summary)
     """
 
     kind: str
@@ -64,7 +66,8 @@ class Session:
     titles: list[str] = field(default_factory=list)  # custom-title / ai-title, newest last
     summaries: list[str] = field(default_factory=list)  # trusted `summary` records
     pr_links: list[str] = field(default_factory=list)
-    todos: list[dict] = field(default_factory=list)  # the last TodoWrite list
+    todos: list[dict] = field(default_factory=list)  # the last TodoWrite list, or the TaskCreate/TaskUpdate tasks
+    permission_modes: list[str] = field(default_factory=list)  # modes other than "default", in order seen (plan, ...)
     bad_lines: int = 0
     records: int = 0
     known_records: int = 0
@@ -80,6 +83,12 @@ class Session:
     @property
     def tool_calls(self) -> list[ToolCall]:
         return [event.tool for event in self.events if event.tool is not None]
+
+    @property
+    def delegated_runs(self) -> set[str]:
+        """The distinct subagent runs: a run's file and its Agent call's result name the same agent once."""
+        runs = {run.agent_id for run in self.subagents}
+        return runs | {str(c.subagent_stats.get("agentId") or c.id) for c in self.tool_calls if c.subagent_stats}
 
     @property
     def user_texts(self) -> list[str]:

@@ -27,6 +27,14 @@ _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
 INTERRUPT_PREFIX = "[Request interrupted by user"
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
 CONTINUATION_PREFIX = "This session is being continued from a previous conversation"
+# 2.1.332 ends a compaction summary with instructions to the model (where the old transcript is, how to go on).
+_SUMMARY_TAIL = "\nIf you need specific details from before compaction"
+_BLANK_LINES_RE = re.compile(r"\n\s*\n")
+_NOTIFICATION_RE = re.compile(r"^\s*<task-notification>(.*?)</task-notification>", re.DOTALL)
+_NOTIFICATION_FIELD_RE = re.compile(r"<(task-id|tool-use-id|status|summary|result|subagent_tokens|tool_uses|"
+                                    r"duration_ms)>(.*?)</\1>", re.DOTALL)
+_ASYNC_LAUNCH = "async_launched"  # a background Agent call's status until its notification arrives
+_TASK_TOOLS = {"TaskCreate", "TaskUpdate"}
 _TAG_RE = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
                      r"bash-input|bash-stdout|bash-stderr)>(.*?)</\1>", re.DOTALL)
 # Context the CLI or an IDE adds to a prompt ("The user opened the file ... in the IDE"), not what the
@@ -38,6 +46,8 @@ KNOWN_TYPES = {
     "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
     "attachment", "permission-mode", "last-prompt", "pr-link", "custom-title", "ai-title", "agent-name",
     "agent-color", "result",
+    # 2.1.332's request and cost bookkeeping (docs/transcripts.md): read past, nothing a handoff needs.
+    "api-request", "api-request-blob", "api-request-shape", "tools-used", "atis-latch", "cost-state", "mode",
 }
 
 
@@ -109,6 +119,7 @@ class _Builder:
         self.prev_ts: dt.datetime | None = None
         self.unknown: dict[str, int] = {}
         self.known = 0
+        self.tasks: dict[str, dict] = {}  # TaskCreate id -> {content, status}
 
     # -- bookkeeping ---------------------------------------------------------------------------------
     def _clock(self, record: dict) -> dt.datetime | None:
@@ -159,6 +170,9 @@ class _Builder:
             return
         if kind == "user":
             self._context(record)
+            mode = record.get("permissionMode")
+            if isinstance(mode, str) and mode not in ("default", "acceptEdits") and mode not in self.s.permission_modes:
+                self.s.permission_modes.append(mode)
             self._user(record, self._clock(record))
         elif kind == "assistant":
             self._context(record)
@@ -192,10 +206,14 @@ class _Builder:
         if record.get("isCompactSummary") or (
             isinstance(content, str) and content.startswith(CONTINUATION_PREFIX)
         ):
-            text = _cut(block_text(content), 4000, self.redact)
+            summary = _BLANK_LINES_RE.sub("\n\n", _DROP_TAGS_RE.sub("", block_text(content)).split(_SUMMARY_TAIL, 1)[0])
+            text = _cut(summary.strip(), 4000, self.redact)
             self._compaction_summary(text, stamp)
             return
         if record.get("isMeta"):
+            return
+        if isinstance(content, str) and (notice := _NOTIFICATION_RE.match(content)):
+            self._task_notification(notice.group(1), stamp)
             return
         if isinstance(content, str):
             self._user_text(content, stamp, images=0)
@@ -208,7 +226,7 @@ class _Builder:
                 continue
             btype = block.get("type")
             if btype == "tool_result":
-                self._tool_result(block, record.get("toolUseResult"))
+                self._tool_result(block, record.get("toolUseResult"), record.get("permissionDecision"))
             elif btype == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif btype in ("image", "document"):
@@ -235,7 +253,7 @@ class _Builder:
             return
         self.s.events.append(Event("user", stamp, text=self.redact(text), images=images))
 
-    def _tool_result(self, block: dict, structured: object) -> None:
+    def _tool_result(self, block: dict, structured: object, decision: object = None) -> None:
         call = self.tools.get(str(block.get("tool_use_id")))
         if call is None:
             return
@@ -243,8 +261,12 @@ class _Builder:
             text = block_text(part_value(block.get("content")))
             call.is_error = True
             call.rejected = text.startswith(REJECTED_PREFIX)
+            call.denied = isinstance(decision, dict) and decision.get("decision") == "reject" \
+                and decision.get("source") not in (None, "user")
             call.error = _cut(text.strip(), ERROR_KEEP, self.redact)
             return
+        if call.name in _TASK_TOOLS and isinstance(structured, dict):
+            self._task_result(call, part_value(structured.get("task")))
         if isinstance(structured, dict) and "agentId" in structured:
             # Names as strings, counts as whole numbers: a damaged line may hold any type in either.
             call.subagent_stats = {key: structured[key] for key in ("agentId", "status")
@@ -256,8 +278,48 @@ class _Builder:
         if call.subagent_stats and call.name in ("Task", "Agent", "Bash"):
             # Only a subagent run's output is shown (`renderer.tool_line`): the others (Bash's are long)
             # are neither decoded nor redacted. Bash stays listed because these three kept their output
-            # before, so a damaged line giving a Bash call subagent stats renders as it did.
-            call.result = _cut(block_text(part_value(block.get("content"))).strip(), RESULT_KEEP, self.redact)
+            # before, so a damaged line giving a Bash call subagent stats renders as it did. A background
+            # run's launch says only that it started: its outcome comes by <task-notification>.
+            report = part_value(structured.get("content")) if isinstance(structured, dict) else None
+            text = block_text(report) or block_text(part_value(block.get("content")))
+            launched = call.subagent_stats.get("status") == _ASYNC_LAUNCH
+            call.result = "" if launched else _cut(text.strip(), RESULT_KEEP, self.redact)
+
+    def _task_notification(self, body: str, stamp: dt.datetime | None) -> None:
+        """A background run's outcome (2.1.332): its Agent call gets the result and stats, once however
+        often the run notifies; a run whose call is not in this transcript becomes a `subagent` event."""
+        fields = {name: value.strip() for name, value in _NOTIFICATION_FIELD_RE.findall(body)}
+        result = _cut(fields.get("result", ""), RESULT_KEEP, self.redact)
+        call = self.tools.get(fields.get("tool-use-id", ""))
+        if call is None:
+            self.s.events.append(Event("subagent", stamp, text=result, meta={
+                "status": _cut(fields.get("status", ""), 40, self.redact),
+                "summary": _cut(fields.get("summary", ""), 200, self.redact)}))
+            return
+        stats = call.subagent_stats
+        if fields.get("task-id"):
+            stats["agentId"] = _cut(fields["task-id"], 80, self.redact)
+        if fields.get("status"):
+            stats["status"] = _cut(fields["status"], 40, self.redact)
+        for key, name in (("totalTokens", "subagent_tokens"), ("totalToolUseCount", "tool_uses"),
+                          ("totalDurationMs", "duration_ms")):
+            if fields.get(name, "").isdigit():
+                stats[key] = int(fields[name])
+        call.result = result or call.result
+
+    def _task_result(self, call: ToolCall, task: object) -> None:
+        """TaskCreate's result names the new task's id; TaskUpdate changes a task's status."""
+        if call.name == "TaskCreate" and isinstance(task, dict) and isinstance(task.get("id"), str):
+            subject = call.input.get("subject")
+            if isinstance(subject, str) and subject.strip():
+                self.tasks[task["id"]] = {"content": subject.strip(), "status": "pending"}
+        elif call.name == "TaskUpdate":
+            known = self.tasks.get(str(call.input.get("taskId")))
+            status = call.input.get("status")
+            if known is not None and status == "deleted":
+                del self.tasks[str(call.input.get("taskId"))]
+            elif known is not None and isinstance(status, str):
+                known["status"] = status
 
     def _assistant(self, record: dict, stamp: dt.datetime | None) -> None:
         message = record.get("message")
@@ -330,6 +392,8 @@ class _Builder:
             self.s.events.append(Event("compaction", stamp, text=text, meta={"trigger": "unknown"}))
 
     def finish(self) -> None:
+        if self.tasks:
+            self.s.todos = list(self.tasks.values())
         for text, leaf in self.pending_summaries:
             if leaf in self.uuids and text not in self.s.summaries:
                 self.s.summaries.append(self.redact(text))

@@ -14,6 +14,7 @@ from core.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
+pytest_plugins = ["tests.claude_harness"]  # the real-CLI fixtures: claude_code, scripted_model
 
 
 _LOOPBACK = ("127.", "::1", "localhost")

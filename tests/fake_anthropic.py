@@ -6,7 +6,10 @@ turn left last, a tool_use without its tool_result, unknown models.
 
 Every request is recorded (`requests`) with its body, so a test can prove what was and was not sent.
 `script` holds what the next POST /v1/messages answers (a `Reply`, `Fail` or `Hang`); when it is empty,
-`answer(request)` builds a valid handoff for the session in the request.
+`responder(request)` answers if set (tests/claude_harness.py scripts Claude Code's conversations with it),
+else `answer(request)` builds a valid handoff for the session in the request. A request with `"stream": true`
+is answered as the API streams: server-sent events (message_start, content blocks and their deltas,
+message_delta, message_stop).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ API_VERSIONS = ("2026-10-21", "2023-06-01")
 MIN_CACHEABLE_TOKENS = 1024  # a shorter cached prefix is not cached, as on the real API
 _TOP_LEVEL = {"model", "max_tokens", "messages", "system", "tools", "tool_choice", "thinking", "metadata",
               "stop_sequences", "stream", "cache_control", "output_config", "service_tier", "container",
-              "inference_geo", "speed", "diagnostics", "user_profile_id", "workspace_id"}
+              "inference_geo", "speed", "diagnostics", "user_profile_id", "workspace_id",
+              "context_management"}  # the last: the context-management beta Claude Code sends
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 # id -> (display name, lifecycle, retires_at, thinking on by default, thinking can be turned off, forced tools ok)
@@ -45,11 +49,15 @@ MODELS: dict[str, tuple[str, str, str | None, bool, bool, bool]] = {
 
 @dataclass
 class Reply:
-    """A model answer: a tool call with `tool_input` (a dict, or a function of the request), or text."""
+    """A model answer: a tool call with `tool_input` (a dict, or a function of the request), or text, or
+    `blocks` given whole (text and tool_use blocks; a tool_use without an id gets one). `usage` overrides
+    the counted usage (a huge input_tokens makes Claude Code compact on its own)."""
 
     tool_input: dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]] | None = None
     text: str | None = None
     stop_reason: str | None = None
+    blocks: list[dict[str, Any]] | None = None
+    usage: dict[str, int] | None = None
 
 
 @dataclass
@@ -127,6 +135,7 @@ class FakeAnthropic:
         self.requests: list[Recorded] = []
         self.script: deque[Reply | Fail | Hang | Raw] = deque()
         self.answer: Callable[[dict[str, Any]], dict[str, Any]] = default_answer
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self.script_errors: list[str] = []  # a scripted answer the real API could not give
         self.seeded: list[str] = []  # secrets planted in a test's sessions: none may arrive here
         self.batch_polls_until_done = 2
@@ -233,7 +242,10 @@ class FakeAnthropic:
                     self._gated += 1
                     self._cond.wait_for(lambda: self.in_flight >= self.gate or self._stop.is_set(), timeout=5)
             try:
-                return 200, self._message(request, scripted=True), {}
+                message = self._message(request, scripted=True)
+                if request.get("stream"):
+                    return 200, sse_events(message), {"content-type": "text/event-stream"}
+                return 200, message, {}
             finally:
                 with self._cond:
                     self.in_flight -= 1
@@ -298,9 +310,13 @@ class FakeAnthropic:
         previous_tool_ids: set[str] = set()
         for index, message in enumerate(messages):
             role = message.get("role")
-            if role != ("user" if index % 2 == 0 else "assistant"):
+            # Consecutive turns of one role are merged, as the real API does; a `system` turn mid-conversation
+            # is the per-turn-control beta Claude Code sends (it sits between turns and pairs nothing).
+            if role not in ("user", "assistant", "system") or (index == 0 and role != "user"):
                 raise ApiError(400, "invalid_request_error",
-                               f"messages.{index}.role: roles must alternate, starting with user")
+                               f"messages.{index}.role: must be user or assistant, starting with user")
+            if role == "system":
+                continue
             blocks = message.get("content")
             blocks = [{"type": "text", "text": blocks}] if isinstance(blocks, str) else blocks
             if not isinstance(blocks, list) or not blocks:
@@ -315,7 +331,7 @@ class FakeAnthropic:
                                f"messages.{index}.content: unexpected tool_use_id in tool_result blocks")
             previous_tool_ids = {b["id"] for b in blocks if b.get("type") == "tool_use"} if role == "assistant" \
                 else set()
-        if messages[-1]["role"] != "user":
+        if [m for m in messages if m["role"] != "system"][-1]["role"] != "user":
             raise ApiError(400, "invalid_request_error",
                            "This model does not support assistant message prefill. The conversation must end "
                            "with a user message.")
@@ -392,13 +408,19 @@ class FakeAnthropic:
             raise _HangUp
         if isinstance(action, Raw):
             raise _RawAnswer(action)
+        if action is None and scripted and self.responder is not None:
+            action = self.responder(req)
         return self._reply(req, action or Reply())
 
     def _reply(self, req: dict[str, Any], reply: Reply) -> dict[str, Any]:
         choice = req.get("tool_choice") or {"type": "auto"}
         forced = choice.get("type") in ("any", "tool")
         tool_names = [t["name"] for t in req.get("tools") or []]
-        if reply.text is not None and reply.tool_input is None:
+        if reply.blocks is not None:
+            content = [{**b, "id": b.get("id") or self._next_id("toolu")} if b.get("type") == "tool_use" else b
+                       for b in reply.blocks]
+            stop = reply.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
+        elif reply.text is not None and reply.tool_input is None:
             if forced:
                 self.script_errors.append("a text answer scripted for a request that forces a tool call")
             content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}]
@@ -411,7 +433,7 @@ class FakeAnthropic:
             stop = reply.stop_reason or "tool_use"
         return {"id": self._next_id("msg"), "type": "message", "role": "assistant", "model": req["model"],
                 "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": self._usage(req, json.dumps(content))}
+                "usage": {**self._usage(req, json.dumps(content)), **(reply.usage or {})}}
 
     # -- message batches ------------------------------------------------------------------------------
     def _create_batch(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -462,6 +484,26 @@ class FakeAnthropic:
     @staticmethod
     def _public(batch: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+
+def sse_events(message: dict[str, Any]) -> bytes:
+    """A whole message as the API streams it: each block started, its content as one delta, stopped."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "tool_use":
+            empty = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            empty, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        events += [("content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}),
+                   ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+                   ("content_block_stop", {"type": "content_block_stop", "index": index})]
+    events += [("message_delta", {"type": "message_delta", "usage": {"output_tokens": usage["output_tokens"]},
+                                  "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None}}),
+               ("message_stop", {"type": "message_stop"})]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode("utf-8")
 
 
 class _HangUp(Exception):
