@@ -390,8 +390,9 @@ def read_fields(data: object) -> HandoffFields:
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False)[:8]:
-            where = ".".join(str(p) for p in error["loc"]) or "handoff"
-            problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
+            where = ".".join(str(p) for p in error["loc"])
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{where}: {message}" if where else message)
         raise InvalidAnswer("; ".join(problems)) from None
 
 
