@@ -426,7 +426,7 @@ class LLMPass:
             candidates=cands, restore=restore, unchanged=unchanged, waiting=waiting, failed=failed,
             batched=batched, input_tokens=sum(c.est_input for c in cands),
             expected_output_tokens=len(cands) * min(EXPECTED_OUTPUT_TOKENS, self.cfg.max_tokens),
-            max_output_tokens=len(cands) * self.cfg.max_tokens, model=self.cfg.model, fits=fits,
+            max_output_tokens=len(cands) * self.cfg.max_tokens, model=self.backend.model, fits=fits,
         )
 
     def run_all(self, plan: Plan, *, batch: bool = False, progress: Progress | None = None) -> LLMReport:
