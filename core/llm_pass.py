@@ -123,6 +123,7 @@ class Candidate:
 @dataclass
 class LLMReport:
     mode: str
+    backend: str = ""  # anthropic | claude-code: which wrote (or would have written) the handoffs
     extracted: int = 0
     restored: int = 0  # unchanged sessions whose stored Claude handoff was put back, with no request
     unchanged: int = 0  # already extracted from the same content
@@ -138,7 +139,7 @@ class LLMReport:
 
     def summary(self) -> str:
         cost = f", about ${self.cost_usd:.4f}" if self.cost_usd else ""
-        parts = [f"LLM: {self.extracted} extracted"]
+        parts = [f"LLM{f' ({self.backend})' if self.backend else ''}: {self.extracted} extracted"]
         for count, label in ((self.restored, "restored unchanged"), (self.unchanged, "unchanged"),
                              (self.fallbacks, "kept deterministic"), (self.waiting, "not settled yet"),
                              (self.left, "left for a later run")):
@@ -315,7 +316,7 @@ class LLMPass:
         rewrote without a change, marks sessions that changed, collects a finished batch, and extracts
         the pending sessions that have settled. Sessions last active before LLM extraction was switched
         on are left to `eywa extract --all`."""
-        report = LLMReport(mode="auto")
+        report = LLMReport(mode="auto", backend=self.backend.name)
         try:
             self._auto(report, list(updated), set(ended), only, progress)
         except LLMStop as exc:
@@ -376,7 +377,7 @@ class LLMPass:
 
     def extract_one(self, session_uuid: str) -> LLMReport:
         """Extract one session now, settled or not (the user asked); an unchanged one is not sent again."""
-        report = LLMReport(mode="one")
+        report = LLMReport(mode="one", backend=self.backend.name)
         rows = self._rows([session_uuid])
         cand = self._candidate(rows[0]) if rows else None
         if cand is None:
@@ -430,7 +431,7 @@ class LLMPass:
         )
 
     def run_all(self, plan: Plan, *, batch: bool = False, progress: Progress | None = None) -> LLMReport:
-        report = LLMReport(mode="batch" if batch else "all")
+        report = LLMReport(mode="batch" if batch else "all", backend=self.backend.name)
         for cand in plan.restore:
             state = self._states([cand.session_uuid]).get(cand.session_uuid)
             if state and state["result"]:
@@ -445,7 +446,7 @@ class LLMPass:
 
     def resume_batches(self, progress: Progress | None = None) -> LLMReport:
         """Wait for and collect every batch a previous run left unfinished (after a restart)."""
-        report = LLMReport(mode="batch")
+        report = LLMReport(mode="batch", backend=self.backend.name)
         self._resume_batches(report, block=True, progress=progress)
         return self._finish(report)
 

@@ -239,7 +239,7 @@ def test_an_answer_eywa_refuses_is_run_once_more_with_the_reason(world: World) -
 
 def test_a_cli_that_does_not_answer_in_time_is_stopped_and_the_session_retried(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EYWA_LLM__TIMEOUT_SECONDS", "4")
+    monkeypatch.setenv("EYWA_LLM__TIMEOUT_SECONDS", "2")
     before = deterministic_body(world)
     world.model.api.script.append(Hang(30))
     eywa = world.eywa()
@@ -248,7 +248,7 @@ def test_a_cli_that_does_not_answer_in_time_is_stopped_and_the_session_retried(
     assert time.monotonic() - started < 20
     assert record.body == before
     status, attempts, error = state(eywa)
-    assert (status, attempts) == ("retry", 1) and "no answer within llm.timeout_seconds (4s)" in error
+    assert (status, attempts) == ("retry", 1) and "no answer within llm.timeout_seconds (2s)" in error
     assert "Claude Code keeps failing" in eywa.last_llm_report.stopped
     leftover = [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p).startswith(str(world.claude.binary))]
     assert leftover == []  # the CLI was killed with its process group
@@ -292,3 +292,29 @@ def test_claude_code_out_of_quota_stops_the_run_and_keeps_the_handoff(world: Wor
     assert record.body == before
     assert eywa.last_llm_report.stopped.startswith("Claude Code is out of quota")
     assert state(eywa)[0] == "pending"
+
+
+def test_backfill_runs_the_cli_in_parallel_up_to_the_limit_within_the_caps(
+        world: World, env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    others = [f"0000c0de-aaaa-4bbb-8ccc-0000000000{n:02x}" for n in (1, 2)]
+    for sid in others:
+        make_session(env["projects"], sid, seeded_secrets())
+    monkeypatch.setenv("EYWA_LLM__CONCURRENCY", "2")
+    world.model.on("# Session 0000c0de-", tool("StructuredOutput", answer()))
+    eywa = world.eywa()
+    eywa.ingest(llm=False)
+    capped = Eywa(load_settings(llm={"tokens_per_run": 1000}))
+    report = capped.llm_pass().run_all(capped.llm_pass().plan_all())
+    assert report.extracted == 0 and report.left == 3 and report.stopped.startswith("spending cap")
+    assert world.sent() == []  # a cap is checked before a CLI is started
+    api = world.model.api
+    api.gate, api.max_in_flight = 2, 0  # the first two requests are held until both are in flight
+    try:
+        llm = eywa.llm_pass()
+        report = llm.run_all(llm.plan_all())
+    finally:
+        api.gate = 0
+    assert report.extracted == 3 and report.backend == "claude-code" and api.max_in_flight == 2
+    assert report.summary().startswith("LLM (claude-code): 3 extracted; 3 requests")
+    again = eywa.llm_pass().plan_all()
+    assert again.candidates == [] and again.unchanged == 3  # the content hash: never sent twice

@@ -480,7 +480,7 @@ def test_backfill_estimates_and_asks_before_sending(sessions: list[str], fake: F
     assert "--yes" in err and fake.message_requests == []
     assert main(["extract", "--all", "--yes", "--progress", "never"]) == 0
     out, _ = capsys.readouterr()
-    assert "LLM: 3 extracted" in out
+    assert "LLM (anthropic): 3 extracted" in out
     assert main(["stats"]) == 0
     out, _ = capsys.readouterr()
     assert "3 handoffs by Claude" in out and "llm usage" in out
