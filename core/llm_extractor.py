@@ -419,7 +419,7 @@ def to_handoff(fields: HandoffFields, *, session_uuid: str, short_id: str, date:
                       substance=fields.substance, status=fields.status)
     if fields.substance:
         handoff.what_happened = fields.what_happened
-        handoff.insights = ([f"**Decided** -- {d}" for d in fields.decisions]
+        handoff.insights = ([f"**Decision** -- {d}" for d in fields.decisions]
                             + [render_insight(i) for i in fields.insights])
         handoff.key_files = [render_key_file(f) for f in fields.key_files] if fields.substance == 2 else []
         handoff.open_threads = fields.open_threads

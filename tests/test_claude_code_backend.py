@@ -168,7 +168,7 @@ def test_claude_code_writes_the_handoff_with_structured_output(world: World) -> 
     record = eywa.extract(SESSION)
     assert record.headline == "Make the quokka exporter flush on close"
     text = record.path.read_text(encoding="utf-8")
-    assert "\nstatus: partial\n" in text and "- **Decided** -- Flushed on close rather than per write" in text
+    assert "\nstatus: partial\n" in text and "- **Decision** -- Flushed on close rather than per write" in text
     assert "- **Buffered writer** -- Nothing reaches disk until close" in text
     assert "- `exporter/flush.py` -- flushes on close" in text and "- Document the flush in the README" in text
     extractor = eywa.store.conn.execute("SELECT extractor FROM handoffs WHERE session_uuid = ?",
