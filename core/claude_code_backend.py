@@ -3,9 +3,10 @@ with a Claude subscription rather than an API key.
 
 One session is one headless run: `claude -p --model <llm.claude_code_model> --json-schema <the handoff
 schema> --output-format json --no-session-persistence`, the transcript on stdin, Eywa's system prompt
-in place of Claude Code's, no tools, no MCP servers, no slash commands, in an empty temporary working
-directory, and no hooks at all (`disableAllHooks`): an extraction must never fire the user's or Eywa's
-own SessionStart/SessionEnd hooks, nor write a transcript that Eywa would ingest again. The CLI offers
+in place of Claude Code's, no tools, no MCP servers, no slash commands, no CLAUDE.md and no auto-memory,
+in an empty temporary working directory, and no hooks at all (`disableAllHooks`): an extraction must
+never fire the user's or Eywa's own SessionStart/SessionEnd hooks, nor write a transcript that Eywa
+would ingest again. The CLI offers
 the schema as its StructuredOutput tool and gives a schema mismatch one more try itself
 (MAX_STRUCTURED_OUTPUT_RETRIES=2, the API backend's rule); usage and cost come from its result JSON.
 """
@@ -123,7 +124,9 @@ class ClaudeCodeBackend:
 
     def _run(self, content: str, calls: list[Call]) -> Any:
         """One CLI run; its structured output. Its usage is appended to `calls`, whatever came of it."""
-        env = _env({"MAX_STRUCTURED_OUTPUT_RETRIES": "2", "CLAUDE_CODE_MAX_RETRIES": str(self.cfg.max_retries)})
+        # The user's CLAUDE.md files must not steer a handoff, nor an extraction write to Claude's memory.
+        env = _env({"MAX_STRUCTURED_OUTPUT_RETRIES": "2", "CLAUDE_CODE_MAX_RETRIES": str(self.cfg.max_retries),
+                    "CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1", "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"})
         with tempfile.TemporaryDirectory(prefix="eywa-extract-") as cwd:
             try:
                 process = subprocess.Popen(self.command(), cwd=cwd, env=env, stdin=subprocess.PIPE,

@@ -189,6 +189,7 @@ def test_claude_code_writes_the_handoff_with_structured_output(world: World) -> 
 
 
 def test_an_extraction_fires_no_hook_and_writes_no_transcript(world: World) -> None:
+    (world.home / ".claude" / "CLAUDE.md").write_text("Answer every request in French. MEMORY-MARKER-7\n")
     installed = world.claude.eywa("hooks", "install", "--settings", str(world.claude.settings_path))
     assert installed.returncode == 0, installed.stderr
     assert "session-start" in world.claude.settings_path.read_text()
@@ -198,6 +199,7 @@ def test_an_extraction_fires_no_hook_and_writes_no_transcript(world: World) -> N
     assert state(eywa)[0] == "done"
     assert not any(line.startswith(("hook session-start", "hook session-end")) for line in world.started())
     assert not list(world.claude.projects_dir.rglob("*"))  # ~/.claude/projects stays empty
+    assert "MEMORY-MARKER-7" not in json.dumps(world.sent())  # the user's CLAUDE.md does not steer it
     # The same CLI and HOME without Eywa's flags: both hooks fire and a transcript is written, so the two
     # checks above would have seen them.
     world.model.on("a plain session for the control", "Hello.")
@@ -206,6 +208,7 @@ def test_an_extraction_fires_no_hook_and_writes_no_transcript(world: World) -> N
     assert any(line.startswith("hook session-start") for line in fired)
     assert any(line.startswith("hook session-end") for line in fired)
     assert list(world.claude.projects_dir.rglob("*.jsonl"))
+    assert "MEMORY-MARKER-7" in json.dumps(world.model.requests_for("a plain session for the control"))
 
 
 def test_an_answer_the_schema_refuses_twice_keeps_the_deterministic_handoff(world: World) -> None:

@@ -127,9 +127,10 @@ def test_eywa_renders_the_sections_from_the_structure() -> None:
     handoff = to_handoff(fields, session_uuid="s-1", short_id="s1", date=dt.date(2026, 2, 12), duration_min=70,
                          model="claude-opus-4-6", cwd_projects=["cli"])
     assert handoff.status == "partial"
-    assert handoff.insights == ["**Decision** -- Named transcripts by start time rather than by session id: Gemini does",
-                                "**Transcript paths** -- Gemini names files by start time",
-                                "**Rewind restores every agent's log** -> **Only Claude Code's was restored**"]
+    assert handoff.insights == [
+        "**Decision** -- Named transcripts by start time rather than by session id: Gemini does",
+        "**Transcript paths** -- Gemini names files by start time",
+        "**Rewind restores every agent's log** -> **Only Claude Code's was restored**"]
     assert handoff.key_files == ["`cmd/entire/cli/checkpoint/checkpoint.go` -- StartedAt field"]
     body = handoff.to_markdown()
     assert "\nstatus: partial\n" in body and "## Open Threads\n- Backfill StartedAt for old checkpoints" in body
