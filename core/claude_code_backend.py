@@ -118,6 +118,8 @@ class ClaudeCodeBackend:
                 calls[-1].outcome = "invalid"
                 return Outcome("invalid", calls, error=f"{error}; on the second try: {exc}")
         except _Failed as failed:
+            if failed.kind == "refused" and calls:
+                calls[-1].outcome = "refused"
             return Outcome(failed.kind, calls, error=failed.message)
         except LLMStop as exc:
             return Outcome("stopped", calls, error=str(exc))
@@ -179,12 +181,16 @@ def _structured_output(result: dict[str, Any]) -> Any:
     said = " ".join(str(e) for e in result.get("errors") or []) or str(result.get("result") or "")
     said = said.strip()[:300] or f"{result.get('subtype')} / {result.get('terminal_reason')}"
     status = result.get("api_error_status")
+    quota = LLMStop(f"Claude Code is out of quota ({said}): the run stops here and the rest waits for a later run")
+    if status == 429:
+        raise quota
     if status in (401, 403) or _SIGNED_OUT_RE.search(said):
         raise LLMStop(f"Claude Code is signed out or its credential is refused ({said}): run `claude` and "
                       f"/login; the deterministic handoffs stay until then")
-    if status == 429 or _QUOTA_RE.search(said):
-        raise LLMStop(f"Claude Code is out of quota ({said}): the run stops here and the rest waits for a "
-                      f"later run")
+    if _QUOTA_RE.search(said):
+        raise quota
+    if result.get("stop_reason") == "refusal":
+        raise _Failed("refused", f"the model declined to summarise this session: {said}")
     if str(result.get("subtype", "")).startswith("error_max") or not result.get("is_error"):
         # The CLI's own second try failed too, or it answered without the structured output.
         raise _Failed("invalid", f"no valid handoff from Claude Code: {said}")

@@ -64,7 +64,8 @@ class World:
     claude: ClaudeCode
     model: ScriptedModel
     probe: Path
-    first_request: int  # the module shares one scripted model: this test's requests come after this one
+    first_request: int
+    secrets: list[str]  # the module shares one scripted model: this test's requests come after this one
 
     def sent(self) -> list[dict]:
         """This test's requests for the session."""
@@ -98,11 +99,12 @@ def world(env: dict[str, Path], tmp_path: Path, scripted_model: ScriptedModel,
                         "EYWA_LLM__MAX_RETRIES": "0", "DISABLE_AUTOUPDATER": "1",
                         "PYTHONPATH": str(probe)}.items():
         monkeypatch.setenv(name, value)
-    make_session(env["projects"], SESSION, seeded_secrets())
+    secret = seeded_secrets()
+    make_session(env["projects"], SESSION, secret)
     eywa = Eywa(load_settings())
     eywa.ingest(llm=False)
     eywa.close()
-    return World(claude, scripted_model, probe, len(scripted_model.requests))
+    return World(claude, scripted_model, probe, len(scripted_model.requests), list(secret.values()))
 
 
 def deterministic_body(world: World) -> str:
@@ -180,6 +182,7 @@ def test_claude_code_writes_the_handoff_with_structured_output(world: World) -> 
     assert [t["name"] for t in request["tools"] if not t["name"].startswith("Deferred")] == ["StructuredOutput"]
     assert "You write handoffs for Eywa" in json.dumps(request["system"])
     assert "[REDACTED:" in json.dumps(request["messages"])  # the redacted markdown is what is sent
+    assert not [value for value in world.secrets if value in json.dumps(request)]
     usage = eywa.stats().llm
     assert usage["requests"] == 1 and usage["usage"]["input_tokens"] > 0 and usage["cost_usd"] > 0
     row = eywa.store.conn.execute("SELECT model, cost_usd FROM llm_usage").fetchone()
