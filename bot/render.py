@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
-from core.api import Digest, HandoffRecord, Stats
+from core.api import Digest, HandoffRecord, Stats, drift_lines
 from core.handoff import format_duration, parse_sections
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
@@ -252,6 +252,10 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     else:
         lines.append("Scheduled ingest: off (only /ingest)")
     lines.append(f"Bad lines skipped: {stats.bad_lines}")
+    drift = getattr(stats, "drift", None) or {}
+    if drift:
+        lines.append("Claude Code versions read (records and fields the reader does not know):")
+        lines.extend(f"  {esc(line)}" for line in drift_lines(drift, clean_limit=3))
     llm = getattr(stats, "llm", None) or {}  # LLM extraction's own figures, when core reports them
     in_use = describe_backend(llm)
     written = ", ".join(f"{name} {n}" for name, n in stats.extractors.items()) or "none yet"

@@ -64,6 +64,32 @@ class Stats:
     index_bytes: int = 0
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/llm_pass.py)
+    drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
+
+
+def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
+    """One line per Claude Code version, newest first: the files read and what in them the reader did not
+    know. Versions with nothing unknown past the newest `clean_limit` are summed in one last line."""
+    lines, clean = [], []
+    for version in sorted(drift, key=_version_key, reverse=True):
+        counts = dict(drift[version])
+        files = counts.pop("files", 0)
+        unknown = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        if not unknown:
+            clean.append(version)
+            if clean_limit is not None and len(clean) > clean_limit:
+                continue
+        listed = ", ".join(f"{name} {n}" for name, n in unknown[:limit]) + \
+            (f", {len(unknown) - limit} more" if len(unknown) > limit else "")
+        lines.append(f"{version}: {files} file{'s' if files != 1 else ''}, "
+                     + (f"unknown: {listed}" if unknown else "nothing unknown"))
+    if clean_limit is not None and len(clean) > clean_limit:
+        lines.append(f"{len(clean) - clean_limit} older versions: nothing unknown")
+    return lines
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else -1 for p in version.replace("-", ".").split("."))
 
 
 @dataclass
@@ -246,6 +272,7 @@ class Eywa:
                 "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"
             ).fetchall()),
             llm=llm_stats(self.store, self.settings, self.llm_choice()),
+            drift=self._reader().drift(),
         )
 
     def vocabulary(self, limit: int = 2000) -> list[str]:

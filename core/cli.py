@@ -236,6 +236,10 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     print(f"dates            {stats.first_date or '-'} .. {stats.last_date or '-'}")
     print(f"source files     {stats.sources} ({stats.sources_skipped} empty or not transcripts)")
     print(f"bad lines        {stats.bad_lines} skipped")
+    from core.api import drift_lines
+
+    for number, line in enumerate(drift_lines(stats.drift)):
+        print(f"{'claude code' if number == 0 else '':<17}{line}")
     if stats.last_ingest_at:
         print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
               f"in {last.get('seconds', 0):.1f}s")

@@ -177,8 +177,10 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
             if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
                 continue
             kind = kind_of_main if source.kind == "main" else source.kind
+            unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
+            unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
             store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
-                             file_stats.bad_lines)
+                             file_stats.bad_lines, version=file_stats.version, unknown=unknown)
 
     if prepared.handoff is None:  # empty, or not a Claude Code transcript
         report.sessions_skipped += 1

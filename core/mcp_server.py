@@ -3,7 +3,11 @@
 Tools:
 - `eywa_get(query?, days_back, max_handoffs, project?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
-  calling session: the one transcript of the server's working directory that is still being written.
+  calling session: the one Claude Code names in the server's environment (CLAUDE_CODE_SESSION_ID, 2.1.332),
+  else the one transcript of the server's working directory that is still being written.
+
+Both return plain text content (no structured output): Claude Code hands the model a structured result as
+its JSON text.
 
 The SDK runs sync tools on worker threads, and a SQLite connection belongs to the thread that opened it,
 so each worker thread gets its own `Eywa` (core/api.py is one-per-thread).
@@ -33,31 +37,37 @@ from core.store import StoreError
 from core.transcript_reader import read_records
 
 ACTIVE_SECONDS = 300  # a transcript written this recently belongs to a session that is still running
+CLAIM_WAIT_SECONDS = 3.0
 _ENCODED_NAME_MAX = 200  # Claude Code shortens longer folder names (and appends a hash)
 
 INSTRUCTIONS = (
     "Eywa is the memory of past Claude Code sessions: a short handoff per session (what happened, "
-    "insights, key files, open threads). Call eywa_get before re-investigating something that earlier "
-    "sessions may have solved, and eywa_extract to save the current session's handoff."
+    "insights, key files, open threads). Call eywa_get to recall earlier work before re-investigating "
+    "something that earlier sessions may have solved, and eywa_extract to save the current session's handoff."
 )
 
-GET_DESCRIPTION = """Recall earlier Claude Code sessions: the handoffs (what happened, insights, key files,
-open threads) of the past sessions that best match `query`, best first.
+# Claude Code defers MCP tools: the model sees only their names until ToolSearch finds them by these words,
+# so each description opens with what the tool is for in the words a user would use.
+GET_DESCRIPTION = """Memory of past Claude Code sessions: search earlier sessions and recall what was done
+before (previous work, history, decisions, fixes). Returns the handoffs (what happened, insights, key
+files, open threads) of the past sessions that best match `query`, best first, as markdown.
 
 Call it when the user refers to earlier work ("like last time", "the rewind bug", "continue where we left
-off"), at the start of a task that continues earlier work, or before re-investigating a problem an earlier
-session may already have solved. Use specific words: project names, components, error messages, file
-names. Without a query it returns the most recent sessions. `days_back` (at least 1) is the recency
-window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it."""
+off", "what did we do yesterday"), at the start of a task that continues earlier work, or before
+re-investigating a problem an earlier session may already have solved. Use specific words: project
+names, components, error messages, file names. Without a query it returns the most recent sessions.
+`days_back` (at least 1) is the recency window, `max_handoffs` 1-5, `project` keeps only projects whose
+name contains it."""
 
-EXTRACT_DESCRIPTION = """Save a session's handoff now: extract (or re-extract) it from its transcript and
-return the handoff (headline, what happened, insights, key files, open threads).
+EXTRACT_DESCRIPTION = """Save this Claude Code session to memory now: write its handoff (headline, what
+happened, insights, key files, open threads) from its transcript so the next session can continue from
+it, and return it as markdown.
 
-Call it when the user asks to save, remember or hand off this session, or after finishing a substantial
-piece of work so the next session can continue from it. Without `session_id` it extracts the calling
-session (the one transcript of this working directory still being written); if several sessions are
-running in the same directory it lists them instead of guessing: call again with the right id. With
-`session_id` (a full id or a unique prefix) it extracts that session."""
+Call it when the user asks to save, remember, note or hand off this session, or after finishing a
+substantial piece of work. Without `session_id` it saves the calling session (the one transcript of this
+working directory still being written); if several sessions are running in the same directory it lists
+them instead of guessing: call again with the right id. With `session_id` (a full id or a unique prefix)
+it saves (or re-extracts) that session."""
 
 
 class AmbiguousSession(LookupError):
@@ -115,10 +125,19 @@ def cwd_transcripts(projects_dir: Path, cwd: str) -> list[Transcript]:
 
 
 def calling_session(projects_dir: Path, cwd: str, *, redact: Callable[[str], str], now: float | None = None,
-                    active_seconds: float = ACTIVE_SECONDS) -> str:
-    """The id of the one session of `cwd` whose transcript is still being written; never a guess."""
-    now = time.time() if now is None else now
+                    active_seconds: float = ACTIVE_SECONDS, claimed: str | None = None) -> str:
+    """The id of the calling session: `claimed` (the CLAUDE_CODE_SESSION_ID Claude Code gives its MCP
+    servers) when a transcript of `cwd` has it, else the one session of `cwd` whose transcript is still
+    being written; never a guess."""
     transcripts = cwd_transcripts(projects_dir, cwd)
+    # The CLI writes its transcript a moment after the turn that calls us: give the claimed one that moment.
+    deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+    while claimed and time.monotonic() < deadline and not any(t.session_id == claimed for t in transcripts):
+        time.sleep(0.05)
+        transcripts = cwd_transcripts(projects_dir, cwd)
+    if claimed and any(t.session_id == claimed for t in transcripts):
+        return claimed
+    now = time.time() if now is None else now
     active = [t for t in transcripts if now - t.mtime <= active_seconds]
     if len(active) == 1:
         return active[0].session_id
@@ -191,7 +210,9 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
     server = _Server("eywa", instructions=INSTRUCTIONS, log_level="WARNING")
     retrieval = settings.retrieval
 
-    @server.tool(name="eywa_get", description=GET_DESCRIPTION)
+    # structured_output=False: a `str` return would be sent as {"result": ...}, which Claude Code hands the
+    # model as that JSON text (escaped newlines) instead of the markdown.
+    @server.tool(name="eywa_get", description=GET_DESCRIPTION, structured_output=False)
     def eywa_get(
         query: Annotated[str | None, Field(description="words to look for; empty: the most recent sessions")] = None,
         days_back: Annotated[int, Field(ge=1, description="recency window in days, at least 1")] = retrieval.days_back,
@@ -205,14 +226,15 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
             raise failing(exc) from exc
         return format_handoffs(records)
 
-    @server.tool(name="eywa_extract", description=EXTRACT_DESCRIPTION)
+    @server.tool(name="eywa_extract", description=EXTRACT_DESCRIPTION, structured_output=False)
     def eywa_extract(
         session_id: Annotated[str | None, Field(description="full id or unique prefix; empty: this session")] = None,
     ) -> str:
         try:
             target = session_id.strip() if session_id and session_id.strip() else \
                 calling_session(settings.projects_dir, caller_cwd,
-                                redact=Redactor(settings.redaction.extra_patterns).redact)
+                                redact=Redactor(settings.redaction.extra_patterns).redact,
+                                claimed=os.environ.get("CLAUDE_CODE_SESSION_ID"))
             record = eywa().extract(target)
             return _handoff_text(record)
         except (NotFound, AmbiguousId, AmbiguousSession, StoreError, IngestError, OSError) as exc:

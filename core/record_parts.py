@@ -90,6 +90,7 @@ class _Record(TypedDict, total=False):
 
 
 _decode = msgspec.json.Decoder(_Record).decode
+_decode_names = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode  # keys only: values stay undecoded
 _DIGIT = bytes(range(48, 58))
 
 
@@ -100,6 +101,14 @@ def decode_parts(line: bytes) -> dict:
     if limit and len(line) > limit and _may_hold_digits(line, limit + 1):
         raise ValueError("a run of digits too long for a whole number")
     return _decode(line)
+
+
+def field_names(line: bytes) -> list[str]:
+    """The top-level field names of a line `decode_parts` read (none if it is not an object after all)."""
+    try:
+        return list(_decode_names(line))
+    except (msgspec.DecodeError, RecursionError):
+        return []
 
 
 def _may_hold_digits(line: bytes, run: int) -> bool:

@@ -1,6 +1,7 @@
 """Turns transcript records into a normalized `Session`, redacting every text on the way in.
 
-Knows the record types of TRANSCRIPTS.md; anything else passes through harmlessly (counted by type).
+Knows the record types and fields of core/record_catalogue.py; anything else passes through harmlessly,
+counted by type, and by field in each file's first FIELD_SAMPLE records of a type, per CLI version.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from core.record_parts import decode_parts, part_value
+from core.record_catalogue import KNOWN_FIELDS, KNOWN_TYPES
+from core.record_parts import decode_parts, field_names, part_value
 from core.session import Event, Session, SubagentRun, ToolCall
 from core.transcript_reader import ReadStats, read_records
 
@@ -23,6 +25,9 @@ INPUT_KEEP = 600  # characters of each string in a tool input
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
+# Records of each type whose field names are checked, per file: new versions add fields to every record of
+# a type, and reading every line's keys costs ingest ~5% (most files are short: 25 a type was most lines).
+FIELD_SAMPLE = 5
 
 INTERRUPT_PREFIX = "[Request interrupted by user"
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use"
@@ -42,13 +47,6 @@ _TAG_RE = re.compile(r"<(command-name|command-message|command-args|local-command
 _DROP_TAGS_RE = re.compile(r"<(system-reminder|local-command-caveat|ide_opened_file|ide_selection)>.*?</\1>",
                            re.DOTALL)
 _WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "create_file"}
-KNOWN_TYPES = {
-    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
-    "attachment", "permission-mode", "last-prompt", "pr-link", "custom-title", "ai-title", "agent-name",
-    "agent-color", "result",
-    # 2.1.332's request and cost bookkeeping (docs/transcripts.md): read past, nothing a handoff needs.
-    "api-request", "api-request-blob", "api-request-shape", "tools-used", "atis-latch", "cost-state", "mode",
-}
 
 
 def parse_time(value: object) -> dt.datetime | None:
@@ -403,6 +401,28 @@ class _Builder:
                 self.s.subagents.append(run)
 
 
+class _FieldCensus:
+    """The line decoder of one file that also notes its CLI version and the fields it does not know."""
+
+    def __init__(self, stats: ReadStats) -> None:
+        self.stats = stats
+        self.sampled: dict[str, int] = {}
+
+    def decode(self, line: bytes) -> dict:
+        parts = decode_parts(line)
+        kind, version = parts.get("type"), parts.get("version")
+        if isinstance(version, str) and version:
+            self.stats.version = version[:40]
+        known = KNOWN_FIELDS.get(kind) if isinstance(kind, str) else None
+        if known is not None and self.sampled.get(kind, 0) < FIELD_SAMPLE:
+            self.sampled[kind] = self.sampled.get(kind, 0) + 1
+            for name in field_names(line):
+                if name not in known:
+                    key = f"{kind}.{name[:60]}"
+                    self.stats.unknown_fields[key] = self.stats.unknown_fields.get(key, 0) + 1
+        return parts
+
+
 def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, source: str,
                    meta: dict | None = None,
                    on_record: Callable[[dict], None] | None = None) -> SubagentRun | None:
@@ -460,7 +480,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         file_stats = ReadStats()
         stats[str(path)] = file_stats
         try:
-            for record in read_records(path, file_stats, decode_parts):
+            for record in read_records(path, file_stats, _FieldCensus(file_stats).decode):
                 builder.add(record)
         except OSError:
             del stats[str(path)]  # vanished: no statistics, so ingest looks at it again next time
@@ -474,8 +494,8 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         # An orphan has no main file: its subagents are all that tells where and when it ran.
         on_record = builder.note_context if session.orphan else None
         try:
-            run = build_subagent(read_records(path, file_stats, decode_parts), redact, agent_id=agent_id, source=layout,
-                                 meta=meta, on_record=on_record)
+            run = build_subagent(read_records(path, file_stats, _FieldCensus(file_stats).decode), redact,
+                                 agent_id=agent_id, source=layout, meta=meta, on_record=on_record)
         except OSError:
             del stats[str(path)]
             continue

@@ -40,6 +40,13 @@ CREATE TABLE IF NOT EXISTS sources(
     bad_lines INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS sources_session ON sources(session_uuid);
+-- What the transcript reader did not know in each source file (kind 'type' or 'field'; one 'file' row a
+-- file), by the file's Claude Code version: `eywa stats` and the bot's /status show the sums. Files read
+-- before it existed have no rows until they change.
+CREATE TABLE IF NOT EXISTS source_drift(
+    path TEXT NOT NULL, version TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL,
+    PRIMARY KEY(path, kind, name)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS handoffs(
     session_uuid TEXT PRIMARY KEY,
     short_id TEXT NOT NULL,
@@ -229,12 +236,27 @@ class Store:
         return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def put_source(self, path: str, size: int, mtime_ns: int, session_uuid: str | None, kind: str,
-                   bad_lines: int) -> None:
+                   bad_lines: int, *, version: str = "", unknown: dict[tuple[str, str], int] | None = None) -> None:
+        """`unknown`: (kind 'type' or 'field', name) -> count, what the reader did not know in the file."""
         self.conn.execute(
             "INSERT OR REPLACE INTO sources(path, size, mtime_ns, session_uuid, kind, bad_lines)"
             " VALUES(?, ?, ?, ?, ?, ?)",
             (path, size, mtime_ns, session_uuid, kind, bad_lines),
         )
+        self.conn.execute("DELETE FROM source_drift WHERE path = ?", (path,))
+        self.conn.executemany("INSERT INTO source_drift(path, version, kind, name, count) VALUES(?, ?, ?, ?, ?)",
+                              [(path, version, k, name, n) for (k, name), n in
+                               {("file", ""): 1, **(unknown or {})}.items()])
+
+    def drift(self) -> dict[str, dict[str, int]]:
+        """Claude Code version -> {"files": files read, "type NAME" | "field TYPE.NAME": records} over every
+        source file."""
+        found: dict[str, dict[str, int]] = {}
+        rows = self.conn.execute("SELECT version, kind, name, SUM(count) FROM source_drift"
+                                 " GROUP BY version, kind, name ORDER BY version, kind, name")
+        for version, kind, name, count in rows:
+            found.setdefault(version or "no version", {})["files" if kind == "file" else f"{kind} {name}"] = count
+        return found
 
     # -- handoffs ---------------------------------------------------------------------------------
     def put_handoff(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",

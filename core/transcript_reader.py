@@ -38,6 +38,8 @@ class ReadStats:
     oversized: int = 0
     bytes_read: int = 0
     unknown_types: dict[str, int] = field(default_factory=dict)
+    unknown_fields: dict[str, int] = field(default_factory=dict)  # "type.field" -> records (core/session_builder.py)
+    version: str = ""  # the Claude Code version that wrote the file (its last record's `version`)
 
     @property
     def bad_lines(self) -> int:

@@ -9,7 +9,8 @@ conversations (a background subagent beside its parent) and resumed sessions are
 
 `ClaudeCode` runs the pinned CLI (`tests.tools.agent_cli("claude")`) in a throwaway HOME against the model,
 with the environment that keeps it on loopback; `eywa` on its PATH is this checkout's, its data directory
-and projects folder inside that HOME. Nothing touches the real ~/.claude or ~/.eywa.
+and projects folder inside that HOME, its LLM extraction off (`eywa_settings`). Nothing touches the real
+~/.claude or ~/.eywa.
 """
 
 from __future__ import annotations
@@ -171,6 +172,9 @@ class ClaudeCode:
             folder.mkdir(parents=True, exist_ok=True)
         self.projects_dir = self.home / ".claude" / "projects"
         self.settings_path = self.home / ".claude" / "settings.json"
+        # Eywa's own settings for the hooks, the MCP server and `eywa`: deterministic handoffs (the CLI's
+        # ANTHROPIC_API_KEY would otherwise send Eywa's extractions to the scripted model too).
+        self.eywa_settings: dict[str, str] = {"EYWA_LLM__ENABLED": "false"}
 
     @property
     def env(self) -> dict[str, str]:
@@ -181,7 +185,7 @@ class ClaudeCode:
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                 "DISABLE_AUTOUPDATER": "1", "EYWA_DATA_DIR": str(self.data_dir),
-                "EYWA_PROJECTS_DIR": str(self.projects_dir)}
+                "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 
     def command(self, prompt: str | None, *args: str, resume: str | None = None,
                 allowed_tools: str = "Write Edit Read Bash Agent") -> list[str]:
