@@ -24,6 +24,7 @@ from core.llm_backend import choose_backend
 from core.llm_cli import stats_lines
 
 from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool, tool_results
+from .conftest import ROOT
 from .fake_anthropic import Fail, Hang
 from .test_llm_extraction import make_session, seeded_secrets
 
@@ -196,20 +197,25 @@ def test_an_extraction_fires_no_hook_and_writes_no_transcript(world: World) -> N
     installed = world.claude.eywa("hooks", "install", "--settings", str(world.claude.settings_path))
     assert installed.returncode == 0, installed.stderr
     assert "session-start" in world.claude.settings_path.read_text()
+    for command in (("plugin", "marketplace", "add", str(ROOT / "claude_code_plugin")),
+                    ("plugin", "install", "eywa@eywa")):  # Eywa's plugin too, with hooks of its own
+        done = world.claude.cli(*command)
+        assert done.returncode == 0, done.stderr + done.stdout
     world.model.on(MARKER, tool("StructuredOutput", answer()))
+    before = world.started()
     eywa = world.eywa()
     eywa.extract(SESSION)
     assert state(eywa)[0] == "done"
-    assert not any(line.startswith(("hook session-start", "hook session-end")) for line in world.started())
+    assert world.started() == before  # no Eywa process at all: no hook, no MCP server
     assert not list(world.claude.projects_dir.rglob("*"))  # ~/.claude/projects stays empty
     assert "MEMORY-MARKER-7" not in json.dumps(world.sent())  # the user's CLAUDE.md does not steer it
     # The same CLI and HOME without Eywa's flags: both hooks fire and a transcript is written, so the two
     # checks above would have seen them.
     world.model.on("a plain session for the control", "Hello.")
     world.claude.run("a plain session for the control", env={"PYTHONPATH": str(world.probe)})
-    fired = world.started()
-    assert any(line.startswith("hook session-start") for line in fired)
-    assert any(line.startswith("hook session-end") for line in fired)
+    fired = world.started()[len(before):]
+    assert sum(line.startswith("hook session-start") for line in fired) == 2  # the settings' and the plugin's
+    assert sum(line.startswith("hook session-end") for line in fired) == 2
     assert list(world.claude.projects_dir.rglob("*.jsonl"))
     assert "MEMORY-MARKER-7" in json.dumps(world.model.requests_for("a plain session for the control"))
 
