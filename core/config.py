@@ -89,6 +89,7 @@ class LLMSettings(_Section):
     auto takes an API key (this or ANTHROPIC_API_KEY), else a signed-in Claude Code CLI, else none."""
 
     backend: Literal["auto", "anthropic", "claude-code", "deterministic"] = "auto"
+    enabled: bool = True  # older config files' switch: false is backend deterministic
     api_key: SecretStr = SecretStr("")  # "": ANTHROPIC_API_KEY from the environment
     base_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # "": ANTHROPIC_BASE_URL, else the API
     # The cheapest current model in anthropic 2.14's model list (see README on model choice).

@@ -89,6 +89,8 @@ def choose_backend(settings: Settings) -> Choice:
     wanted = settings.llm.backend
     if wanted == "deterministic":
         return Choice("deterministic", "llm.backend is deterministic")
+    if not settings.llm.enabled:
+        return Choice("deterministic", "llm.enabled is false")
     if api_key(settings) and wanted in ("auto", "anthropic"):
         return Choice("anthropic", f"the Anthropic API with an API key, model {settings.llm.model}")
     if wanted == "anthropic":

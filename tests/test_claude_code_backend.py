@@ -130,6 +130,7 @@ def test_auto_takes_the_api_key_when_one_is_set(world: World, monkeypatch: pytes
     assert choice.backend == "anthropic" and "API key" in choice.reason  # Claude Code is signed in, too
     assert choose_backend(load_settings(llm={"backend": "claude-code"})).backend == "claude-code"
     assert choose_backend(load_settings(llm={"backend": "deterministic"})).backend == "deterministic"
+    assert choose_backend(load_settings(llm={"enabled": False})).backend == "deterministic"  # older configs
 
 
 def test_auto_takes_a_signed_in_claude_code_without_a_key(world: World, caplog: pytest.LogCaptureFixture) -> None:
