@@ -148,7 +148,8 @@ class EywaBot:
         except Exception:  # a menu is a convenience: never a reason not to start
             log.warning("could not set the command menu", exc_info=True)
         self.rebuild_schedules()
-        await asyncio.to_thread(self.eywa.llm_choice)  # logs which LLM backend extracts, and why
+        choice = await asyncio.to_thread(self.eywa.llm_choice)
+        log.info("LLM extraction: %s (%s)", choice.backend, choice.reason)
         log.info("eywa-bot @%s is running", app.bot.username)
 
     async def post_shutdown(self, app: Application) -> None:

@@ -162,13 +162,13 @@ class Eywa:
 
     def llm_choice(self) -> Choice:
         """Which LLM backend extracts, and why (core/llm_backend.py); asked again after a minute, so a
-        long-running bot sees a sign-in or a new key. A new choice is logged."""
+        long-running bot sees a sign-in or a new key. A change is logged (the bot logs the first at start)."""
         from core.llm_backend import choose_backend
 
         if self._llm_choice is None or time.monotonic() - self._llm_choice[0] > 60:
             choice = choose_backend(self.settings)
-            if self._llm_choice is None or self._llm_choice[1] != choice:
-                log.info("LLM extraction: %s (%s)", choice.backend, choice.reason)
+            if self._llm_choice is not None and self._llm_choice[1] != choice:
+                log.info("LLM extraction is now %s (%s)", choice.backend, choice.reason)
             self._llm_choice = (time.monotonic(), choice)
         return self._llm_choice[1]
 

@@ -138,10 +138,12 @@ def test_auto_takes_a_signed_in_claude_code_without_a_key(world: World, caplog: 
     assert choice.backend == "claude-code" and choice.cli == str(world.claude.binary)
     assert "signed in with a Claude subscription (max)" in choice.reason
     eywa = world.eywa()
+    stats = eywa.stats()
+    (world.home / ".claude" / ".credentials.json").unlink()
+    eywa._llm_choice = (time.monotonic() - 61, eywa.llm_choice())  # a minute later, signed out
     with caplog.at_level(logging.INFO, logger="eywa"):
-        stats = eywa.stats()
-    assert "LLM extraction: claude-code (Claude Code (signed in with a Claude subscription (max)), model haiku)" \
-        in caplog.text
+        assert eywa.llm_choice().backend == "deterministic"
+    assert "LLM extraction is now deterministic (no API key and Claude Code is not signed in" in caplog.text
     lines = stats_lines(stats.llm)
     assert lines[0].startswith("llm extraction   claude-code, model haiku")
     assert any(line.startswith("llm backend      llm.backend auto: Claude Code (signed in") for line in lines)
