@@ -102,21 +102,19 @@ class ClaudeCodeBackend:
 
     def extract(self, content: str) -> Outcome:
         calls: list[Call] = []
+        errors: list[str] = []
+        note = ""
         try:
-            first = self._run(content, calls)
-            try:
-                return Outcome("ok", calls, fields=read_fields(first), model=calls[-1].model)
-            except InvalidAnswer as exc:
-                calls[-1].outcome = "invalid"
-                error = str(exc)
-            # The schema passed the CLI's check but not Eywa's: one more run, told what was wrong.
-            again = self._run(f"{content}\n\nA handoff given for this session before was not accepted: {error}. "
-                              f"Give the complete handoff again, every field valid.", calls)
-            try:
-                return Outcome("ok", calls, fields=read_fields(again), model=calls[-1].model)
-            except InvalidAnswer as exc:
-                calls[-1].outcome = "invalid"
-                return Outcome("invalid", calls, error=f"{error}; on the second try: {exc}")
+            for _ in range(2):  # an answer the CLI's schema check passed but Eywa refused: one more run, told why
+                answer = self._run(content + note, calls)
+                try:
+                    return Outcome("ok", calls, fields=read_fields(answer), model=calls[-1].model)
+                except InvalidAnswer as exc:
+                    calls[-1].outcome = "invalid"
+                    errors.append(str(exc))
+                    note = (f"\n\nA handoff given for this session before was not accepted: {exc}. Give the "
+                            f"complete handoff again, every field valid.")
+            return Outcome("invalid", calls, error="; on the second try: ".join(errors))
         except _Failed as failed:
             if failed.kind == "refused" and calls:
                 calls[-1].outcome = "refused"
