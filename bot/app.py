@@ -151,6 +151,8 @@ class EywaBot:
         except Exception:  # a menu is a convenience: never a reason not to start
             log.warning("could not set the command menu", exc_info=True)
         self.rebuild_schedules()
+        choice = await asyncio.to_thread(self.eywa.llm_choice)
+        log.info("LLM extraction: %s (%s)", choice.backend, choice.reason)
         log.info("eywa-bot @%s is running", app.bot.username)
 
     async def post_shutdown(self, app: Application) -> None:

@@ -61,7 +61,7 @@ def configure_logging(level: str, secrets: Iterable[str], stream: object = None)
 
 def log_secrets(settings: Settings) -> list[str]:
     """What the log must never show: the bot token, and the API keys (Anthropic, voice) when set."""
-    from core.llm_pass import api_key
+    from core.llm_backend import api_key
 
     keys = [settings.telegram.token.get_secret_value(), api_key(settings),
             settings.voice.openai_api_key.get_secret_value()]

@@ -259,11 +259,20 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     if stats.agents:
         lines.append("Sessions by agent: " + esc(", ".join(f"{name} {n}" for name, n in stats.agents.items())))
     llm = getattr(stats, "llm", None) or {}  # LLM extraction's own figures, when core reports them
-    in_use = f"LLM {llm.get('model', '')}".strip() if llm.get("active") else "deterministic"
+    in_use = describe_backend(llm)
     written = ", ".join(f"{name} {n}" for name, n in stats.extractors.items()) or "none yet"
     lines.append(f"Extractor in use: {esc(in_use)} (handoffs written by: {esc(written)})")
+    if llm.get("backend_reason"):
+        lines.append(f"LLM backend (llm.backend {esc(llm.get('wanted', 'auto'))}): {esc(llm['backend_reason'])}")
     lines.append(f"Daily digest here: {digest_time + ' ' + zone.key if digest_time else 'off'}")
     return "\n".join(lines)
+
+
+def describe_backend(llm: dict) -> str:
+    """Which extractor writes new handoffs: the LLM backend and its model, or deterministic and why."""
+    names = {"anthropic": "the Anthropic API", "claude-code": "Claude Code"}
+    backend = llm.get("backend", "deterministic")
+    return f"{names[backend]}, {llm.get('model', '')}".rstrip(", ") if backend in names else "deterministic"
 
 
 HELP = "\n".join([

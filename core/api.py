@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,10 @@ from core.store import Store, StoreError
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
     from core.claude_sessions import BackgroundSession
+    from core.llm_backend import Choice
     from core.llm_pass import LLMPass, LLMReport
+
+log = logging.getLogger("eywa")
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
 __all__ = ["MAX_QUERY_CHARS", "AmbiguousId", "Digest", "Eywa", "HandoffRecord", "NotFound", "Stats",
@@ -106,6 +111,7 @@ class Eywa:
         self.last_llm_report: LLMReport | None = None  # this instance's last LLM pass, if any
         self.llm_options: dict = {}  # passed to every LLMPass (tests give `sleep` here)
         self._vocabulary: tuple[tuple[int, int, int], list[str]] | None = None  # (index state, limit), terms
+        self._llm_choice: tuple[float, Choice] | None = None  # (when, what `llm.backend` chose)
 
     @property
     def store(self) -> Store:
@@ -140,10 +146,9 @@ class Eywa:
     # -- the API ------------------------------------------------------------------------------------
     def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
                force: frozenset[str] = frozenset(), llm: bool = True) -> IngestReport:
-        """Ingest new and changed transcripts; then, with an Anthropic key, the LLM pass over settled
-        sessions (`llm=False` skips it). An LLM pass that must stop never fails the ingest: its report,
-        with the reason, is `last_llm_report`."""
-        from core.llm_pass import llm_active
+        """Ingest new and changed transcripts; then, with an LLM backend (`llm_choice`), the LLM pass over
+        settled sessions (`llm=False` skips it). An LLM pass that must stop never fails the ingest: its
+        report, with the reason, is `last_llm_report`."""
         from core.pending import read_marks
         from core.redaction import Redactor
 
@@ -154,15 +159,27 @@ class Eywa:
         with self._writing():
             report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
                             progress=progress, only=only, force=force)
-            if llm and llm_active(self.settings):
+            if llm and self.llm_choice().active:
                 self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
         return report
+
+    def llm_choice(self) -> Choice:
+        """Which LLM backend extracts, and why (core/llm_backend.py); asked again after a minute, so a
+        long-running bot sees a sign-in or a new key. A change is logged (the bot logs the first at start)."""
+        from core.llm_backend import choose_backend
+
+        if self._llm_choice is None or time.monotonic() - self._llm_choice[0] > 60:
+            choice = choose_backend(self.settings)
+            if self._llm_choice is not None and self._llm_choice[1] != choice:
+                log.info("LLM extraction is now %s (%s)", choice.backend, choice.reason)
+            self._llm_choice = (time.monotonic(), choice)
+        return self._llm_choice[1]
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
         from core.llm_pass import LLMPass
 
-        return LLMPass(self.store, self.settings, **self.llm_options)
+        return LLMPass(self.store, self.settings, choice=self.llm_choice(), **self.llm_options)
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
@@ -182,9 +199,7 @@ class Eywa:
         report = self.ingest(only={matches[0]}, force=frozenset({matches[0]}), llm=False)
         if not report.updated:
             raise NotFound(f"session {matches[0]} holds no Claude Code conversation to extract")
-        from core.llm_pass import llm_active
-
-        if llm_active(self.settings):
+        if self.llm_choice().active:
             # Settled or not (the user asked); unchanged content is not sent again. The outcome, a fallback
             # to the deterministic handoff included, is in `last_llm_report`.
             self.last_llm_report = self.llm_pass().extract_one(matches[0])
@@ -307,7 +322,7 @@ class Eywa:
             extractors=dict(conn.execute(
                 "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"
             ).fetchall()),
-            llm=llm_stats(self.store, self.settings),
+            llm=llm_stats(self.store, self.settings, self.llm_choice()),
             drift=self._reader().drift(),
             agents=dict(conn.execute(
                 "SELECT agent, COUNT(*) FROM handoffs WHERE substance > 0 GROUP BY agent ORDER BY 2 DESC, 1"

@@ -112,9 +112,11 @@ class VoiceSettings(_Section):
 
 
 class LLMSettings(_Section):
-    """LLM handoff extraction (core/llm_pass.py); active only with an API key (this or ANTHROPIC_API_KEY)."""
+    """LLM handoff extraction (core/llm_pass.py) through the backend `backend` names (core/llm_backend.py):
+    auto takes an API key (this or ANTHROPIC_API_KEY), else a signed-in Claude Code CLI, else none."""
 
-    enabled: bool = True
+    backend: Literal["auto", "anthropic", "claude-code", "deterministic"] = "auto"
+    enabled: bool = True  # older config files' switch: false is backend deterministic
     api_key: SecretStr = SecretStr("")  # "": ANTHROPIC_API_KEY from the environment
     base_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # "": ANTHROPIC_BASE_URL, else the API
     # The cheapest current model in anthropic 2.14's model list (see README on model choice).
@@ -132,6 +134,9 @@ class LLMSettings(_Section):
     backoff_base_seconds: float = Field(default=1.0, ge=0)
     max_wait_seconds: float = Field(default=300, ge=0)
     batch_poll_seconds: float = Field(default=60, ge=0)
+    claude_code_command: str = Field(default="claude", min_length=1)  # the CLI: a name on PATH or a path
+    # The CLI's alias for the current Haiku, the cheapest current model.
+    claude_code_model: str = Field(default="haiku", min_length=1)
 
 
 # The YAML mapping for the settings being built; a ContextVar because `settings_customise_sources`

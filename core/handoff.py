@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from core.durations import format_duration
 
-__all__ = ["Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff", "parse_sections",
-           "parse_duration", "render_body", "split_front_matter"]
+__all__ = ["STATUSES", "Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff",
+           "parse_sections", "parse_duration", "render_body", "split_front_matter"]
 
 SECTION_TITLES = {
     "what_happened": "What Happened",
@@ -28,6 +28,8 @@ SECTION_TITLES = {
 }
 NO_WORK_BODY = "No meaningful work."
 NO_OPEN_THREADS = "None."
+# Where the session left its work (front matter `status`, optional: the original's files have none).
+STATUSES = ("done", "partial", "abandoned", "exploratory")
 _DURATION_RE = re.compile(r"(?:(\d+)\s*h)?\s*(?:(\d+)\s*m(?:in)?)?", re.IGNORECASE)
 
 
@@ -60,6 +62,7 @@ class Handoff(BaseModel):
     key_files: list[str] = Field(default_factory=list)
     open_threads: list[str] = Field(default_factory=list)
     agent: str = "claude-code"  # which agent's session it is (core/sources); the original's files are Claude Code's
+    status: str | None = None  # one of STATUSES; None when unknown (an imported original)
     # Body as read from a file (imported originals keep their own wording); rendered from sections if None.
     raw_body: str | None = None
 
@@ -71,6 +74,13 @@ class Handoff(BaseModel):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return [str(item) for item in value] if isinstance(value, list) else value
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _known_status(cls, value: object) -> object:
+        """A status outside STATUSES (any case, stray spaces or period) is read as unknown, never refused."""
+        text = str(value or "").strip().strip(".").lower()
+        return text if text in STATUSES else None
 
     @property
     def duration_minutes(self) -> int:
@@ -91,6 +101,7 @@ class Handoff(BaseModel):
             "projects": self.projects,
             "keywords": self.keywords,
             "substance": self.substance,
+            **({"status": self.status} if self.status else {}),
             "agent": self.agent,
         }
 
@@ -210,6 +221,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
         keywords=meta.get("keywords") or [],
         substance=int(meta.get("substance", 1) or 0),
         agent=str(meta.get("agent") or "claude-code"),
+        status=meta.get("status"),
         raw_body=body,
         **sections,
     )

@@ -22,8 +22,6 @@ def report_notes(report: Any, out: TextIO | None = None) -> None:
 
 
 def cmd_extract(eywa: Any, args: Any) -> int:
-    from core.llm_pass import llm_active
-
     if args.all:
         return _extract_all(eywa, args)
     if not args.id:
@@ -39,25 +37,26 @@ def cmd_extract(eywa: Any, args: Any) -> int:
         outcome = report.outcomes.get(record.session_uuid)
         if outcome:
             print(f"eywa: {record.session_uuid}: {outcome}", file=sys.stderr)
-    elif not llm_active(eywa.settings):
-        print("eywa: no Anthropic API key (ANTHROPIC_API_KEY or llm.api_key): extracted deterministically",
-              file=sys.stderr)
+    elif not eywa.llm_choice().active:
+        print(f"eywa: extracted deterministically: {eywa.llm_choice().reason}", file=sys.stderr)
     sys.stdout.write(record.body.rstrip("\n") + "\n")
     return 1 if report is not None and report.stopped else 0
 
 
 def _extract_all(eywa: Any, args: Any) -> int:
     from core.llm_client import LLMStop
-    from core.llm_pass import llm_active
 
-    if not llm_active(eywa.settings):
-        print("eywa: LLM extraction needs an Anthropic API key: set ANTHROPIC_API_KEY or llm.api_key "
-              "(and llm.enabled: true)", file=sys.stderr)
+    choice = eywa.llm_choice()
+    if not choice.active:
+        print(f"eywa: LLM extraction needs an Anthropic API key (ANTHROPIC_API_KEY or llm.api_key) or a signed-in "
+              f"Claude Code CLI: {choice.reason}", file=sys.stderr)
         return 1
     llm = eywa.llm_pass()
     mode = args.progress or eywa.settings.ingest.show_progress
     try:
-        llm.client()  # the model check: a deprecated model is named before anything is spent
+        llm.start()  # the model or sign-in check: a deprecated model is named before anything is spent
+        if args.batch:
+            llm.batch_backend()
     except LLMStop as exc:
         print(f"eywa: {exc}", file=sys.stderr)
         return 1
@@ -91,11 +90,13 @@ def stats_lines(llm: dict[str, Any]) -> list[str]:
     """The `eywa stats` lines about LLM extraction."""
     if not llm:
         return []
-    status = "on" if llm.get("active") else "off (no API key)"
+    status = f"{llm.get('backend')}, model {llm.get('model')}" if llm.get("active") else "off"
     states = llm.get("states", {})
     waiting = ", ".join(f"{n} {s}" for s, n in sorted(states.items()) if s != "done")
-    lines = [f"llm extraction   {status}, model {llm.get('model')}: {llm.get('extracted', 0)} handoffs by Claude"
+    lines = [f"llm extraction   {status}: {llm.get('extracted', 0)} handoffs by Claude"
              + (f" ({waiting})" if waiting else "")]
+    if llm.get("backend_reason"):
+        lines.append(f"llm backend      llm.backend {llm.get('wanted', 'auto')}: {llm['backend_reason']}")
     usage = llm.get("usage")
     if usage:
         cost = llm.get("cost_usd")

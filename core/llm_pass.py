@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -31,28 +30,17 @@ import orjson
 
 from core.config import Settings, now
 from core.handoff import atomic_write, handoff_relpath
-from core.llm_client import (
-    Answer,
-    LLMClient,
-    LLMStop,
-    RequestRejected,
-    TransientFailure,
-    Usage,
-    cost_usd,
-)
+from core.llm_anthropic import AnthropicBackend
+from core.llm_backend import Backend, Call, Choice, Outcome, choose_backend, open_backend
+from core.llm_client import LLMStop, RequestRejected, TransientFailure, Usage, cost_usd
 from core.llm_extractor import (
     SYSTEM_PROMPT,
     HandoffFields,
-    InvalidAnswer,
-    Refused,
+    answer_schema,
     budget_markdown,
-    build_params,
     content_hash,
     estimate_tokens,
-    parse_answer,
-    retry_params,
     to_handoff,
-    tool_definition,
     user_content,
 )
 from core.store import Store
@@ -89,7 +77,8 @@ CREATE TABLE IF NOT EXISTS llm_usage(
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     cache_creation_input_tokens INTEGER NOT NULL,
-    cache_read_input_tokens INTEGER NOT NULL
+    cache_read_input_tokens INTEGER NOT NULL,
+    cost_usd REAL
 );
 CREATE INDEX IF NOT EXISTS llm_usage_day ON llm_usage(day);
 CREATE TABLE IF NOT EXISTS llm_batches(
@@ -101,36 +90,14 @@ CREATE TABLE IF NOT EXISTS llm_batches(
 """
 
 
-def api_key(settings: Settings) -> str:
-    """The configured key, else ANTHROPIC_API_KEY; "" when there is none."""
-    return settings.llm.api_key.get_secret_value().strip() or os.environ.get("ANTHROPIC_API_KEY", "").strip()
-
-
-def llm_active(settings: Settings) -> bool:
-    return settings.llm.enabled and bool(api_key(settings))
-
-
 def ensure_tables(store: Store) -> None:
     with store.transaction():
         for statement in _SCHEMA.split(";\n"):
             if statement.strip():
                 store.conn.execute(statement)
-
-
-@dataclass
-class Call:
-    usage: Usage
-    outcome: str  # ok | invalid | refused
-    mode: str = "sync"  # sync | batch
-
-
-@dataclass
-class Outcome:
-    kind: str  # ok | invalid | refused | rejected | transient | stopped | requeue
-    calls: list[Call] = field(default_factory=list)
-    fields: HandoffFields | None = None
-    error: str = ""
-    model: str = ""
+        columns = {row[1] for row in store.conn.execute("PRAGMA table_info(llm_usage)")}
+        if "cost_usd" not in columns:  # an index from before the claude-code backend: its rows are priced
+            store.conn.execute("ALTER TABLE llm_usage ADD COLUMN cost_usd REAL")
 
 
 @dataclass
@@ -149,13 +116,14 @@ class Candidate:
     newest_mtime_ns: int
     markdown: str
     hash: str
-    params: dict[str, Any]
+    content: str  # the prompt: the budgeted transcript and its hints
     est_input: int
 
 
 @dataclass
 class LLMReport:
     mode: str
+    backend: str = ""  # anthropic | claude-code: which wrote (or would have written) the handoffs
     extracted: int = 0
     restored: int = 0  # unchanged sessions whose stored Claude handoff was put back, with no request
     unchanged: int = 0  # already extracted from the same content
@@ -171,7 +139,7 @@ class LLMReport:
 
     def summary(self) -> str:
         cost = f", about ${self.cost_usd:.4f}" if self.cost_usd else ""
-        parts = [f"LLM: {self.extracted} extracted"]
+        parts = [f"LLM{f' ({self.backend})' if self.backend else ''}: {self.extracted} extracted"]
         for count, label in ((self.restored, "restored unchanged"), (self.unchanged, "unchanged"),
                              (self.fallbacks, "kept deterministic"), (self.waiting, "not settled yet"),
                              (self.left, "left for a later run")):
@@ -260,35 +228,27 @@ class _Budget:
 class LLMPass:
     """One run of LLM extraction over one store (main thread only; requests go out on worker threads)."""
 
-    def __init__(self, store: Store, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store, settings: Settings, *, choice: Choice | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
         self.cfg = settings.llm
         self._sleep = sleep
         self._clock = clock
-        self._client: LLMClient | None = None
+        self.choice = choice or choose_backend(settings)
+        self.backend: Backend = open_backend(self.choice, settings, sleep=sleep)
+        self._started = False
         self.warnings: list[str] = []
         ensure_tables(store)
-        self._system_tokens = estimate_tokens(SYSTEM_PROMPT + json.dumps(tool_definition()))
+        self._system_tokens = estimate_tokens(SYSTEM_PROMPT + json.dumps(answer_schema()))
 
-    # -- the client -----------------------------------------------------------------------------------
-    def client(self) -> LLMClient:
-        """The API client, created on first use; its start checks the model (a deprecated one is warned
-        about here, at the start of the run)."""
-        if self._client is None:
-            key = api_key(self.settings)
-            if not key:
-                raise LLMStop("no Anthropic API key: set ANTHROPIC_API_KEY or llm.api_key")
-            client = LLMClient(api_key=key, base_url=self.cfg.base_url or None, model=self.cfg.model,
-                               timeout=self.cfg.timeout_seconds, max_retries=self.cfg.max_retries,
-                               backoff_base=self.cfg.backoff_base_seconds, max_wait=self.cfg.max_wait_seconds,
-                               sleep=self._sleep)
-            for warning in client.check_model():
-                log.warning("%s", warning)
-                self.warnings.append(warning)
-            self._client = client
-        return self._client
+    # -- the backend ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """The backend's checks before the first request of the run (the model, the sign-in); raises
+        `LLMStop` with what to fix when nothing can be sent."""
+        if not self._started:
+            self.warnings.extend(self.backend.start())
+            self._started = True
 
     # -- reading the store ----------------------------------------------------------------------------
     def _states(self, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -329,12 +289,11 @@ class LLMPass:
         text, abridged = budget_markdown(markdown, budget)
         projects, keywords = orjson.loads(row[5]), orjson.loads(row[6])
         content = user_content(text, projects=projects, candidate_keywords=keywords, abridged=abridged)
-        params = build_params(self.cfg.model, self.cfg.max_tokens, self.cfg.temperature, content)
         return Candidate(
             session_uuid=row[0], short_id=row[1], date=dt.date.fromisoformat(row[2]), duration_min=row[3],
             model=row[4], projects=projects, keywords=keywords, substance=row[7], extractor=row[8],
             archive_path=row[9], ended_at=row[10], newest_mtime_ns=row[11] or 0, markdown=markdown,
-            hash=content_hash(self.cfg.model, budget, markdown), params=params,
+            hash=content_hash(self.backend.model, budget, markdown), content=content,
             est_input=self._system_tokens + estimate_tokens(content),
         )
 
@@ -357,7 +316,7 @@ class LLMPass:
         rewrote without a change, marks sessions that changed, collects a finished batch, and extracts
         the pending sessions that have settled. Sessions last active before LLM extraction was switched
         on are left to `eywa extract --all`."""
-        report = LLMReport(mode="auto")
+        report = LLMReport(mode="auto", backend=self.backend.name)
         try:
             self._auto(report, list(updated), set(ended), only, progress)
         except LLMStop as exc:
@@ -418,7 +377,7 @@ class LLMPass:
 
     def extract_one(self, session_uuid: str) -> LLMReport:
         """Extract one session now, settled or not (the user asked); an unchanged one is not sent again."""
-        report = LLMReport(mode="one")
+        report = LLMReport(mode="one", backend=self.backend.name)
         rows = self._rows([session_uuid])
         cand = self._candidate(rows[0]) if rows else None
         if cand is None:
@@ -468,11 +427,11 @@ class LLMPass:
             candidates=cands, restore=restore, unchanged=unchanged, waiting=waiting, failed=failed,
             batched=batched, input_tokens=sum(c.est_input for c in cands),
             expected_output_tokens=len(cands) * min(EXPECTED_OUTPUT_TOKENS, self.cfg.max_tokens),
-            max_output_tokens=len(cands) * self.cfg.max_tokens, model=self.cfg.model, fits=fits,
+            max_output_tokens=len(cands) * self.cfg.max_tokens, model=self.backend.model, fits=fits,
         )
 
     def run_all(self, plan: Plan, *, batch: bool = False, progress: Progress | None = None) -> LLMReport:
-        report = LLMReport(mode="batch" if batch else "all")
+        report = LLMReport(mode="batch" if batch else "all", backend=self.backend.name)
         for cand in plan.restore:
             state = self._states([cand.session_uuid]).get(cand.session_uuid)
             if state and state["result"]:
@@ -487,7 +446,7 @@ class LLMPass:
 
     def resume_batches(self, progress: Progress | None = None) -> LLMReport:
         """Wait for and collect every batch a previous run left unfinished (after a restart)."""
-        report = LLMReport(mode="batch")
+        report = LLMReport(mode="batch", backend=self.backend.name)
         self._resume_batches(report, block=True, progress=progress)
         return self._finish(report)
 
@@ -496,7 +455,7 @@ class LLMPass:
         if not cands:
             return
         try:
-            client = self.client()
+            self.start()
         except LLMStop as exc:
             report.stopped, report.left = str(exc), len(cands)
             return
@@ -520,7 +479,7 @@ class LLMPass:
                     stop = reason
                     report.left += 1
                     return
-                inflight[pool.submit(self._work, client, cand)] = (cand, reserve)
+                inflight[pool.submit(self.backend.extract, cand.content)] = (cand, reserve)
 
         try:
             fill()
@@ -534,11 +493,11 @@ class LLMPass:
                     if outcome.kind == "stopped":
                         stop = stop or outcome.error
                     elif outcome.kind == "transient":
-                        stop = stop or f"the Anthropic API keeps failing ({outcome.error}); run again later"
+                        stop = stop or f"{self.backend.label} keeps failing ({outcome.error}); run again later"
                     rejected_in_a_row = rejected_in_a_row + 1 if outcome.kind == "rejected" else 0
                     if rejected_in_a_row >= 3:
-                        stop = stop or (f"the API rejected {rejected_in_a_row} requests in a row ({outcome.error}): "
-                                        f"check the llm settings")
+                        stop = stop or (f"{self.backend.label} rejected {rejected_in_a_row} requests in a row "
+                                        f"({outcome.error}): check the llm settings")
                     finished += 1
                     if progress is not None:
                         progress(finished, len(cands), cand.session_uuid)
@@ -555,46 +514,12 @@ class LLMPass:
         if stop:
             report.stopped = stop
 
-    def _work(self, client: LLMClient, cand: Candidate) -> Outcome:
-        """One session's request, and its one second try when the answer is invalid (worker thread)."""
-        calls: list[Call] = []
-        try:
-            answer = client.create(cand.params)
-            return self._read(client, cand, answer, calls, "sync")
-        except LLMStop as exc:  # calls already made keep their usage rows
-            return Outcome("stopped", calls, error=str(exc))
-        except RequestRejected as exc:
-            return Outcome("rejected", calls, error=str(exc))
-        except TransientFailure as exc:
-            return Outcome("transient", calls, error=str(exc))
-
-    def _read(self, client: LLMClient, cand: Candidate, answer: Answer, calls: list[Call], mode: str) -> Outcome:
-        try:
-            fields = parse_answer(answer)
-        except Refused as exc:
-            calls.append(Call(answer.usage, "refused", mode))
-            return Outcome("refused", calls, error=str(exc))
-        except InvalidAnswer as exc:
-            calls.append(Call(answer.usage, "invalid", mode))
-            first = str(exc)
-        else:
-            calls.append(Call(answer.usage, "ok", mode))
-            return Outcome("ok", calls, fields=fields, model=answer.model)
-        second = client.create(retry_params(cand.params, answer, first))
-        try:
-            fields = parse_answer(second)
-        except InvalidAnswer as exc:
-            calls.append(Call(second.usage, "invalid"))
-            return Outcome("invalid", calls, error=f"{first}; on the second try: {exc}")
-        calls.append(Call(second.usage, "ok"))
-        return Outcome("ok", calls, fields=fields, model=second.model)
-
     # -- writing results ----------------------------------------------------------------------------------
     def _apply(self, cand: Candidate, outcome: Outcome, report: LLMReport) -> None:
         report.requests += len(outcome.calls)
         for call in outcome.calls:
             report.usage.add(call.usage)
-            cost = cost_usd(self.cfg.model, call.usage, batch=call.mode == "batch")
+            cost = self._cost(call)
             report.cost_usd = None if cost is None or report.cost_usd is None else report.cost_usd + cost
         if outcome.kind == "ok" and outcome.fields is not None:
             self._apply_ok(cand, outcome, report)
@@ -632,14 +557,13 @@ class LLMPass:
             # The validated answer is stored first: a crash from here on is finished without a request.
             self._set_state(cand.session_uuid, "pending", content_hash=cand.hash, done_hash=cand.hash,
                             result=outcome.fields.model_dump_json())
-        self._write(fresh, outcome.fields, outcome.model or self.cfg.model)
+        self._write(fresh, outcome.fields, outcome.model or self.backend.model)
         report.extracted += 1
-        report.outcomes[cand.session_uuid] = f"extracted by {outcome.model or self.cfg.model}"
+        report.outcomes[cand.session_uuid] = f"extracted by {outcome.model or self.backend.model}"
 
     def _restore(self, cand: Candidate, result: str, report: LLMReport) -> None:
         fields = HandoffFields.model_validate_json(result)
-        model = self.cfg.model
-        self._write(cand, fields, model)
+        self._write(cand, fields, self.backend.model)
         report.restored += 1
 
     def _write(self, cand: Candidate, fields: HandoffFields, model: str) -> None:
@@ -679,14 +603,21 @@ class LLMPass:
             with self.store.transaction():
                 self.store.conn.execute(sql, params)
 
+    def _cost(self, call: Call) -> float | None:
+        """What a call cost: as the backend reported it (Claude Code does), else at the model's list price."""
+        if call.cost_usd is not None:
+            return call.cost_usd
+        return cost_usd(call.model or self.backend.model, call.usage, batch=call.mode == "batch")
+
     def _record_calls(self, session_uuid: str, calls: list[Call]) -> None:
         stamp = now()
         self.store.conn.executemany(
             "INSERT INTO llm_usage(session_uuid, at, day, model, mode, outcome, input_tokens, output_tokens,"
-            " cache_creation_input_tokens, cache_read_input_tokens) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(session_uuid, stamp.isoformat(timespec="seconds"), stamp.date().isoformat(), self.cfg.model, c.mode,
-              c.outcome, c.usage.input_tokens, c.usage.output_tokens, c.usage.cache_creation_input_tokens,
-              c.usage.cache_read_input_tokens) for c in calls],
+            " cache_creation_input_tokens, cache_read_input_tokens, cost_usd)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(session_uuid, stamp.isoformat(timespec="seconds"), stamp.date().isoformat(),
+              c.model or self.backend.model, c.mode, c.outcome, c.usage.input_tokens, c.usage.output_tokens,
+              c.usage.cache_creation_input_tokens, c.usage.cache_read_input_tokens, c.cost_usd) for c in calls],
         )
 
     def _finish(self, report: LLMReport) -> LLMReport:
@@ -698,9 +629,18 @@ class LLMPass:
         return report
 
     # -- the Message Batches API ----------------------------------------------------------------------------
+    def batch_backend(self) -> AnthropicBackend:
+        """The backend that has the Message Batches API: only the Anthropic API has one."""
+        if not isinstance(self.backend, AnthropicBackend):
+            raise LLMStop(f"--batch needs the Anthropic API (llm.backend anthropic, with a key); {self.backend.label} "
+                          f"has no batches")
+        self.start()
+        return self.backend
+
     def _send_batch(self, cands: list[Candidate], report: LLMReport, progress: Progress | None) -> None:
         try:
-            client = self.client()
+            backend = self.batch_backend()
+            client = backend.client()
             self._resume_batches(report, block=True, progress=progress)
         except LLMStop as exc:
             report.stopped, report.left = str(exc), len(cands)
@@ -721,7 +661,7 @@ class LLMPass:
         for cand in chosen:
             custom_id = cand.session_uuid if _CUSTOM_ID_RE.match(cand.session_uuid) else cand.hash[:40]
             items[custom_id] = [cand.session_uuid, cand.hash]
-            params = dict(cand.params)
+            params = backend.params(cand.content)
             params.update(params.pop("extra_body", {}))  # a batch request's params are the JSON body itself
             requests.append({"custom_id": custom_id, "params": params})
         try:
@@ -740,6 +680,9 @@ class LLMPass:
 
     def _resume_batches(self, report: LLMReport, *, block: bool, progress: Progress | None = None) -> None:
         batch_ids = [r[0] for r in self.store.conn.execute("SELECT batch_id FROM llm_batches ORDER BY created_at")]
+        if batch_ids and not isinstance(self.backend, AnthropicBackend):
+            report.warnings.append(f"{len(batch_ids)} message batch(es) wait for the Anthropic API backend")
+            return
         for batch_id in batch_ids:
             try:
                 self._await_batch(batch_id, report, block=block, progress=progress)
@@ -747,7 +690,8 @@ class LLMPass:
                 report.warnings.append(f"batch {batch_id} cannot be read now ({exc}); a later run tries again")
 
     def _await_batch(self, batch_id: str, report: LLMReport, *, block: bool, progress: Progress | None) -> bool:
-        client = self.client()
+        backend = self.batch_backend()
+        client = backend.client()
         while True:
             status = client.batch_status(batch_id)
             if progress is not None:
@@ -757,10 +701,11 @@ class LLMPass:
             if not block:
                 return False
             self._sleep(self.cfg.batch_poll_seconds)
-        self._collect_batch(client, batch_id, report)
+        self._collect_batch(backend, batch_id, report)
         return True
 
-    def _collect_batch(self, client: LLMClient, batch_id: str, report: LLMReport) -> None:
+    def _collect_batch(self, backend: AnthropicBackend, batch_id: str, report: LLMReport) -> None:
+        client = backend.client()
         row = self.store.conn.execute("SELECT items FROM llm_batches WHERE batch_id = ?", (batch_id,)).fetchone()
         items: dict[str, list[str]] = orjson.loads(row[0]) if row else {}
         states = self._states()
@@ -781,7 +726,7 @@ class LLMPass:
                                       error="the session changed while in the batch")
                 else:
                     try:
-                        outcome = self._read(client, cand, result.answer, [], "batch")
+                        outcome = backend.read(backend.params(cand.content), result.answer, [], "batch")
                     except LLMStop as exc:
                         outcome = Outcome("stopped", [Call(result.answer.usage, "invalid", "batch")], error=str(exc))
                     except (RequestRejected, TransientFailure) as exc:
@@ -802,10 +747,13 @@ class LLMPass:
 
 # --- stats ---------------------------------------------------------------------------------------------
 
-def llm_stats(store: Store, settings: Settings) -> dict[str, Any]:
+def llm_stats(store: Store, settings: Settings, choice: Choice | None = None) -> dict[str, Any]:
     """LLM extraction at a glance, for `eywa stats` and the bot's /status (reads only)."""
+    choice = choice or choose_backend(settings)
+    model = {"anthropic": settings.llm.model, "claude-code": settings.llm.claude_code_model}.get(choice.backend, "")
     conn = store.conn
-    stats: dict[str, Any] = {"active": llm_active(settings), "model": settings.llm.model}
+    stats: dict[str, Any] = {"active": choice.active, "backend": choice.backend, "backend_reason": choice.reason,
+                             "wanted": settings.llm.backend, "model": model}
     stats["extracted"] = conn.execute("SELECT COUNT(*) FROM handoffs WHERE extractor LIKE 'llm:%'").fetchone()[0]
     has_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'llm_usage'").fetchone() is not None
     if not has_tables:
@@ -818,10 +766,11 @@ def llm_stats(store: Store, settings: Settings) -> dict[str, Any]:
     stats["usage"] = dict(zip(columns, total[1:], strict=True))
     today = conn.execute(f"SELECT {sums} FROM llm_usage WHERE day = ?", (now().date().isoformat(),)).fetchone()
     stats["tokens_today"] = sum(today)
-    cost = 0.0
+    cost = conn.execute("SELECT COALESCE(SUM(cost_usd), 0) FROM llm_usage").fetchone()[0]
     known = True
-    for model, mode, *tokens in conn.execute(f"SELECT model, mode, {sums} FROM llm_usage GROUP BY model, mode"):
-        part = cost_usd(model, Usage(*tokens), batch=mode == "batch")
+    for used, mode, *tokens in conn.execute(f"SELECT model, mode, {sums} FROM llm_usage WHERE cost_usd IS NULL"
+                                            f" GROUP BY model, mode"):
+        part = cost_usd(used, Usage(*tokens), batch=mode == "batch")
         if part is None:
             known = False
             continue

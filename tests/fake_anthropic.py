@@ -116,10 +116,12 @@ def default_answer(request: dict[str, Any]) -> dict[str, Any]:
         "projects": [],
         "keywords": [f"topic-{short}", "fake-alpha", "fake-beta", "fake-gamma", "fake-delta"],
         "substance": 2,
-        "what_happened": [f"Asked to work on session {short}", "Changed the code and ran the tests"],
-        "insights": ["**Fake topic** -- what the fake model learned"],
-        "key_files": ["`core/example.py` -- the change"],
-        "open_threads": [],
+        "status": "partial",
+        "what_happened": [f"Worked on session {short}", "Changed the code and ran the tests"],
+        "decisions": ["Kept the fake design: it answers every request"],
+        "insights": [{"topic": "Fake topic", "explanation": "what the fake model learned"}],
+        "key_files": [{"path": "core/example.py", "change": "the change"}],
+        "open_threads": ["Run the fake suite again"],
     }
 
 

@@ -64,7 +64,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     with pytest.MonkeyPatch.context() as mp, FakeTelegram(BOT_TOKEN) as fake:
         clean_bot_env(mp, root, NOW)
         mp.setenv("ANTHROPIC_API_KEY", API_KEY)
-        mp.setenv("EYWA_LLM__ENABLED", "false")  # the key is only there to be kept out of the log
+        mp.setenv("EYWA_LLM__BACKEND", "deterministic")  # the key is only there to be kept out of the log
         settings = bot_settings(fake, root / "data", projects)
         eywa = Eywa(settings)
         eywa.ingest()

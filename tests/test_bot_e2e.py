@@ -257,7 +257,8 @@ def test_show_finds_a_handoff_by_prefix_and_lists_an_ambiguous_one(world: World)
 def test_status_tells_what_is_indexed_and_what_is_scheduled(world: World) -> None:
     (status,) = world.owner.says("/status")
     for part in ("Sessions indexed: 31 (28 with work", "Last ingest:", "Scheduled ingest: off", "Bad lines skipped: 0",
-                 "Extractor in use: deterministic (handoffs written by: deterministic 31)", "Daily digest here: off"):
+                 "Extractor in use: deterministic (handoffs written by: deterministic 31)", "Daily digest here: off",
+                 "LLM backend (llm.backend auto): no API key and "):
         assert part in status.text
 
 

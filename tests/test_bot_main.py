@@ -148,3 +148,4 @@ def test_eywa_bot_command_runs_against_a_local_bot_api_and_logs_no_token(clean: 
     assert process.returncode == 0, err[-2000:]
     assert TOKEN not in out + err and TOKEN.replace(":", "%3A") not in out + err
     assert "eywa-bot @eywa_test_bot is running" in err  # PTB's DEBUG lines (URLs, updates) stay off
+    assert "LLM extraction: deterministic (no API key and " in err  # which backend extracts, said at start

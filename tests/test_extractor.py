@@ -141,3 +141,14 @@ def test_fulltext_columns_separate_prompts_replies_and_actions() -> None:
     assert "APScheduler" in columns.replies and "digest.py" not in columns.replies
     assert "bot/digest.py" in columns.actions
     assert "telegram digest" in columns.context
+
+
+def test_status_is_an_optional_front_matter_key() -> None:
+    handoff = run_extract(session_with_work())
+    handoff.status = "partial"
+    text = handoff.to_markdown()
+    assert "\nstatus: partial\n" in text and parse_handoff(text).status == "partial"
+    original = text.replace("status: partial\n", "")  # eywa-mcp's files have no status
+    assert parse_handoff(original).status is None
+    assert parse_handoff(text.replace("status: partial", "status: Done.")).status == "done"
+    assert parse_handoff(text.replace("status: partial", "status: shipped")).status is None

@@ -55,8 +55,10 @@ def echoing_answer(request: dict[str, Any]) -> dict[str, Any]:
         "keywords": ["staging-deploy", "quokka", "secrets", "exporter", "smoke-test"],
         "substance": 2,
         "what_happened": bullets[:5],
-        "insights": [f"**Echo {n}** -- {line[:350]}" for n, line in enumerate(bullets[5:9])],
-        "key_files": [f"`config/local.env` -- {line[:350]}" for line in bullets[9:12]],
+        "status": "partial",
+        "decisions": bullets[4:6],
+        "insights": [{"topic": f"Echo {n}", "explanation": line[:350]} for n, line in enumerate(bullets[5:9])],
+        "key_files": [{"path": "config/local.env", "change": line[:350]} for line in bullets[9:12]],
         "open_threads": bullets[12:16],
     }
 
