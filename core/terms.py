@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from operator import itemgetter
 
 from core.renderer import relative_path
@@ -22,7 +23,8 @@ _TOKEN_RE = re.compile(_PART_RE.pattern + r"|[\n.!?;:,()\[\]{}]")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
-    r"""git\s+commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
+    r"""git\s+(?:-C\s+\S+\s+)?commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
+_PR_TITLE_RE = re.compile(r"""\bgh\s+pr\s+create\b[^\n]*?\s(?:--title|-t)[\s=]+(?:"([^"]+)"|'([^']+)')""")
 MAX_SESSION_TERMS = 400  # distinct terms a session contributes to the document frequencies
 
 # Words that never make a useful routing keyword, whatever their IDF: English function words and the
@@ -79,18 +81,37 @@ def _terms(text: str) -> Counter[str]:
     return counts
 
 
-def commit_subjects(session: Session) -> list[str]:
-    """Subjects of the `git commit -m` commands the session ran."""
-    subjects: list[str] = []
+def commits_in(command: str) -> list[str]:
+    """Subjects of the `git commit -m` commands in one shell command line."""
+    return [subject for match in _COMMIT_RE.finditer(command)
+            if (subject := next((g for g in match.groups() if g), "").strip().splitlines()[0].strip())]
+
+
+def pr_titles_in(command: str) -> list[str]:
+    """Titles of the pull requests one shell command line opens (`gh pr create --title ...`)."""
+    if "gh" not in command:
+        return []
+    return [title for match in _PR_TITLE_RE.finditer(command)
+            if (title := next(g for g in match.groups() if g).strip())]
+
+
+def _from_commands(session: Session, read: Callable[[str], list[str]]) -> list[str]:
+    found: list[str] = []
     for call in session.tool_calls:
         command = call.input.get("command") if call.name == "Bash" else None
-        if not isinstance(command, str) or call.is_error:
-            continue
-        for match in _COMMIT_RE.finditer(command):
-            subject = next((g for g in match.groups() if g), "").strip().splitlines()[0].strip()
-            if subject and subject not in subjects:
-                subjects.append(subject)
-    return subjects
+        if isinstance(command, str) and not call.is_error:
+            found += [item for item in read(command) if item not in found]
+    return found
+
+
+def commit_subjects(session: Session) -> list[str]:
+    """Subjects of the `git commit -m` commands the session ran."""
+    return _from_commands(session, commits_in)
+
+
+def pr_titles(session: Session) -> list[str]:
+    """Titles of the pull requests the session opened."""
+    return _from_commands(session, pr_titles_in)
 
 
 def branch_words(branch: str) -> str:
@@ -108,7 +129,7 @@ def weighted_terms(session: Session) -> Counter[str]:
 
     for text in session.user_texts:
         add(text[:4000], 3.0)
-    for subject in commit_subjects(session):
+    for subject in (*commit_subjects(session), *pr_titles(session)):
         add(subject, 6.0)
     for branch in session.git_branches:
         if branch not in ("main", "master", "develop"):

@@ -1,0 +1,146 @@
+"""What Claude said it did and decided, read from its own messages: the sentences of its prose (code
+blocks, tables and markup left out), the outcomes among them ("Added ...", "Fixed ...", "Found ..."),
+and the decisions and root causes with their topics. Plain regular expressions over a few messages:
+the extractor runs on every ingest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CODE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.*)$")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+_SPACES_RE = re.compile(r"\s+")
+_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_EMOJI_RE = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]")
+
+# A past-tense verb opening a sentence: what was done. "Verified"/"Tested" say only that checks ran.
+OUTCOME_VERBS = frozenset("""
+added fixed changed updated created replaced removed renamed moved implemented refactored increased
+decreased switched migrated converted extracted consolidated restored reverted wrote rewrote deleted
+simplified merged committed pushed opened installed configured enabled disabled resolved addressed
+documented clarified introduced split dropped bumped upgraded downgraded generated applied restructured
+reduced improved exposed wired cleaned populated found identified traced tracked modernized modernised
+defined built made set rebased squashed cherry-picked published released adjusted corrected unified
+deduplicated skipped excluded ignored guarded handled inlined exported imported registered scoped
+""".split())
+_OPENING_RE = re.compile(
+    r"^(?:(?:done|fixed|perfect|great|excellent|all set|good|ok|okay)[.!:,]\s+)?"
+    r"(?:(?:so|now|also|and)\s+)?(?:i(?:'ve| have)?\s+)?(?:also\s+|now\s+|successfully\s+|just\s+)?"
+    r"([a-z-]+)\b", re.IGNORECASE)
+_NOW_RE = re.compile(r"^(?:now\s+)?(?:`[^`]+`|the \w+|it|this|that|both|all \w+)(?:\s+\S+){0,4}\s+now\s+"
+                     r"(?:uses?|returns?|shows?|honou?rs?|writes?|reads?|passes|handles?|includes?|skips?|"
+                     r"checks?|follows?|creates?|clarifies|documents?|supports?|respects?|keeps?)\b", re.IGNORECASE)
+_GENERIC_HEADINGS = ("summary", "changes", "fix", "the fix", "files", "what ", "overview", "result", "details",
+                     "verification", "test", "next", "key ", "benefits", "notes", "before", "after", "how ",
+                     "why ", "root cause", "found", "task ", "step ", "phase ", "options", "problem", "issue",
+                     "context", "approach", "status")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    heading: str  # the markdown heading it sits under ("" when none)
+    listed: bool = False  # an item of a list (a detail of a report, seldom its gist)
+
+
+def _plain(text: str) -> str:
+    text = _LINK_RE.sub(r"\1", text).replace("**", "").replace("__", "")
+    return _SPACES_RE.sub(" ", _EMOJI_RE.sub("", text)).strip()
+
+
+def sentences(text: str) -> list[Sentence]:
+    """The prose sentences of one message in order: paragraphs and list items split into sentences,
+    each with the heading above it; code blocks and tables left out."""
+    if "```" in text:
+        text = _CODE_BLOCK_RE.sub("\n", text)
+    found: list[Sentence] = []
+    heading = ""
+    paragraph: list[str] = []
+
+    def flush(listed: bool = False) -> None:
+        if paragraph:
+            for part in _SENTENCE_END_RE.split(_plain(" ".join(paragraph))):
+                if part:
+                    found.append(Sentence(part, heading, listed))
+            paragraph.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        title = _HEADING_RE.match(stripped)
+        if title:
+            flush()
+            heading = _plain(title.group(1)).strip(" :")
+        elif not stripped or stripped.startswith(("|", ">")) or set(stripped) <= set("-=*_ "):
+            flush()
+        elif _LIST_MARK_RE.match(stripped):
+            flush()
+            paragraph.append(_LIST_MARK_RE.sub("", stripped))
+            flush(listed=True)
+        else:
+            paragraph.append(stripped)
+    flush()
+    return found
+
+
+def outcome(sentence: str) -> str | None:
+    """The sentence as an outcome ("Added the retry", "`Reset` now uses ..."), or None when it does not
+    say what was done."""
+    if sentence.endswith(("?", ":")) or len(sentence) < 12:
+        return None
+    match = _OPENING_RE.match(sentence)
+    if match and match.group(1).lower() in OUTCOME_VERBS:
+        rest = sentence[match.start(1):]
+        return rest[:1].upper() + rest[1:]
+    if _NOW_RE.match(sentence):
+        return sentence[:1].upper() + sentence[1:]
+    return None
+
+
+def headline_heading(heading: str) -> bool:
+    """A heading that names the work ("AudioWorklet Migration Complete"), not a generic one ("Summary")."""
+    return len(heading.split()) >= 2 and not heading.lower().startswith(_GENERIC_HEADINGS)
+
+
+def headings(text: str) -> list[str]:
+    """The markdown headings of one message, in order, as plain text."""
+    if "#" not in text:
+        return []
+    if "```" in text:
+        text = _CODE_BLOCK_RE.sub("\n", text)
+    return [_plain(m.group(1)).strip(" :") for line in text.splitlines() if (m := _HEADING_RE.match(line.strip()))]
+
+
+_CAUSE_RE = re.compile(
+    r"\b(root cause|the (?:real |actual )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|caused by|"
+    r"the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was)|fixed a)\b", re.IGNORECASE)
+_CHOICE_RE = re.compile(
+    r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
+    r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
+    r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
+    r"avoids?|the intent is)\b", re.IGNORECASE)
+_TOPIC_RE = re.compile(r"`([^`]{2,48})`")
+_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why")
+_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking)\b",
+                           re.IGNORECASE)
+
+
+def insight(sentence: Sentence) -> tuple[int, str] | None:
+    """(rank, `**Topic** -- explanation`) for a sentence that gives a root cause (rank 0) or a choice
+    and its reason (rank 1); None for others. The topic is the code it names, else what kind it is."""
+    text = sentence.text
+    if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
+        return None
+    under_cause = sentence.heading.lower().startswith(_CAUSE_HEADINGS)
+    if under_cause or _CAUSE_RE.search(text):
+        rank, kind = 0, "Root cause"
+    elif _CHOICE_RE.search(text) or sentence.heading.lower().startswith(("decision", "approach", "why")):
+        rank, kind = 1, "Decision"
+    else:
+        return None
+    code = _TOPIC_RE.search(text)
+    topic = f"{kind}: {code.group(1)}" if code else kind
+    return rank, f"**{topic}** -- {text}"
