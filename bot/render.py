@@ -61,7 +61,9 @@ def projects_label(record: HandoffRecord) -> str:
 
 
 def header(record: HandoffRecord) -> str:
-    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min)])
+    status = record.status
+    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
+                       *([status] if status else [])])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -154,9 +156,9 @@ def continue_prompt(record: HandoffRecord, budget: int = BUDGET - 40) -> str:
             f"Continue from my earlier Claude Code session {record.session_uuid} "
             f"({record.date.isoformat()}, {projects_label(record)}): {record.headline}",
         ]
-        for title, key, empty in (
-            ("What happened", "what_happened", None),
+        for title, key, empty in (  # what is left to do first: it is what the new session is for
             ("Open threads", "open_threads", "None recorded."),
+            ("What happened", "what_happened", None),
             ("Key files", "key_files", None),
             ("Insights", "insights", None),
         ):
@@ -212,9 +214,15 @@ def digest_blocks(digest: Digest, zone: ZoneInfo) -> list[str]:
         lines += [f"• {esc(r.headline)} · {r.date:%d %b} · <code>{esc(r.short_id)}</code>" for r in records]
         blocks.append("\n".join(lines))
     if digest.open_threads:
-        lines = ["<b>Open threads</b>"]
+        threads_by_project: dict[str, list[tuple[HandoffRecord, list[str]]]] = {}
         for record, threads in digest.open_threads:
-            lines += [f"• {inline(thread)} <i>({esc(record.short_id)})</i>" for thread in threads]
+            project = record.projects[0] if record.projects else "no project"
+            threads_by_project.setdefault(project, []).append((record, threads))
+        lines = ["<b>Open threads</b>"]
+        for project, entries in sorted(threads_by_project.items()):
+            lines.append(f"<b>{esc(project)}</b>")
+            for record, threads in entries:
+                lines += [f"• {inline(thread)} <i>({esc(record.short_id)})</i>" for thread in threads]
         blocks.append("\n".join(lines))
     return blocks
 
