@@ -116,7 +116,7 @@ def headings(text: str) -> list[str]:
 
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|caused by|"
-    r"the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was)|fixed a)\b", re.IGNORECASE)
+    r"the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was) to|fixed a)\b", re.IGNORECASE)
 _CHOICE_RE = re.compile(
     r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
     r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
