@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _CODE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -52,7 +53,8 @@ def _plain(text: str) -> str:
     return _SPACES_RE.sub(" ", _EMOJI_RE.sub("", text)).strip()
 
 
-def sentences(text: str) -> list[Sentence]:
+@lru_cache(maxsize=512)  # headline, outcomes, insights and threads read the same messages
+def sentences(text: str) -> tuple[Sentence, ...]:
     """The prose sentences of one message in order: paragraphs and list items split into sentences,
     each with the heading above it; code blocks and tables left out."""
     if "```" in text:
@@ -83,7 +85,7 @@ def sentences(text: str) -> list[Sentence]:
         else:
             paragraph.append(stripped)
     flush()
-    return found
+    return tuple(found)
 
 
 def outcome(sentence: str) -> str | None:

@@ -94,7 +94,7 @@ def _todo_threads(session: Session) -> list[Thread]:
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
 
 
-def _question(found: list[Sentence], index: int) -> str:
+def _question(found: tuple[Sentence, ...], index: int) -> str:
     """A question with the sentences before it when it names nothing itself ("Which would you prefer?")."""
     question = found[index].text
     words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
