@@ -117,32 +117,46 @@ def headings(text: str) -> list[str]:
 
 
 _CAUSE_RE = re.compile(
-    r"\b(root cause|the (?:real |actual )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|caused by|"
-    r"the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was) to|fixed a)\b", re.IGNORECASE)
+    r"\b(root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|"
+    r"caused by|the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was) to|fixed a|bug where|"
+    r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
+    r"import cycle)\b", re.IGNORECASE)
 _CHOICE_RE = re.compile(
     r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
     r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
-    r"avoids?|the intent is)\b", re.IGNORECASE)
+    r"avoids?|the intent is|falls? back to|backwards?[- ]compat\w*|intentional(?:ly)?|on purpose)\b",
+    re.IGNORECASE)
+_REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
+                        re.IGNORECASE)
+# "Now I understand the issue." / "Found it": the sentence after it states the cause.
+_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issue|problem|bug|"
+                       r"root cause|culprit)\b|^(?:found it|there it is)\b", re.IGNORECASE)
 _TOPIC_RE = re.compile(r"`([^`]{2,48})`")
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why")
-_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking)\b",
+_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
+                           r"(?:now )?i need to|now i|good|great|perfect|ok(?:ay)?|hmm|i see|all (?:\w+ )*tests? pass)\b",
                            re.IGNORECASE)
 
 
-def insight(sentence: Sentence) -> tuple[int, str] | None:
-    """(rank, `**Topic** -- explanation`) for a sentence that gives a root cause (rank 0) or a choice
-    and its reason (rank 1); None for others. The topic is the code it names, else what kind it is."""
-    text = sentence.text
-    if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
-        return None
-    under_cause = sentence.heading.lower().startswith(_CAUSE_HEADINGS)
-    if under_cause or _CAUSE_RE.search(text):
-        rank, kind = 0, "Root cause"
-    elif _CHOICE_RE.search(text) or sentence.heading.lower().startswith(("decision", "approach", "why")):
-        rank, kind = 1, "Decision"
-    else:
-        return None
-    code = _TOPIC_RE.search(text)
-    topic = f"{kind}: {code.group(1)}" if code else kind
-    return rank, f"**{topic}** -- {text}"
+def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
+    """(rank, `**Topic** -- explanation`) of the sentences of one message that give a root cause (rank 0)
+    or a choice and its reason (rank 1). The topic is the code the sentence names, else its kind. What
+    Claude reports having done ("Replaced X instead of Y") is an outcome, a decision only with its reason."""
+    result: list[tuple[int, str]] = []
+    announced = False
+    for sentence in found:
+        text = sentence.text
+        after_finding, announced = announced, bool(_FOUND_RE.search(text)) and len(text) < 80
+        if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
+            continue
+        if after_finding or sentence.heading.lower().startswith(_CAUSE_HEADINGS) or _CAUSE_RE.search(text):
+            rank, kind = 0, "Root cause"
+        elif (_CHOICE_RE.search(text) or sentence.heading.lower().startswith(("decision", "approach", "why"))) \
+                and (outcome(text) is None or _REASON_RE.search(text)) and not text.endswith(":"):
+            rank, kind = 1, "Decision"
+        else:
+            continue
+        code = _TOPIC_RE.search(text)
+        result.append((rank, f"**{kind}: {code.group(1)}** -- {text}" if code else f"**{kind}** -- {text}"))
+    return result

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
-from core.claude_words import headings, headline_heading, insight, outcome, sentences
+from core.claude_words import headings, headline_heading, insights_in, outcome, sentences
 from core.handoff import Handoff, format_duration
 from core.open_threads import WRITE_TOOLS, open_threads, status_of
 from core.projects import projects_from_cwd
@@ -255,10 +255,8 @@ def insights(session: Session) -> list[str]:
     found: dict[str, int] = {}
     for event in session.events:
         if event.kind == "assistant" and event.text:
-            for sentence in sentences(event.text):
-                hit = insight(sentence)
-                if hit is not None and hit[1] not in found:
-                    found[hit[1]] = hit[0]
+            for rank, line in insights_in(sentences(event.text)):
+                found.setdefault(line, rank)
     causes = [line for line, rank in found.items() if rank == 0]
     choices = [line for line, rank in found.items() if rank == 1]
     return _spread(causes, 2) + _spread(choices, 4 - min(len(causes), 2))
