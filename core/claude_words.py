@@ -125,7 +125,7 @@ _CHOICE_RE = re.compile(
     r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
     r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
-    r"avoids?|the intent is|falls? back to|backwards?[- ]compat\w*|intentional(?:ly)?|on purpose)\b",
+    r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose)\b",
     re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
                         re.IGNORECASE)
@@ -135,8 +135,8 @@ _FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|wh
 _TOPIC_RE = re.compile(r"`([^`]{2,48})`")
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why")
 _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
-                           r"(?:now )?i need to|now i|good|great|perfect|ok(?:ay)?|hmm|i see|all (?:\w+ )*tests? pass)\b",
-                           re.IGNORECASE)
+                           r"(?:now )?i need to|now i|good|great|perfect|ok(?:ay)?|hmm|i see|"
+                           r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
 
 
 def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
