@@ -33,8 +33,13 @@ _OPENING_RE = re.compile(
     r"(?:(?:so|now|also|and)\s+)?(?:i(?:'ve| have)?\s+)?(?:also\s+|now\s+|successfully\s+|just\s+)?"
     r"([a-z-]+)\b", re.IGNORECASE)
 _NOW_RE = re.compile(r"^(?:now\s+)?(?:`[^`]+`|the \w+|it|this|that|both|all \w+)(?:\s+\S+){0,4}\s+now\s+"
-                     r"(?:uses?|returns?|shows?|honou?rs?|writes?|reads?|passes|handles?|includes?|skips?|"
+                     r"(?:uses?|returns?|shows?|honou?rs?|writes?|reads?|handles?|includes?|skips?|combines?|"
                      r"checks?|follows?|creates?|clarifies|documents?|supports?|respects?|keeps?)\b", re.IGNORECASE)
+# "`phase_test.go` — Changed ...", "**Fix**: Added ...": a label before the outcome of a report's line.
+_LABEL_RE = re.compile(r"^(?:`[^`]{1,80}`|[\w./()#-]{1,60}(?: [\w./()#-]{1,30}){0,3})\s*(?:—|–|-|:)\s+")
+_DONE_RE = re.compile(r"^(?:done|fixed|perfect|great)\s*[-—–:.!]\s*", re.IGNORECASE)
+_PASSIVE_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:has|have) been\s+([a-z-]+)\b",
+                         re.IGNORECASE)
 _GENERIC_HEADINGS = ("summary", "changes", "fix", "the fix", "files", "what ", "overview", "result", "details",
                      "verification", "test", "next", "key ", "benefits", "notes", "before", "after", "how ",
                      "why ", "root cause", "found", "task ", "step ", "phase ", "options", "problem", "issue",
@@ -89,17 +94,27 @@ def sentences(text: str) -> tuple[Sentence, ...]:
 
 
 def outcome(sentence: str) -> str | None:
-    """The sentence as an outcome ("Added the retry", "`Reset` now uses ..."), or None when it does not
-    say what was done."""
-    if sentence.endswith(("?", ":")) or len(sentence) < 12:
+    """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
+    fixed ..."), or None when it does not say what was done."""
+    if sentence.endswith(("?", ":")) or len(sentence) < 12 or sentence.isupper() or (
+            len(sentence) < 40 and _FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
         return None
-    match = _OPENING_RE.match(sentence)
-    if match and match.group(1).lower() in OUTCOME_VERBS:
-        rest = sentence[match.start(1):]
-        return rest[:1].upper() + rest[1:]
-    if _NOW_RE.match(sentence):
+    label = _LABEL_RE.match(sentence)
+    for text in (sentence, sentence[label.end():]) if label else (sentence,):
+        match = _OPENING_RE.match(text)
+        if match and match.group(1).lower() in OUTCOME_VERBS:
+            rest = text[match.start(1):]
+            return rest[:1].upper() + rest[1:]
+    sentence = _DONE_RE.sub("", sentence)
+    passive = _PASSIVE_RE.match(sentence)
+    if _NOW_RE.match(sentence) or (passive and passive.group(1).lower() in OUTCOME_VERBS):
         return sentence[:1].upper() + sentence[1:]
     return None
+
+
+def code_share(text: str) -> float:
+    """The share of a text's characters inside backticks."""
+    return sum(len(part) for part in text.split("`")[1::2]) / max(len(text), 1)
 
 
 def headline_heading(heading: str) -> bool:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
-from core.claude_words import headings, headline_heading, insights_in, outcome, sentences
+from core.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
 from core.handoff import Handoff, format_duration
 from core.open_threads import WRITE_TOOLS, open_threads, status_of
 from core.projects import projects_from_cwd
@@ -124,19 +124,19 @@ _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at 
 
 
 def closing_outcome(session: Session) -> str:
-    """What Claude's last report says was done: the first outcome sentence of the last assistant
-    message that has one, else the first heading of one that names the work."""
+    """What Claude's last report says was done: of the last assistant message that says anything done,
+    its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
+    Complete"), else its first outcome in a list; outcomes that are mostly code come last."""
     for event in reversed(session.events):
         if event.kind != "assistant" or not event.text.strip():
             continue
         found = sentences(event.text)
-        done = next((o for s in found if not s.listed and (o := outcome(s.text))), None)
-        done = done or next((o for s in found if (o := outcome(s.text))), None)
-        if done:
-            return done
+        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := outcome(s.text)))
         heading = next((h for h in headings(event.text) if headline_heading(h)), None)
-        if heading:
-            return heading
+        if done and not done[0][0]:
+            return done[0][3]
+        if heading or done:
+            return heading or done[0][3]
     return ""
 
 

@@ -221,3 +221,28 @@ def test_headlines_are_cut_between_words() -> None:
     assert len(headline.split()) <= 12 and headline.split()[-1] in (
         "the open threads of every project to the owner's chat at nine every morning".split())
     assert not headline.endswith(("the", "of", "to"))
+
+
+def test_insights_have_real_topics_and_skip_asides() -> None:
+    s = session_with_work()
+    s.events[1:2] = [
+        Event("assistant", T0, text="Actually, that's outside the scope of this change."),
+        Event("assistant", T0, text="Now I understand the issue.\nThe digest job ran in UTC while the owner "
+                                    "lives in Berlin, so it fired an hour early."),
+        Event("assistant", T0, text="I'd suggest keeping `RetryAfter` handling in the sender rather than in "
+                                    "each job, so that every message gets it."),
+    ]
+    found = run_extract(s).insights
+    assert found[0] == ("**Root cause** -- The digest job ran in UTC while the owner lives in Berlin, so it "
+                        "fired an hour early.")
+    assert found[1].startswith("**Decision: RetryAfter** -- I'd suggest keeping")
+    assert not any("Actually" in item or "scope" in item for item in found)
+
+
+def test_what_happened_is_what_was_done_not_what_was_asked() -> None:
+    s = session_with_work()
+    s.events.insert(4, Event("assistant", T0, text="Done. Added the digest job and its schedule.\n\n"
+                                                   "- `bot/digest.py` — Created the job"))
+    bullets = run_extract(s).what_happened
+    assert bullets[:2] == ["Added the digest job and its schedule", "Committed: Add telegram digest job"]
+    assert not any(item.startswith("Asked:") for item in bullets)
