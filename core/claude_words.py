@@ -54,8 +54,11 @@ class Sentence:
 
 
 def _plain(text: str) -> str:
-    text = _LINK_RE.sub(r"\1", text).replace("**", "").replace("__", "")
-    return _SPACES_RE.sub(" ", _EMOJI_RE.sub("", text)).strip()
+    if "](" in text:
+        text = _LINK_RE.sub(r"\1", text)
+    if not text.isascii():
+        text = _EMOJI_RE.sub("", text)
+    return " ".join(text.replace("**", "").replace("__", "").split())
 
 
 @lru_cache(maxsize=512)  # headline, outcomes, insights and threads read the same messages
@@ -99,14 +102,18 @@ def outcome(sentence: str) -> str | None:
     if sentence.endswith(("?", ":")) or len(sentence) < 12 or sentence.isupper() or (
             len(sentence) < 40 and _FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
         return None
-    label = _LABEL_RE.match(sentence)
+    # Substring tests first: each regex below needs its piece ("—" or ":", " now ", " been ").
+    label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
     for text in (sentence, sentence[label.end():]) if label else (sentence,):
         match = _OPENING_RE.match(text)
         if match and match.group(1).lower() in OUTCOME_VERBS:
             rest = text[match.start(1):]
             return rest[:1].upper() + rest[1:]
+    lowered = sentence.lower()
+    if " now " not in lowered and " been " not in lowered:
+        return None
     sentence = _DONE_RE.sub("", sentence)
-    passive = _PASSIVE_RE.match(sentence)
+    passive = _PASSIVE_RE.match(sentence) if " been " in lowered else None
     if _NOW_RE.match(sentence) or (passive and passive.group(1).lower() in OUTCOME_VERBS):
         return sentence[:1].upper() + sentence[1:]
     return None
@@ -142,6 +149,11 @@ _CHOICE_RE = re.compile(
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose)\b",
     re.IGNORECASE)
+# A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
+_CUE_PIECES = ("cause", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix", "deprecat",
+               "circular", "cycle", "instead", "rather", "would", "recommend", "suggest", "cleanest", "simplest",
+               "safest", "best", "decided", "went with", "chose", "opted", "so that", "avoid", "trade", "worth",
+               "unnecessary", "intent", "fall", "on purpose")
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
                         re.IGNORECASE)
 # "Now I understand the issue." / "Found it": the sentence after it states the cause.
@@ -162,12 +174,18 @@ def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
     announced = False
     for sentence in found:
         text = sentence.text
-        after_finding, announced = announced, bool(_FOUND_RE.search(text)) and len(text) < 80
+        after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
         if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
             continue
-        if after_finding or sentence.heading.lower().startswith(_CAUSE_HEADINGS) or _CAUSE_RE.search(text):
+        heading = sentence.heading.lower()
+        lowered = text.lower()
+        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
+            _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
+        if not (cued or after_finding or heading):
+            continue
+        if after_finding or heading.startswith(_CAUSE_HEADINGS) or (cued and _CAUSE_RE.search(text)):
             rank, kind = 0, "Root cause"
-        elif (_CHOICE_RE.search(text) or sentence.heading.lower().startswith(("decision", "approach", "why"))) \
+        elif (cued or heading.startswith(("decision", "approach", "why"))) \
                 and (outcome(text) is None or _REASON_RE.search(text)) and not text.endswith(":"):
             rank, kind = 1, "Decision"
         else:
