@@ -154,6 +154,9 @@ _CUE_PIECES = ("cause", "issue", "problem", "bug", "culprit", "turns out", "reas
                "circular", "cycle", "instead", "rather", "would", "recommend", "suggest", "cleanest", "simplest",
                "safest", "best", "decided", "went with", "chose", "opted", "so that", "avoid", "trade", "worth",
                "unnecessary", "intent", "fall", "on purpose")
+# A comparison of options is a decision even when it gives its reason with "because".
+_COMPARED_RE = re.compile(r"\b(would be (?:worse|better|cleaner|simpler|overkill)|rather than|"
+                          r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is)\b", re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
                         re.IGNORECASE)
 # "Now I understand the issue." / "Found it": the sentence after it states the cause.
@@ -183,7 +186,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if not (cued or after_finding or heading):
             continue
-        if after_finding or heading.startswith(_CAUSE_HEADINGS) or (cued and _CAUSE_RE.search(text)):
+        compared = cued and _COMPARED_RE.search(text) is not None
+        if after_finding or heading.startswith(_CAUSE_HEADINGS) or (
+                cued and not compared and _CAUSE_RE.search(text)):
             rank, kind = 0, "Root cause"
         elif (cued or heading.startswith(("decision", "approach", "why"))) \
                 and (outcome(text) is None or _REASON_RE.search(text)) and not text.endswith(":"):
