@@ -21,6 +21,7 @@ sys.path.insert(0, str(BENCH))
 
 import bot_latency  # noqa: E402
 import fts5_reference  # noqa: E402
+import handoff_quality  # noqa: E402
 import latency  # noqa: E402
 import locomo  # noqa: E402
 import recall  # noqa: E402
@@ -134,6 +135,16 @@ def main() -> int:
         + table(rows := quality(args.quick))
         + "\nWhere hybrid scores under the better of keywords and bm25 alone: "
         + ("; ".join(hybrid_shortfalls(rows)) or "nowhere") + ".\n"
+    )
+
+    print("handoff quality ...", file=sys.stderr)
+    sections.append(
+        "## Handoff quality (deterministic extractor)\n\nMethod: bench/handoff_quality.py: both corpus trees "
+        "ingested, each of the sessions of bench/handoff_labels.yaml (hand-checked: ideal headline, status, open "
+        "threads, decisions, key files, each with the session's own words) compared with its handoff. Headline: "
+        "F1 of content words; open-thread detection: Open Threads not \"None.\" against the label; threads, "
+        "decisions found: labelled items matched by one extracted item holding half their match words.\n\n"
+        + table([{k: round(v, 3) if isinstance(v, float) else v for k, v in handoff_quality.run().items()}])
     )
 
     header = (

@@ -69,8 +69,9 @@ def agent_label(record: HandoffRecord) -> list[str]:
 
 
 def header(record: HandoffRecord) -> str:
+    status = record.status
     meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
-                       *agent_label(record)])
+                       *([status] if status else []), *agent_label(record)])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -212,9 +213,15 @@ def digest_blocks(digest: Digest, zone: ZoneInfo) -> list[str]:
         lines += [f"• {esc(r.headline)} · {r.date:%d %b} · <code>{esc(r.short_id)}</code>" for r in records]
         blocks.append("\n".join(lines))
     if digest.open_threads:
-        lines = ["<b>Open threads</b>"]
+        threads_by_project: dict[str, list[tuple[HandoffRecord, list[str]]]] = {}
         for record, threads in digest.open_threads:
-            lines += [f"• {inline(thread)} <i>({esc(record.short_id)})</i>" for thread in threads]
+            project = record.projects[0] if record.projects else "no project"
+            threads_by_project.setdefault(project, []).append((record, threads))
+        lines = ["<b>Open threads</b>"]
+        for project, entries in sorted(threads_by_project.items()):
+            lines.append(f"<b>{esc(project)}</b>")
+            for record, threads in entries:
+                lines += [f"• {inline(thread)} <i>({esc(record.short_id)})</i>" for thread in threads]
         blocks.append("\n".join(lines))
     return blocks
 

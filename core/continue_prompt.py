@@ -8,9 +8,9 @@ from collections.abc import Callable
 from core.handoff import parse_sections
 from core.recall import HandoffRecord
 
-_SECTIONS = (
-    ("What happened", "what_happened", None),
+_SECTIONS = (  # what is left to do first: it is what the new session is for
     ("Open threads", "open_threads", "None recorded."),
+    ("What happened", "what_happened", None),
     ("Key files", "key_files", None),
     ("Insights", "insights", None),
 )

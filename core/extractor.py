@@ -9,35 +9,44 @@ from collections import Counter
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
+from core.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
 from core.handoff import Handoff, format_duration
+from core.open_threads import WRITE_TOOLS, open_threads, status_of
 from core.projects import projects_of
 from core.renderer import one_line, relative_path, tool_target
 from core.session import Session
 from core.sources import CODEX
-from core.terms import GENERIC, MAX_SESSION_TERMS, commit_subjects, strip_noise, top_terms, weighted_terms
+from core.terms import (
+    GENERIC,
+    MAX_SESSION_TERMS,
+    commit_subjects,
+    commits_in,
+    pr_titles,
+    pr_titles_in,
+    strip_noise,
+    top_terms,
+    weighted_terms,
+)
 
 EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
 # again on the next ingest (core/ingest.py): "2" counts slash commands Claude acted on as requests.
 SUBSTANCE_RULES = "2"
-_WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+# The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
+# every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
+# commits, PRs and its closing summary; outcomes; decisions; open threads; status).
+HANDOFF_RULES = "2"
+_WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
     r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
-_INSIGHT_CUES = re.compile(
-    r"\b(root cause|the (?:real )?(?:issue|problem|bug) (?:is|was)|turns out|the reason|because|"
-    r"the fix (?:is|was)|instead of|doesn't work|does not work|must be|the key (?:is|was)|i was wrong|"
-    r"actually|caused by|so that|we need to|decided|decision)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
-_TOPIC_RE = re.compile(r"`([^`]{2,60})`|\*\*([^*]{2,60})\*\*")
 
 DocumentFrequency = Callable[[list[str]], dict[str, int]]
 
 
 _CODE_BLOCK_RE = re.compile(r"```.*?```", re.DOTALL)
 _SPACES_RE = re.compile(r"\s+")
-_MARKUP_LINE_RE = re.compile(r"^#+\s.*$|^\s*[-*|>].*$", re.MULTILINE)  # headings, lists, tables, quotes
-_WORD_RE = re.compile(r"[A-Za-z][\w-]*")
 
 
 def _clean(text: str) -> str:
@@ -110,27 +119,60 @@ def _prompt_headline(prompt: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def headline_of(session: Session, commits: list[str], requests: list[tuple[str, str]]) -> str:
-    for candidate in (*reversed(session.titles), *session.summaries, *commits):
-        if candidate.strip():
-            return _words(candidate, 10)
+HEADLINE_WORDS = 12
+HEADLINE_CHARS = 90
+_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
+
+
+def closing_outcome(session: Session) -> str:
+    """What Claude's last report says was done: of the last assistant message that says anything done,
+    its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
+    Complete"), else its first outcome in a list; outcomes that are mostly code come last."""
+    for event in reversed(session.events):
+        if event.kind != "assistant" or not event.text.strip():
+            continue
+        found = sentences(event.text)
+        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := outcome(s.text)))
+        heading = next((h for h in headings(event.text) if headline_heading(h)), None)
+        if done and not done[0][0]:
+            return done[0][3]
+        if heading or done:
+            return heading or done[0][3]
+    return ""
+
+
+def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
+    """What the session achieved: a PR title or commit subject (`achieved`), the session's own title or
+    summary, Claude's closing report; the user's request only when there is none of these."""
     prompts = meaningful_prompts(session)
+    plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
+    for candidate in (*achieved, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
+                      closing_outcome(session)):
+        if candidate.strip():
+            return _words(candidate, HEADLINE_WORDS)
     if prompts:
-        return _words(_prompt_headline(prompts[0]), 10)
+        return _words(_prompt_headline(prompts[0]), HEADLINE_WORDS)
     commands = _commands(requests)
     if commands:
-        return _words(commands[0], 10)
+        return _words(commands[0], HEADLINE_WORDS)
     if session.subagents:
         run = session.subagents[0]
-        return _words(run.description or _sentence(run.prompt), 10)
+        return _words(run.description or _sentence(run.prompt), HEADLINE_WORDS)
     return "No meaningful work"
 
 
-def _words(text: str, limit: int) -> str:
+def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
+    """At most `limit` words, cut between words and never on a dangling `the` or `and`."""
     text = _clean(text).strip(" #*-:")
     parts = text.split()
-    out = " ".join(parts[:limit])
-    return out.rstrip(".,;:") if out else "Untitled session"
+    if len(parts) > limit or len(text) > chars:
+        parts = parts[:limit]
+        while len(parts) > 3 and len(" ".join(parts)) > chars:
+            parts.pop()
+        while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+            parts.pop()
+    out = " ".join(parts).rstrip(".,;:—-– ")
+    return out or "Untitled session"
 
 
 def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
@@ -161,18 +203,42 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
     return chosen
 
 
-def what_happened(session: Session, commits: list[str], requests: list[tuple[str, str]]) -> list[str]:
-    """2-5 chronological bullets: what was asked (or run as a slash command), what was committed."""
-    requests = ["Asked: " + _words(_prompt_headline(text), 30) if kind == "prompt" else f"Ran: {one_line(text, 160)}"
-                for kind, text in requests]
-    picked = _spread(requests, 3)
-    bullets = list(dict.fromkeys(text for text in requests if text in picked))
-    bullets += [f"Committed: {one_line(subject, 160)}" for subject in commits[:2]]
+def _outcomes(session: Session) -> list[tuple[int, str]]:
+    """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
+    message, each commit and each pull request opened."""
+    found: list[tuple[int, str]] = []
+    for index, event in enumerate(session.events):
+        if event.kind == "assistant" and event.text:
+            done = next((o for s in sentences(event.text) if (o := outcome(s.text))), None)
+            if done:
+                found.append((index, _words(done, 30, 200)))
+        elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
+            command = str(event.tool.input.get("command", ""))
+            found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
+            found += [(index, f"Opened PR: {one_line(title, 160)}") for title in pr_titles_in(command)]
+    return found
+
+
+def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str]:
+    """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
+    only for a session that reports nothing done."""
+    outcomes = _outcomes(session)
+    if outcomes:
+        seen: set[str] = set()
+        unique = [(i, text) for i, text in outcomes if (key := text.lower()[:40]) not in seen and not seen.add(key)]
+        fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
+        others = [item for item in unique if item not in fixed]
+        picked = fixed + _spread(others, 5 - len(fixed))
+        bullets = [text for _, text in sorted(picked)]
+    else:
+        asked = ["Asked: " + _words(_prompt_headline(text), 30, 200) if kind == "prompt"
+                 else f"Ran: {one_line(text, 160)}" for kind, text in requests]
+        bullets = list(dict.fromkeys(_spread(asked, 3)))
     runs = len(session.delegated_runs)
-    if runs:
+    if runs and len(bullets) < 5:
         bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
     edits = _edited_files(session)
-    if edits:
+    if edits and len(bullets) < 5:
         bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
     return bullets[:5]
 
@@ -185,31 +251,16 @@ def _spread(items: list[str], count: int) -> list[str]:
     return [items[round(i * step)] for i in range(count)]
 
 
-_NARRATION_RE = re.compile(
-    r"^(let me|i'll|i will|i'm going|now|next|first|perfect|great|good|done|looking|here's|here is|ok|okay|"
-    r"all|the (?:tests?|build) pass)", re.IGNORECASE)
-
-
 def insights(session: Session) -> list[str]:
-    """Sentences where Claude explained a cause, a fix or a decision, with their topic."""
-    found: list[str] = []
+    """Root causes first, then choices and their reasons, from Claude's messages; at most four."""
+    found: dict[str, int] = {}
     for event in session.events:
-        if event.kind != "assistant":
-            continue
-        for sentence in _SENTENCE_RE.split(_clean(_MARKUP_LINE_RE.sub(" ", event.text))):
-            sentence = sentence.replace("**", "").strip()
-            if not 50 <= len(sentence) <= 260 or _NARRATION_RE.match(sentence):
-                continue
-            if not _INSIGHT_CUES.search(sentence):
-                continue
-            topic_match = _TOPIC_RE.search(sentence)
-            topic = next((g for g in topic_match.groups() if g), "") if topic_match else ""
-            if not topic:
-                topic = " ".join(_WORD_RE.findall(sentence)[:3])
-            line = f"**{topic.strip()}** -- {sentence.strip()}"
-            if line not in found:
-                found.append(line)
-    return _spread(found, 3)
+        if event.kind == "assistant" and event.text:
+            for rank, line in insights_in(sentences(event.text)):
+                found.setdefault(line, rank)
+    causes = [line for line, rank in found.items() if rank == 0]
+    choices = [line for line, rank in found.items() if rank == 1]
+    return _spread(causes, 2) + _spread(choices, 4 - min(len(causes), 2))
 
 
 def _edited_files(session: Session) -> Counter[str]:
@@ -227,27 +278,6 @@ def key_files(session: Session) -> list[str]:
     counts = _edited_files(session)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
     return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
-
-
-def open_threads(session: Session) -> list[str]:
-    threads = [
-        f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: {one_line(str(t.get('content', '')), 160)}"
-        for t in session.todos
-        if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
-    ]
-    last = next((e for e in reversed(session.events) if e.kind in ("user", "assistant", "interrupt",
-                                                                   "api_error", "tool")), None)
-    if last is not None and last.kind == "interrupt":
-        prompts = meaningful_prompts(session)
-        if prompts:
-            threads.append("Interrupted while working on: " + _sentence(prompts[-1], 160))
-    elif last is not None and last.kind == "api_error":
-        threads.append("Session ended on an API error: " + one_line(last.text, 120))
-    elif last is not None and last.kind == "tool" and last.tool is not None and last.tool.is_error:
-        threads.append(f"Last {last.tool.name} failed: {one_line(last.tool.error, 140)}")
-    elif last is not None and last.kind == "user":
-        threads.append("Unanswered request: " + _sentence(last.text, 160))
-    return threads[:6]
 
 
 def session_terms(session: Session) -> tuple[Counter[str], list[str]]:
@@ -273,13 +303,14 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
     """The handoff without its keywords: everything that does not depend on the other sessions, so
     that it can be made apart from (and in parallel with) the ordered document-frequency updates."""
     commits = commit_subjects(session)
+    achieved = [*pr_titles(session), *commits]
     requests = requests_of(session)  # one pass over the events for all three parts
     substance = substance_of(session, requests)
     projects = projects_of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
-    headline = headline_of(session, commits, requests)
+    headline = headline_of(session, achieved, requests)
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
@@ -295,8 +326,10 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
         agent=session.agent,
     )
     if substance:
-        handoff.what_happened = what_happened(session, commits, requests) or ["Short exchange with no recorded steps"]
+        handoff.what_happened = what_happened(session, requests) or ["Short exchange with no recorded steps"]
         handoff.insights = insights(session)
         handoff.key_files = key_files(session) if substance == 2 else []
-        handoff.open_threads = open_threads(session)
+        threads, last_kind = open_threads(session)
+        handoff.open_threads = [thread.text for thread in threads]
+        handoff.status = status_of(session, threads, last_kind, bool(commits))
     return handoff

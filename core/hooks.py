@@ -39,7 +39,8 @@ _RECENT_SQL = """
 SELECT h.session_uuid FROM handoffs AS h
 WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
   AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
-ORDER BY h.date DESC, h.ended_at DESC, h.session_uuid LIMIT ?
+ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
+LIMIT ?
 """
 
 
@@ -57,7 +58,8 @@ def _open_index(path: Path) -> sqlite3.Connection | None:
 def recent_handoffs(conn: sqlite3.Connection, projects: tuple[str, ...], *, today: dt.date,
                     days_back: int, limit: int, exclude: str = "") -> list[tuple[str, str, str, int, str]]:
     """(session_uuid, short_id, date, duration_min, body) of the newest substantial handoffs of
-    `projects` dated within `days_back` days of `today`, newest first."""
+    `projects` dated within `days_back` days of `today`: those with open threads first (work a new
+    session may pick up), each group newest first."""
     import datetime as dt
 
     cutoff = (today - dt.timedelta(days=min(days_back, 36500) - 1)).isoformat()

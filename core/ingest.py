@@ -21,7 +21,7 @@ import orjson
 
 from core.agent_runs import AGENT_RUN, link_runs
 from core.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
-from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
+from core.extractor import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
@@ -164,16 +164,22 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         store.set_meta("last_ingest_report", report.to_json())
         if only is None:  # every session was judged by these rules
             store.set_meta("substance_rules", SUBSTANCE_RULES)
+            store.set_meta("handoff_rules", HANDOFF_RULES)
     return report
 
 
 def _judged_by_older_rules(store: Store) -> frozenset[str]:
-    """The sessions found of no substance by another SUBSTANCE_RULES than this eywa's: extracted again,
-    so an upgrade finds what the old rules hid (a session driven by a slash command) without `--force`."""
-    if store.get_meta("substance_rules") == SUBSTANCE_RULES:
+    """The deterministic handoffs drafted by another HANDOFF_RULES than this eywa's (all of them), or
+    found of no substance by another SUBSTANCE_RULES: extracted again, so an upgrade gives every user
+    the better handoffs (and finds what the old rules hid) without `--force`. Claude's handoffs stay."""
+    if store.get_meta("handoff_rules") != HANDOFF_RULES:
+        where = ""
+    elif store.get_meta("substance_rules") != SUBSTANCE_RULES:
+        where = " AND substance = 0"
+    else:
         return frozenset()
     return frozenset(uid for (uid,) in store.conn.execute(
-        "SELECT session_uuid FROM handoffs WHERE substance = 0 AND extractor = ?", (EXTRACTOR_NAME,)))
+        f"SELECT session_uuid FROM handoffs WHERE extractor = ?{where}", (EXTRACTOR_NAME,)))
 
 
 def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared: PreparedSession,

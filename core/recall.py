@@ -51,6 +51,18 @@ class HandoffRecord:
         }
 
     @property
+    def status(self) -> str | None:
+        """done | partial | abandoned | exploratory, from the handoff file's front matter (the index
+        keeps no column for it); None when the file has none (an imported original) or is gone."""
+        from core.handoff import STATUSES, split_front_matter
+
+        try:
+            value = split_front_matter(self.path.read_text(encoding="utf-8"))[0].get("status")
+        except (OSError, ValueError):
+            return None
+        return value if value in STATUSES else None
+
+    @property
     def open_threads(self) -> list[str]:
         from core.handoff import parse_sections
 

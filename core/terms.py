@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from operator import itemgetter
 
-from core.renderer import relative_path
 from core.session import Session
 
 _PART_RE = re.compile(r"[a-z][a-z0-9]{2,29}(?![a-z0-9])")
@@ -19,10 +19,14 @@ _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{4,}")
 # A word, or one character that ends a clause (pairs never span a clause): one scan finds both.
 _TOKEN_RE = re.compile(_PART_RE.pattern + r"|[\n.!?;:,()\[\]{}]")
+# A UUID's groups are often letters only ("beff"): the whole id goes before words are cut.
+_UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+_LETTER_DIGITS_RE = re.compile(r"[a-z]\d+")  # `t20` of a timestamp, `v12`, `x86`: fragments, not topics
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
-    r"""git\s+commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
+    r"""git\s+(?:-C\s+\S+\s+)?commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
+_PR_TITLE_RE = re.compile(r"""\bgh\s+pr\s+create\b[^\n]*?\s(?:--title|-t)[\s=]+(?:"([^"]+)"|'([^']+)')""")
 MAX_SESSION_TERMS = 400  # distinct terms a session contributes to the document frequencies
 
 # Words that never make a useful routing keyword, whatever their IDF: English function words and the
@@ -43,6 +47,8 @@ new line lines issue issues problem problems implement implementation implemente
 values data type types name names string strings list return returns true false null none nil default
 let's i'll i'm it's don't doesn't isn't that's we're you're can't won't there's here's what's
 doesn isn wasn didn aren couldn shouldn wouldn haven hasn weren don won hadn mustn needn
+msg err ctx str args arg func var val tmp obj impl component components content field fields struct param
+params text message messages
 claude assistant user users session sessions tool tools command commands output input result results
 help step steps plan task tasks note notes question questions answer example examples case cases
 should must might may go going done sure see seems seem look looks find found show shows read write
@@ -55,10 +61,12 @@ currently current instead actually really already simply just also better best g
 
 
 def strip_noise(text: str) -> str:
-    """Text without URLs and home-folder prefixes: neither names what a session was about (and the
+    """Text without URLs, UUIDs and home-folder prefixes: none names what a session was about (and the
     home folder names a person)."""
     if "://" in text:  # the URL pattern is slow to rule out, and most texts hold no URL
         text = _URL_RE.sub(" ", text)
+    if text.count("-") >= 4:  # as above: a UUID has four hyphens
+        text = _UUID_RE.sub(" ", text)
     return _HOME_RE.sub("/", text)
 
 
@@ -72,25 +80,45 @@ def _terms(text: str) -> Counter[str]:
     # Words and clause ends (the one-character tokens) in order; generic and hex-like words dropped
     # (a word without a digit is never hex-like: `isalpha` spares most words the regex).
     sequence = [t for t in _TOKEN_RE.findall(lowered)
-                if len(t) == 1 or (t not in GENERIC and (t.isalpha() or not _HEXISH_RE.fullmatch(t)))]
+                if len(t) == 1 or (t not in GENERIC and (t.isalpha() or not (
+                    _HEXISH_RE.fullmatch(t) or _LETTER_DIGITS_RE.fullmatch(t))))]
     counts = Counter(t for t in sequence if len(t) > 1)
     counts.update(f"{a}-{b}" for a, b in zip(sequence, sequence[1:], strict=False)
                   if a != b and len(a) > 1 and len(b) > 1)
     return counts
 
 
-def commit_subjects(session: Session) -> list[str]:
-    """Subjects of the `git commit -m` commands the session ran."""
-    subjects: list[str] = []
+def commits_in(command: str) -> list[str]:
+    """Subjects of the `git commit -m` commands in one shell command line."""
+    return [subject for match in _COMMIT_RE.finditer(command)
+            if (subject := next((g for g in match.groups() if g), "").strip().splitlines()[0].strip())]
+
+
+def pr_titles_in(command: str) -> list[str]:
+    """Titles of the pull requests one shell command line opens (`gh pr create --title ...`)."""
+    if "gh" not in command:
+        return []
+    return [title for match in _PR_TITLE_RE.finditer(command)
+            if (title := next(g for g in match.groups() if g).strip())]
+
+
+def _from_commands(session: Session, read: Callable[[str], list[str]]) -> list[str]:
+    found: list[str] = []
     for call in session.tool_calls:
         command = call.input.get("command") if call.name == "Bash" else None
-        if not isinstance(command, str) or call.is_error:
-            continue
-        for match in _COMMIT_RE.finditer(command):
-            subject = next((g for g in match.groups() if g), "").strip().splitlines()[0].strip()
-            if subject and subject not in subjects:
-                subjects.append(subject)
-    return subjects
+        if isinstance(command, str) and not call.is_error:
+            found += [item for item in read(command) if item not in found]
+    return found
+
+
+def commit_subjects(session: Session) -> list[str]:
+    """Subjects of the `git commit -m` commands the session ran."""
+    return _from_commands(session, commits_in)
+
+
+def pr_titles(session: Session) -> list[str]:
+    """Titles of the pull requests the session opened."""
+    return _from_commands(session, pr_titles_in)
 
 
 def branch_words(branch: str) -> str:
@@ -108,7 +136,7 @@ def weighted_terms(session: Session) -> Counter[str]:
 
     for text in session.user_texts:
         add(text[:4000], 3.0)
-    for subject in commit_subjects(session):
+    for subject in (*commit_subjects(session), *pr_titles(session)):
         add(subject, 6.0)
     for branch in session.git_branches:
         if branch not in ("main", "master", "develop"):
@@ -118,7 +146,8 @@ def weighted_terms(session: Session) -> Counter[str]:
     for call in session.tool_calls:
         path = call.input.get("file_path")
         if isinstance(path, str) and call.name in ("Edit", "Write", "MultiEdit"):
-            add(relative_path(path, session.cwd), 2.0)
+            # The file's name: its folders (`cmd/entire/cli`) are shared by every session of a project.
+            add(path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " "), 2.0)
     for run in session.subagents:
         add(run.description or run.prompt[:300], 1.5)
     for event in session.events:

@@ -18,8 +18,12 @@ def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "bench/run.py", "--quick", "--out", str(out)], cwd=ROOT, check=True,
                    capture_output=True, timeout=600)
     text = out.read_text(encoding="utf-8")
-    for heading in ("## Ingest", "## Query latency and index size", "## Telegram bot latency", "## Retrieval quality"):
+    for heading in ("## Ingest", "## Query latency and index size", "## Telegram bot latency", "## Retrieval quality",
+                    "## Handoff quality"):
         assert heading in text
+    # The handoff labels scored (40 sessions), with the figures the extractor reached when they were made.
+    quality = re.search(r"\| 40 \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", text)
+    assert quality is not None and float(quality.group(4)) >= 0.9  # open-thread recall
     assert "| ingest, real corpus | 252 |" in text
     assert "| commits.tsv (193) | hybrid |" in text
     # The reference method, measured on the same sessions: commits.tsv hit@5 about its 0.61.

@@ -4,8 +4,10 @@ is markup), with "now" pinned."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +27,8 @@ from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber
 PROJECTS = CORPUS / "claude-code-log" / "projects"
 OWNER, STRANGER = 42, 666
 NOW = "2026-02-17T12:00:00Z"
-META = r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · [0-9a-f]{8}"  # date, projects, duration, id
+# date, projects, duration, status (every corpus handoff has one), id
+META = r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · (done|partial|abandoned|exploratory) · [0-9a-f]{8}"
 OGG = b"OggS\x00\x02fake-opus-bytes"
 
 
@@ -246,7 +249,9 @@ def test_last_1_shows_the_newest_handoff_in_full(world: World) -> None:
 
 def test_show_finds_a_handoff_by_prefix_and_lists_an_ambiguous_one(world: World) -> None:
     (one,) = world.owner.says("/show 937c6e6b")
-    assert one.text.startswith("Fix these lint errors") and "937c6e6b" in one.text
+    with contextlib.closing(sqlite3.connect(world.data / "index.sqlite3")) as conn:
+        (headline,) = conn.execute("SELECT headline FROM handoffs WHERE short_id = '937c6e6b'").fetchone()
+    assert one.text.startswith(headline.replace("`", "")) and "937c6e6b" in one.text
     (unknown,) = world.owner.says("/show ffffffff")
     assert "No session has the id" in unknown.text
     ambiguous_prefix = "9"  # several ids start with it in this corpus
@@ -269,7 +274,9 @@ def test_digest_command_sends_sessions_since_the_last_digest_grouped_by_project(
     (digest,) = world.owner.says("/digest", chat_id=-1001)
     lines = digest.text.split("\n")
     assert lines[0].startswith("Digest: 1 session since Mon 16 Feb 12:00")  # the last day, by default
-    assert lines[2] == "project (1)" and lines[3].startswith("• Ok, so there's isn't much to see here")
+    with contextlib.closing(sqlite3.connect(world.data / "index.sqlite3")) as conn:
+        (headline,) = conn.execute("SELECT headline FROM handoffs WHERE short_id = '03eb5929'").fetchone()
+    assert lines[2] == "project (1)" and lines[3].startswith(f"• {headline} · 17 Feb")
     (again,) = world.owner.says("/digest", chat_id=-1001)
     assert again.text.startswith("No sessions since")  # the clock is pinned: nothing new since
 
@@ -287,7 +294,9 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
     assert lines[0] == "Digest: 7 sessions since Mon 17 Nov 20:00"  # since the last digest
     sessions, threads = digest.text.split("\n\nOpen threads\n")
     assert lines[2] == "claude_p (4)" and sessions.count("\n• ") == 7
-    assert all(line.startswith("• ") and line.endswith("(7acd37a8)") for line in threads.split("\n"))
+    project, *items = threads.split("\n")
+    assert project == "jssoundrecorder"  # the open threads by project
+    assert items and all(line.startswith("• ") and line.endswith("(7acd37a8)") for line in items)
     mark = world.fake.mark()
     world.runner.run(job.run(world.app))  # nothing new since: nothing is sent
     world.owner.says("/help")

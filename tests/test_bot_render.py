@@ -95,6 +95,7 @@ def test_continue_prompt_names_the_session_threads_and_files_and_fits_one_messag
     assert prompt.startswith("Continue from my earlier Claude Code session 0d3a8e6f-1111")
     assert "Open threads:\n- Wire the bot" in prompt and "- `core/store.py` (3 edits)" in prompt
     assert "Built the index" in prompt and "Session id: 0d3a8e6f-1111-2222-3333-444444444444" in prompt
+    assert prompt.index("Open threads:") < prompt.index("What happened:")  # what is left to do leads
     assert utf16(parse_html(render.continue_html(record(body)))[0]) <= MAX_TEXT
 
 
@@ -108,7 +109,17 @@ def test_digest_groups_sessions_by_project_and_lists_open_threads() -> None:
     texts = [parse_html(b)[0] for b in blocks]
     assert texts[0] == "Digest: 3 sessions since Mon 16 Feb 08:00"
     assert texts[1].startswith("eywa (2)\n• A · 16 Feb") and texts[2].startswith("no project (1)")
-    assert texts[3] == "Open threads\n• ship it (0d3a8e6f)"
+    assert texts[3] == "Open threads\neywa\n• ship it (0d3a8e6f)"  # by project
+
+
+def test_a_recalled_handoff_shows_its_status(tmp_path: Path) -> None:
+    path = tmp_path / "h.md"
+    path.write_text("---\nsession_id: 0d3a8e6f\ndate: 2026-02-16\nheadline: H\nstatus: partial\n---\n# H\n",
+                    encoding="utf-8")
+    header = parse_html(render.header(record("# H\n", path=path)))[0]
+    assert header.splitlines()[1].split(" · ")[3] == "partial"
+    original = record("# H\n")  # an imported original, or a file gone: no status, no empty field
+    assert len(parse_html(render.header(original))[0].splitlines()[1].split(" · ")) == 4
 
 
 def test_a_session_of_another_agent_says_which_in_its_header_and_list_line() -> None:

@@ -69,18 +69,21 @@ def newest_cli_sessions(env: dict[str, str], count: int) -> list[tuple[str, str]
         return conn.execute(
             "SELECT h.short_id, h.date FROM handoffs h JOIN project_index p USING(session_uuid)"
             " WHERE p.project = 'cli' AND h.substance > 0 AND h.date >= '2026-02-04'"
-            " ORDER BY h.date DESC, h.ended_at DESC, h.session_uuid LIMIT ?", (count,)).fetchall()
+            " ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC,"
+            " h.session_uuid LIMIT ?", (count,)).fetchall()
     finally:
         conn.close()
 
 
-def test_session_start_gives_the_newest_handoffs_of_the_cwds_project(corpus_env: dict[str, str]) -> None:
+def test_session_start_gives_the_cwds_project_open_work_first_then_newest(corpus_env: dict[str, str]) -> None:
     context = context_of(hook("session-start", start_json(), corpus_env))
     assert context.startswith("## Eywa: recent sessions in project cli\n")
     expected = newest_cli_sessions(corpus_env, 3)
     assert len(expected) == 3
     positions = [context.index(f"session {short}_") for short, _ in expected]
-    assert positions == sorted(positions)  # newest first
+    assert positions == sorted(positions)  # open threads first, then newest first
+    first = context.split("\n\n---\n\n")[0]
+    assert "## Open Threads\n- " in first  # the corpus has open work in project cli within the window
     assert context.count("\n\n---\n\n") == 2
     assert "session_uuid:" not in context and "substance:" not in context
 

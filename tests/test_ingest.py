@@ -10,7 +10,7 @@ import pytest
 
 from core.api import Eywa
 from core.config import load_settings
-from core.extractor import SUBSTANCE_RULES
+from core.extractor import HANDOFF_RULES, SUBSTANCE_RULES
 from core.handoff import parse_handoff
 
 from .conftest import CORPUS, link_corpus, write_jsonl
@@ -184,4 +184,24 @@ def test_an_upgrade_judges_again_the_sessions_older_rules_found_empty(env: dict[
     assert report.updated == [sid] and report.files_changed == 0
     assert judged() == (1, SUBSTANCE_RULES)
     assert [hit.session_uuid for hit in eywa.recall("zanzibar hook", days_back=3650)][:1] == [sid]
+    assert eywa.ingest().sessions_updated == 0
+
+
+def test_an_upgrade_drafts_every_deterministic_handoff_again_by_the_new_rules(env: dict[str, Path]) -> None:
+    link_corpus(env["projects"], 6)
+    eywa = make_eywa()
+    eywa.ingest()
+    conn = eywa.store.conn
+    assert eywa.store.get_meta("handoff_rules") == HANDOFF_RULES
+    kept = conn.execute("SELECT session_uuid FROM handoffs LIMIT 1").fetchone()[0]
+    with eywa.store.transaction():  # as an eywa of older rules left it; one handoff is Claude's
+        conn.execute("UPDATE handoffs SET headline = 'Old rules', extractor = 'llm:test' WHERE session_uuid = ?",
+                     (kept,))
+        conn.execute("UPDATE handoffs SET headline = 'Old rules' WHERE session_uuid != ?", (kept,))
+        conn.execute("DELETE FROM meta WHERE key = 'handoff_rules'")
+    report = eywa.ingest()
+    assert report.files_changed == 0 and len(report.updated) == 5 and kept not in report.updated
+    headlines = dict(conn.execute("SELECT session_uuid, headline FROM handoffs"))
+    assert headlines.pop(kept) == "Old rules" and "Old rules" not in headlines.values()
+    assert eywa.store.get_meta("handoff_rules") == HANDOFF_RULES
     assert eywa.ingest().sessions_updated == 0

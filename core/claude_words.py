@@ -1,0 +1,200 @@
+"""What Claude said it did and decided, read from its own messages: the sentences of its prose (code
+blocks, tables and markup left out), the outcomes among them ("Added ...", "Fixed ...", "Found ..."),
+and the decisions and root causes with their topics. Plain regular expressions over a few messages:
+the extractor runs on every ingest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_CODE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.*)$")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+_SPACES_RE = re.compile(r"\s+")
+_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_EMOJI_RE = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]")
+
+# A past-tense verb opening a sentence: what was done. "Verified"/"Tested" say only that checks ran.
+OUTCOME_VERBS = frozenset("""
+added fixed changed updated created replaced removed renamed moved implemented refactored increased
+decreased switched migrated converted extracted consolidated restored reverted wrote rewrote deleted
+simplified merged committed pushed opened installed configured enabled disabled resolved addressed
+documented clarified introduced split dropped bumped upgraded downgraded generated applied restructured
+reduced improved exposed wired cleaned populated found identified traced tracked modernized modernised
+defined built made set rebased squashed cherry-picked published released adjusted corrected unified
+deduplicated skipped excluded ignored guarded handled inlined exported imported registered scoped
+""".split())
+_OPENING_RE = re.compile(
+    r"^(?:(?:done|fixed|perfect|great|excellent|all set|good|ok|okay)[.!:,]\s+)?"
+    r"(?:(?:so|now|also|and)\s+)?(?:i(?:'ve| have)?\s+)?(?:also\s+|now\s+|successfully\s+|just\s+)?"
+    r"([a-z-]+)\b", re.IGNORECASE)
+_NOW_RE = re.compile(r"^(?:now\s+)?(?:`[^`]+`|the \w+|it|this|that|both|all \w+)(?:\s+\S+){0,4}\s+now\s+"
+                     r"(?:uses?|returns?|shows?|honou?rs?|writes?|reads?|handles?|includes?|skips?|combines?|"
+                     r"checks?|follows?|creates?|clarifies|documents?|supports?|respects?|keeps?)\b", re.IGNORECASE)
+# "`phase_test.go` — Changed ...", "**Fix**: Added ...": a label before the outcome of a report's line.
+_LABEL_RE = re.compile(r"^(?:`[^`]{1,80}`|[\w./()#-]{1,60}(?: [\w./()#-]{1,30}){0,3})\s*(?:—|–|-|:)\s+")
+_DONE_RE = re.compile(r"^(?:done|fixed|perfect|great)\s*[-—–:.!]\s*", re.IGNORECASE)
+_PASSIVE_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:has|have) been\s+([a-z-]+)\b",
+                         re.IGNORECASE)
+_GENERIC_HEADINGS = ("summary", "changes", "fix", "the fix", "files", "what ", "overview", "result", "details",
+                     "verification", "test", "next", "key ", "benefits", "notes", "before", "after", "how ",
+                     "why ", "root cause", "found", "task ", "step ", "phase ", "options", "problem", "issue",
+                     "context", "approach", "status")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    heading: str  # the markdown heading it sits under ("" when none)
+    listed: bool = False  # an item of a list (a detail of a report, seldom its gist)
+
+
+def _plain(text: str) -> str:
+    if "](" in text:
+        text = _LINK_RE.sub(r"\1", text)
+    if not text.isascii():
+        text = _EMOJI_RE.sub("", text)
+    return " ".join(text.replace("**", "").replace("__", "").split())
+
+
+@lru_cache(maxsize=512)  # headline, outcomes, insights and threads read the same messages
+def sentences(text: str) -> tuple[Sentence, ...]:
+    """The prose sentences of one message in order: paragraphs and list items split into sentences,
+    each with the heading above it; code blocks and tables left out."""
+    if "```" in text:
+        text = _CODE_BLOCK_RE.sub("\n", text)
+    found: list[Sentence] = []
+    heading = ""
+    paragraph: list[str] = []
+
+    def flush(listed: bool = False) -> None:
+        if paragraph:
+            for part in _SENTENCE_END_RE.split(_plain(" ".join(paragraph))):
+                if part:
+                    found.append(Sentence(part, heading, listed))
+            paragraph.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        title = _HEADING_RE.match(stripped)
+        if title:
+            flush()
+            heading = _plain(title.group(1)).strip(" :")
+        elif not stripped or stripped.startswith(("|", ">")) or set(stripped) <= set("-=*_ "):
+            flush()
+        elif _LIST_MARK_RE.match(stripped):
+            flush()
+            paragraph.append(_LIST_MARK_RE.sub("", stripped))
+            flush(listed=True)
+        else:
+            paragraph.append(stripped)
+    flush()
+    return tuple(found)
+
+
+def outcome(sentence: str) -> str | None:
+    """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
+    fixed ..."), or None when it does not say what was done."""
+    if sentence.endswith(("?", ":")) or len(sentence) < 12 or sentence.isupper() or (
+            len(sentence) < 40 and _FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
+        return None
+    # Substring tests first: each regex below needs its piece ("—" or ":", " now ", " been ").
+    label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
+    for text in (sentence, sentence[label.end():]) if label else (sentence,):
+        match = _OPENING_RE.match(text)
+        if match and match.group(1).lower() in OUTCOME_VERBS:
+            rest = text[match.start(1):]
+            return rest[:1].upper() + rest[1:]
+    lowered = sentence.lower()
+    if " now " not in lowered and " been " not in lowered:
+        return None
+    sentence = _DONE_RE.sub("", sentence)
+    passive = _PASSIVE_RE.match(sentence) if " been " in lowered else None
+    if _NOW_RE.match(sentence) or (passive and passive.group(1).lower() in OUTCOME_VERBS):
+        return sentence[:1].upper() + sentence[1:]
+    return None
+
+
+def code_share(text: str) -> float:
+    """The share of a text's characters inside backticks."""
+    return sum(len(part) for part in text.split("`")[1::2]) / max(len(text), 1)
+
+
+def headline_heading(heading: str) -> bool:
+    """A heading that names the work ("AudioWorklet Migration Complete"), not a generic one ("Summary")."""
+    return len(heading.split()) >= 2 and not heading.lower().startswith(_GENERIC_HEADINGS)
+
+
+def headings(text: str) -> list[str]:
+    """The markdown headings of one message, in order, as plain text."""
+    if "#" not in text:
+        return []
+    if "```" in text:
+        text = _CODE_BLOCK_RE.sub("\n", text)
+    return [_plain(m.group(1)).strip(" :") for line in text.splitlines() if (m := _HEADING_RE.match(line.strip()))]
+
+
+_CAUSE_RE = re.compile(
+    r"\b(root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|"
+    r"caused by|the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was) to|fixed a|bug where|"
+    r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
+    r"import cycle)\b", re.IGNORECASE)
+_CHOICE_RE = re.compile(
+    r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
+    r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
+    r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
+    r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose)\b",
+    re.IGNORECASE)
+# A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
+_CUE_PIECES = ("cause", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix", "deprecat",
+               "circular", "cycle", "instead", "rather", "would", "recommend", "suggest", "cleanest", "simplest",
+               "safest", "best", "decided", "went with", "chose", "opted", "so that", "avoid", "trade", "worth",
+               "unnecessary", "intent", "fall", "on purpose")
+# A comparison of options is a decision even when it gives its reason with "because".
+_COMPARED_RE = re.compile(r"\b(would be (?:worse|better|cleaner|simpler|overkill)|rather than|"
+                          r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is)\b", re.IGNORECASE)
+_REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
+                        re.IGNORECASE)
+# "Now I understand the issue." / "Found it": the sentence after it states the cause.
+_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issue|problem|bug|"
+                       r"root cause|culprit)\b|^(?:found it|there it is)\b", re.IGNORECASE)
+_TOPIC_RE = re.compile(r"`([^`]{2,48})`")
+_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why")
+_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
+                           r"(?:now )?i need to|now i|good|great|perfect|ok(?:ay)?|hmm|i see|"
+                           r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+
+
+def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
+    """(rank, `**Topic** -- explanation`) of the sentences of one message that give a root cause (rank 0)
+    or a choice and its reason (rank 1). The topic is the code the sentence names, else its kind. What
+    Claude reports having done ("Replaced X instead of Y") is an outcome, a decision only with its reason."""
+    result: list[tuple[int, str]] = []
+    announced = False
+    for sentence in found:
+        text = sentence.text
+        after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
+        if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
+            continue
+        heading = sentence.heading.lower()
+        lowered = text.lower()
+        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
+            _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
+        if not (cued or after_finding or heading):
+            continue
+        compared = cued and _COMPARED_RE.search(text) is not None
+        if after_finding or heading.startswith(_CAUSE_HEADINGS) or (
+                cued and not compared and _CAUSE_RE.search(text)):
+            rank, kind = 0, "Root cause"
+        elif (cued or heading.startswith(("decision", "approach", "why"))) \
+                and (outcome(text) is None or _REASON_RE.search(text)) and not text.endswith(":"):
+            rank, kind = 1, "Decision"
+        else:
+            continue
+        code = _TOPIC_RE.search(text)
+        result.append((rank, f"**{kind}: {code.group(1)}** -- {text}" if code else f"**{kind}** -- {text}"))
+    return result
