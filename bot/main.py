@@ -72,7 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eywa-bot", description="Eywa's Telegram bot: recall, digests, ingest.")
     parser.add_argument("--config", type=Path, help="YAML config file (default: $EYWA_CONFIG or ~/.eywa/config.yaml)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    commands = parser.add_subparsers(dest="command", metavar="[service]")
+    service = commands.add_parser("service", help="start the bot at login, restarted on failure")
+    service.add_argument("action", choices=["install", "uninstall"])
     args = parser.parse_args(argv)
+    if args.command == "service":
+        return _service(args.action, args.config)
 
     from core.config import ConfigError, load_settings
 
@@ -102,6 +107,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         print("eywa-bot: Telegram rejected the bot token; check TELEGRAM_BOT_TOKEN (from @BotFather)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _service(action: str, config_path: Path | None) -> int:
+    from core.services import ServiceError, bot_service, install, uninstall
+
+    try:
+        service = bot_service(config_path)
+        for line in install(service) if action == "install" else uninstall(service):
+            print(line)
+    except (ServiceError, OSError) as exc:
+        print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -60,8 +60,14 @@ def projects_label(record: HandoffRecord) -> str:
     return ", ".join(record.projects) or "no project"
 
 
+def machine_label(record: HandoffRecord) -> list[str]:
+    """"on laptop": the machine the session ran on, when the index knows it (core/spokes.py)."""
+    return [f"on {record.machine}"] if record.machine else []
+
+
 def header(record: HandoffRecord) -> str:
-    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min)])
+    meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
+                       *machine_label(record)])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -191,7 +197,8 @@ def continue_html(record: HandoffRecord) -> str:
 
 def short_line(index: int, record: HandoffRecord) -> str:
     """One line a session: number, headline, date, projects, duration, id (for /show)."""
-    meta = f"{record.date:%d %b} · {projects_label(record)} · {format_duration(record.duration_min)}"
+    meta = " · ".join([f"{record.date:%d %b}", projects_label(record), format_duration(record.duration_min),
+                       *machine_label(record)])
     return f"{index}. <b>{esc(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 

@@ -15,6 +15,7 @@ import orjson
 
 from core.config import Settings, now
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
+from core.recall import COLUMN_COUNT as _COLUMN_COUNT
 from core.recall import COLUMNS as _COLUMNS
 from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
 from core.scorer import index_version
@@ -119,8 +120,7 @@ class Eywa:
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
-        paths = IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
-                            self.settings.pending_dir)
+        paths = self.ingest_paths()
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
         with self._writing():
             report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
@@ -128,6 +128,17 @@ class Eywa:
             if llm and llm_active(self.settings):
                 self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
         return report
+
+    def ingest_paths(self) -> IngestPaths:
+        """This machine's transcripts and every spoke's folder (core/spokes.py), as ingest reads them."""
+        from core.projects import ProjectNames
+        from core.spokes import spoke_sources
+
+        aliases = self.settings.projects.aliases
+        return IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
+                           self.settings.pending_dir, machine=self.settings.machine_name,
+                           projects=ProjectNames(aliases),
+                           spokes=tuple(spoke_sources(self.settings.spokes_dir, aliases)))
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
@@ -142,7 +153,8 @@ class Eywa:
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        stems = {f.path.stem for f in scan_files(self.settings.projects_dir) if f.kind == "main"}
+        stems = {f.path.stem for source in self.ingest_paths().sources for f in scan_files(source.root)
+                 if f.kind == "main"}
         matches = sorted(s for s in stems if s.startswith(session_id))
         if not matches:
             raise NotFound(f"no transcript of session '{session_id}' under {self.settings.projects_dir}")
@@ -161,23 +173,30 @@ class Eywa:
         return self.show(matches[0])
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
-               project: str | None = None, mode: str | None = None, offset: int = 0) -> list[HandoffRecord]:
+               project: str | None = None, mode: str | None = None, offset: int = 0,
+               machine: str | None = None) -> list[HandoffRecord]:
+        """The best handoffs for `query`; `project` keeps projects whose name contains it, `machine` the
+        sessions of that machine (core/spokes.py)."""
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
             today=now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project, offset=offset,
+            project=project, offset=offset, machine=machine,
         )
 
-    def last(self, count: int = 5, *, project: str | None = None) -> list[HandoffRecord]:
+    def last(self, count: int = 5, *, project: str | None = None,
+             machine: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""
         sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
         params: list[object] = []
         if project:
             sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
             params.append(f"%{project.lower()}%")
+        if machine:
+            sql += " AND machine = ?"
+            params.append(machine.strip().lower())
         sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
         params.append(max(1, count))
         return [self._record(row) for row in self._reader().conn.execute(sql, params)]
@@ -268,10 +287,10 @@ class Eywa:
         ).fetchall()
         handoffs = []
         for row in rows:
-            ended = row[11]
+            ended = row[_COLUMN_COUNT]
             if ended and dt.datetime.fromisoformat(ended) < since:
                 continue
-            handoffs.append(self._record(row[:11]))
+            handoffs.append(self._record(row[:_COLUMN_COUNT]))
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
 

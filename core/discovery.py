@@ -11,8 +11,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.transcript_reader import peek_fields
+
+if TYPE_CHECKING:
+    from core.spokes import Source
 
 
 @dataclass(frozen=True)
@@ -28,10 +32,17 @@ class SessionFiles:
     session_id: str
     main: list[SourceFile] = field(default_factory=list)
     subagents: list[SourceFile] = field(default_factory=list)
+    source: Source | None = None  # the folder it was found in: its machine, how its projects are named
 
     @property
     def files(self) -> list[SourceFile]:
         return self.main + self.subagents
+
+    def merge(self, other: SessionFiles) -> None:
+        """Take `other`'s files too (the same session found in another folder)."""
+        if other is not self:
+            self.main += other.main
+            self.subagents += other.subagents
 
 
 def scan_files(root: Path) -> list[SourceFile]:
@@ -45,6 +56,8 @@ def scan_files(root: Path) -> list[SourceFile]:
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue  # vanished or unreadable mid-scan: what was found stays valid
         for entry in entries:
+            if entry.name.startswith("."):
+                continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))

@@ -268,13 +268,14 @@ def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFreque
     return handoff
 
 
-def draft(session: Session, zone: ZoneInfo) -> Handoff:
+def draft(session: Session, zone: ZoneInfo, projects: tuple[str, ...] | None = None) -> Handoff:
     """The handoff without its keywords: everything that does not depend on the other sessions, so
-    that it can be made apart from (and in parallel with) the ordered document-frequency updates."""
+    that it can be made apart from (and in parallel with) the ordered document-frequency updates.
+    `projects`: as the session's source names them (core/projects.py); None: its folder on this machine."""
     commits = commit_subjects(session)
     requests = requests_of(session)  # one pass over the events for all three parts
     substance = substance_of(session, requests)
-    projects = projects_from_cwd(session.cwd)
+    projects = projects_from_cwd(session.cwd) if projects is None else projects
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
@@ -290,6 +291,7 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
         headline=headline,
         projects=list(projects),
         substance=substance,
+        machine=session.machine,
     )
     if substance:
         handoff.what_happened = what_happened(session, commits, requests) or ["Short exchange with no recorded steps"]

@@ -59,6 +59,7 @@ class Handoff(BaseModel):
     insights: list[str] = Field(default_factory=list)
     key_files: list[str] = Field(default_factory=list)
     open_threads: list[str] = Field(default_factory=list)
+    machine: str = ""  # the machine the session ran on; "" in files written before machines were told apart
     # Body as read from a file (imported originals keep their own wording); rendered from sections if None.
     raw_body: str | None = None
 
@@ -80,6 +81,7 @@ class Handoff(BaseModel):
         return self.raw_body if self.raw_body is not None else render_body(self)
 
     def front_matter(self) -> dict[str, object]:
+        optional = {"machine": self.machine} if self.machine else {}
         return {
             "session_id": self.session_id,
             "session_uuid": self.session_uuid,
@@ -90,6 +92,7 @@ class Handoff(BaseModel):
             "projects": self.projects,
             "keywords": self.keywords,
             "substance": self.substance,
+            **optional,
         }
 
     def to_markdown(self) -> str:
@@ -207,6 +210,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
         projects=meta.get("projects") or [],
         keywords=meta.get("keywords") or [],
         substance=int(meta.get("substance", 1) or 0),
+        machine=str(meta.get("machine") or ""),
         raw_body=body,
         **sections,
     )

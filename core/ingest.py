@@ -23,8 +23,10 @@ from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
+from core.projects import ProjectNames
 from core.reindex import refresh_fulltext
 from core.session_builder import parse_time
+from core.spokes import CLAUDE_CODE, Source
 from core.store import Store
 from core.term_stats import TermStats
 from core.transcript_reader import peek_fields
@@ -72,6 +74,13 @@ class IngestPaths:
     handoffs_dir: Path
     archive_dir: Path
     pending_dir: Path | None = None  # SessionEnd marks (core/pending.py): forced, then deleted
+    machine: str = ""  # this machine's name, for the sessions of projects_dir
+    projects: ProjectNames = field(default_factory=ProjectNames)  # names this machine's sessions' projects
+    spokes: tuple[Source, ...] = ()  # the other machines' folders (core/spokes.py)
+
+    @property
+    def sources(self) -> list[Source]:
+        return [Source(CLAUDE_CODE, self.projects_dir, self.machine, self.projects), *self.spokes]
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -98,10 +107,11 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
     force = force | frozenset(marks) | _judged_by_older_rules(store)
-    files = scan_files(paths.projects_dir)
-    report.files_seen = len(files)
+    scanned = [(source, scan_files(source.root)) for source in paths.sources]
+    report.files_seen = sum(len(files) for _, files in scanned)
     known = store.source_states()
-    changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
+    changed = {str(f.path) for _, files in scanned for f in files
+               if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
     report.files_changed = len(changed)
 
     def parent_of(source: SourceFile) -> str | None:
@@ -110,7 +120,12 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
             return state[2]
         return subagent_parent(source)
 
-    groups = group_sessions(files, parent_of)
+    groups: dict[str, SessionFiles] = {}
+    for source, files in scanned:
+        for sid, group in group_sessions(files, parent_of).items():
+            group.source = source
+            # One session id in two folders (a transcript copied between machines): one session, not two.
+            groups.setdefault(sid, group).merge(group)
     if marks:
         expire_marks(marks, set(groups))
     dirty = [

@@ -1,7 +1,7 @@
 """`eywa mcp`: the MCP server (stdio) that gives Claude Code itself the memory, like the original eywa-mcp.
 
 Tools:
-- `eywa_get(query?, days_back, max_handoffs, project?)`: the same text as `eywa get`.
+- `eywa_get(query?, days_back, max_handoffs, project?, machine?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
   calling session: the one transcript of the server's working directory that is still being written.
 
@@ -48,7 +48,8 @@ Call it when the user refers to earlier work ("like last time", "the rewind bug"
 off"), at the start of a task that continues earlier work, or before re-investigating a problem an earlier
 session may already have solved. Use specific words: project names, components, error messages, file
 names. Without a query it returns the most recent sessions. `days_back` (at least 1) is the recency
-window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it."""
+window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it, `machine` only the
+sessions of one machine."""
 
 EXTRACT_DESCRIPTION = """Save a session's handoff now: extract (or re-extract) it from its transcript and
 return the handoff (headline, what happened, insights, key files, open threads).
@@ -152,7 +153,7 @@ def _handoff_text(record: HandoffRecord) -> str:
 
 
 ARGUMENT_RULES = {
-    "eywa_get": "query and project are text, days_back an integer of at least 1, max_handoffs an integer 1-5",
+    "eywa_get": "query, project and machine are text, days_back an integer of at least 1, max_handoffs an integer 1-5",
     "eywa_extract": "session_id is text: a full session id or a unique prefix",
 }
 
@@ -197,10 +198,11 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
         days_back: Annotated[int, Field(ge=1, description="recency window in days, at least 1")] = retrieval.days_back,
         max_handoffs: Annotated[int, Field(ge=1, le=5, description="how many handoffs, 1-5")] = retrieval.max_handoffs,
         project: Annotated[str | None, Field(description="only projects whose name contains this")] = None,
+        machine: Annotated[str | None, Field(description="only sessions that ran on this machine")] = None,
     ) -> str:
         try:
             records = eywa().recall(query or None, days_back=days_back, max_results=max_handoffs,
-                                    project=project or None)
+                                    project=project or None, machine=machine or None)
         except (StoreError, OSError) as exc:
             raise failing(exc) from exc
         return format_handoffs(records)

@@ -60,6 +60,8 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     prepared = PreparedSession(group.session_id, stats, session.bad_lines)
     if not is_transcript(session):
         return prepared
+    if group.source is not None:
+        session.machine = group.source.machine
     prepared.orphan = session.orphan
     prepared.subagent_runs = len(session.subagents)
     prepared.ended_at = session.last_ts.isoformat() if session.last_ts else ""
@@ -67,7 +69,7 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     prepared.columns = fulltext_columns(prepared.markdown)
     weights, prepared.terms = session_terms(session)
     prepared.weights = Counter({term: weights[term] for term in prepared.terms})
-    prepared.handoff = draft(session, zone)
+    prepared.handoff = draft(session, zone, group.source.projects.of(session.cwd) if group.source else None)
     return prepared
 
 

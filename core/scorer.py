@@ -183,6 +183,9 @@ _PROJECT_FILTER = """
         AND EXISTS (SELECT 1 FROM project_index AS pf
                     WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
 
+_MACHINE_FILTER = """
+        AND h.machine = :machine"""
+
 _RECENT_SQL = """
 SELECT h.session_uuid, 0.0, h.date FROM handoffs AS h
 WHERE h.substance > 0 AND h.date >= :cutoff{project}
@@ -200,6 +203,7 @@ def rank(
     max_results: int = 3,
     project: str | None = None,
     offset: int = 0,
+    machine: str | None = None,
     hybrid_keywords_weight: float | None = None,
     hybrid_pool: int | None = None,
 ) -> list[Hit]:
@@ -217,6 +221,7 @@ def rank(
         return []
     offset = max(0, offset)
     project_filter = project.strip().lower() if project and project.strip() else None
+    machine_filter = machine.strip().lower() if machine and machine.strip() else None
     tokens = tokenize_query(query or "")
     if tokens:
         params = _Params(
@@ -226,6 +231,7 @@ def rank(
             now=now,
             days_back=days_back,
             project=project_filter,
+            machine=machine_filter,
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -236,7 +242,7 @@ def rank(
         if offset > 0 and _ranked(mode, params, 1, 0):
             return []  # paged past the last real hit: don't switch to the recent list mid-paging
     return [Hit(row.session_uuid, row.score) for row in _recent(conn, now, days_back, project_filter,
-                                                                max_results, offset)]
+                                                                machine_filter, max_results, offset)]
 
 
 @dataclass(frozen=True)
@@ -249,6 +255,7 @@ class _Params:
     project: str | None
     hybrid_keywords_weight: float
     hybrid_pool: int
+    machine: str | None = None
 
 
 def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -304,11 +311,16 @@ def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: 
 
 
 def _project_rows(p: _Params) -> list[int] | None:
-    """The rowids of the handoffs of the query's project filter (None: no filter)."""
-    if not p.project:
+    """The rowids of the handoffs of the query's project and machine filters (None: no filter)."""
+    if not p.project and not p.machine:
         return None
     return [rowid for (rowid,) in p.conn.execute(
-        "SELECT h.rowid FROM handoffs AS h WHERE 1" + _PROJECT_FILTER, {"project": p.project})]
+        "SELECT h.rowid FROM handoffs AS h WHERE 1" + _filters(p.project, p.machine),
+        {"project": p.project, "machine": p.machine})]
+
+
+def _filters(project: str | None, machine: str | None) -> str:
+    return (_PROJECT_FILTER if project else "") + (_MACHINE_FILTER if machine else "")
 
 
 def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
@@ -399,15 +411,14 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     return keyword_topk.ordered(scored)
 
 
-def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
-            offset: int) -> list[_Row]:
+def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None,
+            machine: str | None, limit: int, offset: int) -> list[_Row]:
     # Same window as the recency multiplier: age_days = days since + 1 <= days_back.
     try:
         cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
     except OverflowError:
         cutoff = "" if days_back > 0 else "9999-12-31~"
-    sql = _RECENT_SQL.format(project=_PROJECT_FILTER if project else "")
-    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset}
-    if project:
-        params["project"] = project
+    sql = _RECENT_SQL.format(project=_filters(project, machine))
+    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset, "project": project,
+                              "machine": machine}
     return [_Row(uid, float(score), date) for uid, score, date in conn.execute(sql, params)]

@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS handoffs(
     archive_path TEXT NOT NULL DEFAULT '',
     body TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'extracted',
-    extractor TEXT NOT NULL DEFAULT ''
+    extractor TEXT NOT NULL DEFAULT '',
+    machine TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
 CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
@@ -132,6 +133,7 @@ class Store:
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
                     _migrate_blocks(self.conn)
+                    _migrate_machine(self.conn)
                     self.conn.execute(
                         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
                     )
@@ -249,13 +251,13 @@ class Store:
         self.delete_handoff(uid)
         cursor = self.conn.execute(
             "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " projects, keywords, substance, path, archive_path, body, origin, extractor, machine)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
                 handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
                 orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor,
+                handoff.body, origin, extractor, handoff.machine,
             ),
         )
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
@@ -334,6 +336,15 @@ def _migrate_blocks(conn: sqlite3.Connection) -> None:
         return  # a new file, or one migrated already
     fill_blocks(conn)
     conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+
+
+def _migrate_machine(conn: sqlite3.Connection) -> None:
+    """Schema 5 -> 6: each handoff names the machine its session ran on ('' before: this one's)."""
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("5",):
+        return  # a new file, or one migrated already
+    if "machine" not in {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
+    conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
 
 
 def _split_statements(script: str) -> list[str]:
