@@ -123,6 +123,7 @@ class PushSettings(_Section):
     port: int = Field(default=22, ge=1, le=65535)
     ssh_options: list[str] = Field(default_factory=list)  # more `-o Key=Value` options, e.g. a known_hosts file
     every_minutes: int = Field(default=15, ge=1)  # the schedule `eywa push --install` writes
+    bwlimit_kbps: int = Field(default=0, ge=0)  # most KB/s rsync sends (a phone's hotspot, say); 0: no limit
     on_session_end: bool = False  # also push in the background when a Claude Code session ends
 
     @field_validator("ssh_key")

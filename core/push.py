@@ -116,6 +116,7 @@ def rsync_command(settings: Settings, outbox: Path, *, rsync: str = "rsync") -> 
         "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # transcripts are private on the hub too
         "--include=*/", "--include=*.jsonl", "--include=*.meta.json", f"--include={REPOSITORIES_FILE}",
         "--exclude=*", f"--timeout={RSYNC_TIMEOUT_SECONDS}", "--stats",
+        *([f"--bwlimit={settings.push.bwlimit_kbps}"] if settings.push.bwlimit_kbps else []),
         "-e", shlex.join(ssh_command(settings)),
         str(outbox), f"{settings.push.hub}:{settings.push.path.rstrip('/') or '/'}/",
     ]
