@@ -75,9 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", metavar="[service]")
     service = commands.add_parser("service", help="start the bot at login, restarted on failure")
     service.add_argument("action", choices=["install", "uninstall"])
+    service.add_argument("--files-only", action="store_true", help="leave systemd or launchd alone")
     args = parser.parse_args(argv)
     if args.command == "service":
-        return _service(args.action, args.config)
+        return _service(args.action, args.config, args.files_only)
 
     from core.config import ConfigError, load_settings
 
@@ -111,12 +112,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _service(action: str, config_path: Path | None) -> int:
+def _service(action: str, config_path: Path | None, files_only: bool) -> int:
     from core.services import ServiceError, bot_service, install, uninstall
 
     try:
         service = bot_service(config_path)
-        for line in install(service) if action == "install" else uninstall(service):
+        change = install if action == "install" else uninstall
+        for line in change(service, files_only=files_only):
             print(line)
     except (ServiceError, OSError) as exc:
         print(f"eywa-bot: {exc}", file=sys.stderr)

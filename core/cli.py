@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     schedule.add_argument("--install", action="store_true",
                           help="push every push.every_minutes (a systemd user timer, or a launchd agent on macOS)")
     schedule.add_argument("--uninstall", action="store_true", help="remove that schedule")
+    push.add_argument("--files-only", action="store_true", help="with --(un)install: leave systemd or launchd alone")
     push.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
 
     # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
@@ -268,7 +269,8 @@ def _cmd_push(eywa, args) -> int:  # noqa: ANN001
         from core.services import install, push_service, uninstall
 
         service = push_service(eywa.settings, args.config)
-        for line in (install(service) if args.install else uninstall(service)):
+        change = install if args.install else uninstall
+        for line in change(service, files_only=args.files_only):
             print(line)
         return 0
     from core.push import push

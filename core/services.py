@@ -129,18 +129,21 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def install(service: Service, *, platform: str = sys.platform, home: Path | None = None) -> list[str]:
-    """Write the service's files and start it; what was done, a line each (how to start it by hand when
-    the service manager cannot be reached, in a container say)."""
+def install(service: Service, *, platform: str = sys.platform, home: Path | None = None,
+            files_only: bool = False) -> list[str]:
+    """Write the service's files and start it (not with `files_only`); what was done, a line each (how to
+    start it by hand when it is not started, or the service manager cannot be reached, in a container say)."""
+    start = not files_only
     home = home or Path.home()
     if platform == "darwin":
         path, data = launchd_plist(service, home)
         _write(path, data)
         (home / "Library" / "Logs" / "eywa").mkdir(parents=True, exist_ok=True)
         domain = f"gui/{os.getuid()}"
-        _run(["launchctl", "bootout", f"{domain}/{service.label}"])  # a previous version, if loaded
-        problem = _run(["launchctl", "bootstrap", domain, str(path)])
         started = f"launchctl bootstrap {domain} {path}"
+        if start:
+            _run(["launchctl", "bootout", f"{domain}/{service.label}"])  # a previous version, if loaded
+        problem = _run(["launchctl", "bootstrap", domain, str(path)]) if start else "--files-only"
         logs = f"logs: ~/Library/Logs/eywa/{service.name}.log"
         written = [path]
     elif platform.startswith("linux"):
@@ -148,8 +151,8 @@ def install(service: Service, *, platform: str = sys.platform, home: Path | None
         for path, text in units.items():
             _write(path, text.encode())
         unit = f"{service.name}.timer" if service.every_minutes else f"{service.name}.service"
-        problem = _run(["systemctl", "--user", "daemon-reload"]) or \
-            _run(["systemctl", "--user", "enable", "--now", unit])
+        problem = (_run(["systemctl", "--user", "daemon-reload"]) or
+                   _run(["systemctl", "--user", "enable", "--now", unit])) if start else "--files-only"
         started = f"systemctl --user daemon-reload && systemctl --user enable --now {unit}"
         logs = f"logs: journalctl --user -u {service.name}"
         written = list(units)
@@ -157,26 +160,28 @@ def install(service: Service, *, platform: str = sys.platform, home: Path | None
         raise ServiceError(f"no service manager Eywa knows on {platform}: run `{shlex.join(service.command)}` "
                            f"yourself (systemd on Linux and launchd on macOS are supported)")
     lines = [f"wrote {path}" for path in written]
-    lines.append(f"could not start it ({problem}); to start it: {started}" if problem else f"started: {started}")
+    lines.append(f"not started ({problem}); to start it: {started}" if problem else f"started: {started}")
     return [*lines, logs]
 
 
-def uninstall(service: Service, *, platform: str = sys.platform, home: Path | None = None) -> list[str]:
-    """Stop the service and remove its files; what was done."""
+def uninstall(service: Service, *, platform: str = sys.platform, home: Path | None = None,
+              files_only: bool = False) -> list[str]:
+    """Stop the service (not with `files_only`) and remove its files; what was done."""
     home = home or Path.home()
+    run = (lambda command: None) if files_only else _run
     if platform == "darwin":
         path, _ = launchd_plist(service, home)
-        _run(["launchctl", "bootout", f"gui/{os.getuid()}/{service.label}"])
+        run(["launchctl", "bootout", f"gui/{os.getuid()}/{service.label}"])
         paths = [path]
     elif platform.startswith("linux"):
         paths = list(systemd_units(service, home))
         unit = f"{service.name}.timer" if service.every_minutes else f"{service.name}.service"
-        _run(["systemctl", "--user", "disable", "--now", unit])
+        run(["systemctl", "--user", "disable", "--now", unit])
     else:
         raise ServiceError(f"no service manager Eywa knows on {platform}")
     removed = [path for path in paths if path.exists()]
     for path in removed:
         path.unlink()
     if platform.startswith("linux") and removed:
-        _run(["systemctl", "--user", "daemon-reload"])
+        run(["systemctl", "--user", "daemon-reload"])
     return [f"removed {path}" for path in removed] or [f"{service.name} was not installed"]
