@@ -23,6 +23,7 @@ import bot_latency  # noqa: E402
 import fts5_reference  # noqa: E402
 import latency  # noqa: E402
 import locomo  # noqa: E402
+import push  # noqa: E402
 import recall  # noqa: E402
 import scale  # noqa: E402
 
@@ -97,6 +98,16 @@ def main() -> int:
         "process adds interpreter start-up and imports); peak RSS of the child. The scaled corpus clones "
         f"real sessions (new ids, dates shifted, a few words changed) to {files} files / ~{megabytes} MB in "
         "a temporary folder.\n\n" + table(scale.run(files, megabytes))
+    )
+
+    print("push ...", file=sys.stderr)
+    spoke_files, spoke_mb = (50, 5) if args.quick else (1000, 100)
+    sections.append(
+        "## Several machines: push and ingest\n\nMethod: bench/push.py: a spoke of "
+        f"{spoke_files} cloned real transcripts (~{spoke_mb} MB) runs `eywa push` (real rsync over a real sshd "
+        "on 127.0.0.1), the hub runs `eywa ingest`, then the spoke pushes again with nothing new, then after "
+        "appending one line to 10 files; each a whole child process (start-up included); KB sent is rsync's "
+        "own count.\n\n" + table(push.run(spoke_files, spoke_mb))
     )
 
     print("query latency ...", file=sys.stderr)

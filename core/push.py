@@ -53,7 +53,7 @@ class PushReport:
     seconds: float
 
     def summary(self) -> str:
-        return (f"pushed {self.files} new or changed files ({self.bytes_sent / 1e6:.2f} MB sent) to "
+        return (f"pushed {self.files} new or changed files ({self.bytes_sent / 1e3:.1f} KB sent) to "
                 f"{self.hub}:{self.destination} in {self.seconds:.1f}s; {self.repositories} working directories mapped")
 
 

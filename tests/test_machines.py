@@ -54,7 +54,7 @@ class Machine:
         """`eywa push`; the figures it printed."""
         line = self.run("push").stdout
         words = line.split()
-        return {"files": int(words[1]), "mb": float(words[6].lstrip("("))}
+        return {"files": int(words[1]), "kb": float(words[6].lstrip("("))}
 
 
 def machine(tmp: Path, name: str, hub: SshHub | None, hub_spokes: Path | None) -> Machine:
