@@ -113,14 +113,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _service(action: str, config_path: Path | None, files_only: bool) -> int:
-    from core.services import ServiceError, bot_service, install, uninstall
+    from core.config import ConfigError, load_settings
+    from core.services import ServiceError, hub_services, install, mcp_service, uninstall
 
     try:
-        service = bot_service(config_path)
+        services = hub_services(load_settings(config_path), config_path)
+        if action == "uninstall" and len(services) == 1:
+            services.append(mcp_service(config_path))  # installed when a token was set: removed all the same
         change = install if action == "install" else uninstall
-        for line in change(service, files_only=files_only):
-            print(line)
-    except (ServiceError, OSError) as exc:
+        for service in services:
+            for line in change(service, files_only=files_only):
+                print(line)
+    except (ConfigError, ServiceError, OSError) as exc:
         print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -59,6 +59,20 @@ def bot_service(config_path: Path | None = None) -> Service:
                    _with_config([_executable("eywa-bot")], config_path))
 
 
+def mcp_service(config_path: Path | None = None) -> Service:
+    """The hub's MCP tools over HTTP for the spokes' Claude Code (core/mcp_http.py)."""
+    return Service("eywa-mcp", "Eywa: the MCP tools over HTTP for other machines",
+                   _with_config([_executable("eywa"), "mcp", "--transport", "http"], config_path))
+
+
+def hub_services(settings: Settings, config_path: Path | None = None) -> list[Service]:
+    """What `eywa-bot service install` sets up: the bot, and the HTTP MCP server once `mcp.token` is set."""
+    services = [bot_service(config_path)]
+    if settings.mcp.token.get_secret_value().strip():
+        services.append(mcp_service(config_path))
+    return services
+
+
 def push_service(settings: Settings, config_path: Path | None = None) -> Service:
     return Service("eywa-push", "Eywa: push this machine's transcripts to the hub",
                    _with_config([_executable("eywa"), "push", "--quiet"], config_path),

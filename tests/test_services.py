@@ -24,14 +24,20 @@ def verify(*units: Path) -> None:
 
 
 def test_the_bot_unit_starts_at_login_restarts_on_failure_and_passes_systemd_analyze(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "bot.main", "--config", str(tmp_path / "c.yaml"), "service",
-                           "install", "--files-only"], cwd=ROOT, env={**os.environ, "HOME": str(tmp_path)}, text=True,
+    config = tmp_path / "c.yaml"
+    config.write_text("mcp:\n  token: abc123\n")  # with a token, the HTTP MCP server is a service too
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
+    done = subprocess.run([sys.executable, "-m", "bot.main", "--config", str(config), "service",
+                           "install", "--files-only"], cwd=ROOT, env={**env, "HOME": str(tmp_path)}, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     unit = tmp_path / ".config" / "systemd" / "user" / "eywa-bot.service"
+    mcp = unit.with_name("eywa-mcp.service")
+    assert "mcp --transport http" in mcp.read_text()
+    verify(mcp)
     text = unit.read_text()
     assert "Restart=on-failure" in text and "WantedBy=default.target" in text
-    assert f"--config {tmp_path / 'c.yaml'}" in text and "journalctl --user -u eywa-bot" in done.stdout
+    assert f"--config {config}" in text and "journalctl --user -u eywa-bot" in done.stdout
     verify(unit)
     broken = tmp_path / "broken.service"
     broken.write_text(text.replace("Restart=on-failure", "Restart=sometimes"))
@@ -39,8 +45,8 @@ def test_the_bot_unit_starts_at_login_restarts_on_failure_and_passes_systemd_ana
     assert "restart" in subprocess.run([str(analyze), "verify", str(broken)], capture_output=True,
                                        text=True).stderr.lower()  # the validator does catch a bad unit
     done = subprocess.run([sys.executable, "-m", "bot.main", "service", "uninstall", "--files-only"], cwd=ROOT,
-                          env={**os.environ, "HOME": str(tmp_path)}, text=True, capture_output=True, timeout=60)
-    assert done.returncode == 0 and not unit.exists()
+                          env={**env, "HOME": str(tmp_path)}, text=True, capture_output=True, timeout=60)
+    assert done.returncode == 0 and not unit.exists() and not mcp.exists()
 
 
 def test_the_push_timer_and_its_service_pass_systemd_analyze(env: dict[str, Path]) -> None:
