@@ -9,13 +9,11 @@ made there (core/push.py), since the hub cannot see that machine's folders.
 
 from __future__ import annotations
 
-import configparser
 import re
+from collections import namedtuple
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-
-import msgspec
 
 _WORKTREE_MARKERS = ("/.worktrees/", "/.claude/worktrees/", "/.git/worktrees/")
 _GENERIC_DIRS = {
@@ -26,11 +24,9 @@ _GENERIC_DIRS = {
 _HOME_PARENTS = {"Users", "home"}
 
 
-class Repository(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
-    """A working directory's git repository: its root folder and its remote's URL ("" without one)."""
-
-    root: str
-    remote: str = ""
+# A working directory's git repository: its root folder and its remote's URL ("" without one). A namedtuple:
+# the hooks import this module, and a dataclass, msgspec or typing would cost them milliseconds.
+Repository = namedtuple("Repository", ["root", "remote"], defaults=[""])
 
 
 def _git_root(cwd: str) -> Path | None:
@@ -68,6 +64,8 @@ def _remote_url(config: Path | None) -> str:
     """origin's URL, else the first remote's, from a git config file; "" when it has none."""
     if config is None:
         return ""
+    import configparser  # only for a folder inside a repository
+
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
         parser.read(config, encoding="utf-8")

@@ -95,7 +95,7 @@ def repository_map(machine: str, folders: dict[str, Path], previous: dict[str, R
             repository = local_repository(cwd)
             if repository is not None:
                 repositories[cwd] = repository
-    return RepositoryMap(machine=machine, repositories=dict(sorted(repositories.items())))
+    return RepositoryMap.of(machine, repositories)
 
 
 def ssh_command(settings: Settings) -> list[str]:

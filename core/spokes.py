@@ -25,12 +25,26 @@ REPOSITORIES_FILE = "repositories.json"
 _MACHINE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
-class RepositoryMap(msgspec.Struct, forbid_unknown_fields=False):
+class RepositoryEntry(msgspec.Struct, frozen=True):
+    """A `Repository` (core/projects.py) as `repositories.json` holds it."""
+
+    root: str
+    remote: str = ""
+
+
+class RepositoryMap(msgspec.Struct):
     """`repositories.json`: what a spoke sends beside its transcripts."""
 
     machine: str
-    repositories: dict[str, Repository] = {}  # working directory -> its repository, as the spoke saw it
+    repositories: dict[str, RepositoryEntry] = {}  # working directory -> its repository, as the spoke saw it
     version: int = 1
+
+    @classmethod
+    def of(cls, machine: str, repositories: Mapping[str, Repository]) -> RepositoryMap:
+        return cls(machine, {cwd: RepositoryEntry(*repository) for cwd, repository in sorted(repositories.items())})
+
+    def resolved(self) -> dict[str, Repository]:
+        return {cwd: Repository(entry.root, entry.remote) for cwd, entry in self.repositories.items()}
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,7 @@ def valid_machine(name: str) -> bool:
 def read_repository_map(path: Path) -> dict[str, Repository]:
     """A spoke's map, or {} when it has sent none (or an unreadable one: its sessions are named by folder)."""
     try:
-        return msgspec.json.decode(path.read_bytes(), type=RepositoryMap).repositories
+        return msgspec.json.decode(path.read_bytes(), type=RepositoryMap).resolved()
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return {}
 

@@ -148,6 +148,8 @@ def test_sessions_from_each_spoke_arrive_tagged_found_and_one_project_per_reposi
     meta, _ = split_front_matter(Path(found[on_server.stem]["path"]).read_text())
     assert meta["machine"] == "server"
     assert "server" in hub.run("last", "--machine", "server").stdout
+    hub.run("reindex")  # the machine is in the handoff files: an index rebuilt from them keeps it
+    assert [r["session_id"] for r in hub.get("--machine", "laptop")] == [on_laptop.stem]
 
     # Pushing again sends nothing new; a new line sends that file alone.
     assert laptop.push()["files"] == 0
