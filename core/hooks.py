@@ -175,23 +175,23 @@ def _output(context: str) -> str:
     return json.dumps(output) + "\n"  # ASCII: whatever the locale of the pipe
 
 
-def session_end(hook: dict, settings: LightSettings, config_path: Path | None = None) -> str:
+def session_end(hook: dict, settings: LightSettings) -> str:
     """Mark the session for the next ingest, and on a spoke that asks for it (`push.on_session_end`) start
     `eywa push` in the background, detached: the hook never waits for it. Prints nothing."""
     from core.pending import write_mark
 
     write_mark(settings.pending_dir, hook)
     if settings.push_on_session_end and settings.push_hub:
-        _push_in_background(settings, config_path)
+        _push_in_background(settings)
     return ""
 
 
-def _push_in_background(settings: LightSettings, config_path: Path | None) -> None:
+def _push_in_background(settings: LightSettings) -> None:
     import subprocess
 
     log = settings.data_dir / "push" / "background.log"  # what a failed push said, for `eywa push` to fix
     log.parent.mkdir(parents=True, exist_ok=True)
-    config = ["--config", str(config_path)] if config_path is not None else []
+    config = ["--config", str(settings.config_path)] if settings.config_path is not None else []
     with open(log, "ab") as out:
         subprocess.Popen([sys.executable, "-m", "core.cli", *config, "push", "--quiet"], stdin=subprocess.DEVNULL,
                          stdout=out, stderr=out, start_new_session=True, close_fds=True)
@@ -208,9 +208,7 @@ def run_hook(event: str, config_path: Path | None = None, stdin: BufferedIOBase 
         hook = json.loads(raw or b"{}")
         if not isinstance(hook, dict):
             return 0
-        settings = light_settings(config_path)
-        output = session_end(hook, settings, config_path) if event == "session-end" else \
-            HANDLERS[event](hook, settings)
+        output = HANDLERS[event](hook, light_settings(config_path))
         if output:
             out = stdout if stdout is not None else sys.stdout
             out.write(output)

@@ -34,12 +34,12 @@ class LightConfigError(Exception):
 
 class LightSettings:
     __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "aliases",
-                 "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end")
+                 "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end", "config_path")
 
     def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
                  max_handoffs: int = 3, mode: str = "hybrid", aliases: dict[str, str] | None = None,
                  hub_url: str = "", hub_token: str = "", hub_timeout: float = 1.5, push_hub: str = "",
-                 push_on_session_end: bool = False) -> None:
+                 push_on_session_end: bool = False, config_path: Path | None = None) -> None:
         self.data_dir = data_dir
         self.projects_dir = projects_dir
         self.timezone = timezone
@@ -52,6 +52,7 @@ class LightSettings:
         self.hub_timeout = hub_timeout  # mcp.hub_timeout_seconds
         self.push_hub = push_hub  # push.hub
         self.push_on_session_end = push_on_session_end  # push.on_session_end
+        self.config_path = config_path  # the file named by --config, for a command the hook starts
 
     def __repr__(self) -> str:
         return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__
@@ -225,6 +226,7 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         hub_timeout=hub_timeout,
         push_hub=str(push.get("hub") or ""),
         push_on_session_end=_bool(push.get("on_session_end", False), "push.on_session_end"),
+        config_path=config_path,
     )
 
 

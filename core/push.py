@@ -1,8 +1,9 @@
 """`eywa push`: a spoke sends its raw transcripts to the hub with rsync over SSH; never a database.
 
-What travels: the agent folders' `*.jsonl` transcripts (and the subagents' `.meta.json`), laid out as on
-the spoke, and `repositories.json`, the working directory -> git repository map resolved here, where the
-folders exist (core/projects.py). They land in `<push.path>/<machine>/` on the hub, which ingests them as
+What travels: `repositories.json`, the working directory -> git repository map resolved here, where the
+folders exist (core/projects.py), then each agent folder's `*.jsonl` transcripts (and the subagents'
+`.meta.json`), laid out as on the spoke; symlinks are neither followed nor sent. They land in
+`<push.path>/<machine>/` on the hub, which ingests them as
 one more source each (core/spokes.py). rsync sends only new and grown files, and of a grown one only what
 was appended (`--append-verify`, which checks the whole file and sends it again if it differs). A new file
 is written to a temporary `.<name>.XXXXXX` and renamed when complete, which the hub's discovery never
@@ -109,39 +110,29 @@ def ssh_command(settings: Settings) -> list[str]:
     return command
 
 
-def rsync_command(settings: Settings, outbox: Path, *, rsync: str = "rsync") -> list[str]:
-    """rsync of the outbox folder (named for this machine) into the hub's spokes folder."""
+def rsync_command(settings: Settings, source: str, destination: str, *, rsync: str = "rsync",
+                  transcripts: bool = True) -> list[str]:
+    """rsync of `source` to `destination` under the hub's spokes folder. Symlinks are never followed (nor
+    sent): only the agents' own files travel."""
+    remote = f"{settings.push.path.rstrip('/')}/{destination}"
+    filters = ["--include=*/", "--include=*.jsonl", "--include=*.meta.json", "--exclude=*",
+               "--prune-empty-dirs"] if transcripts else []
     return [
-        rsync, "--recursive", "--times", "--copy-links", "--append-verify", "--prune-empty-dirs", "--mkpath",
+        rsync, "--recursive", "--times", "--append-verify", "--mkpath", *filters,
         "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # transcripts are private on the hub too
-        "--include=*/", "--include=*.jsonl", "--include=*.meta.json", f"--include={REPOSITORIES_FILE}",
-        "--exclude=*", f"--timeout={RSYNC_TIMEOUT_SECONDS}", "--stats",
+        f"--timeout={RSYNC_TIMEOUT_SECONDS}", "--stats",
         *([f"--bwlimit={settings.push.bwlimit_kbps}"] if settings.push.bwlimit_kbps else []),
-        "-e", shlex.join(ssh_command(settings)),
-        str(outbox), f"{settings.push.hub}:{settings.push.path.rstrip('/') or '/'}/",
+        "-e", shlex.join(ssh_command(settings)), source, f"{settings.push.hub}:{remote}",
     ]
 
 
 @contextlib.contextmanager
 def _one_at_a_time(lock_path: Path) -> Iterator[None]:
     """A push from the timer and one from the SessionEnd hook wait for each other instead of racing."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
-
-
-def _outbox(settings: Settings, machine: str, folders: dict[str, Path]) -> Path:
-    """`<data_dir>/push/<machine>/`: a link per agent folder (rsync follows them), and the map."""
-    outbox = settings.data_dir / "push" / machine
-    outbox.mkdir(parents=True, exist_ok=True)
-    for kind, folder in folders.items():
-        link = outbox / kind
-        if link.is_symlink() and Path(os.readlink(link)) == folder:
-            continue
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(folder, target_is_directory=True)
-    return outbox
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:
@@ -154,6 +145,16 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(data)
     os.replace(temporary, path)
+
+
+def _rsync(command: list[str], hub: str) -> dict[str, int]:
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0 and done.returncode not in _PARTIAL_CODES:
+        problem = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise PushError(f"rsync to {hub} failed: {problem} (check push.hub, push.ssh_key and that the hub "
+                        f"accepts this key; the next push sends what this one did not)")
+    return {name: int(match.group(1).replace(",", "")) if (match := pattern.search(done.stdout)) else 0
+            for name, pattern in _STAT_LINES.items()}
 
 
 def push(settings: Settings) -> PushReport:
@@ -173,18 +174,18 @@ def push(settings: Settings) -> PushReport:
     folders = {kind: folder for kind, folder in agent_folders(settings).items() if folder.is_dir()}
     if not folders:
         raise PushError(f"nothing to push: no transcripts folder here ({settings.projects_dir} does not exist)")
-    outbox = _outbox(settings, machine, folders)
+    outbox = settings.data_dir / "push" / machine
     with _one_at_a_time(outbox.parent / ".lock"):
         mapped = repository_map(machine, folders, read_repository_map(outbox / REPOSITORIES_FILE))
+        outbox.mkdir(parents=True, exist_ok=True)
         _write_if_changed(outbox / REPOSITORIES_FILE, msgspec.json.encode(mapped))
-        done = subprocess.run(rsync_command(settings, outbox, rsync=rsync), capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
-    if done.returncode != 0 and done.returncode not in _PARTIAL_CODES:
-        problem = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        raise PushError(f"rsync to {hub} failed: {problem} (check push.hub, push.ssh_key and that the hub "
-                        f"accepts this key; the next push sends what this one did not)")
-    counts = {name: int(match.group(1).replace(",", "")) if (match := pattern.search(done.stdout)) else 0
-              for name, pattern in _STAT_LINES.items()}
+        # The map first: a hub ingesting while the transcripts land names their projects by it.
+        commands = [rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync,
+                                  transcripts=False)]
+        commands += [rsync_command(settings, f"{folder}/", f"{machine}/{kind}/", rsync=rsync)
+                     for kind, folder in folders.items()]
+        sent = [_rsync(command, hub) for command in commands]
+    counts = {name: sum(one[name] for one in sent) for name in _STAT_LINES}
     return PushReport(hub=hub, destination=f"{settings.push.path.rstrip('/')}/{machine}", files=counts["files"],
                       bytes_sent=counts["bytes_sent"], repositories=len(mapped.repositories),
                       seconds=time.perf_counter() - started)

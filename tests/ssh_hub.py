@@ -37,6 +37,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_for_port(port: int, process: subprocess.Popen, what: str, seconds: float = 60) -> None:
+    """Until `process` accepts connections on 127.0.0.1:`port`; fails when it exits or takes too long."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start") from None
+            time.sleep(0.05)
+
+
 def _keygen(path: Path) -> None:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
 
@@ -68,15 +81,10 @@ def ssh_hub(folder: Path) -> Iterator[SshHub]:
     log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - open while sshd runs
     process = subprocess.Popen([str(sshd), "-D", "-e", "-f", str(config)], stdout=log, stderr=log)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"sshd did not start: {(folder / 'sshd.log').read_text()}") from None
-                time.sleep(0.05)
+        try:
+            wait_for_port(port, process, "sshd", seconds=10)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}: {(folder / 'sshd.log').read_text()}") from None
         yield SshHub(getpass.getuser(), port, user_key, known_hosts)
     finally:
         process.terminate()

@@ -133,11 +133,15 @@ def test_sessions_from_each_spoke_arrive_tagged_found_and_one_project_per_reposi
     on_laptop = transcript(laptop, cli_laptop, "zanzibar")
     on_server = transcript(server, cli_server, "quokka")
     on_hub = transcript(hub, cli_hub, "marmalade")
+    elsewhere = transcript(laptop, laptop.home / "private", "secretive").parent
+    elsewhere.rename(laptop.home / "private-folder")
+    (laptop.projects / "linked").symlink_to(laptop.home / "private-folder", target_is_directory=True)
     assert laptop.push()["files"] == 2 and server.push()["files"] == 2  # a transcript and the repository map
     # What travelled: the transcripts byte for byte, laid out as ~/.claude/projects, under the spoke's name.
     landed = hub.data / "spokes" / "laptop" / "claude-code" / on_laptop.parent.name / on_laptop.name
     assert landed.read_bytes() == on_laptop.read_bytes()
     assert not list((hub.data / "spokes").rglob("*.sqlite3*"))  # never a database
+    assert not (landed.parent.parent / "linked").exists()  # a symlink is neither followed nor sent
 
     hub.run("ingest")
     found = {r["session_id"]: r for r in hub.get("zanzibar quokka marmalade", "--max", "5")}

@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from .conftest import ROOT
-from .ssh_hub import free_port
+from .ssh_hub import free_port, wait_for_port
 from .test_machines import git_repo, machine, transcript
 
 TOKEN = "hub-token-7d1f0c2b9e"
@@ -32,18 +32,6 @@ class HttpHub:
     env: dict[str, str]
     session: str  # a session of the hub's index
     repo: Path  # its repository, cloned on the spoke at the same remote
-
-
-def wait_for_port(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "the HTTP MCP server did not start"
-            time.sleep(0.1)
 
 
 def serve(env: dict[str, str], port: int) -> subprocess.Popen[str]:
@@ -62,7 +50,7 @@ def http_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpHub]:
     port = free_port()
     process = serve(env, port)
     try:
-        wait_for_port(port, process)
+        wait_for_port(port, process, "the HTTP MCP server")
         yield HttpHub(f"http://127.0.0.1:{port}/mcp", env, session.stem, repo)
     finally:
         process.terminate()
@@ -115,7 +103,7 @@ def test_a_bind_beyond_loopback_or_without_a_token_is_refused_unless_configured(
     port = free_port()
     allowed = serve({**http_hub.env, "EYWA_MCP__HOST": "0.0.0.0", "EYWA_MCP__ALLOW_REMOTE": "true"}, port)
     try:
-        wait_for_port(port, allowed)
+        wait_for_port(port, allowed, "the HTTP MCP server")
         text = call(f"http://127.0.0.1:{port}/mcp", {"Authorization": f"Bearer {TOKEN}"}, "eywa_get",
                     {"query": "zanzibar", "days_back": 60})
         assert "zanzibar" in text
