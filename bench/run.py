@@ -92,12 +92,15 @@ def main() -> int:
 
     print("ingest ...", file=sys.stderr)
     files, megabytes = (300, 30) if args.quick else (10_000, 1000)
+    codex_megabytes = 8 if args.quick else 84
     sections.append(
         "## Ingest\n\nMethod: `eywa ingest` in a child process on a cold data directory (deterministic "
         "extractor), then again with nothing changed; MB of JSONL read per second of ingest (the whole "
         "process adds interpreter start-up and imports); peak RSS of the child. The scaled corpus clones "
         f"real sessions (new ids, dates shifted, a few words changed) to {files} files / ~{megabytes} MB in "
-        "a temporary folder.\n\n" + table(scale.run(files, megabytes))
+        "a temporary folder. The Codex CLI rows read only a Codex folder: the rollouts the real Codex CLI "
+        "0.171.0 wrote for the tests (tests/fixtures/agents), cloned with new ids and words to "
+        f"~{codex_megabytes} MB.\n\n" + table(scale.run(files, megabytes, codex_megabytes=codex_megabytes))
     )
 
     print("push ...", file=sys.stderr)

@@ -1,5 +1,6 @@
 """Ingest at scale: throughput and peak memory on the real corpus and on a scaled copy of it, and the
-cost of a rescan when nothing changed.
+cost of a rescan when nothing changed; and the same on Codex CLI rollouts (the ones the real CLI wrote for
+the tests, tests/fixtures/agents, cloned with new ids to about the real corpus's size), beside Claude Code's.
 
 The scaled corpus clones real sessions (new ids, dates shifted by whole months, a few words changed)
 into a temporary folder until it holds about `--files` files and `--megabytes` MB; it is not kept unless
@@ -8,6 +9,7 @@ CPU s is user + system time of the ingest process and its children: less sensiti
 other work on the machine.
 
 Usage: python bench/scale.py [--files 10000] [--megabytes 1000] [--skip-scaled] [--scaled-dir DIR]
+                             [--codex-megabytes 84]
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 _MONTH_RE = re.compile(rb'("timestamp":\s*")(\d{4})-(\d{2})')
 _WORDS = [(b"checkpoint", b"checkp0int"), (b"session", b"sessi0n"), (b"transcript", b"transcr1pt")]
+CODEX_FIXTURES = ROOT / "tests" / "fixtures" / "agents" / "codex" / "sessions"
+_CODEX_ID_RE = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _shift(data: bytes, months: int) -> bytes:
@@ -66,10 +70,33 @@ def make_scaled_corpus(dest: Path, files: int, megabytes: int, source: Path = CO
     return count, written
 
 
-def timed_ingest(projects: Path, data: Path) -> dict[str, float]:
-    """`eywa ingest` as a user runs it, in a child process: wall time, its own report, peak RSS."""
+def make_codex_corpus(dest: Path, megabytes: int) -> tuple[int, int]:
+    """Codex rollouts under `dest/sessions/`: the real CLI's, each clone with its own session ids and prompts'
+    words changed, until about `megabytes` MB. (files, bytes)."""
+    sources = sorted(CODEX_FIXTURES.rglob("rollout-*.jsonl"))
+    count = written = 0
+    while written < megabytes * 1_000_000:
+        source = sources[count % len(sources)]
+        raw = source.read_bytes()
+        ids = {old: str(uuid.uuid4()).encode() for old in set(_CODEX_ID_RE.findall(raw))}
+        data = _CODEX_ID_RE.sub(lambda m, ids=ids: ids[m.group(0)], raw).replace(b"greet", b"greet%d" % count)
+        name = _CODEX_ID_RE.sub(lambda m, ids=ids: ids[m.group(0)], source.name.encode()).decode()
+        target = dest / "sessions" / "2026" / "12" / f"{1 + count % 28:02d}" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written += len(data)
+        count += 1
+    return count, written
+
+
+def timed_ingest(projects: Path, data: Path, codex: Path | None = None) -> dict[str, float]:
+    """`eywa ingest` as a user runs it, in a child process: wall time, its own report, peak RSS. With `codex`,
+    only that Codex folder is read."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
-    env.update(EYWA_PROJECTS_DIR=str(projects), EYWA_DATA_DIR=str(data), EYWA_INGEST__SHOW_PROGRESS="never")
+    env.update(EYWA_PROJECTS_DIR=str(projects), EYWA_DATA_DIR=str(data), EYWA_INGEST__SHOW_PROGRESS="never",
+               EYWA_SOURCES=json.dumps([  # one agent's folder at a time, not the machine's own
+                   {"kind": "claude-code", "enabled": codex is None}, {"kind": "gemini", "enabled": False},
+                   {"kind": "codex", "path": str(codex or data / "none"), "enabled": codex is not None}]))
     probe = (
         "import resource, subprocess, sys, time; t = time.perf_counter();"
         "r = subprocess.run([sys.executable, '-m', 'core.cli', 'ingest'], capture_output=True, text=True);"
@@ -92,10 +119,10 @@ def timed_ingest(projects: Path, data: Path) -> dict[str, float]:
             "cpu_s": float(cpu)}
 
 
-def measure(projects: Path, label: str) -> list[dict[str, object]]:
+def measure(projects: Path, label: str, codex: Path | None = None) -> list[dict[str, object]]:
     with tempfile.TemporaryDirectory(prefix="eywa-scale-data-") as tmp:
-        cold = timed_ingest(projects, Path(tmp))
-        again = timed_ingest(projects, Path(tmp))
+        cold = timed_ingest(projects, Path(tmp), codex)
+        again = timed_ingest(projects, Path(tmp), codex)
     return [
         {"what": f"ingest, {label}", "files": cold["files"], "MB": round(cold["mb"], 1),
          "seconds": round(cold["ingest_s"], 2), "MB/s": round(cold["mb"] / cold["ingest_s"], 1),
@@ -120,8 +147,11 @@ def _scaled(dest: Path, files: int, megabytes: int) -> int:
 
 
 def run(files: int, megabytes: int, skip_scaled: bool = False,
-        scaled_dir: Path | None = None) -> list[dict[str, object]]:
+        scaled_dir: Path | None = None, codex_megabytes: int = 84) -> list[dict[str, object]]:
     rows = measure(CORPUS, "real corpus")
+    with tempfile.TemporaryDirectory(prefix="eywa-codex-") as tmp:
+        count, _ = make_codex_corpus(Path(tmp), codex_megabytes)
+        rows += measure(CORPUS, f"Codex CLI 0.171.0 rollouts ({count} files)", codex=Path(tmp))
     if skip_scaled:
         return rows
     if scaled_dir is not None:
@@ -138,8 +168,9 @@ def main() -> int:
     parser.add_argument("--megabytes", type=int, default=1000)
     parser.add_argument("--skip-scaled", action="store_true")
     parser.add_argument("--scaled-dir", type=Path, help="keep the scaled corpus here and reuse it")
+    parser.add_argument("--codex-megabytes", type=int, default=84, help="size of the Codex rollouts read")
     args = parser.parse_args()
-    for row in run(args.files, args.megabytes, args.skip_scaled, args.scaled_dir):
+    for row in run(args.files, args.megabytes, args.skip_scaled, args.scaled_dir, args.codex_megabytes):
         print(row)
     return 0
 

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from core.api import Digest, HandoffRecord, Stats
 from core.handoff import format_duration, parse_sections
+from core.sources import AGENT_NAMES, CLAUDE_CODE
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 BUDGET = 3900  # what one chunk may hold, in UTF-16 units of the HTML source (always >= the parsed text)
@@ -60,6 +61,11 @@ def projects_label(record: HandoffRecord) -> str:
     return ", ".join(record.projects) or "no project"
 
 
+def agent_label(record: HandoffRecord) -> list[str]:
+    """The agent's name, for a session of another agent than Claude Code (the one every handoff was before)."""
+    return [AGENT_NAMES.get(record.agent, record.agent)] if record.agent != CLAUDE_CODE else []
+
+
 def machine_label(record: HandoffRecord) -> list[str]:
     """"on laptop": the machine the session ran on, when the index knows it (core/spokes.py)."""
     return [f"on {record.machine}"] if record.machine else []
@@ -67,7 +73,7 @@ def machine_label(record: HandoffRecord) -> list[str]:
 
 def header(record: HandoffRecord) -> str:
     meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
-                       *machine_label(record)])
+                       *agent_label(record), *machine_label(record)])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -198,7 +204,7 @@ def continue_html(record: HandoffRecord) -> str:
 def short_line(index: int, record: HandoffRecord) -> str:
     """One line a session: number, headline, date, projects, duration, id (for /show)."""
     meta = " · ".join([f"{record.date:%d %b}", projects_label(record), format_duration(record.duration_min),
-                       *machine_label(record)])
+                       *agent_label(record), *machine_label(record)])
     return f"{index}. <b>{esc(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -259,6 +265,8 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     else:
         lines.append("Scheduled ingest: off (only /ingest)")
     lines.append(f"Bad lines skipped: {stats.bad_lines}")
+    if stats.agents:
+        lines.append("Sessions by agent: " + esc(", ".join(f"{name} {n}" for name, n in stats.agents.items())))
     llm = getattr(stats, "llm", None) or {}  # LLM extraction's own figures, when core reports them
     in_use = f"LLM {llm.get('model', '')}".strip() if llm.get("active") else "deterministic"
     written = ", ".join(f"{name} {n}" for name, n in stats.extractors.items()) or "none yet"

@@ -15,7 +15,6 @@ import orjson
 
 from core.config import Settings, now
 from core.ingest import IngestPaths, IngestReport, Progress, ingest
-from core.recall import COLUMN_COUNT as _COLUMN_COUNT
 from core.recall import COLUMNS as _COLUMNS
 from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
 from core.scorer import index_version
@@ -59,6 +58,8 @@ class Stats:
     data_dir: str = ""
     index_bytes: int = 0
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
+    agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
+    agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/llm_pass.py)
 
 
@@ -132,13 +133,14 @@ class Eywa:
     def ingest_paths(self) -> IngestPaths:
         """This machine's transcripts and every spoke's folder (core/spokes.py), as ingest reads them."""
         from core.projects import ProjectNames
-        from core.spokes import spoke_sources
+        from core.spokes import spoke_projects, spoke_sources
 
-        aliases = self.settings.projects.aliases
-        return IngestPaths(self.settings.projects_dir, self.settings.handoffs_dir, self.settings.archive_dir,
-                           self.settings.pending_dir, machine=self.settings.machine_name,
-                           projects=ProjectNames(aliases),
-                           spokes=tuple(spoke_sources(self.settings.spokes_dir, aliases)))
+        machine, aliases = self.settings.machine_name, self.settings.projects.aliases
+        spokes = spoke_sources(self.settings.spokes_dir)
+        return IngestPaths(
+            (*(source._replace(machine=machine) for source in self.settings.all_sources), *spokes),
+            self.settings.handoffs_dir, self.settings.archive_dir, self.settings.pending_dir,
+            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)})
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
@@ -148,16 +150,16 @@ class Eywa:
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from core.discovery import scan_files
+        from core.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        stems = {f.path.stem for source in self.ingest_paths().sources for f in scan_files(source.root)
-                 if f.kind == "main"}
-        matches = sorted(s for s in stems if s.startswith(session_id))
+        sessions = {file_session(f) for f in scan_sources(self.ingest_paths().sources) if f.kind == "main"}
+        matches = sorted(s for s in sessions if s and s.startswith(session_id))
         if not matches:
-            raise NotFound(f"no transcript of session '{session_id}' under {self.settings.projects_dir}")
+            folders = ", ".join(str(s.path) for s in self.ingest_paths().sources if s.enabled)
+            raise NotFound(f"no transcript of session '{session_id}' under {folders}")
         if len(matches) > 1:
             listed = ", ".join(matches[:10])
             raise NotFound(f"'{session_id}' matches {len(matches)} transcripts ({listed}); give more characters")
@@ -174,19 +176,19 @@ class Eywa:
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0,
-               machine: str | None = None) -> list[HandoffRecord]:
-        """The best handoffs for `query`; `project` keeps projects whose name contains it, `machine` the
-        sessions of that machine (core/spokes.py)."""
+               agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
+        """The best handoffs for `query`; `project` keeps projects whose name contains it, `agent` the
+        sessions of that agent, `machine` those of that machine (core/spokes.py)."""
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
             today=now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project, offset=offset, machine=machine,
+            project=project, offset=offset, agent=agent, machine=machine,
         )
 
-    def last(self, count: int = 5, *, project: str | None = None,
+    def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None,
              machine: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""
         sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
@@ -194,6 +196,9 @@ class Eywa:
         if project:
             sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
             params.append(f"%{project.lower()}%")
+        if agent:
+            sql += " AND agent = ?"
+            params.append(agent.strip().lower())
         if machine:
             sql += " AND machine = ?"
             params.append(machine.strip().lower())
@@ -250,6 +255,13 @@ class Eywa:
                 "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"
             ).fetchall()),
             llm=llm_stats(self.store, self.settings),
+            agents=dict(conn.execute(
+                "SELECT agent, COUNT(*) FROM handoffs WHERE substance > 0 GROUP BY agent ORDER BY 2 DESC, 1"
+            ).fetchall()),
+            agent_bytes=dict(conn.execute(
+                "SELECT h.agent, SUM(s.size) FROM sources AS s JOIN handoffs AS h ON h.session_uuid = s.session_uuid"
+                " GROUP BY h.agent ORDER BY 2 DESC, 1"
+            ).fetchall()),
         )
 
     def vocabulary(self, limit: int = 2000) -> list[str]:
@@ -287,10 +299,10 @@ class Eywa:
         ).fetchall()
         handoffs = []
         for row in rows:
-            ended = row[_COLUMN_COUNT]
+            ended = row[-1]
             if ended and dt.datetime.fromisoformat(ended) < since:
                 continue
-            handoffs.append(self._record(row[:_COLUMN_COUNT]))
+            handoffs.append(self._record(row[:-1]))
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
 

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.sources import KINDS
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -28,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("--days-back", type=int, metavar="N", help="recency window in days (default 14)")
     get.add_argument("--max", type=int, metavar="K", help="number of handoffs, 1-5 (default 3)")
     get.add_argument("--project", metavar="P", help="only handoffs of projects whose name contains P")
+    get.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
     get.add_argument("--machine", metavar="M", help="only sessions that ran on machine M (see `eywa last`)")
     get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
     get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
@@ -35,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     last = commands.add_parser("last", help="list the latest sessions")
     last.add_argument("count", nargs="?", type=int, default=5, help="how many (default 5)")
     last.add_argument("--project", metavar="P")
-    last.add_argument("--machine", metavar="M")
+    last.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
+    last.add_argument("--machine", metavar="M", help="only sessions that ran on machine M")
     last.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="print one handoff by id or unique prefix")
@@ -176,7 +180,8 @@ def _cmd_get(args: argparse.Namespace) -> int:
             records = ranked_records(
                 conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
                 mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
-                max_results=args.max or settings.max_handoffs, project=args.project, machine=args.machine)
+                max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
+                machine=args.machine)
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -211,7 +216,7 @@ def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
 
 
 def _cmd_last(eywa, args) -> int:  # noqa: ANN001
-    records = eywa.last(args.count, project=args.project, machine=args.machine)
+    records = eywa.last(args.count, project=args.project, agent=args.agent, machine=args.machine)
     if args.json:
         _print_json([r.to_json() for r in records])
         return 0
@@ -219,7 +224,8 @@ def _cmd_last(eywa, args) -> int:  # noqa: ANN001
         print("No sessions indexed yet: run `eywa ingest`.")
     for r in records:
         project = ",".join(r.projects) or "-"
-        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {r.machine or '-':<10} {project:<16} {r.headline}")
+        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {r.agent:<11} {r.machine or '-':<10} {project:<16} "
+              f"{r.headline}")
     return 0
 
 
@@ -255,6 +261,10 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     if stats.last_ingest_at:
         print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
               f"in {last.get('seconds', 0):.1f}s")
+    if stats.agents:
+        read = stats.agent_bytes
+        print("by agent         " + ", ".join(f"{a} {n} sessions ({read.get(a, 0) / 1e6:.1f} MB of transcripts)"
+                                             for a, n in stats.agents.items()))
     if stats.projects:
         print("projects         " + ", ".join(f"{p} ({n})" for p, n in stats.projects))
     from core.llm_cli import stats_lines

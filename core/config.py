@@ -19,6 +19,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
+from core.sources import KINDS, Source, resolve_sources
+
 ENV_PREFIX = "EYWA_"
 ENV_DELIMITER = "__"
 CONFIG_ENV = "EYWA_CONFIG"
@@ -61,6 +63,21 @@ class RedactionSettings(_Section):
 
 class IngestSettings(_Section):
     show_progress: Literal["auto", "always", "never"] = "auto"
+
+
+class SourceSettings(_Section):
+    """One folder of an agent's transcripts (core/sources): ingest and discovery walk every enabled one."""
+
+    kind: Literal["claude-code", "codex", "gemini"]
+    path: Path | None = None  # None: the agent's own folder (core.sources.default_path)
+    enabled: bool = True
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _non_empty(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("must not be empty (leave the key out for the agent's own folder)")
+        return value
 
 
 class TelegramSettings(_Section):
@@ -185,6 +202,8 @@ class Settings(BaseSettings):
     projects: ProjectsSettings = Field(default_factory=ProjectsSettings)
     push: PushSettings = Field(default_factory=PushSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    # Kinds the list does not name keep their default entry, on (core.sources.resolve_sources).
+    sources: list[SourceSettings] = Field(default_factory=lambda: [SourceSettings(kind=kind) for kind in KINDS])
 
     @field_validator("data_dir", "projects_dir", mode="before")
     @classmethod
@@ -256,6 +275,11 @@ class Settings(BaseSettings):
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+    @property
+    def all_sources(self) -> tuple[Source, ...]:
+        """Every configured transcript folder, the defaults filled in; disabled ones included."""
+        return resolve_sources([(s.kind, s.path, s.enabled) for s in self.sources], self.projects_dir)
 
 
 # --- loading ------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from core.handoff import Handoff, format_duration
-from core.projects import projects_from_cwd
+from core.projects import ProjectNames
 from core.renderer import one_line, relative_path, tool_target
 from core.session import Session
+from core.sources import CODEX
 from core.terms import GENERIC, MAX_SESSION_TERMS, commit_subjects, strip_noise, top_terms, weighted_terms
 
 EXTRACTOR_NAME = "deterministic"
@@ -268,14 +269,14 @@ def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFreque
     return handoff
 
 
-def draft(session: Session, zone: ZoneInfo, projects: tuple[str, ...] | None = None) -> Handoff:
+def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -> Handoff:
     """The handoff without its keywords: everything that does not depend on the other sessions, so
     that it can be made apart from (and in parallel with) the ordered document-frequency updates.
-    `projects`: as the session's source names them (core/projects.py); None: its folder on this machine."""
+    `names`: how the session's source names projects (core/projects.py); None: by this machine's folders."""
     commits = commit_subjects(session)
     requests = requests_of(session)  # one pass over the events for all three parts
     substance = substance_of(session, requests)
-    projects = projects_from_cwd(session.cwd) if projects is None else projects
+    projects = (names or ProjectNames()).of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
@@ -283,7 +284,8 @@ def draft(session: Session, zone: ZoneInfo, projects: tuple[str, ...] | None = N
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
-        session_id=session.session_id[:8],
+        # Codex's ids are UUIDv7: their first 8 characters are a timestamp that sessions of a day share.
+        session_id=session.session_id[-8:] if session.agent == CODEX else session.session_id[:8],
         session_uuid=session.session_id,
         date=day,
         duration=format_duration(session.active_seconds // 60),
@@ -291,6 +293,7 @@ def draft(session: Session, zone: ZoneInfo, projects: tuple[str, ...] | None = N
         headline=headline,
         projects=list(projects),
         substance=substance,
+        agent=session.agent,
         machine=session.machine,
     )
     if substance:

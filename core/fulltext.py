@@ -12,8 +12,11 @@ import datetime as dt
 import re
 from typing import NamedTuple
 
+from core.sources import AGENT_NAMES
+
 _TOOL_LINE_RE = re.compile(r"- [A-Za-z_][\w.-]*(?: `|$)")  # what `renderer.tool_line` writes
-_CONTEXT_FACTS = ("- branch:", "- title:", "- summary:")
+_CONTEXT_FACTS = ("- branch:", "- title:", "- summary:", "- repository:")
+_AGENTS = frozenset(AGENT_NAMES.values())  # the heading of a reply names the agent that wrote it
 _EVENT_RE = re.compile(r"### (?:\d\d:\d\d|--:--) (.+)")  # the renderer's heading of each event
 _DAY_RE = re.compile(r"## (\d{4}-\d{2}-\d{2})")  # ... and of each day of the session
 # Not strftime("%B"): the index must not depend on the machine's locale.
@@ -29,7 +32,7 @@ FULLTEXT_VERSION = "2"
 
 class FulltextColumns(NamedTuple):
     prompts: str  # what the user wrote
-    replies: str  # what Claude wrote
+    replies: str  # what the agent (Claude, Codex, Gemini) wrote
     actions: str  # one line per tool call, commands, compaction summaries, subagent runs
     context: str  # branch names, titles, trusted summaries and the days the session ran, in words
 
@@ -47,7 +50,7 @@ def fulltext_columns(markdown: str) -> FulltextColumns:
         if line.startswith("##"):
             if event := _EVENT_RE.fullmatch(line):
                 kind = event.group(1)
-                current = prompts if kind == "User" else replies if kind == "Claude" else actions
+                current = prompts if kind == "User" else replies if kind in _AGENTS else actions
                 if current is actions:
                     actions.append(line[4:])
                 continue

@@ -60,6 +60,7 @@ class Handoff(BaseModel):
     key_files: list[str] = Field(default_factory=list)
     open_threads: list[str] = Field(default_factory=list)
     machine: str = ""  # the machine the session ran on; "" in files written before machines were told apart
+    agent: str = "claude-code"  # which agent's session it is (core/sources); the original's files are Claude Code's
     # Body as read from a file (imported originals keep their own wording); rendered from sections if None.
     raw_body: str | None = None
 
@@ -92,6 +93,7 @@ class Handoff(BaseModel):
             "projects": self.projects,
             "keywords": self.keywords,
             "substance": self.substance,
+            "agent": self.agent,
             **optional,
         }
 
@@ -211,6 +213,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
         keywords=meta.get("keywords") or [],
         substance=int(meta.get("substance", 1) or 0),
         machine=str(meta.get("machine") or ""),
+        agent=str(meta.get("agent") or "claude-code"),
         raw_body=body,
         **sections,
     )

@@ -9,16 +9,18 @@ leaves the store consistent, and the next run ends with exactly the files of an 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import orjson
 
-from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files, subagent_parent
+from core.agent_runs import AGENT_RUN, link_runs
+from core.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
 from core.extractor import EXTRACTOR_NAME, SUBSTANCE_RULES, with_keywords
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
@@ -26,7 +28,7 @@ from core.prepare import PreparedSession, prepared_in_order, worker_count
 from core.projects import ProjectNames
 from core.reindex import refresh_fulltext
 from core.session_builder import parse_time
-from core.spokes import CLAUDE_CODE, Source
+from core.sources import CLAUDE_CODE, Source
 from core.store import Store
 from core.term_stats import TermStats
 from core.transcript_reader import peek_fields
@@ -70,17 +72,13 @@ class IngestReport:
 
 @dataclass(frozen=True)
 class IngestPaths:
-    projects_dir: Path
+    sources: tuple[Source, ...]  # the transcript folders (core/sources); disabled and missing ones are skipped
     handoffs_dir: Path
     archive_dir: Path
     pending_dir: Path | None = None  # SessionEnd marks (core/pending.py): forced, then deleted
-    machine: str = ""  # this machine's name, for the sessions of projects_dir
-    projects: ProjectNames = field(default_factory=ProjectNames)  # names this machine's sessions' projects
-    spokes: tuple[Source, ...] = ()  # the other machines' folders (core/spokes.py)
-
-    @property
-    def sources(self) -> list[Source]:
-        return [Source(CLAUDE_CODE, self.projects_dir, self.machine, self.projects), *self.spokes]
+    # Each machine's way of naming projects (its spoke's repository map, core/spokes.py); a machine it does
+    # not list, by this machine's folders.
+    projects: Mapping[str, ProjectNames] = field(default_factory=dict)
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -99,33 +97,39 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number."""
     started = time.perf_counter()
     report = IngestReport()
-    if not paths.projects_dir.is_dir():
+    enabled = [source for source in paths.sources if source.enabled]
+    if not any(source.path.is_dir() for source in enabled):
+        claude = next((str(s.path) for s in enabled if s.kind == CLAUDE_CODE), "")
         raise IngestError(
-            f"the Claude projects folder {paths.projects_dir} does not exist: set projects_dir in the config "
-            f"file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's transcripts"
+            f"no transcript folder exists ({', '.join(str(s.path) for s in enabled) or 'every source is off'}): "
+            + (f"set projects_dir in the config file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's "
+               f"transcripts (now {claude}), " if claude else "")
+            + "or give each agent's folder in the `sources` list"
         )
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
     force = force | frozenset(marks) | _judged_by_older_rules(store)
-    scanned = [(source, scan_files(source.root)) for source in paths.sources]
-    report.files_seen = sum(len(files) for _, files in scanned)
+    files = scan_sources(enabled)
+    report.files_seen = len(files)
     known = store.source_states()
-    changed = {str(f.path) for _, files in scanned for f in files
-               if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
+    changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
     report.files_changed = len(changed)
+    # A run of another agent's CLI linked to the Claude Code session that started it (core/agent_runs.py)
+    # stays with it while unchanged: recorded under the parent's id.
+    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
+             and known.get(str(f.path), (0, 0, None, ""))[3] == AGENT_RUN else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
         state = known.get(str(source.path))
         if state is not None and str(source.path) not in changed and state[2]:
             return state[2]
-        return subagent_parent(source)
+        return file_session(source)
 
-    groups: dict[str, SessionFiles] = {}
-    for source, files in scanned:
-        for sid, group in group_sessions(files, parent_of).items():
-            group.source = source
-            # One session id in two folders (a transcript copied between machines): one session, not two.
-            groups.setdefault(sid, group).merge(group)
+    groups = group_sessions(files, parent_of)
+    for group in groups.values():
+        group.projects = paths.projects.get(group.machine)
+    linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
+    force |= frozenset(linked.values())
     if marks:
         expire_marks(marks, set(groups))
     dirty = [
@@ -199,6 +203,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
         report.sessions_skipped += 1
         record_sources("skipped")
         return []
+    superseded = _fold_runs(store, terms, group, paths)
     terms.record(prepared.session_id, prepared.terms)
     handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
                             total_docs=terms.document_count())
@@ -217,5 +222,21 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     report.updated.append(prepared.session_id)
     if old is not None and old[0] != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
-        return [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
-    return []
+        superseded += [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
+    return superseded
+
+
+def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: IngestPaths) -> list[Path]:
+    """The handoffs that runs folded into this session had as sessions of their own, deleted (in the
+    transaction that stores the session, so that no run is ever counted twice or lost); their files."""
+    gone: list[Path] = []
+    for source in group.subagents:
+        if source.kind != AGENT_RUN:
+            continue
+        own = file_session(source)
+        row = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (own,)).fetchone()
+        if row is not None:
+            store.delete_handoff(own)
+            terms.forget(own)
+            gone += [paths.handoffs_dir / row[0], paths.archive_dir / row[0]]
+    return gone

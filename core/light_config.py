@@ -14,6 +14,8 @@ import json
 import os
 from pathlib import Path
 
+from core.sources import KINDS, Source, resolve_sources
+
 # No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -33,19 +35,21 @@ class LightConfigError(Exception):
 
 
 class LightSettings:
-    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "aliases",
-                 "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end", "config_path")
+    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "all_sources",
+                 "aliases", "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end", "config_path")
 
     def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
-                 max_handoffs: int = 3, mode: str = "hybrid", aliases: dict[str, str] | None = None,
-                 hub_url: str = "", hub_token: str = "", hub_timeout: float = 1.5, push_hub: str = "",
-                 push_on_session_end: bool = False, config_path: Path | None = None) -> None:
+                 max_handoffs: int = 3, mode: str = "hybrid", all_sources: tuple[Source, ...] = (),
+                 aliases: dict[str, str] | None = None, hub_url: str = "", hub_token: str = "",
+                 hub_timeout: float = 1.5, push_hub: str = "", push_on_session_end: bool = False,
+                 config_path: Path | None = None) -> None:
         self.data_dir = data_dir
         self.projects_dir = projects_dir
         self.timezone = timezone
         self.days_back = days_back
         self.max_handoffs = max_handoffs
         self.mode = mode
+        self.all_sources = all_sources or resolve_sources([], projects_dir)
         self.aliases = aliases or {}  # projects.aliases
         self.hub_url = hub_url  # mcp.hub_url: a spoke's SessionStart asks the hub there
         self.hub_token = hub_token  # mcp.token
@@ -172,6 +176,32 @@ def _aliases(value: object) -> dict[str, str]:
     return {str(key): str(name) for key, name in value.items()}
 
 
+def _sources(value: object, origin: str) -> list[tuple[str, Path | None, bool]]:
+    """The `sources` list as core.config validates it: kind, optional path, enabled."""
+    if value is None:
+        return []
+    if isinstance(value, str):  # from EYWA_SOURCES: JSON, as pydantic-settings reads a list
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise LightConfigError(f"{origin} is not JSON") from None
+    if not isinstance(value, list):
+        raise LightConfigError(f"invalid configuration: sources (from {origin}) must be a list")
+    listed = []
+    for number, item in enumerate(value):
+        where = f"invalid configuration: sources[{number}] (from {origin})"
+        if not isinstance(item, dict) or set(item) - {"kind", "path", "enabled"}:
+            raise LightConfigError(f"{where}: must be a mapping of kind, path and enabled")
+        if item.get("kind") not in KINDS:
+            raise LightConfigError(f"{where}: kind must be one of {', '.join(KINDS)}")
+        path = item.get("path")
+        enabled = item.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise LightConfigError(f"{where}: enabled must be true or false")
+        listed.append((str(item["kind"]), None if path is None else _path(path, f"sources[{number}].path"), enabled))
+    return listed
+
+
 def light_settings(config_path: Path | None = None) -> LightSettings:
     """data_dir, projects_dir, timezone and the retrieval window, as `load_settings` would give them."""
     env = _env()
@@ -212,14 +242,17 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         hub_timeout = float(mcp.get("hub_timeout_seconds", 1.5))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise LightConfigError("mcp.hub_timeout_seconds must be a number") from None
+    projects_dir = _path(top("projects_dir", "~/.claude/projects"), "projects_dir")
+    sources_origin = f"{ENV_PREFIX}SOURCES" if f"{ENV_PREFIX}SOURCES" in env else str(path)
     return LightSettings(
         data_dir=_path(top("data_dir", "~/.eywa"), "data_dir"),
-        projects_dir=_path(top("projects_dir", "~/.claude/projects"), "projects_dir"),
+        projects_dir=projects_dir,
         timezone=timezone,
         days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1, origin=origins.get("days_back")),
         max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5,
                           origin=origins.get("max_handoffs")),
         mode=str(mode),
+        all_sources=resolve_sources(_sources(top("sources", None), sources_origin), projects_dir),
         aliases=_aliases(_section(data, env, "projects").get("aliases", {})),
         hub_url=str(mcp.get("hub_url") or ""),
         hub_token=str(mcp.get("token") or "").strip(),

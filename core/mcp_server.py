@@ -1,7 +1,7 @@
 """`eywa mcp`: the MCP server (stdio) that gives Claude Code itself the memory, like the original eywa-mcp.
 
 Tools:
-- `eywa_get(query?, days_back, max_handoffs, project?, machine?)`: the same text as `eywa get`.
+- `eywa_get(query?, days_back, max_handoffs, project?, agent?, machine?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
   calling session: the one transcript of the server's working directory that is still being written.
 
@@ -12,13 +12,12 @@ so each worker thread gets its own `Eywa` (core/api.py is one-per-thread).
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -26,6 +25,7 @@ from pydantic import Field, ValidationError
 
 from core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
 from core.config import Settings
+from core.discovery import encode_cwd
 from core.ingest import IngestError
 from core.redaction import Redactor
 from core.session_builder import block_text
@@ -48,8 +48,8 @@ Call it when the user refers to earlier work ("like last time", "the rewind bug"
 off"), at the start of a task that continues earlier work, or before re-investigating a problem an earlier
 session may already have solved. Use specific words: project names, components, error messages, file
 names. Without a query it returns the most recent sessions. `days_back` (at least 1) is the recency
-window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it, `machine` only the
-sessions of one machine."""
+window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it, `agent` only the sessions
+of one agent (claude-code, codex or gemini), `machine` only the sessions of one machine."""
 
 EXTRACT_DESCRIPTION = """Save a session's handoff now: extract (or re-extract) it from its transcript and
 return the handoff (headline, what happened, insights, key files, open threads).
@@ -70,11 +70,6 @@ class Transcript:
     session_id: str
     path: Path
     mtime: float
-
-
-def encode_cwd(cwd: str) -> str:
-    """Claude Code's folder name for a working directory: every character but [A-Za-z0-9] becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def _first_prompt(path: Path, redact: Callable[[str], str], max_records: int = 400) -> str:
@@ -153,7 +148,8 @@ def _handoff_text(record: HandoffRecord) -> str:
 
 
 ARGUMENT_RULES = {
-    "eywa_get": "query, project and machine are text, days_back an integer of at least 1, max_handoffs an integer 1-5",
+    "eywa_get": "query, project and machine are text, days_back an integer of at least 1, max_handoffs an "
+                "integer 1-5, agent one of claude-code, codex, gemini",
     "eywa_extract": "session_id is text: a full session id or a unique prefix",
 }
 
@@ -198,11 +194,13 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
         days_back: Annotated[int, Field(ge=1, description="recency window in days, at least 1")] = retrieval.days_back,
         max_handoffs: Annotated[int, Field(ge=1, le=5, description="how many handoffs, 1-5")] = retrieval.max_handoffs,
         project: Annotated[str | None, Field(description="only projects whose name contains this")] = None,
+        agent: Annotated[Literal["claude-code", "codex", "gemini"] | None,
+                         Field(description="only sessions of this agent")] = None,
         machine: Annotated[str | None, Field(description="only sessions that ran on this machine")] = None,
     ) -> str:
         try:
             records = eywa().recall(query or None, days_back=days_back, max_results=max_handoffs,
-                                    project=project or None, machine=machine or None)
+                                    project=project or None, agent=agent, machine=machine or None)
         except (StoreError, OSError) as exc:
             raise failing(exc) from exc
         return format_handoffs(records)

@@ -18,13 +18,18 @@ from multiprocessing.sharedctypes import Synchronized
 from multiprocessing.synchronize import Semaphore
 from zoneinfo import ZoneInfo
 
-from core.discovery import SessionFiles, read_meta
+from core.discovery import SessionFiles, SourceFile, codex_session_id, read_meta
 from core.extractor import draft, session_terms
 from core.fulltext import FulltextColumns, fulltext_columns
 from core.handoff import Handoff
 from core.renderer import Renderer
+from core.session import Session
 from core.session_builder import build_session, is_transcript
-from core.transcript_reader import ReadStats
+from core.sources import CODEX, GEMINI
+from core.sources.codex import build_codex_session
+from core.sources.common import as_run
+from core.sources.gemini import build_gemini_session
+from core.transcript_reader import ReadStats, peek_fields
 
 Redact = Callable[[str], str]
 
@@ -51,17 +56,44 @@ class PreparedSession:
     weights: Counter[str] = field(default_factory=Counter)  # of `terms`: all that keywords read
 
 
+_READERS = {CODEX: build_codex_session, GEMINI: build_gemini_session}
+
+
+def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
+    """A session's files through the reader of its agent; the runs of other agents' CLIs it started
+    (`agent-run` files, see core/agent_runs.py) and Gemini CLI's subagents folded in as subagent runs."""
+    runs = [f for f in group.subagents if f.kind == "agent-run" or f.agent == GEMINI]
+    if group.agent in _READERS:
+        session, stats = _READERS[group.agent](group.session_id, [f.path for f in group.main], redact)
+    else:
+        subagent_files = [(f.path, f.kind, read_meta(f) if f.kind == "subagents-dir" else {})
+                          for f in group.subagents if f not in runs]
+        session, stats = build_session(group.session_id, [f.path for f in group.main], subagent_files, redact)
+    for source in runs:
+        run, run_stats = _READERS[source.agent](_run_id(source), [source.path], redact)
+        if str(source.path) in run_stats:
+            stats.update(run_stats)
+            session.source_files.append(str(source.path))
+            session.bad_lines += run.bad_lines
+            if run.events:
+                session.subagents.append(as_run(run, run.session_id))
+    session.subagents.sort(key=lambda r: (r.started.isoformat() if r.started else "", r.agent_id))
+    return session, stats
+
+
+def _run_id(source: SourceFile) -> str:
+    if source.agent == CODEX:
+        return codex_session_id(source.path)
+    return peek_fields(source.path, ("sessionId",), max_lines=1).get("sessionId") or source.path.stem
+
+
 def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSession:
     """Read a session; nothing is written (every file is written by the process that commits)."""
-    subagent_files = [
-        (f.path, f.kind, read_meta(f) if f.kind == "subagents-dir" else {}) for f in group.subagents
-    ]
-    session, stats = build_session(group.session_id, [f.path for f in group.main], subagent_files, redact)
+    session, stats = read_session(group, redact)
     prepared = PreparedSession(group.session_id, stats, session.bad_lines)
     if not is_transcript(session):
         return prepared
-    if group.source is not None:
-        session.machine = group.source.machine
+    session.machine = group.machine
     prepared.orphan = session.orphan
     prepared.subagent_runs = len(session.subagents)
     prepared.ended_at = session.last_ts.isoformat() if session.last_ts else ""
@@ -69,7 +101,7 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     prepared.columns = fulltext_columns(prepared.markdown)
     weights, prepared.terms = session_terms(session)
     prepared.weights = Counter({term: weights[term] for term in prepared.terms})
-    prepared.handoff = draft(session, zone, group.source.projects.of(session.cwd) if group.source else None)
+    prepared.handoff = draft(session, zone, group.projects)
     return prepared
 
 

@@ -1,7 +1,8 @@
 """Project names from a session's working directory, by repository where it can be told: the git remote's
-name, else the git root's folder, else the folder itself with worktree and generic sub-folders peeled off.
-Never a user name. So `~/src/cli` on a laptop and `/srv/work/cli-main` on a server, both clones of
-`github.com/acme/cli`, are one project; `projects.aliases` names the rest.
+name (the one the agent recorded, as Codex does, else the one of the folder's git root), else the git
+root's folder, else the folder itself with worktree and generic sub-folders peeled off. Never a user name.
+So `~/src/cli` on a laptop and `/srv/work/cli-main` on a server, both clones of `github.com/acme/cli`, are
+one project whatever agent worked there; `projects.aliases` names the rest.
 
 A session that ran on another machine (a spoke) is resolved from the map that machine's `eywa push`
 made there (core/push.py), since the hub cannot see that machine's folders.
@@ -95,13 +96,16 @@ def normalize_project(name: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.")
 
 
+def repository_name(url: str) -> str:
+    """`https://github.com/acme/widgets.git`, `git@host:acme/widgets` -> "widgets"; "" when it names none."""
+    return normalize_project(re.split(r"[/:\\]", url.rstrip("/"))[-1].removesuffix(".git"))
+
+
 def repository_project(repository: Repository) -> str:
     """`git@github.com:acme/cli.git`, `https://github.com/acme/cli` -> "cli"; no remote: the root's folder."""
-    remote = repository.remote.rstrip("/")
-    if remote:
-        name = re.split(r"[/:\\]", remote)[-1].removesuffix(".git")
-        if normalize_project(name):
-            return normalize_project(name)
+    name = repository_name(repository.remote) if repository.remote else ""
+    if name:
+        return name
     root = repository.root
     for marker in _WORKTREE_MARKERS:
         if marker in root:
@@ -141,15 +145,16 @@ class ProjectNames:
                        if not key.startswith("/")}
         self._repositories = repositories  # None: look on this machine
 
-    def of(self, cwd: str) -> tuple[str, ...]:
-        if not cwd:
+    def of(self, cwd: str, remote: str = "") -> tuple[str, ...]:
+        """`remote`: the git remote the session itself recorded (Codex's session_meta), if any."""
+        if not cwd and not remote:
             return ()
         for folder, name in self._folders:
             if cwd == folder or cwd.startswith(folder + "/"):
                 return (name,) if name else ()
-        repository = (self._repositories.get(cwd) if self._repositories is not None
-                      else local_repository(cwd))
-        names = (repository_project(repository),) if repository is not None else _folder_project(cwd)
+        repository = Repository(cwd, remote) if remote and repository_name(remote) else (
+            self._repositories.get(cwd) if self._repositories is not None else local_repository(cwd))
+        names = (repository_project(repository),) if repository is not None else _folder_project(cwd) if cwd else ()
         return tuple(dict.fromkeys(self._names.get(name, name) for name in names if name))
 
 

@@ -29,7 +29,8 @@ import msgspec
 
 from core.config import Settings
 from core.projects import Repository, local_repository
-from core.spokes import CLAUDE_CODE, REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
+from core.sources import CLAUDE_CODE, CODEX, GEMINI
+from core.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
 from core.transcript_reader import peek_fields
 
 RSYNC_TIMEOUT_SECONDS = 120  # no data for this long: the hub or the link is gone, the next push resumes
@@ -58,9 +59,21 @@ class PushReport:
                 f"{self.hub}:{self.destination} in {self.seconds:.1f}s; {self.repositories} working directories mapped")
 
 
-def agent_folders(settings: Settings) -> dict[str, Path]:
-    """Each agent kind's folder on this machine, as it lands on the hub under `<machine>/<kind>/`."""
-    return {CLAUDE_CODE: settings.projects_dir}
+# What of each agent's folder travels (rsync filter rules, first match wins): its transcripts, and what its
+# reader needs beside them (Claude Code's subagent `.meta.json`, Gemini CLI's `.project_root`).
+_FILTERS = {
+    CLAUDE_CODE: ["--include=*/", "--include=*.jsonl", "--include=*.meta.json", "--exclude=*"],
+    CODEX: ["--include=/sessions/***", "--include=/archived_sessions/***", "--exclude=*"],
+    GEMINI: ["--include=/tmp/", "--include=/tmp/*/", "--include=/tmp/*/.project_root", "--include=/tmp/*/chats/***",
+             "--exclude=*"],
+}
+
+
+def agent_folders(settings: Settings) -> list[tuple[str, Path]]:
+    """(kind, folder) of each enabled source here that exists (core/sources), as it lands on the hub under
+    `<machine>/<kind>/`."""
+    return [(source.kind, source.path) for source in settings.all_sources
+            if source.enabled and source.path.is_dir()]
 
 
 def working_directories(projects_dir: Path) -> set[str]:
@@ -86,13 +99,27 @@ def working_directories(projects_dir: Path) -> set[str]:
     return found
 
 
-def repository_map(machine: str, folders: dict[str, Path], previous: dict[str, Repository]) -> RepositoryMap:
-    """The map of every working directory seen, resolved here; a folder deleted since keeps what it was."""
-    repositories = dict(previous)
-    for kind, folder in folders.items():
-        if kind != CLAUDE_CODE:
+def gemini_directories(gemini_home: Path) -> set[str]:
+    """The working folder Gemini CLI recorded for each of its projects (`tmp/<project>/.project_root`)."""
+    found = set()
+    for marker in (gemini_home / "tmp").glob("*/.project_root"):
+        try:
+            cwd = marker.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
             continue
-        for cwd in working_directories(folder):
+        if cwd.startswith("/"):
+            found.add(cwd)
+    return found
+
+
+def repository_map(machine: str, folders: list[tuple[str, Path]], previous: dict[str, Repository]) -> RepositoryMap:
+    """The map of every working directory seen, resolved here; a folder deleted since keeps what it was.
+    (Codex records its repository in the rollout itself.)"""
+    repositories = dict(previous)
+    for kind, folder in folders:
+        cwds = working_directories(folder) if kind == CLAUDE_CODE else gemini_directories(folder) \
+            if kind == GEMINI else set()
+        for cwd in cwds:
             repository = local_repository(cwd)
             if repository is not None:
                 repositories[cwd] = repository
@@ -111,12 +138,11 @@ def ssh_command(settings: Settings) -> list[str]:
 
 
 def rsync_command(settings: Settings, source: str, destination: str, *, rsync: str = "rsync",
-                  transcripts: bool = True) -> list[str]:
-    """rsync of `source` to `destination` under the hub's spokes folder. Symlinks are never followed (nor
-    sent): only the agents' own files travel."""
+                  kind: str | None = None) -> list[str]:
+    """rsync of `source` to `destination` under the hub's spokes folder: an agent folder of `kind` (what of
+    it travels: `_FILTERS`), or one file. Symlinks are never followed (nor sent)."""
     remote = f"{settings.push.path.rstrip('/')}/{destination}"
-    filters = ["--include=*/", "--include=*.jsonl", "--include=*.meta.json", "--exclude=*",
-               "--prune-empty-dirs"] if transcripts else []
+    filters = [*_FILTERS[kind], "--prune-empty-dirs"] if kind is not None else []
     return [
         rsync, "--recursive", "--times", "--append-verify", "--mkpath", *filters,
         "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # transcripts are private on the hub too
@@ -171,19 +197,19 @@ def push(settings: Settings) -> PushReport:
     if rsync is None or shutil.which("ssh") is None:
         raise PushError("eywa push needs rsync and ssh on this machine (apt-get install rsync openssh-client, "
                         "or brew install rsync)")
-    folders = {kind: folder for kind, folder in agent_folders(settings).items() if folder.is_dir()}
+    folders = agent_folders(settings)
     if not folders:
-        raise PushError(f"nothing to push: no transcripts folder here ({settings.projects_dir} does not exist)")
+        listed = ", ".join(str(source.path) for source in settings.all_sources if source.enabled)
+        raise PushError(f"nothing to push: no transcript folder here exists ({listed or 'every source is off'})")
     outbox = settings.data_dir / "push" / machine
     with _one_at_a_time(outbox.parent / ".lock"):
         mapped = repository_map(machine, folders, read_repository_map(outbox / REPOSITORIES_FILE))
         outbox.mkdir(parents=True, exist_ok=True)
         _write_if_changed(outbox / REPOSITORIES_FILE, msgspec.json.encode(mapped))
         # The map first: a hub ingesting while the transcripts land names their projects by it.
-        commands = [rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync,
-                                  transcripts=False)]
-        commands += [rsync_command(settings, f"{folder}/", f"{machine}/{kind}/", rsync=rsync)
-                     for kind, folder in folders.items()]
+        commands = [rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync)]
+        commands += [rsync_command(settings, f"{folder}/", f"{machine}/{kind}/", rsync=rsync, kind=kind)
+                     for kind, folder in folders]
         sent = [_rsync(command, hub) for command in commands]
     counts = {name: sum(one[name] for one in sent) for name in _STAT_LINES}
     return PushReport(hub=hub, destination=f"{settings.push.path.rstrip('/')}/{machine}", files=counts["files"],

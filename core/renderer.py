@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from core.handoff import format_duration
 from core.session import Event, Session, SubagentRun, ToolCall
+from core.sources import AGENT_NAMES, CLAUDE_CODE
 
 LINE_KEEP = 160
 
@@ -82,8 +83,13 @@ class Renderer:
 
     def render(self, session: Session) -> str:
         out: list[str] = [f"# Session {session.session_id}", ""]
+        speaker = AGENT_NAMES.get(session.agent, session.agent)
+        # Claude Code's renders name no agent: every archive written before other agents were read is one.
+        agent = f"{session.agent} {session.version}".strip() if session.agent != CLAUDE_CODE else ""
         facts = [
+            ("agent", agent),
             ("cwd", session.cwd),
+            ("repository", session.repository),
             ("branch", ", ".join(session.git_branches)),
             ("model", session.model),
             ("started", self.stamp(session.first_ts) + f" {self.zone.key}" if session.first_ts else ""),
@@ -109,19 +115,19 @@ class Renderer:
             clock = f"{local.hour:02d}:{local.minute:02d}" if local else "--:--"
             if event.kind == "tool" and event.tool is not None:
                 if previous not in ("assistant", "tool"):
-                    out.extend(["", f"### {clock} Claude", ""])
+                    out.extend(["", f"### {clock} {speaker}", ""])
                 elif previous == "assistant":
                     out.append("")
                 out.append(tool_line(event.tool, session.cwd))
             else:
-                out.extend(["", *self._event(event, clock)])
+                out.extend(["", *self._event(event, clock, speaker)])
             previous = event.kind
         if session.subagents:
             out.extend(["", "## Subagent runs", ""])
             out.extend(self._subagent(run, session.cwd) for run in session.subagents)
         return "\n".join(out).rstrip() + "\n"
 
-    def _event(self, event: Event, clock: str) -> list[str]:
+    def _event(self, event: Event, clock: str, speaker: str) -> list[str]:
         if event.kind == "user":
             lines = [f"### {clock} User", ""]
             if event.images:
@@ -130,7 +136,7 @@ class Renderer:
                 lines.append(event.text)
             return lines
         if event.kind == "assistant":
-            return [f"### {clock} Claude", "", event.text]
+            return [f"### {clock} {speaker}", "", event.text]
         if event.kind == "command":
             args = event.meta.get("args", "")
             return [f"### {clock} Command `{event.text}{' ' + args if args else ''}`"]

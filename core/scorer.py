@@ -183,14 +183,29 @@ _PROJECT_FILTER = """
         AND EXISTS (SELECT 1 FROM project_index AS pf
                     WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
 
+_AGENT_FILTER = """
+        AND h.agent = :agent"""
+
 _MACHINE_FILTER = """
         AND h.machine = :machine"""
 
 _RECENT_SQL = """
 SELECT h.session_uuid, 0.0, h.date FROM handoffs AS h
-WHERE h.substance > 0 AND h.date >= :cutoff{project}
+WHERE h.substance > 0 AND h.date >= :cutoff{filters}
 ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
 """
+
+
+def _filters(project: str | None, agent: str | None, machine: str | None = None) -> tuple[str, dict[str, str]]:
+    """The SQL (on `handoffs AS h`) and parameters of a query's project, agent and machine filters."""
+    sql, params = "", {}
+    if project:
+        sql, params["project"] = sql + _PROJECT_FILTER, project
+    if agent:
+        sql, params["agent"] = sql + _AGENT_FILTER, agent
+    if machine:
+        sql, params["machine"] = sql + _MACHINE_FILTER, machine
+    return sql, params
 
 
 def rank(
@@ -203,6 +218,7 @@ def rank(
     max_results: int = 3,
     project: str | None = None,
     offset: int = 0,
+    agent: str | None = None,
     machine: str | None = None,
     hybrid_keywords_weight: float | None = None,
     hybrid_pool: int | None = None,
@@ -210,7 +226,7 @@ def rank(
     """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
 
     `hybrid_keywords_weight` weighs the normalised keyword score against bm25's. None means the module
-    default. Without a usable query term, or when nothing
+    default. `agent` keeps only that agent's sessions (core/sources). Without a usable query term, or when nothing
     matches, returns the most recent substantial handoffs within `days_back` days with score 0.0.
     """
     if mode not in ("keywords", "bm25", "hybrid"):
@@ -221,6 +237,7 @@ def rank(
         return []
     offset = max(0, offset)
     project_filter = project.strip().lower() if project and project.strip() else None
+    agent_filter = agent.strip().lower() if agent and agent.strip() else None
     machine_filter = machine.strip().lower() if machine and machine.strip() else None
     tokens = tokenize_query(query or "")
     if tokens:
@@ -231,6 +248,7 @@ def rank(
             now=now,
             days_back=days_back,
             project=project_filter,
+            agent=agent_filter,
             machine=machine_filter,
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
@@ -242,7 +260,7 @@ def rank(
         if offset > 0 and _ranked(mode, params, 1, 0):
             return []  # paged past the last real hit: don't switch to the recent list mid-paging
     return [Hit(row.session_uuid, row.score) for row in _recent(conn, now, days_back, project_filter,
-                                                                machine_filter, max_results, offset)]
+                                                                max_results, offset, agent_filter, machine_filter)]
 
 
 @dataclass(frozen=True)
@@ -255,6 +273,7 @@ class _Params:
     project: str | None
     hybrid_keywords_weight: float
     hybrid_pool: int
+    agent: str | None = None
     machine: str | None = None
 
 
@@ -311,16 +330,11 @@ def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: 
 
 
 def _project_rows(p: _Params) -> list[int] | None:
-    """The rowids of the handoffs of the query's project and machine filters (None: no filter)."""
-    if not p.project and not p.machine:
+    """The rowids of the handoffs of the query's project, agent and machine filters (None: no filter)."""
+    if not p.project and not p.agent and not p.machine:
         return None
-    return [rowid for (rowid,) in p.conn.execute(
-        "SELECT h.rowid FROM handoffs AS h WHERE 1" + _filters(p.project, p.machine),
-        {"project": p.project, "machine": p.machine})]
-
-
-def _filters(project: str | None, machine: str | None) -> str:
-    return (_PROJECT_FILTER if project else "") + (_MACHINE_FILTER if machine else "")
+    sql, params = _filters(p.project, p.agent, p.machine)
+    return [rowid for (rowid,) in p.conn.execute("SELECT h.rowid FROM handoffs AS h WHERE 1" + sql, params)]
 
 
 def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
@@ -411,14 +425,14 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     return keyword_topk.ordered(scored)
 
 
-def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None,
-            machine: str | None, limit: int, offset: int) -> list[_Row]:
+def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
+            offset: int, agent: str | None = None, machine: str | None = None) -> list[_Row]:
     # Same window as the recency multiplier: age_days = days since + 1 <= days_back.
     try:
         cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
     except OverflowError:
         cutoff = "" if days_back > 0 else "9999-12-31~"
-    sql = _RECENT_SQL.format(project=_filters(project, machine))
-    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset, "project": project,
-                              "machine": machine}
+    filters, given = _filters(project, agent, machine)
+    sql = _RECENT_SQL.format(filters=filters)
+    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset, **given}
     return [_Row(uid, float(score), date) for uid, score, date in conn.execute(sql, params)]

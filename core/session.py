@@ -46,13 +46,15 @@ class SubagentRun:
     files_written: list[str] = field(default_factory=list)
     started: dt.datetime | None = None
     ended: dt.datetime | None = None
-    source: str = ""  # inline | agent-file | subagents-dir
+    source: str = ""  # inline | agent-file | subagents-dir | agent-run (another agent's CLI run by a tool call)
 
 
 @dataclass
 class Session:
     session_id: str
     events: list[Event] = field(default_factory=list)
+    agent: str = "claude-code"  # the source kind that wrote it (core/sources)
+    repository: str = ""  # the git remote the agent recorded (Codex's session_meta), redacted
     subagents: list[SubagentRun] = field(default_factory=list)
     cwd: str = ""
     git_branches: list[str] = field(default_factory=list)

@@ -1,7 +1,8 @@
 """The hub's transcript sources: its own agents' folders, and one folder per spoke that pushes to it.
 
 `<data_dir>/spokes/<machine>/` holds what `eywa push` sent from that machine (core/push.py): one folder per
-agent kind, laid out as that agent's own home (`claude-code/` as `~/.claude/projects`), and
+agent kind, laid out as that agent's own home (`claude-code/` as `~/.claude/projects`, `codex/` as
+`~/.codex`, `gemini/` as `~/.gemini`: core/sources reads each as it reads this machine's), and
 `repositories.json`, the working directory -> repository map the spoke resolved where it could see its
 folders. The hub is the only writer of the index; spokes only ever write files here.
 """
@@ -12,15 +13,13 @@ import os
 import re
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
 from core.projects import ProjectNames, Repository
+from core.sources import KINDS, Source
 
-CLAUDE_CODE = "claude-code"
-SPOKE_KINDS = (CLAUDE_CODE,)  # the agent kinds a spoke folder may hold, each read by its own source reader
 REPOSITORIES_FILE = "repositories.json"
 _MACHINE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -47,16 +46,6 @@ class RepositoryMap(msgspec.Struct):
         return {cwd: Repository(entry.root, entry.remote) for cwd, entry in self.repositories.items()}
 
 
-@dataclass(frozen=True)
-class Source:
-    """One folder of transcripts of one agent kind, from one machine."""
-
-    kind: str
-    root: Path
-    machine: str
-    projects: ProjectNames = field(default_factory=ProjectNames, compare=False)
-
-
 def machine_name(configured: str = "") -> str:
     """The configured name, else the host name up to its first dot ("mac.local" -> "mac")."""
     name = configured.strip() or socket.gethostname().split(".", 1)[0]
@@ -76,21 +65,20 @@ def read_repository_map(path: Path) -> dict[str, Repository]:
         return {}
 
 
-def spoke_sources(spokes_dir: Path, aliases: Mapping[str, str] | None = None,
-                  kinds: tuple[str, ...] = SPOKE_KINDS) -> list[Source]:
-    """A source per agent kind folder of each spoke folder, by machine name; dot-folders (rsync's partial
-    files) and names that are not machine names are left alone."""
+def spoke_sources(spokes_dir: Path, kinds: tuple[str, ...] = KINDS) -> list[Source]:
+    """A source per agent folder of each spoke folder (`<machine>/<kind>/`, laid out as that agent's own home),
+    tagged with the machine; dot-folders (rsync's partial files) and names that are no machine's are left alone."""
     try:
         machines = sorted(entry.name for entry in os.scandir(spokes_dir)
                           if entry.is_dir(follow_symlinks=False) and valid_machine(entry.name))
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
-    found = []
-    for machine in machines:
-        folder = spokes_dir / machine
-        kinds_here = [kind for kind in kinds if (folder / kind).is_dir()]
-        if not kinds_here:
-            continue
-        names = ProjectNames(aliases, read_repository_map(folder / REPOSITORIES_FILE))
-        found += [Source(kind, folder / kind, machine, names) for kind in kinds_here]
-    return found
+    return [Source(kind, spokes_dir / machine / kind, True, machine) for machine in machines for kind in kinds
+            if (spokes_dir / machine / kind).is_dir()]
+
+
+def spoke_projects(spokes_dir: Path, sources: list[Source], aliases: Mapping[str, str] | None = None,
+                   ) -> dict[str, ProjectNames]:
+    """How each spoke's projects are named: by the repository map it sent."""
+    return {machine: ProjectNames(aliases, read_repository_map(spokes_dir / machine / REPOSITORIES_FILE))
+            for machine in dict.fromkeys(source.machine for source in sources)}

@@ -56,10 +56,12 @@ CREATE TABLE IF NOT EXISTS handoffs(
     body TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'extracted',
     extractor TEXT NOT NULL DEFAULT '',
+    agent TEXT NOT NULL DEFAULT 'claude-code',
     machine TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
 CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
+CREATE INDEX IF NOT EXISTS handoffs_agent ON handoffs(agent);
 CREATE TABLE IF NOT EXISTS project_index(
     project TEXT NOT NULL, session_uuid TEXT NOT NULL,
     date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
@@ -130,10 +132,13 @@ class Store:
                 with self.transaction():
                     _migrate_postings(self.conn)
                     _migrate_fulltext(self.conn)
+                    _migrate_agent(self.conn)
+                    _migrate_machine(self.conn)
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
                     _migrate_blocks(self.conn)
-                    _migrate_machine(self.conn)
+                    if self.get_meta("schema_version") in ("5", "6"):  # the agent and machine columns, added above
+                        self.set_meta("schema_version", "7")
                     self.conn.execute(
                         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
                     )
@@ -251,13 +256,13 @@ class Store:
         self.delete_handoff(uid)
         cursor = self.conn.execute(
             "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor, machine)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
                 handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
                 orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor, handoff.machine,
+                handoff.body, origin, extractor, handoff.agent, handoff.machine,
             ),
         )
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
@@ -330,6 +335,14 @@ def _migrate_fulltext(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
 
 
+def _migrate_agent(conn: sqlite3.Connection) -> None:
+    """Schema 5 -> 6 (the version is moved once the others have run): each handoff names its agent
+    (core/sources); an older index holds Claude Code's sessions only."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "agent" not in columns:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
+
+
 def _migrate_blocks(conn: sqlite3.Connection) -> None:
     """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/keyword_topk.py)."""
     if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("4",):
@@ -339,12 +352,11 @@ def _migrate_blocks(conn: sqlite3.Connection) -> None:
 
 
 def _migrate_machine(conn: sqlite3.Connection) -> None:
-    """Schema 5 -> 6: each handoff names the machine its session ran on ('' before: this one's)."""
-    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("5",):
-        return  # a new file, or one migrated already
-    if "machine" not in {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}:
+    """Schema 6 -> 7 (the version is moved once the others have run): each handoff names the machine its
+    session ran on (core/spokes.py); '' in an older index, whose sessions are this machine's."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "machine" not in columns:
         conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
-    conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
 
 
 def _split_statements(script: str) -> list[str]:

@@ -58,6 +58,13 @@ class TermStats:
         if row is None and self._documents is not None:
             self._documents += 1
 
+    def forget(self, session_uuid: str) -> None:
+        """Remove a session's terms from the counts (it was folded into another session)."""
+        self.record(session_uuid, [])
+        self.conn.execute("DELETE FROM session_terms WHERE session_uuid = ?", (session_uuid,))
+        if self._documents is not None:
+            self._documents -= 1
+
     def flush(self) -> None:
         """Write the changed counts (a term seen once keeps its row, at 0, like before)."""
         self.conn.executemany(

@@ -8,6 +8,7 @@ longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bo
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -61,6 +62,62 @@ def _split_glued(text: str) -> list[object] | None:
     return values if len(values) > 1 else None
 
 
+def open_transcript(path: Path, buffering: int = _READ_BUFFER) -> BinaryIO:
+    """The file's bytes, decompressed as they are read when it is zstd (Codex's `.jsonl.zst`)."""
+    if path.name.endswith(".zst"):
+        import zstandard  # only for compressed transcripts
+
+        return io.BufferedReader(_Decompressed(path.open("rb"), zstandard), buffering)
+    return path.open("rb", buffering=buffering)
+
+
+class _Decompressed(io.RawIOBase):
+    """A zstd file of one or more frames (a writer appends frame by frame), read as one stream. Damage (a
+    corrupt frame, or one cut short by a writer still at work) ends it, remembered in `damaged`."""
+
+    def __init__(self, raw: BinaryIO, zstandard: object) -> None:
+        self._raw, self._zstd = raw, zstandard
+        self._frame = zstandard.ZstdDecompressor().decompressobj()  # type: ignore[attr-defined]
+        self._pending = b""
+        self._started = False  # the current frame has been fed bytes
+        self.damaged = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._raw.read(_READ_BUFFER)
+            if not chunk:
+                self.damaged = self.damaged or (self._started and not self._frame.eof)
+                return 0
+            try:
+                self._pending = self._feed(chunk)
+            except self._zstd.ZstdError:  # type: ignore[attr-defined]
+                self.damaged = True
+                return 0
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            self._started = True
+            out.append(self._frame.decompress(chunk))
+            if not self._frame.eof:
+                break
+            chunk = self._frame.unused_data  # the next frame begins in this chunk
+            self._frame = self._zstd.ZstdDecompressor().decompressobj()  # type: ignore[attr-defined]
+            self._started = False
+        return b"".join(out)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 def read_records(path: Path, stats: ReadStats | None = None,
                  decode: Callable[[bytes], object] = orjson.loads) -> Iterator[dict]:
     """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates.
@@ -70,7 +127,7 @@ def read_records(path: Path, stats: ReadStats | None = None,
     it skips is then not seen: `invalid_utf8` does not count that line.)
     """
     stats = stats if stats is not None else ReadStats()
-    with path.open("rb", buffering=_READ_BUFFER) as handle:
+    with open_transcript(path) as handle:
         while raw := handle.readline(MAX_LINE_BYTES):
             stats.lines += 1
             stats.bytes_read += len(raw)
@@ -95,6 +152,8 @@ def read_records(path: Path, stats: ReadStats | None = None,
                 yield value
             else:
                 stats.non_object += 1
+        if isinstance(raw_stream := getattr(handle, "raw", None), _Decompressed) and raw_stream.damaged:
+            stats.not_json += 1  # the compressed rest of the file could not be read: one bad line
 
 
 def _read_past_line(handle: BinaryIO) -> int:
@@ -151,7 +210,7 @@ def peek_fields(path: Path, names: tuple[str, ...], max_lines: int = 50) -> dict
     """The first value of each named top-level field within the first lines (cheap: for grouping files)."""
     found: dict[str, str] = {}
     try:
-        with path.open("rb") as handle:
+        with open_transcript(path, io.DEFAULT_BUFFER_SIZE) as handle:
             for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES), b"")):
                 if number >= max_lines or len(found) == len(names):
                     break

@@ -70,6 +70,24 @@ def link_corpus(projects: Path, limit: int | None = None) -> list[Path]:
     return sources
 
 
+AGENT_FIXTURES = ROOT / "tests" / "fixtures" / "agents"
+AGENT_SESSIONS = 4  # what the fixtures ingest to: a Claude Code session with its two runs, 2 Codex, 1 Gemini CLI
+
+
+def copy_agent_fixtures(root: Path, projects: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The committed Codex CLI and Gemini CLI transcripts (tests/agent_transcripts.py) copied under `root` as
+    those agents' folders, configured as sources (EYWA_SOURCES), and their Claude Code session into `projects`."""
+    import shutil
+
+    codex, gemini = root / "codex-home", root / "gemini-home"
+    shutil.copytree(AGENT_FIXTURES / "codex", codex)
+    shutil.copytree(AGENT_FIXTURES / "gemini", gemini)
+    shutil.copytree(AGENT_FIXTURES / "claude", projects, dirs_exist_ok=True)
+    monkeypatch.setenv("EYWA_SOURCES", json.dumps([{"kind": "codex", "path": str(codex)},
+                                                   {"kind": "gemini", "path": str(gemini)}]))
+    return {"codex": codex, "gemini": gemini}
+
+
 def write_jsonl(path: Path, records: list[object], *, trailing_newline: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records)
@@ -92,8 +110,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, P
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     # A developer's real Anthropic key or endpoint must never turn a test into a paid API call.
+    # The machine's own Codex and Gemini CLI folders stay out of it (their defaults follow HOME, or these).
     for name in ("EYWA_CONFIG", "EYWA_RETRIEVAL__MODE", "EYWA_NOW", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                 "ANTHROPIC_AUTH_TOKEN"):
+                 "ANTHROPIC_AUTH_TOKEN", "CODEX_HOME", "GEMINI_CLI_HOME", "EYWA_SOURCES"):
         monkeypatch.delenv(name, raising=False)
     data, projects = tmp_path / "data", tmp_path / "projects"
     projects.mkdir()
@@ -106,7 +125,8 @@ def clean_bot_env(mp: pytest.MonkeyPatch, home: Path, now: str) -> None:
     """A process environment with no Eywa, Anthropic, OpenAI or Telegram settings of the machine's own,
     HOME in a temporary folder and "now" pinned: a bot under test sees only what the test gives it."""
     for name in list(os.environ):
-        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name == "TELEGRAM_BOT_TOKEN":
+        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name in ("TELEGRAM_BOT_TOKEN", "CODEX_HOME",
+                                                                           "GEMINI_CLI_HOME"):
             mp.delenv(name)
     mp.setenv("HOME", str(home))
     mp.setenv("EYWA_NOW", now)

@@ -19,9 +19,13 @@ from hypothesis import strategies as st
 
 from core.api import Eywa
 from core.config import load_settings
+from core.renderer import Renderer
 from core.session_builder import KNOWN_TYPES
+from core.sources.codex import build_codex_session
+from core.sources.gemini import build_gemini_session
 from core.transcript_reader import MAX_LINE_BYTES, ReadStats, read_records
 
+from .agent_transcripts import fixture_sessions
 from .conftest import CORPUS
 
 ENTIRE = CORPUS / "entire" / "projects"
@@ -325,6 +329,36 @@ def test_a_session_of_bad_lines_leaves_the_other_sessions_as_they_were(
     finally:
         eywa.close()
         shutil.rmtree(root)
+
+
+AGENT_FILES = [fixture_sessions()[name] for name in ("codex-greeting", "gemini-farewell")]
+
+
+@st.composite
+def damaged_agent_session(draw: Callable) -> tuple[Path, list[bytes]]:
+    """A Codex rollout or Gemini chat the real CLIs wrote, about one line in four mutated the same ways."""
+    path = draw(st.sampled_from(AGENT_FILES))
+    lines = path.read_bytes().splitlines()
+    return path, [draw(st.sampled_from(MUTATIONS))(draw, line) if draw(st.integers(0, 3)) == 0 else line
+                  for line in lines]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(damaged_agent_session())
+def test_codex_and_gemini_readers_never_raise_on_bad_lines_and_count_them(
+        tmp_path_factory: pytest.TempPathFactory, damaged: tuple[Path, list[bytes]]) -> None:
+    source, lines = damaged
+    root = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    target = root / "chats" / source.name  # a Gemini chat's folder; a Codex rollout reads anywhere
+    target.parent.mkdir()
+    target.write_bytes(b"".join(line + b"\n" for line in lines))
+    expected = read_file(target)[1]
+    build = build_codex_session if "codex" in source.parts else build_gemini_session
+    session, stats = build("s", [target], str)
+    assert stats[str(target)].bad_lines == expected.bad_lines
+    assert stats[str(target)].records + expected.bad_lines >= len([line for line in lines if line.strip()]) - 1
+    Renderer().render(session)  # and it renders
+    shutil.rmtree(root)
 
 
 def test_an_over_long_line_is_read_past_and_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,7 @@ from core.api import Eywa
 from core.config import load_settings
 from core.store import Store
 
-from .conftest import ROOT, link_corpus
+from .conftest import AGENT_SESSIONS, ROOT, copy_agent_fixtures, link_corpus
 
 SESSIONS = 15
 KILLS = 20
@@ -213,12 +213,15 @@ def kill_chain(number: int, folder: Path, clean: Baseline) -> collections.Counte
 def test_ingest_killed_anywhere_resumes_to_the_uninterrupted_result(
         env: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     link_corpus(env["projects"], SESSIONS)
+    copy_agent_fixtures(tmp_path / "agents", env["projects"], monkeypatch)  # Codex and Gemini CLI's too
     monkeypatch.setenv("EYWA_NOW", "2026-02-17")
     data = tmp_path / "baseline"
     counted, seconds = run_to_end(data, tmp_path / "baseline.note")
     total = {kind: int(n) for kind, n in (part.split("=") for part in counted.split()[1:])}
     clean = Baseline(files(data), dump(data), search(data), total["write"], total["sql"], seconds)
-    assert len(clean.files) == 2 * SESSIONS and len(clean.rows["handoffs"]) == SESSIONS
+    sessions = SESSIONS + AGENT_SESSIONS
+    assert len(clean.files) == 2 * sessions and len(clean.rows["handoffs"]) == sessions
+    assert sum("'codex'" in row or "'gemini'" in row for row in clean.rows["handoffs"]) == AGENT_SESSIONS - 1
 
     # Two chains at a time: each run is mostly interpreter start-up, and there are two cores.
     with ThreadPoolExecutor(2) as pool:

@@ -323,16 +323,16 @@ def test_folder_vanishing_between_scan_and_read_skips_it_until_it_returns(
     folders = sorted({env["projects"] / p.parent.name for p in LATER})
     away = tmp_path / "away"
     away.mkdir()
-    scan = core.ingest.scan_files
+    scan = core.ingest.scan_sources
 
-    def scan_then_vanish(root: Path) -> list:
-        found = scan(root)
+    def scan_then_vanish(sources: list) -> list:
+        found = scan(sources)
         for folder in folders:  # e.g. a synced or network folder going away while ingest runs
             folder.rename(away / folder.name)
         return found
 
     with monkeypatch.context() as patch:
-        patch.setattr(core.ingest, "scan_files", scan_then_vanish)
+        patch.setattr(core.ingest, "scan_sources", scan_then_vanish)
         outcome = eywa("ingest", "--progress", "never")
     assert outcome.code == 0 and outcome.err == "", outcome
     assert contents(env["data"]) == before  # the earlier handoffs stay; the vanished ones wait

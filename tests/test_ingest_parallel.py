@@ -16,6 +16,7 @@ from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files,
 from core.ingest import IngestPaths, IngestReport, ingest
 from core.prepare import prepared_in_order, worker_count
 from core.redaction import default_redactor
+from core.sources import CLAUDE_CODE, Source
 from core.store import Store
 from core.term_stats import TermStats
 
@@ -36,7 +37,7 @@ _TABLES = {  # every row the ingest writes, in a stable order (the meta table ho
 def run_ingest(projects: Path, data: Path, workers: int) -> IngestReport:
     store = Store(data / "index.sqlite3")
     try:
-        return ingest(store, IngestPaths(projects, data / "handoffs", data / "archive"),
+        return ingest(store, IngestPaths((Source(CLAUDE_CODE, projects),), data / "handoffs", data / "archive"),
                       redact=default_redactor().redact, zone=ZONE, workers=workers)
     finally:
         store.close()

@@ -10,6 +10,7 @@ import pytest
 from core import light_config
 from core.config import load_settings
 from core.config import now as full_now
+from core.sources import Source
 
 
 def both(config: Path | None = None) -> tuple[object, object]:
@@ -17,9 +18,9 @@ def both(config: Path | None = None) -> tuple[object, object]:
     full = load_settings(config)
     return (
         (light.data_dir, light.projects_dir, light.timezone, light.days_back, light.max_handoffs, light.db_path,
-         light.pending_dir, light.mode),
+         light.pending_dir, light.mode, light.all_sources),
         (full.data_dir, full.projects_dir, full.timezone, full.retrieval.days_back, full.retrieval.max_handoffs,
-         full.db_path, full.pending_dir, full.retrieval.mode),
+         full.db_path, full.pending_dir, full.retrieval.mode, full.all_sources),
     )
 
 
@@ -34,6 +35,8 @@ def test_defaults_agree(clean: dict[str, Path]) -> None:
     light, full = both()
     assert light == full
     assert light[0] == clean["home"] / ".eywa"
+    assert light[-1] == (Source("claude-code", clean["home"] / ".claude" / "projects"),
+                         Source("codex", clean["home"] / ".codex"), Source("gemini", clean["home"] / ".gemini"))
 
 
 def test_environment_wins_and_agrees(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +56,7 @@ def test_default_yaml_file_agrees(clean: dict[str, Path]) -> None:
         "data_dir: ~/eywa-data\ntimezone: Asia/Tokyo\nretrieval:\n  days_back: 21\n  mode: keywords\n")
     light, full = both()
     assert light == full
-    assert light[0] == clean["home"] / "eywa-data" and light[3] == 21 and light[-1] == "keywords"
+    assert light[0] == clean["home"] / "eywa-data" and light[3] == 21 and light[7] == "keywords"
 
 
 def test_env_overrides_named_yaml_file_and_sections_merge(clean: dict[str, Path], tmp_path: Path,
@@ -85,6 +88,36 @@ def test_a_missing_named_config_file_fails_in_both(clean: dict[str, Path], tmp_p
         light_config.light_settings(tmp_path / "nope.yaml")
     with pytest.raises(ConfigError):
         load_settings(tmp_path / "nope.yaml")
+
+
+def test_sources_from_the_file_and_the_environment_agree(clean: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "eywa.yaml"
+    config.write_text("projects_dir: /cc\nsources:\n  - kind: gemini\n    enabled: false\n"
+                      "  - kind: codex\n    path: ~/spokes/laptop/codex\n")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    light, full = both(config)
+    assert light == full
+    assert light[-1] == (Source("gemini", clean["home"] / ".gemini", False),
+                         Source("codex", clean["home"] / "spokes" / "laptop" / "codex"),
+                         Source("claude-code", Path("/cc")))
+    monkeypatch.setenv("EYWA_SOURCES", '[{"kind": "claude-code", "enabled": false}]')
+    light, full = both(config)
+    assert light == full
+    assert light[-1] == (Source("claude-code", Path("/cc"), False), Source("codex", tmp_path / "codex-home"),
+                         Source("gemini", clean["home"] / ".gemini"))
+
+
+@pytest.mark.parametrize("item", ['[{"kind": "cursor"}]', '[{"kind": "codex", "enabled": "maybe"}]',
+                                  '[{"kind": "codex", "path": ""}]', '[{"kind": "codex", "folder": "/x"}]', '{"a": 1}'])
+def test_a_bad_sources_entry_fails_in_both(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch, item: str) -> None:
+    from core.config import ConfigError
+
+    monkeypatch.setenv("EYWA_SOURCES", item)
+    with pytest.raises(light_config.LightConfigError, match="sources"):
+        light_config.light_settings()
+    with pytest.raises(ConfigError, match="sources"):
+        load_settings()
 
 
 @pytest.mark.parametrize("value", ["", "2026-02-17", "2026-02-17T09:30:00", "2026-02-17T09:30:00+02:00"])

@@ -142,7 +142,7 @@ def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:
     text = record.path.read_text(encoding="utf-8")
     meta, _ = split_front_matter(text)
     assert list(meta) == ["session_id", "session_uuid", "date", "duration", "model", "headline", "projects",
-                          "keywords", "substance", "machine"]
+                          "keywords", "substance", "agent", "machine"]
     handoff = parse_handoff(text)
     assert handoff.session_uuid == sid and handoff.headline == record.headline
     assert handoff.machine == record.machine == eywa.settings.machine_name  # kept when Claude rewrites it

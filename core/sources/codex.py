@@ -1,0 +1,186 @@
+"""Codex CLI rollouts (`rollout-*.jsonl[.zst]`) -> the normalized `Session`, redacting every text on the way in.
+
+Each line is `{"timestamp", "type", "payload"}` (codex-rs/protocol's RolloutItem): `session_meta` (id, cwd,
+cli_version, originator, git), `turn_context` (the turn's model), `response_item` (messages, reasoning,
+function and custom tool calls and their outputs), `event_msg` (the UI's mirror of the same), `compacted`
+(the summary that replaced the history), and bookkeeping (`world_state`, `token_usage_record`). A resumed
+session appends to its file. Tool calls take the names the rest of Eywa reads (exec_command -> Bash,
+apply_patch -> one Write or Edit per file); reasoning and tool outputs are not kept, but a failed command's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+
+from core.session import Event, Session, ToolCall
+from core.session_builder import _cut
+from core.sources import CODEX
+from core.sources.common import Clock, Redact, fail, patch_calls, tool_call
+from core.transcript_reader import ReadStats, read_records
+
+KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
+               "token_usage_record"}
+_SHELL_TOOLS = {"exec_command", "shell", "shell_command", "container.exec", "local_shell"}
+# Context the CLI puts in user messages (the environment, AGENTS.md, skills), not what the user typed.
+_CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<skills_instructions>",
+                     "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>")
+_EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
+_SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
+
+
+class _Builder:
+    def __init__(self, session: Session, redact: Redact) -> None:
+        self.s = session
+        self.redact = redact
+        self.clock = Clock(session)
+        self.calls: dict[str, list[ToolCall]] = {}
+        self.model = ""
+        self.known = 0
+        self.unknown: dict[str, int] = {}
+        self.exec_mode = False
+
+    def add(self, record: dict) -> None:
+        kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(kind, str) or kind not in KNOWN_TYPES or not isinstance(payload, dict):
+            name = kind if isinstance(kind, str) else str(kind)[:40]
+            self.unknown[name] = self.unknown.get(name, 0) + 1
+            return
+        self.known += 1
+        stamp = self.clock.tick(record.get("timestamp"))
+        if kind == "session_meta":
+            self._meta(payload)
+        elif kind == "turn_context":
+            model = payload.get("model")
+            self.model = model if isinstance(model, str) else self.model
+            cwd = payload.get("cwd")
+            if isinstance(cwd, str) and cwd and not self.s.cwd:
+                self.s.cwd = cwd
+        elif kind == "response_item":
+            self._item(payload, stamp)
+        elif kind == "compacted":
+            summary = payload.get("message")
+            text = summary.split(_SUMMARY_MARK, 1)[-1].strip() if isinstance(summary, str) else ""
+            last = self.s.events[-1] if self.s.events else None
+            if last is not None and last.kind == "assistant" and text and last.text == self.redact(text):
+                self.s.events.pop()  # the summary the model wrote, recorded as its message as well
+            self.s.events.append(Event("compaction", stamp, text=_cut(text, 4000, self.redact),
+                                       meta={"trigger": "auto"}))
+        elif kind == "event_msg" and payload.get("type") == "turn_aborted":
+            self.s.events.append(Event("interrupt", stamp, text="Request interrupted by user"))
+
+    def _meta(self, meta: dict) -> None:
+        s = self.s
+        for key, field in (("cwd", "cwd"), ("cli_version", "version")):
+            value = meta.get(key)
+            if isinstance(value, str) and value and not getattr(s, field):
+                setattr(s, field, value)
+        git = meta.get("git")
+        if isinstance(git, dict):
+            branch, url = git.get("branch"), git.get("repository_url")
+            if isinstance(branch, str) and branch and branch not in s.git_branches:
+                s.git_branches.append(branch)
+            if isinstance(url, str) and url and not s.repository:
+                s.repository = self.redact(url)
+        self.exec_mode = self.exec_mode or meta.get("source") == "exec" or meta.get("originator") == "codex_exec"
+
+    def _item(self, item: dict, stamp: object) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            role = item.get("role")
+            text = _text(item.get("content"))
+            if role == "user" and text and not text.lstrip().startswith(_CONTEXT_PREFIXES):
+                self.s.events.append(Event("user", stamp, text=self.redact(text.strip())))  # type: ignore[arg-type]
+            elif role == "assistant" and text.strip():
+                if self.model:
+                    self.s.models[self.model] = self.s.models.get(self.model, 0) + 1
+                self.s.events.append(Event("assistant", stamp, text=self.redact(text.strip())))  # type: ignore[arg-type]
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(item, stamp)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = item.get("output")
+            if isinstance(output, dict):  # {"content": ..., "success": bool} in some versions
+                failed = output.get("success") is False
+                output = output.get("content")
+            else:
+                failed = False
+            text = output if isinstance(output, str) else ""
+            code = _EXIT_RE.search(text[:400])
+            if failed or (code is not None and code.group(1) != "0"):
+                for call in self.calls.get(str(item.get("call_id")), []):
+                    fail(call, text.split("Output:", 1)[-1], self.redact)
+        elif kind == "web_search_call":
+            action = item.get("action")
+            query = action.get("query") if isinstance(action, dict) else None
+            self._add(tool_call(str(item.get("id") or ""), "WebSearch", {"query": str(query or "")}, self.redact),
+                      stamp)
+
+    def _call(self, item: dict, stamp: object) -> None:
+        call_id = str(item.get("call_id") or item.get("id") or "")
+        name = str(item.get("name") or item.get("type"))
+        if item.get("type") == "custom_tool_call":
+            raw = item.get("input")
+            arguments: object = {"input": raw} if isinstance(raw, str) else {}
+        elif item.get("type") == "local_shell_call":
+            action = item.get("action")
+            arguments = {"command": action.get("command")} if isinstance(action, dict) else {}
+        else:
+            try:
+                arguments = orjson.loads(item.get("arguments") or "{}")
+            except (orjson.JSONDecodeError, TypeError):
+                arguments = {}
+        arguments = arguments if isinstance(arguments, dict) else {}
+        if name == "apply_patch":
+            patch = arguments.get("input") or arguments.get("patch") or ""
+            calls = patch_calls(call_id, patch if isinstance(patch, str) else "", self.s.cwd, self.redact)
+        elif name in _SHELL_TOOLS:
+            command = arguments.get("cmd") or arguments.get("command") or ""
+            if isinstance(command, list):
+                command = " ".join(str(part) for part in command)
+            calls = [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
+        else:
+            calls = [tool_call(call_id, name, arguments, self.redact)]
+        self.calls[call_id] = calls
+        for call in calls:
+            self._add(call, stamp)
+
+    def _add(self, call: ToolCall, stamp: object) -> None:
+        self.s.events.append(Event("tool", stamp, tool=call))  # type: ignore[arg-type]
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(part["text"] for part in content
+                     if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text")
+                     and isinstance(part.get("text"), str))
+
+
+def build_codex_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
+    """Read a Codex session's rollout file(s) into a Session; a file that vanishes is skipped."""
+    session = Session(session_id=session_id, agent=CODEX)
+    builder = _Builder(session, redact)
+    stats: dict[str, ReadStats] = {}
+    for path in paths:
+        file_stats = ReadStats()
+        stats[str(path)] = file_stats
+        try:
+            for record in read_records(path, file_stats):
+                builder.add(record)
+        except OSError:
+            del stats[str(path)]
+            continue
+        session.source_files.append(str(path))
+        for name, count in builder.unknown.items():
+            file_stats.unknown_types[name] = file_stats.unknown_types.get(name, 0) + count
+        builder.unknown.clear()
+    session.known_records = builder.known
+    session.bad_lines = sum(s.bad_lines for s in stats.values())
+    session.records = sum(s.records for s in stats.values())
+    return session, stats
+

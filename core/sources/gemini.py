@@ -1,0 +1,185 @@
+"""Gemini CLI chats (`tmp/<project>/chats/session-*.jsonl`, older single-object `.json`) -> the normalized
+`Session`, redacting every text on the way in.
+
+Since v0.39 a chat is JSONL (packages/core/src/services/chatRecordingTypes.ts): a metadata line (sessionId,
+projectHash, startTime, kind), then one message record a line (`user`, `gemini` with its `toolCalls`, `info`,
+`warning`, `error`); a record with an id seen before replaces that message (a gemini message is written again
+once its tool calls are done); `{"$set": {...}}` updates the metadata, and with `messages` replaces the
+history (a resumed chat rewrites it; messages already read keep their richer first form); `{"$rewindTo": id}`
+drops that message and all after it. A resumed chat appends a second metadata line to the same file. The
+working folder is the project's `.project_root` beside `chats/`. Subagents write `chats/<parent-id>/*.jsonl`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+
+from core.session import Event, Session, ToolCall
+from core.session_builder import parse_time
+from core.sources import GEMINI
+from core.sources.common import Clock, Redact, fail, tool_call
+from core.transcript_reader import ReadStats, read_records
+
+_MESSAGE_TYPES = {"user", "gemini", "info", "warning", "error"}
+_LEGACY_MAX_BYTES = 64 * 1024 * 1024  # an older single-object chat is read whole: past this it is not read
+# Gemini CLI's tools in the names the rest of Eywa reads; the path argument each keeps.
+_TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
+          "read_many_files": "Read", "list_directory": "LS", "glob": "Glob", "grep_search": "Grep",
+          "search_file_content": "Grep", "google_web_search": "WebSearch", "web_fetch": "WebFetch"}
+_EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
+_CONTEXT_PREFIXES = ("<session_context>", "<state_snapshot>")
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+                     and not part.get("thought"))
+
+
+def _messages(path: Path, stats: ReadStats, meta: dict) -> list[dict]:
+    """The chat's messages as Gemini CLI itself would load them, in order (see the module docstring)."""
+    if path.suffix == ".json":
+        return _legacy(path, stats, meta)
+    messages: dict[str, dict] = {}
+    seen: dict[str, dict] = {}  # every message in the last form it was written in, dropped or not
+    for record in read_records(path, stats):
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(messages)
+            if record["$rewindTo"] in messages:
+                for gone in ids[ids.index(record["$rewindTo"]):]:
+                    del messages[gone]
+            else:
+                messages.clear()
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = seen[record["id"]] = record
+        elif isinstance(record.get("$set"), dict):
+            update = record["$set"]
+            if isinstance(update.get("messages"), list):
+                given = [m for m in update["messages"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+                messages = {m["id"]: seen.get(m["id"], m) for m in given}
+            meta.update({k: v for k, v in update.items() if k != "messages"})
+        elif isinstance(record.get("sessionId"), str):
+            meta.setdefault("startTime", record.get("startTime"))
+            meta.update({k: v for k, v in record.items() if k not in ("messages", "startTime")})
+        else:
+            kind = str(record.get("type") or "?")[:40]
+            stats.unknown_types[kind] = stats.unknown_types.get(kind, 0) + 1
+    return list(messages.values())
+
+
+def _legacy(path: Path, stats: ReadStats, meta: dict) -> list[dict]:
+    """An older chat: one JSON object holding the metadata and every message."""
+    size = path.stat().st_size
+    stats.lines, stats.bytes_read = 1, size
+    try:
+        value = orjson.loads(path.read_bytes()) if size <= _LEGACY_MAX_BYTES else None
+    except orjson.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        stats.not_json += 1
+        return []
+    stats.records = 1
+    meta.update({k: v for k, v in value.items() if k != "messages"})
+    messages = value.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def _tool(raw: dict, redact: Redact) -> ToolCall:
+    name = str(raw.get("name") or "?")
+    args = raw.get("args") if isinstance(raw.get("args"), dict) else {}
+    if name == "run_shell_command":
+        args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
+    elif isinstance(args.get("file_path"), str):
+        args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
+    call = tool_call(str(raw.get("id") or ""), _TOOLS.get(name, name), args, redact)
+    output = _result_text(raw.get("result"))
+    code = _EXIT_RE.search(output)
+    if raw.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
+        fail(call, output.replace("<untrusted_context>", "").replace("</untrusted_context>", "").replace(
+            "Output: ", "", 1), redact)
+        call.rejected = raw.get("status") == "cancelled"
+    return call
+
+
+def _result_text(result: object) -> str:
+    if not isinstance(result, list):
+        return ""
+    texts = []
+    for part in result:
+        response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            value = response.get("output", response.get("error"))
+            if isinstance(value, str):
+                texts.append(value)
+    return "\n".join(texts)
+
+
+def _project_root(path: Path) -> str:
+    """The working folder Gemini CLI recorded for the chat's project (`tmp/<project>/.project_root`)."""
+    chats = next((parent for parent in path.parents if parent.name == "chats"), None)
+    try:
+        return (chats.parent / ".project_root").read_text(encoding="utf-8").strip()[:4096] if chats else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) -> None:
+    """Add one chat file's messages to `session` (events, models, cwd, clock)."""
+    meta: dict = {}
+    messages = _messages(path, stats, meta)
+    clock = Clock(session)
+    clock.tick(meta.get("startTime"))
+    if not session.cwd:
+        directories = meta.get("directories")
+        session.cwd = _project_root(path) or (directories[0] if isinstance(directories, list) and directories
+                                              and isinstance(directories[0], str) else "")
+    for message in messages:
+        kind = message.get("type")
+        if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
+            name = str(kind)[:40]
+            stats.unknown_types[name] = stats.unknown_types.get(name, 0) + 1
+            continue
+        session.known_records += 1
+        stamp = clock.tick(message.get("timestamp")) or parse_time(message.get("timestamp"))
+        text = _text(message.get("content")).strip()
+        if kind == "user":
+            if text and not text.startswith(_CONTEXT_PREFIXES):
+                session.events.append(Event("user", stamp, text=redact(text)))
+        elif kind == "gemini":
+            model = message.get("model")
+            if isinstance(model, str) and model:
+                session.models[model] = session.models.get(model, 0) + 1
+            if text:
+                session.events.append(Event("assistant", stamp, text=redact(text)))
+            calls = message.get("toolCalls")
+            for raw in calls if isinstance(calls, list) else []:
+                if isinstance(raw, dict):
+                    session.events.append(Event("tool", stamp, tool=_tool(raw, redact)))
+        elif kind == "error" and text:
+            session.events.append(Event("api_error", stamp, text=redact(text[:400])))
+
+
+def build_gemini_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
+    """Read a Gemini CLI chat file(s) into a Session; a file that vanishes is skipped."""
+    session = Session(session_id=session_id, agent=GEMINI)
+    stats: dict[str, ReadStats] = {}
+    for path in paths:
+        file_stats = ReadStats()
+        stats[str(path)] = file_stats
+        try:
+            read_chat(session, path, file_stats, redact)
+        except OSError:
+            del stats[str(path)]
+            continue
+        session.source_files.append(str(path))
+    session.bad_lines = sum(s.bad_lines for s in stats.values())
+    session.records = sum(s.records for s in stats.values())
+    return session, stats

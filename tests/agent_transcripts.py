@@ -1,0 +1,247 @@
+"""Regenerates the committed Codex CLI and Gemini CLI transcripts (tests/fixtures/agents/) by running the real
+CLIs (tests/tools.py pins them) headless against scripted model servers on 127.0.0.1 (tests/fake_agent_models.py).
+
+    .venv/bin/python -m tests.agent_transcripts        # after changing tests/agent_clis/package.json
+
+What runs: in a git repository `widgets` (remote acme/widgets) Codex edits a file, runs a command that works
+and one that fails, compacts its context, and is resumed; Gemini CLI does the same; a second clone of the
+repository under another folder name gets a Codex session of its own; and a Claude Code session runs
+`codex exec` and `gemini -p` through its Bash tool (the CLIs run for real inside the window of that call; the
+Claude Code records around them are written here in 2.1.x's format, as its Bash tool writes them). The folders
+are fixed (/tmp/eywa-agents) so that the transcripts' paths do not change between runs. Afterwards the
+golden renders (tests/golden/agents/) are rewritten: `pytest tests/test_agent_sources.py` then shows the diff.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+from tests.fake_agent_models import ScriptedModels, Turn
+from tests.tools import agent_cli
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "agents"
+WORK = Path("/tmp/eywa-agents")
+REPO = WORK / "widgets"
+CLONE = WORK / "widgets-wt"
+REMOTE = "https://github.com/acme/widgets.git"
+CODEX_MODEL = "gpt-5.5"  # a model Codex knows offers apply_patch
+GEMINI_MODEL = "gemini-2.5-pro"  # named, so that no routing request goes first
+
+GREET_PATCH = """*** Begin Patch
+*** Add File: greet.py
++def hello() -> str:
++    return "hello"
+*** End Patch
+"""
+RENAME_PATCH = """*** Begin Patch
+*** Update File: greet.py
+@@
+-def hello() -> str:
++def greet_user() -> str:
+*** End Patch
+"""
+
+
+def _git_repo(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    for command in (["git", "init", "-q", "-b", "main"], ["git", "remote", "add", "origin", REMOTE]):
+        subprocess.run(command, cwd=folder, check=True, capture_output=True)
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done
+
+
+class Codex:
+    def __init__(self, home: Path, models: ScriptedModels) -> None:
+        self.home = home / "codex"
+        self.home.mkdir(parents=True)
+        (self.home / "config.toml").write_text(
+            f'model = "{CODEX_MODEL}"\nmodel_provider = "scripted"\nmodel_auto_compact_token_limit = 50000\n'
+            f'check_for_update_on_startup = false\n\n[model_providers.scripted]\nname = "scripted"\n'
+            f'base_url = "{models.url}/v1"\nenv_key = "SCRIPTED_KEY"\nwire_api = "responses"\n')
+        self.env = {**_base_env(home), "CODEX_HOME": str(self.home), "SCRIPTED_KEY": "sk-test-not-a-key"}
+
+    def exec(self, cwd: Path, prompt: str, resume: str | None = None) -> str:
+        command = [str(agent_cli("codex")), "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access"]
+        command += ["resume", resume, prompt] if resume else [prompt]
+        return _run(command, cwd, self.env).stdout
+
+    def newest_session(self) -> str:
+        newest = max((self.home / "sessions").rglob("rollout-*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
+        return json.loads(newest.open().readline())["payload"]["id"]
+
+
+class Gemini:
+    def __init__(self, home: Path, models: ScriptedModels) -> None:
+        self.home = home / "gemini-home"
+        (self.home / ".gemini").mkdir(parents=True)
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps({
+            "security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": True},
+            "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False}}))
+        self.env = {**_base_env(home), "HOME": str(self.home), "GEMINI_API_KEY": "test-not-a-key",
+                    "GOOGLE_GEMINI_BASE_URL": models.url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
+    def prompt(self, cwd: Path, prompt: str, resume: bool = False) -> str:
+        command = [str(agent_cli("gemini")), "--approval-mode", "yolo", "-m", GEMINI_MODEL]
+        command += ["--resume", "latest", "-p", prompt] if resume else ["-p", prompt]
+        return _run(command, cwd, self.env).stdout
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    keep = {name: os.environ[name] for name in ("PATH", "LANG", "TERM") if name in os.environ}
+    return {**keep, "HOME": str(home), "NO_COLOR": "1", "NO_PROXY": "127.0.0.1,localhost"}
+
+
+def _codex_sessions(models: ScriptedModels, codex: Codex) -> None:
+    models.turns.extend([
+        Turn(text="I'll add greet.py with a hello() function.", calls=[("apply_patch", GREET_PATCH)]),
+        Turn(calls=[("exec_command", {"cmd": "python3 -c 'import greet; print(greet.hello())'"})]),
+        Turn(calls=[("exec_command", {"cmd": "ls does-not-exist"})]),
+        Turn(text="greet.py is in place and hello() prints hello; listing does-not-exist failed: it is missing.",
+             tokens=60000),
+        Turn(match="CONTEXT CHECKPOINT", text="Summary: greet.py added with hello(), checked by running it; "
+             "`ls does-not-exist` failed because the folder is missing."),
+    ])
+    codex.exec(REPO, "Add a greeting module to the widgets repo and check that it runs")
+    first = codex.newest_session()
+    models.turns.extend([
+        Turn(text="Renaming hello to greet_user.", calls=[("apply_patch", RENAME_PATCH)]),
+        Turn(text="Renamed hello() to greet_user() in greet.py."),
+    ])
+    codex.exec(REPO, "Rename hello to greet_user", resume=first)
+    models.turns.extend([
+        Turn(calls=[("exec_command", {"cmd": "git remote -v"})]),
+        Turn(text="This clone tracks acme/widgets; nothing to change here."),
+    ])
+    codex.exec(CLONE, "Which repository is this clone of?")
+
+
+def _gemini_sessions(models: ScriptedModels, gemini: Gemini) -> None:
+    models.turns.extend([
+        Turn(text="I'll add a farewell function.", calls=[("write_file", {
+            "file_path": str(REPO / "farewell.py"), "content": "def farewell() -> str:\n    return 'bye'\n"})]),
+        # The count reported here passes Gemini CLI's compression threshold: it compresses before the next request.
+        Turn(calls=[("run_shell_command", {"command": "python3 -c 'import farewell; print(farewell.farewell())'",
+                                           "description": "Run farewell()"})], tokens=900_000),
+        Turn(calls=[("run_shell_command", {"command": "cat missing.txt", "description": "Read the notes"})]),
+        Turn(text="farewell.py added and prints bye; missing.txt does not exist."),
+    ])
+    gemini.prompt(REPO, "Add a farewell function to the widgets repo and run it")
+    models.turns.extend([
+        Turn(calls=[("replace", {"file_path": str(REPO / "farewell.py"), "old_string": "def farewell() -> str:\n",
+                                 "new_string": "def farewell() -> str:\n    \"\"\"Say goodbye.\"\"\"\n",
+                                 "instruction": "Add a docstring"})]),
+        Turn(text="Added a docstring to farewell()."),
+    ])
+    gemini.prompt(REPO, "Now give farewell a docstring", resume=True)
+
+
+def _stamp() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _claude_parent(models: ScriptedModels, codex: Codex, gemini: Gemini, out: Path) -> None:
+    """A Claude Code session whose Bash tool runs `codex exec` and `gemini -p` in the repository."""
+    session = str(uuid.uuid4())
+    records: list[dict] = []
+    parent: str | None = None
+
+    def add(kind: str, message: dict, **extra: object) -> None:
+        nonlocal parent
+        record = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": str(REPO),
+                  "sessionId": session, "version": "2.1.332", "gitBranch": "main", "type": kind,
+                  "message": message, "uuid": str(uuid.uuid4()), "timestamp": _stamp(), **extra}
+        parent = record["uuid"]
+        records.append(record)
+
+    add("user", {"role": "user", "content": "Get a second opinion on greet.py from codex and gemini"})
+    for number, (command, run) in enumerate((
+            ("codex exec 'Review greet.py for style'", lambda: codex.exec(REPO, "Review greet.py for style")),
+            ("gemini -p 'Summarise greet.py'", lambda: gemini.prompt(REPO, "Summarise greet.py")))):
+        tool_id = f"toolu_0{number}"
+        add("assistant", {"id": f"msg_0{number}", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                          "content": [{"type": "tool_use", "id": tool_id, "name": "Bash",
+                                       "input": {"command": command, "description": "Ask another agent"}}]})
+        output = run()
+        add("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
+                                                  "content": output.strip(), "is_error": False}]},
+            toolUseResult={"stdout": output.strip(), "stderr": "", "interrupted": False})
+    models.turns.clear()
+    add("assistant", {"id": "msg_09", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                      "content": [{"type": "text", "text": "Both agents find greet.py fine as it is."}]})
+    folder = out / "claude" / str(REPO).replace("/", "-")
+    folder.mkdir(parents=True)
+    (folder / f"{session}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def generate(out: Path = FIXTURES) -> None:
+    shutil.rmtree(WORK, ignore_errors=True)
+    _git_repo(REPO)
+    _git_repo(CLONE)
+    home = WORK / "home"
+    # Gemini CLI's side requests (its chat compression among them) get this answer.
+    snapshot = Turn(text="<state_snapshot>farewell.py added to widgets; it prints bye.</state_snapshot>")
+    with ScriptedModels([], fallback=snapshot) as models:
+        codex, gemini = Codex(home, models), Gemini(home, models)
+        _codex_sessions(models, codex)
+        _gemini_sessions(models, gemini)
+        models.turns.extend([Turn(text="greet.py reads well: one function, typed, nothing to change.")])
+        models.turns.extend([Turn(text="greet.py defines greet_user(), which returns 'hello'.")])
+        staging = out.with_name(out.name + ".new")
+        shutil.rmtree(staging, ignore_errors=True)
+        _claude_parent(models, codex, gemini, staging)
+    shutil.copytree(codex.home / "sessions", staging / "codex" / "sessions")
+    for chats in (gemini.home / ".gemini" / "tmp").glob("*/chats"):
+        shutil.copytree(chats, staging / "gemini" / "tmp" / chats.parent.name / "chats")
+        shutil.copy2(chats.parent / ".project_root", staging / "gemini" / "tmp" / chats.parent.name / ".project_root")
+    shutil.rmtree(out, ignore_errors=True)
+    staging.rename(out)
+
+
+def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
+    """Each committed Codex rollout and Gemini chat by a stable name: `<agent>-<first words of its prompt>`."""
+    found = {}
+    for path in sorted([*root.glob("codex/sessions/**/*.jsonl"), *root.glob("gemini/tmp/*/chats/*.jsonl")]):
+        agent = path.relative_to(root).parts[0]
+        prompt = next(line for line in path.read_text().splitlines() if '"Add ' in line or '"Which ' in line
+                      or '"Review ' in line or '"Summarise ' in line)
+        words = next(w for w in ("greeting", "farewell", "clone", "Review", "Summarise") if w in prompt)
+        found[f"{agent}-{words.lower()}"] = path
+    return found
+
+
+def render(path: Path) -> str:
+    """The deterministic markdown of one fixture transcript, as ingest archives it."""
+    from core.discovery import SessionFiles, SourceFile, file_session
+    from core.prepare import read_session
+    from core.renderer import Renderer
+
+    agent = "codex" if "codex" in path.parts else "gemini"
+    source = SourceFile(path, path.stat().st_size, 0, "main", agent)
+    session, _ = read_session(SessionFiles(file_session(source) or path.stem, main=[source], agent=agent), str)
+    return Renderer().render(session)
+
+
+def write_goldens() -> None:
+    shutil.rmtree(GOLDEN, ignore_errors=True)
+    GOLDEN.mkdir(parents=True)
+    for name, path in fixture_sessions().items():
+        (GOLDEN / f"{name}.md").write_text(render(path), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    generate()
+    write_goldens()
+    print(f"wrote {sum(1 for p in FIXTURES.rglob('*') if p.is_file())} files under {FIXTURES}, goldens in {GOLDEN}")

@@ -1,0 +1,147 @@
+"""Scripted model servers on 127.0.0.1 for the real Codex CLI and Gemini CLI (tests/agent_transcripts.py).
+
+One server speaks both wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
+sends to a `model_providers.<id>` with `wire_api = "responses"`) and Gemini's `generateContent` /
+`streamGenerateContent?alt=sse` (what Gemini CLI sends to `GOOGLE_GEMINI_BASE_URL`). Each model request takes
+the next scripted `Turn`; a request the script did not foresee (Gemini CLI's routing classifier, a summary
+request) gets `fallback`. Every request is recorded with its path and body.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Turn:
+    """One model answer: text, then tool calls (each `(tool name, arguments)`; Codex's `apply_patch` takes the
+    patch text as its argument). `tokens` is the usage reported (a high count makes the CLI compact)."""
+
+    text: str = ""
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    tokens: int = 1200
+    match: str = ""  # only a request whose body holds this text takes the turn (e.g. a compaction prompt)
+
+
+class ScriptedModels:
+    def __init__(self, turns: list[Turn], fallback: Turn | None = None) -> None:
+        self.turns = deque(turns)
+        self.fallback = fallback or Turn(text="ok")
+        self.requests: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # quiet test output
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                owner._send(self, 200, "application/json", b'{"object": "list", "data": [], "models": []}')
+
+            def do_POST(self) -> None:  # noqa: N802
+                owner._post(self)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> ScriptedModels:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- protocol --------------------------------------------------------------------------------------
+    def _next(self, body: str, scripted: bool) -> Turn:
+        with self._lock:
+            if scripted:
+                for turn in list(self.turns):
+                    if not turn.match or turn.match in body:
+                        self.turns.remove(turn)
+                        return turn
+            return self.fallback
+
+    def _post(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("content-length") or 0)
+        raw = handler.rfile.read(length).decode("utf-8", errors="replace")
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw
+        path = handler.path
+        with self._lock:
+            self.requests.append({"path": path, "body": body})
+        if path.endswith("/responses"):
+            self._codex(handler, self._next(raw, scripted=True))
+        elif ":countTokens" in path:
+            self._send(handler, 200, "application/json", b'{"totalTokens": 100}')
+        elif ":generateContent" in path or ":streamGenerateContent" in path:
+            # The classifier and other side requests ask for JSON (responseMimeType); the chat streams.
+            side = ":generateContent" in path
+            turn = self.fallback if side else self._next(raw, scripted=True)
+            self._gemini(handler, turn, stream=not side)
+        else:
+            self._send(handler, 404, "application/json", b'{"error": {"message": "not found"}}')
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, kind: str, data: bytes) -> None:
+        handler.send_response(status)
+        handler.send_header("content-type", kind)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _codex(self, handler: BaseHTTPRequestHandler, turn: Turn) -> None:
+        number = next(self._ids)
+        items: list[dict[str, Any]] = []
+        if turn.text:
+            items.append({"type": "message", "role": "assistant", "id": f"msg_{number}",
+                          "content": [{"type": "output_text", "text": turn.text}]})
+        for index, (name, arguments) in enumerate(turn.calls):
+            call_id = f"call_{number}_{index}"
+            if name == "apply_patch":
+                items.append({"type": "custom_tool_call", "id": f"ctc_{number}_{index}", "call_id": call_id,
+                              "name": name, "input": arguments, "status": "completed"})
+            else:
+                items.append({"type": "function_call", "id": f"fc_{number}_{index}", "call_id": call_id,
+                              "name": name, "arguments": json.dumps(arguments)})
+        usage = {"input_tokens": turn.tokens - 50, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": turn.tokens}
+        events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": f"resp_{number}"}}]
+        events += [{"type": "response.output_item.done", "output_index": i, "item": item}
+                   for i, item in enumerate(items)]
+        events.append({"type": "response.completed", "response": {"id": f"resp_{number}", "usage": usage}})
+        data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+        self._send(handler, 200, "text/event-stream", data)
+
+    def _gemini(self, handler: BaseHTTPRequestHandler, turn: Turn, *, stream: bool) -> None:
+        parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text else []
+        parts += [{"functionCall": {"name": name, "args": args}} for name, args in turn.calls]
+        response = {
+            "candidates": [{"content": {"role": "model", "parts": parts or [{"text": "ok"}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": turn.tokens - 50, "candidatesTokenCount": 50,
+                              "totalTokenCount": turn.tokens},
+            "modelVersion": "gemini-2.5-pro",
+        }
+        if not stream:
+            self._send(handler, 200, "application/json", json.dumps(response).encode())
+            return
+        self._send(handler, 200, "text/event-stream", f"data: {json.dumps(response)}\r\n\r\n".encode())
