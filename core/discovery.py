@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.sources import CLAUDE_CODE, CODEX, GEMINI, Source
-from core.transcript_reader import peek_fields
+from core.transcript_reader import peek_fields, read_records
 
 _CODEX_FOLDERS = ("sessions", "archived_sessions")
 _CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -138,8 +138,11 @@ def codex_session_id(path: Path) -> str:
 def file_session(source: SourceFile) -> str | None:
     """The session a file belongs to, where its name does not tell (ingest caches the answer); None when it
     cannot be told."""
-    if source.agent == CODEX:
-        return codex_session_id(source.path)
+    if source.agent == CODEX:  # a subagent's rollout names the session that spawned it
+        meta = next(read_records(source.path), None) if source.kind == "main" else None
+        payload = meta.get("payload") if isinstance(meta, dict) else None
+        parent = payload.get("parent_thread_id") if isinstance(payload, dict) else None
+        return parent if isinstance(parent, str) and parent else codex_session_id(source.path)
     if source.agent == GEMINI:
         if source.kind == "subagents-dir":
             return source.path.parent.name
@@ -177,10 +180,16 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
     Files whose session cannot be told are grouped under their own stem, so nothing is lost.
     """
     sessions: dict[str, SessionFiles] = {}
+    spawned: list[tuple[str, SourceFile]] = []  # Codex subagents' rollouts: one file each, like their parent's
     for source in files:
         if source.kind == "main":
             sid = source.path.stem if source.agent == CLAUDE_CODE else parent_of(source) or source.path.stem
+            if source.agent == CODEX and sid != codex_session_id(source.path):
+                spawned.append((sid, source))
+                continue
             sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).main.append(source)
+    for sid, source in spawned:
+        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
     for source in files:
         if source.kind == "main":
             continue

@@ -61,8 +61,9 @@ _READERS = {CODEX: build_codex_session, GEMINI: build_gemini_session}
 
 def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """A session's files through the reader of its agent; the runs of other agents' CLIs it started
-    (`agent-run` files, see core/agent_runs.py) and Gemini CLI's subagents folded in as subagent runs."""
-    runs = [f for f in group.subagents if f.kind == "agent-run" or f.agent == GEMINI]
+    (`agent-run` files, see core/agent_runs.py) and Codex's and Gemini CLI's subagents folded in as subagent
+    runs."""
+    runs = [f for f in group.subagents if f.kind == "agent-run" or f.agent in _READERS]
     if group.agent in _READERS:
         session, stats = _READERS[group.agent](group.session_id, [f.path for f in group.main], redact)
     else:

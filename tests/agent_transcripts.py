@@ -32,6 +32,7 @@ REPO = WORK / "widgets"
 CLONE = WORK / "widgets-wt"
 REMOTE = "https://github.com/acme/widgets.git"
 CODEX_MODEL = "gpt-5.5"  # a model Codex knows offers apply_patch
+SPAWNING_MODEL = "gpt-5.1-codex"  # ... and one it offers its multi_agent_v1 tools (spawn_agent)
 GEMINI_MODEL = "gemini-2.5-pro"  # named, so that no routing request goes first
 
 GREET_PATCH = """*** Begin Patch
@@ -73,8 +74,9 @@ class Codex:
             f'base_url = "{models.url}/v1"\nenv_key = "SCRIPTED_KEY"\nwire_api = "responses"\n')
         self.env = {**_base_env(home), "CODEX_HOME": str(self.home), "SCRIPTED_KEY": "sk-test-not-a-key"}
 
-    def exec(self, cwd: Path, prompt: str, resume: str | None = None) -> str:
-        command = [str(agent_cli("codex")), "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access"]
+    def exec(self, cwd: Path, prompt: str, resume: str | None = None, model: str = CODEX_MODEL) -> str:
+        command = [str(agent_cli("codex")), "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access",
+                   "-m", model]
         command += ["resume", resume, prompt] if resume else [prompt]
         return _run(command, cwd, self.env).stdout
 
@@ -126,6 +128,16 @@ def _codex_sessions(models: ScriptedModels, codex: Codex) -> None:
         Turn(text="This clone tracks acme/widgets; nothing to change here."),
     ])
     codex.exec(CLONE, "Which repository is this clone of?")
+    models.turns.extend([
+        Turn(calls=[("spawn_agent", {"message": "Count the lines of greet.py and say how many"})]),
+        # The subagent's own request, told apart by its prompt (it may come before the parent's next one).
+        Turn(match='Count the lines of greet.py and say how many"}]', text="greet.py has 2 lines."),
+        Turn(text="A helper is counting the lines of greet.py."),
+        # When the helper ends before that answer does, Codex hands its result over in one more request.
+        Turn(text="The helper says greet.py has 2 lines."),
+    ])
+    codex.exec(REPO, "Ask a helper agent to count the lines of greet.py", model=SPAWNING_MODEL)
+    models.turns.clear()
 
 
 def _gemini_sessions(models: ScriptedModels, gemini: Gemini) -> None:
@@ -146,6 +158,16 @@ def _gemini_sessions(models: ScriptedModels, gemini: Gemini) -> None:
         Turn(text="Added a docstring to farewell()."),
     ])
     gemini.prompt(REPO, "Now give farewell a docstring", resume=True)
+    report = {"SummaryOfFindings": "farewell() is defined in farewell.py.", "ExplorationTrace": ["grep def farewell"],
+              "RelevantLocations": [{"FilePath": "farewell.py", "Reasoning": "defines it", "KeySymbols": ["farewell"]}]}
+    models.turns.extend([
+        Turn(calls=[("invoke_agent", {"agent_name": "codebase_investigator",
+                                      "prompt": "Find where farewell() is defined in the widgets repo."})]),
+        Turn(calls=[("grep_search", {"pattern": "def farewell"})]),  # the subagent's own turns
+        Turn(calls=[("complete_task", {"report": report})]),
+        Turn(text="farewell() is defined in farewell.py."),
+    ])
+    gemini.prompt(REPO, "Where is farewell defined? Ask the codebase investigator")
 
 
 def _stamp() -> str:
@@ -213,24 +235,28 @@ def generate(out: Path = FIXTURES) -> None:
 def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
     """Each committed Codex rollout and Gemini chat by a stable name: `<agent>-<first words of its prompt>`."""
     found = {}
+    names = {"Add a greeting": "greeting", "Which repository": "clone", "Review greet": "review",
+             "Ask a helper": "spawn", "Count the lines": "",  # the helper's own rollout: in its parent's render
+             "Summarise greet": "summarise", "Where is farewell": "investigator", "Add a farewell": "farewell"}
     for path in sorted([*root.glob("codex/sessions/**/*.jsonl"), *root.glob("gemini/tmp/*/chats/*.jsonl")]):
-        agent = path.relative_to(root).parts[0]
-        prompt = next(line for line in path.read_text().splitlines() if '"Add ' in line or '"Which ' in line
-                      or '"Review ' in line or '"Summarise ' in line)
-        words = next(w for w in ("greeting", "farewell", "clone", "Review", "Summarise") if w in prompt)
-        found[f"{agent}-{words.lower()}"] = path
+        text = path.read_text()
+        name = next(name for prompt, name in names.items() if f'"{prompt}' in text)
+        if name:
+            found[f"{path.relative_to(root).parts[0]}-{name}"] = path
     return found
 
 
 def render(path: Path) -> str:
     """The deterministic markdown of one fixture transcript, as ingest archives it."""
-    from core.discovery import SessionFiles, SourceFile, file_session
+    from core.discovery import file_session, group_sessions, scan_files
     from core.prepare import read_session
     from core.renderer import Renderer
 
     agent = "codex" if "codex" in path.parts else "gemini"
-    source = SourceFile(path, path.stat().st_size, 0, "main", agent)
-    session, _ = read_session(SessionFiles(file_session(source) or path.stem, main=[source], agent=agent), str)
+    folder = path.parents[2] if agent == "gemini" else path.parents[3]  # tmp/ or sessions/
+    files = scan_files(folder, agent)
+    group = next(g for g in group_sessions(files, file_session).values() if path in [f.path for f in g.files])
+    session, _ = read_session(group, str)
     return Renderer().render(session)
 
 

@@ -120,8 +120,10 @@ class ScriptedModels:
                 items.append({"type": "custom_tool_call", "id": f"ctc_{number}_{index}", "call_id": call_id,
                               "name": name, "input": arguments, "status": "completed"})
             else:
+                # Codex's agent tools (spawn_agent, wait_agent, ...) live in its multi_agent_v1 namespace.
+                namespace = {"namespace": "multi_agent_v1"} if name.endswith("_agent") else {}
                 items.append({"type": "function_call", "id": f"fc_{number}_{index}", "call_id": call_id,
-                              "name": name, "arguments": json.dumps(arguments)})
+                              "name": name, "arguments": json.dumps(arguments), **namespace})
         usage = {"input_tokens": turn.tokens - 50, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 50, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": turn.tokens}
         events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": f"resp_{number}"}}]

@@ -74,6 +74,22 @@ def test_gemini_chat_gives_its_messages_tool_calls_the_failure_and_the_resumed_t
     assert stats[str(path)].bad_lines == 0
 
 
+def test_an_older_single_object_gemini_chat_reads_as_its_jsonl_form(tmp_path: Path) -> None:
+    """Before v0.39 a chat was one JSON object (ConversationRecord): the metadata and every message."""
+    path = SESSIONS["gemini-summarise"]
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    meta = records[0]
+    messages = [r for r in records if "id" in r]
+    legacy = tmp_path / "chats" / path.name.replace(".jsonl", ".json")
+    legacy.parent.mkdir()
+    legacy.write_text(json.dumps({**meta, "messages": messages}, indent=2))
+    old, stats = build_gemini_session("s", [legacy], identity)
+    new, _ = build_gemini_session("s", [path], identity)
+    assert old.events == new.events and old.models == new.models and stats[str(legacy)].bad_lines == 0
+    legacy.write_text(legacy.read_text()[:-10])  # cut short: nothing read, one bad line
+    assert build_gemini_session("s", [legacy], identity)[1][str(legacy)].bad_lines == 1
+
+
 @pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_renders_match_golden_files(name: str) -> None:
     assert render(SESSIONS[name]) == (GOLDEN / f"{name}.md").read_text(encoding="utf-8")
@@ -105,17 +121,24 @@ def handoffs(data: Path) -> dict[str, object]:
 def test_runs_started_by_a_claude_code_session_are_folded_into_it_and_every_handoff_names_its_agent(
         agents: dict[str, Path]) -> None:
     report = Eywa(load_settings()).ingest()
-    assert report.sessions_updated == AGENT_SESSIONS and report.subagent_runs == 2 and report.bad_lines == 0
+    # The runs: codex exec and gemini -p in the Claude Code session, Codex's spawned helper, Gemini CLI's
+    # codebase_investigator.
+    assert report.sessions_updated == AGENT_SESSIONS and report.subagent_runs == 4 and report.bad_lines == 0
     found = handoffs(agents["data"])
-    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "gemini"]
+    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "codex", "gemini", "gemini"]
     parent = next(h for h in found.values() if h.agent == "claude-code")
     archive = (agents["data"] / "archive").rglob(f"{parent.session_uuid}.md")
     text = next(archive).read_text()
     assert "## Subagent runs" in text and "- codex " in text and "- gemini " in text
     assert "Review greet.py for style -> greet.py reads well" in text
     # The two runs are not sessions of their own: neither handoff nor archive.
-    run_ids = {SESSIONS["codex-review"].stem[-36:], "24f332d3-da19-43b3-b29d-ef19ff419957"}
+    gemini_run = json.loads(SESSIONS["gemini-summarise"].open().readline())["sessionId"]
+    run_ids = {SESSIONS["codex-review"].stem[-36:], gemini_run}
     assert run_ids.isdisjoint(found)
+    investigator = (agents["data"] / "archive").rglob(f"{SESSIONS['gemini-investigator'].stem[-8:]}*.md")
+    assert "- gemini " in next(investigator).read_text()  # Gemini CLI's own subagent, in its chat's handoff
+    spawner = next((agents["data"] / "archive").rglob(f"{SESSIONS['codex-spawn'].stem[-36:]}.md")).read_text()
+    assert "Count the lines of greet.py and say how many -> greet.py has 2 lines." in spawner  # Codex's own
     assert {h.projects[0] for h in found.values()} == {"widgets"}  # the clone widgets-wt too, by its remote
 
 
@@ -128,7 +151,7 @@ def test_a_run_ingested_before_its_parent_session_is_folded_into_it_later(agents
     shutil.move(aside, claude)
     eywa.ingest()
     found = handoffs(agents["data"])
-    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "gemini"]
+    assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "codex", "gemini", "gemini"]
     assert len(list((agents["data"] / "archive").rglob("*.md"))) == AGENT_SESSIONS
     assert eywa.stats().handoffs == AGENT_SESSIONS
     again = eywa.ingest()
@@ -139,18 +162,18 @@ def test_agent_filter_in_the_api_and_the_cli(agents: dict[str, Path], capsys: py
     eywa = Eywa(load_settings())
     eywa.ingest()
     assert {r.agent for r in eywa.recall("greet", days_back=30, max_results=5, agent="codex")} == {"codex"}
-    assert [r.agent for r in eywa.recall("farewell docstring", days_back=30, agent="gemini")] == ["gemini"]
+    assert {r.agent for r in eywa.recall("farewell docstring", days_back=30, agent="gemini")} == {"gemini"}
     assert eywa.recall("farewell docstring", days_back=30, agent="claude-code")[0].agent == "claude-code"
     assert {r.agent for r in eywa.last(10, agent="codex")} == {"codex"}
     capsys.readouterr()
     assert cli(["get", "--agent", "gemini", "--json", "farewell"]) == 0
-    assert [r["agent"] for r in json.loads(capsys.readouterr().out)] == ["gemini"]
+    assert {r["agent"] for r in json.loads(capsys.readouterr().out)} == {"gemini"}
     assert cli(["last", "--agent", "codex"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and all(" codex " in line for line in lines)
+    assert len(lines) == 3 and all(" codex " in line for line in lines)
     assert cli(["stats"]) == 0
     by_agent = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("by agent"))
-    assert "codex 2 sessions" in by_agent and "gemini 1 sessions" in by_agent and "claude-code 1 sessions" in by_agent
+    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 sessions" in by_agent
 
 
 def test_a_source_turned_off_is_not_read(agents: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:

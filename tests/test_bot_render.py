@@ -116,3 +116,9 @@ def test_digest_groups_sessions_by_project_and_lists_open_threads() -> None:
     assert texts[0] == "Digest: 3 sessions since Mon 16 Feb 08:00"
     assert texts[1].startswith("eywa (2)\n• A · 16 Feb") and texts[2].startswith("no project (1)")
     assert texts[3] == "Open threads\n• ship it (0d3a8e6f)"
+
+
+def test_a_session_of_another_agent_says_which_in_its_header_and_list_line() -> None:
+    codex, claude = record("# Fix\n", agent="codex"), record("# Fix\n")
+    assert " · Codex · " in render.header(codex) and "Codex" in render.short_line(1, codex)
+    assert "Codex" not in render.header(claude) and "Claude" not in render.short_line(1, claude)

@@ -101,12 +101,22 @@ def test_eywa_get_honours_max_handoffs_and_project(corpus_server: Server) -> Non
                        "--project", "claude-code-log")
 
 
+def test_eywa_get_keeps_one_agents_sessions(corpus_server: Server) -> None:
+    error, text = corpus_server.call("eywa_get", {"query": "rewind gemini", "days_back": 60, "agent": "claude-code"})
+    assert not error and text == cli(corpus_server.env, "get", "rewind gemini", "--days-back", "60")
+    error, text = corpus_server.call("eywa_get", {"query": "rewind gemini", "days_back": 60, "agent": "codex"})
+    assert not error
+    assert text == cli(corpus_server.env, "get", "rewind gemini", "--days-back", "60", "--agent", "codex")
+    assert text.startswith("## Eywa: 0 past sessions")  # the corpus is Claude Code's alone
+
+
 @pytest.mark.parametrize(("arguments", "field"), [
     ({"max_handoffs": 0}, "max_handoffs"),
     ({"max_handoffs": 6}, "max_handoffs"),
     ({"days_back": 0}, "days_back"),
     ({"days_back": "a week"}, "days_back"),
     ({"query": ["not", "text"]}, "query"),
+    ({"agent": "cursor"}, "agent"),
 ])
 def test_bad_arguments_are_refused_with_a_clear_error(corpus_server: Server, arguments: dict, field: str) -> None:
     error, text = corpus_server.call("eywa_get", arguments)

@@ -26,7 +26,8 @@ KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "co
 _SHELL_TOOLS = {"exec_command", "shell", "shell_command", "container.exec", "local_shell"}
 # Context the CLI puts in user messages (the environment, AGENTS.md, skills), not what the user typed.
 _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<skills_instructions>",
-                     "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>")
+                     "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>",
+                     "<subagent_notification>")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
 _SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
 
@@ -136,6 +137,9 @@ class _Builder:
         if name == "apply_patch":
             patch = arguments.get("input") or arguments.get("patch") or ""
             calls = patch_calls(call_id, patch if isinstance(patch, str) else "", self.s.cwd, self.redact)
+        elif name == "spawn_agent":  # a Codex subagent, as Claude Code's Agent tool names one
+            calls = [tool_call(call_id, "Agent", {"subagent_type": str(arguments.get("agent_type") or "codex"),
+                                                  "description": str(arguments.get("message") or "")}, self.redact)]
         elif name in _SHELL_TOOLS:
             command = arguments.get("cmd") or arguments.get("command") or ""
             if isinstance(command, list):

@@ -7,7 +7,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from core.session import Event, Session, SubagentRun, ToolCall
+from core.session import Session, SubagentRun, ToolCall
 from core.session_builder import _cut, _trim_input, parse_time
 
 Redact = Callable[[str], str]
@@ -16,6 +16,7 @@ ERROR_KEEP = 400
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time (as for Claude Code)
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _WRITE_TOOLS = ("Edit", "Write")
+_OBJECTIVE_RE = re.compile(r"<objective>\s*(.*?)\s*</objective>", re.DOTALL)  # how Gemini CLI briefs a subagent
 
 
 class Clock:
@@ -67,7 +68,11 @@ def as_run(session: Session, agent_id: str) -> SubagentRun:
                       started=session.first_ts, ended=session.last_ts)
     prompts = [e.text for e in session.events if e.kind == "user" and e.text]
     answers = [e.text for e in session.events if e.kind == "assistant" and e.text]
-    run.prompt = prompts[0][:500] if prompts else ""
+    objective = _OBJECTIVE_RE.search(prompts[0]) if prompts else None
+    run.prompt = (objective.group(1) if objective else prompts[0] if prompts else "")[:500]
+    calls = session.tool_calls
+    if not answers and calls and calls[-1].name == "complete_task":  # a subagent that answered by its report
+        answers = [text for text in _strings(calls[-1].input) if text.strip()][:1]
     run.answer = answers[-1][:600] if answers else ""
     for call in session.tool_calls:
         run.tool_counts[call.name] = run.tool_counts.get(call.name, 0) + 1
@@ -77,5 +82,11 @@ def as_run(session: Session, agent_id: str) -> SubagentRun:
     return run
 
 
-def event(kind: str, stamp: dt.datetime | None, text: str = "", **meta: object) -> Event:
-    return Event(kind, stamp, text=text, meta=dict(meta))
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []

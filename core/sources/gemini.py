@@ -97,9 +97,12 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
     args = raw.get("args") if isinstance(raw.get("args"), dict) else {}
     if name == "run_shell_command":
         args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
+    elif name == "invoke_agent":  # a subagent's run, as Claude Code's Agent tool names one
+        name, args = "Agent", {"subagent_type": str(args.get("agent_name") or ""),
+                               "description": str(args.get("prompt") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
-    call = tool_call(str(raw.get("id") or ""), _TOOLS.get(name, name), args, redact)
+    call = tool_call(str(raw.get("id") or ""), _TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
     output = _result_text(raw.get("result"))
     code = _EXIT_RE.search(output)
     if raw.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
@@ -114,7 +117,8 @@ def _result_text(result: object) -> str:
         return ""
     texts = []
     for part in result:
-        response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        call = part.get("functionResponse") if isinstance(part, dict) else None
+        response = call.get("response") if isinstance(call, dict) else None
         if isinstance(response, dict):
             value = response.get("output", response.get("error"))
             if isinstance(value, str):
