@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -20,7 +21,7 @@ import pytest
 
 from core.handoff import split_front_matter
 
-from .conftest import ROOT, write_jsonl
+from .conftest import AGENT_FIXTURES, AGENT_SESSIONS, ROOT, write_jsonl
 from .ssh_hub import SshHub, ssh_hub
 
 NOW = "2026-02-17"
@@ -161,6 +162,27 @@ def test_sessions_from_each_spoke_arrive_tagged_found_and_one_project_per_reposi
     assert laptop.push()["files"] == 1
     hub.run("ingest")
     assert [r["session_id"] for r in hub.get("xylophone", "--max", "1")] == [on_laptop.stem]
+
+
+def test_codex_and_gemini_sessions_travel_laid_out_as_their_homes_and_keep_their_agent(three) -> None:
+    hub, laptop, _ = three
+    codex, gemini = laptop.home / ".codex", laptop.home / ".gemini"
+    shutil.copytree(AGENT_FIXTURES / "codex", codex, copy_function=shutil.copy)
+    shutil.copytree(AGENT_FIXTURES / "gemini", gemini, copy_function=shutil.copy)
+    shutil.copytree(AGENT_FIXTURES / "claude", laptop.projects, dirs_exist_ok=True, copy_function=shutil.copy)
+    (codex / "auth.json").write_text('{"OPENAI_API_KEY": "sk-never-travels"}')  # beside the sessions
+    (gemini / "tmp" / "widgets" / "logs.json").write_text("[]")
+    laptop.push()
+    landed = hub.data / "spokes" / "laptop"
+    assert sorted(p.name for p in landed.iterdir()) == ["claude-code", "codex", "gemini", "repositories.json"]
+    assert (landed / "codex" / "sessions").is_dir() and not (landed / "codex" / "auth.json").exists()
+    assert (landed / "gemini" / "tmp" / "widgets" / ".project_root").is_file()
+    assert not (landed / "gemini" / "tmp" / "widgets" / "logs.json").exists()
+    hub.run("ingest")
+    found = hub.run("last", "20", "--json", "--machine", "laptop").stdout
+    agents = sorted(r["agent"] for r in json.loads(found))
+    assert len(agents) == AGENT_SESSIONS and set(agents) == {"claude-code", "codex", "gemini"}
+    assert {tuple(r["projects"]) for r in json.loads(found)} == {("widgets",)}
 
 
 def test_rsync_temporary_files_and_partial_folders_are_never_read(three) -> None:
