@@ -282,6 +282,8 @@ def _cmd_push(eywa, args) -> int:  # noqa: ANN001
         change = install if args.install else uninstall
         for line in change(service, files_only=args.files_only):
             print(line)
+        if args.install and not eywa.settings.push.on_session_end:
+            print("to push also when a Claude Code session ends: push.on_session_end: true, and `eywa hooks install`")
         return 0
     from core.push import push
 
