@@ -61,6 +61,18 @@ def test_the_push_timer_and_its_service_pass_systemd_analyze(env: dict[str, Path
     assert not timer.exists() and not unit.exists()
 
 
+def test_eywa_push_install_writes_the_timer_and_uninstall_removes_it(env: dict[str, Path]) -> None:
+    run = {**os.environ, "HOME": str(env["home"]), "EYWA_PUSH__EVERY_MINUTES": "7"}
+    done = subprocess.run([sys.executable, "-m", "core.cli", "push", "--install", "--files-only"], cwd=ROOT, env=run,
+                          text=True, capture_output=True, timeout=60)
+    timer = env["home"] / ".config" / "systemd" / "user" / "eywa-push.timer"
+    assert done.returncode == 0 and "OnUnitActiveSec=7min" in timer.read_text(), done.stderr
+    assert "push.on_session_end" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "core.cli", "push", "--uninstall", "--files-only"], cwd=ROOT,
+                          env=run, text=True, capture_output=True, timeout=60)
+    assert done.returncode == 0 and not timer.exists()
+
+
 def test_the_launchd_agents_are_valid_plists_that_keep_the_bot_alive_and_time_the_push(env: dict[str, Path]) -> None:
     home = env["home"]
     install(bot_service(), platform="darwin", home=home, files_only=True)
