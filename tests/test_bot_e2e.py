@@ -25,7 +25,8 @@ from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber
 PROJECTS = CORPUS / "claude-code-log" / "projects"
 OWNER, STRANGER = 42, 666
 NOW = "2026-02-17T12:00:00Z"
-META = r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · [0-9a-f]{8}"  # date, projects, duration, id
+META = r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · on [\w.-]+ · [0-9a-f]{8}"  # date, projects, duration,
+# machine, id
 OGG = b"OggS\x00\x02fake-opus-bytes"
 
 
