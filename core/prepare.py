@@ -18,6 +18,7 @@ from multiprocessing.sharedctypes import Synchronized
 from multiprocessing.synchronize import Semaphore
 from zoneinfo import ZoneInfo
 
+from core.agent_runs import AGENT_RUN
 from core.discovery import SessionFiles, SourceFile, codex_session_id, read_meta
 from core.extractor import draft, session_terms
 from core.fulltext import FulltextColumns, fulltext_columns
@@ -63,7 +64,7 @@ def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str
     """A session's files through the reader of its agent; the runs of other agents' CLIs it started
     (`agent-run` files, see core/agent_runs.py) and Codex's and Gemini CLI's subagents folded in as subagent
     runs."""
-    runs = [f for f in group.subagents if f.kind == "agent-run" or f.agent in _READERS]
+    runs = [f for f in group.subagents if f.kind == AGENT_RUN or f.agent in _READERS]
     if group.agent in _READERS:
         session, stats = _READERS[group.agent](group.session_id, [f.path for f in group.main], redact)
     else:

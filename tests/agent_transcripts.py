@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 
 from tests.fake_agent_models import ScriptedModels, Turn
-from tests.tools import agent_cli
+from tests.tools import _locked, agent_cli
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "agents"
@@ -209,6 +209,11 @@ def _claude_parent(models: ScriptedModels, codex: Codex, gemini: Gemini, out: Pa
 
 
 def generate(out: Path = FIXTURES) -> None:
+    with _locked("agent-transcripts"):  # one run at a time: the folders are fixed
+        _generate(out)
+
+
+def _generate(out: Path) -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     _git_repo(REPO)
     _git_repo(CLONE)

@@ -20,7 +20,7 @@ from core.renderer import Renderer
 from core.sources.codex import build_codex_session
 from core.sources.gemini import build_gemini_session
 
-from .agent_transcripts import GOLDEN, fixture_sessions, render
+from .agent_transcripts import GOLDEN, fixture_sessions, generate, render
 from .conftest import AGENT_SESSIONS, copy_agent_fixtures
 
 SESSIONS = fixture_sessions()
@@ -74,6 +74,12 @@ def test_gemini_chat_gives_its_messages_tool_calls_the_failure_and_the_resumed_t
     assert stats[str(path)].bad_lines == 0
 
 
+def test_a_gemini_chat_without_its_project_root_file_takes_its_folder_from_its_own_context(tmp_path: Path) -> None:
+    copied = tmp_path / SESSIONS["gemini-farewell"].name
+    shutil.copy(SESSIONS["gemini-farewell"], copied)
+    assert build_gemini_session("s", [copied], identity)[0].cwd == "/tmp/eywa-agents/widgets"
+
+
 def test_an_older_single_object_gemini_chat_reads_as_its_jsonl_form(tmp_path: Path) -> None:
     """Before v0.39 a chat was one JSON object (ConversationRecord): the metadata and every message."""
     path = SESSIONS["gemini-summarise"]
@@ -105,6 +111,24 @@ def test_a_zstd_compressed_rollout_reads_as_the_plain_one(tmp_path: Path) -> Non
     packed.write_bytes(packed.read_bytes()[:-200] + b"\x00" * 50)  # a damaged frame: the rest is lost, counted
     session, stats = build_codex_session("s", [packed], identity)
     assert stats[str(packed)].bad_lines >= 1 and stats[str(packed)].records < 57
+
+
+def _shape(path: Path) -> tuple[object, ...]:
+    build = build_codex_session if "codex" in path.parts else build_gemini_session
+    session = build("s", [path], identity)[0]
+    calls = [(c.name, c.is_error) for c in session.tool_calls]
+    return session.agent, session.model, session.user_texts, calls, kinds(session).get("compaction", 0)
+
+
+def test_the_pinned_clis_still_write_what_the_committed_transcripts_hold(tmp_path: Path) -> None:
+    """The real Codex CLI and Gemini CLI, run headless now against the scripted servers (~10 s): their
+    transcripts read into sessions of the same shape as the committed ones (ids and times aside)."""
+    generate(tmp_path / "agents")
+    fresh = fixture_sessions(tmp_path / "agents")
+    assert sorted(fresh) == sorted(SESSIONS)
+    for name, path in SESSIONS.items():
+        assert _shape(fresh[name]) == _shape(path), name
+    assert len(list((tmp_path / "agents" / "claude").rglob("*.jsonl"))) == 1
 
 
 # -- ingest: handoffs, folding, projects, filters, stats ---------------------------------------------------

@@ -30,6 +30,7 @@ _TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit",
           "read_many_files": "Read", "list_directory": "LS", "glob": "Glob", "grep_search": "Grep",
           "search_file_content": "Grep", "google_web_search": "WebSearch", "web_fetch": "WebFetch"}
 _EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
+_WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*- (/[^\n]*)")  # in the <session_context>
 _CONTEXT_PREFIXES = ("<session_context>", "<state_snapshot>")
 
 
@@ -145,6 +146,9 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
         directories = meta.get("directories")
         session.cwd = _project_root(path) or (directories[0] if isinstance(directories, list) and directories
                                               and isinstance(directories[0], str) else "")
+    if not session.cwd and messages:  # no project root file beside the chat (a copied chat): its own context
+        workspace = _WORKSPACE_RE.search(_text(messages[0].get("content"))[:20_000])
+        session.cwd = workspace.group(1).strip() if workspace else ""
     for message in messages:
         kind = message.get("type")
         if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
