@@ -24,6 +24,7 @@ import fts5_reference  # noqa: E402
 import handoff_quality  # noqa: E402
 import latency  # noqa: E402
 import locomo  # noqa: E402
+import push  # noqa: E402
 import recall  # noqa: E402
 import scale  # noqa: E402
 
@@ -101,6 +102,16 @@ def main() -> int:
         "a temporary folder. The Codex CLI rows read only a Codex folder: the rollouts the real Codex CLI "
         "0.171.0 wrote for the tests (tests/fixtures/agents), cloned with new ids and words to "
         f"~{codex_megabytes} MB.\n\n" + table(scale.run(files, megabytes, codex_megabytes=codex_megabytes))
+    )
+
+    print("push ...", file=sys.stderr)
+    spoke_files, spoke_mb = (50, 5) if args.quick else (1000, 100)
+    sections.append(
+        "## Several machines: push and ingest\n\nMethod: bench/push.py: a spoke of "
+        f"{spoke_files} cloned real transcripts (~{spoke_mb} MB) runs `eywa push` (real rsync over a real sshd "
+        "on 127.0.0.1), the hub runs `eywa ingest`, then the spoke pushes again with nothing new, then after "
+        "appending one line to 10 files; each a whole child process (start-up included); KB sent is rsync's "
+        "own count.\n\n" + table(push.run(spoke_files, spoke_mb))
     )
 
     print("query latency ...", file=sys.stderr)

@@ -72,7 +72,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eywa-bot", description="Eywa's Telegram bot: recall, digests, ingest.")
     parser.add_argument("--config", type=Path, help="YAML config file (default: $EYWA_CONFIG or ~/.eywa/config.yaml)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    commands = parser.add_subparsers(dest="command", metavar="[service]")
+    service = commands.add_parser("service", help="start the bot at login, restarted on failure")
+    service.add_argument("action", choices=["install", "uninstall"])
+    service.add_argument("--files-only", action="store_true", help="leave systemd or launchd alone")
     args = parser.parse_args(argv)
+    if args.command == "service":
+        return _service(args.action, args.config, args.files_only)
 
     from core.config import ConfigError, load_settings
 
@@ -102,6 +108,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         print("eywa-bot: Telegram rejected the bot token; check TELEGRAM_BOT_TOKEN (from @BotFather)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _service(action: str, config_path: Path | None, files_only: bool) -> int:
+    from core.config import ConfigError, load_settings
+    from core.services import ServiceError, hub_services, install, mcp_service, uninstall
+
+    try:
+        services = hub_services(load_settings(config_path), config_path)
+        if action == "uninstall" and len(services) == 1:
+            services.append(mcp_service(config_path))  # installed when a token was set: removed all the same
+        change = install if action == "install" else uninstall
+        for service in services:
+            for line in change(service, files_only=files_only):
+                print(line)
+    except (ConfigError, ServiceError, OSError) as exc:
+        print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -68,10 +68,15 @@ def agent_label(record: HandoffRecord) -> list[str]:
     return [AGENT_NAMES.get(record.agent, record.agent)] if record.agent != CLAUDE_CODE else []
 
 
+def machine_label(record: HandoffRecord) -> list[str]:
+    """"on laptop": the machine the session ran on, when the index knows it (core/spokes.py)."""
+    return [f"on {record.machine}"] if record.machine else []
+
+
 def header(record: HandoffRecord) -> str:
     status = record.status
     meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
-                       *([status] if status else []), *agent_label(record)])
+                       *([status] if status else []), *agent_label(record), *machine_label(record)])
     return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
@@ -192,7 +197,7 @@ def session_finished_html(session: BackgroundSession) -> str:
 def short_line(index: int, record: HandoffRecord) -> str:
     """One line a session: number, headline, date, projects, duration, id (for /show)."""
     meta = " · ".join([f"{record.date:%d %b}", projects_label(record), format_duration(record.duration_min),
-                       *agent_label(record)])
+                       *agent_label(record), *machine_label(record)])
     return f"{index}. <b>{esc(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 

@@ -103,8 +103,8 @@ def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed
         matches = set()
         for root in claude_roots:
             for path in _listing(root / encode_cwd(cwd.rstrip("/") or "/")):
-                if str(path) not in parent_of_file:
-                    continue
+                if str(path) not in parent_of_file or groups[parent_of_file[str(path)]].machine != group.machine:
+                    continue  # not a Claude Code session, or one of another machine (a spoke's, core/spokes.py)
                 first = parse_time(peek_fields(path, ("timestamp",)).get("timestamp"))
                 if first is None or began < first - _SLACK:
                     continue

@@ -153,8 +153,7 @@ class Eywa:
         from core.redaction import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
-        paths = IngestPaths(self.settings.all_sources, self.settings.handoffs_dir, self.settings.archive_dir,
-                            self.settings.pending_dir)
+        paths = self.ingest_paths()
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
         with self._writing():
             report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
@@ -174,6 +173,17 @@ class Eywa:
                 log.info("LLM extraction is now %s (%s)", choice.backend, choice.reason)
             self._llm_choice = (time.monotonic(), choice)
         return self._llm_choice[1]
+    def ingest_paths(self) -> IngestPaths:
+        """This machine's transcripts and every spoke's folder (core/spokes.py), as ingest reads them."""
+        from core.projects import ProjectNames
+        from core.spokes import spoke_projects, spoke_sources
+
+        machine, aliases = self.settings.machine_name, self.settings.projects.aliases
+        spokes = spoke_sources(self.settings.spokes_dir)
+        return IngestPaths(
+            (*(source._replace(machine=machine) for source in self.settings.all_sources), *spokes),
+            self.settings.handoffs_dir, self.settings.archive_dir, self.settings.pending_dir,
+            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)})
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
@@ -188,10 +198,10 @@ class Eywa:
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        sessions = {file_session(f) for f in scan_sources(self.settings.all_sources) if f.kind == "main"}
+        sessions = {file_session(f) for f in scan_sources(self.ingest_paths().sources) if f.kind == "main"}
         matches = sorted(s for s in sessions if s and s.startswith(session_id))
         if not matches:
-            folders = ", ".join(str(s.path) for s in self.settings.all_sources if s.enabled)
+            folders = ", ".join(str(s.path) for s in self.ingest_paths().sources if s.enabled)
             raise NotFound(f"no transcript of session '{session_id}' under {folders}")
         if len(matches) > 1:
             listed = ", ".join(matches[:10])
@@ -207,17 +217,20 @@ class Eywa:
 
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0,
-               agent: str | None = None) -> list[HandoffRecord]:
+               agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
+        """The best handoffs for `query`; `project` keeps projects whose name contains it, `agent` the
+        sessions of that agent, `machine` those of that machine (core/spokes.py)."""
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
             today=now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project, offset=offset, agent=agent,
+            project=project, offset=offset, agent=agent, machine=machine,
         )
 
-    def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None) -> list[HandoffRecord]:
+    def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None,
+             machine: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""
         sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
         params: list[object] = []
@@ -227,6 +240,9 @@ class Eywa:
         if agent:
             sql += " AND agent = ?"
             params.append(agent.strip().lower())
+        if machine:
+            sql += " AND machine = ?"
+            params.append(machine.strip().lower())
         sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
         params.append(max(1, count))
         return [self._record(row) for row in self._reader().conn.execute(sql, params)]

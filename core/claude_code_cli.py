@@ -32,6 +32,14 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
+    if args.transport == "http":
+        from core.mcp_http import BindRefused, serve_http
+
+        try:
+            serve_http(settings, args.port)
+        except BindRefused as exc:
+            return _fail(str(exc))
+        return 0
     from core.mcp_server import serve
 
     serve(settings)

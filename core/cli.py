@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("--max", type=int, metavar="K", help="number of handoffs, 1-5 (default 3)")
     get.add_argument("--project", metavar="P", help="only handoffs of projects whose name contains P")
     get.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
+    get.add_argument("--machine", metavar="M", help="only sessions that ran on machine M (see `eywa last`)")
     get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
     get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
 
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     last.add_argument("count", nargs="?", type=int, default=5, help="how many (default 5)")
     last.add_argument("--project", metavar="P")
     last.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
+    last.add_argument("--machine", metavar="M", help="only sessions that ran on machine M")
     last.add_argument("--json", action="store_true")
 
     show = commands.add_parser("show", help="print one handoff by id or unique prefix")
@@ -63,9 +65,19 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("id", help="session id or unique prefix")
     resume.add_argument("--print", dest="dry_run", action="store_true",
                         help="print the directory and the prompt, start nothing")
+    push = commands.add_parser("push", help="send this machine's new transcripts to the hub (rsync over SSH)")
+    schedule = push.add_mutually_exclusive_group()
+    schedule.add_argument("--install", action="store_true",
+                          help="push every push.every_minutes (a systemd user timer, or a launchd agent on macOS)")
+    schedule.add_argument("--uninstall", action="store_true", help="remove that schedule")
+    push.add_argument("--files-only", action="store_true", help="with --(un)install: leave systemd or launchd alone")
+    push.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
 
     # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
-    commands.add_parser("mcp", help="run the MCP server over stdio (tools eywa_get, eywa_extract)")
+    mcp = commands.add_parser("mcp", help="run the MCP server (tools eywa_get, eywa_extract) over stdio or HTTP")
+    mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                     help="http: streamable HTTP for other machines, behind mcp.token (default stdio)")
+    mcp.add_argument("--port", type=int, help="with http: the port (default mcp.port)")
     hook = commands.add_parser("hook", help="run a Claude Code hook (hook JSON on stdin; never fails)")
     hook.add_argument("event", choices=["session-start", "session-end"])
     hooks = commands.add_parser("hooks", help="install or uninstall the hooks in Claude Code's settings")
@@ -99,13 +111,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.api import AmbiguousId, Eywa, NotFound
     from core.claude_sessions import LaunchError
     from core.ingest import IngestError
+    from core.push import PushError
+    from core.services import ServiceError
     from core.storage_faults import describe
     from core.store import StoreError
 
     eywa = Eywa(settings)
     try:
         return _COMMANDS[args.command](eywa, args)
-    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError) as exc:
+    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError, PushError,
+            ServiceError) as exc:
         return _fail(str(exc).strip("'\""))
     except (OSError, sqlite3.Error) as exc:
         return _fail(describe(exc, settings.data_dir) or _unexpected(exc, settings.data_dir))
@@ -171,7 +186,8 @@ def _cmd_get(args: argparse.Namespace) -> int:
             records = ranked_records(
                 conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
                 mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
-                max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent)
+                max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
+                machine=args.machine)
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -206,7 +222,7 @@ def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
 
 
 def _cmd_last(eywa, args) -> int:  # noqa: ANN001
-    records = eywa.last(args.count, project=args.project, agent=args.agent)
+    records = eywa.last(args.count, project=args.project, agent=args.agent, machine=args.machine)
     if args.json:
         _print_json([r.to_json() for r in records])
         return 0
@@ -214,7 +230,8 @@ def _cmd_last(eywa, args) -> int:  # noqa: ANN001
         print("No sessions indexed yet: run `eywa ingest`.")
     for r in records:
         project = ",".join(r.projects) or "-"
-        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {r.agent:<11} {project:<16} {r.headline}")
+        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {r.agent:<11} {r.machine or '-':<10} {project:<16} "
+              f"{r.headline}")
     return 0
 
 
@@ -279,6 +296,23 @@ def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
     eywa.close()
     os.chdir(folder)
     os.execv(argv[0], argv)  # the owner's terminal is claude's now; no return
+def _cmd_push(eywa, args) -> int:  # noqa: ANN001
+    if args.install or args.uninstall:
+        from core.services import install, push_service, uninstall
+
+        service = push_service(eywa.settings, args.config)
+        change = install if args.install else uninstall
+        for line in change(service, files_only=args.files_only):
+            print(line)
+        if args.install and not eywa.settings.push.on_session_end:
+            print("to push also when a Claude Code session ends: push.on_session_end: true, and `eywa hooks install`")
+        return 0
+    from core.push import push
+
+    report = push(eywa.settings)
+    if not args.quiet:
+        print(report.summary())
+    return 0
 
 
 def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
@@ -295,6 +329,7 @@ _COMMANDS = {
     "stats": _cmd_stats,
     "extract": _cmd_extract,
     "continue": _cmd_continue,
+    "push": _cmd_push,
 }
 
 if __name__ == "__main__":

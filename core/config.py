@@ -139,6 +139,43 @@ class LLMSettings(_Section):
     claude_code_model: str = Field(default="haiku", min_length=1)
 
 
+class ProjectsSettings(_Section):
+    """How sessions are named by project (core/projects.py): a git remote or root names one, and these
+    aliases rename the rest: a project name, or a folder (absolute or `~/`) and everything under it."""
+
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+
+class PushSettings(_Section):
+    """`eywa push` on a spoke (core/push.py): its transcripts to the hub with rsync over SSH."""
+
+    hub: str = Field(default="", pattern=r"^([A-Za-z0-9._-]+@)?[A-Za-z0-9.:_\[\]-]*$")  # user@host; "": none
+    path: str = ".eywa/spokes"  # the hub's `<data_dir>/spokes`, relative to the SSH user's home unless absolute
+    ssh_key: Path | None = None  # None: ssh's own choice (~/.ssh/id_*, the agent)
+    port: int = Field(default=22, ge=1, le=65535)
+    ssh_options: list[str] = Field(default_factory=list)  # more `-o Key=Value` options, e.g. a known_hosts file
+    every_minutes: int = Field(default=15, ge=1)  # the schedule `eywa push --install` writes
+    bwlimit_kbps: int = Field(default=0, ge=0)  # most KB/s rsync sends (a phone's hotspot, say); 0: no limit
+    on_session_end: bool = False  # also push in the background when a Claude Code session ends
+
+    @field_validator("ssh_key")
+    @classmethod
+    def _expand_key(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+
+class McpSettings(_Section):
+    """`eywa mcp --transport http` on the hub (core/mcp_http.py), and a spoke's way to ask it."""
+
+    # SecretStr: the token never shows in a repr, a log line or a validation error.
+    token: SecretStr = SecretStr("")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=1, le=65535)
+    allow_remote: bool = False  # a host other than loopback is refused unless this is true
+    hub_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # a spoke's SessionStart hook asks this endpoint
+    hub_timeout_seconds: float = Field(default=1.5, gt=0, le=10)
+
+
 # The YAML mapping for the settings being built; a ContextVar because `settings_customise_sources`
 # is a classmethod with no per-call arguments, and this stays correct across threads.
 _yaml_data: ContextVar[dict[str, Any] | None] = ContextVar("eywa_yaml_data", default=None)
@@ -170,6 +207,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("~/.eywa"), validate_default=True)
     projects_dir: Path = Field(default=Path("~/.claude/projects"), validate_default=True)
     timezone: str = "UTC"
+    machine: str = Field(default="", pattern=r"^[A-Za-z0-9._-]*$")  # this machine's name; "": the host name
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
@@ -177,6 +215,9 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
     claude_code: ClaudeCodeSettings = Field(default_factory=ClaudeCodeSettings)
+    projects: ProjectsSettings = Field(default_factory=ProjectsSettings)
+    push: PushSettings = Field(default_factory=PushSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     # Kinds the list does not name keep their default entry, on (core.sources.resolve_sources).
     sources: list[SourceSettings] = Field(default_factory=lambda: [SourceSettings(kind=kind) for kind in KINDS])
 
@@ -236,6 +277,17 @@ class Settings(BaseSettings):
     def live_dir(self) -> Path:
         """The session each Claude Code process runs, noted by the SessionStart hook (core/pending.py)."""
         return self.data_dir / "live"
+
+    @property
+    def spokes_dir(self) -> Path:
+        """What spokes push to (core/spokes.py): `<machine>/<agent kind>/` each."""
+        return self.data_dir / "spokes"
+
+    @property
+    def machine_name(self) -> str:
+        from core.spokes import machine_name
+
+        return machine_name(self.machine)
 
     @property
     def db_path(self) -> Path:

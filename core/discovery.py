@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.sources import CLAUDE_CODE, CODEX, GEMINI, Source
 from core.transcript_reader import peek_fields, read_records
@@ -22,6 +23,9 @@ from core.transcript_reader import peek_fields, read_records
 _CODEX_FOLDERS = ("sessions", "archived_sessions")
 _CODEX_SUFFIXES = (".jsonl", ".jsonl.zst")
 _UUID_CHARS = 36
+
+if TYPE_CHECKING:
+    from core.projects import ProjectNames
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class SourceFile:
     mtime_ns: int
     kind: str  # main | agent-file | subagents-dir
     agent: str = CLAUDE_CODE  # the source kind it was found in (core/sources)
+    machine: str = ""  # the machine of that source
 
 
 @dataclass
@@ -39,10 +44,13 @@ class SessionFiles:
     main: list[SourceFile] = field(default_factory=list)
     subagents: list[SourceFile] = field(default_factory=list)
     agent: str = CLAUDE_CODE
+    machine: str = ""  # the machine it ran on (core/spokes.py)
+    projects: ProjectNames | None = None  # how that machine's projects are named; None: by this machine's folders
 
     @property
     def files(self) -> list[SourceFile]:
         return self.main + self.subagents
+
 
 
 def encode_cwd(cwd: str) -> str:
@@ -57,12 +65,12 @@ def scan_sources(sources: tuple[Source, ...] | list[Source]) -> list[SourceFile]
         if not source.enabled:
             continue
         if source.kind == CLAUDE_CODE:
-            found += scan_files(source.path)
+            found += scan_files(source.path, machine=source.machine)
         elif source.kind == CODEX:
             for folder in _CODEX_FOLDERS:
-                found += scan_files(source.path / folder, CODEX)
+                found += scan_files(source.path / folder, CODEX, source.machine)
         elif source.kind == GEMINI:
-            found += scan_files(source.path / "tmp", GEMINI)
+            found += scan_files(source.path / "tmp", GEMINI, source.machine)
     return found
 
 
@@ -74,7 +82,7 @@ def _wanted(name: str, agent: str) -> bool:
     return name.endswith(".jsonl")
 
 
-def scan_files(root: Path, agent: str = CLAUDE_CODE) -> list[SourceFile]:
+def scan_files(root: Path, agent: str = CLAUDE_CODE, machine: str = "") -> list[SourceFile]:
     """Every transcript file of `agent` under root with its size and mtime: one stat each, nothing read."""
     found: list[SourceFile] = []
     stack = [root]
@@ -85,6 +93,8 @@ def scan_files(root: Path, agent: str = CLAUDE_CODE) -> list[SourceFile]:
         except (FileNotFoundError, NotADirectoryError, PermissionError):
             continue  # vanished or unreadable mid-scan: what was found stays valid
         for entry in entries:
+            if entry.name.startswith("."):
+                continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
@@ -94,7 +104,7 @@ def scan_files(root: Path, agent: str = CLAUDE_CODE) -> list[SourceFile]:
                     if layout is None:
                         continue
                     info = entry.stat()
-                    found.append(SourceFile(path, info.st_size, info.st_mtime_ns, layout, agent))
+                    found.append(SourceFile(path, info.st_size, info.st_mtime_ns, layout, agent, machine))
             except FileNotFoundError:
                 continue
     found.sort(key=lambda f: str(f.path))
@@ -177,12 +187,12 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
             if source.agent == CODEX and sid != codex_session_id(source.path):
                 spawned.append((sid, source))
                 continue
-            sessions.setdefault(sid, SessionFiles(sid, agent=source.agent)).main.append(source)
+            sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).main.append(source)
     for sid, source in spawned:
-        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent)).subagents.append(source)
+        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
     for source in files:
         if source.kind == "main":
             continue
         sid = parent_of(source) or source.path.stem
-        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent)).subagents.append(source)
+        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
     return sessions

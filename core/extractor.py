@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from core.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
 from core.handoff import Handoff, format_duration
 from core.open_threads import WRITE_TOOLS, open_threads, status_of
-from core.projects import projects_of
+from core.projects import ProjectNames
 from core.renderer import one_line, relative_path, tool_target
 from core.session import Session
 from core.sources import CODEX
@@ -299,14 +299,15 @@ def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFreque
     return handoff
 
 
-def draft(session: Session, zone: ZoneInfo) -> Handoff:
+def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -> Handoff:
     """The handoff without its keywords: everything that does not depend on the other sessions, so
-    that it can be made apart from (and in parallel with) the ordered document-frequency updates."""
+    that it can be made apart from (and in parallel with) the ordered document-frequency updates.
+    `names`: how the session's source names projects (core/projects.py); None: by this machine's folders."""
     commits = commit_subjects(session)
     achieved = [*pr_titles(session), *commits]
     requests = requests_of(session)  # one pass over the events for all three parts
     substance = substance_of(session, requests)
-    projects = projects_of(session.cwd, session.repository)
+    projects = (names or ProjectNames()).of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
@@ -324,6 +325,7 @@ def draft(session: Session, zone: ZoneInfo) -> Handoff:
         projects=list(projects),
         substance=substance,
         agent=session.agent,
+        machine=session.machine,
     )
     if substance:
         handoff.what_happened = what_happened(session, requests) or ["Short exchange with no recorded steps"]

@@ -61,6 +61,7 @@ class Handoff(BaseModel):
     insights: list[str] = Field(default_factory=list)
     key_files: list[str] = Field(default_factory=list)
     open_threads: list[str] = Field(default_factory=list)
+    machine: str = ""  # the machine the session ran on; "" in files written before machines were told apart
     agent: str = "claude-code"  # which agent's session it is (core/sources); the original's files are Claude Code's
     status: str | None = None  # one of STATUSES; None when unknown (an imported original)
     # Body as read from a file (imported originals keep their own wording); rendered from sections if None.
@@ -91,6 +92,7 @@ class Handoff(BaseModel):
         return self.raw_body if self.raw_body is not None else render_body(self)
 
     def front_matter(self) -> dict[str, object]:
+        optional = {"machine": self.machine} if self.machine else {}
         return {
             "session_id": self.session_id,
             "session_uuid": self.session_uuid,
@@ -103,6 +105,7 @@ class Handoff(BaseModel):
             "substance": self.substance,
             **({"status": self.status} if self.status else {}),
             "agent": self.agent,
+            **optional,
         }
 
     def to_markdown(self) -> str:
@@ -220,6 +223,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
         projects=meta.get("projects") or [],
         keywords=meta.get("keywords") or [],
         substance=int(meta.get("substance", 1) or 0),
+        machine=str(meta.get("machine") or ""),
         agent=str(meta.get("agent") or "claude-code"),
         status=meta.get("status"),
         raw_body=body,

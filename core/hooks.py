@@ -101,10 +101,14 @@ def _cut(text: str, budget: int, note: str) -> str:
 def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
                    limit: int = CONTEXT_LIMIT) -> str:
     """Header plus as many whole handoffs as fit in `limit` bytes (the first one cut if it alone does not)."""
+    pieces = [_with_meta(short, date, minutes, body) for _, short, date, minutes, body in handoffs]
+    return _packed(project, pieces, f"`eywa show {handoffs[0][1]}`" if handoffs else "", limit)
+
+
+def _packed(project: str, pieces: list[str], whole: str, limit: int = CONTEXT_LIMIT) -> str:
     header = (f"## Eywa: recent sessions in project {project}\n\n"
               "Handoffs of earlier Claude Code sessions in this project, newest first. For others, call the "
               "eywa_get tool or run `eywa get WORDS`.\n\n")
-    pieces = [_with_meta(short, date, minutes, body) for _, short, date, minutes, body in handoffs]
     budget = limit - _size(header)
     kept: list[str] = []
     used = 0
@@ -115,15 +119,34 @@ def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
         kept.append(piece)
         used += cost
     if not kept and pieces:
-        short_id = handoffs[0][1]
-        kept = [_cut(pieces[0], budget, f"\n\n[cut to fit; `eywa show {short_id}` prints it whole]")]
+        kept = [_cut(pieces[0], budget, f"\n\n[cut to fit; {whole} prints it whole]")]
     return header + SEPARATOR.join(kept) + "\n"
+
+
+def _from_hub(projects: tuple[str, ...], settings: LightSettings) -> str | None:
+    """The context from the hub's HTTP MCP endpoint (a spoke has no index of its own); None when the hub
+    cannot be asked in `mcp.hub_timeout_seconds`, so the local index is read instead."""
+    from core.hub_client import HubError, call_tool
+
+    pieces: list[str] = []
+    try:
+        for project in projects:
+            text = call_tool(settings.hub_url, settings.hub_token, "eywa_get",
+                             {"project": project, "days_back": settings.days_back,
+                              "max_handoffs": settings.max_handoffs}, timeout=settings.hub_timeout)
+            _, _, bodies = text.partition("\n\n")  # after the "## Eywa: N past sessions" line
+            if bodies.strip() and not bodies.startswith("No matching handoffs."):
+                pieces += [piece.strip() for piece in bodies.split(SEPARATOR) if piece.strip()]
+    except HubError:
+        return None
+    return _packed(", ".join(projects), pieces[:settings.max_handoffs], "the eywa_get tool") if pieces else ""
 
 
 def session_start(hook: dict, settings: LightSettings) -> str:
     """The hook's stdout: the SessionStart JSON with the project's recent handoffs, or "" for none. Notes
-    the session as the one its Claude Code process (CLAUDE_PID) runs now, for the MCP server's eywa_extract."""
-    from core.projects import projects_of  # as the extractor names a session's project (its remote's name)
+    the session as the one its Claude Code process (CLAUDE_PID) runs now, for the MCP server's eywa_extract.
+    On a spoke (`mcp.hub_url` set) the handoffs come from the hub, else from this machine's index."""
+    from core.projects import ProjectNames
 
     claude_pid = os.environ.get("CLAUDE_PID", "")
     if claude_pid.isdigit():
@@ -132,9 +155,12 @@ def session_start(hook: dict, settings: LightSettings) -> str:
         write_mark(settings.live_dir, {"session_id": hook.get("session_id")}, name=claude_pid)
 
     cwd = hook.get("cwd")
-    projects = projects_of(cwd) if isinstance(cwd, str) else ()
+    projects = ProjectNames(settings.aliases).of(cwd) if isinstance(cwd, str) else ()
     if not projects:
         return ""
+    context = _from_hub(projects, settings) if settings.hub_url and settings.hub_token else None
+    if context is not None:
+        return _output(context)
     conn = _open_index(settings.db_path)
     if conn is None:
         return ""
@@ -148,17 +174,36 @@ def session_start(hook: dict, settings: LightSettings) -> str:
         conn.close()
     if not handoffs:
         return ""
-    context = render_context(", ".join(projects), handoffs)
+    return _output(render_context(", ".join(projects), handoffs))
+
+
+def _output(context: str) -> str:
+    if not context:
+        return ""
     output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
     return json.dumps(output) + "\n"  # ASCII: whatever the locale of the pipe
 
 
 def session_end(hook: dict, settings: LightSettings) -> str:
-    """Mark the session for the next ingest; prints nothing."""
+    """Mark the session for the next ingest, and on a spoke that asks for it (`push.on_session_end`) start
+    `eywa push` in the background, detached: the hook never waits for it. Prints nothing."""
     from core.pending import write_mark
 
     write_mark(settings.pending_dir, hook)
+    if settings.push_on_session_end and settings.push_hub:
+        _push_in_background(settings)
     return ""
+
+
+def _push_in_background(settings: LightSettings) -> None:
+    import subprocess
+
+    log = settings.data_dir / "push" / "background.log"  # what a failed push said, for `eywa push` to fix
+    log.parent.mkdir(parents=True, exist_ok=True)
+    config = ["--config", str(settings.config_path)] if settings.config_path is not None else []
+    with open(log, "ab") as out:
+        subprocess.Popen([sys.executable, "-m", "core.cli", *config, "push", "--quiet"], stdin=subprocess.DEVNULL,
+                         stdout=out, stderr=out, start_new_session=True, close_fds=True)
 
 
 HANDLERS = {"session-start": session_start, "session-end": session_end}

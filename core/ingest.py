@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -25,6 +25,7 @@ from core.extractor import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_
 from core.handoff import atomic_write, handoff_relpath
 from core.pending import clear_mark, expire_marks, read_marks
 from core.prepare import PreparedSession, prepared_in_order, worker_count
+from core.projects import ProjectNames
 from core.reindex import refresh_fulltext
 from core.session_builder import parse_time
 from core.sources import CLAUDE_CODE, Source
@@ -75,6 +76,9 @@ class IngestPaths:
     handoffs_dir: Path
     archive_dir: Path
     pending_dir: Path | None = None  # SessionEnd marks (core/pending.py): forced, then deleted
+    # Each machine's way of naming projects (its spoke's repository map, core/spokes.py); a machine it does
+    # not list, by this machine's folders.
+    projects: Mapping[str, ProjectNames] = field(default_factory=dict)
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -122,6 +126,8 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         return file_session(source)
 
     groups = group_sessions(files, parent_of)
+    for group in groups.values():
+        group.projects = paths.projects.get(group.machine)
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
     force |= frozenset(linked.values())
     if marks:

@@ -35,10 +35,14 @@ class LightConfigError(Exception):
 
 
 class LightSettings:
-    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "all_sources")
+    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "all_sources",
+                 "aliases", "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end", "config_path")
 
     def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
-                 max_handoffs: int = 3, mode: str = "hybrid", all_sources: tuple[Source, ...] = ()) -> None:
+                 max_handoffs: int = 3, mode: str = "hybrid", all_sources: tuple[Source, ...] = (),
+                 aliases: dict[str, str] | None = None, hub_url: str = "", hub_token: str = "",
+                 hub_timeout: float = 1.5, push_hub: str = "", push_on_session_end: bool = False,
+                 config_path: Path | None = None) -> None:
         self.data_dir = data_dir
         self.projects_dir = projects_dir
         self.timezone = timezone
@@ -46,9 +50,17 @@ class LightSettings:
         self.max_handoffs = max_handoffs
         self.mode = mode
         self.all_sources = all_sources or resolve_sources([], projects_dir)
+        self.aliases = aliases or {}  # projects.aliases
+        self.hub_url = hub_url  # mcp.hub_url: a spoke's SessionStart asks the hub there
+        self.hub_token = hub_token  # mcp.token
+        self.hub_timeout = hub_timeout  # mcp.hub_timeout_seconds
+        self.push_hub = push_hub  # push.hub
+        self.push_on_session_end = push_on_session_end  # push.on_session_end
+        self.config_path = config_path  # the file named by --config, for a command the hook starts
 
     def __repr__(self) -> str:
-        return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
+        return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__
+                                            if k != "hub_token") + ")"
 
     @property
     def db_path(self) -> Path:
@@ -133,6 +145,41 @@ def _int(value: object, key: str, low: int, high: int | None = None, origin: str
     return number
 
 
+def _section(data: dict[str, object], env: dict[str, str], name: str) -> dict[str, object]:
+    """A section of the YAML file with its `EYWA_<SECTION>__<KEY>` variables over it."""
+    section = data.get(name) or {}
+    if not isinstance(section, dict):
+        raise LightConfigError(f"{name} must be a mapping")
+    section = dict(section)
+    prefix = f"{ENV_PREFIX}{name.upper()}__"
+    for variable, value in env.items():
+        if variable.startswith(prefix):
+            section[variable.removeprefix(prefix).lower()] = value
+    return section
+
+
+def _bool(value: object, key: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on", "y", "t"):
+        return True
+    if text in ("0", "false", "no", "off", "n", "f"):
+        return False
+    raise LightConfigError(f"invalid configuration: {key} = {value!r}: must be true or false")
+
+
+def _aliases(value: object) -> dict[str, str]:
+    if isinstance(value, str):  # from the environment: JSON, as pydantic-settings reads it
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise LightConfigError("EYWA_PROJECTS__ALIASES is not JSON") from None
+    if not isinstance(value, dict):
+        raise LightConfigError("projects.aliases must be a mapping of names or folders to project names")
+    return {str(key): str(name) for key, name in value.items()}
+
+
 def _sources(value: object, origin: str) -> list[tuple[str, Path | None, bool]]:
     """The `sources` list as core.config validates it: kind, optional path, enabled."""
     if value is None:
@@ -194,6 +241,11 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
     timezone = top("timezone", "UTC")
     if not isinstance(timezone, str) or not timezone:
         raise LightConfigError("timezone must be a time zone name")
+    mcp, push = _section(data, env, "mcp"), _section(data, env, "push")
+    try:
+        hub_timeout = float(mcp.get("hub_timeout_seconds", 1.5))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise LightConfigError("mcp.hub_timeout_seconds must be a number") from None
     projects_dir = _path(top("projects_dir", "~/.claude/projects"), "projects_dir")
     sources_origin = f"{ENV_PREFIX}SOURCES" if f"{ENV_PREFIX}SOURCES" in env else str(path)
     return LightSettings(
@@ -205,6 +257,13 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
                           origin=origins.get("max_handoffs")),
         mode=str(mode),
         all_sources=resolve_sources(_sources(top("sources", None), sources_origin), projects_dir),
+        aliases=_aliases(_section(data, env, "projects").get("aliases", {})),
+        hub_url=str(mcp.get("hub_url") or ""),
+        hub_token=str(mcp.get("token") or "").strip(),
+        hub_timeout=hub_timeout,
+        push_hub=str(push.get("hub") or ""),
+        push_on_session_end=_bool(push.get("on_session_end", False), "push.on_session_end"),
+        config_path=config_path,
     )
 
 

@@ -118,6 +118,8 @@ class Candidate:
     hash: str
     content: str  # the prompt: the budgeted transcript and its hints
     est_input: int
+    machine: str = ""
+    agent: str = "claude-code"
 
 
 @dataclass
@@ -265,7 +267,7 @@ class LLMPass:
     _ROW_SQL = (
         "SELECT h.session_uuid, h.short_id, h.date, h.duration_min, h.model, h.projects, h.keywords, h.substance,"
         " h.extractor, h.archive_path, h.ended_at,"
-        " (SELECT MAX(mtime_ns) FROM sources s WHERE s.session_uuid = h.session_uuid)"
+        " (SELECT MAX(mtime_ns) FROM sources s WHERE s.session_uuid = h.session_uuid), h.machine, h.agent"
         " FROM handoffs h WHERE h.origin = 'extracted' AND h.archive_path != ''"
     )
 
@@ -294,7 +296,7 @@ class LLMPass:
             model=row[4], projects=projects, keywords=keywords, substance=row[7], extractor=row[8],
             archive_path=row[9], ended_at=row[10], newest_mtime_ns=row[11] or 0, markdown=markdown,
             hash=content_hash(self.backend.model, budget, markdown), content=content,
-            est_input=self._system_tokens + estimate_tokens(content),
+            est_input=self._system_tokens + estimate_tokens(content), machine=row[12], agent=row[13],
         )
 
     def _settled(self, session_uuid: str, newest_mtime_ns: int, ended: set[str]) -> bool:
@@ -570,9 +572,7 @@ class LLMPass:
         handoff = to_handoff(fields, session_uuid=cand.session_uuid, short_id=cand.short_id, date=cand.date,
                              duration_min=cand.duration_min, model=cand.model,
                              cwd_projects=[p for p in cand.projects if p])
-        agent = self.store.conn.execute("SELECT agent FROM handoffs WHERE session_uuid = ?",
-                                        (cand.session_uuid,)).fetchone()
-        handoff.agent = agent[0] if agent else handoff.agent  # the agent is the session's, whoever summarises it
+        handoff.machine, handoff.agent = cand.machine, cand.agent  # the session's, whoever summarises it
         relpath = handoff_relpath(handoff)
         # Files first, row last, as ingest does: a crash in between is repaired by the next run.
         atomic_write(self.settings.handoffs_dir / relpath, handoff.to_markdown())

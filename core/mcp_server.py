@@ -1,7 +1,7 @@
 """`eywa mcp`: the MCP server (stdio) that gives Claude Code itself the memory, like the original eywa-mcp.
 
 Tools:
-- `eywa_get(query?, days_back, max_handoffs, project?, agent?)`: the same text as `eywa get`.
+- `eywa_get(query?, days_back, max_handoffs, project?, agent?, machine?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
   calling session: the one the SessionStart hook noted for this server's Claude Code process (its parent:
   right after `/clear` too), else the one Claude Code named in the server's environment when it started
@@ -56,11 +56,11 @@ before (previous work, history, decisions, fixes). Returns the handoffs (what ha
 files, open threads) of the past sessions that best match `query`, best first, as markdown.
 
 Call it when the user refers to earlier work ("like last time", "the rewind bug", "continue where we left
-off", "what did we do yesterday"), at the start of a task that continues earlier work, or before
-re-investigating a problem an earlier session may already have solved. Use specific words: project
-names, components, error messages, file names. Without a query it returns the most recent sessions.
-`days_back` (at least 1) is the recency window, `max_handoffs` 1-5, `project` keeps only projects whose
-name contains it, `agent` only the sessions of one agent (claude-code, codex or gemini)."""
+off"), at the start of a task that continues earlier work, or before re-investigating a problem an earlier
+session may already have solved. Use specific words: project names, components, error messages, file
+names. Without a query it returns the most recent sessions. `days_back` (at least 1) is the recency
+window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it, `agent` only the sessions
+of one agent (claude-code, codex or gemini), `machine` only the sessions of one machine."""
 
 EXTRACT_DESCRIPTION = """Save this Claude Code session to memory now: write its handoff (headline, what
 happened, insights, key files, open threads) from its transcript so the next session can continue from
@@ -169,8 +169,8 @@ def _handoff_text(record: HandoffRecord) -> str:
 
 
 ARGUMENT_RULES = {
-    "eywa_get": "query and project are text, days_back an integer of at least 1, max_handoffs an integer 1-5, "
-                "agent one of claude-code, codex, gemini",
+    "eywa_get": "query, project and machine are text, days_back an integer of at least 1, max_handoffs an "
+                "integer 1-5, agent one of claude-code, codex, gemini",
     "eywa_extract": "session_id is text: a full session id or a unique prefix",
 }
 
@@ -219,10 +219,11 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
         project: Annotated[str | None, Field(description="only projects whose name contains this")] = None,
         agent: Annotated[Literal["claude-code", "codex", "gemini"] | None,
                          Field(description="only sessions of this agent")] = None,
+        machine: Annotated[str | None, Field(description="only sessions that ran on this machine")] = None,
     ) -> str:
         try:
             records = eywa().recall(query or None, days_back=days_back, max_results=max_handoffs,
-                                    project=project or None, agent=agent)
+                                    project=project or None, agent=agent, machine=machine or None)
         except (StoreError, OSError) as exc:
             raise failing(exc) from exc
         return format_handoffs(records)

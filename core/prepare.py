@@ -95,6 +95,7 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     prepared = PreparedSession(group.session_id, stats, session.bad_lines)
     if not is_transcript(session):
         return prepared
+    session.machine = group.machine
     prepared.orphan = session.orphan
     prepared.subagent_runs = len(session.subagents)
     prepared.ended_at = session.last_ts.isoformat() if session.last_ts else ""
@@ -102,7 +103,7 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     prepared.columns = fulltext_columns(prepared.markdown)
     weights, prepared.terms = session_terms(session)
     prepared.weights = Counter({term: weights[term] for term in prepared.terms})
-    prepared.handoff = draft(session, zone)
+    prepared.handoff = draft(session, zone, group.projects)
     return prepared
 
 

@@ -15,7 +15,7 @@ import orjson
 
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
 COLUMNS = ("session_uuid, short_id, date, headline, projects, keywords, substance, duration_min, model, body, path,"
-           " agent")
+           " agent, machine")
 
 
 @dataclass
@@ -32,6 +32,7 @@ class HandoffRecord:
     body: str
     path: Path
     agent: str = "claude-code"
+    machine: str = ""
     score: float = 0.0
 
     def to_json(self) -> dict[str, object]:
@@ -47,6 +48,7 @@ class HandoffRecord:
             "duration_min": self.duration_min,
             "model": self.model,
             "agent": self.agent,
+            "machine": self.machine,
             "path": str(self.path),
         }
 
@@ -74,7 +76,8 @@ def record_from_row(row: tuple, handoffs_dir: Path, score: float = 0.0) -> Hando
     return HandoffRecord(
         session_uuid=row[0], short_id=row[1], date=dt.date.fromisoformat(row[2]), headline=row[3],
         projects=orjson.loads(row[4]), keywords=orjson.loads(row[5]), substance=row[6],
-        duration_min=row[7], model=row[8], body=row[9], path=handoffs_dir / row[10], agent=row[11], score=score,
+        duration_min=row[7], model=row[8], body=row[9], path=handoffs_dir / row[10], agent=row[11],
+        machine=row[12], score=score,
     )
 
 
@@ -88,12 +91,12 @@ def fetch_records(conn: sqlite3.Connection, ids: list[str], handoffs_dir: Path) 
 
 def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir: Path, mode: str,
                    today: dt.date, days_back: int, max_results: int, project: str | None = None,
-                   offset: int = 0, agent: str | None = None) -> list[HandoffRecord]:
+                   offset: int = 0, agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
     """The best handoffs for `query` (or the most recent ones without a query), best first."""
     from core.scorer import rank
 
     hits = rank(conn, (query or "")[:MAX_QUERY_CHARS] or None, mode=mode, now=today, days_back=days_back,
-                max_results=max_results, project=project, offset=offset, agent=agent)
+                max_results=max_results, project=project, offset=offset, agent=agent, machine=machine)
     records = fetch_records(conn, [hit.session_uuid for hit in hits], handoffs_dir)
     result = []
     for hit in hits:

@@ -186,6 +186,9 @@ _PROJECT_FILTER = """
 _AGENT_FILTER = """
         AND h.agent = :agent"""
 
+_MACHINE_FILTER = """
+        AND h.machine = :machine"""
+
 _RECENT_SQL = """
 SELECT h.session_uuid, 0.0, h.date FROM handoffs AS h
 WHERE h.substance > 0 AND h.date >= :cutoff{filters}
@@ -193,13 +196,15 @@ ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
 """
 
 
-def _filters(project: str | None, agent: str | None) -> tuple[str, dict[str, str]]:
-    """The SQL (on `handoffs AS h`) and parameters of a query's project and agent filters."""
+def _filters(project: str | None, agent: str | None, machine: str | None = None) -> tuple[str, dict[str, str]]:
+    """The SQL (on `handoffs AS h`) and parameters of a query's project, agent and machine filters."""
     sql, params = "", {}
     if project:
         sql, params["project"] = sql + _PROJECT_FILTER, project
     if agent:
         sql, params["agent"] = sql + _AGENT_FILTER, agent
+    if machine:
+        sql, params["machine"] = sql + _MACHINE_FILTER, machine
     return sql, params
 
 
@@ -214,6 +219,7 @@ def rank(
     project: str | None = None,
     offset: int = 0,
     agent: str | None = None,
+    machine: str | None = None,
     hybrid_keywords_weight: float | None = None,
     hybrid_pool: int | None = None,
 ) -> list[Hit]:
@@ -232,6 +238,7 @@ def rank(
     offset = max(0, offset)
     project_filter = project.strip().lower() if project and project.strip() else None
     agent_filter = agent.strip().lower() if agent and agent.strip() else None
+    machine_filter = machine.strip().lower() if machine and machine.strip() else None
     tokens = tokenize_query(query or "")
     if tokens:
         params = _Params(
@@ -242,6 +249,7 @@ def rank(
             days_back=days_back,
             project=project_filter,
             agent=agent_filter,
+            machine=machine_filter,
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -252,7 +260,7 @@ def rank(
         if offset > 0 and _ranked(mode, params, 1, 0):
             return []  # paged past the last real hit: don't switch to the recent list mid-paging
     return [Hit(row.session_uuid, row.score) for row in _recent(conn, now, days_back, project_filter,
-                                                                max_results, offset, agent_filter)]
+                                                                max_results, offset, agent_filter, machine_filter)]
 
 
 @dataclass(frozen=True)
@@ -266,6 +274,7 @@ class _Params:
     hybrid_keywords_weight: float
     hybrid_pool: int
     agent: str | None = None
+    machine: str | None = None
 
 
 def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -321,10 +330,10 @@ def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: 
 
 
 def _project_rows(p: _Params) -> list[int] | None:
-    """The rowids of the handoffs of the query's project and agent filters (None: no filter)."""
-    if not p.project and not p.agent:
+    """The rowids of the handoffs of the query's project, agent and machine filters (None: no filter)."""
+    if not p.project and not p.agent and not p.machine:
         return None
-    sql, params = _filters(p.project, p.agent)
+    sql, params = _filters(p.project, p.agent, p.machine)
     return [rowid for (rowid,) in p.conn.execute("SELECT h.rowid FROM handoffs AS h WHERE 1" + sql, params)]
 
 
@@ -417,13 +426,13 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
 
 
 def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
-            offset: int, agent: str | None = None) -> list[_Row]:
+            offset: int, agent: str | None = None, machine: str | None = None) -> list[_Row]:
     # Same window as the recency multiplier: age_days = days since + 1 <= days_back.
     try:
         cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
     except OverflowError:
         cutoff = "" if days_back > 0 else "9999-12-31~"
-    filters, given = _filters(project, agent)
+    filters, given = _filters(project, agent, machine)
     sql = _RECENT_SQL.format(filters=filters)
     params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset, **given}
     return [_Row(uid, float(score), date) for uid, score, date in conn.execute(sql, params)]

@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS handoffs(
     body TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'extracted',
     extractor TEXT NOT NULL DEFAULT '',
-    agent TEXT NOT NULL DEFAULT 'claude-code'
+    agent TEXT NOT NULL DEFAULT 'claude-code',
+    machine TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
 CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
@@ -139,11 +140,12 @@ class Store:
                     _migrate_postings(self.conn)
                     _migrate_fulltext(self.conn)
                     _migrate_agent(self.conn)
+                    _migrate_machine(self.conn)
                     for statement in _split_statements(_SCHEMA):
                         self.conn.execute(statement)
                     _migrate_blocks(self.conn)
-                    if self.get_meta("schema_version") == "5":  # 5 -> 6: the agent column, added above
-                        self.set_meta("schema_version", "6")
+                    if self.get_meta("schema_version") in ("5", "6"):  # the agent and machine columns, added above
+                        self.set_meta("schema_version", "7")
                     self.conn.execute(
                         "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
                     )
@@ -276,13 +278,13 @@ class Store:
         self.delete_handoff(uid)
         cursor = self.conn.execute(
             "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
                 handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
                 orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor, handoff.agent,
+                handoff.body, origin, extractor, handoff.agent, handoff.machine,
             ),
         )
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
@@ -369,6 +371,14 @@ def _migrate_blocks(conn: sqlite3.Connection) -> None:
         return  # a new file, or one migrated already
     fill_blocks(conn)
     conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+
+
+def _migrate_machine(conn: sqlite3.Connection) -> None:
+    """Schema 6 -> 7 (the version is moved once the others have run): each handoff names the machine its
+    session ran on (core/spokes.py); '' in an older index, whose sessions are this machine's."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "machine" not in columns:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
 def _split_statements(script: str) -> list[str]:

@@ -81,9 +81,11 @@ def copy_agent_fixtures(root: Path, projects: Path, monkeypatch: pytest.MonkeyPa
     import shutil
 
     codex, gemini = root / "codex-home", root / "gemini-home"
-    shutil.copytree(AGENT_FIXTURES / "codex", codex)
-    shutil.copytree(AGENT_FIXTURES / "gemini", gemini)
-    shutil.copytree(AGENT_FIXTURES / "claude", projects, dirs_exist_ok=True)
+    # Copied, not copy2'd: the checkout's mtimes follow git's write order, and a Claude Code session must be
+    # written after the runs it started (as it is for real) for ingest to link runs that came first.
+    shutil.copytree(AGENT_FIXTURES / "codex", codex, copy_function=shutil.copy)
+    shutil.copytree(AGENT_FIXTURES / "gemini", gemini, copy_function=shutil.copy)
+    shutil.copytree(AGENT_FIXTURES / "claude", projects, dirs_exist_ok=True, copy_function=shutil.copy)
     monkeypatch.setenv("EYWA_SOURCES", json.dumps([{"kind": "codex", "path": str(codex)},
                                                    {"kind": "gemini", "path": str(gemini)}]))
     return {"codex": codex, "gemini": gemini}

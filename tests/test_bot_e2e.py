@@ -27,8 +27,9 @@ from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber
 PROJECTS = CORPUS / "claude-code-log" / "projects"
 OWNER, STRANGER = 42, 666
 NOW = "2026-02-17T12:00:00Z"
-# date, projects, duration, status (every corpus handoff has one), id
-META = r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · (done|partial|abandoned|exploratory) · [0-9a-f]{8}"
+# date, projects, duration, status (every corpus handoff has one), machine, id
+META = (r"\w{3} \d{2} \w{3} \d{4} · [^·]+ · (\d+h )?\d+m · (done|partial|abandoned|exploratory) · on [\w.-]+ · "
+        r"[0-9a-f]{8}")
 OGG = b"OggS\x00\x02fake-opus-bytes"
 
 

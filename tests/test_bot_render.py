@@ -61,6 +61,13 @@ def test_header_and_sections_keep_their_words_and_markup_becomes_entities() -> N
         ("bold", "Fix the <parser> & co"), ("code", "a<b>.py"), ("bold", "core"), ("code", "0d3a8e6f")}
 
 
+def test_the_machine_a_session_ran_on_is_shown_in_its_header_and_list_line() -> None:
+    laptop = record("# Fix it\n\n## Open Threads\nNone.\n", headline="Fix it", machine="laptop")
+    text, _ = parse_html(render.handoff_chunks(laptop)[0])
+    assert text.splitlines()[1] == "Mon 16 Feb 2026 · eywa · 1h 10m · on laptop · 0d3a8e6f"
+    assert "16 Feb · eywa · 1h 10m · on laptop" in parse_html(render.short_line(1, laptop))[0]
+
+
 def test_long_body_is_split_on_section_boundaries_under_the_limit() -> None:
     sections = "\n\n".join(f"## Section {s}\n" + "\n".join(f"- item {s}.{i} " + "y" * 90 for i in range(15))
                            for s in range(5))

@@ -220,7 +220,8 @@ def _key_tree(model: Any) -> dict[str, Any]:
 
 
 def _yaml_tree(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: _yaml_tree(value) if isinstance(value, dict) else None for key, value in data.items()}
+    # An empty mapping is a value (projects.aliases), a section always holds keys.
+    return {key: _yaml_tree(value) if isinstance(value, dict) and value else None for key, value in data.items()}
 
 
 def test_example_file_equals_defaults() -> None:

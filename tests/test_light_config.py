@@ -127,3 +127,20 @@ def test_now_agrees_with_core_config(value: str, monkeypatch: pytest.MonkeyPatch
     assert abs(light - full) < dt.timedelta(seconds=5)
     if value:
         assert light == full
+
+
+def test_the_several_machines_keys_agree(clean: dict[str, Path], tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("projects:\n  aliases: {cli-v2: cli, /srv/scratch: notes}\n"
+                      "mcp:\n  hub_url: http://hub:8765/mcp\n  hub_timeout_seconds: 0.8\n"
+                      "push:\n  hub: me@hub\n")
+    monkeypatch.setenv("EYWA_MCP__TOKEN", "t0k3n")
+    monkeypatch.setenv("EYWA_PUSH__ON_SESSION_END", "true")
+    light, full = light_config.light_settings(config), load_settings(config)
+    assert (light.aliases, light.hub_url, light.hub_token, light.hub_timeout, light.push_hub,
+            light.push_on_session_end) == (full.projects.aliases, full.mcp.hub_url,
+                                           full.mcp.token.get_secret_value(), full.mcp.hub_timeout_seconds,
+                                           full.push.hub, full.push.on_session_end)
+    assert light.aliases == {"cli-v2": "cli", "/srv/scratch": "notes"} and light.push_on_session_end is True
+    assert "t0k3n" not in repr(light)

@@ -150,6 +150,7 @@ def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:
     handoff = parse_handoff(text)
     assert handoff.agent == record.agent == "claude-code"  # the session's agent, whoever wrote the handoff
     assert handoff.session_uuid == sid and handoff.headline == record.headline
+    assert handoff.machine == record.machine == eywa.settings.machine_name  # kept when Claude rewrites it
     assert handoff.keywords == record.keywords and handoff.substance == record.substance
     assert extractor(eywa, sid).startswith(by)
 

@@ -23,6 +23,7 @@ class Source(NamedTuple):
     kind: str  # one of KINDS
     path: Path
     enabled: bool = True
+    machine: str = ""  # the machine whose transcripts these are: this one's, or a spoke's (core/spokes.py)
 
 
 def default_path(kind: str, projects_dir: Path) -> Path:
