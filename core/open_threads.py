@@ -181,7 +181,11 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
         else:
             doing = " ".join(s.text for s in sentences(replies[-1].text)[-3:]) if replies else ""
-            threads.append(Thread("Interrupted: " + _cut(doing or "the last step"), True))
+            if doing:
+                threads.append(Thread("Interrupted: " + _cut(doing), True))
+            else:  # stopped before Claude said anything: what it was asked is what was left
+                asked = one_line(events[start].text, 160) if start >= 0 else ""
+                threads.append(Thread("Interrupted while working on: " + (asked or "the last step"), True))
     elif kind == "api_error" and last is not None:
         threads.append(Thread("Ended on an API error: " + one_line(last.text, 120), True))
     elif kind == "user" and last is not None:

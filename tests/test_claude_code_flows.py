@@ -54,7 +54,7 @@ def test_session_end_marks_the_session_and_the_next_ingest_extracts_it(installed
     assert mark.exists(), "SessionEnd left no mark"
     assert installed.eywa("ingest").returncode == 0
     assert not mark.exists()
-    assert "config loader" in installed.headline(run.session_id).lower()
+    assert installed.headline(run.session_id) == "Renamed load_config to read_config"  # what Claude reported done
 
 
 def test_mcp_tool_is_found_through_toolsearch_and_answers_plain_markdown(installed: ClaudeCode,
