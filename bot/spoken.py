@@ -1,0 +1,192 @@
+"""Recall for a spoken query: what was heard, plus the index words that sound or are spelled like it;
+and the other readings of a voice note that the "heard:" buttons offer.
+
+Speech recognition turns words it does not know into words it does ("gitleaks" -> "giant leeks",
+"webhooks" -> "wordbooks", "EventPayload" -> "event poll load"). `matches` finds, for each heard word
+and each run of two or three heard words, the index words Whisper may not know (`bot.voice.unfamiliar`)
+that read alike: by spelling (rapidfuzz's normalized Indel similarity) and by sound (jellyfish's
+Metaphone keys compared the same way), the two averaged. The spoken query searches what was heard *and*
+those words: the heard words stay (a right word is never replaced), the index words add the evidence a
+mishearing took away.
+
+Only the voice path calls this; a typed query goes to `Eywa.recall` unchanged. Measured on
+bench/voice_quality.py (three flite voices, commit subjects and phone-style questions).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.query_tokens import STOPWORDS
+
+if TYPE_CHECKING:
+    from bot.hearing import Hearing
+    from core.api import Eywa, HandoffRecord
+
+VOCABULARY_SIZE = 20_000  # every single word `Eywa.vocabulary` offers (the corpus has about 2,000)
+# An index word matches when (spelling + sound) / 2 reaches this, on rapidfuzz's 0-100 scale; chosen
+# on bench/voice_quality.py (every voice, both sets).
+THRESHOLD = 80.0
+MIN_KEY = 4  # shorter heard keys ("jth") match too many words
+MAX_RUN = 3  # "event poll load" -> "eventpayload"
+MAX_ADDED = 6  # a long rambling note should not turn into a query of every word of the index
+UNCERTAIN = 0.5  # a word Whisper gives less probability than this may have been another word
+MAX_READINGS = 3
+MAX_CANDIDATES = 12  # readings tried (one recall each) before giving up on finding three
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The index words a spoken query is matched against, with their Metaphone keys."""
+
+    words: tuple[str, ...]
+    sounds: tuple[str, ...]
+    known: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Heard tokens [start, start + length) read like the index word `word`."""
+
+    word: str
+    score: float
+    start: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Another reading of a voice note: the query it makes and a short label for its button."""
+
+    text: str
+    label: str
+
+
+@functools.lru_cache(maxsize=4)
+def lexicon(words: tuple[str, ...]) -> Lexicon:
+    import jellyfish
+
+    kept = tuple(w for w in words if w.isalpha() and len(w) >= MIN_KEY)
+    return Lexicon(kept, tuple(jellyfish.metaphone(w) for w in kept), frozenset(words))
+
+
+def index_lexicon(eywa: Eywa) -> Lexicon:
+    """The lexicon of `eywa`'s index now (its vocabulary is cached per index version)."""
+    from bot.voice import unfamiliar
+
+    return lexicon(tuple(unfamiliar(eywa.vocabulary(VOCABULARY_SIZE, min_sessions=1))))
+
+
+def tokens_of(text: str) -> list[str]:
+    return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
+
+
+def matches(tokens: list[str], lex: Lexicon) -> list[Match]:
+    """Every run of up to MAX_RUN heard tokens that reads like an index word not already heard."""
+    import jellyfish
+    from rapidfuzz import fuzz, process
+
+    from bot.voice import common_words
+
+    common = common_words()
+    found: list[Match] = []
+    for n in range(1, MAX_RUN + 1):
+        for i in range(len(tokens) - n + 1):
+            run = tokens[i : i + n]
+            # A single heard word Whisper knows was most likely said; runs of them may be one word it
+            # does not ("giant leeks").
+            if any(t in STOPWORDS for t in run) or (n == 1 and (run[0] in lex.known or run[0] in common)):
+                continue
+            key = "".join(run)
+            if len(key) < MIN_KEY:
+                continue
+            spelled = process.extract(key, lex.words, scorer=fuzz.ratio, limit=None,
+                                      score_cutoff=THRESHOLD * 2 - 100)
+            sound = jellyfish.metaphone(key) if spelled else ""
+            for word, spelling, index in spelled:
+                score = (spelling + fuzz.ratio(sound, lex.sounds[index])) / 2
+                if score >= THRESHOLD and not any(_same_stem(word, t) for t in tokens):
+                    found.append(Match(word, score, i, n))
+    return sorted(found, key=lambda m: (-m.score, m.start))
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """"agents" for "agent", "entireio" for "entire": the heard word already searches it."""
+    short, long = sorted((a, b), key=len)
+    return a == b or (long.startswith(short) and len(long) - len(short) <= 3)
+
+
+def sounds_like(heard: str, lex: Lexicon) -> list[str]:
+    """Index words that read like words of `heard` and are not in it, best first."""
+    return list(dict.fromkeys(m.word for m in matches(tokens_of(heard), lex)))[:MAX_ADDED]
+
+
+def spoken_query(heard: str, eywa: Eywa) -> str:
+    """The text a spoken query searches: what was heard, then the index words that read like it. Words
+    heard apart that spell one index word exactly ("open claw") are that word: written joined."""
+    lex = index_lexicon(eywa)
+    tokens = tokens_of(heard)
+    found = matches(tokens, lex)
+    if JOIN:
+        joined = [m for m in found
+                  if m.length > 1 and "".join(tokens[m.start : m.start + m.length]) == m.word]
+        for m in sorted(joined, key=lambda m: -m.start):
+            heard_words = tokens[m.start : m.start + m.length]
+            heard = re.sub(r"[\s,.-]+".join(map(re.escape, heard_words)), m.word, heard, count=1, flags=re.IGNORECASE)
+        found = [m for m in found if m not in joined]
+    return " ".join([heard, *list(dict.fromkeys(m.word for m in found))[:MAX_ADDED]])
+
+
+JOIN = True
+
+
+def spoken_recall(eywa: Eywa, heard: str, **recall: object) -> list[HandoffRecord]:
+    """`Eywa.recall` for a spoken query (`recall` takes the same keywords)."""
+    return eywa.recall(spoken_query(heard, eywa), **recall)  # type: ignore[arg-type]
+
+
+def readings(hearing: Hearing, eywa: Eywa) -> list[Reading]:
+    """Up to MAX_READINGS other readings of a voice note, each of whose first result differs from that
+    of `hearing.text` and of the readings before it: what was heard before the correction (when it
+    changed words), then each uncertain word (Whisper's probability under UNCERTAIN, or a word the
+    correction wrote) read as an index word that sounds like it, or left out."""
+    tokens = tokens_of(hearing.text)
+    uncertain = {w for w, p in _words(hearing) if p < UNCERTAIN} | (set(tokens) - set(tokens_of(hearing.raw)))
+    candidates: list[Reading] = []
+    if hearing.raw.strip() and tokens_of(hearing.raw) != tokens:
+        candidates.append(Reading(hearing.raw.strip(), _label(tokens_of(hearing.raw), tokens)))
+    for m in matches(tokens, index_lexicon(eywa)):
+        if any(t in uncertain for t in tokens[m.start : m.start + m.length]):
+            text = " ".join([*tokens[: m.start], m.word, *tokens[m.start + m.length :]])
+            candidates.append(Reading(text, m.word))
+    for i, token in enumerate(tokens):
+        if token in uncertain and token not in STOPWORDS and len(tokens) > 2:
+            candidates.append(Reading(" ".join(tokens[:i] + tokens[i + 1 :]), f"without “{token}”"))
+    seen = {_first(eywa, hearing.text)}
+    chosen: list[Reading] = []
+    for reading in list(dict.fromkeys(candidates))[:MAX_CANDIDATES]:
+        first = _first(eywa, reading.text)
+        if first is not None and first not in seen:
+            seen.add(first)
+            chosen.append(reading)
+            if len(chosen) == MAX_READINGS:
+                break
+    return chosen
+
+
+def _words(hearing: Hearing) -> list[tuple[str, float]]:
+    return [(t, p) for w, p in hearing.words for t in tokens_of(w)]
+
+
+def _first(eywa: Eywa, text: str) -> str | None:
+    found = spoken_recall(eywa, text, max_results=1)
+    return found[0].session_uuid if found and found[0].score > 0 else None
+
+
+def _label(words: list[str], other: list[str]) -> str:
+    """The words of `words` that `other` lacks, as a button label."""
+    different = [w for w in words if w not in other]
+    return " ".join(different)[:40] or " ".join(words)[:40]
