@@ -114,9 +114,11 @@ def matches(tokens: list[str], lex: Lexicon) -> list[Match]:
 
 
 def _same_stem(a: str, b: str) -> bool:
-    """"agents" for "agent", "entireio" for "entire": the heard word already searches it."""
+    """"agents" for "agent", "entireio" for "entire", "goreleaser" for "releaser": the heard word
+    already searches it, and the index word would only weigh it twice."""
     short, long = sorted((a, b), key=len)
-    return a == b or (long.startswith(short) and len(long) - len(short) <= 3)
+    extra = len(long) - len(short)
+    return a == b or (long.startswith(short) and extra <= 3) or (long.endswith(short) and extra <= 2)
 
 
 def sounds_like(heard: str, lex: Lexicon) -> list[str]:
@@ -125,22 +127,8 @@ def sounds_like(heard: str, lex: Lexicon) -> list[str]:
 
 
 def spoken_query(heard: str, eywa: Eywa) -> str:
-    """The text a spoken query searches: what was heard, then the index words that read like it. Words
-    heard apart that spell one index word exactly ("open claw") are that word: written joined."""
-    lex = index_lexicon(eywa)
-    tokens = tokens_of(heard)
-    found = matches(tokens, lex)
-    if JOIN:
-        joined = [m for m in found
-                  if m.length > 1 and "".join(tokens[m.start : m.start + m.length]) == m.word]
-        for m in sorted(joined, key=lambda m: -m.start):
-            heard_words = tokens[m.start : m.start + m.length]
-            heard = re.sub(r"[\s,.-]+".join(map(re.escape, heard_words)), m.word, heard, count=1, flags=re.IGNORECASE)
-        found = [m for m in found if m not in joined]
-    return " ".join([heard, *list(dict.fromkeys(m.word for m in found))[:MAX_ADDED]])
-
-
-JOIN = True
+    """The text a spoken query searches: what was heard, then the index words that read like it."""
+    return " ".join([heard, *sounds_like(heard, index_lexicon(eywa))])
 
 
 def spoken_recall(eywa: Eywa, heard: str, **recall: object) -> list[HandoffRecord]:
