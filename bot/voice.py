@@ -34,8 +34,8 @@ SILENCE_RMS = 0.005
 _WINDOW = SAMPLE_RATE // 10
 # Whisper puts the bias words in its prompt; with `max_new_tokens` (below) it must stay under 448 tokens.
 HOTWORD_TOKEN_BUDGET = 120
-# Words heard with less probability than this are left out of the query (see `kept_text`): chosen on
-# bench/voice_quality.py over 0.01-0.1, on three voices.
+# Trailing words heard with less probability than this are left out of the query (see `kept_text`):
+# chosen on bench/voice_quality.py over 0.02-0.1, on three voices.
 INVENTED = 0.03
 OPENAI_TIMEOUT_SECONDS = 60.0  # a minute of audio takes a few seconds there; more is an outage
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024  # what OpenAI's endpoint accepts; a Telegram bot downloads 20 MB at most
@@ -253,10 +253,15 @@ def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias
 
 
 def kept_text(words: list[tuple[str, float]]) -> str:
-    """The words heard, without those the model itself hardly believes: after the speech ends tiny.en
-    often invents a word or two ("... locations change.", "... gitignored code. good.") at probabilities
-    under INVENTED, where words that were said rarely fall (bench/voice_quality.py)."""
-    return " ".join(w for w, p in words if p >= INVENTED)
+    """The words heard, without the last ones when the model itself hardly believes them: after the
+    speech ends tiny.en often invents a word or two ("... locations change.", "... gitignored code.
+    good.") at probabilities under INVENTED. Only at the end: a first word that was said can be as
+    unlikely to it ("ruby text font size" begins at 0.003), and leaving it out lost queries
+    (bench/voice_quality.py)."""
+    kept = list(words)
+    while kept and kept[-1][1] < INVENTED:
+        kept.pop()
+    return " ".join(w for w, _ in kept)
 
 
 class _Encoder:

@@ -149,6 +149,11 @@ def test_an_expired_reading_button_is_answered(world: World) -> None:
 # --- the spoken answer ----------------------------------------------------------------------------------
 
 
+def _answered_voice(call: Call) -> bool:
+    """A sendVoice the fake has finished with (a call is listed as soon as it arrives)."""
+    return call.method == "sendVoice" and (call.result is not None or not call.ok)
+
+
 def _voice_notes(world: World, mark: int) -> list[Call]:
     return [c for c in world.fake.since(mark, "sendVoice") if c.ok]
 
@@ -160,7 +165,7 @@ def test_voice_on_sends_a_short_real_voice_note_after_the_unchanged_text_answer(
         assert world.owner.says("/voice on")[0].text.startswith("Spoken answers are on")
         mark = world.fake.mark()
         texts_on = [c.text for c in world.voice_query(LEEKS, 4)]
-        calls = world.fake.wait_for(lambda calls: any(c.method == "sendVoice" for c in calls), mark, timeout=30)
+        calls = world.fake.wait_for(lambda calls: any(_answered_voice(c) for c in calls), mark, timeout=30)
     assert texts_on == texts_off  # the text answer is unchanged
     (note,) = [c for c in calls if c.method == "sendVoice"]
     assert note.ok, note.error  # the fake decoded it as OGG/Opus
@@ -174,6 +179,23 @@ def test_voice_on_sends_a_short_real_voice_note_after_the_unchanged_text_answer(
     assert "found three sessions" in said and "allotment planner" in said  # the count, the best one's headline
 
 
+def _spoken_answers_to(world: World, *asked: Hearing | str) -> int:
+    """Voice queries one after another, then one more with spoken answers on: how many voice notes came
+    for those before it (a note comes after its query's text, so the last one's arriving closes them)."""
+    mark = world.fake.mark()
+    for heard in asked:
+        if isinstance(heard, Hearing):
+            world.voice_query(heard, 4)
+        else:
+            world.owner.says(heard)
+    world.owner.says("/voice on")
+    world.voice_query(LEEKS, 4)
+    world.fake.wait_for(lambda calls: any(_answered_voice(c) for c in calls[len(calls) - 6 :]), mark, timeout=30)
+    notes = _voice_notes(world, mark)
+    assert notes and notes[-1].ok
+    return len(notes) - 1
+
+
 def test_voice_setting_is_kept_across_a_restart(world: World) -> None:
     debian("flite", command="flite")
     with world.bot():
@@ -181,13 +203,10 @@ def test_voice_setting_is_kept_across_a_restart(world: World) -> None:
     with world.bot():
         mark = world.fake.mark()
         world.voice_query(LEEKS, 4)
-        world.fake.wait_for(lambda calls: any(c.method == "sendVoice" and c.ok for c in calls), mark, timeout=30)
+        world.fake.wait_for(lambda calls: any(_answered_voice(c) and c.ok for c in calls), mark, timeout=30)
         assert world.owner.says("/voice off")[0].text.startswith("Spoken answers are off")
     with world.bot():
-        mark = world.fake.mark()
-        world.voice_query(LEEKS, 4)
-        world.owner.says("/status")  # a later reply: any spoken answer would have come before it
-        assert _voice_notes(world, mark) == []
+        assert _spoken_answers_to(world, LEEKS) == 0
 
 
 def test_configured_spoken_answers_apply_to_a_chat_that_never_chose(world: World) -> None:
@@ -195,21 +214,15 @@ def test_configured_spoken_answers_apply_to_a_chat_that_never_chose(world: World
     with world.bot(spoken_answers=True):
         mark = world.fake.mark()
         world.voice_query(LEEKS, 4)
-        world.fake.wait_for(lambda calls: any(c.method == "sendVoice" and c.ok for c in calls), mark, timeout=30)
+        world.fake.wait_for(lambda calls: any(_answered_voice(c) and c.ok for c in calls), mark, timeout=30)
         world.owner.says("/voice off")
-        mark = world.fake.mark()
-        world.voice_query(LEEKS, 4)
-        world.owner.says("/status")
-        assert _voice_notes(world, mark) == []
+        assert _spoken_answers_to(world, LEEKS) == 0
 
 
 def test_a_typed_query_gets_no_spoken_answer(world: World) -> None:
     debian("flite", command="flite")
     with world.bot(spoken_answers=True):
-        mark = world.fake.mark()
-        world.owner.says("gitleaks allow list")
-        world.owner.says("/status")
-        assert _voice_notes(world, mark) == []
+        assert _spoken_answers_to(world, "gitleaks allow list") == 0
 
 
 def test_a_missing_synthesiser_means_text_only_and_one_line_in_the_log(world: World,
