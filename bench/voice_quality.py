@@ -15,7 +15,7 @@ again without the CPU of speech recognition. Then, per voice:
 
   before        every word heard, correct_query, then Eywa.recall (the bot before issue 18)
   after         what the bot does now: without the words the model invented at the end (bot.voice.kept_text),
-                correct_query, then bot.spoken.spoken_recall
+                correct_query, then Eywa.recall
   spoken text   no audio: the query as a person would say it (camelCase split, punctuation dropped),
                 typed: the ceiling a perfect recogniser could reach (the same for every voice)
 
@@ -123,16 +123,13 @@ def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: 
     """set -> row name -> {top1, top3, wer, n}."""
     from bot import voice
     from bot.hearing import Hearing
-    from bot.spoken import readings, spoken_recall
+    from bot.spoken import readings
 
     eywa = open_eywa(data_dir)
     vocabulary = voice.unfamiliar(eywa.vocabulary(2000))
 
     def top(query: str, k: int) -> list[str]:
         return [h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=k)]
-
-    def spoken_top(heard: str, k: int) -> list[str]:
-        return [h.session_uuid for h in spoken_recall(eywa, heard, days_back=DAYS_BACK, max_results=k)]
 
     results: dict[str, dict[str, dict[str, float]]] = {}
     for set_name, queries in plan.items():
@@ -145,14 +142,14 @@ def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: 
                 before = voice.correct_query(" ".join(w for w, _ in heard), vocabulary)  # all words, as before
                 after = voice.correct_query(voice.kept_text(heard), vocabulary)  # what the bot recalls on now
                 for row, text, found in ((f"{voice_name} before", before, top(before, 3)),
-                                         (f"{voice_name} after", after, spoken_top(after, 3))):
+                                         (f"{voice_name} after", after, top(after, 3))):
                     tally(rows, row, query, text, found, expected[query])
                     if show_misses and found[:1] != expected[query]:
                         print(f"  miss [{set_name} {row}] {query!r} -> {text!r}")
                 if found[:1] != expected[query]:  # a miss after: would one of the "heard:" buttons fix it?
                     offered = readings(Hearing(after, raw=voice.kept_text(heard), words=heard), eywa)
                     rows[f"{voice_name} after"]["tap"] += any(
-                        spoken_top(r.text, 1) == expected[query] for r in offered)
+                        top(r.text, 1) == expected[query] for r in offered)
         for query in queries:
             text = spoken_form(query)
             tally(rows, "spoken text", query, text, top(text, 3), expected[query])
@@ -222,6 +219,7 @@ def main() -> int:
         print("flite is missing: apt-get install flite", file=sys.stderr)
         return 1
     os.environ["EYWA_NOW"] = NOW
+    os.environ["EYWA_RETRIEVAL__DAYS_BACK"] = str(DAYS_BACK)  # the window the "heard:" readings are tried in
     sys.path.insert(0, str(ROOT))
     plan = {}
     for name in sets:

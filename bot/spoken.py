@@ -1,16 +1,16 @@
-"""Recall for a spoken query: what was heard, plus the index words that sound or are spelled like it;
-and the other readings of a voice note that the "heard:" buttons offer.
+"""The other readings of a voice note that the "heard:" buttons offer: the index words that sound or
+are spelled like what was heard.
 
 Speech recognition turns words it does not know into words it does ("gitleaks" -> "giant leeks",
-"webhooks" -> "wordbooks", "EventPayload" -> "event poll load"). `matches` finds, for each heard word
+"EventPayload" -> "event poll load", "openclaw" -> "open claw"). `matches` finds, for each heard word
 and each run of two or three heard words, the index words Whisper may not know (`bot.voice.unfamiliar`)
 that read alike: by spelling (rapidfuzz's normalized Indel similarity) and by sound (jellyfish's
-Metaphone keys compared the same way), the two averaged. The spoken query searches what was heard *and*
-those words: the heard words stay (a right word is never replaced), the index words add the evidence a
-mishearing took away.
+Metaphone keys compared the same way), the two averaged. A reading with such a word in place of an
+uncertain one is offered when it finds another session; a tap recalls it.
 
-Only the voice path calls this; a typed query goes to `Eywa.recall` unchanged. Measured on
-bench/voice_quality.py (three flite voices, commit subjects and phone-style questions).
+Adding those words to every spoken query instead was measured on bench/voice_quality.py and not kept:
+top-1 agreement +1.5 to +5 points on awb and slt, but one query lost on rms (commit subjects) and on
+kal16 (phone questions). A typed query never comes here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from core.query_tokens import STOPWORDS
 
 if TYPE_CHECKING:
     from bot.hearing import Hearing
-    from core.api import Eywa, HandoffRecord
+    from core.api import Eywa
 
 VOCABULARY_SIZE = 20_000  # every single word `Eywa.vocabulary` offers (the corpus has about 2,000)
 # An index word matches when (spelling + sound) / 2 reaches this, on rapidfuzz's 0-100 scale; chosen
@@ -32,7 +32,6 @@ VOCABULARY_SIZE = 20_000  # every single word `Eywa.vocabulary` offers (the corp
 THRESHOLD = 80.0
 MIN_KEY = 4  # shorter heard keys ("jth") match too many words
 MAX_RUN = 3  # "event poll load" -> "eventpayload"
-MAX_ADDED = 6  # a long rambling note should not turn into a query of every word of the index
 UNCERTAIN = 0.5  # a word Whisper gives less probability than this may have been another word
 MAX_READINGS = 3
 MAX_CANDIDATES = 12  # readings tried (one recall each) before giving up on finding three
@@ -123,17 +122,7 @@ def _same_stem(a: str, b: str) -> bool:
 
 def sounds_like(heard: str, lex: Lexicon) -> list[str]:
     """Index words that read like words of `heard` and are not in it, best first."""
-    return list(dict.fromkeys(m.word for m in matches(tokens_of(heard), lex)))[:MAX_ADDED]
-
-
-def spoken_query(heard: str, eywa: Eywa) -> str:
-    """The text a spoken query searches: what was heard, then the index words that read like it."""
-    return " ".join([heard, *sounds_like(heard, index_lexicon(eywa))])
-
-
-def spoken_recall(eywa: Eywa, heard: str, **recall: object) -> list[HandoffRecord]:
-    """`Eywa.recall` for a spoken query (`recall` takes the same keywords)."""
-    return eywa.recall(spoken_query(heard, eywa), **recall)  # type: ignore[arg-type]
+    return list(dict.fromkeys(m.word for m in matches(tokens_of(heard), lex)))
 
 
 def readings(hearing: Hearing, eywa: Eywa) -> list[Reading]:
@@ -170,7 +159,7 @@ def _words(hearing: Hearing) -> list[tuple[str, float]]:
 
 
 def _first(eywa: Eywa, text: str) -> str | None:
-    found = spoken_recall(eywa, text, max_results=1)
+    found = eywa.recall(text, max_results=1)
     return found[0].session_uuid if found and found[0].score > 0 else None
 
 

@@ -1,6 +1,6 @@
 """The bot's side of a voice query, after transcription: "heard: ..." with buttons for other readings
-(a tap recalls that reading), the results (bot.app's recall answer, on the spoken query of
-bot/spoken.py), and, where the chat wants it, a spoken answer (bot/spoken_answer.py); `/voice on|off`.
+(bot/spoken.py finds them; a tap recalls that reading), the results (bot.app's recall answer), and,
+where the chat wants it, a spoken answer (bot/spoken_answer.py); `/voice on|off`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class VoiceChat:
         await self.recall(chat_id, hearing.text)
 
     async def recall(self, chat_id: int, heard: str) -> None:
-        records = await self.bot.answer_recall(chat_id, spoken.spoken_query(heard, self.bot.eywa))
+        records = await self.bot.answer_recall(chat_id, heard)
         if records and self.wants_voice(chat_id):
             await self.speak(chat_id, records)
 

@@ -242,13 +242,13 @@ def test_a_missing_synthesiser_means_text_only_and_one_line_in_the_log(world: Wo
 # --- typed queries ----------------------------------------------------------------------------------------
 
 
-def test_a_typed_query_never_goes_through_the_spoken_recall(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_typed_query_never_goes_through_the_spoken_side(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot import spoken
 
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a typed query reached the spoken recall")
+        raise AssertionError("a typed query reached the spoken side")
 
-    for name in ("spoken_query", "spoken_recall", "readings", "matches"):
+    for name in ("readings", "matches", "sounds_like"):
         monkeypatch.setattr(spoken, name, refuse)
     eywa = Eywa(world.settings())  # type: ignore[arg-type]
     try:

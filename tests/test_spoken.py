@@ -1,5 +1,5 @@
-"""The spoken side of recall without a bot: heard words matched to the index's by sound and spelling,
-words the recogniser invented left out, and what the spoken answer says."""
+"""The spoken side without a bot: heard words matched to the index's by sound and spelling (the "heard:"
+readings), words the recogniser invented left out, and what the spoken answer says."""
 
 from __future__ import annotations
 
@@ -26,15 +26,6 @@ def test_words_heard_right_add_nothing() -> None:
     assert spoken.sounds_like("latest tests for the entire agent release", LEX) == []
     assert spoken.sounds_like("the gitleaks allow list", LEX) == []
     assert spoken.lexicon(("posthog", "release")).words == ("posthog", "release")
-
-
-def test_the_spoken_query_keeps_every_heard_word_and_adds_the_index_words() -> None:
-    class Index:  # what spoken_query reads of Eywa: its vocabulary
-        def vocabulary(self, limit: int = 2000, *, min_sessions: int = 2) -> list[str]:
-            return list(WORDS)
-
-    assert spoken.spoken_query("the giant leeks thing", Index()) == "the giant leeks thing gitleaks"  # type: ignore[arg-type]
-    assert spoken.spoken_query("review the checkpoint", Index()) == "review the checkpoint"  # type: ignore[arg-type]
 
 
 def test_words_the_model_invented_after_the_speech_are_left_out() -> None:
