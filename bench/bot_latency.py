@@ -75,7 +75,8 @@ def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:  # no
         calls = fake.wait_for(lambda calls: any(c.method == "sendVoice" for c in calls), mark, timeout=60)
         voice_note = next(c for c in calls if c.method == "sendVoice")
         spoken.append(voice_note.at - replies[-1].at)
-    return {"first reply (heard: ...)": first, "first result": results, "spoken answer, after the text": spoken}
+    return {"update to first reply (heard: ...)": first, "update to first result": results,
+            "last text result to spoken answer": spoken}
 
 
 def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) -> list[dict[str, object]]:
@@ -99,7 +100,7 @@ def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) ->
             if voice_runs:
                 note = five_second_note()
                 measure_voice(fake, note, 1)  # warm-up: the speech model loads once per process
-                results |= {f"5 s voice recall, update to {k}": v
+                results |= {f"5 s voice recall, {k}": v
                             for k, v in measure_voice(fake, note, voice_runs).items()}
     rows: list[dict[str, object]] = []
     for name, values in results.items():
