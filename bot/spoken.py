@@ -120,11 +120,6 @@ def _same_stem(a: str, b: str) -> bool:
     return a == b or (long.startswith(short) and extra <= 3) or (long.endswith(short) and extra <= 2)
 
 
-def sounds_like(heard: str, lex: Lexicon) -> list[str]:
-    """Index words that read like words of `heard` and are not in it, best first."""
-    return list(dict.fromkeys(m.word for m in matches(tokens_of(heard), lex)))
-
-
 def readings(hearing: Hearing, eywa: Eywa) -> list[Reading]:
     """Up to MAX_READINGS other readings of a voice note, each of whose first result differs from that
     of `hearing.text` and of the readings before it: what was heard before the correction (when it

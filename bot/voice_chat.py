@@ -49,6 +49,7 @@ class VoiceChat:
 
     async def answer(self, chat_id: int, hearing: Hearing) -> None:
         """Answer what a voice note said: "heard: ...", other readings as buttons, results, a voice note."""
+        speak = self.wants_voice(chat_id)  # the choice in force when the query came, whatever follows
         eywa = self.bot.eywa
         readings = spoken.readings(hearing, eywa)
         markup = None
@@ -57,11 +58,11 @@ class VoiceChat:
                                                   readings=[r.text for r in readings]), now())
             markup = readings_buttons(token, readings)
         await self.bot.say(chat_id, f"heard: <i>{esc(hearing.text)}</i>", markup)
-        await self.recall(chat_id, hearing.text)
+        await self.recall(chat_id, hearing.text, speak)
 
-    async def recall(self, chat_id: int, heard: str) -> None:
+    async def recall(self, chat_id: int, heard: str, speak: bool) -> None:
         records = await self.bot.answer_recall(chat_id, heard)
-        if records and self.wants_voice(chat_id):
+        if records and speak:
             await self.speak(chat_id, records)
 
     async def speak(self, chat_id: int, records: list[HandoffRecord]) -> None:
@@ -86,8 +87,9 @@ class VoiceChat:
         await call(lambda: query.answer(), "answerCallbackQuery")
         chat_id = update.effective_chat.id
         reading = page.readings[int(index)]
+        speak = self.wants_voice(chat_id)
         await self.bot.say(chat_id, f"heard: <i>{esc(reading)}</i>")
-        await self.recall(chat_id, reading)
+        await self.recall(chat_id, reading, speak)
 
     async def cmd_voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat_id = update.effective_chat.id

@@ -248,7 +248,7 @@ def test_a_typed_query_never_goes_through_the_spoken_side(world: World, monkeypa
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a typed query reached the spoken side")
 
-    for name in ("readings", "matches", "sounds_like"):
+    for name in ("readings", "matches"):
         monkeypatch.setattr(spoken, name, refuse)
     eywa = Eywa(world.settings())  # type: ignore[arg-type]
     try:
