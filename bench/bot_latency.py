@@ -8,7 +8,9 @@ corpus/queries/commits.tsv one at a time as plain text messages from the owner. 
 the update is queued at the fake (a waiting long poll returns it at once) and stops when each reply
 arrives there: update delivery, the allow-list gate, recall, formatting and sendMessage over HTTP are
 all inside. Telegram's own network hops are not. The voice figure sends a 5-second note of real speech
-(two committed flite clips) through the real transcriber (bundled tiny.en, the index's vocabulary).
+(two committed flite clips) through the real transcriber (bundled tiny.en, the index's vocabulary), with
+spoken answers on: the spoken answer is timed from the last text result to the voice note (flite,
+OGG/Opus, sendVoice) reaching the fake.
 
 Usage: python bench/bot_latency.py [--queries N] [--data-dir DIR] [--markdown]
 """
@@ -62,7 +64,7 @@ def five_second_note() -> bytes:
 
 
 def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:  # noqa: ANN001
-    first, results = [], []
+    first, results, spoken = [], [], []
     for _ in range(runs):
         mark = fake.mark()
         start = time.perf_counter()
@@ -70,12 +72,17 @@ def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:  # no
         replies = fake.wait_messages(4, mark, OWNER, timeout=120)  # "heard: ...", then 3 results
         first.append(replies[0].at - start)
         results.append(replies[1].at - start)
-    return {"first reply (heard: ...)": first, "first result": results}
+        calls = fake.wait_for(lambda calls: any(c.method == "sendVoice" for c in calls), mark, timeout=60)
+        voice_note = next(c for c in calls if c.method == "sendVoice")
+        spoken.append(voice_note.at - replies[-1].at)
+    return {"update to first reply (heard: ...)": first, "update to first result": results,
+            "last text result to spoken answer": spoken}
 
 
 def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) -> list[dict[str, object]]:
     os.environ["EYWA_NOW"] = NOW
     os.environ.pop("ANTHROPIC_API_KEY", None)  # the deterministic extractor: no network, reproducible
+    os.environ["EYWA_VOICE__SPOKEN_ANSWERS"] = "true"  # voice queries are answered by voice too (flite)
     from bot.app import build_application
     from core.api import Eywa
     from tests.fake_telegram import BotThread, FakeTelegram, bot_settings
@@ -93,7 +100,7 @@ def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) ->
             if voice_runs:
                 note = five_second_note()
                 measure_voice(fake, note, 1)  # warm-up: the speech model loads once per process
-                results |= {f"5 s voice recall, update to {k}": v
+                results |= {f"5 s voice recall, {k}": v
                             for k, v in measure_voice(fake, note, voice_runs).items()}
     rows: list[dict[str, object]] = []
     for name, values in results.items():

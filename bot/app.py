@@ -50,6 +50,7 @@ from bot import hearing, render
 from bot.render import esc
 from bot.send import call, edit_html, send_document, send_html
 from bot.state import BotState, Page
+from bot.voice_chat import VoiceChat
 from core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
 from core.claude_sessions import BackgroundSession, LaunchError
 from core.config import Settings, now
@@ -66,6 +67,7 @@ COMMANDS = [
     ("status", "what is indexed; last and next ingest"),
     ("ingest", "read new transcripts now"),
     ("digest", "digest now; /digest HH:MM or /digest off"),
+    ("voice", "spoken answers to voice notes: /voice on|off"),
     ("help", "what I can do"),
 ]
 ALLOWED_UPDATES = Update.ALL_TYPES
@@ -110,6 +112,7 @@ class EywaBot:
         self.eywa = Eywa(settings)  # the event loop's own instance
         self.state = BotState(settings.data_dir / "bot.sqlite3")
         self.transcriber = transcriber or hearing.transcriber(settings)
+        self.voice_chat = VoiceChat(self)
         self.ingest_lock = asyncio.Lock()
         self.ingest_job: Job | None = None
         self._app: Application | None = None
@@ -133,6 +136,7 @@ class EywaBot:
         app.add_handler(CommandHandler("status", self.cmd_status))
         app.add_handler(CommandHandler("ingest", self.cmd_ingest, block=False))  # long: others go on
         app.add_handler(CommandHandler("digest", self.cmd_digest))
+        self.voice_chat.install(app)  # /voice and the "heard:" buttons, before the catch-alls below
         app.add_handler(MessageHandler(filters.COMMAND, self.cmd_unknown))
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.VOICE, self.on_voice, block=False))
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, self.on_text))
@@ -233,13 +237,13 @@ class EywaBot:
         for index, chunk in enumerate(chunks):
             await self.say(chat_id, chunk, markup if index == len(chunks) - 1 else None)
 
-    async def answer_recall(self, chat_id: int, query: str | None, offset: int = 0) -> None:
+    async def answer_recall(self, chat_id: int, query: str | None, offset: int = 0) -> list[HandoffRecord]:
         query = (query or "").strip() or None
         size = self.settings.retrieval.max_handoffs
         records = self.eywa.recall(query, offset=offset, max_results=size)
         if not records:
             await self.say(chat_id, "No more sessions." if offset else "No sessions indexed yet: /ingest reads them.")
-            return
+            return records
         if query and offset == 0 and all(r.score == 0 for r in records):
             shown = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
             await self.say(chat_id, f"Nothing matches “{esc(shown)}”; the latest sessions instead:")
@@ -248,6 +252,7 @@ class EywaBot:
         more = len(records) >= size
         for index, record in enumerate(records):
             await self.send_handoff(chat_id, record, self.buttons(token, index, more=more))
+        return records
 
     # -- commands -------------------------------------------------------------------------------------
     async def cmd_help(self, update: Update, context: Ctx) -> None:
@@ -388,16 +393,16 @@ class EywaBot:
         except StoreError:
             hotwords = []
         try:
-            heard = (await asyncio.to_thread(self.transcriber, data, hotwords)).strip()
+            heard = await asyncio.to_thread(self.transcriber, data, hotwords)
         except hearing.VoiceFailed as exc:
             await self.say(chat_id, esc(str(exc)))
             return
-        if not heard:
+        heard.text = heard.text.strip()
+        if not heard.text:
             await self.say(chat_id, "I heard no words in that voice note; try again closer to the phone, "
                                     "or type the words.")
             return
-        await self.say(chat_id, f"heard: <i>{esc(heard)}</i>")
-        await self.answer_recall(chat_id, heard)
+        await self.voice_chat.answer(chat_id, heard)
 
     async def on_button(self, update: Update, context: Ctx) -> None:
         query = update.callback_query

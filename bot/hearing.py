@@ -5,12 +5,25 @@ starts without the speech stack, and its `VoiceError` turned into a message for 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.config import Settings
 
-Transcriber = Callable[[bytes, list[str]], str]
+
+@dataclass
+class Hearing:
+    """What a voice note said: the query (corrected toward the index's words), what the recogniser
+    wrote before that correction, and each word it wrote with its probability (empty when the backend
+    gives none)."""
+
+    text: str
+    raw: str = ""
+    words: list[tuple[str, float]] = field(default_factory=list)
+
+
+Transcriber = Callable[[bytes, list[str]], Hearing]
 
 
 class VoiceFailed(Exception):
@@ -20,7 +33,7 @@ class VoiceFailed(Exception):
 def transcriber(settings: Settings) -> Transcriber:
     """The transcriber the bot uses: bot/voice.py with the bot's own settings (model, limits, backend)."""
 
-    def transcribe(ogg: bytes, hotwords: list[str]) -> str:
+    def transcribe(ogg: bytes, hotwords: list[str]) -> Hearing:
         """OGG/Opus bytes to a query, biased toward `hotwords` (the index's vocabulary) and matched
         against it. CPU-bound: the bot runs it in a worker thread."""
         try:
@@ -30,9 +43,10 @@ def transcriber(settings: Settings) -> Transcriber:
                 from exc
         hotwords = voice.unfamiliar(hotwords)
         try:
-            text = voice.transcribe(ogg, hotwords, settings)
+            heard = voice.transcribe(ogg, hotwords, settings)
         except voice.VoiceError as exc:
             raise VoiceFailed(str(exc) or "I could not make out that voice note; type the words instead.") from exc
-        return voice.correct_query(text, hotwords) if text.strip() else text
+        text = voice.correct_query(heard.text, hotwords) if heard.text.strip() else heard.text
+        return Hearing(text=text, raw=heard.text, words=heard.words)
 
     return transcribe

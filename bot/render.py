@@ -301,5 +301,6 @@ HELP = "\n".join([
     "/status: what is indexed, the last and the next ingest",
     "/ingest: read new transcripts now",
     "/digest: the digest now; /digest <i>HH:MM</i> every day; /digest off",
+    "/voice on: a short spoken answer after each voice note (for the road); /voice off",
     "In any chat, type @{username} <i>words</i> to paste a session's Continue prompt there.",
 ])

@@ -30,12 +30,14 @@ CREATE TABLE IF NOT EXISTS watched_sessions(id TEXT PRIMARY KEY, chat_id INTEGER
 
 
 class Page(BaseModel):
-    """What a message's buttons point at: the sessions shown and how to get the next ones."""
+    """What a message's buttons point at: the sessions shown and how to get the next ones, or the other
+    readings of a voice note ("heard: ..." buttons)."""
 
-    kind: Literal["recall", "list"]
+    kind: Literal["recall", "list", "readings"]
     query: str | None = None
     offset: int = 0
     session_ids: list[str]
+    readings: list[str] = []
 
 
 class BotState:
@@ -92,6 +94,14 @@ class BotState:
 
     def watched_sessions(self) -> list[tuple[str, int]]:
         return self.conn.execute("SELECT id, chat_id FROM watched_sessions ORDER BY id").fetchall()
+    # -- spoken answers ---------------------------------------------------------------------------------
+    def set_spoken_answers(self, chat_id: int, on: bool) -> None:
+        self.put(f"spoken_answers:{chat_id}", "on" if on else "off")
+
+    def spoken_answers(self, chat_id: int) -> bool | None:
+        """This chat's `/voice on|off`, None when it never said (the configured default applies)."""
+        value = self.get(f"spoken_answers:{chat_id}")
+        return None if value is None else value == "on"
 
     # -- meta ---------------------------------------------------------------------------------------
     def get(self, key: str) -> str | None:

@@ -16,7 +16,7 @@ import io
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.query_tokens import STOPWORDS
@@ -34,6 +34,9 @@ SILENCE_RMS = 0.005
 _WINDOW = SAMPLE_RATE // 10
 # Whisper puts the bias words in its prompt; with `max_new_tokens` (below) it must stay under 448 tokens.
 HOTWORD_TOKEN_BUDGET = 120
+# Trailing words heard with less probability than this are left out of the query (see `kept_text`):
+# chosen on bench/voice_quality.py over 0.02-0.1, on three voices.
+INVENTED = 0.03
 OPENAI_TIMEOUT_SECONDS = 60.0  # a minute of audio takes a few seconds there; more is an outage
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024  # what OpenAI's endpoint accepts; a Telegram bot downloads 20 MB at most
 
@@ -99,8 +102,8 @@ def decode(audio: bytes, max_seconds: float = 60) -> np.ndarray:
 
 
 def encode_opus(samples: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
-    """Mono float samples in -1..1 as OGG/Opus at 48 kHz, the way Telegram sends voice notes (for
-    tests, fixtures and the benchmark: nothing in the bot encodes)."""
+    """Mono float samples in -1..1 as OGG/Opus at 48 kHz, the way Telegram sends voice notes (the bot's
+    spoken answers, tests, fixtures and the benchmark)."""
     import av
     import numpy as np
 
@@ -200,15 +203,19 @@ def _spoken(term: str) -> str:
 
 @dataclass
 class Heard:
-    """One transcription: the text and what it cost."""
+    """One transcription: the text, each word with the model's probability for it, and what it cost."""
 
     text: str
     seconds_of_audio: float
     no_speech: bool
+    words: list[tuple[str, float]] = field(default_factory=list)
 
 
-def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias: str = "hotwords") -> Heard:
-    """Transcribe 16 kHz mono samples with faster-whisper, biased toward `hotwords`.
+def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias: str = "hotwords",
+              words: bool = True) -> Heard:
+    """Transcribe 16 kHz mono samples with faster-whisper, biased toward `hotwords`; with `words`, each
+    word's probability too (faster-whisper's word timestamps: the words the "heard:" buttons offer
+    other readings of).
 
     `bias` is "hotwords" (faster-whisper's `hotwords`, kept for every 30 s window) or "prompt" (its
     `initial_prompt`, the first window only); bench/voice_quality.py compares them.
@@ -229,6 +236,7 @@ def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias
         # A safety belt against decoding loops: nobody says more than 8 tokens a second (prompt + this
         # stay under Whisper's 448).
         "max_new_tokens": 16 + 8 * int(min(30.0, samples.size / SAMPLE_RATE) + 1),
+        "word_timestamps": words,
     }
     if prompt and bias == "prompt":
         options["initial_prompt"] = prompt
@@ -238,7 +246,22 @@ def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias
     parts = [s for s in segments]
     text = " ".join(s.text.strip() for s in parts).strip()
     no_speech = bool(parts) and all(s.no_speech_prob > 0.8 for s in parts)
-    return Heard(text=text, seconds_of_audio=info.duration, no_speech=no_speech or not text)
+    heard_words = [(w.word.strip(), float(w.probability)) for s in parts for w in (s.words or []) if w.word.strip()]
+    if heard_words:
+        text = kept_text(heard_words)
+    return Heard(text=text, seconds_of_audio=info.duration, no_speech=no_speech or not text, words=heard_words)
+
+
+def kept_text(words: list[tuple[str, float]]) -> str:
+    """The words heard, without the last ones when the model itself hardly believes them: after the
+    speech ends tiny.en often invents a word or two ("... locations change.", "... gitignored code.
+    good.") at probabilities under INVENTED. Only at the end: a first word that was said can be as
+    unlikely to it ("ruby text font size" begins at 0.003), and leaving it out lost queries
+    (bench/voice_quality.py)."""
+    kept = list(words)
+    while kept and kept[-1][1] < INVENTED:
+        kept.pop()
+    return " ".join(w for w, _ in kept)
 
 
 class _Encoder:
@@ -299,9 +322,10 @@ def _error_detail(response: Any, api_key: str) -> str:
 # --- the public entry point ----------------------------------------------------------------------
 
 
-def transcribe(audio: bytes, hotwords: list[str], settings: Settings | None = None) -> str:
+def transcribe(audio: bytes, hotwords: list[str], settings: Settings | None = None) -> Heard:
     """A voice note (OGG/Opus or anything PyAV reads) as text, biased toward `hotwords` (project names
-    and distinctive keywords of the index, most important first).
+    and distinctive keywords of the index, most important first), with each word's probability where
+    the backend gives one (the local model; an OpenAI-compatible endpoint's JSON has none).
 
     Raises VoiceError, with a message for the user, when the note is undecodable, longer than
     `voice.max_seconds`, silent, or yields no words. `settings` None means `load_settings()`.
@@ -315,13 +339,15 @@ def transcribe(audio: bytes, hotwords: list[str], settings: Settings | None = No
     if loudness(samples) < SILENCE_RMS:
         raise VoiceError("I heard nothing in that voice note; was the microphone on?")
     if voice.backend == "openai":
-        text = transcribe_openai(audio, hotwords, voice)
+        heard = Heard(text=transcribe_openai(audio, hotwords, voice), seconds_of_audio=samples.size / SAMPLE_RATE,
+                      no_speech=False)
     else:
         heard = recognize(samples, hotwords, model=voice.model)
-        text = "" if heard.no_speech else heard.text
-    if not _WORD_RE.search(text):
+        if heard.no_speech:
+            heard = Heard(text="", seconds_of_audio=heard.seconds_of_audio, no_speech=True)
+    if not _WORD_RE.search(heard.text):
         raise VoiceError("I heard nothing in that voice note that I could make into words.")
-    return text
+    return heard
 
 
 # --- correcting mishearings ------------------------------------------------------------------------

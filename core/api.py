@@ -110,7 +110,8 @@ class Eywa:
         self._store: Store | None = None
         self.last_llm_report: LLMReport | None = None  # this instance's last LLM pass, if any
         self.llm_options: dict = {}  # passed to every LLMPass (tests give `sleep` here)
-        self._vocabulary: tuple[tuple[int, int, int], list[str]] | None = None  # (index state, limit), terms
+        # (limit, min_sessions) -> (index state, terms)
+        self._vocabulary: dict[tuple[int, int], tuple[tuple[int, int], list[str]]] = {}
         self._llm_choice: tuple[float, Choice] | None = None  # (when, what `llm.backend` chose)
 
     @property
@@ -349,17 +350,19 @@ class Eywa:
             ).fetchall()),
         )
 
-    def vocabulary(self, limit: int = 2000) -> list[str]:
+    def vocabulary(self, limit: int = 2000, *, min_sessions: int = 2) -> list[str]:
         """The index's own words, for biasing speech recognition: project names (most used first), then
         the single words of the sessions' routing terms (and of keywords, for an index rebuilt from files)
         found in at least two sessions but in at most a quarter of them, most frequent first: the words a
         speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
-        knows is the speech side's business (bot/voice.py)."""
+        knows is the speech side's business (bot/voice.py). `min_sessions` 1 adds the words of one
+        session alone (what a spoken query is matched against, bot/spoken.py)."""
         conn = self._reader().conn
         # Read once per change of the index (a voice note asks for it each time).
-        state = (*index_version(conn), limit)
-        if self._vocabulary is not None and self._vocabulary[0] == state:
-            return list(self._vocabulary[1])
+        state = index_version(conn)
+        cached = self._vocabulary.get((limit, min_sessions))
+        if cached is not None and cached[0] == state:
+            return list(cached[1])
         total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
         projects = [p for (p,) in conn.execute(
             "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
@@ -367,11 +370,11 @@ class Eywa:
             "SELECT term FROM (SELECT term, df FROM term_df UNION ALL"
             " SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword)"
             " WHERE length(term) >= 4 AND term NOT GLOB '*[^a-z]*'"
-            " GROUP BY term HAVING MAX(df) BETWEEN 2 AND ? ORDER BY MAX(df) DESC, term",
-            (max(2, total // 4),))]
+            " GROUP BY term HAVING MAX(df) BETWEEN ? AND ? ORDER BY MAX(df) DESC, term",
+            (min_sessions, max(2, total // 4)))]
         terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))
-        self._vocabulary = (state, terms[:max(0, limit)])
-        return list(self._vocabulary[1])
+        self._vocabulary[(limit, min_sessions)] = (state, terms[:max(0, limit)])
+        return terms[:max(0, limit)]
 
     def digest(self, since: dt.datetime) -> Digest:
         """Handoffs of sessions that ended since `since`, and every open thread of those still open."""

@@ -109,6 +109,12 @@ class VoiceSettings(_Section):
     openai_base_url: str = Field(default="https://api.openai.com/v1", pattern=r"^https?://")
     openai_api_key: SecretStr = SecretStr("")
     openai_model: str = Field(default="whisper-1", min_length=1)
+    # After a voice query, a short voice note too (bot/spoken_answer.py): for every chat by default when
+    # true; `/voice on|off` sets it per chat. Synthesised on the machine by this program (flite's
+    # command line: -voice, -t, -o); a missing program means text only.
+    spoken_answers: bool = False
+    synthesizer: str = Field(default="flite", min_length=1)
+    synthesizer_voice: str = Field(default="slt", pattern=r"^[A-Za-z0-9_.-]+$")
 
 
 class LLMSettings(_Section):

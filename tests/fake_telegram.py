@@ -2,7 +2,8 @@
 harness that runs the bot's real `Application` against it in a thread of its own.
 
 The fake implements what the bot uses (getMe, deleteWebhook, getUpdates as a long poll with offset
-and timeout, sendMessage, editMessageText, sendDocument (multipart), getFile and file download,
+and timeout, sendMessage, editMessageText, sendDocument and sendVoice (multipart; a voice note must
+decode as OGG/Opus), getFile and file download,
 setMyCommands, answerCallbackQuery, answerInlineQuery, sendChatAction) and rejects what Telegram
 rejects: text over 4096 characters, empty text, callback data over 64 bytes, HTML or MarkdownV2 it
 cannot parse, unknown methods (400), a wrong token (401), and a 429 with retry_after on request.
@@ -550,6 +551,21 @@ class FakeTelegram:
             fields["reply_markup"] = params["reply_markup"]
         return self._message(int(params["chat_id"]), **fields)
 
+    def _api_sendVoice(self, params: dict[str, Any], files: dict[str, Any]) -> Any:
+        """Telegram plays a voice note only as OGG/Opus (MP3 and M4A are sent as audio files): the fake
+        decodes the upload and refuses anything else."""
+        self._need(params, "chat_id")
+        if "voice" not in files:
+            raise ApiError(400, "Bad Request: there is no voice in the request")
+        filename, data = files["voice"]
+        seconds = ogg_opus_seconds(data)
+        check_markup(params.get("reply_markup"))
+        file_id = f"voice{next(self._ids)}"
+        self._files[f"voice/{file_id}.oga"] = data
+        voice = {"file_id": file_id, "file_unique_id": file_id, "mime_type": "audio/ogg", "file_size": len(data),
+                 "duration": int(params.get("duration") or round(seconds))}
+        return self._message(int(params["chat_id"]), voice=voice, decoded_seconds=seconds)
+
     def _api_getFile(self, params: dict[str, Any], files: dict[str, Any]) -> Any:
         self._need(params, "file_id")
         path = next((p for p in self._files if p.endswith("/" + params["file_id"])), None)
@@ -696,6 +712,26 @@ class FakeTelegram:
         return call.files["document"]
 
 
+def ogg_opus_seconds(data: bytes) -> float:
+    """The length of an OGG/Opus file, decoded whole; ApiError 400 for anything else, as Telegram."""
+    import io
+
+    import av
+
+    try:
+        with av.open(io.BytesIO(data), mode="r") as container:
+            streams = container.streams.audio
+            if container.format.name != "ogg" or not streams or streams[0].codec_context.name != "opus":
+                raise ApiError(400, "Bad Request: VOICE_MESSAGE_INVALID: not OGG/Opus")
+            samples = sum(frame.samples for frame in container.decode(streams[0]))
+            rate = streams[0].codec_context.sample_rate
+    except av.FFmpegError:
+        raise ApiError(400, "Bad Request: VOICE_MESSAGE_INVALID: cannot decode") from None
+    if not samples:
+        raise ApiError(400, "Bad Request: VOICE_MESSAGE_INVALID: no sound")
+    return samples / rate
+
+
 def html_text(source: str) -> str:
     """The text a reader sees for an HTML message (what the fake would store)."""
     return parse_html(source)[0]
@@ -795,14 +831,17 @@ def bot_settings(fake: FakeTelegram, data_dir: Path, projects_dir: Path, **teleg
 
 
 class StubTranscriber:
-    """Stands in for bot/voice.py: records what it was given, answers `reply` (or raises it)."""
+    """Stands in for bot/voice.py: records what it was given, answers `reply` (text, or a whole
+    `bot.hearing.Hearing` with what was heard before correction and word probabilities; or raises it)."""
 
     def __init__(self) -> None:
-        self.reply: str | BaseException = ""
+        self.reply: Any = ""
         self.calls: list[tuple[bytes, list[str]]] = []
 
-    def __call__(self, ogg: bytes, hotwords: list[str]) -> str:
+    def __call__(self, ogg: bytes, hotwords: list[str]) -> Any:
+        from bot.hearing import Hearing
+
         self.calls.append((ogg, hotwords))
         if isinstance(self.reply, BaseException):
             raise self.reply
-        return self.reply
+        return self.reply if isinstance(self.reply, Hearing) else Hearing(self.reply, raw=self.reply)

@@ -93,7 +93,7 @@ def entity_types(call: Call) -> set[str]:
 
 def test_command_menu_is_set_at_start(world: World) -> None:
     names = [c["command"] for c in world.fake.commands]
-    assert names == ["recall", "last", "show", "status", "ingest", "digest", "help"]
+    assert names == ["recall", "last", "show", "status", "ingest", "digest", "voice", "help"]
 
 
 def test_recall_command_sends_each_top_handoff_as_one_formatted_message_with_buttons(world: World) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+from dataclasses import dataclass
 
 import pytest
 
@@ -13,6 +14,12 @@ from bot import hearing
 
 class VoiceError(Exception):
     pass
+
+
+@dataclass
+class Heard:
+    text: str
+    words: list[tuple[str, float]]
 
 
 def install_voice(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType | None) -> None:
@@ -27,9 +34,10 @@ SETTINGS = object()  # stands for the bot's Settings: only passed through
 
 
 def voice_module(transcribe: object, correct_query: object = lambda text, words: text) -> types.ModuleType:
+    """A stand-in bot.voice whose `transcribe` returns text (wrapped as the real module's `Heard`)."""
     module = types.ModuleType("bot.voice")
     module.VoiceError = VoiceError  # type: ignore[attr-defined]
-    module.transcribe = transcribe  # type: ignore[attr-defined]
+    module.transcribe = lambda *args: Heard(transcribe(*args), [("word", 0.5)])  # type: ignore[attr-defined]
     module.correct_query = correct_query  # type: ignore[attr-defined]
     module.unfamiliar = lambda terms: [t for t in terms if t != "review"]  # type: ignore[attr-defined]
     return module
@@ -44,7 +52,8 @@ def test_audio_hotwords_and_settings_reach_the_voice_module_and_its_correction_a
         return "bracket os telegram"
 
     install_voice(monkeypatch, voice_module(transcribe, lambda text, words: text.replace("bracket os", words[0])))
-    assert hearing.transcriber(SETTINGS)(b"OggS", ["review", "pratchett-os"]) == "pratchett-os telegram"
+    heard = hearing.transcriber(SETTINGS)(b"OggS", ["review", "pratchett-os"])
+    assert heard == hearing.Hearing("pratchett-os telegram", raw="bracket os telegram", words=[("word", 0.5)])
     assert seen == [(b"OggS", ["pratchett-os"], SETTINGS)]  # only the words the speech model may not know
 
 

@@ -113,13 +113,13 @@ def test_undecodable_input_is_rejected(settings: Settings, data: bytes) -> None:
 
 
 def test_plain_query_is_transcribed(settings: Settings) -> None:
-    text = voice.transcribe(clip("plain_query.oga"), [], settings)
+    text = voice.transcribe(clip("plain_query.oga"), [], settings).text
     assert voice.correct_query(text, VOCABULARY).lower().strip(" ?.") == "how did we fix the wingman review"
 
 
 def test_project_name_is_recognised_with_vocabulary_biasing(settings: Settings) -> None:
-    plain = voice.transcribe(clip("posthog.oga"), [], settings)
-    biased = voice.transcribe(clip("posthog.oga"), VOCABULARY, settings)
+    plain = voice.transcribe(clip("posthog.oga"), [], settings).text
+    biased = voice.transcribe(clip("posthog.oga"), VOCABULARY, settings).text
     assert "posthog" not in plain.lower()  # heard as "The post should tell a metric."
     assert "posthog" in biased.lower()
 
@@ -151,7 +151,7 @@ def test_spoken_project_name_finds_its_session_through_the_index_vocabulary(
         assert "pratchett-os" in vocabulary
 
         def first_hit(note: bytes, hotwords: list[str]) -> str:
-            return eywa.recall(hearing.transcriber(settings)(note, hotwords), max_results=1)[0].short_id
+            return eywa.recall(hearing.transcriber(settings)(note, hotwords).text, max_results=1)[0].short_id
 
         assert first_hit(clip("pratchett_os.oga"), vocabulary) == "a1b2c3d4"
         assert first_hit(clip("pratchett_os.oga"), []) != "a1b2c3d4"  # heard as "Find the project of session."
@@ -161,10 +161,10 @@ def test_spoken_project_name_finds_its_session_through_the_index_vocabulary(
 
 def test_correction_recovers_what_biasing_alone_mishears(settings: Settings) -> None:
     # tiny.en hears "claude code log" as "plot code log" even when biased, and "git leaks" as "jet leaks".
-    heard = voice.transcribe(clip("claude_code_log.oga"), VOCABULARY, settings)
+    heard = voice.transcribe(clip("claude_code_log.oga"), VOCABULARY, settings).text
     assert "claude" not in heard.lower()
     assert "claude-code-log" in voice.correct_query(heard, VOCABULARY)
-    heard = voice.transcribe(clip("git_leaks.oga"), [], settings)
+    heard = voice.transcribe(clip("git_leaks.oga"), [], settings).text
     assert "gitleaks" not in heard.lower()
     assert "gitleaks" in voice.correct_query(heard, VOCABULARY)
 
@@ -313,8 +313,8 @@ def _openai_settings(base_url: str) -> Settings:
 
 def test_openai_backend_posts_the_note_with_model_key_and_hotwords(fake_openai: str) -> None:
     _FakeTranscriptionServer.reply = (200, {"text": " how did we fix the wingman review "})
-    text = voice.transcribe(clip("plain_query.oga"), ["claude-code-log", "wingman"], _openai_settings(fake_openai))
-    assert text == "how did we fix the wingman review"
+    heard = voice.transcribe(clip("plain_query.oga"), ["claude-code-log", "wingman"], _openai_settings(fake_openai))
+    assert heard.text == "how did we fix the wingman review" and heard.words == []
     (request,) = _FakeTranscriptionServer.requests
     assert request["path"] == "/v1/audio/transcriptions"
     assert request["headers"]["Authorization"] == "Bearer sk-test"
