@@ -26,6 +26,8 @@ def with_progress_bar(mode: str, unit: str, run: Callable[[Progress], T]) -> T:
             bar.total = total
             bar.set_postfix_str(label[:12], refresh=False)
             bar.update(done - bar.n)
+            if done == total:  # a run shorter than tqdm's refresh interval still shows where it ended
+                bar.refresh()
 
     try:
         return run(progress)

@@ -421,7 +421,8 @@ class _FieldCensus:
             fields = top_level(line)
             self._note(raw_string(fields.get("type")), raw_string(fields.get("version")), lambda: fields)
             raise
-        self._note(parts.get("type"), parts.get("version"), lambda: top_level(line))
+        if isinstance(parts, dict):  # a line that is not one JSON object is the reader's to count
+            self._note(parts.get("type"), parts.get("version"), lambda: top_level(line))
         return parts
 
     def _note(self, kind: object, version: object, fields: Callable[[], dict]) -> None:

@@ -43,7 +43,7 @@ def test_words_the_model_invented_after_the_speech_are_left_out() -> None:
 def _record(headline: str, threads: str, score: float = 1.0) -> HandoffRecord:
     body = f"# {headline}\n\n## What Happened\n- it happened\n\n## Open Threads\n{threads}\n"
     return HandoffRecord("b2b2b2b2-0000-4000-8000-000000000002", "b2b2b2b2", dt.date(2026, 2, 12), headline, ["cli"],
-                         [], 2, 40, "claude-opus-4-6", body, Path("x.md"), score)
+                         [], 2, 40, "claude-opus-4-6", body, Path("x.md"), score=score)
 
 
 def test_spoken_answer_says_the_count_and_the_best_sessions_date_project_headline_and_first_thread() -> None:
