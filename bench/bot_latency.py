@@ -55,7 +55,7 @@ def five_second_note() -> bytes:
     """A 5-second voice note of real speech: two committed flite clips with a pause between them."""
     import numpy as np
 
-    from bot.voice import decode, encode_opus
+    from eywa.bot.speech.transcribe import decode, encode_opus
 
     folder = ROOT / "tests" / "fixtures" / "voice"
     parts = [decode((folder / name).read_bytes()) for name in ("plain_query.oga", "claude_code_log.oga")]
@@ -83,8 +83,8 @@ def run(queries: int = 50, data_dir: Path | None = None, voice_runs: int = 5) ->
     os.environ["EYWA_NOW"] = NOW
     os.environ.pop("ANTHROPIC_API_KEY", None)  # the deterministic extractor: no network, reproducible
     os.environ["EYWA_VOICE__SPOKEN_ANSWERS"] = "true"  # voice queries are answered by voice too (flite)
-    from bot.app import build_application
-    from core.api import Eywa
+    from eywa.bot.app import build_application
+    from eywa.core.api import Eywa
     from tests.fake_telegram import BotThread, FakeTelegram, bot_settings
 
     subjects = [line.split("\t")[0] for line in QUERIES.read_text(encoding="utf-8").splitlines()[1:] if line]

@@ -93,7 +93,7 @@ def load_labels(path: Path = LABELS) -> list[dict]:
 
 
 def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
-    from core.handoff import parse_handoff
+    from eywa.core.handoffs.model import parse_handoff
 
     found: dict[str, dict] = {}
     for path in (data_dir / "handoffs").rglob("*.md"):

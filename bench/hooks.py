@@ -72,8 +72,8 @@ def _sentence(rng: random.Random, terms: list[str]) -> str:
 
 def build_index(data_dir: Path, count: int, seed: int = 11) -> None:
     """`count` synthetic handoffs in `data_dir/index.sqlite3`."""
-    from core.handoff import Handoff
-    from core.store import Store
+    from eywa.core.handoffs.model import Handoff
+    from eywa.core.index.store import Store
 
     rng = random.Random(seed)
     terms = TERMS + [f"{a}-{b}" for a in TERMS for b in TERMS if a != b and rng.random() < 0.3]

@@ -2,7 +2,7 @@
 
 Synthetic handoffs draw projects (200) and keywords (30,000 lowercase-hyphenated terms) from Zipf-like
 distributions, as real use does (a few projects and terms dominate), with ~300 words of text per
-session. Queries are 2-3 words drawn the same way. Latency is `core.scorer.rank` in process (median
+session. Queries are 2-3 words drawn the same way. Latency is `eywa.core.retrieval.scorer.rank` in process (median
 and p95 over 3 rounds of the queries, after one warm-up query); the slope is log-log between the two
 largest scales.
 
@@ -47,8 +47,8 @@ def _zipf(rng: random.Random, items: list[str], k: int) -> list[str]:
 
 
 def build(db: Path, count: int, seed: int = 7) -> None:
-    from core.handoff import Handoff
-    from core.store import Store
+    from eywa.core.handoffs.model import Handoff
+    from eywa.core.index.store import Store
 
     rng = random.Random(seed)
     words = _vocabulary(rng, 20_000)
@@ -82,7 +82,7 @@ ROUNDS = 3
 def measure(db: Path, queries: list[str], mode: str) -> tuple[float, float]:
     import sqlite3
 
-    from core.scorer import rank
+    from eywa.core.retrieval.scorer import rank
 
     conn = sqlite3.connect(db)
     rank(conn, queries[0], mode=mode, now=NOW)  # warm-up: vocabulary cache, page cache
@@ -98,7 +98,7 @@ def measure(db: Path, queries: list[str], mode: str) -> tuple[float, float]:
 
 
 def run(sizes: list[int], n_queries: int, keep: Path | None = None) -> list[dict[str, object]]:
-    from core import text_index
+    from eywa.core.index import text_index
 
     rng = random.Random(11)
     words = _vocabulary(random.Random(7), 20_000)

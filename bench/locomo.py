@@ -67,8 +67,8 @@ def write_transcripts(conversation: dict, folder: Path) -> dict[int, str]:
 
 
 def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -> dict[str, list]:
-    from core.api import Eywa
-    from core.config import load_settings
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
 
     ids = write_transcripts(conversation, workdir / "projects")
     talk = conversation["conversation"]

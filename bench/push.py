@@ -31,7 +31,7 @@ from tests.ssh_hub import ssh_hub  # noqa: E402
 
 def _eywa(env: dict[str, str], *args: str) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, text=True,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=env, text=True,
                           capture_output=True)
     if done.returncode != 0:
         raise RuntimeError(f"eywa {' '.join(args)} failed: {done.stderr}")

@@ -58,8 +58,8 @@ def metrics(ranked: list[list[str]], relevant: list[set[str]]) -> dict[str, floa
 
 
 def build_index(data_dir: Path, projects_dir: Path) -> None:
-    from core.api import Eywa
-    from core.config import load_settings
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
 
     settings = load_settings(data_dir=data_dir, projects_dir=projects_dir)
     eywa = Eywa(settings)
@@ -70,8 +70,8 @@ def build_index(data_dir: Path, projects_dir: Path) -> None:
 
 
 def evaluate(data_dir: Path, projects_dir: Path, modes: list[str]) -> dict[str, dict[str, float]]:
-    from core.api import Eywa
-    from core.config import load_settings
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
 
     settings = load_settings(data_dir=data_dir, projects_dir=projects_dir)
     eywa = Eywa(settings)

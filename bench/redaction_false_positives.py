@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.redaction import default_redactor  # noqa: E402
-from core.transcript_reader import read_records  # noqa: E402
+from eywa.core.redaction.scrubber import default_redactor  # noqa: E402
+from eywa.core.sources.claude_code.reader import read_records  # noqa: E402
 from tests.conftest import json_strings  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -119,7 +119,8 @@ def main() -> int:
     sizes = [1000, 3000] if args.quick else [1000, 10_000, 100_000]
     sections.append(
         "## Query latency and index size\n\nMethod: synthetic handoffs (Zipf-distributed projects, keywords "
-        "and ~300 words of text each), built, then written to disk (sync); `core.scorer.rank` in process, top 5, over "
+        "and ~300 words of text each), built, then written to disk (sync); `scorer.rank` "
+        "(core/retrieval/scorer.py) in process, top 5, over "
         f"{20 if args.quick else 200} 2-3 word queries, each timed in {latency.ROUNDS} rounds; p50/p95 in ms over "
         "every timing; slope = log-log growth of p50 "
         "between the two largest sizes; index size = the SQLite files and the full-text index folder / thousands "

@@ -99,7 +99,7 @@ def timed_ingest(projects: Path, data: Path, codex: Path | None = None) -> dict[
                    {"kind": "codex", "path": str(codex or data / "none"), "enabled": codex is not None}]))
     probe = (
         "import resource, subprocess, sys, time; t = time.perf_counter();"
-        "r = subprocess.run([sys.executable, '-m', 'core.cli', 'ingest'], capture_output=True, text=True);"
+        "r = subprocess.run([sys.executable, '-m', 'eywa.cli.main', 'ingest'], capture_output=True, text=True);"
         "w = time.perf_counter() - t;"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
         "print(w, u.ru_maxrss, r.returncode, u.ru_utime + u.ru_stime);"

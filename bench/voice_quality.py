@@ -7,14 +7,15 @@ session of the corpus). Voices: flite's built-in awb (Scottish male), slt (US fe
 kal16 (US male, diphone) and kal (the same at 8 kHz).
 
 Method: build the index (as bench/recall.py: now pinned to 2026-02-17, days_back 400), take the bot's
-hotwords (`Eywa.vocabulary(2000)`, kept to the terms Whisper may not know by `bot.voice.unfamiliar`),
+hotwords (`Eywa.vocabulary(2000)`, kept to the terms Whisper may not know by `eywa.bot.speech.transcribe.unfamiliar`),
 speak each query with `flite -voice V` into a temporary directory, encode it as OGG/Opus 48 kHz mono as
-Telegram sends it, decode it with bot.voice.decode, and transcribe it as the bot does (tiny.en, hotwords,
+Telegram sends it, decode it with eywa.bot.speech.transcribe.decode, and transcribe it as the bot does
+(tiny.en, hotwords,
 word probabilities). Transcripts are kept in a cache file (--cache), so the recall side can be measured
 again without the CPU of speech recognition. Then, per voice:
 
   before        every word heard, correct_query, then Eywa.recall (the bot before issue 18)
-  after         what the bot does now: without the words the model invented at the end (bot.voice.kept_text),
+  after         what the bot does now: without the words the model invented at the end (transcribe.kept_text),
                 correct_query, then Eywa.recall
   spoken text   no audio: the query as a person would say it (camelCase split, punctuation dropped),
                 typed: the ceiling a perfect recogniser could reach (the same for every voice)
@@ -81,15 +82,15 @@ def spoken_form(query: str) -> str:
 
 def speak(text: str, wav: Path, voice_name: str = "awb") -> bytes:
     """flite's `voice_name` saying `text`, as the OGG/Opus bytes a Telegram client would send."""
-    from bot.voice import decode, encode_opus
+    from eywa.bot.speech.transcribe import decode, encode_opus
 
     subprocess.run(["flite", "-voice", voice_name, "-t", text, "-o", str(wav)], check=True, capture_output=True)
     return encode_opus(decode(wav.read_bytes(), max_seconds=600))
 
 
-def open_eywa(data_dir: Path):  # noqa: ANN201 - core.api.Eywa, imported late (after sys.path is set)
-    from core.api import Eywa
-    from core.config import load_settings
+def open_eywa(data_dir: Path):  # noqa: ANN201 - eywa.core.api.Eywa, imported late (after sys.path is set)
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
 
     return Eywa(load_settings(data_dir=data_dir, projects_dir=SHARED / "corpus"))
 
@@ -97,7 +98,7 @@ def open_eywa(data_dir: Path):  # noqa: ANN201 - core.api.Eywa, imported late (a
 def transcribe_all(data_dir: Path, work: Path, plan: dict[str, list[str]], voices: list[str],
                    cache_path: Path) -> dict[str, dict]:
     """`voice\\tquery` -> {"text", "words", "seconds"}: what the bot's recogniser hears, cached."""
-    from bot import voice
+    from eywa.bot.speech import transcribe as voice
 
     cache: dict[str, dict] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     eywa = open_eywa(data_dir)
@@ -121,9 +122,9 @@ def transcribe_all(data_dir: Path, work: Path, plan: dict[str, list[str]], voice
 def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: dict[str, dict],
           show_misses: bool) -> dict[str, dict[str, dict[str, float]]]:
     """set -> row name -> {top1, top3, wer, n}."""
-    from bot import voice
-    from bot.hearing import Hearing
-    from bot.spoken import readings
+    from eywa.bot.speech import transcribe as voice
+    from eywa.bot.speech.hearing import Hearing
+    from eywa.bot.speech.readings import readings
 
     eywa = open_eywa(data_dir)
     vocabulary = voice.unfamiliar(eywa.vocabulary(2000))
@@ -172,7 +173,7 @@ def time_five_seconds(work: Path, data_dir: Path) -> tuple[float, float, float]:
     """(audio seconds, median seconds to transcribe as the bot does, median seconds to decode the OGG)."""
     import numpy as np
 
-    from bot import voice
+    from eywa.bot.speech import transcribe as voice
 
     eywa = open_eywa(data_dir)
     vocabulary = voice.unfamiliar(eywa.vocabulary(2000))

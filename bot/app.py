@@ -1,5 +1,5 @@
-"""The Telegram bot: every update passes the allow-list gate, handlers call core.api, schedules live on
-PTB's job queue. `build_application` wires it; `bot.main` runs it; tests run the same Application
+"""The Telegram bot: every update passes the allow-list gate, handlers call eywa.core.api, schedules live on
+PTB's job queue. `build_application` wires it; `eywa.bot.main` runs it; tests run the same Application
 against a fake Bot API server.
 
 Threads: handlers and jobs run on the event loop's thread and share one `Eywa` (reads are
@@ -46,16 +46,17 @@ from telegram.ext import (
     filters,
 )
 
-from bot import hearing, render
-from bot.render import esc
-from bot.send import call, edit_html, send_document, send_html
-from bot.state import BotState, Page
-from bot.voice_chat import VoiceChat
-from core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
-from core.claude_sessions import BackgroundSession, LaunchError
-from core.config import Settings, now
-from core.ingest import IngestError, IngestReport, Progress
-from core.store import StoreError
+from eywa.bot import render
+from eywa.bot.render import esc
+from eywa.bot.send import call, edit_html, send_document, send_html
+from eywa.bot.speech import hearing
+from eywa.bot.speech.chat import VoiceChat
+from eywa.bot.state import BotState, Page
+from eywa.core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
+from eywa.core.claude_sessions import BackgroundSession, LaunchError
+from eywa.core.config.settings import Settings, now
+from eywa.core.index.store import StoreError
+from eywa.core.ingest.run import IngestError, IngestReport, Progress
 
 log = logging.getLogger("eywa.bot")
 Ctx = ContextTypes.DEFAULT_TYPE
@@ -77,7 +78,7 @@ INLINE_CACHE_SECONDS = 10
 INLINE_RESULTS = 5
 LAST_MAX = 20
 QUERY_SHOWN = 200  # characters of a query quoted back; a pasted page would not fit a message
-VOCABULARY_SIZE = 2000  # candidates for speech biasing; bot/hearing.py keeps those Whisper may not know
+VOCABULARY_SIZE = 2000  # candidates for speech biasing; bot/speech/hearing.py keeps those Whisper may not know
 _TIME_RE = re.compile(r"([01]?\d|2[0-3])[:.h]?([0-5]\d)")
 
 

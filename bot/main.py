@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 if TYPE_CHECKING:
-    from core.config import Settings
+    from eywa.core.config.settings import Settings
 
 NOISY_LOGGERS = ("httpx", "httpcore", "apscheduler")  # httpx logs every request URL, and a URL holds the token
 # PTB logs each update it handles and each Bot API result at DEBUG: a stranger's words, the owner's handoffs.
@@ -61,7 +61,7 @@ def configure_logging(level: str, secrets: Iterable[str], stream: object = None)
 
 def log_secrets(settings: Settings) -> list[str]:
     """What the log must never show: the bot token, and the API keys (Anthropic, voice) when set."""
-    from core.llm_backend import api_key
+    from eywa.core.extract.llm.backend import api_key
 
     keys = [settings.telegram.token.get_secret_value(), api_key(settings),
             settings.voice.openai_api_key.get_secret_value()]
@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "service":
         return _service(args.action, args.config, args.files_only)
 
-    from core.config import ConfigError, load_settings
+    from eywa.core.config.settings import ConfigError, load_settings
 
     try:
         settings = load_settings(args.config)
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from telegram.error import InvalidToken
 
-    from bot.app import ALLOWED_UPDATES, MissingToken, build_application
+    from eywa.bot.app import ALLOWED_UPDATES, MissingToken, build_application
 
     try:
         app = build_application(settings)
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
     except (OSError, sqlite3.Error) as exc:  # its state lives in the data directory: read-only, full...
-        from core.storage_faults import describe
+        from eywa.core.storage_faults import describe
 
         print(f"eywa-bot: {describe(exc, settings.data_dir) or f'cannot use {settings.data_dir}: {exc}'}",
               file=sys.stderr)
@@ -113,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _service(action: str, config_path: Path | None, files_only: bool) -> int:
-    from core.config import ConfigError, load_settings
-    from core.services import ServiceError, hub_services, install, mcp_service, uninstall
+    from eywa.core.config.settings import ConfigError, load_settings
+    from eywa.core.machines.services import ServiceError, hub_services, install, mcp_service, uninstall
 
     try:
         services = hub_services(load_settings(config_path), config_path)

@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
-from core.api import Digest, HandoffRecord, Stats, drift_lines
-from core.claude_sessions import BackgroundSession, attach_command
-from core.continue_prompt import continue_prompt as core_continue_prompt
-from core.handoff import format_duration
-from core.sources import AGENT_NAMES, CLAUDE_CODE
+from eywa.core.api import Digest, HandoffRecord, Stats, drift_lines
+from eywa.core.claude_sessions import BackgroundSession, attach_command
+from eywa.core.handoffs.continue_prompt import continue_prompt as core_continue_prompt
+from eywa.core.handoffs.model import format_duration
+from eywa.core.sources import AGENT_NAMES, CLAUDE_CODE
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text
 BUDGET = 3900  # what one chunk may hold, in UTF-16 units of the HTML source (always >= the parsed text)
@@ -69,7 +69,7 @@ def agent_label(record: HandoffRecord) -> list[str]:
 
 
 def machine_label(record: HandoffRecord) -> list[str]:
-    """"on laptop": the machine the session ran on, when the index knows it (core/spokes.py)."""
+    """"on laptop": the machine the session ran on, when the index knows it (core/machines/spokes.py)."""
     return [f"on {record.machine}"] if record.machine else []
 
 
@@ -157,7 +157,7 @@ def handoff_filename(record: HandoffRecord) -> str:
 
 
 def continue_prompt(record: HandoffRecord, budget: int = BUDGET - 40) -> str:
-    """The Continue prompt (core/continue_prompt.py) cut to fit one message (plain text)."""
+    """The Continue prompt (core/handoffs/continue_prompt.py) cut to fit one message (plain text)."""
     text = core_continue_prompt(record, lambda text: utf16_len(esc(text)) <= budget)
     return text if utf16_len(esc(text)) <= budget else to_plain(_split_line(esc(text), budget)[0])
 

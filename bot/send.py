@@ -15,7 +15,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputFile, LinkPreviewOptions, M
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.render import CAPTION_BUDGET, esc, to_plain, utf16_len
+from eywa.bot.render import CAPTION_BUDGET, esc, to_plain, utf16_len
 
 log = logging.getLogger("eywa.bot")
 

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from core.config import Settings, now
-from core.ingest import IngestPaths, IngestReport, Progress, ingest
-from core.recall import COLUMNS as _COLUMNS
-from core.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
-from core.scorer import index_version
-from core.storage_faults import describe
-from core.store import Store, StoreError
+from eywa.core.config.settings import Settings, now
+from eywa.core.index.store import Store, StoreError
+from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
+from eywa.core.retrieval.recall import COLUMNS as _COLUMNS
+from eywa.core.retrieval.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
+from eywa.core.retrieval.scorer import index_version
+from eywa.core.storage_faults import describe
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
-    from core.claude_sessions import BackgroundSession
-    from core.llm_backend import Choice
-    from core.llm_pass import LLMPass, LLMReport
+    from eywa.core.claude_sessions import BackgroundSession
+    from eywa.core.extract.llm.backend import Choice
+    from eywa.core.extract.llm.run import LLMPass, LLMReport
 
 log = logging.getLogger("eywa")
 
@@ -66,7 +66,7 @@ class Stats:
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
     agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
-    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/llm_pass.py)
+    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/extract/llm/run.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
 
 
@@ -150,8 +150,8 @@ class Eywa:
         """Ingest new and changed transcripts; then, with an LLM backend (`llm_choice`), the LLM pass over
         settled sessions (`llm=False` skips it). An LLM pass that must stop never fails the ingest: its
         report, with the reason, is `last_llm_report`."""
-        from core.pending import read_marks
-        from core.redaction import Redactor
+        from eywa.core.ingest.pending import read_marks
+        from eywa.core.redaction.scrubber import Redactor
 
         redactor = Redactor(self.settings.redaction.extra_patterns)
         paths = self.ingest_paths()
@@ -164,9 +164,9 @@ class Eywa:
         return report
 
     def llm_choice(self) -> Choice:
-        """Which LLM backend extracts, and why (core/llm_backend.py); asked again after a minute, so a
+        """Which LLM backend extracts, and why (core/extract/llm/backend.py); asked again after a minute, so a
         long-running bot sees a sign-in or a new key. A change is logged (the bot logs the first at start)."""
-        from core.llm_backend import choose_backend
+        from eywa.core.extract.llm.backend import choose_backend
 
         if self._llm_choice is None or time.monotonic() - self._llm_choice[0] > 60:
             choice = choose_backend(self.settings)
@@ -175,9 +175,9 @@ class Eywa:
             self._llm_choice = (time.monotonic(), choice)
         return self._llm_choice[1]
     def ingest_paths(self) -> IngestPaths:
-        """This machine's transcripts and every spoke's folder (core/spokes.py), as ingest reads them."""
-        from core.projects import ProjectNames
-        from core.spokes import spoke_projects, spoke_sources
+        """This machine's transcripts and every spoke's folder (core/machines/spokes.py), as ingest reads them."""
+        from eywa.core.machines.spokes import spoke_projects, spoke_sources
+        from eywa.core.sources.projects import ProjectNames
 
         machine, aliases = self.settings.machine_name, self.settings.projects.aliases
         spokes = spoke_sources(self.settings.spokes_dir)
@@ -188,13 +188,13 @@ class Eywa:
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
-        from core.llm_pass import LLMPass
+        from eywa.core.extract.llm.run import LLMPass
 
         return LLMPass(self.store, self.settings, choice=self.llm_choice(), **self.llm_options)
 
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from core.discovery import file_session, scan_sources
+        from eywa.core.sources.claude_code.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
@@ -220,7 +220,7 @@ class Eywa:
                project: str | None = None, mode: str | None = None, offset: int = 0,
                agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
         """The best handoffs for `query`; `project` keeps projects whose name contains it, `agent` the
-        sessions of that agent, `machine` those of that machine (core/spokes.py)."""
+        sessions of that agent, `machine` those of that machine (core/machines/spokes.py)."""
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
@@ -281,15 +281,15 @@ class Eywa:
                 head = archive.read(4096)  # the facts come first
         except OSError:
             return None
-        from core.renderer import recorded_cwd
+        from eywa.core.archive.renderer import recorded_cwd
 
         return recorded_cwd(head)
 
     def start_session(self, id_or_prefix: str) -> BackgroundSession:
         """A background Claude Code session (`claude --bg`) in the handoff's working directory, given its
         Continue prompt; raises `claude_sessions.LaunchError` with the reason it cannot."""
-        from core.claude_sessions import start_background, working_directory
-        from core.continue_prompt import continue_prompt
+        from eywa.core.claude_sessions import start_background, working_directory
+        from eywa.core.handoffs.continue_prompt import continue_prompt
 
         record = self.show(id_or_prefix)
         folder = working_directory(self.session_cwd(record), record.short_id)
@@ -299,21 +299,21 @@ class Eywa:
     def background_session(self, short_id: str) -> BackgroundSession | None:
         """A background session as `claude agents` reports it now (None: unknown). Touches no index, so
         any thread may call it."""
-        from core.claude_sessions import list_background
+        from eywa.core.claude_sessions import list_background
 
         return next((s for s in list_background(self.settings.claude_code.command) if s.id == short_id), None)
 
     def continue_command(self, id_or_prefix: str) -> tuple[Path, list[str]]:
         """Where and how to run an interactive `claude` on the handoff's Continue prompt (`eywa continue`)."""
-        from core.claude_sessions import interactive_command, working_directory
-        from core.continue_prompt import continue_prompt
+        from eywa.core.claude_sessions import interactive_command, working_directory
+        from eywa.core.handoffs.continue_prompt import continue_prompt
 
         record = self.show(id_or_prefix)
         folder = working_directory(self.session_cwd(record), record.short_id)
         return folder, interactive_command(self.settings.claude_code.command, continue_prompt(record))
 
     def stats(self) -> Stats:
-        from core.llm_pass import llm_stats
+        from eywa.core.extract.llm.run import llm_stats
 
         conn = self._reader().conn
         one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
@@ -355,8 +355,8 @@ class Eywa:
         the single words of the sessions' routing terms (and of keywords, for an index rebuilt from files)
         found in at least two sessions but in at most a quarter of them, most frequent first: the words a
         speech model must hear right and may not know ("gitleaks", "jsonl"). Which of them it already
-        knows is the speech side's business (bot/voice.py). `min_sessions` 1 adds the words of one
-        session alone (what a spoken query is matched against, bot/spoken.py)."""
+        knows is the speech side's business (bot/speech/transcribe.py). `min_sessions` 1 adds the words of one
+        session alone (what a spoken query is matched against, bot/speech/readings.py)."""
         conn = self._reader().conn
         # Read once per change of the index (a voice note asks for it each time).
         state = index_version(conn)
@@ -395,7 +395,7 @@ class Eywa:
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
 
     def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:
-        from core.reindex import reindex
+        from eywa.core.ingest.reindex import reindex
 
         with self._writing():
             return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.redaction import default_redactor
+from eywa.core.redaction.scrubber import default_redactor
 
 __all__ = ["BackgroundSession", "LaunchError", "attach_command", "find_cli", "interactive_command",
            "list_background", "start_background", "working_directory"]

@@ -75,7 +75,7 @@ class Session:
     known_records: int = 0
     source_files: list[str] = field(default_factory=list)
     orphan: bool = False  # only subagent files were found; the main transcript is missing
-    machine: str = ""  # the machine it ran on (core/spokes.py)
+    machine: str = ""  # the machine it ran on (core/machines/spokes.py)
 
     @property
     def model(self) -> str:

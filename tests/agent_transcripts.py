@@ -253,9 +253,9 @@ def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
 
 def render(path: Path) -> str:
     """The deterministic markdown of one fixture transcript, as ingest archives it."""
-    from core.discovery import file_session, group_sessions, scan_files
-    from core.prepare import read_session
-    from core.renderer import Renderer
+    from eywa.core.archive.renderer import Renderer
+    from eywa.core.ingest.prepare import read_session
+    from eywa.core.sources.claude_code.discovery import file_session, group_sessions, scan_files
 
     agent = "codex" if "codex" in path.parts else "gemini"
     folder = path.parents[2] if agent == "gemini" else path.parents[3]  # tmp/ or sessions/

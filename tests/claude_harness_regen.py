@@ -25,12 +25,12 @@ import sys
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from core.discovery import group_sessions, read_meta, scan_files, subagent_parent
-from core.extractor import draft
-from core.renderer import Renderer
-from core.session import Session
-from core.session_builder import build_session, is_transcript
-from core.transcript_reader import ReadStats
+from eywa.core.archive.renderer import Renderer
+from eywa.core.extract.deterministic import draft
+from eywa.core.session import Session
+from eywa.core.sources.claude_code.builder import build_session, is_transcript
+from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
+from eywa.core.sources.claude_code.reader import ReadStats
 from tests.claude_harness import CLI_VERSION, ClaudeCode, ScriptedModel
 from tests.claude_scenarios import SCENARIOS
 

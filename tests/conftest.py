@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store import Store
+from eywa.core.index.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -741,7 +741,7 @@ def html_text(source: str) -> str:
 
 
 class BotThread:
-    """The bot's real Application (as `bot.app.build_application` makes it) polling the fake from a thread
+    """The bot's real Application (as `eywa.bot.app.build_application` makes it) polling the fake from a thread
     with its own event loop, the way `run_polling` would, with a short poll timeout."""
 
     def __init__(self, app: Any, poll_timeout: float = 1.0) -> None:
@@ -753,7 +753,7 @@ class BotThread:
         self._thread = threading.Thread(target=self._run, name="eywa-bot", daemon=True)
 
     def _run(self) -> None:
-        from bot.app import start
+        from eywa.bot.app import start
 
         asyncio.set_event_loop(self.loop)
         try:
@@ -780,7 +780,7 @@ class BotThread:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
     def stop(self) -> None:
-        from bot.app import stop
+        from eywa.bot.app import stop
 
         try:
             self.run(stop(self.app))
@@ -823,7 +823,7 @@ def button(call: Call, label: str) -> str:
 
 def bot_settings(fake: FakeTelegram, data_dir: Path, projects_dir: Path, **telegram: Any) -> Any:
     """Settings for a bot that talks to `fake`; scheduled work off unless asked for."""
-    from core.config import load_settings
+    from eywa.core.config.settings import load_settings
 
     values = {"token": fake.token, "allowed_user_ids": [42], "api_base_url": fake.base_url,
               "file_base_url": fake.base_file_url, "ingest_every_minutes": 0, "digest_time": "", **telegram}
@@ -831,15 +831,15 @@ def bot_settings(fake: FakeTelegram, data_dir: Path, projects_dir: Path, **teleg
 
 
 class StubTranscriber:
-    """Stands in for bot/voice.py: records what it was given, answers `reply` (text, or a whole
-    `bot.hearing.Hearing` with what was heard before correction and word probabilities; or raises it)."""
+    """Stands in for bot/speech/transcribe.py: records what it was given, answers `reply` (text, or a whole
+    `eywa.bot.speech.hearing.Hearing` with what was heard before correction and word probabilities; or raises it)."""
 
     def __init__(self) -> None:
         self.reply: Any = ""
         self.calls: list[tuple[bytes, list[str]]] = []
 
     def __call__(self, ogg: bytes, hotwords: list[str]) -> Any:
-        from bot.hearing import Hearing
+        from eywa.bot.speech.hearing import Hearing
 
         self.calls.append((ogg, hotwords))
         if isinstance(self.reply, BaseException):

@@ -17,9 +17,9 @@ import types
 from pathlib import Path
 from typing import IO, Any
 
-import core.handoff
-import core.store
-from core.cli import main
+import eywa.core.handoffs.model
+import eywa.core.index.store
+from eywa.cli.main import main
 
 SQL_STEPS = 100  # SQLite virtual machine steps between progress callbacks
 
@@ -46,11 +46,11 @@ def run(note: Path, mode: str, target: int) -> int:
             handle.write = half_then_die
         return handle
 
-    # Only core.handoff sees this os: its atomic_write is the one way handoff and archive files are written.
-    core.handoff.os = types.SimpleNamespace(**{**vars(os), "fdopen": fdopen})
-    opened = core.store.Store.__init__
+    # Only eywa.core.handoffs.model sees this os: its atomic_write is the one way handoff and archive files are written.
+    eywa.core.handoffs.model.os = types.SimpleNamespace(**{**vars(os), "fdopen": fdopen})
+    opened = eywa.core.index.store.Store.__init__
 
-    def store_init(self: core.store.Store, *args: Any, **kwargs: Any) -> None:
+    def store_init(self: eywa.core.index.store.Store, *args: Any, **kwargs: Any) -> None:
         opened(self, *args, **kwargs)
         conn: sqlite3.Connection = self.conn
 
@@ -62,7 +62,7 @@ def run(note: Path, mode: str, target: int) -> int:
 
         conn.set_progress_handler(progress, SQL_STEPS)
 
-    core.store.Store.__init__ = store_init
+    eywa.core.index.store.Store.__init__ = store_init
     code = main(["ingest"])
     note.write_text(f"completed write={counts['write']} sql={counts['sql']}")
     return code

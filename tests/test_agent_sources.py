@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from core.api import Eywa
-from core.cli import main as cli
-from core.config import load_settings
-from core.handoff import parse_handoff
-from core.renderer import Renderer
-from core.sources.codex import build_codex_session
-from core.sources.gemini import build_gemini_session
+from eywa.cli.main import main as cli
+from eywa.core.api import Eywa
+from eywa.core.archive.renderer import Renderer
+from eywa.core.config.settings import load_settings
+from eywa.core.handoffs.model import parse_handoff
+from eywa.core.sources.codex import build_codex_session
+from eywa.core.sources.gemini import build_gemini_session
 
 from .agent_transcripts import GOLDEN, fixture_sessions, generate, render
 from .conftest import AGENT_SESSIONS, copy_agent_fixtures

@@ -56,7 +56,7 @@ def test_a_200_mb_transcript_with_a_50_mb_line_is_ingested_in_bounded_memory(env
     # Through a small probe process: a child started from this one starts with this process's peak RSS
     # (Linux keeps ru_maxrss across exec), and the test run's own grows with every test before.
     probe = ("import resource, subprocess, sys;"
-             "r = subprocess.run([sys.executable, '-m', 'core.cli', 'ingest'], capture_output=True, text=True);"
+             "r = subprocess.run([sys.executable, '-m', 'eywa.cli.main', 'ingest'], capture_output=True, text=True);"
              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode);"
              "print(r.stdout.strip()); print(r.stderr, file=sys.stderr)")
     child = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=os.environ.copy(), capture_output=True,

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_application
-from bot.main import CONTENT_LOGGERS, NOISY_LOGGERS, configure_logging, log_secrets, main
-from core.api import Eywa
-from core.cli import main as cli_main
-from core.config import Settings
+from eywa.bot.app import build_application
+from eywa.bot.main import CONTENT_LOGGERS, NOISY_LOGGERS, configure_logging, log_secrets, main
+from eywa.cli.main import main as cli_main
+from eywa.core.api import Eywa
+from eywa.core.config.settings import Settings
 
 from .conftest import clean_bot_env
 from .fake_anthropic import Fail, FakeAnthropic
@@ -181,7 +181,7 @@ def test_cli_show_refuses_a_path(world: World, monkeypatch: pytest.MonkeyPatch,
 def test_mcp_tools_refuse_a_path_and_bound_a_long_query(world: World) -> None:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from core.mcp_server import build_server
+    from eywa.claude_code.mcp_server import build_server
 
     server = build_server(world.settings, cwd="/home/ana/src/quokka")
     with pytest.raises(ToolError, match="not a session id"):
@@ -269,8 +269,8 @@ def test_voice_service_errors_shown_to_the_owner_never_show_its_key() -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     from threading import Thread
 
-    from bot.voice import VoiceError, transcribe_openai
-    from core.config import VoiceSettings
+    from eywa.bot.speech.transcribe import VoiceError, transcribe_openai
+    from eywa.core.config.settings import VoiceSettings
 
     key = "sk-" + "proj-" + body(_rng, 120, B64URL)
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from telegram.ext import Application
 
-from bot.app import EywaBot, build_application, result_buttons
-from bot.hearing import VoiceFailed
-from bot.send import send_html
-from core.api import Eywa, HandoffRecord
+from eywa.bot.app import EywaBot, build_application, result_buttons
+from eywa.bot.send import send_html
+from eywa.bot.speech.hearing import VoiceFailed
+from eywa.core.api import Eywa, HandoffRecord
 
 from .conftest import CORPUS, clean_bot_env, write_jsonl
 from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber, bot_settings, button
@@ -177,7 +177,7 @@ def test_voice_note_is_downloaded_transcribed_with_the_index_vocabulary_and_reca
 
 
 def test_real_speech_through_the_real_transcriber_finds_the_project(world: World) -> None:
-    from bot import hearing
+    from eywa.bot.speech import hearing
 
     speech = (Path(__file__).parent / "fixtures" / "voice" / "claude_code_log.oga").read_bytes()
     stub, world.bot.transcriber = world.bot.transcriber, hearing.transcriber(world.bot.settings)

@@ -11,7 +11,7 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, InvalidToken, RetryAfter
 
-from bot.send import retry_seconds
+from eywa.bot.send import retry_seconds
 
 from .fake_telegram import FakeTelegram, parse_html, parse_markdown_v2
 

@@ -1,4 +1,4 @@
-"""The bot's one door to bot/voice.py: a stand-in voice module proves what passes through it."""
+"""The bot's one door to bot/speech/transcribe.py: a stand-in voice module proves what passes through it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 
-import bot
-from bot import hearing
+from eywa.bot import speech
+from eywa.bot.speech import hearing
 
 
 class VoiceError(Exception):
@@ -23,19 +23,19 @@ class Heard:
 
 
 def install_voice(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType | None) -> None:
-    monkeypatch.setitem(sys.modules, "bot.voice", module)  # None makes the import fail
+    monkeypatch.setitem(sys.modules, "eywa.bot.speech.transcribe", module)  # None makes the import fail
     if module is None:
-        monkeypatch.delattr(bot, "voice", raising=False)
+        monkeypatch.delattr(speech, "transcribe", raising=False)
     else:
-        monkeypatch.setattr(bot, "voice", module, raising=False)
+        monkeypatch.setattr(speech, "transcribe", module, raising=False)
 
 
 SETTINGS = object()  # stands for the bot's Settings: only passed through
 
 
 def voice_module(transcribe: object, correct_query: object = lambda text, words: text) -> types.ModuleType:
-    """A stand-in bot.voice whose `transcribe` returns text (wrapped as the real module's `Heard`)."""
-    module = types.ModuleType("bot.voice")
+    """A stand-in eywa.bot.speech.transcribe whose `transcribe` returns text (wrapped as the real module's `Heard`)."""
+    module = types.ModuleType("eywa.bot.speech.transcribe")
     module.VoiceError = VoiceError  # type: ignore[attr-defined]
     module.transcribe = lambda *args: Heard(transcribe(*args), [("word", 0.5)])  # type: ignore[attr-defined]
     module.correct_query = correct_query  # type: ignore[attr-defined]

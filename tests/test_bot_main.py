@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_application
-from bot.main import NOISY_LOGGERS, configure_logging, main
-from core.config import ConfigError, load_settings
+from eywa.bot.app import build_application
+from eywa.bot.main import NOISY_LOGGERS, configure_logging, main
+from eywa.core.config.settings import ConfigError, load_settings
 
 from .conftest import ROOT
 from .fake_telegram import TOKEN, BotThread, FakeTelegram, bot_settings
@@ -127,7 +127,7 @@ def test_empty_allow_list_is_logged_at_start_and_nobody_gets_an_answer(clean: Pa
 
 def test_eywa_bot_command_runs_against_a_local_bot_api_and_logs_no_token(clean: Path) -> None:
     script = Path(sys.executable).parent / "eywa-bot"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "bot.main"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "eywa.bot.main"]
     with FakeTelegram() as fake:
         env = dict(os.environ, TELEGRAM_BOT_TOKEN=TOKEN, EYWA_TELEGRAM__ALLOWED_USER_IDS="[42]",
                    EYWA_TELEGRAM__API_BASE_URL=fake.base_url, EYWA_TELEGRAM__FILE_BASE_URL=fake.base_file_url,

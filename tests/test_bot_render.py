@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import render
-from core.api import Digest, Eywa, HandoffRecord
-from core.config import load_settings
+from eywa.bot import render
+from eywa.core.api import Digest, Eywa, HandoffRecord
+from eywa.core.config.settings import load_settings
 
 from .conftest import CORPUS
 from .fake_telegram import MAX_TEXT, parse_html, utf16
@@ -96,11 +96,11 @@ def test_any_text_renders_to_html_that_parses_and_fits(lines: list[str]) -> None
 
 
 def test_continue_prompt_names_the_session_threads_and_files_and_fits_one_message() -> None:
-    body = ("# H\n\n## What Happened\n- Built the **index**\n\n## Key Files\n- `core/store.py` (3 edits)\n\n"
+    body = ("# H\n\n## What Happened\n- Built the **index**\n\n## Key Files\n- `core/index/store.py` (3 edits)\n\n"
             "## Open Threads\n- Wire the bot\n- " + "z" * 5000 + "\n")
     prompt = render.continue_prompt(record(body))
     assert prompt.startswith("Continue from my earlier Claude Code session 0d3a8e6f-1111")
-    assert "Open threads:\n- Wire the bot" in prompt and "- `core/store.py` (3 edits)" in prompt
+    assert "Open threads:\n- Wire the bot" in prompt and "- `core/index/store.py` (3 edits)" in prompt
     assert "Built the index" in prompt and "Session id: 0d3a8e6f-1111-2222-3333-444444444444" in prompt
     assert prompt.index("Open threads:") < prompt.index("What happened:")  # what is left to do leads
     assert utf16(parse_html(render.continue_html(record(body)))[0]) <= MAX_TEXT

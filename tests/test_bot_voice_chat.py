@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_application
-from bot.hearing import Hearing
-from core.api import Eywa
-from core.config import load_settings
+from eywa.bot.app import build_application
+from eywa.bot.speech.hearing import Hearing
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
 
 from .conftest import clean_bot_env
 from .fake_telegram import BotThread, Call, FakeTelegram, Owner, StubTranscriber, button
@@ -172,7 +172,7 @@ def test_voice_on_sends_a_short_real_voice_note_after_the_unchanged_text_answer(
     assert 2 < note.result["decoded_seconds"] < 20
     last_text = max(c.at for c in calls if c.method == "sendMessage")
     assert note.at > last_text  # after the text, never before
-    from bot import voice
+    from eywa.bot.speech import transcribe as voice
 
     _, data = note.files["voice"]
     said = voice.recognize(voice.decode(data), []).text.lower()
@@ -243,7 +243,7 @@ def test_a_missing_synthesiser_means_text_only_and_one_line_in_the_log(world: Wo
 
 
 def test_a_typed_query_never_goes_through_the_spoken_side(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot import spoken
+    from eywa.bot.speech import readings as spoken
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a typed query reached the spoken side")

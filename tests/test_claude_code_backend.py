@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from core.api import Eywa
-from core.config import load_settings
-from core.llm_backend import choose_backend
-from core.llm_cli import stats_lines
+from eywa.cli.extract import stats_lines
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.extract.llm.backend import choose_backend
 
 from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool, tool_results
 from .conftest import ROOT
@@ -280,7 +280,7 @@ def test_signed_out_claude_code_gives_one_clear_message_and_sends_nothing(
         world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("EYWA_LLM__BACKEND", "claude-code")
     (world.home / ".claude" / ".credentials.json").unlink()
-    from core.cli import main
+    from eywa.cli.main import main
 
     assert main(["extract", SESSION]) == 0
     err = capsys.readouterr().err

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.hooks_install import EVENTS
+from eywa.claude_code.hooks_install import EVENTS
 from tests.claude_harness import ClaudeCode, ScriptedModel, result_text, tool, tool_results
 
 from .conftest import ROOT

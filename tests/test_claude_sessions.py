@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from bot.state import BotState
-from core.api import Eywa
-from core.claude_sessions import BackgroundSession, LaunchError
-from core.config import Settings, load_settings
+from eywa.bot.state import BotState
+from eywa.core.api import Eywa
+from eywa.core.claude_sessions import BackgroundSession, LaunchError
+from eywa.core.config.settings import Settings, load_settings
 
 from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings, button
@@ -166,7 +166,7 @@ def test_start_without_the_cli_says_how_to_get_it(world: World) -> None:
 
 
 def test_bypassing_permissions_cannot_be_configured(world: World) -> None:
-    from core.config import ConfigError
+    from eywa.core.config.settings import ConfigError
 
     with pytest.raises(ConfigError, match=r"claude_code\.permission_mode = 'bypassPermissions'"):
         load_settings(claude_code={"permission_mode": "bypassPermissions"})
@@ -182,7 +182,7 @@ def fake() -> Iterator[FakeTelegram]:
 
 
 def _bot(world: World, fake: FakeTelegram, **telegram: Any) -> BotThread:
-    from bot.app import build_application
+    from eywa.bot.app import build_application
 
     settings = bot_settings(fake, world.claude.data_dir, world.claude.projects_dir, **telegram)
     settings = settings.model_copy(update={"claude_code": world.settings.claude_code})

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.extractor import draft
-from core.session import Session
+from eywa.core.extract.deterministic import draft
+from eywa.core.session import Session
 from tests.claude_harness_regen import FIXTURES, GOLDEN, eywa_view, sessions_of
 from tests.claude_scenarios import SCENARIOS
 

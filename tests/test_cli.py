@@ -16,7 +16,7 @@ NOW = "2026-02-17"
 
 
 def run(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, text=True,
+    result = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=env, text=True,
                             capture_output=True, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"eywa {' '.join(args)} failed: {result.stderr}")
@@ -139,7 +139,7 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
 
 
 def test_get_starts_without_the_settings_model(cli_env: dict[str, str]) -> None:
-    probe = ("import sys; from core.cli import main; main(['get', 'rewind']);"
+    probe = ("import sys; from eywa.cli.main import main; main(['get', 'rewind']);"
              "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram'} & set(sys.modules);"
              "print(sorted(heavy), file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)

@@ -27,10 +27,10 @@ from anyio.from_thread import start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from bot import app as bot_app
-from bot.app import EywaBot, build_application
-from core.api import Eywa
-from core.config import load_settings
+from eywa.bot import app as bot_app
+from eywa.bot.app import EywaBot, build_application
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
 
 from .conftest import CORPUS, ROOT, link_corpus
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings
@@ -103,7 +103,7 @@ def loop(kind: str, until: threading.Event, tally: Tally, operation: Callable[[i
 
 def cli_operation(env: dict[str, str], command: Callable[[int], list[str]]) -> Callable[[int], tuple[bool, str]]:
     def run(turn: int) -> tuple[bool, str]:
-        result = subprocess.run([sys.executable, "-m", "core.cli", *command(turn)], cwd=ROOT, env=env,
+        result = subprocess.run([sys.executable, "-m", "eywa.cli.main", *command(turn)], cwd=ROOT, env=env,
                                 capture_output=True, text=True, timeout=120)
         return result.returncode == 0 and not result.stderr, result.stdout[-300:] + result.stderr
     return run
@@ -167,7 +167,7 @@ def test_bot_ingest_cli_readers_and_mcp_share_one_data_dir_without_errors_or_los
         return not reply.text.startswith(("Sorry", "No index")), reply.text[:300]
 
     caplog.set_level(logging.ERROR)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "core.cli", "mcp"], env=env, cwd=str(ROOT))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "eywa.cli.main", "mcp"], env=env, cwd=str(ROOT))
     with ExitStack() as stack:
         portal = stack.enter_context(start_blocking_portal())
         client = stack.enter_context(portal.wrap_async_context_manager(Client(params, read_timeout_seconds=120)))

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import yaml
 
-from core.config import ConfigError, Settings, load_settings, now
+from eywa.core.config.settings import ConfigError, Settings, load_settings, now
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
 

@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.discovery import group_sessions, read_meta, scan_files, subagent_parent
-from core.renderer import Renderer
-from core.session_builder import build_session, is_transcript
+from eywa.core.archive.renderer import Renderer
+from eywa.core.sources.claude_code.builder import build_session, is_transcript
+from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
 
 from .conftest import CORPUS, ROOT, identity
 
@@ -77,7 +77,7 @@ def test_rendering_twice_gives_identical_bytes(corpus) -> None:
 def _render_in_process(tz: str) -> bytes:
     script = (
         "import sys; from zoneinfo import ZoneInfo; from tests.test_corpus import build_all, GOLDEN_SESSIONS;"
-        "from core.renderer import Renderer; _, s = build_all();"
+        "from eywa.core.archive.renderer import Renderer; _, s = build_all();"
         "sys.stdout.buffer.write(b''.join(Renderer(ZoneInfo('Europe/Paris')).render(s[k][0]).encode()"
         " for k in sorted(GOLDEN_SESSIONS)))"
     )

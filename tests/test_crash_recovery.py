@@ -20,9 +20,9 @@ import orjson
 import pytest
 import tantivy
 
-from core.api import Eywa
-from core.config import load_settings
-from core.store import Store
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.index.store import Store
 
 from .conftest import AGENT_SESSIONS, ROOT, copy_agent_fixtures, link_corpus
 
@@ -233,7 +233,7 @@ def test_ingest_killed_anywhere_resumes_to_the_uninterrupted_result(
 
 
 def test_a_write_removes_the_temporary_files_of_dead_writers_only(tmp_path: Path) -> None:
-    from core.handoff import atomic_write
+    from eywa.core.handoffs.model import atomic_write
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()
@@ -250,7 +250,7 @@ def test_a_write_removes_the_temporary_files_of_dead_writers_only(tmp_path: Path
 def test_a_write_into_a_folder_deleted_since_the_last_one_makes_it_again(tmp_path: Path) -> None:
     import shutil
 
-    from core.handoff import atomic_write
+    from eywa.core.handoffs.model import atomic_write
 
     folder = tmp_path / "2026" / "02" / "17"
     atomic_write(folder / "a.md", "first")

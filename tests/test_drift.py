@@ -14,10 +14,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.render import status_html
-from core.api import Eywa
-from core.config import load_settings
-from core.session_builder import FIELD_SAMPLE
+from eywa.bot.render import status_html
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.sources.claude_code.builder import FIELD_SAMPLE
 from tests.claude_harness_regen import FIXTURES, sessions_of
 
 from .conftest import ROOT
@@ -68,7 +68,7 @@ def _env(tmp_path: Path, projects: Path) -> dict[str, str]:
 
 
 def _eywa(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-import core.ingest
-from bot import app as bot_app
-from bot import main as bot_main
-from bot.app import build_application
-from core.cli import main
-from core.store import Store
+from eywa.bot import app as bot_app
+from eywa.bot import main as bot_main
+from eywa.bot.app import build_application
+from eywa.cli.main import main
+from eywa.core.index.store import Store
+from eywa.core.ingest import run as ingest_run
 
 from .conftest import CORPUS, ROOT
 from .fake_telegram import BotThread, Call, FakeTelegram, Owner, bot_settings
@@ -185,7 +185,7 @@ def test_bot_on_a_read_only_data_dir_says_so_and_exits(env: dict[str, Path], tmp
     environ.update(HOME=str(env["home"]), EYWA_DATA_DIR=str(env["data"]), EYWA_PROJECTS_DIR=str(env["projects"]),
                    TELEGRAM_BOT_TOKEN="123:abc", EYWA_TELEGRAM__API_BASE_URL="http://127.0.0.1:9/bot")
     with read_only(env["data"], "read-only mount") as says:
-        done = subprocess.run([sys.executable, "-m", "bot.main"], cwd=ROOT, env=environ, capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "eywa.bot.main"], cwd=ROOT, env=environ, capture_output=True,
                               text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [f"eywa-bot: the data directory {env['data']} is on a {says}: eywa "
@@ -323,7 +323,7 @@ def test_folder_vanishing_between_scan_and_read_skips_it_until_it_returns(
     folders = sorted({env["projects"] / p.parent.name for p in LATER})
     away = tmp_path / "away"
     away.mkdir()
-    scan = core.ingest.scan_sources
+    scan = ingest_run.scan_sources
 
     def scan_then_vanish(sources: list) -> list:
         found = scan(sources)
@@ -332,7 +332,7 @@ def test_folder_vanishing_between_scan_and_read_skips_it_until_it_returns(
         return found
 
     with monkeypatch.context() as patch:
-        patch.setattr(core.ingest, "scan_sources", scan_then_vanish)
+        patch.setattr(ingest_run, "scan_sources", scan_then_vanish)
         outcome = eywa("ingest", "--progress", "never")
     assert outcome.code == 0 and outcome.err == "", outcome
     assert contents(env["data"]) == before  # the earlier handoffs stay; the vanished ones wait

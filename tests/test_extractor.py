@@ -6,13 +6,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.extractor import draft, extract, session_terms
-from core.fulltext import fulltext_columns
-from core.handoff import parse_handoff
-from core.projects import projects_from_cwd
-from core.renderer import Renderer
-from core.session import Event, Session, ToolCall
-from core.terms import GENERIC, commit_subjects
+from eywa.core.archive.columns import fulltext_columns
+from eywa.core.archive.renderer import Renderer
+from eywa.core.extract.deterministic import draft, extract, session_terms
+from eywa.core.extract.terms import GENERIC, commit_subjects
+from eywa.core.handoffs.model import parse_handoff
+from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.projects import projects_from_cwd
 
 T0 = dt.datetime(2026, 2, 16, 22, 30, tzinfo=dt.UTC)
 GOLDEN = Path(__file__).parent / "golden"
@@ -174,8 +174,8 @@ GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b
 
 
 def corpus_session(session_id: str) -> Session:
-    from core.discovery import group_sessions, read_meta, scan_files, subagent_parent
-    from core.session_builder import build_session
+    from eywa.core.sources.claude_code.builder import build_session
+    from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
 
     from .conftest import CORPUS, identity
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from core.handoff import Handoff
-from core.hooks import CONTEXT_LIMIT, render_context
-from core.store import Store
+from eywa.claude_code.hooks import CONTEXT_LIMIT, render_context
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index.store import Store
 
 from .conftest import CORPUS, ROOT
 
@@ -36,7 +36,7 @@ def end_json(session_id: str, cwd: str = CLI_CWD) -> dict:
 
 def hook(event: str, payload: dict | str, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
     stdin = payload if isinstance(payload, str) else json.dumps(payload)
-    return subprocess.run([sys.executable, *extra, "-m", "core.cli", "hook", event], input=stdin, cwd=ROOT,
+    return subprocess.run([sys.executable, *extra, "-m", "eywa.cli.main", "hook", event], input=stdin, cwd=ROOT,
                           env=env, text=True, capture_output=True, timeout=60)
 
 
@@ -57,7 +57,7 @@ def base_env(home: Path, data: Path) -> dict[str, str]:
 def corpus_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     home = tmp_path_factory.mktemp("home")
     env = base_env(home, home / "data")
-    result = subprocess.run([sys.executable, "-m", "core.cli", "ingest"], cwd=ROOT, env=env, text=True,
+    result = subprocess.run([sys.executable, "-m", "eywa.cli.main", "ingest"], cwd=ROOT, env=env, text=True,
                             capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return env
@@ -166,7 +166,7 @@ def test_session_end_marks_the_session_and_ingest_extracts_it(corpus_env: dict[s
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     mark = Path(corpus_env["EYWA_DATA_DIR"]) / "pending" / f"{session_id}.json"
     assert json.loads(mark.read_text()) == payload
-    ingest = subprocess.run([sys.executable, "-m", "core.cli", "ingest"], cwd=ROOT, env=corpus_env, text=True,
+    ingest = subprocess.run([sys.executable, "-m", "eywa.cli.main", "ingest"], cwd=ROOT, env=corpus_env, text=True,
                             capture_output=True, timeout=300)
     assert "0 new or changed; 1 sessions updated" in ingest.stdout
     assert not mark.exists()
@@ -183,11 +183,11 @@ def test_hooks_import_no_heavy_or_network_module(corpus_env: dict[str, str], tmp
     payload = start_json() if event == "session-start" else end_json("0abc-not-in-corpus")
     env = {**corpus_env, "EYWA_DATA_DIR": str(tmp_path / "d")} if event == "session-end" else corpus_env
     modules = imported_modules(event, payload, env)
-    assert ("sqlite3" if event == "session-start" else "core.pending") in modules  # it did the work
+    assert ("sqlite3" if event == "session-start" else "eywa.core.ingest.pending") in modules  # it did the work
     roots = {name.split(".")[0] for name in modules}
     forbidden = {"anthropic", "mcp", "telegram", "pydantic_settings", "pydantic", "socket", "ssl", "http", "httpx"}
     assert roots & forbidden == set()
-    assert {"core.config", "core.api", "core.store"} & modules == set()
+    assert {"eywa.core.config.settings", "eywa.core.api", "eywa.core.index.store"} & modules == set()
 
 
 def big_handoff(index: int, body_kb: int) -> Handoff:

@@ -29,7 +29,7 @@ OTHERS = {
 def eywa(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EYWA_", "ANTHROPIC_"))}
     env.update(HOME=str(home), EYWA_DATA_DIR=str(home / "data"))
-    result = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, text=True,
+    result = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=env, text=True,
                             capture_output=True, timeout=60)
     if check:
         assert result.returncode == 0, result.stderr
@@ -158,3 +158,23 @@ def test_every_change_keeps_its_own_backup(settings: Path, tmp_path: Path) -> No
     saved = backups(settings)
     assert len(saved) == 3
     assert saved[0].read_bytes() == original  # names sort in the order they were made
+
+
+def test_install_replaces_hook_commands_written_by_earlier_versions(settings: Path, tmp_path: Path) -> None:
+    # Releases before the eywa.* namespace wrote `python -m core.cli hook ...`; that module no longer exists.
+    data = json.loads(settings.read_text())
+    old = "/home/me/eywa/.venv/bin/python -m core.cli --config /home/me/.eywa/config.yaml hook"
+    data["hooks"]["SessionStart"].append({"matcher": "startup|clear|compact", "hooks": [
+        {"type": "command", "command": f"{old} session-start", "timeout": 10}]})
+    data["hooks"]["SessionEnd"].append({"hooks": [{"type": "command", "command": f"{old} session-end"}]})
+    settings.write_text(json.dumps(data))
+    eywa("hooks", "install", "--settings", str(settings), home=tmp_path)
+    commands = eywa_commands(json.loads(settings.read_text()))
+    assert [c for c in commands["SessionStart"] if "core.cli" in c] == []
+    assert len([c for c in commands["SessionStart"] if c.endswith("hook session-start")]) == 1
+    assert len([c for c in commands["SessionEnd"] if c.endswith("hook session-end")]) == 1
+    hook = next(c for c in commands["SessionStart"] if c.endswith("hook session-start"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EYWA_", "ANTHROPIC_"))}
+    done = subprocess.run(hook, shell=True, input="{}", env={**env, "HOME": str(tmp_path)}, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""

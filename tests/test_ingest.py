@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.api import Eywa
-from core.config import load_settings
-from core.extractor import HANDOFF_RULES, SUBSTANCE_RULES
-from core.handoff import parse_handoff
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.extract.deterministic import HANDOFF_RULES, SUBSTANCE_RULES
+from eywa.core.handoffs.model import parse_handoff
 
 from .conftest import CORPUS, link_corpus, write_jsonl
 
@@ -111,7 +111,7 @@ def test_handoff_files_follow_the_architecture_layout(env: dict[str, Path]) -> N
 
 
 def test_missing_projects_folder_is_a_clear_error(env: dict[str, Path]) -> None:
-    from core.ingest import IngestError
+    from eywa.core.ingest.run import IngestError
 
     with pytest.raises(IngestError, match="EYWA_PROJECTS_DIR"):
         make_eywa(projects_dir=env["home"] / "nowhere").ingest()

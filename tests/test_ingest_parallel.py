@@ -11,14 +11,20 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-import core.prepare
-from core.discovery import SessionFiles, SourceFile, group_sessions, scan_files, subagent_parent
-from core.ingest import IngestPaths, IngestReport, ingest
-from core.prepare import prepared_in_order, worker_count
-from core.redaction import default_redactor
-from core.sources import CLAUDE_CODE, Source
-from core.store import Store
-from core.term_stats import TermStats
+import eywa.core.ingest.prepare
+from eywa.core.extract.term_stats import TermStats
+from eywa.core.index.store import Store
+from eywa.core.ingest.prepare import prepared_in_order, worker_count
+from eywa.core.ingest.run import IngestPaths, IngestReport, ingest
+from eywa.core.redaction.scrubber import default_redactor
+from eywa.core.sources import CLAUDE_CODE, Source
+from eywa.core.sources.claude_code.discovery import (
+    SessionFiles,
+    SourceFile,
+    group_sessions,
+    scan_files,
+    subagent_parent,
+)
 
 from .conftest import link_corpus
 
@@ -65,18 +71,18 @@ def test_a_failure_in_a_worker_reaches_the_caller_and_the_next_run_ends_as_a_cle
         env: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sources = link_corpus(env["projects"], 12)
     doomed = sources[6].stem
-    real = core.prepare.prepare
+    real = eywa.core.ingest.prepare.prepare
 
     def failing(group, *args):  # the workers are forked: they inherit this patch
         if group.session_id == doomed:
             raise ValueError(f"cannot prepare {doomed}")
         return real(group, *args)
 
-    monkeypatch.setattr(core.prepare, "prepare", failing)
+    monkeypatch.setattr(eywa.core.ingest.prepare, "prepare", failing)
     with pytest.raises(ValueError, match=doomed):
         run_ingest(env["projects"], env["data"], workers=2)
     assert not multiprocessing.active_children()
-    monkeypatch.setattr(core.prepare, "prepare", real)
+    monkeypatch.setattr(eywa.core.ingest.prepare, "prepare", real)
     run_ingest(env["projects"], env["data"], workers=2)
     run_ingest(env["projects"], tmp_path / "clean", workers=0)
     assert written(env["data"]) == written(tmp_path / "clean")

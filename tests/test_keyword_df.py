@@ -7,9 +7,9 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
-from core.handoff import Handoff
-from core.scorer import rank
-from core.store import Store
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index.store import Store
+from eywa.core.retrieval.scorer import rank
 
 NOW = dt.date(2025, 6, 15)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core import keyword_topk, scorer
-from core.handoff import Handoff
-from core.keyword_topk import IndexBounds, Multipliers, Term
-from core.store import SCHEMA_VERSION, Store
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index.store import SCHEMA_VERSION, Store
+from eywa.core.retrieval import keyword_topk, scorer
+from eywa.core.retrieval.keyword_topk import IndexBounds, Multipliers, Term
 
 NOW = dt.date(2025, 6, 15)
 VOCABULARY = [f"kw{i:02d}" for i in range(40)]  # query tokens under 3 characters are dropped
@@ -222,7 +222,7 @@ def test_index_bounds_kept_cover_every_handoff(tmp_path: Path) -> None:
 
 def test_eywa_get_migrates_an_index_an_older_eywa_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from core.cli import main
+    from eywa.cli.main import main
 
     data = tmp_path / "data"
     store = Store(data / "index.sqlite3")

@@ -1,4 +1,4 @@
-"""The hooks' pydantic-free settings reader agrees with core.config for every key it reads."""
+"""The hooks' pydantic-free settings reader agrees with eywa.core.config.settings for every key it reads."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core import light_config
-from core.config import load_settings
-from core.config import now as full_now
-from core.sources import Source
+from eywa.core.config import light as light_config
+from eywa.core.config.settings import load_settings
+from eywa.core.config.settings import now as full_now
+from eywa.core.sources import Source
 
 
 def both(config: Path | None = None) -> tuple[object, object]:
@@ -82,7 +82,7 @@ def test_explicit_config_path_and_json_section_agree(clean: dict[str, Path], tmp
 
 
 def test_a_missing_named_config_file_fails_in_both(clean: dict[str, Path], tmp_path: Path) -> None:
-    from core.config import ConfigError
+    from eywa.core.config.settings import ConfigError
 
     with pytest.raises(light_config.LightConfigError):
         light_config.light_settings(tmp_path / "nope.yaml")
@@ -111,7 +111,7 @@ def test_sources_from_the_file_and_the_environment_agree(clean: dict[str, Path],
 @pytest.mark.parametrize("item", ['[{"kind": "cursor"}]', '[{"kind": "codex", "enabled": "maybe"}]',
                                   '[{"kind": "codex", "path": ""}]', '[{"kind": "codex", "folder": "/x"}]', '{"a": 1}'])
 def test_a_bad_sources_entry_fails_in_both(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch, item: str) -> None:
-    from core.config import ConfigError
+    from eywa.core.config.settings import ConfigError
 
     monkeypatch.setenv("EYWA_SOURCES", item)
     with pytest.raises(light_config.LightConfigError, match="sources"):

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from core.api import Eywa
-from core.config import load_settings
-from core.handoff import parse_handoff, split_front_matter
-from core.redaction import Redactor
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.handoffs.model import parse_handoff, split_front_matter
+from eywa.core.redaction.scrubber import Redactor
 
 from .conftest import CORPUS, ROOT, json_strings, write_jsonl
 from .fake_anthropic import Fail, FakeAnthropic, Hang, Raw, Reply, default_answer
@@ -357,7 +357,7 @@ def test_invalid_key_401_stops_the_run_with_a_clear_message(sessions: list[str],
                                                             monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-" + "ant-" + "api03-" + _random(60))
-    from core.cli import main
+    from eywa.cli.main import main
 
     assert main(["extract", sessions[0]]) == 1
     err = capsys.readouterr().err
@@ -388,7 +388,7 @@ def test_settled_session_is_extracted_by_ingest_and_an_active_one_waits(env: dic
 
 
 def test_session_end_mark_counts_as_settled(env: dict[str, Path], fake: FakeAnthropic) -> None:
-    from core.pending import write_mark
+    from eywa.core.ingest.pending import write_mark
 
     secret = seeded_secrets()
     fake.seeded.extend(secret.values())
@@ -478,7 +478,7 @@ def test_crash_after_the_answer_is_stored_is_finished_without_a_new_request(sess
 
 def test_backfill_estimates_and_asks_before_sending(sessions: list[str], fake: FakeAnthropic,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    from core.cli import main
+    from eywa.cli.main import main
 
     assert main(["extract", "--all"]) == 1  # not a terminal and no --yes: nothing is sent
     out, err = capsys.readouterr()
@@ -573,7 +573,7 @@ def test_without_a_key_ingest_is_deterministic_and_never_imports_anthropic(env: 
     target = env["projects"] / source.parent.name / source.name
     target.parent.mkdir(parents=True)
     target.symlink_to(source)
-    code = ("import sys; from core.api import Eywa; from core.config import load_settings; "
+    code = ("import sys; from eywa.core.api import Eywa; from eywa.core.config.settings import load_settings; "
             "e = Eywa(load_settings()); r = e.ingest(); e.extract(r.updated[0]); s = e.stats(); "
             "print(r.sessions_updated, s.llm['active'], s.llm['extracted'], 'anthropic' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -605,7 +605,7 @@ def _raw_post(fake: FakeAnthropic, body: dict, key: str | None = None) -> tuple[
 ])
 def test_fake_api_rejects_what_the_real_api_rejects(fake: FakeAnthropic, change: dict, status: int,
                                                     message: str) -> None:
-    from core.llm_extractor import build_params
+    from eywa.core.extract.llm.prompt import build_params
 
     body = {k: v for k, v in {**build_params("claude-haiku-5-5", 100, None, "x"), **change}.items() if v is not None}
     got, payload = _raw_post(fake, body)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.llm_client import Answer, Usage, parse_retry_after
-from core.llm_extractor import (
+from eywa.core.extract.llm.anthropic_client import Answer, Usage, parse_retry_after
+from eywa.core.extract.llm.prompt import (
     SYSTEM_PROMPT,
     TOOL_NAME,
     HandoffFields,
@@ -121,7 +121,7 @@ def test_the_schema_asks_for_structure_not_markdown() -> None:
 def test_eywa_renders_the_sections_from_the_structure() -> None:
     import datetime as dt
 
-    from core.llm_extractor import to_handoff
+    from eywa.core.extract.llm.prompt import to_handoff
 
     fields = parse_answer(tool_answer(VALID))
     handoff = to_handoff(fields, session_uuid="s-1", short_id="s1", date=dt.date(2026, 2, 12), duration_min=70,
@@ -150,7 +150,7 @@ def test_cosmetic_slips_are_normalised_never_refused() -> None:
     assert fields.substance == 2 and fields.projects == ["cli"]
     assert fields.what_happened == ["Restored the logs", "Did it"]
     assert fields.keywords == ["gemini-rewind", "transcript-path", "started-at"]  # 3 is few, never a refusal
-    from core.llm_extractor import render_insight, render_key_file
+    from eywa.core.extract.llm.prompt import render_insight, render_key_file
 
     assert [render_insight(i) for i in fields.insights] == [
         "**Transcript paths** -- Gemini names files by start time", "just a sentence",

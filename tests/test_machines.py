@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from core.handoff import split_front_matter
+from eywa.core.handoffs.model import split_front_matter
 
 from .conftest import AGENT_FIXTURES, AGENT_SESSIONS, ROOT, write_jsonl
 from .ssh_hub import SshHub, ssh_hub
@@ -42,7 +42,7 @@ class Machine:
         return self.home / ".claude" / "projects"
 
     def run(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=self.env, text=True,
+        done = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=self.env, text=True,
                               capture_output=True, timeout=timeout)
         if check:
             assert done.returncode == 0, done.stderr
@@ -213,7 +213,7 @@ def _sources(hub: Machine) -> dict[str, int]:
 
 def slow_push(m: Machine, kbps: int) -> subprocess.Popen[str]:
     env = {**m.env, "EYWA_PUSH__BWLIMIT_KBPS": str(kbps)}
-    return subprocess.Popen([sys.executable, "-m", "core.cli", "push"], cwd=ROOT, env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "eywa.cli.main", "push"], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -278,7 +278,7 @@ def test_session_end_pushes_in_the_background_without_waiting(three) -> None:
     hook = json.dumps({"session_id": done.stem, "transcript_path": str(done), "cwd": str(cli),
                        "hook_event_name": "SessionEnd", "reason": "exit"})
     started = time.monotonic()
-    ended = subprocess.run([sys.executable, "-m", "core.cli", "hook", "session-end"], cwd=ROOT, env=env,
+    ended = subprocess.run([sys.executable, "-m", "eywa.cli.main", "hook", "session-end"], cwd=ROOT, env=env,
                            input=hook, text=True, capture_output=True, timeout=30)
     took = time.monotonic() - started
     assert ended.returncode == 0 and ended.stdout == ""
@@ -294,11 +294,11 @@ def test_push_says_what_to_fix(tmp_path: Path, three) -> None:
     _, laptop, _ = three
     transcript(laptop, tmp_path, "zanzibar")
     no_hub = {k: v for k, v in laptop.env.items() if k != "EYWA_PUSH__HUB"}
-    done = subprocess.run([sys.executable, "-m", "core.cli", "push"], cwd=ROOT, env=no_hub, text=True,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push"], cwd=ROOT, env=no_hub, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 1 and "push.hub" in done.stderr
     wrong_key = {**laptop.env, "EYWA_PUSH__SSH_KEY": str(tmp_path / "nokey")}
     (tmp_path / "nokey").write_text("not a key\n")
-    done = subprocess.run([sys.executable, "-m", "core.cli", "push"], cwd=ROOT, env=wrong_key, text=True,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push"], cwd=ROOT, env=wrong_key, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 1 and "rsync to" in done.stderr and "push.ssh_key" in done.stderr

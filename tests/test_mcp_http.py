@@ -35,7 +35,7 @@ class HttpHub:
 
 
 def serve(env: dict[str, str], port: int) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "core.cli", "mcp", "--transport", "http", "--port", str(port)],
+    return subprocess.Popen([sys.executable, "-m", "eywa.cli.main", "mcp", "--transport", "http", "--port", str(port)],
                             cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -96,7 +96,7 @@ def test_a_missing_or_wrong_token_gets_401_and_no_data(http_hub: HttpHub, header
 
 def test_a_bind_beyond_loopback_or_without_a_token_is_refused_unless_configured(http_hub: HttpHub) -> None:
     for extra, needed in (({"EYWA_MCP__HOST": "0.0.0.0"}, "mcp.allow_remote"), ({"EYWA_MCP__TOKEN": ""}, "mcp.token")):
-        done = subprocess.run([sys.executable, "-m", "core.cli", "mcp", "--transport", "http", "--port",
+        done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "mcp", "--transport", "http", "--port",
                                str(free_port())], cwd=ROOT, env={**http_hub.env, **extra}, text=True,
                               capture_output=True, timeout=60)
         assert done.returncode == 1 and needed in done.stderr
@@ -115,7 +115,7 @@ def test_a_bind_beyond_loopback_or_without_a_token_is_refused_unless_configured(
 def hook(env: dict[str, str], cwd: Path) -> tuple[str, float]:
     payload = json.dumps({"session_id": "new", "cwd": str(cwd), "hook_event_name": "SessionStart", "source": "startup"})
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "core.cli", "hook", "session-start"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "hook", "session-start"], cwd=ROOT, env=env,
                           input=payload, text=True, capture_output=True, timeout=30)
     assert done.returncode == 0 and done.stderr == ""
     return done.stdout, time.monotonic() - started

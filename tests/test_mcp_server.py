@@ -17,8 +17,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from core.mcp_server import _first_prompt, encode_cwd
-from core.redaction import default_redactor
+from eywa.claude_code.mcp_server import _first_prompt, encode_cwd
+from eywa.core.redaction.scrubber import default_redactor
 
 from .conftest import CORPUS, ROOT, write_jsonl
 
@@ -45,14 +45,14 @@ def eywa_env(home: Path, data: Path, projects: Path) -> dict[str, str]:
 
 
 def cli(env: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, text=True,
+    result = subprocess.run([sys.executable, "-m", "eywa.cli.main", *args], cwd=ROOT, env=env, text=True,
                             capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def start_server(env: dict[str, str], cwd: Path) -> Iterator[Server]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "core.cli", "mcp"], env=env, cwd=str(cwd))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "eywa.cli.main", "mcp"], env=env, cwd=str(cwd))
     with ExitStack() as stack:
         portal = stack.enter_context(start_blocking_portal())
         client = stack.enter_context(portal.wrap_async_context_manager(Client(params, read_timeout_seconds=120)))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.api import Eywa
-from core.config import load_settings
-from core.pending import BadMark, live_session, read_marks, write_mark
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.ingest.pending import BadMark, live_session, read_marks, write_mark
 
 from .conftest import CORPUS, link_corpus
 

@@ -1,4 +1,4 @@
-"""Reading only the parts of each record that a session is built from (core/record_parts.py) builds the
+"""Reading only the parts of each record that a session is built from (core/sources/claude_code/records.py) builds the
 same sessions, archives and handoffs as decoding every line whole: on the real corpus and on damaged lines."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import core.session_builder
-from core.discovery import group_sessions, scan_files, subagent_parent
-from core.extractor import draft
-from core.record_parts import decode_parts, part_value
-from core.redaction import default_redactor
-from core.renderer import Renderer
-from core.session_builder import build_session
-from core.transcript_reader import ReadStats, read_records
+import eywa.core.sources.claude_code.builder
+from eywa.core.archive.renderer import Renderer
+from eywa.core.extract.deterministic import draft
+from eywa.core.redaction.scrubber import default_redactor
+from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.claude_code.discovery import group_sessions, scan_files, subagent_parent
+from eywa.core.sources.claude_code.reader import ReadStats, read_records
+from eywa.core.sources.claude_code.records import decode_parts, part_value
 
 from .conftest import CORPUS
 from .test_bad_input import damaged_session
@@ -39,7 +39,7 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, main: list[Path],
                subagents: list[tuple[Path, str, dict]]) -> tuple[tuple, tuple]:
     parts = _built(main, subagents)
     with monkeypatch.context() as whole:
-        whole.setattr(core.session_builder, "decode_parts", orjson.loads)
+        whole.setattr(eywa.core.sources.claude_code.builder, "decode_parts", orjson.loads)
         return parts, _built(main, subagents)
 
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.redaction import Redactor, default_redactor
-from core.transcript_reader import read_records
+from eywa.core.redaction.scrubber import Redactor, default_redactor
+from eywa.core.sources.claude_code.reader import read_records
 
 from .conftest import CORPUS, json_strings
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from core import text_index
-from core.fulltext import FULLTEXT_VERSION, fulltext_columns
-from core.handoff import Handoff
-from core.query_tokens import fts_phrases
-from core.reindex import refresh_fulltext
-from core.scorer import rank
-from core.store import Store
+from eywa.core.archive.columns import FULLTEXT_VERSION, fulltext_columns
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index import text_index
+from eywa.core.index.store import Store
+from eywa.core.ingest.reindex import refresh_fulltext
+from eywa.core.retrieval.query_tokens import fts_phrases
+from eywa.core.retrieval.scorer import rank
 
 from .conftest import link_corpus
 
@@ -113,8 +113,8 @@ def test_a_version_number_in_the_query_finds_its_session(store: Store) -> None:
 
 def test_ingest_splits_the_full_text_again_when_an_older_version_built_the_index(
         env: dict[str, Path]) -> None:
-    from core.api import Eywa
-    from core.config import load_settings
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
 
     link_corpus(env["projects"], limit=3)
     eywa = Eywa(load_settings())

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core import text_index
-from core.handoff import Handoff
-from core.query_tokens import tokenize_query
-from core.scorer import HYBRID_KEYWORDS_WEIGHT, HYBRID_RECENCY_BOOST, Hit, Mode, rank
-from core.store import Store
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index import text_index
+from eywa.core.index.store import Store
+from eywa.core.retrieval.query_tokens import tokenize_query
+from eywa.core.retrieval.scorer import HYBRID_KEYWORDS_WEIGHT, HYBRID_RECENCY_BOOST, Hit, Mode, rank
 
 NOW = dt.date(2025, 6, 15)
 MODES: tuple[Mode, ...] = ("keywords", "bm25", "hybrid")
@@ -396,7 +396,7 @@ def test_rejects_unknown_mode_and_handles_datetime(store: Store) -> None:
 def test_hybrid_pool_keyword_scores_equal_the_query_term_weights_summed(store: Store) -> None:
     """The pool's keyword scores, from each session's own terms, are what the vocabulary-wide weights give:
     substrings, a term holding two query tokens, mixed case, a term in every handoff (idf 0), projects."""
-    from core import scorer
+    from eywa.core.retrieval import scorer
 
     add(store,
         make("A", projects=("Eywa-Bot",), keywords=("Telegram-Digest", "voice", "MISC")),

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_application
-from bot.main import configure_logging, log_secrets
-from core.api import Eywa
-from core.config import Settings
+from eywa.bot.app import build_application
+from eywa.bot.main import configure_logging, log_secrets
+from eywa.core.api import Eywa
+from eywa.core.config.settings import Settings
 
 from .conftest import json_strings
 from .fake_anthropic import FakeAnthropic

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.config import load_settings
-from core.projects import ProjectNames, Repository, repository_project
-from core.services import bot_service, install, push_service, uninstall
+from eywa.core.config.settings import load_settings
+from eywa.core.machines.services import bot_service, install, push_service, uninstall
+from eywa.core.sources.projects import ProjectNames, Repository, repository_project
 
 from .conftest import ROOT
 from .tools import debian
@@ -27,7 +27,7 @@ def test_the_bot_unit_starts_at_login_restarts_on_failure_and_passes_systemd_ana
     config = tmp_path / "c.yaml"
     config.write_text("mcp:\n  token: abc123\n")  # with a token, the HTTP MCP server is a service too
     env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
-    done = subprocess.run([sys.executable, "-m", "bot.main", "--config", str(config), "service",
+    done = subprocess.run([sys.executable, "-m", "eywa.bot.main", "--config", str(config), "service",
                            "install", "--files-only"], cwd=ROOT, env={**env, "HOME": str(tmp_path)}, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -44,7 +44,7 @@ def test_the_bot_unit_starts_at_login_restarts_on_failure_and_passes_systemd_ana
     analyze = debian("systemd", command="systemd-analyze")
     assert "restart" in subprocess.run([str(analyze), "verify", str(broken)], capture_output=True,
                                        text=True).stderr.lower()  # the validator does catch a bad unit
-    done = subprocess.run([sys.executable, "-m", "bot.main", "service", "uninstall", "--files-only"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "eywa.bot.main", "service", "uninstall", "--files-only"], cwd=ROOT,
                           env={**env, "HOME": str(tmp_path)}, text=True, capture_output=True, timeout=60)
     assert done.returncode == 0 and not unit.exists() and not mcp.exists()
 
@@ -63,12 +63,13 @@ def test_the_push_timer_and_its_service_pass_systemd_analyze(env: dict[str, Path
 
 def test_eywa_push_install_writes_the_timer_and_uninstall_removes_it(env: dict[str, Path]) -> None:
     run = {**os.environ, "HOME": str(env["home"]), "EYWA_PUSH__EVERY_MINUTES": "7"}
-    done = subprocess.run([sys.executable, "-m", "core.cli", "push", "--install", "--files-only"], cwd=ROOT, env=run,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push", "--install", "--files-only"], cwd=ROOT,
+                          env=run,
                           text=True, capture_output=True, timeout=60)
     timer = env["home"] / ".config" / "systemd" / "user" / "eywa-push.timer"
     assert done.returncode == 0 and "OnUnitActiveSec=7min" in timer.read_text(), done.stderr
     assert "push.on_session_end" in done.stdout
-    done = subprocess.run([sys.executable, "-m", "core.cli", "push", "--uninstall", "--files-only"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push", "--uninstall", "--files-only"], cwd=ROOT,
                           env=run, text=True, capture_output=True, timeout=60)
     assert done.returncode == 0 and not timer.exists()
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.discovery import group_sessions, read_meta, scan_files, subagent_parent
-from core.session_builder import build_session, is_transcript
+from eywa.core.sources.claude_code.builder import build_session, is_transcript
+from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
 
 from .conftest import identity, write_jsonl
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.discovery import file_session, group_sessions, scan_sources
-from core.sources import CLAUDE_CODE, CODEX, GEMINI, Source
+from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI, Source
+from eywa.core.sources.claude_code.discovery import file_session, group_sessions, scan_sources
 
 from .conftest import write_jsonl
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from bot import spoken, spoken_answer, voice
-from core.api import HandoffRecord
+from eywa.bot.speech import answer as spoken_answer
+from eywa.bot.speech import readings as spoken
+from eywa.bot.speech import transcribe as voice
+from eywa.core.api import HandoffRecord
 
 # Index words as `Eywa.vocabulary(min_sessions=1)` gives them, ordinary ones included.
 WORDS = ("gitleaks", "openclaw", "webhooks", "eventpayload", "posthog", "goreleaser", "checkpoint", "release",

@@ -1,4 +1,4 @@
-"""The full-text index (core/text_index.py): kept in step with the store's `fulltext` table through every
+"""The full-text index (core/index/text_index.py): kept in step with the store's `fulltext` table through every
 change, a crash and an upgrade, and ranking as BM25 with proximity should."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from core import text_index
-from core.handoff import Handoff
-from core.scorer import rank
-from core.store import Store, StoreError
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index import text_index
+from eywa.core.index.store import Store, StoreError
+from eywa.core.retrieval.scorer import rank
 
 NOW = dt.date(2025, 6, 15)
 FILLER = " ".join(f"word{i}" for i in range(20))
@@ -229,7 +229,7 @@ def test_term_top_sums_the_weights_of_the_terms_each_session_lists(store: Store)
 
 def test_eywa_get_rebuilds_a_full_text_index_of_an_older_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from core.cli import main
+    from eywa.cli.main import main
 
     data = tmp_path / "data"
     store = Store(data / "index.sqlite3")

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot import voice
-from core.config import ConfigError, Settings, VoiceSettings, load_settings
+from eywa.bot.speech import transcribe as voice
+from eywa.core.config.settings import ConfigError, Settings, VoiceSettings, load_settings
 
 from .conftest import ROOT
 
@@ -134,8 +134,8 @@ def test_spoken_project_name_finds_its_session_through_the_index_vocabulary(
     settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The bot's whole voice path: hotwords from Eywa.vocabulary, transcribe, correct_query, recall.
-    from bot import hearing
-    from core.api import Eywa
+    from eywa.bot.speech import hearing
+    from eywa.core.api import Eywa
 
     monkeypatch.setenv("EYWA_NOW", "2026-02-17")
     originals = tmp_path / "originals"
@@ -186,8 +186,9 @@ def test_configured_model_that_cannot_load_is_a_voice_error(tmp_path: Path) -> N
 
 
 def test_importing_the_module_does_not_load_the_speech_stack() -> None:
-    # The bot imports bot.voice at start; faster-whisper and PyAV take seconds and load on first use.
-    code = "import sys, bot.voice; print(sorted({'av', 'faster_whisper', 'numpy', 'httpx'} & set(sys.modules)))"
+    # The bot imports eywa.bot.speech.transcribe at start; faster-whisper and PyAV take seconds and load on first use.
+    code = ("import sys, eywa.bot.speech.transcribe; "
+            "print(sorted({'av', 'faster_whisper', 'numpy', 'httpx'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -364,7 +365,7 @@ def test_punctuation_said_aloud_between_words_is_written() -> None:
 
 def test_index_vocabulary_follows_what_another_process_indexes(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.api import Eywa
+    from eywa.core.api import Eywa
 
     monkeypatch.setenv("EYWA_NOW", "2026-02-17")
     originals = tmp_path / "originals"

@@ -1,7 +1,7 @@
 """The agents whose transcripts Eywa reads, and where each keeps them by default.
 
 A source is one folder of one agent's transcripts: (kind, path, enabled). The settings hold a list of them
-(core/config.py, and core/light_config.py for the hooks), the three defaults on; a list may add more
+(core/config/settings.py, and core/config/light.py for the hooks), the three defaults on; a list may add more
 folders of any kind (another machine's copies, say). Kept free of pydantic: the hooks import it.
 """
 
@@ -23,7 +23,7 @@ class Source(NamedTuple):
     kind: str  # one of KINDS
     path: Path
     enabled: bool = True
-    machine: str = ""  # the machine whose transcripts these are: this one's, or a spoke's (core/spokes.py)
+    machine: str = ""  # the machine whose transcripts these are: this one's, or a spoke's (core/machines/spokes.py)
 
 
 def default_path(kind: str, projects_dir: Path) -> Path:

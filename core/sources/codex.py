@@ -15,11 +15,11 @@ from pathlib import Path
 
 import orjson
 
-from core.session import Event, Session, ToolCall
-from core.session_builder import _cut
-from core.sources import CODEX
-from core.sources.common import Clock, Redact, fail, patch_calls, tool_call
-from core.transcript_reader import ReadStats, read_records
+from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources import CODEX
+from eywa.core.sources.claude_code.builder import _cut
+from eywa.core.sources.claude_code.reader import ReadStats, read_records
+from eywa.core.sources.common import Clock, Redact, fail, patch_calls, tool_call
 
 KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                "token_usage_record"}

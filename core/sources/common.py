@@ -7,8 +7,8 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from core.session import Session, SubagentRun, ToolCall
-from core.session_builder import _cut, _trim_input, parse_time
+from eywa.core.session import Session, SubagentRun, ToolCall
+from eywa.core.sources.claude_code.builder import _cut, _trim_input, parse_time
 
 Redact = Callable[[str], str]
 

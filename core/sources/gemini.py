@@ -17,11 +17,11 @@ from pathlib import Path
 
 import orjson
 
-from core.session import Event, Session, ToolCall
-from core.session_builder import parse_time
-from core.sources import GEMINI
-from core.sources.common import Clock, Redact, fail, tool_call
-from core.transcript_reader import ReadStats, read_records
+from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources import GEMINI
+from eywa.core.sources.claude_code.builder import parse_time
+from eywa.core.sources.claude_code.reader import ReadStats, read_records
+from eywa.core.sources.common import Clock, Redact, fail, tool_call
 
 _MESSAGE_TYPES = {"user", "gemini", "info", "warning", "error"}
 _LEGACY_MAX_BYTES = 64 * 1024 * 1024  # an older single-object chat is read whole: past this it is not read

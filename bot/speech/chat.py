@@ -1,0 +1,110 @@
+"""The bot's side of a voice query, after transcription: "heard: ..." with buttons for other readings
+(bot/speech/readings.py finds them; a tap recalls that reading), the results (eywa.bot.app's recall answer), and,
+where the chat wants it, a spoken answer (bot/speech/answer.py); `/voice on|off`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
+
+from eywa.bot.render import esc
+from eywa.bot.send import call
+from eywa.bot.speech import answer as spoken_answer
+from eywa.bot.speech import readings as spoken
+from eywa.bot.speech.hearing import Hearing
+from eywa.bot.state import Page
+from eywa.core.config.settings import now
+
+if TYPE_CHECKING:
+    from eywa.bot.app import EywaBot
+    from eywa.core.api import HandoffRecord
+
+log = logging.getLogger("eywa.bot")
+READING_PREFIX = "h:"  # callback data "h:<token>:<index>", the readings kept in BotState
+
+
+def readings_buttons(token: str, readings: list[spoken.Reading]) -> InlineKeyboardMarkup | None:
+    if not readings:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(r.label, callback_data=f"{READING_PREFIX}{token}:{i}")]
+                                 for i, r in enumerate(readings)])
+
+
+class VoiceChat:
+    def __init__(self, bot: EywaBot) -> None:
+        self.bot = bot
+
+    def install(self, app: Application) -> None:
+        app.add_handler(CommandHandler("voice", self.cmd_voice))
+        app.add_handler(CallbackQueryHandler(self.on_reading, pattern=f"^{READING_PREFIX}"))
+
+    def wants_voice(self, chat_id: int) -> bool:
+        chosen = self.bot.state.spoken_answers(chat_id)
+        return self.bot.settings.voice.spoken_answers if chosen is None else chosen
+
+    async def answer(self, chat_id: int, hearing: Hearing) -> None:
+        """Answer what a voice note said: "heard: ...", other readings as buttons, results, a voice note."""
+        speak = self.wants_voice(chat_id)  # the choice in force when the query came, whatever follows
+        eywa = self.bot.eywa
+        readings = spoken.readings(hearing, eywa)
+        markup = None
+        if readings:
+            token = self.bot.state.save_page(Page(kind="readings", session_ids=[],
+                                                  readings=[r.text for r in readings]), now())
+            markup = readings_buttons(token, readings)
+        await self.bot.say(chat_id, f"heard: <i>{esc(hearing.text)}</i>", markup)
+        await self.recall(chat_id, hearing.text, speak)
+
+    async def recall(self, chat_id: int, heard: str, speak: bool) -> None:
+        records = await self.bot.answer_recall(chat_id, heard)
+        if records and speak:
+            await self.speak(chat_id, records)
+
+    async def speak(self, chat_id: int, records: list[HandoffRecord]) -> None:
+        started = time.perf_counter()
+        voice_settings = self.bot.settings.voice
+        note = await asyncio.to_thread(spoken_answer.synthesize, spoken_answer.answer_text(records), voice_settings)
+        if note is None:
+            return
+        data, seconds = note
+        bot = self.bot.app.bot
+        await call(lambda: bot.send_voice(chat_id, voice=data, duration=max(1, round(seconds)),
+                                          filename="answer.ogg"), "sendVoice")
+        log.debug("spoken answer (%.1f s of speech) sent %.2f s after the text", seconds, time.perf_counter() - started)
+
+    async def on_reading(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        token, _, index = (query.data or "")[len(READING_PREFIX):].partition(":")
+        page = self.bot.state.load_page(token)
+        if page is None or page.kind != "readings" or not index.isdigit() or int(index) >= len(page.readings):
+            await call(lambda: query.answer("This button has expired; ask again."), "answerCallbackQuery")
+            return
+        await call(lambda: query.answer(), "answerCallbackQuery")
+        chat_id = update.effective_chat.id
+        reading = page.readings[int(index)]
+        speak = self.wants_voice(chat_id)
+        await self.bot.say(chat_id, f"heard: <i>{esc(reading)}</i>")
+        await self.recall(chat_id, reading, speak)
+
+    async def cmd_voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat_id = update.effective_chat.id
+        arg = (context.args or [""])[0].strip().lower()
+        if arg in ("on", "off"):
+            self.bot.state.set_spoken_answers(chat_id, arg == "on")
+        elif arg:
+            await self.bot.say(chat_id, "Usage: /voice on (a spoken answer after each voice query), /voice off")
+            return
+        if not self.wants_voice(chat_id):
+            await self.bot.say(chat_id, "Spoken answers are off for this chat: answers to voice notes are text "
+                                        "only. /voice on turns them on.")
+            return
+        missing = "" if spoken_answer.synthesizer(self.bot.settings.voice) else \
+            f" (but {esc(self.bot.settings.voice.synthesizer)} is not installed here, so text only for now)"
+        await self.bot.say(chat_id, "Spoken answers are on for this chat: after a voice query a short voice note "
+                                    f"follows the text{missing}. /voice off turns them off.")

@@ -1,0 +1,337 @@
+"""The deterministic handoff extractor: no network, same session and statistics give the same handoff."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from zoneinfo import ZoneInfo
+
+from eywa.core.archive.renderer import one_line, relative_path, tool_target
+from eywa.core.extract.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
+from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
+from eywa.core.extract.terms import (
+    GENERIC,
+    MAX_SESSION_TERMS,
+    commit_subjects,
+    commits_in,
+    pr_titles,
+    pr_titles_in,
+    strip_noise,
+    top_terms,
+    weighted_terms,
+)
+from eywa.core.handoffs.model import Handoff, format_duration
+from eywa.core.session import Session
+from eywa.core.sources import CODEX
+from eywa.core.sources.projects import ProjectNames
+
+EXTRACTOR_NAME = "deterministic"
+# The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
+# again on the next ingest (core/ingest/run.py): "2" counts slash commands Claude acted on as requests.
+SUBSTANCE_RULES = "2"
+# The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
+# every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
+# commits, PRs and its closing summary; outcomes; decisions; open threads; status).
+HANDOFF_RULES = "2"
+_WRITE_TOOLS = WRITE_TOOLS
+_TRIVIAL_PROMPT_RE = re.compile(
+    r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
+    r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
+
+DocumentFrequency = Callable[[list[str]], dict[str, int]]
+
+
+_CODE_BLOCK_RE = re.compile(r"```.*?```", re.DOTALL)
+_SPACES_RE = re.compile(r"\s+")
+
+
+def _clean(text: str) -> str:
+    text = _CODE_BLOCK_RE.sub(" ", text) if "```" in text else text
+    return _SPACES_RE.sub(" ", text).strip()
+
+
+def _sentence(text: str, limit: int = 160) -> str:
+    text = _clean(text)
+    first = _SENTENCE_RE.split(text, maxsplit=1)[0] if text else ""
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def meaningful_prompts(session: Session) -> list[str]:
+    return [t for t in session.user_texts if len(t.strip()) >= 3 and not _TRIVIAL_PROMPT_RE.match(t.strip())]
+
+
+def requests_of(session: Session) -> list[tuple[str, str]]:
+    """What the user asked, in order: ("prompt", text) of each non-trivial prompt, and ("command", "/name
+    args") of each slash command Claude answered or worked on before the next prompt ("/workflows:review
+    <url>", "/init"): a custom command is a request, and a session may hold no other. Commands only the
+    CLI handles ("/model", "/clear") get no reply and are left out."""
+    found: list[tuple[str, str]] = []
+    pending: str | None = None
+    for event in session.events:
+        if event.kind == "command" and event.text.startswith("/"):
+            pending = " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
+        elif event.kind == "user":
+            pending = None
+            if event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
+                found.append(("prompt", event.text))
+        elif pending is not None and event.kind in ("assistant", "tool"):
+            found.append(("command", pending))
+            pending = None
+    return found
+
+
+def _commands(requests: list[tuple[str, str]]) -> list[str]:
+    return [text for kind, text in requests if kind == "command"]
+
+
+def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
+    """`requests` are the session's `requests_of`."""
+    asked = len(meaningful_prompts(session)) + len(_commands(requests))
+    calls = session.tool_calls
+    edits = sum(1 for c in calls if c.name in _WRITE_TOOLS and not c.is_error)
+    replies = sum(1 for e in session.events if e.kind == "assistant")
+    if not asked and not session.subagents:
+        return 0
+    if not replies and not calls and not session.subagents:
+        return 0
+    if edits or len(calls) >= 10 or asked >= 3 or any(r.files_written for r in session.subagents):
+        return 2
+    return 1
+
+
+_HEADING_RE = re.compile(r"^#{1,3}\s+(?:Plan:\s*)?(.{8,120})$", re.MULTILINE)
+_FILLER_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|hey|hi|please|now|alright|cool)[,.!]?\s+)*(?:(?:can|could|would) you(?: please)?|"
+    r"please|i want you to|i'd like you to|i need you to|let's|lets|we need to|we should)\s+", re.IGNORECASE)
+
+
+def _prompt_headline(prompt: str) -> str:
+    """A plan's own title when the prompt carries one, else its first sentence without the filler."""
+    prompt = strip_noise(prompt)
+    heading = _HEADING_RE.search(prompt[:3000])
+    if heading:
+        return heading.group(1)
+    sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
+    return sentence[:1].upper() + sentence[1:]
+
+
+HEADLINE_WORDS = 12
+HEADLINE_CHARS = 90
+_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
+
+
+def closing_outcome(session: Session) -> str:
+    """What Claude's last report says was done: of the last assistant message that says anything done,
+    its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
+    Complete"), else its first outcome in a list; outcomes that are mostly code come last."""
+    for event in reversed(session.events):
+        if event.kind != "assistant" or not event.text.strip():
+            continue
+        found = sentences(event.text)
+        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := outcome(s.text)))
+        heading = next((h for h in headings(event.text) if headline_heading(h)), None)
+        if done and not done[0][0]:
+            return done[0][3]
+        if heading or done:
+            return heading or done[0][3]
+    return ""
+
+
+def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
+    """What the session achieved: a PR title or commit subject (`achieved`), the session's own title or
+    summary, Claude's closing report; the user's request only when there is none of these."""
+    prompts = meaningful_prompts(session)
+    plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
+    for candidate in (*achieved, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
+                      closing_outcome(session)):
+        if candidate.strip():
+            return _words(candidate, HEADLINE_WORDS)
+    if prompts:
+        return _words(_prompt_headline(prompts[0]), HEADLINE_WORDS)
+    commands = _commands(requests)
+    if commands:
+        return _words(commands[0], HEADLINE_WORDS)
+    if session.subagents:
+        run = session.subagents[0]
+        return _words(run.description or _sentence(run.prompt), HEADLINE_WORDS)
+    return "No meaningful work"
+
+
+def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
+    """At most `limit` words, cut between words and never on a dangling `the` or `and`."""
+    text = _clean(text).strip(" #*-:")
+    parts = text.split()
+    if len(parts) > limit or len(text) > chars:
+        parts = parts[:limit]
+        while len(parts) > 3 and len(" ".join(parts)) > chars:
+            parts.pop()
+        while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+            parts.pop()
+    out = " ".join(parts).rstrip(".,;:—-– ")
+    return out or "Untitled session"
+
+
+def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
+                limit: int = 7) -> list[str]:
+    """5-7 keywords specific to this session against the corpus.
+
+    `df` and `total_docs` must already count this session (its terms recorded), so that re-extracting
+    a session gives the same keywords as extracting it the first time.
+    """
+    # Every term is scored and the scores sorted: the order of `terms` does not matter, only which.
+    terms = list(weights) if len(weights) <= MAX_SESSION_TERMS else top_terms(weights)
+    terms = [term for term in terms if term not in GENERIC and term not in projects]
+    freq = df(terms)
+    n = max(total_docs, 1)
+    idf = {count: math.log((n + 1) / (count + 1)) + 0.1 for count in {0, *freq.values()}}  # few counts
+    # (-score, term): the best first, ties by name, in a plain sort. A pair says more than either word.
+    scored = sorted((-(weights[term] ** 0.7 * idf[freq.get(term, 0)] * (1.3 if "-" in term else 1.0)), term)
+                    for term in terms)
+    chosen: list[str] = []
+    for _, term in scored:
+        parts = set(term.split("-"))
+        if any(term in c.split("-") or parts <= set(c.split("-")) for c in chosen):
+            continue  # `rewind` adds nothing beside `gemini-rewind`
+        chosen = [c for c in chosen if not set(c.split("-")) <= parts or c == term]
+        chosen.append(term)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def _outcomes(session: Session) -> list[tuple[int, str]]:
+    """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
+    message, each commit and each pull request opened."""
+    found: list[tuple[int, str]] = []
+    for index, event in enumerate(session.events):
+        if event.kind == "assistant" and event.text:
+            done = next((o for s in sentences(event.text) if (o := outcome(s.text))), None)
+            if done:
+                found.append((index, _words(done, 30, 200)))
+        elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
+            command = str(event.tool.input.get("command", ""))
+            found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
+            found += [(index, f"Opened PR: {one_line(title, 160)}") for title in pr_titles_in(command)]
+    return found
+
+
+def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str]:
+    """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
+    only for a session that reports nothing done."""
+    outcomes = _outcomes(session)
+    if outcomes:
+        seen: set[str] = set()
+        unique = [(i, text) for i, text in outcomes if (key := text.lower()[:40]) not in seen and not seen.add(key)]
+        fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
+        others = [item for item in unique if item not in fixed]
+        picked = fixed + _spread(others, 5 - len(fixed))
+        bullets = [text for _, text in sorted(picked)]
+    else:
+        asked = ["Asked: " + _words(_prompt_headline(text), 30, 200) if kind == "prompt"
+                 else f"Ran: {one_line(text, 160)}" for kind, text in requests]
+        bullets = list(dict.fromkeys(_spread(asked, 3)))
+    runs = len(session.delegated_runs)
+    if runs and len(bullets) < 5:
+        bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
+    edits = _edited_files(session)
+    if edits and len(bullets) < 5:
+        bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
+    return bullets[:5]
+
+
+def _spread(items: list[str], count: int) -> list[str]:
+    """First, last and evenly spaced items between: a fair sample of a long conversation."""
+    if len(items) <= count:
+        return items
+    step = (len(items) - 1) / (count - 1)
+    return [items[round(i * step)] for i in range(count)]
+
+
+def insights(session: Session) -> list[str]:
+    """Root causes first, then choices and their reasons, from Claude's messages; at most four."""
+    found: dict[str, int] = {}
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            for rank, line in insights_in(sentences(event.text)):
+                found.setdefault(line, rank)
+    causes = [line for line, rank in found.items() if rank == 0]
+    choices = [line for line, rank in found.items() if rank == 1]
+    return _spread(causes, 2) + _spread(choices, 4 - min(len(causes), 2))
+
+
+def _edited_files(session: Session) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for call in session.tool_calls:
+        if call.name in _WRITE_TOOLS and not call.is_error:
+            counts[relative_path(tool_target(call, session.cwd), session.cwd)] += 1
+    for run in session.subagents:
+        for path in run.files_written:
+            counts[relative_path(path, session.cwd)] += 1
+    return counts
+
+
+def key_files(session: Session) -> list[str]:
+    counts = _edited_files(session)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+    return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
+
+
+def session_terms(session: Session) -> tuple[Counter[str], list[str]]:
+    """(weighted terms, the distinct terms to record in the document frequencies)."""
+    weights = weighted_terms(session)
+    return weights, top_terms(weights)
+
+
+def extract(session: Session, *, weights: Counter[str], df: DocumentFrequency, total_docs: int,
+            zone: ZoneInfo) -> Handoff:
+    """The handoff of a session. `weights` come from `session_terms`; see `keywords_of` for `df`."""
+    return with_keywords(draft(session, zone), weights=weights, df=df, total_docs=total_docs)
+
+
+def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFrequency, total_docs: int) -> Handoff:
+    """The drafted handoff given its keywords (none when it has no substance)."""
+    if handoff.substance:
+        handoff.keywords = keywords_of(weights, df, total_docs, tuple(handoff.projects))
+    return handoff
+
+
+def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -> Handoff:
+    """The handoff without its keywords: everything that does not depend on the other sessions, so
+    that it can be made apart from (and in parallel with) the ordered document-frequency updates.
+    `names`: how the session's source names projects (core/sources/projects.py); None: by this machine's folders."""
+    commits = commit_subjects(session)
+    achieved = [*pr_titles(session), *commits]
+    requests = requests_of(session)  # one pass over the events for all three parts
+    substance = substance_of(session, requests)
+    projects = (names or ProjectNames()).of(session.cwd, session.repository)
+    stamp = session.last_ts or session.first_ts
+    # A session with no timestamp at all (a summary-only file) has no day of its own.
+    day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
+    headline = headline_of(session, achieved, requests)
+    if session.orphan:
+        headline = _words(f"Subagent work: {headline}", 10)
+    handoff = Handoff(
+        # Codex's ids are UUIDv7: their first 8 characters are a timestamp that sessions of a day share.
+        session_id=session.session_id[-8:] if session.agent == CODEX else session.session_id[:8],
+        session_uuid=session.session_id,
+        date=day,
+        duration=format_duration(session.active_seconds // 60),
+        model=session.model,
+        headline=headline,
+        projects=list(projects),
+        substance=substance,
+        agent=session.agent,
+        machine=session.machine,
+    )
+    if substance:
+        handoff.what_happened = what_happened(session, requests) or ["Short exchange with no recorded steps"]
+        handoff.insights = insights(session)
+        handoff.key_files = key_files(session) if substance == 2 else []
+        threads, last_kind = open_threads(session)
+        handoff.open_threads = [thread.text for thread in threads]
+        handoff.status = status_of(session, threads, last_kind, bool(commits))
+    return handoff

@@ -1,0 +1,212 @@
+"""What a session left open, and so its status: the pending items of its last todo or task list, the
+questions and next steps of Claude's last messages, a check left failing, work the user interrupted or
+a plan refused, an announced step the session ended before, a request never answered.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from eywa.core.archive.renderer import one_line
+from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.session import Event, Session, ToolCall
+
+WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+MAX_THREADS = 6
+_THREAD_CHARS = 240
+
+_NEXT_STEP_RE = re.compile(
+    r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
+    r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
+    r"before (?:committing|merging|pushing|releasing|shipping)|"
+    r"you(?:'ll| will) (?:need|have) to|you (?:can|could|should|may want to|might want to) (?:now )?"
+    r"(?:run|test|try|push|commit|merge|deploy|backfill|check|verify|review|add|remove|update)|"
+    r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
+    r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
+    r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
+    r"(?:is|are|was) pending|to-?do:|once you)\b", re.IGNORECASE)
+_LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
+                       r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
+_INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
+                        r"(?:let me|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
+_TODO_RE = re.compile(r"(?:#|//|--|\*)\s*TODO\b[:(]?\s*(.{8,160})")
+_CHECK_RE = re.compile(r"\b(test|tests|pytest|lint|vet|build|tsc|typecheck|ruff|mypy|eslint|cargo|jest|vitest|"
+                       r"golangci-lint|check)\b")
+_ACTIONS = {
+    "commit": re.compile(r"\bgit\b.*\bcommit\b"),
+    "push": re.compile(r"\bgit\b.*\bpush\b"),
+    "pr": re.compile(r"\bgh\s+pr\s+create\b"),
+    "reply": re.compile(r"\bgh\s+(?:api|pr\s+comment|pr\s+review)\b"),
+}
+_ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull request)\b",
+                 "reply": r"\b(?:reply|respond|comment)"}
+_GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
+                              "way direction go ahead proceed continue any that this these those it with to the a "
+                              "or of one instead".split())
+_ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
+_ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Thread:
+    text: str
+    blocking: bool  # the session's own work is unfinished (not a note for later)
+
+
+def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
+    """At most `limit` characters, cut between words."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"
+
+
+def last_prompt_index(events: list[Event]) -> int:
+    """Index of the last thing the user typed (-1 when none): the last turn starts after it."""
+    return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
+
+
+def task_list(session: Session) -> list[dict]:
+    """The last todo list: TodoWrite's, or the one TaskCreate and TaskUpdate built (ids are given in
+    creation order, from 1), whichever was written last."""
+    tasks: dict[str, dict] = {}
+    last_todo = last_task = -1
+    for index, call in enumerate(session.tool_calls):
+        if call.name == "TodoWrite":
+            last_todo = index
+        elif call.name == "TaskCreate" and not call.is_error:
+            subject = call.input.get("subject") or call.input.get("description") or ""
+            tasks[str(len(tasks) + 1)] = {"content": str(subject), "status": "pending"}
+            last_task = index
+        elif call.name == "TaskUpdate" and not call.is_error:
+            task = tasks.get(str(call.input.get("taskId", "")))
+            if task is not None and isinstance(call.input.get("status"), str):
+                task["status"] = call.input["status"]
+            last_task = index
+    return list(tasks.values()) if last_task > last_todo else session.todos
+
+
+def _todo_threads(session: Session) -> list[Thread]:
+    return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
+                   f"{_cut(str(t.get('content', '')), 160)}", True)
+            for t in task_list(session)
+            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
+
+
+def _question(found: tuple[Sentence, ...], index: int) -> str:
+    """A question with the sentences before it when it names nothing itself ("Which would you prefer?")."""
+    question = found[index].text
+    words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
+    if len(words) >= 2:
+        return question
+    before = [s.text for s in found[max(0, index - 3):index] if not s.text.endswith(":")]
+    return "; ".join([*before[-2:], question]) if before else question
+
+
+def _closing_threads(replies: list[Event]) -> list[Thread]:
+    """Questions, next steps and TODOs in the assistant messages of the last turn."""
+    threads: list[Thread] = []
+    for position, event in enumerate(replies):
+        last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
+        found = sentences(event.text)
+        for index, sentence in enumerate(found):
+            text = sentence.text
+            if text.endswith("?"):
+                # Claude thinking aloud ("Wait, only 16ms?") is no question; before its last message,
+                # only one put to the user counts.
+                if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
+                        last or re.search(r"\byou\b", text, re.IGNORECASE)):
+                    threads.append(Thread("Question: " + _cut(_question(found, index)), True))
+            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":"):
+                if _LATER_RE.search(text):
+                    threads.append(Thread("Later: " + _cut(text), False))
+                elif _NEXT_STEP_RE.search(text):
+                    threads.append(Thread("Next: " + _cut(text), True))
+        for match in _TODO_RE.finditer(event.text):
+            threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
+    return threads
+
+
+def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
+    """The step Claude announced last ("Now let me commit, push and reply") when the session ended
+    before its tool record shows it done."""
+    if not replies:
+        return None
+    found = sentences(replies[-1].text)
+    intent = _INTENT_RE.match(found[-1].text) if found else None
+    if intent is None:
+        return None
+    wanted = [name for name, words in _ACTION_WORDS.items() if re.search(words, intent.group(1), re.IGNORECASE)]
+    ran = [str(c.input.get("command", "")) for c in tail if c.name == "Bash" and not c.is_error]
+    missing = [name for name in wanted if not any(_ACTIONS[name].search(cmd) for cmd in ran)]
+    if wanted and not missing:
+        return None
+    if not wanted and tail and not any(c.is_error for c in tail):
+        return None  # a check or a read that went through: the session simply stopped reporting
+    return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
+
+
+def _failing_check(calls: list[ToolCall]) -> Thread | None:
+    """The last check (tests, lint, build) when it failed and no check passed after it."""
+    for call in reversed(calls):
+        command = call.input.get("command") if call.name == "Bash" else None
+        if not isinstance(command, str) or call.rejected or not _CHECK_RE.search(command):
+            continue
+        if not call.is_error:
+            return None
+        return Thread(f"Left failing: `{one_line(command, 100)}`: {one_line(call.error, 140)}", True)
+    return None
+
+
+def open_threads(session: Session) -> tuple[list[Thread], str]:
+    """(the threads, the last event's kind among user / assistant / interrupt / api_error / tool)."""
+    events = session.events
+    start = last_prompt_index(events)
+    turn = events[start + 1:]
+    replies = [e for e in turn if e.kind == "assistant" and e.text.strip()]
+    calls = [e.tool for e in turn if e.tool is not None]
+    after_reply = next((i for i in range(len(turn) - 1, -1, -1) if turn[i].kind == "assistant"), -1)
+    tail = [e.tool for e in turn[after_reply + 1:] if e.tool is not None]
+    threads = _todo_threads(session)
+    last = next((e for e in reversed(events) if e.kind in ("user", "assistant", "interrupt", "api_error", "tool")),
+                None)
+    kind = last.kind if last is not None else ""
+    refused = next((c for c in reversed(calls) if c.rejected), None)
+    if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None)):
+        kind = "interrupt"
+        if refused is not None and refused.name == "ExitPlanMode":
+            plan = str(refused.input.get("plan", ""))
+            title = next((ln.lstrip("# ").strip() for ln in plan.splitlines() if ln.strip()), "the plan")
+            threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
+        else:
+            doing = " ".join(s.text for s in sentences(replies[-1].text)[-3:]) if replies else ""
+            if doing:
+                threads.append(Thread("Interrupted: " + _cut(doing), True))
+            else:  # stopped before Claude said anything: what it was asked is what was left
+                asked = one_line(events[start].text, 160) if start >= 0 else ""
+                threads.append(Thread("Interrupted while working on: " + (asked or "the last step"), True))
+    elif kind == "api_error" and last is not None:
+        threads.append(Thread("Ended on an API error: " + one_line(last.text, 120), True))
+    elif kind == "user" and last is not None:
+        threads.append(Thread("Unanswered request: " + _cut(last.text, 160), True))
+    else:
+        threads += _closing_threads(replies)
+        left = _intent_left(replies, tail)
+        if left is not None:
+            threads.append(left)
+    failing = _failing_check(calls)
+    if failing is not None and kind != "user":
+        threads.append(failing)
+    unique = list({t.text: t for t in threads}.values())
+    return unique[:MAX_THREADS], kind
+
+
+def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:
+    """done | partial | abandoned | exploratory: nothing changed is exploratory (abandoned when the user
+    stopped it); changes with work left are partial."""
+    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error for c in session.tool_calls) or any(
+        r.files_written for r in session.subagents)
+    if not changed:
+        return "abandoned" if last_kind == "interrupt" else "exploratory"
+    return "partial" if any(t.blocking for t in threads) else "done"

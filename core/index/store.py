@@ -1,0 +1,393 @@
+"""The SQLite index under the data directory: sources seen, handoffs, the two inverted indexes,
+full text, and the term statistics the extractor needs (read and written by core/extract/term_stats.py). WAL
+mode with a busy timeout, so the bot's scheduled ingest and readers (CLI, MCP, hooks) work on one file
+at once.
+
+Every change goes through `transaction()`: a crash leaves the store as it was before or after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+
+from eywa.core.archive.columns import FulltextColumns, fulltext_columns
+from eywa.core.handoffs.model import Handoff
+from eywa.core.index import text_index
+from eywa.core.index.schema_version import SCHEMA_VERSION
+from eywa.core.retrieval.keyword_topk import BLOCKS_SCHEMA, IndexBounds, fill_blocks
+from eywa.core.storage_faults import describe
+
+_FULLTEXT_COLUMNS = """
+    id INTEGER PRIMARY KEY, session_uuid TEXT NOT NULL, handoff TEXT NOT NULL DEFAULT '',
+    prompts TEXT NOT NULL DEFAULT '', replies TEXT NOT NULL DEFAULT '', actions TEXT NOT NULL DEFAULT '',
+    context TEXT NOT NULL DEFAULT ''
+"""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    session_uuid TEXT,
+    kind TEXT NOT NULL,
+    bad_lines INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sources_session ON sources(session_uuid);
+-- What the transcript reader did not know in each source file (kind 'type' or 'field'; one 'file' row a
+-- file), by the file's Claude Code version: `eywa stats` and the bot's /status show the sums. Files read
+-- before it existed have no rows until they change.
+CREATE TABLE IF NOT EXISTS source_drift(
+    path TEXT NOT NULL, version TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL,
+    PRIMARY KEY(path, kind, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS handoffs(
+    session_uuid TEXT PRIMARY KEY,
+    short_id TEXT NOT NULL,
+    date TEXT NOT NULL,
+    ended_at TEXT NOT NULL DEFAULT '',
+    duration_min INTEGER NOT NULL DEFAULT 0,
+    model TEXT NOT NULL DEFAULT '',
+    headline TEXT NOT NULL,
+    projects TEXT NOT NULL DEFAULT '[]',
+    keywords TEXT NOT NULL DEFAULT '[]',
+    substance INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    archive_path TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL,
+    origin TEXT NOT NULL DEFAULT 'extracted',
+    extractor TEXT NOT NULL DEFAULT '',
+    agent TEXT NOT NULL DEFAULT 'claude-code',
+    machine TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS handoffs_short ON handoffs(short_id);
+CREATE INDEX IF NOT EXISTS handoffs_date ON handoffs(date);
+CREATE INDEX IF NOT EXISTS handoffs_agent ON handoffs(agent);
+CREATE TABLE IF NOT EXISTS project_index(
+    project TEXT NOT NULL, session_uuid TEXT NOT NULL,
+    date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(project, session_uuid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS keyword_index(
+    keyword TEXT NOT NULL, session_uuid TEXT NOT NULL,
+    date TEXT NOT NULL DEFAULT '', duration_min INTEGER NOT NULL DEFAULT 0, substance INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(keyword, session_uuid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS project_index_session ON project_index(session_uuid);
+CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
+-- Each term's postings by week of the handoff's date, what core/retrieval/keyword_topk.py reads (it read these
+-- indexes before schema 5).
+DROP INDEX IF EXISTS project_index_date;
+DROP INDEX IF EXISTS keyword_index_date;
+{BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
+-- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh whenever the schema runs.
+CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+DELETE FROM keyword_df;
+INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword;
+CREATE TRIGGER IF NOT EXISTS keyword_df_insert AFTER INSERT ON keyword_index BEGIN
+    INSERT INTO keyword_df(keyword, df) VALUES(new.keyword, 1) ON CONFLICT(keyword) DO UPDATE SET df = df + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_df_delete AFTER DELETE ON keyword_index BEGIN
+    UPDATE keyword_df SET df = df - 1 WHERE keyword = old.keyword;
+    DELETE FROM keyword_df WHERE keyword = old.keyword AND df <= 0;
+END;
+-- Each handoff's text by kind (core/archive/columns.py), under the handoff's rowid; searched through the index
+-- core/index/text_index.py derives from it. The triggers queue every change for that index.
+CREATE TABLE IF NOT EXISTS fulltext({_FULLTEXT_COLUMNS});
+CREATE TABLE IF NOT EXISTS text_index_queue(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_insert AFTER INSERT ON fulltext BEGIN
+    INSERT INTO text_index_queue(id) VALUES(new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_update AFTER UPDATE ON fulltext BEGIN
+    INSERT INTO text_index_queue(id) VALUES(old.id);
+    INSERT INTO text_index_queue(id) VALUES(new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS fulltext_queue_delete AFTER DELETE ON fulltext BEGIN
+    INSERT INTO text_index_queue(id) VALUES(old.id);
+END;
+CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
+"""
+
+
+_SCHEMA_ID = hashlib.sha256(_SCHEMA.encode()).hexdigest()[:16]  # any change to _SCHEMA runs it again once
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used; the message says what to do."""
+
+
+class Store:
+    """One connection to the index. Not shared between threads: open one per thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._staging: text_index.Writer | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout=30000")
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            if not self._schema_current():  # so readers of a current index never wait for a writer's lock
+                with self.transaction():
+                    _migrate_postings(self.conn)
+                    _migrate_fulltext(self.conn)
+                    _migrate_agent(self.conn)
+                    _migrate_machine(self.conn)
+                    for statement in _split_statements(_SCHEMA):
+                        self.conn.execute(statement)
+                    _migrate_blocks(self.conn)
+                    if self.get_meta("schema_version") in ("5", "6"):  # the agent and machine columns, added above
+                        self.set_meta("schema_version", "7")
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
+                    )
+                    if self.get_meta("schema_version") == SCHEMA_VERSION:
+                        self.set_meta("schema_id", _SCHEMA_ID)
+            found = self.get_meta("schema_version")
+            if found != SCHEMA_VERSION:
+                raise StoreError(
+                    f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
+                    f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
+                )
+            self._update_text_index()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(describe(exc, path.parent) or f"cannot open the index at {path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"cannot create the data directory {path.parent}: {exc.strerror}") from exc
+
+    @property
+    def text_index_folder(self) -> Path:
+        return text_index.folder_of(self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _schema_current(self) -> bool:
+        """This file already holds exactly this schema (its text, not only its version number)."""
+        try:
+            rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'schema_id')"))
+        except sqlite3.OperationalError:
+            return False  # a new file, without the meta table yet
+        return rows.get("schema_version") == SCHEMA_VERSION and rows.get("schema_id") == _SCHEMA_ID
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT; rolled back on any exception. Then the full-text changes it queued
+        go to the full-text index (`text_index.ensure`)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self._rollback()
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error:
+            self._rollback()
+            raise
+        self._update_text_index()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+            self.conn.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def staged_text_index(self) -> Iterator[None]:
+        """Within it, each transaction's full-text changes are handed to the full-text index once it commits,
+        and indexed on tantivy's thread while the caller goes on; they become searchable at the end, or
+        every STAGE_SECONDS (one index commit instead of one per ingest batch)."""
+        self._staging = text_index.Writer(self.text_index_folder)
+        try:
+            yield
+        finally:
+            writer, self._staging = self._staging, None
+            self._text_index_step(lambda: writer.commit(self.conn))
+
+    def _update_text_index(self) -> None:
+        """Apply queued full-text changes (rebuilding the folder if it is missing or stale)."""
+        if self._staging is not None:
+            writer = self._staging
+            self._text_index_step(lambda: writer.stage(self.conn))
+        else:
+            self._text_index_step(lambda: text_index.ensure(self.conn, self.text_index_folder))
+
+    def _text_index_step(self, step: Callable[[], object]) -> None:
+        try:
+            step()
+        except (ValueError, OSError) as exc:  # tantivy raises ValueError for what it cannot read or write
+            raise StoreError(
+                f"cannot update the full-text index in {self.text_index_folder} ({exc}); what was stored is kept"
+                f" and reaches it on the next run, or delete that folder to have it rebuilt"
+            ) from exc
+
+    # -- meta -------------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    # -- sources ----------------------------------------------------------------------------------
+    def source_states(self) -> dict[str, tuple[int, int, str | None, str]]:
+        """path -> (size, mtime_ns, session_uuid, kind) for every source file seen before."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns, session_uuid, kind FROM sources")
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+
+    def put_source(self, path: str, size: int, mtime_ns: int, session_uuid: str | None, kind: str,
+                   bad_lines: int, *, version: str = "", unknown: dict[tuple[str, str], int] | None = None) -> None:
+        """`unknown`: (kind 'type' or 'field', name) -> count, what the reader did not know in the file."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO sources(path, size, mtime_ns, session_uuid, kind, bad_lines)"
+            " VALUES(?, ?, ?, ?, ?, ?)",
+            (path, size, mtime_ns, session_uuid, kind, bad_lines),
+        )
+        self.conn.execute("DELETE FROM source_drift WHERE path = ?", (path,))
+        self.conn.executemany("INSERT INTO source_drift(path, version, kind, name, count) VALUES(?, ?, ?, ?, ?)",
+                              [(path, version, k, name, n) for (k, name), n in
+                               {("file", ""): 1, **(unknown or {})}.items()])
+
+    def drift(self) -> dict[str, dict[str, int]]:
+        """Claude Code version -> {"files": files read, "type NAME" | "field TYPE.NAME": records} over every
+        source file."""
+        found: dict[str, dict[str, int]] = {}
+        rows = self.conn.execute("SELECT version, kind, name, SUM(count) FROM source_drift"
+                                 " GROUP BY version, kind, name ORDER BY version, kind, name")
+        for version, kind, name, count in rows:
+            found.setdefault(version or "no version", {})["files" if kind == "file" else f"{kind} {name}"] = count
+        return found
+
+    # -- handoffs ---------------------------------------------------------------------------------
+    def put_handoff(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
+                    ended_at: str = "", origin: str = "extracted", extractor: str = "",
+                    columns: FulltextColumns | None = None) -> None:
+        """Insert or replace a handoff with its index rows and full text. Call inside a transaction.
+
+        `transcript` is the session's rendered markdown (empty for imported handoffs); `columns`, if
+        given, are its `fulltext_columns` already split (ingest splits them in its worker processes).
+        """
+        uid = handoff.session_uuid
+        self.delete_handoff(uid)
+        cursor = self.conn.execute(
+            "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
+            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
+                handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
+                orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
+                handoff.body, origin, extractor, handoff.agent, handoff.machine,
+            ),
+        )
+        posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
+        projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO project_index(project, session_uuid, date, duration_min, substance)"
+            " VALUES(?, ?, ?, ?, ?)",
+            [(p, uid, *posting) for p in projects],
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO keyword_index(keyword, session_uuid, date, duration_min, substance)"
+            " VALUES(?, ?, ?, ?, ?)",
+            [(k, uid, *posting) for k in keywords],
+        )
+        IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len(keywords),
+                    max_projects=len(projects)).record(self.conn)
+        # The full-text row shares the handoff's rowid: search hits join handoffs by it.
+        self.conn.execute(
+            "INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?)",
+            (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
+        )
+
+    def delete_handoff(self, session_uuid: str) -> None:
+        row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        if row is None:
+            return
+        self.conn.execute("DELETE FROM fulltext WHERE id = ?", (row[0],))
+        # The postings first: their triggers find the handoff's rowid through its row.
+        for table in ("project_index", "keyword_index", "handoffs"):
+            self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
+
+    def clear_index(self) -> None:
+        """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
+        for table in ("term_blocks", "handoffs", "project_index", "keyword_index", "fulltext"):
+            self.conn.execute(f"DELETE FROM {table}")
+
+
+def _migrate_postings(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: the inverted indexes' rows gain their handoff's date, duration and substance."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return  # a new file
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("2",):
+        return
+    for table in ("project_index", "keyword_index"):
+        for column, kind in (("date", "TEXT NOT NULL DEFAULT ''"), ("duration_min", "INTEGER NOT NULL DEFAULT 0"),
+                             ("substance", "INTEGER NOT NULL DEFAULT 0")):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        conn.execute(
+            f"UPDATE {table} SET (date, duration_min, substance) = (SELECT h.date, h.duration_min, h.substance"
+            f" FROM handoffs AS h WHERE h.session_uuid = {table}.session_uuid)"
+            f" WHERE EXISTS (SELECT 1 FROM handoffs AS h WHERE h.session_uuid = {table}.session_uuid)"
+        )
+    IndexBounds(0, 0, 0).record(conn)  # the maxima kept from now on start from a scan
+    conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def _migrate_fulltext(conn: sqlite3.Connection) -> None:
+    """Schema 3 -> 4: the text moves from an FTS5 table to a plain one that core/index/text_index.py indexes."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return  # a new file
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("3",):
+        return
+    conn.execute(f"CREATE TABLE fulltext_plain({_FULLTEXT_COLUMNS})")
+    conn.execute("INSERT INTO fulltext_plain(id, session_uuid, handoff, prompts, replies, actions, context)"
+                 " SELECT rowid, coalesce(session_uuid, ''), coalesce(handoff, ''), coalesce(prompts, ''),"
+                 " coalesce(replies, ''), coalesce(actions, ''), coalesce(context, '') FROM fulltext")
+    conn.execute("DROP TABLE fulltext")
+    conn.execute("ALTER TABLE fulltext_plain RENAME TO fulltext")
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+
+
+def _migrate_agent(conn: sqlite3.Connection) -> None:
+    """Schema 5 -> 6 (the version is moved once the others have run): each handoff names its agent
+    (core/sources); an older index holds Claude Code's sessions only."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "agent" not in columns:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
+
+
+def _migrate_blocks(conn: sqlite3.Connection) -> None:
+    """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/retrieval/keyword_topk.py)."""
+    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("4",):
+        return  # a new file, or one migrated already
+    fill_blocks(conn)
+    conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+
+
+def _migrate_machine(conn: sqlite3.Connection) -> None:
+    """Schema 6 -> 7 (the version is moved once the others have run): each handoff names the machine its
+    session ran on (core/machines/spokes.py); '' in an older index, whose sessions are this machine's."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    if columns and "machine" not in columns:
+        conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
+
+
+def _split_statements(script: str) -> list[str]:
+    """The statements of `script`, one per `;` at a line end, except inside a trigger's BEGIN ... END."""
+    statements: list[str] = []
+    pending = ""
+    for part in script.split(";\n"):
+        pending += part + ";\n"
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return [statement for statement in statements if statement.strip(";\n ")]

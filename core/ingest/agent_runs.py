@@ -1,0 +1,131 @@
+"""Codex CLI and Gemini CLI runs started by a Claude Code session (its Bash tool running `codex exec` or
+`gemini -p`) belong to that session: folded into it as subagent runs, never ranked as sessions of their own.
+
+A run is linked when the transcripts tell: its first record (Codex's session_meta says it was `codex exec`;
+a Gemini chat's metadata) starts inside the window of exactly one such Bash call (from the tool_use to its
+tool_result) of a Claude Code session in the same working folder. A linked file is recorded under its
+parent's id with the kind `agent-run` (the sources table), so later runs regroup it without reading anything;
+one not linked is tried again only when it changes, or when a Claude Code transcript changes within minutes
+after it was last written (the parent's tool_result lands after the run ends).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from pathlib import Path
+
+from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
+from eywa.core.sources.claude_code.builder import parse_time
+from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, encode_cwd
+from eywa.core.sources.claude_code.reader import peek_fields, read_records
+
+AGENT_RUN = "agent-run"
+_COMMANDS = {CODEX: re.compile(r"(?:^|[\s;&|(])codex\s+(?:\S+\s+)*?exec\b"),
+             GEMINI: re.compile(r"(?:^|[\s;&|(])gemini\s+(?:.*\s)?(?:-p|--prompt)\b")}
+_SLACK = dt.timedelta(seconds=2)  # clocks of two processes writing their own files
+_RETRY_NS = 10 * 60 * 10**9  # a Claude Code transcript written this soon after a run may be its parent's
+
+
+@dataclasses.dataclass(frozen=True)
+class _Window:
+    agent: str
+    started: dt.datetime
+    ended: dt.datetime
+
+
+def run_start(source: SourceFile) -> tuple[dt.datetime | None, str]:
+    """When a Codex or Gemini run began and in which folder, from its first record; (None, "") when its first
+    record does not say it ran headless (an interactive session is the user's own, not a tool call's)."""
+    first = next(read_records(source.path), None) if source.path.exists() else None
+    if not isinstance(first, dict):
+        return None, ""
+    if source.agent == CODEX:
+        meta = first.get("payload") if first.get("type") == "session_meta" else None
+        if not isinstance(meta, dict) or not (meta.get("source") == "exec" or meta.get("originator") == "codex_exec"):
+            return None, ""
+        cwd = meta.get("cwd")
+        return parse_time(meta.get("timestamp") or first.get("timestamp")), cwd if isinstance(cwd, str) else ""
+    chats = source.path.parent
+    try:
+        cwd = (chats.parent / ".project_root").read_text(encoding="utf-8").strip()[:4096]
+    except (OSError, UnicodeDecodeError):
+        cwd = ""
+    return parse_time(first.get("startTime")), cwd
+
+
+def _windows(path: Path) -> list[_Window]:
+    """The Bash calls of a Claude Code transcript that ran another agent's CLI, with when each ran."""
+    started: dict[str, tuple[str, dt.datetime]] = {}
+    windows = []
+    try:
+        for record in read_records(path):
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            stamp = parse_time(record.get("timestamp"))
+            if not isinstance(content, list) or stamp is None:
+                continue
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use" and block.get("name") == "Bash":
+                    tool_input = block.get("input")
+                    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+                    agent = _program(command) if isinstance(command, str) else None
+                    if agent is not None:
+                        started[str(block.get("id"))] = (agent, stamp)
+                elif block.get("type") == "tool_result" and str(block.get("tool_use_id")) in started:
+                    agent, began = started.pop(str(block.get("tool_use_id")))
+                    windows.append(_Window(agent, began, stamp))
+    except OSError:
+        return []
+    return windows
+
+
+def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed: set[str]) -> dict[str, str]:
+    """Move each Codex or Gemini run started by a Claude Code session's Bash call into that session's group
+    (as an `agent-run` file). Runs already linked (kind `agent-run`) are regrouped by the caller; these are
+    the others. Returns {run's own session id: parent session id} for the runs linked now."""
+    parent_of_file = {str(f.path): g.session_id for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main}
+    fresh = [f.mtime_ns for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main if str(f.path) in changed]
+    windows: dict[str, list[_Window]] = {}
+    linked: dict[str, str] = {}
+    for run_id, group in list(groups.items()):
+        if group.agent == CLAUDE_CODE or len(group.main) != 1 or group.subagents:
+            continue
+        source = group.main[0]
+        if str(source.path) not in changed and not any(0 <= t - source.mtime_ns <= _RETRY_NS for t in fresh):
+            continue  # tried when it was last written, and no parent of it can have changed since
+        began, cwd = run_start(source)
+        if began is None or not cwd:
+            continue
+        matches = set()
+        for root in claude_roots:
+            for path in _listing(root / encode_cwd(cwd.rstrip("/") or "/")):
+                if str(path) not in parent_of_file or groups[parent_of_file[str(path)]].machine != group.machine:
+                    continue  # not a Claude Code session, or one of another machine (a spoke's)
+                first = parse_time(peek_fields(path, ("timestamp",)).get("timestamp"))
+                if first is None or began < first - _SLACK:
+                    continue
+                for window in windows.setdefault(str(path), _windows(path)):
+                    if window.agent == group.agent and window.started - _SLACK <= began <= window.ended + _SLACK:
+                        matches.add(parent_of_file[str(path)])
+        if len(matches) == 1:
+            parent = matches.pop()
+            del groups[run_id]
+            groups[parent].subagents.append(dataclasses.replace(source, kind=AGENT_RUN))
+            linked[run_id] = parent
+    return linked
+
+
+def _program(command: str) -> str | None:
+    """The agent whose headless CLI a shell command runs, if any."""
+    return next((agent for agent, rule in _COMMANDS.items() if rule.search(command)), None)
+
+
+def _listing(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.suffix == ".jsonl"]
+    except OSError:
+        return []

@@ -1,0 +1,100 @@
+"""Rebuilds the index from the handoff files alone, and imports handoffs written by the original eywa-mcp."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from eywa.core.archive.columns import FULLTEXT_VERSION, fulltext_columns
+from eywa.core.handoffs.model import Handoff, atomic_write, handoff_relpath, parse_handoff, split_front_matter
+from eywa.core.index.store import Store
+
+
+def _read(path: Path, problems: list[str]) -> tuple[Handoff, bool] | None:
+    """(handoff, written by us) or None, noting why in `problems`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        meta, _ = split_front_matter(text)
+        return parse_handoff(text, fallback_id=path.stem), "session_uuid" in meta
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        problems.append(f"{path}: {exc}")
+        return None
+
+
+def import_originals(store: Store, import_dir: Path, handoffs_dir: Path, problems: list[str]) -> int:
+    """Copy the original's handoff files into our tree (names kept); ids already indexed are left alone."""
+    if not import_dir.is_dir():
+        raise FileNotFoundError(f"{import_dir} is not a folder of handoff files")
+    imported = 0
+    for path in sorted(import_dir.rglob("*.md")):
+        read = _read(path, problems)
+        if read is None:
+            continue
+        handoff, _ = read
+        exists = store.conn.execute(
+            "SELECT 1 FROM handoffs WHERE session_uuid = ?", (handoff.session_uuid,)
+        ).fetchone()
+        target = handoffs_dir / handoff_relpath(handoff)
+        if exists or target.exists():
+            continue
+        atomic_write(target, path.read_text(encoding="utf-8"))
+        imported += 1
+    return imported
+
+
+def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
+            import_dir: Path | None = None) -> tuple[int, int, list[str]]:
+    """(handoffs indexed, files imported, problems). The rebuild is one transaction: all or nothing."""
+    problems: list[str] = []
+    imported = import_originals(store, import_dir, handoffs_dir, problems) if import_dir else 0
+    chosen: dict[str, tuple[Handoff, Path, bool]] = {}
+    for path in sorted(handoffs_dir.rglob("*.md")) if handoffs_dir.is_dir() else []:
+        read = _read(path, problems)
+        if read is None:
+            continue
+        handoff, ours = read
+        previous = chosen.get(handoff.session_uuid)
+        # Two files for one session (a crash between writing the new day's file and removing the old):
+        # the later day wins.
+        if previous is None or handoff.date > previous[0].date:
+            chosen[handoff.session_uuid] = (handoff, path, ours)
+    with store.transaction():
+        store.clear_index()
+        for uid in sorted(chosen):
+            handoff, path, ours = chosen[uid]
+            relpath = path.relative_to(handoffs_dir).as_posix()
+            archive = archive_dir / relpath
+            transcript = archive.read_text(encoding="utf-8") if archive.is_file() else ""
+            store.put_handoff(handoff, path=relpath, archive_path=relpath if transcript else "",
+                              transcript=transcript, origin="extracted" if ours else "imported",
+                              extractor="" if ours else "eywa-mcp")
+        store.set_meta("fulltext_version", FULLTEXT_VERSION)
+    return len(chosen), imported, problems
+
+
+def refresh_fulltext(store: Store, archive_dir: Path, batch_seconds: float = 1.0) -> int:
+    """Split every handoff's archived markdown into full-text columns again when the index was built by
+    an older `fulltext_columns` (FULLTEXT_VERSION); the number of handoffs refreshed. In transactions of
+    about `batch_seconds`, as ingest's, so other writers never wait long; the version is written with the
+    last, so an interrupted refresh starts over on the next run."""
+    if store.get_meta("fulltext_version") == FULLTEXT_VERSION:
+        return 0
+    rows = store.conn.execute("SELECT rowid, archive_path FROM handoffs WHERE archive_path != ''").fetchall()
+    refreshed = done = 0
+    while True:
+        began = time.perf_counter()
+        with store.transaction():
+            while done < len(rows):
+                rowid, relpath = rows[done]
+                done += 1
+                archive = archive_dir / relpath
+                if archive.is_file():  # else the archive was pruned: the columns split before stay
+                    store.conn.execute(
+                        "UPDATE fulltext SET prompts = ?, replies = ?, actions = ?, context = ? WHERE rowid = ?",
+                        (*fulltext_columns(archive.read_text(encoding="utf-8")), rowid))
+                    refreshed += 1
+                if time.perf_counter() - began >= batch_seconds:
+                    break
+            if done == len(rows):
+                store.set_meta("fulltext_version", FULLTEXT_VERSION)
+                return refreshed

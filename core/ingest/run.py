@@ -1,0 +1,250 @@
+"""Incremental ingest: transcripts -> redacted session -> markdown archive + handoff file + index.
+
+An unchanged file costs one stat. A session with any new or grown file is read again whole. Sessions
+are stored oldest first, in transactions of about a second's work each written after their files
+(core/ingest/prepare.py reads them ahead, in parallel for a large ingest): killing ingest at any moment
+leaves the store consistent, and the next run ends with exactly the files of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import orjson
+
+from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
+from eywa.core.extract.term_stats import TermStats
+from eywa.core.handoffs.model import atomic_write, handoff_relpath
+from eywa.core.index.store import Store
+from eywa.core.ingest.agent_runs import AGENT_RUN, link_runs
+from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
+from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
+from eywa.core.ingest.reindex import refresh_fulltext
+from eywa.core.sources import CLAUDE_CODE, Source
+from eywa.core.sources.claude_code.builder import parse_time
+from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
+from eywa.core.sources.claude_code.reader import peek_fields
+from eywa.core.sources.projects import ProjectNames
+
+Progress = Callable[[int, int, str], None]
+# One commit per session made the full-text index write a segment and the term statistics rewrite
+# their pages for every session; a batch shares that work, and a second keeps other writers' waits short.
+_BATCH_SECONDS = 1.0
+_BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
+
+
+class IngestError(RuntimeError):
+    """Ingest cannot start; the message says what to do."""
+
+
+@dataclass
+class IngestReport:
+    files_seen: int = 0
+    files_changed: int = 0
+    sessions_updated: int = 0
+    sessions_skipped: int = 0  # empty files and files that are not Claude Code transcripts
+    subagent_runs: int = 0
+    orphans: int = 0
+    bad_lines: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+    updated: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{self.files_seen} files, {self.files_changed} new or changed; {self.sessions_updated} sessions "
+            f"updated, {self.sessions_skipped} skipped (empty or not transcripts), {self.subagent_runs} subagent "
+            f"runs folded, {self.orphans} orphan notes, {self.bad_lines} bad lines skipped, "
+            f"{self.bytes_read / 1e6:.1f} MB read in {self.seconds:.1f}s"
+        )
+
+    def to_json(self) -> str:
+        data = {k: v for k, v in self.__dict__.items() if k != "updated"}
+        return orjson.dumps(data).decode()
+
+
+@dataclass(frozen=True)
+class IngestPaths:
+    sources: tuple[Source, ...]  # the transcript folders (core/sources); disabled and missing ones are skipped
+    handoffs_dir: Path
+    archive_dir: Path
+    pending_dir: Path | None = None  # SessionEnd marks (core/ingest/pending.py): forced, then deleted
+    # Each machine's way of naming projects (its spoke's repository map, core/machines/spokes.py); a machine it does
+    # not list, by this machine's folders.
+    projects: Mapping[str, ProjectNames] = field(default_factory=dict)
+
+
+def _first_time(files: SessionFiles) -> str:
+    for source in files.main or files.subagents:
+        stamp = parse_time(peek_fields(source.path, ("timestamp",)).get("timestamp"))
+        if stamp is not None:
+            return stamp.astimezone(dt.UTC).isoformat()
+    return "9999"  # no timestamp: after every dated session, ordered by id
+
+
+def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zone: ZoneInfo,
+           progress: Progress | None = None, only: set[str] | None = None,
+           force: frozenset[str] = frozenset(), workers: int | None = None) -> IngestReport:
+    """Ingest new and changed sessions; `force` re-extracts those sessions even if unchanged, `only`
+    limits the run to the given session ids (both by full id). `workers`: processes reading sessions
+    (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number."""
+    started = time.perf_counter()
+    report = IngestReport()
+    enabled = [source for source in paths.sources if source.enabled]
+    if not any(source.path.is_dir() for source in enabled):
+        claude = next((str(s.path) for s in enabled if s.kind == CLAUDE_CODE), "")
+        raise IngestError(
+            f"no transcript folder exists ({', '.join(str(s.path) for s in enabled) or 'every source is off'}): "
+            + (f"set projects_dir in the config file or EYWA_PROJECTS_DIR to the folder that holds Claude Code's "
+               f"transcripts (now {claude}), " if claude else "")
+            + "or give each agent's folder in the `sources` list"
+        )
+    refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
+    marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
+    force = force | frozenset(marks) | _judged_by_older_rules(store)
+    files = scan_sources(enabled)
+    report.files_seen = len(files)
+    known = store.source_states()
+    changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
+    report.files_changed = len(changed)
+    # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
+    # stays with it while unchanged: recorded under the parent's id.
+    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
+             and known.get(str(f.path), (0, 0, None, ""))[3] == AGENT_RUN else f for f in files]
+
+    def parent_of(source: SourceFile) -> str | None:
+        state = known.get(str(source.path))
+        if state is not None and str(source.path) not in changed and state[2]:
+            return state[2]
+        return file_session(source)
+
+    groups = group_sessions(files, parent_of)
+    for group in groups.values():
+        group.projects = paths.projects.get(group.machine)
+    linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
+    force |= frozenset(linked.values())
+    if marks:
+        expire_marks(marks, set(groups))
+    dirty = [
+        g for g in groups.values()
+        if (only is None or g.session_id in only)
+        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
+    ]
+    dirty.sort(key=lambda g: (_first_time(g), g.session_id))
+    workers = worker_count(dirty) if workers is None else workers
+    prepared = prepared_in_order(dirty, redact, zone, workers)
+    with contextlib.closing(prepared), store.staged_text_index():
+        done = 0
+        while done < len(dirty):
+            # A batch's first session is read before its transaction begins, so that reading a large
+            # session never holds the write lock; small ones join the batch while it is young.
+            began, first, session = time.perf_counter(), done, next(prepared)
+            superseded: list[Path] = []
+            with store.transaction():
+                terms = TermStats(store.conn)
+                while True:
+                    superseded += _store_session(store, terms, dirty[done], session, paths, report)
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(dirty), dirty[done - 1].session_id)
+                    if (done == len(dirty) or time.perf_counter() - began >= _BATCH_SECONDS
+                            or sum(f.size for f in dirty[done].files) > _BATCH_MAX_SESSION_BYTES):
+                        break
+                    session = next(prepared)
+                terms.flush()
+            for path in superseded:
+                path.unlink(missing_ok=True)
+            for group in dirty[first:done]:
+                if group.session_id in marks:
+                    clear_mark(marks[group.session_id])
+    report.seconds = time.perf_counter() - started
+    with store.transaction():
+        store.set_meta("last_ingest_at", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        store.set_meta("last_ingest_report", report.to_json())
+        if only is None:  # every session was judged by these rules
+            store.set_meta("substance_rules", SUBSTANCE_RULES)
+            store.set_meta("handoff_rules", HANDOFF_RULES)
+    return report
+
+
+def _judged_by_older_rules(store: Store) -> frozenset[str]:
+    """The deterministic handoffs drafted by another HANDOFF_RULES than this eywa's (all of them), or
+    found of no substance by another SUBSTANCE_RULES: extracted again, so an upgrade gives every user
+    the better handoffs (and finds what the old rules hid) without `--force`. Claude's handoffs stay."""
+    if store.get_meta("handoff_rules") != HANDOFF_RULES:
+        where = ""
+    elif store.get_meta("substance_rules") != SUBSTANCE_RULES:
+        where = " AND substance = 0"
+    else:
+        return frozenset()
+    return frozenset(uid for (uid,) in store.conn.execute(
+        f"SELECT session_uuid FROM handoffs WHERE extractor = ?{where}", (EXTRACTOR_NAME,)))
+
+
+def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared: PreparedSession,
+                   paths: IngestPaths, report: IngestReport) -> list[Path]:
+    """Write a session's files and rows, inside the caller's transaction; the files it supersedes, to
+    delete once that transaction is committed."""
+    stats = prepared.stats
+    report.bytes_read += sum(s.bytes_read for s in stats.values())
+    report.bad_lines += prepared.bad_lines
+
+    def record_sources(kind_of_main: str) -> None:
+        for source in group.files:
+            file_stats = stats.get(str(source.path))
+            if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
+                continue
+            kind = kind_of_main if source.kind == "main" else source.kind
+            unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
+            unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
+            store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
+                             file_stats.bad_lines, version=file_stats.version, unknown=unknown)
+
+    if prepared.handoff is None:  # empty, or not a Claude Code transcript
+        report.sessions_skipped += 1
+        record_sources("skipped")
+        return []
+    superseded = _fold_runs(store, terms, group, paths)
+    terms.record(prepared.session_id, prepared.terms)
+    handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
+                            total_docs=terms.document_count())
+    relpath = handoff_relpath(handoff)
+    old = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (prepared.session_id,)).fetchone()
+    # Files first, row last: a crash in between leaves files that the next run rewrites identically.
+    atomic_write(paths.archive_dir / relpath, prepared.markdown)
+    atomic_write(paths.handoffs_dir / relpath, handoff.to_markdown())
+    store.put_handoff(handoff, path=relpath.as_posix(), archive_path=relpath.as_posix(),
+                      transcript=prepared.markdown, columns=prepared.columns, ended_at=prepared.ended_at,
+                      extractor=EXTRACTOR_NAME)
+    record_sources("orphan" if prepared.orphan else "main")
+    report.sessions_updated += 1
+    report.subagent_runs += prepared.subagent_runs
+    report.orphans += int(prepared.orphan)
+    report.updated.append(prepared.session_id)
+    if old is not None and old[0] != relpath.as_posix():
+        # The session's day moved (it went on past midnight): the old files are superseded.
+        superseded += [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
+    return superseded
+
+
+def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: IngestPaths) -> list[Path]:
+    """The handoffs that runs folded into this session had as sessions of their own, deleted (in the
+    transaction that stores the session, so that no run is ever counted twice or lost); their files."""
+    gone: list[Path] = []
+    for source in group.subagents:
+        if source.kind != AGENT_RUN:
+            continue
+        own = file_session(source)
+        row = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (own,)).fetchone()
+        if row is not None:
+            store.delete_handoff(own)
+            terms.forget(own)
+            gone += [paths.handoffs_dir / row[0], paths.archive_dir / row[0]]
+    return gone
