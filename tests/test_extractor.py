@@ -72,6 +72,16 @@ def test_keywords_prefer_terms_rare_in_the_corpus() -> None:
     assert "telegram-digest" not in handoff.keywords[:2]
 
 
+def test_keywords_lead_with_the_commit_subject_over_a_file_edited_many_times() -> None:
+    s = session_with_work()
+    edit = {"file_path": "/Users/ana/src/eywa/bot/rate_gate.py"}
+    s.events[4:5] = [Event("tool", T0, tool=ToolCall(f"e{i}", "Edit", edit)) for i in range(30)]
+    commit = {"command": 'git commit -m "Throttle flood retries"'}
+    s.events.append(Event("tool", T0, tool=ToolCall("c1", "Bash", commit)))
+    keywords = run_extract(s).keywords
+    assert set(keywords[:2]) == {"throttle-flood", "flood-retries"}, keywords
+
+
 def test_generic_words_are_never_keywords() -> None:
     assert {"python", "code", "fix", "test", "file"} <= GENERIC
 

@@ -34,8 +34,9 @@ EXTRACTOR_NAME = "deterministic"
 SUBSTANCE_RULES = "2"
 # The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
 # every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
-# commits, PRs and its closing summary; outcomes; decisions; open threads; status).
-HANDOFF_RULES = "2"
+# commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
+# commit subjects and PR titles over the rest, edited file names less.
+HANDOFF_RULES = "3"
 _WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"

@@ -137,7 +137,7 @@ def weighted_terms(session: Session) -> Counter[str]:
     for text in session.user_texts:
         add(text[:4000], 3.0)
     for subject in (*commit_subjects(session), *pr_titles(session)):
-        add(subject, 6.0)
+        add(subject, 48.0)  # what the session did, in its own words: outweighs a word said many times
     for branch in session.git_branches:
         if branch not in ("main", "master", "develop"):
             add(branch_words(branch), 4.0)
@@ -147,7 +147,8 @@ def weighted_terms(session: Session) -> Counter[str]:
         path = call.input.get("file_path")
         if isinstance(path, str) and call.name in ("Edit", "Write", "MultiEdit"):
             # The file's name: its folders (`cmd/entire/cli`) are shared by every session of a project.
-            add(path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " "), 2.0)
+            # Each edit adds it again, so a light weight keeps a file edited 30 times from crowding out the rest.
+            add(path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " "), 1.0)
     for run in session.subagents:
         add(run.description or run.prompt[:300], 1.5)
     for event in session.events:
