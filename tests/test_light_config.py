@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from eywa.core.config import light as light_config
 from eywa.core.config.settings import load_settings
-from eywa.core.config.settings import now as full_now
 from eywa.core.sources import Source
 
 
@@ -118,15 +116,6 @@ def test_a_bad_sources_entry_fails_in_both(clean: dict[str, Path], monkeypatch: 
         light_config.light_settings()
     with pytest.raises(ConfigError, match="sources"):
         load_settings()
-
-
-@pytest.mark.parametrize("value", ["", "2026-02-17", "2026-02-17T09:30:00", "2026-02-17T09:30:00+02:00"])
-def test_now_agrees_with_core_config(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EYWA_NOW", value)
-    light, full = light_config.now(), full_now()
-    assert abs(light - full) < dt.timedelta(seconds=5)
-    if value:
-        assert light == full
 
 
 def test_the_several_machines_keys_agree(clean: dict[str, Path], tmp_path: Path,

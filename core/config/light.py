@@ -14,24 +14,19 @@ import json
 import os
 from pathlib import Path
 
+from eywa.core.config.errors import LightConfigError
 from eywa.core.sources import KINDS, Source, resolve_sources
 
 # No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    import datetime as dt
     from zoneinfo import ZoneInfo
 
 ENV_PREFIX = "EYWA_"
 CONFIG_ENV = "EYWA_CONFIG"
-NOW_ENV = "EYWA_NOW"
 DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
 PENDING_DIRNAME = "pending"
 RETRIEVAL_MODES = ("keywords", "hybrid")
-
-
-class LightConfigError(Exception):
-    """A setting the hooks need cannot be read."""
 
 
 class LightSettings:
@@ -265,19 +260,3 @@ def light_settings(config_path: Path | None = None) -> LightSettings:
         push_on_session_end=_bool(push.get("on_session_end", False), "push.on_session_end"),
         config_path=config_path,
     )
-
-
-def now() -> dt.datetime:
-    """`eywa.core.config.settings.now()` without its imports: UTC now, or the instant pinned by `EYWA_NOW`."""
-    import datetime as dt
-
-    raw = os.environ.get(NOW_ENV, "").strip()
-    if not raw:
-        return dt.datetime.now(dt.UTC)
-    try:
-        pinned = dt.datetime.fromisoformat(raw)
-    except ValueError:
-        raise LightConfigError(f"{NOW_ENV}={raw!r} is not an ISO date or datetime") from None
-    if pinned.tzinfo is None:
-        return pinned.replace(tzinfo=dt.UTC)
-    return pinned.astimezone(dt.UTC)
