@@ -41,6 +41,18 @@ class LightSettings:
     """The keys the hooks and `eywa get` use, by the names in KEYS; `value(key)` reads any other key."""
 
     __slots__ = (*KEYS, "all_sources", "config_path", "_reader")
+    data_dir: Path
+    projects_dir: Path
+    timezone: str
+    days_back: int
+    max_handoffs: int
+    mode: str
+    aliases: dict[str, str]
+    hub_url: str
+    hub_token: str
+    hub_timeout: float
+    push_hub: str
+    push_on_session_end: bool
 
     def __init__(self, reader: _Reader, config_path: Path | None = None) -> None:
         self._reader = reader
@@ -126,7 +138,7 @@ def _path(value: object, key: str) -> Path:
 
 
 def _int(value: object, key: str, low: int, high: int | None = None, origin: str | None = None) -> int:
-    given = f"invalid configuration: {key} = {value!r}" + (f" (from {origin})" if origin else "")
+    given = _given(key, value, origin)
     not_int = LightConfigError(f"{given}: must be an integer")
     if isinstance(value, bool):
         raise not_int
