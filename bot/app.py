@@ -54,7 +54,8 @@ from eywa.bot.speech.chat import VoiceChat
 from eywa.bot.state import BotState, Page
 from eywa.core.api import AmbiguousId, Digest, Eywa, HandoffRecord, NotFound
 from eywa.core.claude_sessions import BackgroundSession, LaunchError
-from eywa.core.config.settings import Settings, now
+from eywa.core.config.clock import now
+from eywa.core.config.settings import Settings
 from eywa.core.index.store import StoreError
 from eywa.core.ingest.run import IngestError, IngestReport, Progress
 

@@ -21,7 +21,8 @@ import sys
 from io import BufferedIOBase, TextIOBase
 from pathlib import Path
 
-from eywa.core.config.light import LightSettings, light_settings, now
+from eywa.core.config.clock import now
+from eywa.core.config.light import LightSettings, light_settings
 from eywa.core.handoffs.durations import format_duration
 
 # sqlite3 and datetime are imported by session-start only: session-end must return at once.

@@ -8,7 +8,6 @@ that is not valid JSON, or whose `hooks` is not shaped the way Claude Code reads
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import difflib
 import json
 import os
@@ -18,6 +17,8 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from eywa.core.config.clock import now
 
 DEFAULT_SETTINGS = Path("~/.claude/settings.json")
 HOOK_TIMEOUT_SECONDS = 10  # ours take milliseconds; this only caps a wedged disk
@@ -150,7 +151,7 @@ def _write(path: Path, text: str, old_text: str | None) -> Path | None:
     backup = None
     path.parent.mkdir(parents=True, exist_ok=True)
     if old_text is not None:
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        stamp = now().astimezone().strftime("%Y%m%d-%H%M%S")
         backup = path.with_name(f"{path.name}.eywa-backup-{stamp}")
         number = 1
         while backup.exists():  # never overwrite an earlier backup (two changes in one second)

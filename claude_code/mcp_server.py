@@ -30,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from eywa.core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
+from eywa.core.config.clock import timestamp
 from eywa.core.config.settings import Settings
 from eywa.core.index.store import StoreError
 from eywa.core.ingest.pending import live_session
@@ -135,7 +136,7 @@ def calling_session(projects_dir: Path, cwd: str, *, redact: Callable[[str], str
         transcripts = cwd_transcripts(projects_dir, cwd)
     if claimed and any(t.session_id == claimed for t in transcripts):
         return claimed
-    now = time.time() if now is None else now
+    now = timestamp() if now is None else now
     active = [t for t in transcripts if now - t.mtime <= active_seconds]
     if len(active) == 1:
         return active[0].session_id

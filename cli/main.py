@@ -163,7 +163,9 @@ def _cmd_get(args: argparse.Namespace) -> int:
     core/config/light.py reads the same settings as `load_settings`, and a test proves they agree."""
     import sqlite3
 
-    from eywa.core.config.light import LightConfigError, light_settings, now
+    from eywa.core.config.clock import now
+    from eywa.core.config.errors import ConfigError
+    from eywa.core.config.light import light_settings
     from eywa.core.retrieval.recall import format_handoffs, ranked_records
 
     if args.max is not None and not 1 <= args.max <= 5:
@@ -173,7 +175,7 @@ def _cmd_get(args: argparse.Namespace) -> int:
     try:
         settings = light_settings(args.config)
         today = now().astimezone(settings.zone).date()
-    except LightConfigError as exc:
+    except ConfigError as exc:
         return _fail(str(exc))
     if not settings.db_path.is_file():
         return _fail(f"no index in {settings.data_dir}: run `eywa ingest` first")

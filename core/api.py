@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from eywa.core.config.settings import Settings, now
+from eywa.core.config.clock import now
+from eywa.core.config.settings import Settings
 from eywa.core.index.store import Store, StoreError
 from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
 from eywa.core.retrieval.recall import COLUMNS as _COLUMNS

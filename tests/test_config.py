@@ -12,7 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import yaml
 
-from eywa.core.config.settings import ConfigError, Settings, load_settings, now
+from eywa.core.config.clock import now
+from eywa.core.config.settings import ConfigError, Settings, load_settings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from eywa.core.config import light as light_config
 from eywa.core.config.settings import load_settings
-from eywa.core.config.settings import now as full_now
 from eywa.core.sources import Source
 
 
@@ -120,15 +118,6 @@ def test_a_bad_sources_entry_fails_in_both(clean: dict[str, Path], monkeypatch: 
         load_settings()
 
 
-@pytest.mark.parametrize("value", ["", "2026-02-17", "2026-02-17T09:30:00", "2026-02-17T09:30:00+02:00"])
-def test_now_agrees_with_core_config(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EYWA_NOW", value)
-    light, full = light_config.now(), full_now()
-    assert abs(light - full) < dt.timedelta(seconds=5)
-    if value:
-        assert light == full
-
-
 def test_the_several_machines_keys_agree(clean: dict[str, Path], tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "c.yaml"
@@ -144,3 +133,62 @@ def test_the_several_machines_keys_agree(clean: dict[str, Path], tmp_path: Path,
                                            full.push.hub, full.push.on_session_end)
     assert light.aliases == {"cli-v2": "cli", "/srv/scratch": "notes"} and light.push_on_session_end is True
     assert "t0k3n" not in repr(light)
+
+
+def test_the_light_field_table_is_the_one_generated_from_the_settings_model() -> None:
+    from eywa.core.config import fields, schema
+
+    assert Path(fields.__file__).read_text(encoding="utf-8") == schema.render(), \
+        "core/config/fields.py is stale: run `python -m eywa.core.config.schema`"
+    assert set(schema.field_table()) == set(fields.FIELDS)
+
+
+def _read_both(config: Path | None = None) -> list[tuple[str, object, object]]:
+    """Every settings key as the light reader and as load_settings give it."""
+    from eywa.core.config.fields import FIELDS
+    from eywa.core.config.schema import _plain
+
+    light, full = light_config.light_settings(config), load_settings(config).model_dump()
+    rows = []
+    for key in FIELDS:
+        value: object = full
+        for part in key.split("."):
+            value = value[part]  # type: ignore[index]
+        rows.append((key, _plain(light.value(key)), _plain(value)))
+    return rows
+
+
+def test_every_settings_key_has_the_same_default_in_both(clean: dict[str, Path]) -> None:
+    rows = _read_both()
+    assert len(rows) > 60  # every key of the model, not a chosen few
+    assert [row for row in rows if row[1] != row[2]] == []
+
+
+def _other_than_default(field: dict) -> str | None:
+    """A valid value other than the default, as an environment variable gives it; None for kinds left out."""
+    low = field.get("ge", field.get("gt", 0))
+    if field["kind"] == "int":
+        return str(int(low) + 1)
+    if field["kind"] == "float":
+        return str(float(low) + 0.5)
+    if field["kind"] == "bool":
+        return str(not field["default"]).lower()
+    if field["kind"] == "choice":
+        return next(choice for choice in field["choices"] if choice != field["default"])
+    return None
+
+
+def test_every_number_switch_and_choice_from_the_environment_reads_the_same_in_both(
+        clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from eywa.core.config.fields import FIELDS
+
+    given = {}
+    for key, field in FIELDS.items():
+        value = _other_than_default(field)
+        if value is not None:
+            monkeypatch.setenv("EYWA_" + key.replace(".", "__").upper(), value)
+            given[key] = value
+    assert len(given) > 30
+    rows = [row for row in _read_both() if row[0] in given]
+    assert [row for row in rows if row[1] != row[2]] == []
+    assert all(row[1] != FIELDS[row[0]]["default"] for row in rows)  # each one was really read

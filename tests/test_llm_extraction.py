@@ -427,6 +427,45 @@ def test_spending_cap_per_day_counts_what_was_used_today(sessions: list[str], fa
     assert len(fake.message_requests) == 1
 
 
+def test_eywa_now_decides_when_a_session_has_settled(env: dict[str, Path], fake: FakeAnthropic,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    pinned = 1_771_322_400.0  # 2026-02-17T10:00:00Z, long before the transcript files' real mtimes
+    monkeypatch.setenv("EYWA_NOW", "2026-02-17T10:00:00Z")
+    secret = seeded_secrets()
+    fake.seeded.extend(secret.values())
+    eywa, _ = make_eywa()
+    eywa.ingest()  # LLM extraction switched on at the pinned instant
+    active = make_session(env["projects"], "0000000b-1111-4222-8333-444444444444", secret)
+    os.utime(active, (pinned + 60, pinned + 60))  # a line one minute after the switch
+    monkeypatch.setenv("EYWA_NOW", "2026-02-17T10:02:00Z")  # one minute after that line: still active
+    eywa.ingest()
+    assert eywa.last_llm_report.waiting == 1 and fake.message_requests == []
+    monkeypatch.setenv("EYWA_NOW", "2026-02-17T10:45:00Z")  # 44 minutes without a line: settled
+    eywa.ingest()
+    assert eywa.last_llm_report.extracted == 1
+    assert_valid_handoff(eywa, active.stem, "llm:")
+
+
+def test_eywa_now_decides_which_day_the_daily_cap_counts(sessions: list[str], fake: FakeAnthropic,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EYWA_NOW", "2027-03-01T23:30:00Z")  # after the sessions' real mtimes: all settled
+    eywa, _ = make_eywa()
+    eywa.extract(sessions[0])
+    used = eywa.stats().llm["tokens_today"]
+    assert used > 0
+    monkeypatch.setenv("EYWA_LLM__TOKENS_PER_DAY", str(used + 1000))
+    eywa, _ = make_eywa()
+    llm = eywa.llm_pass()
+    assert f"{used:,} of llm.tokens_per_day" in llm.run_all(llm.plan_all()).stopped
+    monkeypatch.setenv("EYWA_NOW", "2027-03-02T00:30:00Z")  # an hour later, the next UTC day: a fresh cap
+    eywa, _ = make_eywa()
+    assert eywa.stats().llm["tokens_today"] == 0
+    monkeypatch.setenv("EYWA_LLM__TOKENS_PER_DAY", str(used * 3))
+    eywa, _ = make_eywa()
+    llm = eywa.llm_pass()
+    assert llm.run_all(llm.plan_all()).extracted >= 1  # would be over the cap had yesterday counted
+
+
 def test_backfill_sends_requests_in_parallel_up_to_the_concurrency_limit(sessions: list[str],
                                                                         fake: FakeAnthropic) -> None:
     fake.gate = 2

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from eywa.core.redaction.scrubber import default_redactor
 from .conftest import CORPUS, ROOT, write_jsonl
 
 NOW = "2026-02-17"
+PINNED = dt.datetime.fromisoformat(NOW).replace(tzinfo=dt.UTC).timestamp()  # the servers' EYWA_NOW
 
 
 @dataclass
@@ -161,7 +162,7 @@ def transcript(path: Path, session_id: str, cwd: Path, prompt: str, *, age_secon
          "message": {"role": "assistant", "model": "claude-opus-4-6",
                      "content": [{"type": "text", "text": f"Done: {prompt.lower()} in zanzibar/core.py."}]}},
     ])
-    stamp = time.time() - age_seconds
+    stamp = PINNED - age_seconds  # "being written" is judged by the pinned clock
     os.utime(path, (stamp, stamp))
     return path
 

@@ -19,7 +19,7 @@ from eywa.bot.speech import answer as spoken_answer
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
 from eywa.bot.state import Page
-from eywa.core.config.settings import now
+from eywa.core.config.clock import now
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

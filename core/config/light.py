@@ -1,11 +1,12 @@
-"""The few settings the Claude Code hooks and `eywa get` need, read without pydantic.
+"""The settings the Claude Code hooks and `eywa get` need, read without pydantic.
 
 A hook runs as a fresh process on every session start and end; `eywa.core.config.settings` costs about 0.45 s of
-imports (pydantic_settings), more than the whole hook may take. This reader follows the same
-precedence as `eywa.core.config.settings.load_settings` (`EYWA_*` environment > YAML file > defaults, the file being
-`--config`, else `$EYWA_CONFIG`, else `~/.eywa/config.yaml` when it exists) for the keys it reads, and
-tests/test_light_config.py proves that both agree. It validates only those keys; anything it cannot
-read is a `LightConfigError`, and a hook that gets one stays silent (fail open).
+imports (pydantic_settings), more than the whole hook may take. The keys, kinds, defaults and bounds are not
+written here: they come from core/config/fields.py, generated from the settings model (core/config/schema.py),
+so a key added to the model is readable here by construction. This reader follows the same precedence as
+`load_settings` (`EYWA_*` environment > YAML file > defaults, the file being `--config`, else `$EYWA_CONFIG`,
+else `~/.eywa/config.yaml` when it exists), and tests/test_light_config.py proves both give every key alike.
+Anything it cannot read is a `LightConfigError`, and a hook that gets one stays silent (fail open).
 """
 
 from __future__ import annotations
@@ -14,53 +15,61 @@ import json
 import os
 from pathlib import Path
 
+from eywa.core.config.errors import LightConfigError
+from eywa.core.config.fields import FIELDS
 from eywa.core.sources import KINDS, Source, resolve_sources
 
 # No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    import datetime as dt
     from zoneinfo import ZoneInfo
 
 ENV_PREFIX = "EYWA_"
 CONFIG_ENV = "EYWA_CONFIG"
-NOW_ENV = "EYWA_NOW"
 DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
 PENDING_DIRNAME = "pending"
-RETRIEVAL_MODES = ("keywords", "hybrid")
 
 
-class LightConfigError(Exception):
-    """A setting the hooks need cannot be read."""
+# LightSettings attribute -> settings key; every key is one of the generated FIELDS (a KeyError otherwise).
+KEYS = {"data_dir": "data_dir", "projects_dir": "projects_dir", "timezone": "timezone",
+        "days_back": "retrieval.days_back", "max_handoffs": "retrieval.max_handoffs", "mode": "retrieval.mode",
+        "aliases": "projects.aliases", "hub_url": "mcp.hub_url", "hub_token": "mcp.token",
+        "hub_timeout": "mcp.hub_timeout_seconds", "push_hub": "push.hub", "push_on_session_end": "push.on_session_end"}
 
 
 class LightSettings:
-    __slots__ = ("data_dir", "projects_dir", "timezone", "days_back", "max_handoffs", "mode", "all_sources",
-                 "aliases", "hub_url", "hub_token", "hub_timeout", "push_hub", "push_on_session_end", "config_path")
+    """The keys the hooks and `eywa get` use, by the names in KEYS; `value(key)` reads any other key."""
 
-    def __init__(self, data_dir: Path, projects_dir: Path, timezone: str = "UTC", days_back: int = 14,
-                 max_handoffs: int = 3, mode: str = "hybrid", all_sources: tuple[Source, ...] = (),
-                 aliases: dict[str, str] | None = None, hub_url: str = "", hub_token: str = "",
-                 hub_timeout: float = 1.5, push_hub: str = "", push_on_session_end: bool = False,
-                 config_path: Path | None = None) -> None:
-        self.data_dir = data_dir
-        self.projects_dir = projects_dir
-        self.timezone = timezone
-        self.days_back = days_back
-        self.max_handoffs = max_handoffs
-        self.mode = mode
-        self.all_sources = all_sources or resolve_sources([], projects_dir)
-        self.aliases = aliases or {}  # projects.aliases
-        self.hub_url = hub_url  # mcp.hub_url: a spoke's SessionStart asks the hub there
-        self.hub_token = hub_token  # mcp.token
-        self.hub_timeout = hub_timeout  # mcp.hub_timeout_seconds
-        self.push_hub = push_hub  # push.hub
-        self.push_on_session_end = push_on_session_end  # push.on_session_end
+    __slots__ = (*KEYS, "all_sources", "config_path", "_reader")
+    data_dir: Path
+    projects_dir: Path
+    timezone: str
+    days_back: int
+    max_handoffs: int
+    mode: str
+    aliases: dict[str, str]
+    hub_url: str
+    hub_token: str
+    hub_timeout: float
+    push_hub: str
+    push_on_session_end: bool
+
+    def __init__(self, reader: _Reader, config_path: Path | None = None) -> None:
+        self._reader = reader
+        for attribute, key in KEYS.items():
+            setattr(self, attribute, reader.value(key))
+        sources, origin = reader.raw("sources")  # checked entry by entry, with the model's messages
+        self.all_sources: tuple[Source, ...] = resolve_sources(
+            _sources(sources, origin) if origin else [], self.projects_dir)
         self.config_path = config_path  # the file named by --config, for a command the hook starts
+
+    def value(self, key: str) -> object:
+        """Any settings key (dotted, as in the YAML file), read and checked like `load_settings` reads it."""
+        return self._reader.value(key)
 
     def __repr__(self) -> str:
         return "LightSettings(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__
-                                            if k != "hub_token") + ")"
+                                            if k not in ("hub_token", "_reader")) + ")"
 
     @property
     def db_path(self) -> Path:
@@ -129,7 +138,7 @@ def _path(value: object, key: str) -> Path:
 
 
 def _int(value: object, key: str, low: int, high: int | None = None, origin: str | None = None) -> int:
-    given = f"invalid configuration: {key} = {value!r}" + (f" (from {origin})" if origin else "")
+    given = _given(key, value, origin)
     not_int = LightConfigError(f"{given}: must be an integer")
     if isinstance(value, bool):
         raise not_int
@@ -145,19 +154,6 @@ def _int(value: object, key: str, low: int, high: int | None = None, origin: str
     return number
 
 
-def _section(data: dict[str, object], env: dict[str, str], name: str) -> dict[str, object]:
-    """A section of the YAML file with its `EYWA_<SECTION>__<KEY>` variables over it."""
-    section = data.get(name) or {}
-    if not isinstance(section, dict):
-        raise LightConfigError(f"{name} must be a mapping")
-    section = dict(section)
-    prefix = f"{ENV_PREFIX}{name.upper()}__"
-    for variable, value in env.items():
-        if variable.startswith(prefix):
-            section[variable.removeprefix(prefix).lower()] = value
-    return section
-
-
 def _bool(value: object, key: str) -> bool:
     if isinstance(value, bool):
         return value
@@ -167,17 +163,6 @@ def _bool(value: object, key: str) -> bool:
     if text in ("0", "false", "no", "off", "n", "f"):
         return False
     raise LightConfigError(f"invalid configuration: {key} = {value!r}: must be true or false")
-
-
-def _aliases(value: object) -> dict[str, str]:
-    if isinstance(value, str):  # from the environment: JSON, as pydantic-settings reads it
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise LightConfigError("EYWA_PROJECTS__ALIASES is not JSON") from None
-    if not isinstance(value, dict):
-        raise LightConfigError("projects.aliases must be a mapping of names or folders to project names")
-    return {str(key): str(name) for key, name in value.items()}
 
 
 def _sources(value: object, origin: str) -> list[tuple[str, Path | None, bool]]:
@@ -206,78 +191,103 @@ def _sources(value: object, origin: str) -> list[tuple[str, Path | None, bool]]:
     return listed
 
 
-def light_settings(config_path: Path | None = None) -> LightSettings:
-    """data_dir, projects_dir, timezone and the retrieval window, as `load_settings` would give them."""
-    env = _env()
-    path = _config_file(config_path)
-    data = _yaml(path) if path is not None else {}
-    retrieval = data.get("retrieval") or {}
-    if not isinstance(retrieval, dict):
-        raise LightConfigError("retrieval must be a mapping")
-    retrieval = dict(retrieval)
-    origins = dict.fromkeys(retrieval, str(path))  # where each value came from, for error messages
-    if f"{ENV_PREFIX}RETRIEVAL" in env:  # a whole section as JSON, merged like pydantic-settings does
-        try:
-            section = json.loads(env[f"{ENV_PREFIX}RETRIEVAL"])
-        except ValueError:
-            raise LightConfigError("EYWA_RETRIEVAL is not JSON") from None
-        if not isinstance(section, dict):
-            raise LightConfigError("EYWA_RETRIEVAL is not a JSON object")
-        retrieval.update(section)
-        origins.update(dict.fromkeys(section, f"{ENV_PREFIX}RETRIEVAL"))
-    for key in ("days_back", "max_handoffs", "mode"):
-        name = f"{ENV_PREFIX}RETRIEVAL__{key.upper()}"
-        if name in env:
-            retrieval[key] = env[name]
-            origins[key] = name
+class _Reader:
+    """Settings keys by the model's precedence: `EYWA_<SECTION>__<KEY>` > `EYWA_<SECTION>` (JSON) > YAML > default."""
 
-    def top(key: str, default: object) -> object:
-        name = ENV_PREFIX + key.upper()
-        return env[name] if name in env else data.get(key, default)
+    def __init__(self, data: dict[str, object], env: dict[str, str], path: Path | None) -> None:
+        self._data, self._env, self._path = data, env, path
 
-    mode = retrieval.get("mode", "hybrid")
-    if mode not in RETRIEVAL_MODES:
-        raise LightConfigError(f"invalid configuration: retrieval.mode = {mode!r}: use 'keywords' or 'hybrid'")
-    timezone = top("timezone", "UTC")
-    if not isinstance(timezone, str) or not timezone:
-        raise LightConfigError("timezone must be a time zone name")
-    mcp, push = _section(data, env, "mcp"), _section(data, env, "push")
+    def raw(self, key: str) -> tuple[object, str | None]:
+        """The value for `key` as given, and where it came from (None: the default)."""
+        parts = key.split(".")
+        name = ENV_PREFIX + "__".join(parts).upper()
+        if name in self._env:
+            return self._env[name], name
+        if len(parts) == 1:
+            return (self._data[key], str(self._path)) if key in self._data else (FIELDS[key]["default"], None)
+        section, leaf = parts
+        whole = ENV_PREFIX + section.upper()
+        if whole in self._env:  # a whole section as JSON, merged like pydantic-settings does
+            try:
+                given = json.loads(self._env[whole])
+            except ValueError:
+                raise LightConfigError(f"{whole} is not JSON") from None
+            if not isinstance(given, dict):
+                raise LightConfigError(f"{whole} is not a JSON object")
+            if leaf in given:
+                return given[leaf], whole
+        mapping = self._data.get(section) or {}
+        if not isinstance(mapping, dict):
+            raise LightConfigError(f"{section} must be a mapping")
+        return (mapping[leaf], str(self._path)) if leaf in mapping else (FIELDS[key]["default"], None)
+
+    def value(self, key: str) -> object:
+        field = FIELDS[key]
+        value, origin = self.raw(key)
+        if value is None and field.get("optional"):
+            return None
+        return _CHECKS[field["kind"]](value, key, field, origin)
+
+
+def _given(key: str, value: object, origin: str | None) -> str:
+    return f"invalid configuration: {key} = {value!r}" + (f" (from {origin})" if origin else "")
+
+
+def _check_int(value: object, key: str, field: dict, origin: str | None) -> int:
+    return _int(value, key, field.get("ge", -(2**63)), field.get("le"), origin=origin)
+
+
+def _check_float(value: object, key: str, field: dict, origin: str | None) -> float:
     try:
-        hub_timeout = float(mcp.get("hub_timeout_seconds", 1.5))  # type: ignore[arg-type]
+        number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise LightConfigError("mcp.hub_timeout_seconds must be a number") from None
-    projects_dir = _path(top("projects_dir", "~/.claude/projects"), "projects_dir")
-    sources_origin = f"{ENV_PREFIX}SOURCES" if f"{ENV_PREFIX}SOURCES" in env else str(path)
-    return LightSettings(
-        data_dir=_path(top("data_dir", "~/.eywa"), "data_dir"),
-        projects_dir=projects_dir,
-        timezone=timezone,
-        days_back=_int(retrieval.get("days_back", 14), "retrieval.days_back", 1, origin=origins.get("days_back")),
-        max_handoffs=_int(retrieval.get("max_handoffs", 3), "retrieval.max_handoffs", 1, 5,
-                          origin=origins.get("max_handoffs")),
-        mode=str(mode),
-        all_sources=resolve_sources(_sources(top("sources", None), sources_origin), projects_dir),
-        aliases=_aliases(_section(data, env, "projects").get("aliases", {})),
-        hub_url=str(mcp.get("hub_url") or ""),
-        hub_token=str(mcp.get("token") or "").strip(),
-        hub_timeout=hub_timeout,
-        push_hub=str(push.get("hub") or ""),
-        push_on_session_end=_bool(push.get("on_session_end", False), "push.on_session_end"),
-        config_path=config_path,
-    )
+        raise LightConfigError(f"{_given(key, value, origin)}: must be a number") from None
+    if ("ge" in field and number < field["ge"]) or ("gt" in field and number <= field["gt"]) \
+            or ("le" in field and number > field["le"]):
+        raise LightConfigError(f"{_given(key, value, origin)}: out of range")
+    return number
 
 
-def now() -> dt.datetime:
-    """`eywa.core.config.settings.now()` without its imports: UTC now, or the instant pinned by `EYWA_NOW`."""
-    import datetime as dt
+def _check_choice(value: object, key: str, field: dict, origin: str | None) -> str:
+    if value not in field["choices"]:
+        allowed = " or ".join(repr(choice) for choice in field["choices"])
+        raise LightConfigError(f"{_given(key, value, origin)}: use {allowed}")
+    return str(value)
 
-    raw = os.environ.get(NOW_ENV, "").strip()
-    if not raw:
-        return dt.datetime.now(dt.UTC)
-    try:
-        pinned = dt.datetime.fromisoformat(raw)
-    except ValueError:
-        raise LightConfigError(f"{NOW_ENV}={raw!r} is not an ISO date or datetime") from None
-    if pinned.tzinfo is None:
-        return pinned.replace(tzinfo=dt.UTC)
-    return pinned.astimezone(dt.UTC)
+
+def _check_str(value: object, key: str, field: dict, origin: str | None) -> str:
+    if not isinstance(value, str):
+        raise LightConfigError(f"{_given(key, value, origin)}: must be text")
+    return value
+
+
+def _check_json(value: object, key: str, field: dict, origin: str | None) -> object:
+    if isinstance(value, str):  # from the environment: JSON, as pydantic-settings reads it
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise LightConfigError(f"{origin} is not JSON") from None
+    wanted = dict if field["kind"] == "dict" else list
+    if not isinstance(value, wanted):
+        raise LightConfigError(f"{_given(key, value, origin)}: must be a {'mapping' if wanted is dict else 'list'}")
+    return value
+
+
+_CHECKS = {
+    "int": _check_int, "float": _check_float, "choice": _check_choice, "str": _check_str,
+    "secret": lambda value, key, field, origin: _check_str(value, key, field, origin).strip(),
+    "path": lambda value, key, field, origin: _path(value, key),
+    "bool": lambda value, key, field, origin: _bool(value, key),
+    "list": _check_json, "dict": _check_json,
+}
+
+
+def light_settings(config_path: Path | None = None) -> LightSettings:
+    """The settings the hooks and `eywa get` use, as `load_settings` would give them."""
+    path = _config_file(config_path)
+    reader = _Reader(_yaml(path) if path is not None else {}, _env(), path)
+    settings = LightSettings(reader, config_path)
+    if not settings.timezone:
+        raise LightConfigError("timezone must be a time zone name")
+    settings.aliases = {str(key): str(name) for key, name in settings.aliases.items()}
+    return settings

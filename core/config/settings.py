@@ -8,7 +8,6 @@ the value came from.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from contextvars import ContextVar
@@ -19,19 +18,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
+from eywa.core.config.errors import ConfigError
 from eywa.core.sources import KINDS, Source, resolve_sources
 
 ENV_PREFIX = "EYWA_"
 ENV_DELIMITER = "__"
 CONFIG_ENV = "EYWA_CONFIG"
-NOW_ENV = "EYWA_NOW"
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"  # the name BotFather users know; EYWA_TELEGRAM__TOKEN works too
 # Expanded at load time, not import time, so a changed HOME (tests, sudo) is honoured.
 DEFAULT_CONFIG_PATH = Path("~/.eywa/config.yaml")
-
-
-class ConfigError(Exception):
-    """A setting is invalid or the config file cannot be used; the message is meant for the user."""
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -470,26 +465,3 @@ def _describe_env_parse_error(exc: SettingsError) -> str:
         f"invalid configuration: cannot parse {named} for {field or 'a setting'}{cause}; "
         f"list and mapping values must be JSON, e.g. EYWA_REDACTION__EXTRA_PATTERNS='[\"ACME-[0-9]+\"]'"
     )
-
-
-# --- clock --------------------------------------------------------------------------------------
-
-
-def now() -> dt.datetime:
-    """The current time in UTC, or the instant pinned by `EYWA_NOW` (for tests and reproducible runs).
-
-    `EYWA_NOW` is an ISO date (`2026-02-17`: the start of that day, UTC) or an ISO datetime (naive
-    means UTC; an offset is honoured and converted to UTC). Empty counts as unset.
-    """
-    raw = os.environ.get(NOW_ENV, "").strip()
-    if not raw:
-        return dt.datetime.now(dt.UTC)
-    try:
-        pinned = dt.datetime.fromisoformat(raw)  # a date-only string parses as that day's midnight
-    except ValueError:
-        raise ConfigError(
-            f"{NOW_ENV}={raw!r} is not an ISO date or datetime; use e.g. 2026-02-17 or 2026-02-17T09:30:00Z"
-        ) from None
-    if pinned.tzinfo is None:
-        return pinned.replace(tzinfo=dt.UTC)
-    return pinned.astimezone(dt.UTC)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
+
+from eywa.core.config.clock import timestamp
 
 SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
 MAX_MARK_AGE_DAYS = 7  # Claude Code keeps transcripts 30 days; one not found in a week lives elsewhere
@@ -95,7 +96,7 @@ def clear_mark(path: Path) -> None:
 def expire_marks(marks: dict[str, Path], found: set[str], *, max_age_days: float = MAX_MARK_AGE_DAYS,
                  now: float | None = None) -> list[str]:
     """Delete the marks of sessions not in `found` that are older than `max_age_days`; their ids."""
-    limit = (time.time() if now is None else now) - max_age_days * 86400
+    limit = (timestamp() if now is None else now) - max_age_days * 86400
     expired = []
     for session_id, path in marks.items():
         if session_id in found:

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
+from eywa.core.config.clock import now
 from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
 from eywa.core.extract.term_stats import TermStats
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
@@ -166,7 +167,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
                     clear_mark(marks[group.session_id])
     report.seconds = time.perf_counter() - started
     with store.transaction():
-        store.set_meta("last_ingest_at", dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+        store.set_meta("last_ingest_at", now().isoformat(timespec="seconds"))
         store.set_meta("last_ingest_report", report.to_json())
         if only is None:  # every session was judged by these rules
             store.set_meta("substance_rules", SUBSTANCE_RULES)

@@ -28,7 +28,8 @@ from typing import Any
 
 import orjson
 
-from eywa.core.config.settings import Settings, now
+from eywa.core.config.clock import now, timestamp
+from eywa.core.config.settings import Settings
 from eywa.core.extract.llm.anthropic_backend import AnthropicBackend
 from eywa.core.extract.llm.anthropic_client import LLMStop, RequestRejected, TransientFailure, Usage, cost_usd
 from eywa.core.extract.llm.backend import Backend, Call, Choice, Outcome, choose_backend, open_backend
@@ -231,7 +232,7 @@ class LLMPass:
     """One run of LLM extraction over one store (main thread only; requests go out on worker threads)."""
 
     def __init__(self, store: Store, settings: Settings, *, choice: Choice | None = None,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = timestamp) -> None:
         self.store = store
         self.settings = settings
         self.cfg = settings.llm
