@@ -19,7 +19,7 @@ from eywa.core.extract.llm.run import MIGRATIONS as LLM_MIGRATIONS
 from eywa.core.index.migrations import applied, migrate
 from eywa.core.index.schema_version import needs_migrating
 from eywa.core.index.store import MIGRATIONS as INDEX_MIGRATIONS
-from eywa.core.index.store import Store
+from eywa.core.index.store import Store, StoreError
 
 UPGRADE = Path(__file__).parent / "fixtures" / "upgrade"
 RELEASES = ("c89dd8f", "842f99c")  # before the eywa.* namespace; and the last before migrations
@@ -129,4 +129,17 @@ def test_a_new_file_records_every_migration_and_a_failed_one_leaves_it_as_it_was
         migrate(conn, (("t-one", ""), ("t-two", broken)))
     assert conn.execute("SELECT a FROM one").fetchall() == [(1,)]
     assert applied(conn) == {"t-one"}
+    conn.close()
+
+
+def test_an_index_older_than_every_migration_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    Store(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript("DROP TABLE migrations; ALTER TABLE handoffs DROP COLUMN machine;"
+                       " UPDATE meta SET value = '1' WHERE key = 'schema_version';")
+    before = conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall()
+    with pytest.raises(StoreError, match="has schema 1, this eywa needs 7"):
+        Store(path)
+    assert conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall() == before
     conn.close()

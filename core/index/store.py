@@ -353,23 +353,27 @@ def _migrate_machine(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
-def _settle_version(conn: sqlite3.Connection) -> None:
-    """The last schema number, 7, for a new file or one the steps above brought up to it; an index older
-    than any step here (schema 1) is refused, and left as it was."""
+def _refuse_unknown(conn: sqlite3.Connection) -> None:
+    """An index older than any step here (schema 1) is refused before any step changes it."""
     found = _schema_version(conn)
-    if found not in (None, "5", "6", SCHEMA_VERSION):
+    if found not in (None, "2", "3", "4", "5", "6", SCHEMA_VERSION):
         path = conn.execute("PRAGMA database_list").fetchone()[2]
         raise StoreError(
             f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
             f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
         )
+
+
+def _settle_version(conn: sqlite3.Connection) -> None:
+    """The last schema number, 7, for a new file or one the steps above brought up to it."""
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,))
 
 
 # The index's migrations, in order; a new one goes at the end and becomes schema_version.LATEST_MIGRATION.
-# The first seven bring any index the releases before migrations wrote (schema 2 to 7) to schema 7; each
+# The first eight bring any index the releases before migrations wrote (schema 2 to 7) to schema 7; each
 # checks the file before it changes it, so one whose columns an older release already added passes.
 MIGRATIONS: tuple[Migration, ...] = (
+    ("index-known-schema", _refuse_unknown),
     ("index-postings-carry-date", _migrate_postings),
     ("index-fulltext-plain", _migrate_fulltext),
     ("index-handoffs-agent", _migrate_agent),
