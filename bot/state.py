@@ -16,17 +16,24 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from eywa.core.index.migrations import Migration, migrate
+
 PAGE_TTL = dt.timedelta(days=30)  # buttons older than this answer "expired"
 
-_SCHEMA = """
+# bot.sqlite3's migrations (core/index/migrations.py), in order; a new one goes at the end. IF NOT EXISTS:
+# files of the releases before migrations hold some of these tables already.
+MIGRATIONS: tuple[Migration, ...] = (
+    ("bot-tables", """
 CREATE TABLE IF NOT EXISTS pages(token TEXT PRIMARY KEY, created TEXT NOT NULL, payload TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS pages_created ON pages(created);
 -- time: HH:MM, '' for off, NULL for the configured default
 CREATE TABLE IF NOT EXISTS digests(chat_id INTEGER PRIMARY KEY, time TEXT, last_sent TEXT);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
--- Claude Code background sessions started by Start, until the owner was told their turn is over
-CREATE TABLE IF NOT EXISTS watched_sessions(id TEXT PRIMARY KEY, chat_id INTEGER NOT NULL);
-"""
+"""),
+    # Claude Code background sessions started by Start, until the owner was told their turn is over
+    ("bot-watched-sessions",
+     "CREATE TABLE IF NOT EXISTS watched_sessions(id TEXT PRIMARY KEY, chat_id INTEGER NOT NULL);"),
+)
 
 
 class Page(BaseModel):
@@ -46,7 +53,7 @@ class BotState:
         # Autocommit: each write stands alone. Opened where the bot is built, used on the loop's thread.
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.executescript(_SCHEMA)
+        migrate(self.conn, MIGRATIONS)
 
     def close(self) -> None:
         self.conn.close()

@@ -209,10 +209,9 @@ def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
     import: it costs the handoff model), and so rebuild a full-text index folder of an older version; a
     current index costs one query and a small file read. The reason it cannot, or None."""
     from eywa.core.index import text_index
-    from eywa.core.index.schema_version import SCHEMA_VERSION
+    from eywa.core.index.schema_version import needs_migrating
 
-    if (conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
-            and text_index.is_current(conn, text_index.folder_of(path))):
+    if not needs_migrating(conn) and text_index.is_current(conn, text_index.folder_of(path)):
         return None
     from eywa.core.index.store import Store, StoreError
 

@@ -51,7 +51,7 @@ def test_an_index_without_counts_gets_them_when_a_store_opens_it(tmp_path: Path)
     put(store, "b", "kraken")
     with store.transaction():  # as an index built before keyword_df looks
         for statement in ("DROP TRIGGER keyword_df_insert", "DROP TRIGGER keyword_df_delete",
-                          "DROP TABLE keyword_df", "UPDATE meta SET value = 'older' WHERE key = 'schema_id'"):
+                          "DROP TABLE keyword_df", "DROP TABLE migrations"):
             store.conn.execute(statement)
     store.close()
     store = Store(path)

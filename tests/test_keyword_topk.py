@@ -182,7 +182,7 @@ def _downgrade_to_schema_2(path: Path) -> None:
         for dropped in ("date", "duration_min", "substance"):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {dropped}")
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    conn.execute("DELETE FROM meta WHERE key = 'schema_id'")
+    conn.execute("DROP TABLE migrations")  # as releases before migrations left it
     conn.commit()
     conn.close()
 

@@ -124,7 +124,7 @@ def test_an_index_of_schema_3_keeps_its_text_and_becomes_searchable(tmp_path: Pa
     conn.executescript(
         "DROP TABLE fulltext; CREATE VIRTUAL TABLE fulltext USING fts5(session_uuid UNINDEXED, handoff, prompts,"
         " replies, actions, context, tokenize = 'porter unicode61');"
-        "UPDATE meta SET value = '3' WHERE key = 'schema_version'; DELETE FROM meta WHERE key = 'schema_id';")
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'; DROP TABLE migrations;")
     conn.executemany("INSERT INTO fulltext(rowid, session_uuid, handoff, prompts, replies, actions, context)"
                      " VALUES(?, ?, ?, ?, ?, ?, ?)", rows)
     conn.close()

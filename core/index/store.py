@@ -9,7 +9,6 @@ Every change goes through `transaction()`: a crash leaves the store as it was be
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +18,8 @@ import orjson
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
-from eywa.core.index.schema_version import SCHEMA_VERSION
+from eywa.core.index.migrations import Migration, migrate
+from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION
 from eywa.core.retrieval.keyword_topk import BLOCKS_SCHEMA, IndexBounds, fill_blocks
 from eywa.core.storage_faults import describe
 
@@ -86,7 +86,7 @@ CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
 DROP INDEX IF EXISTS project_index_date;
 DROP INDEX IF EXISTS keyword_index_date;
 {BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
--- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh whenever the schema runs.
+-- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh when this migration runs.
 CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 DELETE FROM keyword_df;
 INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword;
@@ -116,9 +116,6 @@ CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TE
 """
 
 
-_SCHEMA_ID = hashlib.sha256(_SCHEMA.encode()).hexdigest()[:16]  # any change to _SCHEMA runs it again once
-
-
 class StoreError(RuntimeError):
     """The store cannot be opened or used; the message says what to do."""
 
@@ -135,28 +132,7 @@ class Store:
             self.conn.execute("PRAGMA busy_timeout=30000")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
-            if not self._schema_current():  # so readers of a current index never wait for a writer's lock
-                with self.transaction():
-                    _migrate_postings(self.conn)
-                    _migrate_fulltext(self.conn)
-                    _migrate_agent(self.conn)
-                    _migrate_machine(self.conn)
-                    for statement in _split_statements(_SCHEMA):
-                        self.conn.execute(statement)
-                    _migrate_blocks(self.conn)
-                    if self.get_meta("schema_version") in ("5", "6"):  # the agent and machine columns, added above
-                        self.set_meta("schema_version", "7")
-                    self.conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,)
-                    )
-                    if self.get_meta("schema_version") == SCHEMA_VERSION:
-                        self.set_meta("schema_id", _SCHEMA_ID)
-            found = self.get_meta("schema_version")
-            if found != SCHEMA_VERSION:
-                raise StoreError(
-                    f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
-                    f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
-                )
+            migrate(self.conn, MIGRATIONS)
             self._update_text_index()
         except sqlite3.DatabaseError as exc:
             raise StoreError(describe(exc, path.parent) or f"cannot open the index at {path}: {exc}") from exc
@@ -169,14 +145,6 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
-
-    def _schema_current(self) -> bool:
-        """This file already holds exactly this schema (its text, not only its version number)."""
-        try:
-            rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('schema_version', 'schema_id')"))
-        except sqlite3.OperationalError:
-            return False  # a new file, without the meta table yet
-        return rows.get("schema_version") == SCHEMA_VERSION and rows.get("schema_id") == _SCHEMA_ID
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -323,12 +291,18 @@ class Store:
             self.conn.execute(f"DELETE FROM {table}")
 
 
+def _schema_version(conn: sqlite3.Connection) -> str | None:
+    """The schema number releases before migrations kept in `meta` (None in a new file)."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return row[0] if row else None
+
+
 def _migrate_postings(conn: sqlite3.Connection) -> None:
     """Schema 2 -> 3: the inverted indexes' rows gain their handoff's date, duration and substance."""
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
-        return  # a new file
-    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("2",):
-        return
+    if _schema_version(conn) != "2":
+        return  # a new file, or one migrated already
     for table in ("project_index", "keyword_index"):
         for column, kind in (("date", "TEXT NOT NULL DEFAULT ''"), ("duration_min", "INTEGER NOT NULL DEFAULT 0"),
                              ("substance", "INTEGER NOT NULL DEFAULT 0")):
@@ -344,10 +318,8 @@ def _migrate_postings(conn: sqlite3.Connection) -> None:
 
 def _migrate_fulltext(conn: sqlite3.Connection) -> None:
     """Schema 3 -> 4: the text moves from an FTS5 table to a plain one that core/index/text_index.py indexes."""
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
-        return  # a new file
-    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("3",):
-        return
+    if _schema_version(conn) != "3":
+        return  # a new file, or one migrated already
     conn.execute(f"CREATE TABLE fulltext_plain({_FULLTEXT_COLUMNS})")
     conn.execute("INSERT INTO fulltext_plain(id, session_uuid, handoff, prompts, replies, actions, context)"
                  " SELECT rowid, coalesce(session_uuid, ''), coalesce(handoff, ''), coalesce(prompts, ''),"
@@ -358,7 +330,7 @@ def _migrate_fulltext(conn: sqlite3.Connection) -> None:
 
 
 def _migrate_agent(conn: sqlite3.Connection) -> None:
-    """Schema 5 -> 6 (the version is moved once the others have run): each handoff names its agent
+    """Schema 5 -> 6 (the version is moved by `_settle_version`): each handoff names its agent
     (core/sources); an older index holds Claude Code's sessions only."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
     if columns and "agent" not in columns:
@@ -367,27 +339,47 @@ def _migrate_agent(conn: sqlite3.Connection) -> None:
 
 def _migrate_blocks(conn: sqlite3.Connection) -> None:
     """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/retrieval/keyword_topk.py)."""
-    if conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() != ("4",):
+    if _schema_version(conn) != "4":
         return  # a new file, or one migrated already
     fill_blocks(conn)
     conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
 
 
 def _migrate_machine(conn: sqlite3.Connection) -> None:
-    """Schema 6 -> 7 (the version is moved once the others have run): each handoff names the machine its
+    """Schema 6 -> 7 (the version is moved by `_settle_version`): each handoff names the machine its
     session ran on (core/machines/spokes.py); '' in an older index, whose sessions are this machine's."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
     if columns and "machine" not in columns:
         conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
-def _split_statements(script: str) -> list[str]:
-    """The statements of `script`, one per `;` at a line end, except inside a trigger's BEGIN ... END."""
-    statements: list[str] = []
-    pending = ""
-    for part in script.split(";\n"):
-        pending += part + ";\n"
-        if sqlite3.complete_statement(pending):
-            statements.append(pending.strip())
-            pending = ""
-    return [statement for statement in statements if statement.strip(";\n ")]
+def _refuse_unknown(conn: sqlite3.Connection) -> None:
+    """An index older than any step here (schema 1) is refused before any step changes it."""
+    found = _schema_version(conn)
+    if found not in (None, "2", "3", "4", "5", "6", SCHEMA_VERSION):
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        raise StoreError(
+            f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
+            f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
+        )
+
+
+def _settle_version(conn: sqlite3.Connection) -> None:
+    """The last schema number, 7, for a new file or one the steps above brought up to it."""
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (SCHEMA_VERSION,))
+
+
+# The index's migrations, in order; a new one goes at the end and becomes schema_version.LATEST_MIGRATION.
+# The first eight bring any index the releases before migrations wrote (schema 2 to 7) to schema 7; each
+# checks the file before it changes it, so one whose columns an older release already added passes.
+MIGRATIONS: tuple[Migration, ...] = (
+    ("index-known-schema", _refuse_unknown),
+    ("index-postings-carry-date", _migrate_postings),
+    ("index-fulltext-plain", _migrate_fulltext),
+    ("index-handoffs-agent", _migrate_agent),
+    ("index-handoffs-machine", _migrate_machine),
+    ("index-tables", _SCHEMA),
+    ("index-term-blocks", _migrate_blocks),
+    ("index-schema-7", _settle_version),
+)
+assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"

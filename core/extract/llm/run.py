@@ -20,6 +20,7 @@ import datetime as dt
 import json
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -44,6 +45,7 @@ from eywa.core.extract.llm.prompt import (
     user_content,
 )
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
+from eywa.core.index.migrations import Migration, migrate
 from eywa.core.index.store import Store
 
 log = logging.getLogger("eywa.llm")
@@ -87,18 +89,25 @@ CREATE TABLE IF NOT EXISTS llm_batches(
     created_at TEXT NOT NULL,
     model TEXT NOT NULL,
     items TEXT NOT NULL
-)
+);
 """
 
 
+def _add_cost_column(conn: sqlite3.Connection) -> None:
+    """Tables from before the claude-code backend lack the column (their rows are priced from the model)."""
+    if "cost_usd" not in {row[1] for row in conn.execute("PRAGMA table_info(llm_usage)")}:
+        conn.execute("ALTER TABLE llm_usage ADD COLUMN cost_usd REAL")
+
+
+# The LLM state's migrations, in the index file (core/index/migrations.py); a new one goes at the end.
+MIGRATIONS: tuple[Migration, ...] = (
+    ("llm-tables", _SCHEMA),
+    ("llm-usage-cost", _add_cost_column),
+)
+
+
 def ensure_tables(store: Store) -> None:
-    with store.transaction():
-        for statement in _SCHEMA.split(";\n"):
-            if statement.strip():
-                store.conn.execute(statement)
-        columns = {row[1] for row in store.conn.execute("PRAGMA table_info(llm_usage)")}
-        if "cost_usd" not in columns:  # an index from before the claude-code backend: its rows are priced
-            store.conn.execute("ALTER TABLE llm_usage ADD COLUMN cost_usd REAL")
+    migrate(store.conn, MIGRATIONS)
 
 
 @dataclass
@@ -759,6 +768,7 @@ def llm_stats(store: Store, settings: Settings, choice: Choice | None = None) ->
     has_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'llm_usage'").fetchone() is not None
     if not has_tables:
         return stats
+    ensure_tables(store)  # LLM state an older release wrote (no cost column) reads like today's
     stats["states"] = dict(conn.execute("SELECT status, COUNT(*) FROM llm_state GROUP BY status").fetchall())
     columns = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     sums = ", ".join(f"COALESCE(SUM({c}), 0)" for c in columns)
