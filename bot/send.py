@@ -1,5 +1,6 @@
 """Talking to Telegram without dying of it: flood limits are waited out, network drops retried, and
 what Telegram refuses is degraded (HTML it cannot parse goes as plain text, a text too long as a file).
+HTML without link previews is the Application's default (eywa.bot.app.DEFAULTS); plain text says so.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from telegram import Bot, InlineKeyboardMarkup, InputFile, LinkPreviewOptions, Message
-from telegram.constants import ParseMode
+from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
 from eywa.bot.render import CAPTION_BUDGET, esc, to_plain, utf16_len
@@ -22,7 +22,6 @@ log = logging.getLogger("eywa.bot")
 T = TypeVar("T")
 ATTEMPTS = 4
 MAX_FLOOD_WAIT = 60.0  # a longer flood wait is not worth holding a handler for: give up and log
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -62,20 +61,18 @@ async def send_document(bot: Bot, chat_id: int, data: bytes, filename: str, capt
                         markup: InlineKeyboardMarkup | None = None) -> Message:
     caption = caption_html if utf16_len(caption_html) <= CAPTION_BUDGET else esc(to_plain(caption_html)[:300])
     return await call(lambda: bot.send_document(
-        chat_id, InputFile(data, filename=filename), caption=caption or None,
-        parse_mode=ParseMode.HTML if caption else None, reply_markup=markup,
+        chat_id, InputFile(data, filename=filename), caption=caption or None, reply_markup=markup,
     ), "sendDocument")
 
 
 async def send_html(bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None) -> Message:
     try:
-        return await call(lambda: bot.send_message(chat_id, text, parse_mode=ParseMode.HTML, reply_markup=markup,
-                                                   link_preview_options=_NO_PREVIEW), "sendMessage")
+        return await call(lambda: bot.send_message(chat_id, text, reply_markup=markup), "sendMessage")
     except BadRequest as exc:
         if _is(exc, "can't parse entities", "can't find end"):
             log.warning("Telegram refused our HTML (%s); sending plain text", exc)
-            return await call(lambda: bot.send_message(chat_id, to_plain(text), reply_markup=markup,
-                                                       link_preview_options=_NO_PREVIEW), "sendMessage")
+            return await call(lambda: bot.send_message(chat_id, to_plain(text), parse_mode=None,
+                                                       reply_markup=markup), "sendMessage")
         if _is(exc, "message is too long"):
             log.warning("message too long for Telegram; sending it as a document")
             return await send_document(bot, chat_id, to_plain(text).encode(), "eywa.md", markup=markup)
@@ -86,13 +83,12 @@ async def edit_html(bot: Bot, chat_id: int, message_id: int, text: str,
                     markup: InlineKeyboardMarkup | None = None) -> None:
     try:
         await call(lambda: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
-                                                 parse_mode=ParseMode.HTML, reply_markup=markup,
-                                                 link_preview_options=_NO_PREVIEW), "editMessageText")
+                                                 reply_markup=markup), "editMessageText")
     except BadRequest as exc:
         if _is(exc, "not modified"):
             return
         if _is(exc, "can't parse entities", "can't find end", "message is too long"):
             await call(lambda: bot.edit_message_text(to_plain(text)[:4000], chat_id=chat_id, message_id=message_id,
-                                                     reply_markup=markup), "editMessageText")
+                                                     parse_mode=None, reply_markup=markup), "editMessageText")
             return
         raise

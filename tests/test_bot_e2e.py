@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from telegram.ext import Application
 
-from eywa.bot.app import EywaBot, build_application, result_buttons
+from eywa.bot.app import EywaBot, build_application
+from eywa.bot.handlers.buttons import result_buttons
 from eywa.bot.send import send_html
 from eywa.bot.speech.hearing import VoiceFailed
 from eywa.core.api import Eywa, HandoffRecord
