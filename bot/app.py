@@ -47,7 +47,7 @@ from eywa.bot.handlers.recall import Recall
 from eywa.bot.handlers.sessions import Sessions
 from eywa.bot.handlers.voice import VoiceChat
 from eywa.bot.render import esc
-from eywa.bot.send import call, send_document, send_html
+from eywa.bot.send import call, rate_limiter, send_document, send_html
 from eywa.bot.speech import hearing
 from eywa.bot.state import BotState, Page
 from eywa.core.api import Eywa, HandoffRecord
@@ -252,7 +252,8 @@ def build_application(settings: Settings, *, transcriber: hearing.Transcriber | 
     eywa_bot = EywaBot(settings, transcriber=transcriber)
     builder = (ApplicationBuilder().token(token)
                .base_url(settings.telegram.api_base_url).base_file_url(settings.telegram.file_base_url)
-               .defaults(DEFAULTS).post_init(eywa_bot.post_init).post_shutdown(eywa_bot.post_shutdown))
+               .defaults(DEFAULTS).rate_limiter(rate_limiter())
+               .post_init(eywa_bot.post_init).post_shutdown(eywa_bot.post_shutdown))
     if configure is not None:
         builder = configure(builder)
     app = builder.build()

@@ -1,19 +1,19 @@
-"""Talking to Telegram without dying of it: flood limits are waited out, network drops retried, and
-what Telegram refuses is degraded (HTML it cannot parse goes as plain text, a text too long as a file).
-HTML without link previews is the Application's default (eywa.bot.app.DEFAULTS); plain text says so.
+"""Talking to Telegram without dying of it: PTB's rate limiter keeps under Telegram's rates and waits out
+flood limits, `call` retries network drops, and what Telegram refuses is degraded (HTML it cannot parse goes
+as plain text, a text too long as a file). HTML without link previews is the Application's default
+(eywa.bot.app.DEFAULTS); plain text says so.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
-import warnings
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
-from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.error import BadRequest, NetworkError, TimedOut
+from telegram.ext import AIORateLimiter
 
 from eywa.bot.render import CAPTION_BUDGET, esc, to_plain, utf16_len
 
@@ -21,28 +21,20 @@ log = logging.getLogger("eywa.bot")
 
 T = TypeVar("T")
 ATTEMPTS = 4
-MAX_FLOOD_WAIT = 60.0  # a longer flood wait is not worth holding a handler for: give up and log
 
 
-def retry_seconds(exc: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB 22 warns that the int form of retry_after is deprecated
-        warnings.simplefilter("ignore")
-        value = exc.retry_after
-    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
+def rate_limiter() -> AIORateLimiter:
+    """The Application's limiter: Telegram's rates kept (30 messages a second, 20 a minute in a group) and a
+    flood limit (429 with retry_after) waited out, ATTEMPTS tries in all."""
+    return AIORateLimiter(max_retries=ATTEMPTS - 1)
 
 
 async def call(factory: Callable[[], Awaitable[T]], what: str = "request") -> T:
-    """Run one Bot API call, waiting out flood limits and retrying network drops; BadRequest is final."""
+    """Run one Bot API call, retrying network drops (flood limits are the rate limiter's); BadRequest is final."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
             return await factory()
-        except RetryAfter as exc:
-            wait = retry_seconds(exc)
-            if attempt == ATTEMPTS or wait > MAX_FLOOD_WAIT:
-                raise
-            log.warning("%s: flood limit, retrying in %.0f s", what, wait)
-            await asyncio.sleep(wait)
-        except BadRequest:
+        except BadRequest:  # a subclass of NetworkError: what Telegram refused is refused again
             raise
         except (TimedOut, NetworkError) as exc:
             if attempt == ATTEMPTS:
