@@ -5,11 +5,13 @@ written. Pure text; bot/speech/ applies it to what it heard. Measured by bench/v
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
 from dataclasses import dataclass
+
+import jellyfish
+from rapidfuzz import fuzz
 
 from eywa.core.retrieval.query_tokens import STOPWORDS
 
@@ -33,7 +35,7 @@ _ODD_PART = 0.34
 class _Term:
     text: str
     key: str  # letters and digits only, lowercase
-    sound: str  # a rough phonetic key (below)
+    sound: str  # a phonetic key (below)
     parts: tuple[str, ...]  # "claude-code-log" -> ("claude", "code", "log")
 
 
@@ -67,23 +69,14 @@ def common_words() -> frozenset[str]:
     )
 
 
-# A rough phonetic key for English as Whisper spells it: letters that sound alike share a symbol and
-# vowel groups collapse, so "claude" ~ "clod". Only ever used together with the spelling.
-_SOUND_RULES = [
-    (r"ph", "f"), (r"ck|q|c(?![eiy])", "k"), (r"c", "s"), (r"x", "ks"), (r"z", "s"),
-    (r"dg|j|g(?=[eiy])", "j"), (r"wh", "w"), (r"kn", "n"), (r"[aeiouy]+", "a"), (r"(.)\1+", r"\1"),
-]
-
-
 def _sound(key: str) -> str:
-    out = key
-    for pattern, repl in _SOUND_RULES:
-        out = re.sub(pattern, repl, out)
-    return out
+    """A phonetic key (Metaphone: "claude" ~ "clod"), with the digits it drops; only ever used together
+    with the spelling."""
+    return jellyfish.metaphone(key) + "".join(c for c in key if c.isdigit())
 
 
 def _ratio(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    return fuzz.ratio(a, b) / 100
 
 
 def _similarity(key: str, sound: str, term: _Term) -> float:
@@ -121,7 +114,7 @@ def correct_query(text: str, vocabulary: list[str]) -> str:
     """Replace words that were misheard for a vocabulary term with that term.
 
     Single words and runs of two or three adjacent words (letters spelled one by one count as one
-    word) are compared with each term of four letters or more: by spelling and a rough sound key,
+    word) are compared with each term of four letters or more: by spelling and a sound key,
     and part by part for terms made of parts ("plot code log" -> "claude-code-log"). Longest runs
     win. Words that are vocabulary terms already, and runs that start or end with a stopword, are
     left alone, so ordinary queries come through unchanged.
