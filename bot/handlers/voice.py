@@ -24,7 +24,6 @@ from eywa.bot.speech import hearing as speech
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
 from eywa.bot.state import Page
-from eywa.core.config.settings import now
 from eywa.core.index.store import StoreError
 
 if TYPE_CHECKING:
@@ -93,8 +92,7 @@ class VoiceChat:
         readings = spoken.readings(hearing, eywa)
         markup = None
         if readings:
-            token = self.bot.state.save_page(Page(kind="readings", session_ids=[],
-                                                  readings=[r.text for r in readings]), now())
+            token = self.bot.save_page(Page(kind="readings", session_ids=[], readings=[r.text for r in readings]))
             markup = readings_buttons(token, readings)
         await self.bot.say(chat_id, f"heard: <i>{esc(hearing.text)}</i>", markup)
         await self.recall(chat_id, hearing.text, speak)
@@ -117,13 +115,14 @@ class VoiceChat:
         log.debug("spoken answer (%.1f s of speech) sent %.2f s after the text", seconds, time.perf_counter() - started)
 
     async def on_reading(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        token, _, index = (query.data or "")[len(READING_PREFIX):].partition(":")
-        page = self.bot.state.load_page(token)
-        if page is None or page.kind != "readings" or not index.isdigit() or int(index) >= len(page.readings):
-            await call(lambda: query.answer("This button has expired; ask again."), "answerCallbackQuery")
+        found = await buttons.pressed_page(self.bot, update)
+        if found is None:
             return
-        await call(lambda: query.answer(), "answerCallbackQuery")
+        page, _, index = found
+        if page.kind != "readings" or not index.isdigit() or int(index) >= len(page.readings):
+            await buttons.expired(update)
+            return
+        await buttons.answer(update.callback_query)
         chat_id = update.effective_chat.id
         reading = page.readings[int(index)]
         speak = self.wants_voice(chat_id)
