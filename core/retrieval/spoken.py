@@ -10,7 +10,6 @@ import json
 import re
 from dataclasses import dataclass
 
-import jellyfish
 from rapidfuzz import fuzz
 
 from eywa.core.retrieval.query_tokens import STOPWORDS
@@ -35,7 +34,7 @@ _ODD_PART = 0.34
 class _Term:
     text: str
     key: str  # letters and digits only, lowercase
-    sound: str  # a phonetic key (below)
+    sound: str  # a rough phonetic key (below)
     parts: tuple[str, ...]  # "claude-code-log" -> ("claude", "code", "log")
 
 
@@ -69,10 +68,20 @@ def common_words() -> frozenset[str]:
     )
 
 
+# A rough phonetic key for English as Whisper spells it: letters that sound alike share a symbol and vowel
+# groups collapse, so "claude" ~ "clod". Only ever used together with the spelling; kept over jellyfish's
+# Metaphone, which lost a query (bench/RESULTS.md).
+_SOUND_RULES = [
+    (r"ph", "f"), (r"ck|q|c(?![eiy])", "k"), (r"c", "s"), (r"x", "ks"), (r"z", "s"),
+    (r"dg|j|g(?=[eiy])", "j"), (r"wh", "w"), (r"kn", "n"), (r"[aeiouy]+", "a"), (r"(.)\1+", r"\1"),
+]
+
+
 def _sound(key: str) -> str:
-    """A phonetic key (Metaphone: "claude" ~ "clod"), with the digits it drops; only ever used together
-    with the spelling."""
-    return jellyfish.metaphone(key) + "".join(c for c in key if c.isdigit())
+    out = key
+    for pattern, repl in _SOUND_RULES:
+        out = re.sub(pattern, repl, out)
+    return out
 
 
 def _ratio(a: str, b: str) -> float:
