@@ -125,6 +125,7 @@ def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: 
     from eywa.bot.speech import transcribe as voice
     from eywa.bot.speech.hearing import Hearing
     from eywa.bot.speech.readings import readings
+    from eywa.core.retrieval import spoken
 
     eywa = open_eywa(data_dir)
     vocabulary = voice.unfamiliar(eywa.vocabulary(2000))
@@ -140,8 +141,8 @@ def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: 
         for voice_name in voices:
             for query in queries:
                 heard = cache[f"{voice_name}\t{query}"]["words"]
-                before = voice.correct_query(" ".join(w for w, _ in heard), vocabulary)  # all words, as before
-                after = voice.correct_query(voice.kept_text(heard), vocabulary)  # what the bot recalls on now
+                before = spoken.correct_query(" ".join(w for w, _ in heard), vocabulary)  # all words, as before
+                after = spoken.correct_query(voice.kept_text(heard), vocabulary)  # what the bot recalls on now
                 for row, text, found in ((f"{voice_name} before", before, top(before, 3)),
                                          (f"{voice_name} after", after, top(after, 3))):
                     tally(rows, row, query, text, found, expected[query])

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from telegram.ext import Application
 
-from eywa.bot.app import EywaBot, build_application, result_buttons
+from eywa.bot.app import EywaBot, build_application
+from eywa.bot.handlers.buttons import result_buttons
 from eywa.bot.send import send_html
 from eywa.bot.speech.hearing import VoiceFailed
 from eywa.core.api import Eywa, HandoffRecord
@@ -154,6 +155,22 @@ def test_expired_button_is_answered_not_ignored(world: World) -> None:
     reply = world.owner.says("/show fe869ecb")[0]
     mark = world.fake.mark()
     query_id = world.fake.press(OWNER, reply.result, "f:nosuchtk:0")
+    world.fake.wait_for(lambda calls: any(c.method == "answerCallbackQuery" for c in calls), mark)
+    (answer,) = world.fake.since(mark, "answerCallbackQuery")
+    assert "expired" in answer.params["text"] and not world.fake.unanswered_callback(query_id)
+
+
+def test_button_data_keeps_the_format_earlier_releases_sent(world: World) -> None:
+    # Buttons already in users' chats carry "kind:token:index": each kind's handler must still read it.
+    reply = world.owner.says("/show fe869ecb")[0]
+    data = {b["text"]: b["callback_data"] for b in reply.buttons}
+    assert re.fullmatch(r"f:[A-Za-z0-9_-]{1,40}:0", data["File"]) and all(len(d.encode()) <= 64 for d in data.values())
+    token = data["File"].split(":")[1]
+    assert data["Continue"] == f"c:{token}:0"
+    _, (opened,) = world.owner.presses(reply, f"o:{token}:0")  # a list's number button, written by hand
+    assert opened.text == reply.text and [b["text"] for b in opened.buttons] == ["File", "Continue"]
+    mark = world.fake.mark()
+    query_id = world.fake.press(OWNER, reply.result, f"z:{token}:0")  # a kind no handler knows
     world.fake.wait_for(lambda calls: any(c.method == "answerCallbackQuery" for c in calls), mark)
     (answer,) = world.fake.since(mark, "answerCallbackQuery")
     assert "expired" in answer.params["text"] and not world.fake.unanswered_callback(query_id)

@@ -4,14 +4,14 @@ client, so the errors the bot handles are the ones PTB raises against the real s
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, InvalidToken, RetryAfter
-
-from eywa.bot.send import retry_seconds
 
 from .fake_telegram import FakeTelegram, parse_html, parse_markdown_v2
 
@@ -25,6 +25,13 @@ def fake() -> Iterator[FakeTelegram]:
         server.client = (runner, bot)  # type: ignore[attr-defined]
         yield server
         runner.run(bot.shutdown())
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the int form of retry_after is deprecated
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
 
 
 def call(fake: FakeTelegram, method: str, token: str | None = None, **kwargs: Any) -> Any:

@@ -23,6 +23,7 @@ import pytest
 
 from eywa.bot.speech import transcribe as voice
 from eywa.core.config.settings import ConfigError, Settings, VoiceSettings, load_settings
+from eywa.core.retrieval import spoken
 
 from .conftest import ROOT
 
@@ -114,7 +115,7 @@ def test_undecodable_input_is_rejected(settings: Settings, data: bytes) -> None:
 
 def test_plain_query_is_transcribed(settings: Settings) -> None:
     text = voice.transcribe(clip("plain_query.oga"), [], settings).text
-    assert voice.correct_query(text, VOCABULARY).lower().strip(" ?.") == "how did we fix the wingman review"
+    assert spoken.correct_query(text, VOCABULARY).lower().strip(" ?.") == "how did we fix the wingman review"
 
 
 def test_project_name_is_recognised_with_vocabulary_biasing(settings: Settings) -> None:
@@ -163,10 +164,10 @@ def test_correction_recovers_what_biasing_alone_mishears(settings: Settings) -> 
     # tiny.en hears "claude code log" as "plot code log" even when biased, and "git leaks" as "jet leaks".
     heard = voice.transcribe(clip("claude_code_log.oga"), VOCABULARY, settings).text
     assert "claude" not in heard.lower()
-    assert "claude-code-log" in voice.correct_query(heard, VOCABULARY)
+    assert "claude-code-log" in spoken.correct_query(heard, VOCABULARY)
     heard = voice.transcribe(clip("git_leaks.oga"), [], settings).text
     assert "gitleaks" not in heard.lower()
-    assert "gitleaks" in voice.correct_query(heard, VOCABULARY)
+    assert "gitleaks" in spoken.correct_query(heard, VOCABULARY)
 
 
 def test_model_is_loaded_once_and_shared_across_threads(model: Any) -> None:
@@ -218,7 +219,7 @@ def test_hotword_prompt_uses_the_spoken_form_and_respects_the_budget() -> None:
     ],
 )
 def test_correct_query_fixes_known_mishearings(heard: str, expected: str) -> None:
-    assert voice.correct_query(heard, VOCABULARY) == expected
+    assert spoken.correct_query(heard, VOCABULARY) == expected
 
 
 @pytest.mark.parametrize(
@@ -248,7 +249,7 @@ def test_correct_query_fixes_known_mishearings(heard: str, expected: str) -> Non
     ],
 )
 def test_correct_query_leaves_ordinary_queries_alone(query: str) -> None:
-    assert voice.correct_query(query, VOCABULARY) == query
+    assert spoken.correct_query(query, VOCABULARY) == query
 
 
 # --- configuration -----------------------------------------------------------------------------------
@@ -357,10 +358,11 @@ def test_only_words_whisper_may_not_know_are_kept_for_biasing() -> None:
 
 
 def test_punctuation_said_aloud_between_words_is_written() -> None:
-    assert voice.write_symbols("merge origin slash main into feat slash gemini") == "merge origin/main into feat/gemini"
-    assert voice.write_symbols("store transcript underscore path") == "store transcript_path"
-    assert voice.write_symbols("slash commands, a slash") == "slash commands, a slash"  # not between two words
-    assert voice.correct_query("fixed test slash compilation", VOCABULARY) == "fixed test/compilation"
+    assert spoken.write_symbols("merge origin slash main into feat slash gemini") == \
+        "merge origin/main into feat/gemini"
+    assert spoken.write_symbols("store transcript underscore path") == "store transcript_path"
+    assert spoken.write_symbols("slash commands, a slash") == "slash commands, a slash"  # not between two words
+    assert spoken.correct_query("fixed test slash compilation", VOCABULARY) == "fixed test/compilation"
 
 
 def test_index_vocabulary_follows_what_another_process_indexes(tmp_path: Path,

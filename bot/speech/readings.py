@@ -88,7 +88,7 @@ def matches(tokens: list[str], lex: Lexicon) -> list[Match]:
     import jellyfish
     from rapidfuzz import fuzz, process
 
-    from eywa.bot.speech.transcribe import common_words
+    from eywa.core.retrieval.spoken import common_words
 
     common = common_words()
     found: list[Match] = []

@@ -1,32 +1,42 @@
-"""The bot's side of a voice query, after transcription: "heard: ..." with buttons for other readings
-(bot/speech/readings.py finds them; a tap recalls that reading), the results (eywa.bot.app's recall answer), and,
+"""Voice queries: a voice note transcribed (bot/speech/), then "heard: ..." with buttons for other readings
+(bot/speech/readings.py finds them; a tap recalls that reading), the results (the recall handler's answer), and,
 where the chat wants it, a spoken answer (bot/speech/answer.py); `/voice on|off`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import time
+import warnings
 from typing import TYPE_CHECKING
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
+from telegram.constants import ChatAction
+from telegram.ext import ContextTypes
 
+from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
 from eywa.bot.send import call
 from eywa.bot.speech import answer as spoken_answer
+from eywa.bot.speech import hearing as speech
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
 from eywa.bot.state import Page
-from eywa.core.config.clock import now
+from eywa.core.index.store import StoreError
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
     from eywa.core.api import HandoffRecord
 
 log = logging.getLogger("eywa.bot")
-READING_PREFIX = "h:"  # callback data "h:<token>:<index>", the readings kept in BotState
+READING_PREFIX = f"{buttons.READING}:"  # callback data "h:<token>:<index>", the readings kept in BotState
+VOCABULARY_SIZE = 2000  # candidates for speech biasing; bot/speech/hearing.py keeps those Whisper may not know
+
+
+def _seconds(value: int | float | dt.timedelta) -> float:
+    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
 
 
 def readings_buttons(token: str, readings: list[spoken.Reading]) -> InlineKeyboardMarkup | None:
@@ -40,9 +50,36 @@ class VoiceChat:
     def __init__(self, bot: EywaBot) -> None:
         self.bot = bot
 
-    def install(self, app: Application) -> None:
-        app.add_handler(CommandHandler("voice", self.cmd_voice))
-        app.add_handler(CallbackQueryHandler(self.on_reading, pattern=f"^{READING_PREFIX}"))
+    async def on_voice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        bot = self.bot
+        chat_id = update.effective_chat.id
+        voice = update.effective_message.voice
+        with warnings.catch_warnings():  # PTB 22 warns that the int form of durations is deprecated
+            warnings.simplefilter("ignore")
+            seconds = _seconds(voice.duration)
+        limit = bot.settings.voice.max_seconds
+        if seconds > limit:  # checked before downloading: a long note costs bandwidth and minutes of CPU
+            await bot.say(chat_id, f"That voice note is {seconds:.0f} s long; I listen to {limit} s at most. "
+                                   "Send a shorter one, or type the words.")
+            return
+        await call(lambda: context.bot.send_chat_action(chat_id, ChatAction.TYPING), "sendChatAction")
+        file = await call(lambda: context.bot.get_file(voice.file_id), "getFile")
+        data = bytes(await call(lambda: file.download_as_bytearray(), "file download"))
+        try:
+            hotwords = bot.eywa.vocabulary(VOCABULARY_SIZE)
+        except StoreError:
+            hotwords = []
+        try:
+            heard = await asyncio.to_thread(bot.transcriber, data, hotwords)
+        except speech.VoiceFailed as exc:
+            await bot.say(chat_id, esc(str(exc)))
+            return
+        heard.text = heard.text.strip()
+        if not heard.text:
+            await bot.say(chat_id, "I heard no words in that voice note; try again closer to the phone, "
+                                   "or type the words.")
+            return
+        await self.answer(chat_id, heard)
 
     def wants_voice(self, chat_id: int) -> bool:
         chosen = self.bot.state.spoken_answers(chat_id)
@@ -55,14 +92,13 @@ class VoiceChat:
         readings = spoken.readings(hearing, eywa)
         markup = None
         if readings:
-            token = self.bot.state.save_page(Page(kind="readings", session_ids=[],
-                                                  readings=[r.text for r in readings]), now())
+            token = self.bot.save_page(Page(kind="readings", session_ids=[], readings=[r.text for r in readings]))
             markup = readings_buttons(token, readings)
         await self.bot.say(chat_id, f"heard: <i>{esc(hearing.text)}</i>", markup)
         await self.recall(chat_id, hearing.text, speak)
 
     async def recall(self, chat_id: int, heard: str, speak: bool) -> None:
-        records = await self.bot.answer_recall(chat_id, heard)
+        records = await self.bot.recall.answer(chat_id, heard)
         if records and speak:
             await self.speak(chat_id, records)
 
@@ -79,13 +115,14 @@ class VoiceChat:
         log.debug("spoken answer (%.1f s of speech) sent %.2f s after the text", seconds, time.perf_counter() - started)
 
     async def on_reading(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        token, _, index = (query.data or "")[len(READING_PREFIX):].partition(":")
-        page = self.bot.state.load_page(token)
-        if page is None or page.kind != "readings" or not index.isdigit() or int(index) >= len(page.readings):
-            await call(lambda: query.answer("This button has expired; ask again."), "answerCallbackQuery")
+        found = await buttons.pressed_page(self.bot, update)
+        if found is None:
             return
-        await call(lambda: query.answer(), "answerCallbackQuery")
+        page, _, index = found
+        if page.kind != "readings" or not index.isdigit() or int(index) >= len(page.readings):
+            await buttons.expired(update)
+            return
+        await buttons.answer(update.callback_query)
         chat_id = update.effective_chat.id
         reading = page.readings[int(index)]
         speak = self.wants_voice(chat_id)
