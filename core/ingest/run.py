@@ -179,6 +179,13 @@ def _judged_by_older_rules(store: Store) -> frozenset[str]:
     """The deterministic handoffs drafted by another HANDOFF_RULES than this eywa's (all of them), or
     found of no substance by another SUBSTANCE_RULES: extracted again, so an upgrade gives every user
     the better handoffs (and finds what the old rules hid) without `--force`. Claude's handoffs stay."""
+    if store.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is None:
+        # An empty index is drafted by these rules from its first session on: a first ingest killed halfway
+        # must not redraft, on resuming, what it already drafted (keywords would see later sessions' terms).
+        with store.transaction():
+            store.set_meta("substance_rules", SUBSTANCE_RULES)
+            store.set_meta("handoff_rules", HANDOFF_RULES)
+        return frozenset()
     if store.get_meta("handoff_rules") != HANDOFF_RULES:
         where = ""
     elif store.get_meta("substance_rules") != SUBSTANCE_RULES:
