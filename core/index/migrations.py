@@ -1,6 +1,6 @@
 """The one way Eywa's SQLite files change shape: each file's owner declares an ordered list of small named
 migrations (SQL text or a function of the connection), and `migrate` applies those not yet recorded in the
-file's `migrations` table, each in its own transaction. A file that needs none costs one read and no lock."""
+file's `migrations` table, all pending ones in one transaction. A file that needs none costs one read and no lock."""
 
 from __future__ import annotations
 
@@ -27,13 +27,15 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[s
     autocommit mode (isolation_level=None). Each step also brings a file whose older release already made
     part of the change (a column added when opened) to the same shape, so it checks before it alters."""
     done = applied(conn)
+    pending = [(name, step) for name, step in migrations if name not in done]
+    if not pending:
+        return []
     ran: list[str] = []
-    for name, step in migrations:
-        if name in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute(_LEDGER)
+    # All pending steps in one transaction: a process killed mid-way leaves the file as it was, never half-made.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_LEDGER)
+        for name, step in pending:
             # another process may have applied it while this one waited for the lock
             if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone() is None:
                 if isinstance(step, str):
@@ -43,11 +45,11 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[s
                     step(conn)
                 conn.execute("INSERT INTO migrations(name) VALUES(?)", (name,))
                 ran.append(name)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
-                conn.execute("ROLLBACK")
-            raise
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+            conn.execute("ROLLBACK")
+        raise
     return ran
 
 
