@@ -53,7 +53,7 @@ from eywa.bot.state import BotState, Page
 from eywa.core.api import Eywa, HandoffRecord
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
-from eywa.core.index.store import StoreError
+from eywa.core.errors import StoreError
 from eywa.core.ingest.run import IngestReport, Progress
 
 log = logging.getLogger("eywa.bot")

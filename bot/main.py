@@ -80,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "service":
         return _service(args.action, args.config, args.files_only)
 
-    from eywa.core.config.settings import ConfigError, load_settings
+    from eywa.core.config.settings import load_settings
+    from eywa.core.errors import ConfigError
 
     try:
         settings = load_settings(args.config)
@@ -113,8 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _service(action: str, config_path: Path | None, files_only: bool) -> int:
-    from eywa.core.config.settings import ConfigError, load_settings
-    from eywa.core.machines.services import ServiceError, hub_services, install, mcp_service, uninstall
+    from eywa.core.config.settings import load_settings
+    from eywa.core.errors import ConfigError, ServiceError
+    from eywa.core.machines.services import hub_services, install, mcp_service, uninstall
 
     try:
         services = hub_services(load_settings(config_path), config_path)

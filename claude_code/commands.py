@@ -27,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
         except OSError as exc:
             return _fail(f"{exc.strerror or exc}: {exc.filename or ''}")
-    from eywa.core.config.settings import ConfigError, load_settings
+    from eywa.core.config.settings import load_settings
+    from eywa.core.errors import ConfigError
 
     try:
         settings = load_settings(args.config)

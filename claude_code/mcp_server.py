@@ -29,12 +29,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from eywa.core.api import AmbiguousId, Eywa, HandoffRecord, NotFound, format_handoffs
+from eywa.core.api import Eywa, HandoffRecord, format_handoffs
 from eywa.core.config.clock import timestamp
 from eywa.core.config.settings import Settings
-from eywa.core.index.store import StoreError
+from eywa.core.errors import AmbiguousId, IngestError, NotFound, StoreError
 from eywa.core.ingest.pending import live_session
-from eywa.core.ingest.run import IngestError
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources.claude_code.builder import block_text
 from eywa.core.sources.claude_code.discovery import encode_cwd

@@ -100,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     if args.command == "get":
         return _cmd_get(args)
-    from eywa.core.config.settings import ConfigError, load_settings
+    from eywa.core.config.settings import load_settings
+    from eywa.core.errors import ConfigError
 
     try:
         settings = load_settings(args.config)
@@ -108,12 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     import sqlite3
 
-    from eywa.core.api import AmbiguousId, Eywa, NotFound
-    from eywa.core.claude_sessions import LaunchError
-    from eywa.core.index.store import StoreError
-    from eywa.core.ingest.run import IngestError
-    from eywa.core.machines.push import PushError
-    from eywa.core.machines.services import ServiceError
+    from eywa.core.api import Eywa
+    from eywa.core.errors import AmbiguousId, IngestError, LaunchError, NotFound, PushError, ServiceError, StoreError
     from eywa.core.storage_faults import describe
 
     eywa = Eywa(settings)
@@ -164,8 +161,8 @@ def _cmd_get(args: argparse.Namespace) -> int:
     import sqlite3
 
     from eywa.core.config.clock import now
-    from eywa.core.config.errors import ConfigError
     from eywa.core.config.light import light_settings
+    from eywa.core.errors import ConfigError
     from eywa.core.retrieval.recall import format_handoffs, ranked_records
 
     if args.max is not None and not 1 <= args.max <= 5:
@@ -213,7 +210,8 @@ def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
 
     if not needs_migrating(conn) and text_index.is_current(conn, text_index.folder_of(path)):
         return None
-    from eywa.core.index.store import Store, StoreError
+    from eywa.core.errors import StoreError
+    from eywa.core.index.store import Store
 
     try:
         Store(path).close()

@@ -17,7 +17,8 @@ import orjson
 
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
-from eywa.core.index.store import Store, StoreError
+from eywa.core.errors import AmbiguousId, NotFound, StoreError
+from eywa.core.index.store import Store
 from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
 from eywa.core.retrieval.recall import COLUMNS as _COLUMNS
 from eywa.core.retrieval.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
@@ -32,21 +33,8 @@ if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude C
 log = logging.getLogger("eywa")
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
-__all__ = ["MAX_QUERY_CHARS", "AmbiguousId", "Digest", "Eywa", "HandoffRecord", "NotFound", "Stats",
+__all__ = ["MAX_QUERY_CHARS", "Digest", "Eywa", "HandoffRecord", "Stats",
            "format_handoffs"]
-
-
-class NotFound(LookupError):
-    """No handoff has that id."""
-
-
-class AmbiguousId(LookupError):
-    """Several handoffs share that prefix; `candidates` lists them."""
-
-    def __init__(self, prefix: str, candidates: list[HandoffRecord]) -> None:
-        listed = "\n".join(f"  {c.session_uuid}  {c.date}  {c.headline}" for c in candidates)
-        super().__init__(f"'{prefix}' matches {len(candidates)} handoffs; give more characters:\n{listed}")
-        self.candidates = candidates
 
 
 @dataclass

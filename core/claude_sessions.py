@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from eywa.core.errors import LaunchError
 from eywa.core.redaction.scrubber import default_redactor
 
 __all__ = ["BackgroundSession", "LaunchError", "attach_command", "find_cli", "interactive_command",
@@ -37,10 +38,6 @@ _TIMEOUT = 60  # seconds; `--bg` returns in under a second once its service runs
 # States `claude agents --json` reports. Its model call classifies a turn's end as done, failed, blocked
 # (waiting for the owner) or working; a stopped session has exited.
 FINISHED_STATES = frozenset({"done", "failed", "blocked", "stopped"})
-
-
-class LaunchError(RuntimeError):
-    """A session could not be started or looked at; the message says why and what to do."""
 
 
 class BackgroundSession(BaseModel):

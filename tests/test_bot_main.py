@@ -16,7 +16,8 @@ import pytest
 
 from eywa.bot.app import build_application
 from eywa.bot.main import NOISY_LOGGERS, configure_logging, main
-from eywa.core.config.settings import ConfigError, load_settings
+from eywa.core.config.settings import load_settings
+from eywa.core.errors import ConfigError
 
 from .conftest import ROOT
 from .fake_telegram import TOKEN, BotThread, FakeTelegram, bot_settings

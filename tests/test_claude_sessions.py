@@ -29,8 +29,9 @@ import pytest
 
 from eywa.bot.state import BotState
 from eywa.core.api import Eywa
-from eywa.core.claude_sessions import BackgroundSession, LaunchError
+from eywa.core.claude_sessions import BackgroundSession
 from eywa.core.config.settings import Settings, load_settings
+from eywa.core.errors import LaunchError
 
 from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings, button
@@ -166,7 +167,7 @@ def test_start_without_the_cli_says_how_to_get_it(world: World) -> None:
 
 
 def test_bypassing_permissions_cannot_be_configured(world: World) -> None:
-    from eywa.core.config.settings import ConfigError
+    from eywa.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"claude_code\.permission_mode = 'bypassPermissions'"):
         load_settings(claude_code={"permission_mode": "bypassPermissions"})

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from eywa.core.config.clock import now
-from eywa.core.config.settings import ConfigError, Settings, load_settings
+from eywa.core.config.settings import Settings, load_settings
+from eywa.core.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.yaml"
 

@@ -111,7 +111,7 @@ def test_handoff_files_follow_the_architecture_layout(env: dict[str, Path]) -> N
 
 
 def test_missing_projects_folder_is_a_clear_error(env: dict[str, Path]) -> None:
-    from eywa.core.ingest.run import IngestError
+    from eywa.core.errors import IngestError
 
     with pytest.raises(IngestError, match="EYWA_PROJECTS_DIR"):
         make_eywa(projects_dir=env["home"] / "nowhere").ingest()

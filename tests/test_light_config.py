@@ -80,7 +80,7 @@ def test_explicit_config_path_and_json_section_agree(clean: dict[str, Path], tmp
 
 
 def test_a_missing_named_config_file_fails_in_both(clean: dict[str, Path], tmp_path: Path) -> None:
-    from eywa.core.config.settings import ConfigError
+    from eywa.core.errors import ConfigError
 
     with pytest.raises(light_config.LightConfigError):
         light_config.light_settings(tmp_path / "nope.yaml")
@@ -109,7 +109,7 @@ def test_sources_from_the_file_and_the_environment_agree(clean: dict[str, Path],
 @pytest.mark.parametrize("item", ['[{"kind": "cursor"}]', '[{"kind": "codex", "enabled": "maybe"}]',
                                   '[{"kind": "codex", "path": ""}]', '[{"kind": "codex", "folder": "/x"}]', '{"a": 1}'])
 def test_a_bad_sources_entry_fails_in_both(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch, item: str) -> None:
-    from eywa.core.config.settings import ConfigError
+    from eywa.core.errors import ConfigError
 
     monkeypatch.setenv("EYWA_SOURCES", item)
     with pytest.raises(light_config.LightConfigError, match="sources"):

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
-from eywa.core.index.store import Store, StoreError
+from eywa.core.index.store import Store
 from eywa.core.retrieval.scorer import rank
 
 NOW = dt.date(2025, 6, 15)

@@ -15,11 +15,12 @@ from eywa.bot.state import MIGRATIONS as BOT_MIGRATIONS
 from eywa.bot.state import BotState
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
+from eywa.core.errors import StoreError
 from eywa.core.extract.llm.run import MIGRATIONS as LLM_MIGRATIONS
 from eywa.core.index.migrations import applied, migrate
 from eywa.core.index.schema_version import needs_migrating
 from eywa.core.index.store import MIGRATIONS as INDEX_MIGRATIONS
-from eywa.core.index.store import Store, StoreError
+from eywa.core.index.store import Store
 
 UPGRADE = Path(__file__).parent / "fixtures" / "upgrade"
 RELEASES = ("c89dd8f", "842f99c")  # before the eywa.* namespace; and the last before migrations

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from eywa.bot.speech import transcribe as voice
-from eywa.core.config.settings import ConfigError, Settings, VoiceSettings, load_settings
+from eywa.core.config.settings import Settings, VoiceSettings, load_settings
+from eywa.core.errors import ConfigError
 from eywa.core.retrieval import spoken
 
 from .conftest import ROOT

@@ -17,8 +17,7 @@ from eywa.bot.render import esc
 from eywa.bot.send import edit_html, send_html
 from eywa.core.api import Digest
 from eywa.core.config.clock import now
-from eywa.core.index.store import StoreError
-from eywa.core.ingest.run import IngestError
+from eywa.core.errors import IngestError, StoreError
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

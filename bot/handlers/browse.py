@@ -12,7 +12,7 @@ from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
 from eywa.bot.send import send_document
 from eywa.bot.state import Page
-from eywa.core.api import AmbiguousId, NotFound
+from eywa.core.errors import AmbiguousId, NotFound
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -12,7 +12,7 @@ from telegram.ext import ContextTypes
 
 from eywa.bot.send import call
 from eywa.bot.state import Page
-from eywa.core.api import NotFound
+from eywa.core.errors import NotFound
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

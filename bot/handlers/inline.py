@@ -9,7 +9,7 @@ from telegram.ext import ContextTypes
 
 from eywa.bot import render
 from eywa.bot.send import call
-from eywa.core.index.store import StoreError
+from eywa.core.errors import StoreError
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

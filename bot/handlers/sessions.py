@@ -12,8 +12,9 @@ from telegram.ext import ContextTypes, Job
 from eywa.bot import render
 from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
-from eywa.core.api import Eywa, NotFound
-from eywa.core.claude_sessions import BackgroundSession, LaunchError
+from eywa.core.api import Eywa
+from eywa.core.claude_sessions import BackgroundSession
+from eywa.core.errors import LaunchError, NotFound
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

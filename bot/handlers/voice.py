@@ -24,7 +24,7 @@ from eywa.bot.speech import hearing as speech
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
 from eywa.bot.state import Page
-from eywa.core.index.store import StoreError
+from eywa.core.errors import StoreError
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from eywa.core.config.errors import ConfigError
+from eywa.core.errors import ConfigError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:

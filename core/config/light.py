@@ -15,8 +15,8 @@ import json
 import os
 from pathlib import Path
 
-from eywa.core.config.errors import LightConfigError
 from eywa.core.config.fields import FIELDS
+from eywa.core.errors import LightConfigError
 from eywa.core.sources import KINDS, Source, resolve_sources
 
 # No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from eywa.core.config.errors import ConfigError
+from eywa.core.errors import ConfigError
 from eywa.core.sources import KINDS, Source, resolve_sources
 
 ENV_PREFIX = "EYWA_"

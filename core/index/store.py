@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
+from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
@@ -114,10 +115,6 @@ END;
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
 """
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened or used; the message says what to do."""
 
 
 class Store:

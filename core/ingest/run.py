@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 import orjson
 
 from eywa.core.config.clock import now
+from eywa.core.errors import IngestError
 from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
 from eywa.core.extract.term_stats import TermStats
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
@@ -39,10 +40,6 @@ Progress = Callable[[int, int, str], None]
 # their pages for every session; a batch shares that work, and a second keeps other writers' waits short.
 _BATCH_SECONDS = 1.0
 _BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
-
-
-class IngestError(RuntimeError):
-    """Ingest cannot start; the message says what to do."""
 
 
 @dataclass

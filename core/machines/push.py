@@ -28,6 +28,7 @@ from pathlib import Path
 import msgspec
 
 from eywa.core.config.settings import Settings
+from eywa.core.errors import PushError
 from eywa.core.machines.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
 from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
 from eywa.core.sources.claude_code.reader import peek_fields
@@ -39,10 +40,6 @@ _STAT_LINES = {
     "files": re.compile(r"^Number of regular files transferred: ([\d,]+)", re.MULTILINE),
     "bytes_sent": re.compile(r"^Total bytes sent: ([\d,]+)", re.MULTILINE),
 }
-
-
-class PushError(RuntimeError):
-    """The push cannot run or failed; the message says what to do."""
 
 
 @dataclass

@@ -16,13 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eywa.core.config.settings import Settings
+from eywa.core.errors import ServiceError
 
 RESTART_SECONDS = 10
 _MAC_PATH = "/opt/homebrew/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"  # launchd's own PATH lacks Homebrew
-
-
-class ServiceError(RuntimeError):
-    """The service cannot be installed here; the message says why."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from eywa.core.extract.llm.anthropic_client import Answer, LLMClient, LLMStop, RequestRejected, TransientFailure
+from eywa.core.errors import LLMStop
+from eywa.core.extract.llm.anthropic_client import Answer, LLMClient, RequestRejected, TransientFailure
 from eywa.core.extract.llm.backend import Call, Outcome, api_key
 from eywa.core.extract.llm.prompt import InvalidAnswer, Refused, build_params, parse_answer, retry_params
 

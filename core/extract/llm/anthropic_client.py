@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from eywa.core.errors import LLMAuthError, LLMStop
+
 log = logging.getLogger("eywa.llm")
 
 # 429 error codes that mean "your organisation hit a spending limit": retrying cannot succeed.
@@ -38,15 +40,6 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "claude-opus-5-5": (4.0, 20.0),
     "claude-fable-5-1": (10.0, 50.0),
 }
-
-
-class LLMStop(RuntimeError):
-    """The run cannot go on (bad key, unknown model, spend limit, the API unavailable); the message says
-    what to do. Sessions not yet extracted stay pending and a later run resumes them."""
-
-
-class LLMAuthError(LLMStop):
-    """401: the key is missing, wrong or revoked."""
 
 
 class RequestRejected(Exception):

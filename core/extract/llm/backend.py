@@ -121,7 +121,7 @@ class NoBackend:
         self._reason = reason
 
     def start(self) -> list[str]:
-        from eywa.core.extract.llm.anthropic_client import LLMStop
+        from eywa.core.errors import LLMStop
 
         raise LLMStop(f"no LLM backend: {self._reason}")
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eywa.core.extract.llm.anthropic_client import LLMStop, Usage
+from eywa.core.errors import LLMStop
+from eywa.core.extract.llm.anthropic_client import Usage
 from eywa.core.extract.llm.backend import Call, Outcome
 from eywa.core.extract.llm.prompt import SYSTEM_PROMPT, InvalidAnswer, answer_schema, read_fields
 

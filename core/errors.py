@@ -1,0 +1,58 @@
+"""The exceptions front ends catch, defined once; pydantic-free, so the hooks' light path can raise them too.
+Each message is meant for the user: it says what went wrong and what to do."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from eywa.core.retrieval.recall import HandoffRecord
+
+
+class ConfigError(Exception):
+    """A setting is invalid or the config file cannot be used."""
+
+
+class LightConfigError(ConfigError):
+    """A setting the hooks or `eywa get` need cannot be read (core/config/light.py); hooks fail open on it."""
+
+
+class StoreError(RuntimeError):
+    """The index (or another of Eywa's SQLite files) cannot be opened or used."""
+
+
+class NotFound(LookupError):
+    """No handoff (or transcript) has that id."""
+
+
+class AmbiguousId(LookupError):
+    """Several handoffs share that prefix; `candidates` lists them."""
+
+    def __init__(self, prefix: str, candidates: list[HandoffRecord]) -> None:
+        listed = "\n".join(f"  {c.session_uuid}  {c.date}  {c.headline}" for c in candidates)
+        super().__init__(f"'{prefix}' matches {len(candidates)} handoffs; give more characters:\n{listed}")
+        self.candidates = candidates
+
+
+class IngestError(RuntimeError):
+    """Ingest cannot start."""
+
+
+class LaunchError(RuntimeError):
+    """A Claude Code session could not be started or looked at."""
+
+
+class PushError(RuntimeError):
+    """`eywa push` cannot run or failed."""
+
+
+class ServiceError(RuntimeError):
+    """The service cannot be installed here."""
+
+
+class LLMStop(RuntimeError):
+    """The LLM run cannot go on (bad key, unknown model, spend limit, the API unavailable). Sessions not yet
+    extracted stay pending and a later run resumes them."""
+
+
+class LLMAuthError(LLMStop):
+    """401: the key is missing, wrong or revoked."""
