@@ -49,11 +49,11 @@ from eywa.bot.handlers.voice import VoiceChat
 from eywa.bot.render import esc
 from eywa.bot.send import call, rate_limiter, send_document, send_html
 from eywa.bot.speech import hearing
-from eywa.bot.state import BotState, Page
 from eywa.core.api import Eywa, HandoffRecord
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
 from eywa.core.errors import StoreError
+from eywa.core.index.bot_state import BotState, Page
 from eywa.core.ingest.run import IngestReport, Progress
 
 log = logging.getLogger("eywa.bot")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import re
-import sqlite3
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -93,17 +92,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from telegram.error import InvalidToken
 
     from eywa.bot.app import ALLOWED_UPDATES, MissingToken, build_application
+    from eywa.core.errors import StoreError
 
     try:
         app = build_application(settings)
     except MissingToken as exc:
         print(f"eywa-bot: {exc}", file=sys.stderr)
         return 1
-    except (OSError, sqlite3.Error) as exc:  # its state lives in the data directory: read-only, full...
-        from eywa.core.storage_faults import describe
-
-        print(f"eywa-bot: {describe(exc, settings.data_dir) or f'cannot use {settings.data_dir}: {exc}'}",
-              file=sys.stderr)
+    except StoreError as exc:  # its state lives in the data directory: read-only, full...
+        print(f"eywa-bot: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"eywa-bot: cannot use {settings.data_dir}: {exc}", file=sys.stderr)
         return 1
     try:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)

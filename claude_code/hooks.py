@@ -2,9 +2,9 @@
 
 Each runs as a new process on every session start or end, so it imports only the standard library,
 `eywa.core.config.light`, `eywa.core.sources.projects` and `eywa.core.ingest.pending` (no pydantic, no
-network), reads the index with
-plain sqlite3, and fails open: whatever goes wrong, it prints nothing and exits 0, because a memory
-tool must never block the user's session.
+network), reads the index through the engine's light read-only queries (core/index/readonly.py), and
+fails open: whatever goes wrong, it prints nothing and exits 0, because a memory tool must never block the
+user's session.
 
 - session-start: Claude Code's hook JSON on stdin (session_id, transcript_path, cwd, source); prints
   `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}` with the newest
@@ -28,53 +28,13 @@ from eywa.core.handoffs.durations import format_duration
 # sqlite3 and datetime are imported by session-start only: session-end must return at once.
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~6 ms)
 if TYPE_CHECKING:
-    import datetime as dt
-    import sqlite3
+    from eywa.core.index.readonly import RecentHandoff
 
 # Claude Code cuts hook context beyond 10,000 characters; bytes >= characters, so this bound is safe.
 CONTEXT_LIMIT = 10_000
 MAX_STDIN_BYTES = 1_000_000
 DEBUG_ENV = "EYWA_HOOK_DEBUG"  # set to 1 to see a failing hook's traceback on stderr
 SEPARATOR = "\n\n---\n\n"
-
-_RECENT_SQL = """
-SELECT h.session_uuid FROM handoffs AS h
-WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
-  AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
-ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
-LIMIT ?
-"""
-
-
-def _open_index(path: Path) -> sqlite3.Connection | None:
-    import sqlite3
-
-    if not path.is_file():
-        return None
-    # Read-only: a hook never creates or migrates the index; a writer holding it only makes us wait briefly.
-    conn = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=0.5)
-    conn.execute("PRAGMA query_only=1")
-    return conn
-
-
-def recent_handoffs(conn: sqlite3.Connection, projects: tuple[str, ...], *, today: dt.date,
-                    days_back: int, limit: int, exclude: str = "") -> list[tuple[str, str, str, int, str]]:
-    """(session_uuid, short_id, date, duration_min, body) of the newest substantial handoffs of
-    `projects` dated within `days_back` days of `today`: those with open threads first (work a new
-    session may pick up), each group newest first."""
-    import datetime as dt
-
-    cutoff = (today - dt.timedelta(days=min(days_back, 36500) - 1)).isoformat()
-    marks = ",".join("?" * len(projects))
-    ids = [row[0] for row in conn.execute(_RECENT_SQL.format(marks=marks), (cutoff, exclude, *projects, limit))]
-    if not ids:
-        return []
-    rows = conn.execute(
-        f"SELECT session_uuid, short_id, date, duration_min, body FROM handoffs"
-        f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids
-    ).fetchall()
-    order = {uid: i for i, uid in enumerate(ids)}
-    return sorted(rows, key=lambda row: order[row[0]])
 
 
 def _with_meta(short_id: str, date: str, minutes: int, body: str) -> str:
@@ -100,11 +60,10 @@ def _cut(text: str, budget: int, note: str) -> str:
     return head.rstrip() + note
 
 
-def render_context(project: str, handoffs: list[tuple[str, str, str, int, str]],
-                   limit: int = CONTEXT_LIMIT) -> str:
+def render_context(project: str, handoffs: list[RecentHandoff], limit: int = CONTEXT_LIMIT) -> str:
     """Header plus as many whole handoffs as fit in `limit` bytes (the first one cut if it alone does not)."""
-    pieces = [_with_meta(short, date, minutes, body) for _, short, date, minutes, body in handoffs]
-    return _packed(project, pieces, f"`eywa show {handoffs[0][1]}`" if handoffs else "", limit)
+    pieces = [_with_meta(h.short_id, h.date, h.duration_min, h.body) for h in handoffs]
+    return _packed(project, pieces, f"`eywa show {handoffs[0].short_id}`" if handoffs else "", limit)
 
 
 def _packed(project: str, pieces: list[str], whole: str, limit: int = CONTEXT_LIMIT) -> str:
@@ -163,15 +122,21 @@ def session_start(hook: dict, settings: LightSettings) -> str:
     context = _from_hub(projects, settings) if settings.hub_url and settings.hub_token else None
     if context is not None:
         return _output(context)
-    conn = _open_index(settings.db_path)
+    import datetime as dt
+
+    from eywa.core.index.readonly import open_index, recent_in_projects
+
+    # Read-only: a hook never creates or migrates the index; a writer holding it only makes us wait briefly.
+    conn = open_index(settings.db_path, timeout=0.5)
     if conn is None:
         return ""
     try:
         today = now().astimezone(settings.zone).date()
+        cutoff = (today - dt.timedelta(days=min(settings.days_back, 36500) - 1)).isoformat()
         session_id = hook.get("session_id")
-        handoffs = recent_handoffs(conn, projects, today=today, days_back=settings.days_back,
-                                   limit=settings.max_handoffs,
-                                   exclude=session_id if isinstance(session_id, str) else "")
+        # Those with open threads first (work a new session may pick up), each group newest first.
+        handoffs = recent_in_projects(conn, projects, cutoff=cutoff, limit=settings.max_handoffs,
+                                      exclude=session_id if isinstance(session_id, str) else "")
     finally:
         conn.close()
     if not handoffs:

@@ -9,12 +9,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from eywa.core.sources import KINDS
-
-if TYPE_CHECKING:
-    import sqlite3
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -107,32 +103,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
-    import sqlite3
-
     from eywa.core.api import Eywa
     from eywa.core.errors import AmbiguousId, IngestError, LaunchError, NotFound, PushError, ServiceError, StoreError
-    from eywa.core.storage_faults import describe
 
     eywa = Eywa(settings)
     try:
-        return _COMMANDS[args.command](eywa, args)
+        with eywa.faults():
+            return _COMMANDS[args.command](eywa, args)
     except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError, PushError,
             ServiceError) as exc:
         return _fail(str(exc).strip("'\""))
-    except (OSError, sqlite3.Error) as exc:
-        return _fail(describe(exc, settings.data_dir) or _unexpected(exc, settings.data_dir))
+    except OSError as exc:
+        return _fail(_unexpected(exc, settings.data_dir))
     except KeyboardInterrupt:
         return _fail("interrupted; what was done is kept, run the command again to finish")
     finally:
         eywa.close()
 
 
-def _unexpected(exc: BaseException, data_dir: Path) -> str:
+def _unexpected(exc: OSError, data_dir: Path) -> str:
     if isinstance(exc, PermissionError):
         return f"permission denied: {exc.filename or exc}; check the data directory {data_dir}"
-    if isinstance(exc, OSError):
-        return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
-    return f"the index in {data_dir} failed ({exc}): `eywa reindex` rebuilds it from the handoff files"
+    return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
 
 
 def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
@@ -158,11 +150,10 @@ def _print_json(data: object) -> None:
 def _cmd_get(args: argparse.Namespace) -> int:
     """`eywa get` starts light (no pydantic, no settings model): it is the command a user waits on.
     core/config/light.py reads the same settings as `load_settings`, and a test proves they agree."""
-    import sqlite3
-
     from eywa.core.config.clock import now
     from eywa.core.config.light import light_settings
-    from eywa.core.errors import ConfigError
+    from eywa.core.errors import ConfigError, StoreError
+    from eywa.core.index.readonly import reading_current
     from eywa.core.retrieval.recall import format_handoffs, ranked_records
 
     if args.max is not None and not 1 <= args.max <= 5:
@@ -174,50 +165,20 @@ def _cmd_get(args: argparse.Namespace) -> int:
         today = now().astimezone(settings.zone).date()
     except ConfigError as exc:
         return _fail(str(exc))
-    if not settings.db_path.is_file():
-        return _fail(f"no index in {settings.data_dir}: run `eywa ingest` first")
     try:
-        conn = sqlite3.connect(settings.db_path, timeout=30)
-        try:
-            problem = _migrate_if_older(conn, settings.db_path)
-            if problem:
-                return _fail(problem)
+        with reading_current(settings.db_path) as conn:
             records = ranked_records(
                 conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
                 mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
                 max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
                 machine=args.machine)
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        from eywa.core.storage_faults import describe
-
-        return _fail(describe(exc, settings.data_dir)
-                     or f"cannot read the index {settings.db_path} ({exc}): run `eywa reindex` to rebuild it")
+    except StoreError as exc:
+        return _fail(str(exc))
     if args.json:
         _print_json([r.to_json() for r in records])
     else:
         sys.stdout.write(format_handoffs(records))
     return 0
-
-
-def _migrate_if_older(conn: sqlite3.Connection, path: Path) -> str | None:
-    """Migrate an index written by an older eywa, once, through the store (which `get` does not otherwise
-    import: it costs the handoff model), and so rebuild a full-text index folder of an older version; a
-    current index costs one query and a small file read. The reason it cannot, or None."""
-    from eywa.core.index import text_index
-    from eywa.core.index.schema_version import needs_migrating
-
-    if not needs_migrating(conn) and text_index.is_current(conn, text_index.folder_of(path)):
-        return None
-    from eywa.core.errors import StoreError
-    from eywa.core.index.store import Store
-
-    try:
-        Store(path).close()
-    except StoreError as exc:
-        return str(exc)
-    return None
 
 
 def _cmd_last(eywa, args) -> int:  # noqa: ANN001

@@ -4,26 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import logging
 import re
-import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
 from eywa.core.errors import AmbiguousId, NotFound, StoreError
+from eywa.core.index import readonly
+from eywa.core.index.storage_faults import storage_faults
 from eywa.core.index.store import Store
 from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
-from eywa.core.retrieval.recall import COLUMNS as _COLUMNS
 from eywa.core.retrieval.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
-from eywa.core.retrieval.scorer import index_version
-from eywa.core.storage_faults import describe
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
     from eywa.core.claude_sessions import BackgroundSession
@@ -91,6 +90,18 @@ class Digest:
     open_threads: list[tuple[HandoffRecord, list[str]]]
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _faults(method: _Method) -> _Method:
+    """The method run inside its instance's `faults()`."""
+    @functools.wraps(method)
+    def inside(self: Eywa, *args: Any, **kwargs: Any) -> Any:
+        with self.faults():
+            return method(self, *args, **kwargs)
+    return inside  # type: ignore[return-value]
+
+
 class Eywa:
     """Opens the store lazily; one instance per thread (SQLite connections are not shared)."""
 
@@ -119,21 +130,16 @@ class Eywa:
             raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
         return self.store
 
-    def _record(self, row: tuple) -> HandoffRecord:
+    def _record(self, row: readonly.HandoffRow) -> HandoffRecord:
         return record_from_row(row, self.settings.handoffs_dir)
 
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
-        """A full disk or an unwritable data directory met while writing, as a StoreError that says so."""
-        try:
-            yield
-        except (sqlite3.Error, OSError) as exc:
-            message = describe(exc, self.settings.data_dir)
-            if message is None:
-                raise
-            raise StoreError(message) from exc
+    def faults(self) -> contextlib.AbstractContextManager[None]:
+        """Inside it, what SQLite or the data directory raise is a StoreError that says what to do (every
+        method of the API below runs inside it; a front end wraps what else it does with the index)."""
+        return storage_faults(self.settings.data_dir)
 
     # -- the API ------------------------------------------------------------------------------------
+    @_faults
     def ingest(self, progress: Progress | None = None, *, only: set[str] | None = None,
                force: frozenset[str] = frozenset(), llm: bool = True) -> IngestReport:
         """Ingest new and changed transcripts; then, with an LLM backend (`llm_choice`), the LLM pass over
@@ -145,11 +151,10 @@ class Eywa:
         redactor = Redactor(self.settings.redaction.extra_patterns)
         paths = self.ingest_paths()
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
-        with self._writing():
-            report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
-                            progress=progress, only=only, force=force)
-            if llm and self.llm_choice().active:
-                self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
+        report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
+                        progress=progress, only=only, force=force)
+        if llm and self.llm_choice().active:
+            self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
         return report
 
     def llm_choice(self) -> Choice:
@@ -181,6 +186,7 @@ class Eywa:
 
         return LLMPass(self.store, self.settings, choice=self.llm_choice(), **self.llm_options)
 
+    @_faults
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
         from eywa.core.sources.claude_code.discovery import file_session, scan_sources
@@ -205,6 +211,7 @@ class Eywa:
             self.last_llm_report = self.llm_pass().extract_one(matches[0])
         return self.show(matches[0])
 
+    @_faults
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0,
                agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
@@ -219,54 +226,39 @@ class Eywa:
             project=project, offset=offset, agent=agent, machine=machine,
         )
 
+    @_faults
     def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None,
              machine: str | None = None) -> list[HandoffRecord]:
         """The newest substantial handoffs, newest first."""
-        sql = f"SELECT {_COLUMNS} FROM handoffs WHERE substance > 0"
-        params: list[object] = []
-        if project:
-            sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
-            params.append(f"%{project.lower()}%")
-        if agent:
-            sql += " AND agent = ?"
-            params.append(agent.strip().lower())
-        if machine:
-            sql += " AND machine = ?"
-            params.append(machine.strip().lower())
-        sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
-        params.append(max(1, count))
-        return [self._record(row) for row in self._reader().conn.execute(sql, params)]
+        rows = readonly.latest_handoffs(self._reader().conn, count, project=project, agent=agent, machine=machine)
+        return [self._record(row) for row in rows]
 
+    @_faults
     def show(self, id_or_prefix: str) -> HandoffRecord:
         """One handoff by full id, short id or any unique prefix of either."""
         prefix = id_or_prefix.strip()
         if not _ID_RE.match(prefix):
             raise NotFound(f"'{prefix[:80]}' is not a session id (letters, digits and '-' only)")
         conn = self._reader().conn
-        exact = conn.execute(f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid = ?", (prefix,)).fetchone()
+        exact = readonly.handoff(conn, prefix)
         if exact:
             return self._record(exact)
-        pattern = prefix.replace("%", "").replace("_", "") + "%"
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM handoffs WHERE session_uuid LIKE ? OR short_id LIKE ?"
-            " ORDER BY date DESC, session_uuid LIMIT 11",
-            (pattern, pattern),
-        ).fetchall()
+        rows = readonly.handoffs_by_prefix(conn, prefix, 11)
         if not rows:
             raise NotFound(f"no handoff with id '{prefix}': `eywa last` lists recent ones")
         if len(rows) > 1:
             raise AmbiguousId(prefix, [self._record(row) for row in rows[:10]])
         return self._record(rows[0])
 
+    @_faults
     def session_cwd(self, record: HandoffRecord) -> str | None:
         """The working directory the session began in, as its archived rendering records it (None for an
         imported handoff, or when the archive file is gone)."""
-        row = self._reader().conn.execute(
-            "SELECT archive_path FROM handoffs WHERE session_uuid = ?", (record.session_uuid,)).fetchone()
-        if not row or not row[0]:
+        relpath = readonly.archive_path(self._reader().conn, record.session_uuid)
+        if not relpath:
             return None
         try:
-            with open(self.settings.archive_dir / row[0], encoding="utf-8") as archive:
+            with open(self.settings.archive_dir / relpath, encoding="utf-8") as archive:
                 head = archive.read(4096)  # the facts come first
         except OSError:
             return None
@@ -301,44 +293,28 @@ class Eywa:
         folder = working_directory(self.session_cwd(record), record.short_id)
         return folder, interactive_command(self.settings.claude_code.command, continue_prompt(record))
 
+    @_faults
     def stats(self) -> Stats:
         from eywa.core.extract.llm.run import llm_stats
 
         conn = self._reader().conn
-        one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
         report = self.store.get_meta("last_ingest_report")
-        projects = conn.execute(
-            "SELECT project, COUNT(*) FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project LIMIT 10"
-        ).fetchall()
         index_bytes = sum(p.stat().st_size for p in self.settings.db_path.parent.glob(self.settings.db_path.name + "*"))
         return Stats(
-            handoffs=one("SELECT COUNT(*) FROM handoffs"),
-            substantial=one("SELECT COUNT(*) FROM handoffs WHERE substance > 0"),
-            imported=one("SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'"),
-            sources=one("SELECT COUNT(*) FROM sources"),
-            sources_skipped=one("SELECT COUNT(*) FROM sources WHERE kind = 'skipped'"),
-            bad_lines=one("SELECT COALESCE(SUM(bad_lines), 0) FROM sources"),
-            first_date=one("SELECT MIN(date) FROM handoffs WHERE substance > 0"),
-            last_date=one("SELECT MAX(date) FROM handoffs WHERE substance > 0"),
+            **readonly.counts(conn)._asdict(),
             last_ingest_at=self.store.get_meta("last_ingest_at"),
             last_ingest=orjson.loads(report) if report else {},
-            projects=[(p, n) for p, n in projects],
+            projects=list(readonly.project_counts(conn, 10).items()),
             data_dir=str(self.settings.data_dir),
             index_bytes=index_bytes,
-            extractors=dict(conn.execute(
-                "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"
-            ).fetchall()),
+            extractors=readonly.extractor_counts(conn),
             llm=llm_stats(self.store, self.settings, self.llm_choice()),
             drift=self._reader().drift(),
-            agents=dict(conn.execute(
-                "SELECT agent, COUNT(*) FROM handoffs WHERE substance > 0 GROUP BY agent ORDER BY 2 DESC, 1"
-            ).fetchall()),
-            agent_bytes=dict(conn.execute(
-                "SELECT h.agent, SUM(s.size) FROM sources AS s JOIN handoffs AS h ON h.session_uuid = s.session_uuid"
-                " GROUP BY h.agent ORDER BY 2 DESC, 1"
-            ).fetchall()),
+            agents=readonly.agent_counts(conn),
+            agent_bytes=readonly.agent_bytes(conn),
         )
 
+    @_faults
     def vocabulary(self, limit: int = 2000, *, min_sessions: int = 2) -> list[str]:
         """The index's own words, for biasing speech recognition: project names (most used first), then
         the single words of the sessions' routing terms (and of keywords, for an index rebuilt from files)
@@ -348,43 +324,29 @@ class Eywa:
         session alone (what a spoken query is matched against, bot/speech/readings.py)."""
         conn = self._reader().conn
         # Read once per change of the index (a voice note asks for it each time).
-        state = index_version(conn)
+        state = readonly.index_version(conn)
         cached = self._vocabulary.get((limit, min_sessions))
         if cached is not None and cached[0] == state:
             return list(cached[1])
-        total = conn.execute("SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0]
-        projects = [p for (p,) in conn.execute(
-            "SELECT project FROM project_index GROUP BY project ORDER BY COUNT(*) DESC, project")]
-        words = [w for (w,) in conn.execute(
-            "SELECT term FROM (SELECT term, df FROM term_df UNION ALL"
-            " SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword)"
-            " WHERE length(term) >= 4 AND term NOT GLOB '*[^a-z]*'"
-            " GROUP BY term HAVING MAX(df) BETWEEN ? AND ? ORDER BY MAX(df) DESC, term",
-            (min_sessions, max(2, total // 4)))]
+        total = readonly.counts(conn).substantial
+        projects = list(readonly.project_counts(conn))
+        words = readonly.frequent_words(conn, min_sessions, max(2, total // 4))
         terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))
         self._vocabulary[(limit, min_sessions)] = (state, terms[:max(0, limit)])
         return terms[:max(0, limit)]
 
+    @_faults
     def digest(self, since: dt.datetime) -> Digest:
         """Handoffs of sessions that ended since `since`, and every open thread of those still open."""
         conn = self._reader().conn
         day = since.astimezone(self.settings.zone).date().isoformat()
-        rows = conn.execute(
-            f"SELECT {_COLUMNS}, ended_at FROM handoffs WHERE substance > 0 AND date >= ?"
-            " ORDER BY date, ended_at, session_uuid",
-            (day,),
-        ).fetchall()
-        handoffs = []
-        for row in rows:
-            ended = row[-1]
-            if ended and dt.datetime.fromisoformat(ended) < since:
-                continue
-            handoffs.append(self._record(row[:-1]))
+        handoffs = [self._record(row) for row in readonly.handoffs_from(conn, day)
+                    if not row.ended_at or dt.datetime.fromisoformat(row.ended_at) >= since]
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
 
+    @_faults
     def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:
         from eywa.core.ingest.reindex import reindex
 
-        with self._writing():
-            return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)
+        return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)

@@ -15,6 +15,7 @@ import pytest
 
 from eywa.claude_code.hooks import CONTEXT_LIMIT, render_context
 from eywa.core.handoffs.model import Handoff
+from eywa.core.index.readonly import RecentHandoff
 from eywa.core.index.store import Store
 
 from .conftest import CORPUS, ROOT
@@ -224,6 +225,6 @@ def test_session_start_context_stays_within_10_kb(tmp_path: Path, body_kbs: list
 def test_render_context_never_exceeds_the_limit_even_with_multibyte_text() -> None:
     body = "# Überschrift\n" + "\n".join("- " + "ß→€" * 50 for _ in range(200))
     for limit in (300, 1000, CONTEXT_LIMIT):
-        text = render_context("cli", [("u", "abcd1234", "2026-02-16", 65, body)], limit)
+        text = render_context("cli", [RecentHandoff("u", "abcd1234", "2026-02-16", 65, body)], limit)
         assert len(text.encode("utf-8")) <= limit
         text.encode("utf-8").decode("utf-8")

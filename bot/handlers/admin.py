@@ -6,7 +6,6 @@ import asyncio
 import datetime as dt
 import logging
 import re
-import sqlite3
 from typing import TYPE_CHECKING
 
 from telegram import Update
@@ -123,7 +122,7 @@ class Admin:
     def _put_state(self, key: str, value: str) -> None:
         try:
             self.bot.state.put(key, value)
-        except sqlite3.Error as exc:  # a full disk fails this small write too; the log line stays
+        except StoreError as exc:  # a full disk fails this small write too; the log line stays
             log.warning("could not record %s: %s", key, exc)
 
     # -- digest ---------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from eywa.bot import render
 from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
 from eywa.bot.send import send_document
-from eywa.bot.state import Page
 from eywa.core.errors import AmbiguousId, NotFound
+from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -11,8 +11,8 @@ from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, 
 from telegram.ext import ContextTypes
 
 from eywa.bot.send import call
-from eywa.bot.state import Page
 from eywa.core.errors import NotFound
+from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

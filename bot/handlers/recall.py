@@ -9,7 +9,7 @@ from telegram.ext import ContextTypes
 
 from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
-from eywa.bot.state import Page
+from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -23,8 +23,8 @@ from eywa.bot.speech import answer as spoken_answer
 from eywa.bot.speech import hearing as speech
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
-from eywa.bot.state import Page
 from eywa.core.errors import StoreError
+from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

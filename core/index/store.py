@@ -21,8 +21,8 @@ from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
 from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION
+from eywa.core.index.storage_faults import describe
 from eywa.core.retrieval.keyword_topk import BLOCKS_SCHEMA, IndexBounds, fill_blocks
-from eywa.core.storage_faults import describe
 
 _FULLTEXT_COLUMNS = """
     id INTEGER PRIMARY KEY, session_uuid TEXT NOT NULL, handoff TEXT NOT NULL DEFAULT '',

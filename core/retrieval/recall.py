@@ -13,9 +13,9 @@ from pathlib import Path
 
 import orjson
 
+from eywa.core.index.readonly import HandoffRow, handoffs_by_id
+
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
-COLUMNS = ("session_uuid, short_id, date, headline, projects, keywords, substance, duration_min, model, body, path,"
-           " agent, machine")
 
 
 @dataclass
@@ -71,22 +71,13 @@ class HandoffRecord:
         return parse_sections(self.body)["open_threads"]
 
 
-def record_from_row(row: tuple, handoffs_dir: Path, score: float = 0.0) -> HandoffRecord:
-    """A record from a row of `SELECT {COLUMNS} FROM handoffs`."""
+def record_from_row(row: HandoffRow, handoffs_dir: Path, score: float = 0.0) -> HandoffRecord:
     return HandoffRecord(
-        session_uuid=row[0], short_id=row[1], date=dt.date.fromisoformat(row[2]), headline=row[3],
-        projects=orjson.loads(row[4]), keywords=orjson.loads(row[5]), substance=row[6],
-        duration_min=row[7], model=row[8], body=row[9], path=handoffs_dir / row[10], agent=row[11],
-        machine=row[12], score=score,
+        session_uuid=row.session_uuid, short_id=row.short_id, date=dt.date.fromisoformat(row.date),
+        headline=row.headline, projects=orjson.loads(row.projects), keywords=orjson.loads(row.keywords),
+        substance=row.substance, duration_min=row.duration_min, model=row.model, body=row.body,
+        path=handoffs_dir / row.path, agent=row.agent, machine=row.machine, score=score,
     )
-
-
-def fetch_records(conn: sqlite3.Connection, ids: list[str], handoffs_dir: Path) -> dict[str, HandoffRecord]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(f"SELECT {COLUMNS} FROM handoffs WHERE session_uuid IN ({marks})", ids).fetchall()
-    return {row[0]: record_from_row(row, handoffs_dir) for row in rows}
 
 
 def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir: Path, mode: str,
@@ -97,13 +88,8 @@ def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir:
 
     hits = rank(conn, (query or "")[:MAX_QUERY_CHARS] or None, mode=mode, now=today, days_back=days_back,
                 max_results=max_results, project=project, offset=offset, agent=agent, machine=machine)
-    records = fetch_records(conn, [hit.session_uuid for hit in hits], handoffs_dir)
-    result = []
-    for hit in hits:
-        record = records[hit.session_uuid]
-        record.score = hit.score
-        result.append(record)
-    return result
+    rows = handoffs_by_id(conn, [hit.session_uuid for hit in hits])
+    return [record_from_row(rows[hit.session_uuid], handoffs_dir, hit.score) for hit in hits]
 
 
 def format_handoffs(records: list[HandoffRecord]) -> str:

@@ -3,20 +3,22 @@ the Claude Code sessions started from here that are still watched.
 
 Button callback data is limited to 64 bytes, so a button carries only a short token; what it refers to
 (the query, the offset, the sessions shown) lives here, and survives a restart. Used from the event
-loop's thread only.
+loop's thread only. What SQLite raises (a full disk, a read-only folder) comes out as a StoreError.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import secrets
 import sqlite3
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
 from eywa.core.index.migrations import Migration, migrate
+from eywa.core.index.storage_faults import storage_faults
 
 PAGE_TTL = dt.timedelta(days=30)  # buttons older than this answer "expired"
 
@@ -47,60 +49,70 @@ class Page(BaseModel):
     readings: list[str] = []
 
 
+class WatchedSession(NamedTuple):
+    short_id: str  # the background session's id (`claude agents`)
+    chat_id: int  # the chat to tell when its turn is over
+
+
 class BotState:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit: each write stands alone. Opened where the bot is built, used on the loop's thread.
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        migrate(self.conn, MIGRATIONS)
+        self.path = path
+        with self._faults():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit: each write stands alone. Opened where the bot is built, used on the loop's thread.
+            self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            migrate(self.conn, MIGRATIONS)
 
     def close(self) -> None:
         self.conn.close()
 
+    def _faults(self) -> contextlib.AbstractContextManager[None]:
+        return storage_faults(self.path.parent, otherwise="cannot use {data_dir}: {exc}")
+
+    def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple]:
+        """The rows of one statement (each statement commits alone); what SQLite raises is a StoreError."""
+        with self._faults():
+            return self.conn.execute(sql, params).fetchall()
+
     # -- pages --------------------------------------------------------------------------------------
     def save_page(self, page: Page, now: dt.datetime) -> str:
         token = secrets.token_urlsafe(6)  # 8 characters; 48 random bits
-        self.conn.execute("DELETE FROM pages WHERE created < ?", ((now - PAGE_TTL).isoformat(),))
-        self.conn.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
-                          (token, now.isoformat(), page.model_dump_json()))
+        self._rows("DELETE FROM pages WHERE created < ?", ((now - PAGE_TTL).isoformat(),))
+        self._rows("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", (token, now.isoformat(), page.model_dump_json()))
         return token
 
     def load_page(self, token: str) -> Page | None:
-        row = self.conn.execute("SELECT payload FROM pages WHERE token = ?", (token,)).fetchone()
-        return Page.model_validate_json(row[0]) if row else None
+        rows = self._rows("SELECT payload FROM pages WHERE token = ?", (token,))
+        return Page.model_validate_json(rows[0][0]) if rows else None
 
     # -- digests ------------------------------------------------------------------------------------
     def set_digest(self, chat_id: int, time: str) -> None:
         """`time` is HH:MM, or "" for off (kept, so the configured default does not come back)."""
-        self.conn.execute(
-            "INSERT INTO digests(chat_id, time) VALUES (?, ?) ON CONFLICT(chat_id) DO UPDATE SET time = ?",
-            (chat_id, time, time),
-        )
+        self._rows("INSERT INTO digests(chat_id, time) VALUES (?, ?) ON CONFLICT(chat_id) DO UPDATE SET time = ?",
+                   (chat_id, time, time))
 
     def digest_times(self) -> dict[int, str | None]:
-        return dict(self.conn.execute("SELECT chat_id, time FROM digests").fetchall())
+        return dict(self._rows("SELECT chat_id, time FROM digests"))
 
     def last_digest(self, chat_id: int) -> dt.datetime | None:
-        row = self.conn.execute("SELECT last_sent FROM digests WHERE chat_id = ?", (chat_id,)).fetchone()
-        return dt.datetime.fromisoformat(row[0]) if row and row[0] else None
+        rows = self._rows("SELECT last_sent FROM digests WHERE chat_id = ?", (chat_id,))
+        return dt.datetime.fromisoformat(rows[0][0]) if rows and rows[0][0] else None
 
     def mark_digest_sent(self, chat_id: int, when: dt.datetime) -> None:
-        self.conn.execute(
-            "INSERT INTO digests(chat_id, time, last_sent) VALUES (?, NULL, ?)"
-            " ON CONFLICT(chat_id) DO UPDATE SET last_sent = excluded.last_sent",
-            (chat_id, when.isoformat()),
-        )
+        self._rows("INSERT INTO digests(chat_id, time, last_sent) VALUES (?, NULL, ?)"
+                   " ON CONFLICT(chat_id) DO UPDATE SET last_sent = excluded.last_sent", (chat_id, when.isoformat()))
 
     # -- watched sessions -----------------------------------------------------------------------------
     def watch_session(self, short_id: str, chat_id: int) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO watched_sessions VALUES (?, ?)", (short_id, chat_id))
+        self._rows("INSERT OR REPLACE INTO watched_sessions VALUES (?, ?)", (short_id, chat_id))
 
     def unwatch_session(self, short_id: str) -> None:
-        self.conn.execute("DELETE FROM watched_sessions WHERE id = ?", (short_id,))
+        self._rows("DELETE FROM watched_sessions WHERE id = ?", (short_id,))
 
-    def watched_sessions(self) -> list[tuple[str, int]]:
-        return self.conn.execute("SELECT id, chat_id FROM watched_sessions ORDER BY id").fetchall()
+    def watched_sessions(self) -> list[WatchedSession]:
+        return [WatchedSession._make(row) for row in self._rows("SELECT id, chat_id FROM watched_sessions ORDER BY id")]
+
     # -- spoken answers ---------------------------------------------------------------------------------
     def set_spoken_answers(self, chat_id: int, on: bool) -> None:
         self.put(f"spoken_answers:{chat_id}", "on" if on else "off")
@@ -112,8 +124,8 @@ class BotState:
 
     # -- meta ---------------------------------------------------------------------------------------
     def get(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
 
     def put(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        self._rows("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))

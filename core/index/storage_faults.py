@@ -1,16 +1,37 @@
 """One plain sentence for what the machine did to the data directory: a full disk, a read-only or
 unwritable folder, an index another process kept locked. Every front end (CLI, bot, MCP) shows this
-instead of a traceback or SQLite's terse wording."""
+instead of a traceback or SQLite's terse wording: `storage_faults` turns what SQLite raises into a StoreError."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+
+from eywa.core.errors import StoreError
 
 _FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _SETTING = "set data_dir (or EYWA_DATA_DIR) to another folder"
+_INDEX_FAILED = "the index in {data_dir} failed ({exc}): `eywa reindex` rebuilds it from the handoff files"
+
+
+@contextlib.contextmanager
+def storage_faults(data_dir: Path, *, otherwise: str = _INDEX_FAILED) -> Iterator[None]:
+    """Inside it, any SQLite error, and an OS fault of the data directory, is raised as a StoreError that
+    says what to do (`otherwise`, formatted with `data_dir` and `exc`, for an SQLite error `describe` does
+    not know); other OS errors (a transcript or config file) pass as they are."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(describe(exc, data_dir) or otherwise.format(data_dir=data_dir, exc=exc)) from exc
+    except OSError as exc:
+        message = describe(exc, data_dir)
+        if message is None:
+            raise
+        raise StoreError(message) from exc
 
 
 def describe(exc: BaseException, data_dir: Path) -> str | None:

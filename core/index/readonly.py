@@ -1,0 +1,232 @@
+"""Every read of the index outside a write: the API, retrieval, the hooks and `eywa get` ask through these
+functions, and rows come back named. sqlite3 and the standard library only (no pydantic, no store), so the
+fast paths that import it stay light; `open_index` opens the file read-only (`mode=ro`)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+
+class HandoffRow(NamedTuple):
+    """One row of `handoffs` as the readers use it (the lists still JSON text)."""
+
+    session_uuid: str
+    short_id: str
+    date: str
+    headline: str
+    projects: str
+    keywords: str
+    substance: int
+    duration_min: int
+    model: str
+    body: str
+    path: str  # relative to the handoffs folder
+    agent: str
+    machine: str
+    ended_at: str
+
+
+_HANDOFF = ", ".join(HandoffRow._fields)
+
+
+class RecentHandoff(NamedTuple):
+    """What a SessionStart hook shows of a handoff."""
+
+    session_uuid: str
+    short_id: str
+    date: str
+    duration_min: int
+    body: str
+
+
+class Counts(NamedTuple):
+    """What `eywa stats` counts."""
+
+    handoffs: int
+    substantial: int
+    imported: int
+    sources: int
+    sources_skipped: int
+    bad_lines: int
+    first_date: str | None
+    last_date: str | None
+
+
+def open_index(path: Path, *, timeout: float = 30.0) -> sqlite3.Connection | None:
+    """A read-only connection to the index at `path` (None: no such file); it never creates or migrates
+    the file, and a writer holding it only makes it wait up to `timeout` seconds."""
+    if not path.is_file():
+        return None
+    conn = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=timeout)
+    conn.execute("PRAGMA query_only=1")
+    return conn
+
+
+@contextlib.contextmanager
+def reading_current(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the index, migrated first, once, through the store when an older eywa
+    wrote it (or its full-text folder is of an older version): what `eywa get` reads. What SQLite raises
+    inside is a StoreError (core/index/storage_faults.py)."""
+    from eywa.core.errors import StoreError
+    from eywa.core.index.storage_faults import storage_faults
+
+    with storage_faults(path.parent):
+        conn = open_index(path)
+        if conn is None:
+            raise StoreError(f"no index in {path.parent}: run `eywa ingest` first")
+        try:
+            if _needs_store(conn, path):
+                conn.close()
+                from eywa.core.index.store import Store
+
+                Store(path).close()
+                conn = open_index(path)
+                assert conn is not None
+            yield conn
+        finally:
+            conn.close()
+
+
+def _needs_store(conn: sqlite3.Connection, path: Path) -> bool:
+    from eywa.core.index import text_index
+    from eywa.core.index.schema_version import needs_migrating
+
+    return needs_migrating(conn) or not text_index.is_current(conn, text_index.folder_of(path))
+
+
+def index_version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes whenever the index may have: `PRAGMA data_version` moves on commits by other connections,
+    `total_changes` on this connection's own writes. For caches of what is read from it."""
+    return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
+
+
+# -- handoffs -------------------------------------------------------------------------------------------
+def handoffs_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, HandoffRow]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid IN ({marks})", ids)
+    return {row[0]: HandoffRow._make(row) for row in rows}
+
+
+def handoff(conn: sqlite3.Connection, session_uuid: str) -> HandoffRow | None:
+    row = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+    return HandoffRow._make(row) if row else None
+
+
+def handoffs_by_prefix(conn: sqlite3.Connection, prefix: str, limit: int) -> list[HandoffRow]:
+    """Handoffs whose full or short id starts with `prefix` (LIKE's wildcards taken out), newest first."""
+    pattern = prefix.replace("%", "").replace("_", "") + "%"
+    return [HandoffRow._make(row) for row in conn.execute(
+        f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid LIKE ? OR short_id LIKE ?"
+        " ORDER BY date DESC, session_uuid LIMIT ?", (pattern, pattern, limit))]
+
+
+def latest_handoffs(conn: sqlite3.Connection, count: int, *, project: str | None = None, agent: str | None = None,
+                    machine: str | None = None) -> list[HandoffRow]:
+    """The newest substantial handoffs, newest first; `project` keeps projects whose name contains it."""
+    sql = f"SELECT {_HANDOFF} FROM handoffs WHERE substance > 0"
+    params: list[object] = []
+    if project:
+        sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project LIKE ?)"
+        params.append(f"%{project.lower()}%")
+    if agent:
+        sql += " AND agent = ?"
+        params.append(agent.strip().lower())
+    if machine:
+        sql += " AND machine = ?"
+        params.append(machine.strip().lower())
+    sql += " ORDER BY date DESC, ended_at DESC, session_uuid LIMIT ?"
+    params.append(max(1, count))
+    return [HandoffRow._make(row) for row in conn.execute(sql, params)]
+
+
+def handoffs_from(conn: sqlite3.Connection, day: str) -> list[HandoffRow]:
+    """The substantial handoffs dated `day` or later, oldest first."""
+    return [HandoffRow._make(row) for row in conn.execute(
+        f"SELECT {_HANDOFF} FROM handoffs WHERE substance > 0 AND date >= ? ORDER BY date, ended_at, session_uuid",
+        (day,))]
+
+
+def archive_path(conn: sqlite3.Connection, session_uuid: str) -> str:
+    """The handoff's archived rendering, relative to the archive folder ('' for none)."""
+    row = conn.execute("SELECT archive_path FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+    return row[0] if row else ""
+
+
+_RECENT_IN_PROJECTS = """
+SELECT h.session_uuid FROM handoffs AS h
+WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
+  AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
+ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
+LIMIT ?
+"""
+
+
+def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, cutoff: str, limit: int,
+                       exclude: str = "") -> list[RecentHandoff]:
+    """The newest substantial handoffs of `projects` dated `cutoff` or later, but `exclude`: those with
+    open threads first, each group newest first."""
+    marks = ",".join("?" * len(projects))
+    ids = [uid for (uid,) in conn.execute(_RECENT_IN_PROJECTS.format(marks=marks), (cutoff, exclude, *projects, limit))]
+    if not ids:
+        return []
+    rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
+                        f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids)
+    order = {uid: i for i, uid in enumerate(ids)}
+    return sorted((RecentHandoff._make(row) for row in rows), key=lambda row: order[row.session_uuid])
+
+
+# -- what is indexed --------------------------------------------------------------------------------------
+def counts(conn: sqlite3.Connection) -> Counts:
+    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    return Counts(
+        handoffs=one("SELECT COUNT(*) FROM handoffs"),
+        substantial=one("SELECT COUNT(*) FROM handoffs WHERE substance > 0"),
+        imported=one("SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'"),
+        sources=one("SELECT COUNT(*) FROM sources"),
+        sources_skipped=one("SELECT COUNT(*) FROM sources WHERE kind = 'skipped'"),
+        bad_lines=one("SELECT COALESCE(SUM(bad_lines), 0) FROM sources"),
+        first_date=one("SELECT MIN(date) FROM handoffs WHERE substance > 0"),
+        last_date=one("SELECT MAX(date) FROM handoffs WHERE substance > 0"),
+    )
+
+
+def project_counts(conn: sqlite3.Connection, limit: int = -1) -> dict[str, int]:
+    """Project -> its handoffs, the most used first (all of them for a negative `limit`)."""
+    return dict(conn.execute("SELECT project, COUNT(*) FROM project_index GROUP BY project"
+                             " ORDER BY COUNT(*) DESC, project LIMIT ?", (limit,)))
+
+
+def extractor_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Extractor name -> the handoffs it wrote."""
+    return dict(conn.execute(
+        "SELECT extractor, COUNT(*) FROM handoffs WHERE extractor != '' GROUP BY extractor ORDER BY 2 DESC"))
+
+
+def agent_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Agent -> its sessions with work."""
+    return dict(conn.execute(
+        "SELECT agent, COUNT(*) FROM handoffs WHERE substance > 0 GROUP BY agent ORDER BY 2 DESC, 1"))
+
+
+def agent_bytes(conn: sqlite3.Connection) -> dict[str, int]:
+    """Agent -> the bytes of its transcripts read."""
+    return dict(conn.execute(
+        "SELECT h.agent, SUM(s.size) FROM sources AS s JOIN handoffs AS h ON h.session_uuid = s.session_uuid"
+        " GROUP BY h.agent ORDER BY 2 DESC, 1"))
+
+
+def frequent_words(conn: sqlite3.Connection, min_sessions: int, max_sessions: int) -> list[str]:
+    """The single lowercase words (4 letters or more) of the sessions' routing terms and of keywords found
+    in `min_sessions` to `max_sessions` sessions, most frequent first."""
+    return [word for (word,) in conn.execute(
+        "SELECT term FROM (SELECT term, df FROM term_df UNION ALL"
+        " SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword)"
+        " WHERE length(term) >= 4 AND term NOT GLOB '*[^a-z]*'"
+        " GROUP BY term HAVING MAX(df) BETWEEN ? AND ? ORDER BY MAX(df) DESC, term",
+        (min_sessions, max_sessions))]
