@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import eywa.core.ingest.prepare
-from eywa.core.extract.term_stats import TermStats
 from eywa.core.index.store import Store
+from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest.prepare import prepared_in_order, worker_count
 from eywa.core.ingest.run import IngestPaths, IngestReport, ingest
 from eywa.core.redaction.scrubber import default_redactor

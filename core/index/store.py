@@ -1,5 +1,5 @@
 """The SQLite index under the data directory: sources seen, handoffs, the two inverted indexes,
-full text, and the term statistics the extractor needs (read and written by core/extract/term_stats.py). WAL
+full text, and the term statistics the extractor needs (read and written by core/index/term_stats.py). WAL
 mode with a busy timeout, so the bot's scheduled ingest and readers (CLI, MCP, hooks) work on one file
 at once.
 
@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -117,6 +118,18 @@ CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TE
 """
 
 
+class SourceState(NamedTuple):
+    size: int
+    mtime_ns: int
+    session_uuid: str | None  # the session it was read into
+    kind: str  # main, subagent, skipped, orphan, ... (core/ingest/run.py)
+
+
+class Archived(NamedTuple):
+    rowid: int  # the handoff's, and its full-text row's
+    archive_path: str  # relative to the archive folder
+
+
 class Store:
     """One connection to the index. Not shared between threads: open one per thread."""
 
@@ -202,10 +215,10 @@ class Store:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
     # -- sources ----------------------------------------------------------------------------------
-    def source_states(self) -> dict[str, tuple[int, int, str | None, str]]:
-        """path -> (size, mtime_ns, session_uuid, kind) for every source file seen before."""
-        rows = self.conn.execute("SELECT path, size, mtime_ns, session_uuid, kind FROM sources")
-        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+    def source_states(self) -> dict[str, SourceState]:
+        """path -> its state, for every source file seen before."""
+        rows = self.conn.execute(f"SELECT path, {', '.join(SourceState._fields)} FROM sources")
+        return {path: SourceState(*state) for path, *state in rows}
 
     def put_source(self, path: str, size: int, mtime_ns: int, session_uuid: str | None, kind: str,
                    bad_lines: int, *, version: str = "", unknown: dict[tuple[str, str], int] | None = None) -> None:
@@ -272,6 +285,30 @@ class Store:
             " VALUES(?, ?, ?, ?, ?, ?, ?)",
             (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
         )
+
+    def has_handoffs(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is not None
+
+    def handoff_path(self, session_uuid: str) -> str | None:
+        """The handoff's file, relative to the handoffs folder (None: no such handoff)."""
+        row = self.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        return row[0] if row else None
+
+    def handoff_ids(self, extractor: str, *, without_substance: bool = False) -> list[str]:
+        """The sessions whose handoff `extractor` wrote (only those it found of no substance)."""
+        where = " AND substance = 0" if without_substance else ""
+        return [uid for (uid,) in self.conn.execute(
+            f"SELECT session_uuid FROM handoffs WHERE extractor = ?{where}", (extractor,))]
+
+    def archived_handoffs(self) -> list[Archived]:
+        """Every handoff with an archived rendering."""
+        return [Archived._make(row) for row in self.conn.execute(
+            "SELECT rowid, archive_path FROM handoffs WHERE archive_path != ''")]
+
+    def put_columns(self, rowid: int, columns: FulltextColumns) -> None:
+        """A handoff's session text split afresh (the handoff's own column stays). Call inside a transaction."""
+        self.conn.execute("UPDATE fulltext SET prompts = ?, replies = ?, actions = ?, context = ? WHERE rowid = ?",
+                          (*columns, rowid))
 
     def delete_handoff(self, session_uuid: str) -> None:
         row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()

@@ -31,11 +31,8 @@ def import_originals(store: Store, import_dir: Path, handoffs_dir: Path, problem
         if read is None:
             continue
         handoff, _ = read
-        exists = store.conn.execute(
-            "SELECT 1 FROM handoffs WHERE session_uuid = ?", (handoff.session_uuid,)
-        ).fetchone()
         target = handoffs_dir / handoff_relpath(handoff)
-        if exists or target.exists():
+        if store.handoff_path(handoff.session_uuid) is not None or target.exists():
             continue
         atomic_write(target, path.read_text(encoding="utf-8"))
         imported += 1
@@ -79,19 +76,17 @@ def refresh_fulltext(store: Store, archive_dir: Path, batch_seconds: float = 1.0
     last, so an interrupted refresh starts over on the next run."""
     if store.get_meta("fulltext_version") == FULLTEXT_VERSION:
         return 0
-    rows = store.conn.execute("SELECT rowid, archive_path FROM handoffs WHERE archive_path != ''").fetchall()
+    rows = store.archived_handoffs()
     refreshed = done = 0
     while True:
         began = time.perf_counter()
         with store.transaction():
             while done < len(rows):
-                rowid, relpath = rows[done]
+                row = rows[done]
                 done += 1
-                archive = archive_dir / relpath
+                archive = archive_dir / row.archive_path
                 if archive.is_file():  # else the archive was pruned: the columns split before stay
-                    store.conn.execute(
-                        "UPDATE fulltext SET prompts = ?, replies = ?, actions = ?, context = ? WHERE rowid = ?",
-                        (*fulltext_columns(archive.read_text(encoding="utf-8")), rowid))
+                    store.put_columns(row.rowid, fulltext_columns(archive.read_text(encoding="utf-8")))
                     refreshed += 1
                 if time.perf_counter() - began >= batch_seconds:
                     break

@@ -22,9 +22,9 @@ import orjson
 from eywa.core.config.clock import now
 from eywa.core.errors import IngestError
 from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
-from eywa.core.extract.term_stats import TermStats
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import Store
+from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest.agent_runs import AGENT_RUN, link_runs
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
@@ -110,17 +110,18 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     files = scan_sources(enabled)
     report.files_seen = len(files)
     known = store.source_states()
-    changed = {str(f.path) for f in files if known.get(str(f.path), (None, None))[:2] != (f.size, f.mtime_ns)}
+    changed = {str(f.path) for f in files if (state := known.get(str(f.path))) is None
+               or (state.size, state.mtime_ns) != (f.size, f.mtime_ns)}
     report.files_changed = len(changed)
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
     files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
-             and known.get(str(f.path), (0, 0, None, ""))[3] == AGENT_RUN else f for f in files]
+             and known[str(f.path)].kind == AGENT_RUN else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
         state = known.get(str(source.path))
-        if state is not None and str(source.path) not in changed and state[2]:
-            return state[2]
+        if state is not None and str(source.path) not in changed and state.session_uuid:
+            return state.session_uuid
         return file_session(source)
 
     groups = group_sessions(files, parent_of)
@@ -176,7 +177,7 @@ def _judged_by_older_rules(store: Store) -> frozenset[str]:
     """The deterministic handoffs drafted by another HANDOFF_RULES than this eywa's (all of them), or
     found of no substance by another SUBSTANCE_RULES: extracted again, so an upgrade gives every user
     the better handoffs (and finds what the old rules hid) without `--force`. Claude's handoffs stay."""
-    if store.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is None:
+    if not store.has_handoffs():
         # An empty index is drafted by these rules from its first session on: a first ingest killed halfway
         # must not redraft, on resuming, what it already drafted (keywords would see later sessions' terms).
         with store.transaction():
@@ -184,13 +185,10 @@ def _judged_by_older_rules(store: Store) -> frozenset[str]:
             store.set_meta("handoff_rules", HANDOFF_RULES)
         return frozenset()
     if store.get_meta("handoff_rules") != HANDOFF_RULES:
-        where = ""
-    elif store.get_meta("substance_rules") != SUBSTANCE_RULES:
-        where = " AND substance = 0"
-    else:
-        return frozenset()
-    return frozenset(uid for (uid,) in store.conn.execute(
-        f"SELECT session_uuid FROM handoffs WHERE extractor = ?{where}", (EXTRACTOR_NAME,)))
+        return frozenset(store.handoff_ids(EXTRACTOR_NAME))
+    if store.get_meta("substance_rules") != SUBSTANCE_RULES:
+        return frozenset(store.handoff_ids(EXTRACTOR_NAME, without_substance=True))
+    return frozenset()
 
 
 def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared: PreparedSession,
@@ -221,7 +219,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
                             total_docs=terms.document_count())
     relpath = handoff_relpath(handoff)
-    old = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (prepared.session_id,)).fetchone()
+    old = store.handoff_path(prepared.session_id)
     # Files first, row last: a crash in between leaves files that the next run rewrites identically.
     atomic_write(paths.archive_dir / relpath, prepared.markdown)
     atomic_write(paths.handoffs_dir / relpath, handoff.to_markdown())
@@ -233,9 +231,9 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     report.subagent_runs += prepared.subagent_runs
     report.orphans += int(prepared.orphan)
     report.updated.append(prepared.session_id)
-    if old is not None and old[0] != relpath.as_posix():
+    if old is not None and old != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
-        superseded += [paths.handoffs_dir / old[0], paths.archive_dir / old[0]]
+        superseded += [paths.handoffs_dir / old, paths.archive_dir / old]
     return superseded
 
 
@@ -247,9 +245,9 @@ def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: Inges
         if source.kind != AGENT_RUN:
             continue
         own = file_session(source)
-        row = store.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (own,)).fetchone()
-        if row is not None:
+        relpath = store.handoff_path(own)
+        if relpath is not None:
             store.delete_handoff(own)
             terms.forget(own)
-            gone += [paths.handoffs_dir / row[0], paths.archive_dir / row[0]]
+            gone += [paths.handoffs_dir / relpath, paths.archive_dir / relpath]
     return gone

@@ -1,5 +1,5 @@
 """The term statistics the extractor's keywords need: each session's distinct terms (`session_terms`)
-and, per term, how many sessions have it (`term_df`), both in the store.
+and, per term, how many sessions have it (`term_df`), both in the store (core/index/store.py's tables).
 
 Ingest records hundreds of terms per session; writing each count as it changes cost more than the
 rest of storing a session. `TermStats` holds the counts of one transaction in memory (read from the
