@@ -328,7 +328,7 @@ class Eywa:
         cached = self._vocabulary.get((limit, min_sessions))
         if cached is not None and cached[0] == state:
             return list(cached[1])
-        total = readonly.counts(conn).substantial
+        total = readonly.handoff_count(conn, substantial=True)
         projects = list(readonly.project_counts(conn))
         words = readonly.frequent_words(conn, min_sessions, max(2, total // 4))
         terms = list(dict.fromkeys(w for w in projects + words if len(w) >= 3 and not w.isdigit()))

@@ -14,8 +14,9 @@ import pytest
 
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index.store import SCHEMA_VERSION, Store
+from eywa.core.index.term_blocks import IndexBounds, fill_blocks
 from eywa.core.retrieval import keyword_topk, scorer
-from eywa.core.retrieval.keyword_topk import IndexBounds, Multipliers, Term
+from eywa.core.retrieval.keyword_topk import Multipliers, Term
 
 NOW = dt.date(2025, 6, 15)
 VOCABULARY = [f"kw{i:02d}" for i in range(40)]  # query tokens under 3 characters are dropped
@@ -164,7 +165,7 @@ def test_blocks_follow_every_replace_and_delete(filled: Store) -> None:
     kept = _blocks(conn)
     assert kept and all(kept.values())  # no empty block left behind
     with filled.transaction():
-        keyword_topk.fill_blocks(conn)  # written afresh from the inverted indexes
+        fill_blocks(conn)  # written afresh from the inverted indexes
     assert _blocks(conn) == kept
     with filled.transaction():
         filled.clear_index()

@@ -23,7 +23,7 @@ from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
 from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION
 from eywa.core.index.storage_faults import describe
-from eywa.core.retrieval.keyword_topk import BLOCKS_SCHEMA, IndexBounds, fill_blocks
+from eywa.core.index.term_blocks import BLOCKS_SCHEMA, IndexBounds, fill_blocks
 
 _FULLTEXT_COLUMNS = """
     id INTEGER PRIMARY KEY, session_uuid TEXT NOT NULL, handoff TEXT NOT NULL DEFAULT '',
@@ -83,8 +83,8 @@ CREATE TABLE IF NOT EXISTS keyword_index(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS project_index_session ON project_index(session_uuid);
 CREATE INDEX IF NOT EXISTS keyword_index_session ON keyword_index(session_uuid);
--- Each term's postings by week of the handoff's date, what core/retrieval/keyword_topk.py reads (it read these
--- indexes before schema 5).
+-- Each term's postings by week of the handoff's date (core/index/term_blocks.py), what
+-- core/retrieval/keyword_topk.py scores (it read these indexes before schema 5).
 DROP INDEX IF EXISTS project_index_date;
 DROP INDEX IF EXISTS keyword_index_date;
 {BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
@@ -372,7 +372,7 @@ def _migrate_agent(conn: sqlite3.Connection) -> None:
 
 
 def _migrate_blocks(conn: sqlite3.Connection) -> None:
-    """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/retrieval/keyword_topk.py)."""
+    """Schema 4 -> 5: the inverted indexes' postings also kept in weekly blocks (core/index/term_blocks.py)."""
     if _schema_version(conn) != "4":
         return  # a new file, or one migrated already
     fill_blocks(conn)

@@ -7,13 +7,16 @@ Kept free of pydantic and the settings model, so that `eywa get` can answer from
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from eywa.core.index.readonly import HandoffRow, handoffs_by_id
+
+if TYPE_CHECKING:
+    import sqlite3
 
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
 

@@ -13,18 +13,21 @@ import bisect
 import datetime
 import math
 import re
-import sqlite3
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import orjson
 
-from eywa.core.index import text_index
+from eywa.core.index import readonly, text_index
+from eywa.core.index.term_blocks import IndexBounds
 from eywa.core.retrieval import keyword_topk
 from eywa.core.retrieval.query_tokens import fts_phrases, tokenize_query
+
+if TYPE_CHECKING:
+    import sqlite3
 
 Mode = Literal["keywords", "bm25", "hybrid"]
 
@@ -77,9 +80,8 @@ class _Vocabulary:
 
     __slots__ = ("terms", "df", "_blob", "_starts", "_idf", "_position")
 
-    def __init__(self, rows: list[tuple[str, int]]) -> None:
-        self.terms = [row[0] for row in rows]
-        self.df = [row[1] for row in rows]
+    def __init__(self, counts: readonly.TermCounts) -> None:
+        self.terms, self.df = counts
         self._starts: list[int] = []
         pos = 0
         for term in self.terms:
@@ -121,19 +123,13 @@ class _ConnState:
     handoffs: int
     projects: _Vocabulary
     keywords: _Vocabulary
-    bounds: keyword_topk.IndexBounds
+    bounds: IndexBounds
     text_index: Path  # the full-text index's folder
     text_index_key: str  # ... and the key it must hold (`text_index.key_of`)
 
 
-def index_version(conn: sqlite3.Connection) -> tuple[int, int]:
-    """Changes whenever the index may have: `PRAGMA data_version` moves on commits by other connections,
-    `total_changes` on this connection's own writes. For caches of what is read from it."""
-    return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
-
-
 # Per-connection vocabulary cache. Rebuilding reads every project and keyword with its count (~0.06 s at
-# 100k handoffs, 29k keywords), so it happens only when `index_version` moves. Connections cannot be
+# 100k handoffs, 29k keywords), so it happens only when `readonly.index_version` moves. Connections cannot be
 # weakly referenced, so entries hold them; the LRU bound keeps that small.
 _CACHE: OrderedDict[int, _ConnState] = OrderedDict()
 _CACHE_SIZE = 4
@@ -141,7 +137,7 @@ _CACHE_LOCK = threading.Lock()
 
 
 def _state(conn: sqlite3.Connection) -> _ConnState:
-    version = index_version(conn)
+    version = readonly.index_version(conn)
     with _CACHE_LOCK:
         state = _CACHE.get(id(conn))
         if state is not None and state.conn is conn:
@@ -153,11 +149,11 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
     state = _ConnState(
         conn=conn,
         version=version,
-        handoffs=conn.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0],
-        projects=_vocabulary(conn, "project", "project_index"),
-        keywords=_keyword_vocabulary(conn),
-        bounds=keyword_topk.IndexBounds.read(conn),
-        text_index=text_index.folder_of(Path(conn.execute("PRAGMA database_list").fetchone()[2])),
+        handoffs=readonly.handoff_count(conn),
+        projects=_Vocabulary(readonly.project_df(conn)),
+        keywords=_Vocabulary(readonly.keyword_df(conn)),
+        bounds=IndexBounds.read(conn),
+        text_index=text_index.folder_of(readonly.index_path(conn)),
         text_index_key=text_index.key_of(conn),
     )
     with _CACHE_LOCK:
@@ -166,47 +162,6 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return state
-
-
-def _vocabulary(conn: sqlite3.Connection, column: str, table: str) -> _Vocabulary:
-    return _Vocabulary(conn.execute(f"SELECT {column}, COUNT(*) FROM {table} GROUP BY {column}").fetchall())
-
-
-def _keyword_vocabulary(conn: sqlite3.Connection) -> _Vocabulary:
-    """From the counts the store keeps (~0.02 s at 100k handoffs, the GROUP BY ~0.25 s)."""
-    try:
-        return _Vocabulary(conn.execute("SELECT keyword, df FROM keyword_df").fetchall())
-    except sqlite3.OperationalError:  # an index no Store of this version has opened yet (`eywa get` reads it raw)
-        return _vocabulary(conn, "keyword", "keyword_index")
-
-
-_PROJECT_FILTER = """
-        AND EXISTS (SELECT 1 FROM project_index AS pf
-                    WHERE pf.session_uuid = h.session_uuid AND instr(pf.project, :project) > 0)"""
-
-_AGENT_FILTER = """
-        AND h.agent = :agent"""
-
-_MACHINE_FILTER = """
-        AND h.machine = :machine"""
-
-_RECENT_SQL = """
-SELECT h.session_uuid, 0.0, h.date FROM handoffs AS h
-WHERE h.substance > 0 AND h.date >= :cutoff{filters}
-ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
-"""
-
-
-def _filters(project: str | None, agent: str | None, machine: str | None = None) -> tuple[str, dict[str, str]]:
-    """The SQL (on `handoffs AS h`) and parameters of a query's project, agent and machine filters."""
-    sql, params = "", {}
-    if project:
-        sql, params["project"] = sql + _PROJECT_FILTER, project
-    if agent:
-        sql, params["agent"] = sql + _AGENT_FILTER, agent
-    if machine:
-        sql, params["machine"] = sql + _MACHINE_FILTER, machine
-    return sql, params
 
 
 def rank(
@@ -334,8 +289,7 @@ def _project_rows(p: _Params) -> list[int] | None:
     """The rowids of the handoffs of the query's project, agent and machine filters (None: no filter)."""
     if not p.project and not p.agent and not p.machine:
         return None
-    sql, params = _filters(p.project, p.agent, p.machine)
-    return [rowid for (rowid,) in p.conn.execute("SELECT h.rowid FROM handoffs AS h WHERE 1" + sql, params)]
+    return readonly.filtered_rowids(p.conn, p.project, p.agent, p.machine)
 
 
 def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
@@ -343,11 +297,8 @@ def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
     if not hits:
         return []
     score = dict(hits)
-    rows = p.conn.execute(
-        "SELECT rowid, session_uuid, date, projects, keywords FROM handoffs WHERE substance > 0 AND rowid IN"
-        " (SELECT value FROM json_each(?))", (orjson.dumps(list(score)).decode(),)).fetchall()
-    return keyword_topk.ordered([_Row(uid, float(score[rowid]), date, (projects, keywords))
-                                 for rowid, uid, date, projects, keywords in rows])
+    return keyword_topk.ordered([_Row(row.session_uuid, float(score[row.rowid]), row.date, (row.projects, row.keywords))
+                                 for row in readonly.substantial_listed(p.conn, list(score))])
 
 
 def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Row]:
@@ -433,7 +384,5 @@ def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, projec
         cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
     except OverflowError:
         cutoff = "" if days_back > 0 else "9999-12-31~"
-    filters, given = _filters(project, agent, machine)
-    sql = _RECENT_SQL.format(filters=filters)
-    params: dict[str, Any] = {"cutoff": cutoff, "limit": limit, "offset": offset, **given}
-    return [_Row(uid, float(score), date) for uid, score, date in conn.execute(sql, params)]
+    return [_Row(row.session_uuid, 0.0, row.date) for row in readonly.recent(
+        conn, cutoff, limit=limit, offset=offset, project=project, agent=agent, machine=machine)]
