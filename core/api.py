@@ -301,7 +301,7 @@ class Eywa:
         report = self.store.get_meta("last_ingest_report")
         index_bytes = sum(p.stat().st_size for p in self.settings.db_path.parent.glob(self.settings.db_path.name + "*"))
         return Stats(
-            **readonly.counts(conn)._asdict(),
+            **readonly.counts(conn),  # type: ignore[arg-type]
             last_ingest_at=self.store.get_meta("last_ingest_at"),
             last_ingest=orjson.loads(report) if report else {},
             projects=list(readonly.project_counts(conn, 10).items()),

@@ -44,19 +44,6 @@ class RecentHandoff(NamedTuple):
     body: str
 
 
-class Counts(NamedTuple):
-    """What `eywa stats` counts."""
-
-    handoffs: int
-    substantial: int
-    imported: int
-    sources: int
-    sources_skipped: int
-    bad_lines: int
-    first_date: str | None
-    last_date: str | None
-
-
 def open_index(path: Path, *, timeout: float = 30.0) -> sqlite3.Connection | None:
     """A read-only connection to the index at `path` (None: no such file); it never creates or migrates
     the file, and a writer holding it only makes it wait up to `timeout` seconds."""
@@ -183,18 +170,21 @@ def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, c
 
 
 # -- what is indexed --------------------------------------------------------------------------------------
-def counts(conn: sqlite3.Connection) -> Counts:
-    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
-    return Counts(
-        handoffs=one("SELECT COUNT(*) FROM handoffs"),
-        substantial=one("SELECT COUNT(*) FROM handoffs WHERE substance > 0"),
-        imported=one("SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'"),
-        sources=one("SELECT COUNT(*) FROM sources"),
-        sources_skipped=one("SELECT COUNT(*) FROM sources WHERE kind = 'skipped'"),
-        bad_lines=one("SELECT COALESCE(SUM(bad_lines), 0) FROM sources"),
-        first_date=one("SELECT MIN(date) FROM handoffs WHERE substance > 0"),
-        last_date=one("SELECT MAX(date) FROM handoffs WHERE substance > 0"),
-    )
+# What `eywa stats` counts, by name (core/api.py's Stats has a field of each).
+_COUNTS = {
+    "handoffs": "SELECT COUNT(*) FROM handoffs",
+    "substantial": "SELECT COUNT(*) FROM handoffs WHERE substance > 0",
+    "imported": "SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'",
+    "sources": "SELECT COUNT(*) FROM sources",
+    "sources_skipped": "SELECT COUNT(*) FROM sources WHERE kind = 'skipped'",
+    "bad_lines": "SELECT COALESCE(SUM(bad_lines), 0) FROM sources",
+    "first_date": "SELECT MIN(date) FROM handoffs WHERE substance > 0",
+    "last_date": "SELECT MAX(date) FROM handoffs WHERE substance > 0",
+}
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int | str | None]:
+    return {name: conn.execute(sql).fetchone()[0] for name, sql in _COUNTS.items()}
 
 
 def project_counts(conn: sqlite3.Connection, limit: int = -1) -> dict[str, int]:
