@@ -98,7 +98,7 @@ def handoffs_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Handof
         return {}
     marks = ",".join("?" * len(ids))
     rows = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid IN ({marks})", ids)
-    return {row[0]: HandoffRow._make(row) for row in rows}
+    return {handoff.session_uuid: handoff for handoff in map(HandoffRow._make, rows)}
 
 
 def handoff(conn: sqlite3.Connection, session_uuid: str) -> HandoffRow | None:
@@ -253,7 +253,7 @@ def handoff_count(conn: sqlite3.Connection, *, substantial: bool = False) -> int
 
 def index_path(conn: sqlite3.Connection) -> Path:
     """The file this connection reads."""
-    return Path(conn.execute("PRAGMA database_list").fetchone()[2])
+    return Path(conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'").fetchone()[0])
 
 
 _PROJECT_FILTER = """

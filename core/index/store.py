@@ -21,6 +21,7 @@ from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
+from eywa.core.index.readonly import index_path
 from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION
 from eywa.core.index.storage_faults import describe
 from eywa.core.index.term_blocks import BLOCKS_SCHEMA, IndexBounds, fill_blocks
@@ -366,7 +367,7 @@ def _migrate_fulltext(conn: sqlite3.Connection) -> None:
 def _migrate_agent(conn: sqlite3.Connection) -> None:
     """Schema 5 -> 6 (the version is moved by `_settle_version`): each handoff names its agent
     (core/sources); an older index holds Claude Code's sessions only."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    columns = {name for (name,) in conn.execute("SELECT name FROM pragma_table_info('handoffs')")}
     if columns and "agent" not in columns:
         conn.execute("ALTER TABLE handoffs ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
 
@@ -382,7 +383,7 @@ def _migrate_blocks(conn: sqlite3.Connection) -> None:
 def _migrate_machine(conn: sqlite3.Connection) -> None:
     """Schema 6 -> 7 (the version is moved by `_settle_version`): each handoff names the machine its
     session ran on (core/machines/spokes.py); '' in an older index, whose sessions are this machine's."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(handoffs)")}
+    columns = {name for (name,) in conn.execute("SELECT name FROM pragma_table_info('handoffs')")}
     if columns and "machine" not in columns:
         conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
@@ -391,7 +392,7 @@ def _refuse_unknown(conn: sqlite3.Connection) -> None:
     """An index older than any step here (schema 1) is refused before any step changes it."""
     found = _schema_version(conn)
     if found not in (None, "2", "3", "4", "5", "6", SCHEMA_VERSION):
-        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        path = index_path(conn)
         raise StoreError(
             f"the index {path} has schema {found}, this eywa needs {SCHEMA_VERSION}: delete the file "
             f"and run `eywa reindex` (handoff files are kept) or `eywa ingest`"
