@@ -27,6 +27,8 @@ from eywa.bot import app as bot_app
 from eywa.bot import main as bot_main
 from eywa.bot.app import build_application
 from eywa.cli.main import main
+from eywa.core.errors import StoreError
+from eywa.core.index.bot_state import BotState
 from eywa.core.index.store import Store
 from eywa.core.ingest import run as ingest_run
 
@@ -215,6 +217,44 @@ def test_data_dir_that_cannot_be_created_is_named_in_one_message(
     link(env["projects"], EARLIER)
     one_message(eywa("ingest"), f"cannot create the data directory {blocker / 'data'}", "Not a directory")
     assert blocker.read_text() == "not a folder"
+
+
+# --- an index SQLite cannot read -------------------------------------------------------------------------
+
+
+def test_index_that_is_not_a_database_gives_each_reader_one_message(eywa: Run, env: dict[str, Path]) -> None:
+    ingested(eywa, env, EARLIER)
+    for leftover in env["data"].glob("index.sqlite3-*"):
+        leftover.unlink()
+    (env["data"] / "index.sqlite3").write_bytes(b"this is not a database" * 200)
+    for command in (["get", "session"], ["last"], ["show", EARLIER[0].stem[:8]], ["stats"]):
+        one_message(eywa(*command), "index", "file is not a database")
+
+
+def test_index_damaged_while_open_is_a_store_error_that_says_to_reindex(eywa: Run, env: dict[str, Path]) -> None:
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
+
+    ingested(eywa, env, EARLIER)
+    api = Eywa(load_settings(None))
+    try:
+        assert api.last(1)  # the store is open
+        damage = sqlite3.connect(env["data"] / "index.sqlite3")
+        damage.execute("DROP TABLE project_index")
+        damage.commit()
+        damage.close()
+        with pytest.raises(StoreError, match=r"no such table: project_index.*`eywa reindex` rebuilds it"):
+            api.last(1, project="anything")
+    finally:
+        api.close()
+
+
+def test_bot_state_that_is_not_a_database_is_a_store_error_naming_the_folder(tmp_path: Path) -> None:
+    path = tmp_path / "bot.sqlite3"
+    path.write_bytes(b"this is not a database" * 200)
+    with pytest.raises(StoreError, match=f"cannot use {tmp_path}: file is not a database"):
+        BotState(path)
+    assert path.read_bytes() == b"this is not a database" * 200
 
 
 # --- a full disk --------------------------------------------------------------------------------------
