@@ -1,6 +1,7 @@
-"""Every read of the index outside a write: the API, retrieval, the hooks and `eywa get` ask through these
-functions, and rows come back named. sqlite3 and the standard library only (no pydantic, no store), so the
-fast paths that import it stay light; `open_index` opens the file read-only (`mode=ro`)."""
+"""The index's reads for the API, retrieval, the hooks and `eywa get`, rows named. sqlite3 and the standard
+library only (no pydantic, no store), so the fast paths that import it stay light; `open_index` opens the file
+read-only (`mode=ro`). What a write reads stays with the store, the weekly blocks' reads with term_blocks.py,
+the full text's with text_index.py."""
 
 from __future__ import annotations
 
