@@ -15,7 +15,7 @@ from eywa.bot.state import MIGRATIONS as BOT_MIGRATIONS
 from eywa.bot.state import BotState
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
-from eywa.core.extract.llm.run import MIGRATIONS as LLM_MIGRATIONS
+from eywa.core.index.llm_state import MIGRATIONS as LLM_MIGRATIONS
 from eywa.core.index.migrations import applied, migrate
 from eywa.core.index.schema_version import needs_migrating
 from eywa.core.index.store import MIGRATIONS as INDEX_MIGRATIONS
