@@ -44,7 +44,7 @@ def cmd_extract(eywa: Any, args: Any) -> int:
 
 
 def _extract_all(eywa: Any, args: Any) -> int:
-    from eywa.core.extract.llm.anthropic_client import LLMStop
+    from eywa.core.errors import LLMStop
 
     choice = eywa.llm_choice()
     if not choice.active:
@@ -62,7 +62,7 @@ def _extract_all(eywa: Any, args: Any) -> int:
         return 1
     for warning in llm.warnings:
         print(f"eywa: warning: {warning}", file=sys.stderr)
-    if eywa.store.conn.execute("SELECT COUNT(*) FROM llm_batches").fetchone()[0]:
+    if llm.unfinished_batches():
         print("Waiting for the batch a previous run left unfinished...", file=sys.stderr)
         resumed = with_progress_bar(mode, "request", lambda progress: llm.resume_batches(progress))
         print(resumed.summary())

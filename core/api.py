@@ -54,7 +54,7 @@ class Stats:
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
     agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
-    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/extract/llm/run.py)
+    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/extract/llm/stats.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
 
 
@@ -295,7 +295,7 @@ class Eywa:
 
     @_faults
     def stats(self) -> Stats:
-        from eywa.core.extract.llm.run import llm_stats
+        from eywa.core.extract.llm.stats import llm_stats
 
         conn = self._reader().conn
         report = self.store.get_meta("last_ingest_report")

@@ -500,16 +500,16 @@ def test_crash_after_the_answer_is_stored_is_finished_without_a_new_request(sess
     eywa, _ = make_eywa()
     llm = eywa.llm_pass()
     calls = {"n": 0}
-    real_write = llm._write
+    real_write = llm.outcomes.write
 
     def crash(*args: object, **kwargs: object) -> None:
         calls["n"] += 1
         raise KeyboardInterrupt  # killed between storing the validated answer and writing the handoff
 
-    llm._write = crash  # type: ignore[method-assign]
+    llm.outcomes.write = crash  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):
         llm.extract_one(sessions[0])
-    llm._write = real_write  # type: ignore[method-assign]
+    llm.outcomes.write = real_write  # type: ignore[method-assign]
     report = eywa.llm_pass().extract_one(sessions[0])
     assert report.restored == 1 and requests_for(fake, sessions[0]) == 1
     assert_valid_handoff(eywa, sessions[0], "llm:")
