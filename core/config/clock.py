@@ -1,7 +1,7 @@
 """Eywa's one clock: every "now" (recency, the digest's day, settled sessions, the per-day cap) comes from here.
 
 `EYWA_NOW` pins it, for tests and reproducible runs. Monotonic timers for durations and timeouts do not
-read this clock. Imports nothing at module load: the hooks import it on their ~60 ms start-up path.
+read this clock. Imports nothing at module load: the hooks import it on their start-up path.
 """
 
 from __future__ import annotations
