@@ -23,7 +23,7 @@ def now() -> dt.datetime:
     `EYWA_NOW` is an ISO date (`2026-02-17`: the start of that day, UTC) or an ISO datetime (naive
     means UTC; an offset is honoured and converted to UTC). Empty counts as unset.
     """
-    import datetime as dt  # deferred: datetime is a few ms of the hooks' start-up
+    import datetime as dt  # deferred: datetime weighs on the hooks' start-up
 
     raw = os.environ.get(NOW_ENV, "").strip()
     if not raw:
