@@ -52,11 +52,7 @@ _FIGURE_FACTS = (
     ("core/extract/open_threads.py", '"Wait, only 16ms?"'),  # what Claude wrote
 )
 _FRONT_AND_ENGINE = ("core", "bot", "cli", "claude_code")
-# Files of other engineers' parts of issue 17 (PENDING_COMMENTS.md lists their figures); empty once applied.
-_PENDING: frozenset[str] = frozenset({
-    "core/api.py", "core/index/store.py", "core/index/text_index.py", "core/retrieval/recall.py",
-    "core/retrieval/scorer.py", "core/retrieval/keyword_topk.py", "claude_code/hooks.py",
-})
+
 
 
 def _comment_texts(source: str) -> list[tuple[int, str]]:
@@ -97,9 +93,8 @@ def test_code_comments_quote_no_benchmark_figures() -> None:
     for folder in _FRONT_AND_ENGINE:
         for file in sorted((ROOT / folder).rglob("*.py")):
             path = file.relative_to(ROOT).as_posix()
-            if path not in _PENDING:
-                found += [f"{path}:{line}: {figure!r} in ...{context}..."
-                          for line, figure, context in _figures(path, file.read_text(encoding="utf-8"))]
+            found += [f"{path}:{line}: {figure!r} in ...{context}..."
+                      for line, figure, context in _figures(path, file.read_text(encoding="utf-8"))]
     assert not found, "a figure belongs in bench/RESULTS.md, a line of why in the code:\n" + "\n".join(found)
 
 
