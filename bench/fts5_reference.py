@@ -2,9 +2,8 @@
 FTS5 BM25 (porter tokenizer) over the conversation text only (what the user and Claude wrote, as the
 index's full-text columns hold it), the query an OR of all its words.
 
-Measuring it here pins down which measure the issue's reference points use: on LoCoMo 0-4 this method
-gives hit@1 / hit@5 0.60 / 0.88, the issue's "recall@1 0.60, recall@5 0.88", where the share of relevant
-sessions in the top k (recall@k here) is 0.55 / 0.82.
+Measuring it here pins down which measure the issue's reference points use (hit@k, not recall@k: the
+figures are in bench/RESULTS.md, "Retrieval quality").
 """
 
 from __future__ import annotations

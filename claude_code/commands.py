@@ -1,6 +1,6 @@
 """The `eywa mcp`, `eywa hook ...` and `eywa hooks ...` commands, kept apart from cli/main.py so that a
-hook imports neither `eywa.core.config.settings` (pydantic_settings) nor `eywa.core.api`: it starts in
-a few tens of ms."""
+hook imports neither `eywa.core.config.settings` (pydantic_settings) nor `eywa.core.api`, and starts fast
+(bench/hooks.py)."""
 
 from __future__ import annotations
 

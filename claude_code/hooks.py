@@ -26,7 +26,7 @@ from eywa.core.config.light import LightSettings, light_settings
 from eywa.core.handoffs.durations import format_duration
 
 # sqlite3 and datetime are imported by session-start only: session-end must return at once.
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~6 ms)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing, a cost on every hook
 if TYPE_CHECKING:
     from eywa.core.index.readonly import RecentHandoff
 

@@ -54,7 +54,7 @@ class Stats:
     extractors: dict[str, int] = field(default_factory=dict)  # extractor name -> handoffs it wrote
     agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
-    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (core/extract/llm/stats.py)
+    llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (llm/stats.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
 
 

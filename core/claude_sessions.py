@@ -7,12 +7,7 @@ bypassPermissions is no choice (so a `defaultMode` in the owner's settings canno
 workspace must be one the owner trusted: Claude Code itself refuses `--bg` elsewhere, and its reason is
 passed on with what to do.
 
-Claude Code 2.1.332 as measured: `claude --bg PROMPT` returns in under a second, printing
-`backgrounded · <short id>` (the session runs under a per-HOME service that `claude daemon stop` ends);
-in an untrusted workspace it exits 1 with "Workspace not trusted. Run `claude` in DIR once and accept the
-trust prompt, then retry." (trust is `projects[DIR].hasTrustDialogAccepted` in ~/.claude.json).
-`claude agents --json --all` lists id, sessionId, cwd, name, status and state; a model call classifies
-the end of each turn as working, blocked, done or failed, and an exited session is stopped.
+What Claude Code 2.1.332 was seen to print and report for these commands: bench/RESULTS.md.
 """
 
 from __future__ import annotations

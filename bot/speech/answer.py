@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("eywa.bot")
 
-# flite says about 2.7 words a second: 45 words stay under 20 s with the pauses between sentences.
+# At flite's pace 45 words, with the pauses between sentences, keep the note short (bench/RESULTS.md).
 MAX_WORDS = 45
 HEADLINE_WORDS = 16
 THREAD_WORDS = 14

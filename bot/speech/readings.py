@@ -6,11 +6,8 @@ Speech recognition turns words it does not know into words it does ("gitleaks" -
 and each run of two or three heard words, the index words Whisper may not know (`eywa.bot.speech.transcribe.unfamiliar`)
 that read alike: by spelling (rapidfuzz's normalized Indel similarity) and by sound (jellyfish's
 Metaphone keys compared the same way), the two averaged. A reading with such a word in place of an
-uncertain one is offered when it finds another session; a tap recalls it.
-
-Adding those words to every spoken query instead was measured on bench/voice_quality.py and not kept:
-top-1 agreement +1.5 to +5 points on awb and slt, but one query lost on rms (commit subjects) and on
-kal16 (phone questions). A typed query never comes here.
+uncertain one is offered when it finds another session; a tap recalls it. Offered, not added to every
+spoken query: that lost queries (bench/RESULTS.md). A typed query never comes here.
 """
 
 from __future__ import annotations

@@ -27,15 +27,14 @@ if TYPE_CHECKING:
     from eywa.core.config.settings import Settings, VoiceSettings
 
 SAMPLE_RATE = 16_000  # what Whisper models take
-# The loudest 100 ms of a voice note below this RMS (-46 dBFS) means nothing was said. The spoken
-# fixtures peak at 0.12-0.24, a muted microphone gives 0; noise above it is left to the model's voice
-# activity detection.
+# The loudest tenth of a second of a note below this RMS (-46 dBFS): nothing was said; noise above it is
+# left to the model's voice activity detection.
 SILENCE_RMS = 0.005
 _WINDOW = SAMPLE_RATE // 10
 # Whisper puts the bias words in its prompt; with `max_new_tokens` (below) it must stay under 448 tokens.
 HOTWORD_TOKEN_BUDGET = 120
-# Trailing words heard with less probability than this are left out of the query (see `kept_text`):
-# chosen on bench/voice_quality.py over 0.02-0.1, on three voices.
+# Trailing words heard with less probability than this are left out of the query (see `kept_text`);
+# chosen on bench/voice_quality.py.
 INVENTED = 0.03
 OPENAI_TIMEOUT_SECONDS = 60.0  # a minute of audio takes a few seconds there; more is an outage
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024  # what OpenAI's endpoint accepts; a Telegram bot downloads 20 MB at most
@@ -226,8 +225,7 @@ def recognize(samples: np.ndarray, hotwords: list[str], *, model: str = "", bias
         # English-only models must be told; a multilingual one detects the language itself.
         "language": None if whisper.model.is_multilingual else "en",
         "beam_size": 5,
-        # No re-decoding at higher temperatures: on the benchmark's clips top-1 agreement was the same
-        # (0.554) without it, and the slowest clip no longer decodes up to six times.
+        # No re-decoding at higher temperatures: no better on the benchmark, and far slower (bench/RESULTS.md).
         "temperature": 0.0,
         # Silero VAD drops what is not speech: noise comes back empty in milliseconds, where tiny.en
         # alone spends seconds looping on an invented sentence.
@@ -256,8 +254,7 @@ def kept_text(words: list[tuple[str, float]]) -> str:
     """The words heard, without the last ones when the model itself hardly believes them: after the
     speech ends tiny.en often invents a word or two ("... locations change.", "... gitignored code.
     good.") at probabilities under INVENTED. Only at the end: a first word that was said can be as
-    unlikely to it ("ruby text font size" begins at 0.003), and leaving it out lost queries
-    (bench/voice_quality.py)."""
+    unlikely to it, and leaving it out lost queries (bench/RESULTS.md)."""
     kept = list(words)
     while kept and kept[-1][1] < INVENTED:
         kept.pop()

@@ -127,7 +127,7 @@ class Renderer:
         previous: str | None = None
         for event in session.events:
             local = self._local(event.timestamp)
-            # strftime only for a new day: formatting every event's clock with it was half of rendering
+            # strftime only for a new day: it is slow, and an event's clock needs none
             if local is not None and local.date() != day:
                 day = local.date()
                 out.extend(["", f"## {local.strftime('%Y-%m-%d')}"])

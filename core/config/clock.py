@@ -1,7 +1,7 @@
 """Eywa's one clock: every "now" (recency, the digest's day, settled sessions, the per-day cap) comes from here.
 
 `EYWA_NOW` pins it, for tests and reproducible runs. Monotonic timers for durations and timeouts do not
-read this clock. Imports nothing at module load: the hooks import it on their ~60 ms start-up path.
+read this clock. Imports nothing at module load: the hooks import it on their start-up path.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def now() -> dt.datetime:
     `EYWA_NOW` is an ISO date (`2026-02-17`: the start of that day, UTC) or an ISO datetime (naive
     means UTC; an offset is honoured and converted to UTC). Empty counts as unset.
     """
-    import datetime as dt  # deferred: datetime is a few ms of the hooks' start-up
+    import datetime as dt  # deferred: datetime weighs on the hooks' start-up
 
     raw = os.environ.get(NOW_ENV, "").strip()
     if not raw:

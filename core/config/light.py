@@ -1,12 +1,13 @@
 """The settings the Claude Code hooks and `eywa get` need, read without pydantic.
 
-A hook runs as a fresh process on every session start and end; `eywa.core.config.settings` costs about 0.45 s of
-imports (pydantic_settings), more than the whole hook may take. The keys, kinds, defaults and bounds are not
-written here: they come from core/config/fields.py, generated from the settings model (core/config/schema.py),
-so a key added to the model is readable here by construction. This reader follows the same precedence as
-`load_settings` (`EYWA_*` environment > YAML file > defaults, the file being `--config`, else `$EYWA_CONFIG`,
-else `~/.eywa/config.yaml` when it exists), and tests/test_light_config.py proves both give every key alike.
-Anything it cannot read is a `LightConfigError`, and a hook that gets one stays silent (fail open).
+A hook runs as a fresh process on every session start and end, and importing `eywa.core.config.settings`
+(pydantic_settings) costs more than the whole hook may take (bench/RESULTS.md). The keys, kinds, defaults and
+bounds are not written here: they come from core/config/fields.py, generated from the settings model
+(core/config/schema.py), so a key added to the model is readable here by construction. This reader follows the
+same precedence as `load_settings` (`EYWA_*` environment > YAML file > defaults, the file being `--config`,
+else `$EYWA_CONFIG`, else `~/.eywa/config.yaml` when it exists), and tests/test_light_config.py proves both
+give every key alike. Anything it cannot read is a `LightConfigError`, and a hook that gets one stays silent
+(fail open).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from eywa.core.config.fields import FIELDS
 from eywa.core.errors import LightConfigError
 from eywa.core.sources import KINDS, Source, resolve_sources
 
-# No dataclasses, typing, zoneinfo or datetime at import: together ~30 ms of the hook's ~100 ms.
+# No dataclasses, typing, zoneinfo or datetime at import: they weigh on a hook's start-up (bench/RESULTS.md).
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from zoneinfo import ZoneInfo

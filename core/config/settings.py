@@ -344,7 +344,7 @@ def _choose_config_file(config_path: Path | str | None) -> Path | None:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    import yaml  # deferred: ~30 ms of start-up, and most runs have no config file
+    import yaml  # deferred: it slows start-up, and most runs have no config file
 
     try:
         text = path.read_text(encoding="utf-8")

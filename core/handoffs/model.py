@@ -240,8 +240,8 @@ def handoff_relpath(handoff: Handoff) -> Path:
 def atomic_write(path: Path, text: str) -> None:
     """Write through a temporary file in the same folder and rename: readers see old or new, never half.
 
-    No fsync: a killed process cannot leave half a file this way, and an fsync per handoff made ingest
-    several times slower. After a power loss the next ingest rewrites what the index lacks.
+    No fsync (it slows ingest, bench/RESULTS.md): a killed process cannot leave half a file this way, and
+    after a power loss the next ingest rewrites what the index lacks.
     A killed writer leaves its temporary file (named with its pid): the next process to write to the
     folder removes it.
     """
@@ -262,8 +262,7 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-# Folders this process has created or found, and swept of orphans: once each, where a mkdir and a scan
-# before every write cost ingest ~0.1 s of its 1.4 on the real corpus.
+# Folders this process has created or found, and swept of orphans: once each, not before every write.
 _PREPARED: set[Path] = set()
 
 

@@ -63,8 +63,7 @@ INSERT INTO term_blocks(kind, term, week, docs)
 
 
 # For core/index/store.py's schema: the blocks and the triggers that keep them.
-# A table with rowids and a separate key: a query seeks one key per term in a small index, where a
-# WITHOUT ROWID table holding the blocks took 2.5 times as long (a few blocks per page).
+# A table with rowids and a separate key: a query seeks one key per term in a small index (bench/RESULTS.md).
 BLOCKS_SCHEMA = ("CREATE TABLE IF NOT EXISTS term_blocks(kind TEXT NOT NULL, term TEXT NOT NULL,"
                  " week INTEGER NOT NULL, docs TEXT NOT NULL);\n"
                  "CREATE UNIQUE INDEX IF NOT EXISTS term_blocks_key ON term_blocks(kind, term, week);\n"

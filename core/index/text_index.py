@@ -1,10 +1,8 @@
 """The full-text search index: BM25 over each session's text, kept by tantivy in a folder beside the
 SQLite index and derived from its `fulltext` table.
 
-SQLite's FTS5 scored every session holding a query word (about 6 us each, half a second for common words
-at 100k sessions, however small the LIMIT); tantivy ranks the same query in milliseconds, and BM25 over
-the whole text plus the user's own words, with neighbouring query words scored again where they occur
-close together, ranks better than FTS5 did on both quality sets (bench/RESULTS.md).
+BM25 over the whole text plus the user's own words, with neighbouring query words scored again where
+they occur close together; tantivy rather than SQLite's FTS5, faster and better ranked (bench/RESULTS.md).
 
 SQLite stays the source of truth: triggers queue every changed `fulltext` row in `text_index_queue`
 inside the writer's own transaction, and a `Writer` applies the queue to tantivy, then clears it. A
@@ -34,25 +32,21 @@ VERSION = "2"
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
 
-# Ranking, read at call time so a benchmark can set them. On bench/recall.py and bench/locomo.py 0-4 the
-# results are flat for a prompts weight of 0.2-0.5, a proximity weight of 1-2 and a slop of 5-10.
+# Ranking, read at call time so a benchmark can set them; quality is flat around these (bench/RESULTS.md).
 PROMPTS_WEIGHT = 0.3  # BM25 of what the user wrote, added to that of the whole text
 PROXIMITY_SLOP = 10  # neighbouring query words this many words apart or closer score again (0: off)
 PROXIMITY_WEIGHT = 1.0
-# Proximity rescores the best this many sessions of the word scores only: a phrase with slop over two
-# common words costs tens of milliseconds at 100k sessions, against about one for these few.
+# Proximity rescores the best this many sessions of the word scores only: a phrase query over all is slow.
 PROXIMITY_POOL = 100
-# A word in more than this share of the sessions weighs almost nothing in BM25 (idf under 0.11), yet
-# scoring it visits nearly every session (2 ms a word at 100k): when the query has a rarer word, the word
-# scores leave it out, so a session holding only such words is no match. It still counts in proximity.
+# A word in more than this share of the sessions weighs almost nothing in BM25 but costs a visit of nearly
+# each: left out of the word scores when the query has a rarer word (still counted in proximity).
 COMMON_SHARE = 0.9
 
 TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
 _WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
 _CHUNK = 500  # rows read from SQLite at a time while staging
-# A term set costs about 3 ms at 100k sessions whatever its size (it reads the whole field); up to this
-# many rows, one term query each costs less (0.5 ms for proximity's pool of 120).
+# Up to this many rows one term query each is cheaper than a term set, which reads the whole field.
 _FEW_ROWS = 1000
 
 
@@ -308,7 +302,7 @@ def _within(schema: tantivy.Schema, rids: Collection[int]) -> tantivy.Query:
 
 
 def _index(folder: Path, key: str) -> tantivy.Index | None:
-    """The open index of `folder`, reloaded to its last commit (about 0.1 ms)."""
+    """The open index of `folder`, reloaded to its last commit (cheap enough for every search)."""
     with _OPEN_LOCK:
         index = _OPEN.get((folder, key))
         if index is None:

@@ -37,7 +37,7 @@ def write_mark(pending_dir: Path, hook: dict, name: str | None = None) -> Path:
     final = pending_dir / f"{name}.json"
     temp = pending_dir / f".{name}.{os.getpid()}.tmp"
     data = json.dumps(hook, ensure_ascii=False).encode("utf-8")
-    # No fsync (tens of ms on some disks): the rename alone means no reader sees half a mark, and a mark
+    # No fsync (slow on some disks): the rename alone means no reader sees half a mark, and a mark
     # lost to a power cut costs little, since ingest re-reads every changed transcript anyway.
     try:
         with open(temp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as handle:

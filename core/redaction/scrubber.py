@@ -11,18 +11,9 @@ slack-webhook, google-api-key, stripe-key, telegram-bot-token, gitlab-token, npm
 huggingface-token, jwt, private-key, bearer, basic-auth, password, secret, token, api-key, and custom
 for patterns from config.
 
-How it stays fast (it runs over hundreds of MB): Python's `re` has no multi-string search, and an
-alternation of a few dozen patterns runs at ~20 MB/s. So detection is split in two.
-
-1. One *gate* regex finds trigger words (`sk-`, `ghp_`, `token`, `Password`, `@`, ...). Each trigger
-   is keyed on its rarest character (`k` for `token`, `J` for `eyJ`) and the gate is an alternation
-   whose branches all start with one of those 14 characters, so `re` skips every other character
-   with its first-character check; the rest of the trigger is confirmed in C with a literal and a
-   look-behind; a name like `token` must also be followed by an operator (or be a `--flag`), so
-   "token usage" in prose never leaves C. Text without a trigger costs that single scan (~70 MB/s on
-   prose, measured with bench/redaction_false_positives.py).
-2. At each trigger, the rules owning it run an anchored match there and validate the value in
-   Python (placeholders, code references, too-short values...). Only trigger hits pay for this.
+How it stays fast over hundreds of MB: one *gate* regex finds trigger words (`sk-`, `token`, `@`, ...),
+each keyed on its rarest character so `re` skips the rest in C; only at a trigger do the rules owning it
+match and validate in Python. Why, with the figures: bench/RESULTS.md ("Why the code is as it is").
 """
 
 from __future__ import annotations

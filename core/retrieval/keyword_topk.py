@@ -1,8 +1,8 @@
 """The exact top k of the original's `keywords` formula, reading only the recent postings that can reach it.
 
 score = raw * recency(age) * duration(minutes), raw = the sum of the weights of the terms a handoff
-lists. A query word inside keywords of most handoffs matches nearly every handoff; summing every
-posting (in SQL, or posting by posting in Python) costs ~100 ms at 100k handoffs. So each term's
+lists. A query word inside keywords of most handoffs matches nearly every handoff, and summing every
+posting is too slow at scale (bench/RESULTS.md). So each term's
 postings are kept in blocks, one per term and week of the handoff's date (`term_blocks`, kept by
 triggers on the inverted indexes: core/index/term_blocks.py), as fixed-width hex records the reader turns
 into arrays at once.
@@ -167,8 +167,7 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
     if not texts:
         return np.empty(0, dtype=np.int64), np.empty(0)
     records = np.frombuffer(bytes.fromhex("".join(texts)), dtype=">u4").reshape(-1, 3)
-    # Rowids made dense through a sort (an array as long as the largest rowid costs more in fresh pages,
-    # and np.unique with its index and inverse twice the time); bincount sums each handoff's weights in
+    # Rowids made dense through a sort, the cheapest way measured; bincount sums each handoff's weights in
     # the order read, so equal term sets give equal sums.
     rowid = records[:, 0].astype(np.int64)
     order = np.argsort(rowid)

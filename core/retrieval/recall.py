@@ -1,7 +1,7 @@
 """The read side of retrieval: ranked handoff records and the original's output format.
 
 Kept free of pydantic and the settings model, so that `eywa get` can answer from a light start-up
-(see `eywa.cli.main`): a user waits on that command, and `eywa.core.config.settings` alone costs about 0.3 s of imports.
+(see `eywa.cli.main`): a user waits on that command, and the settings model's imports are slow (bench/RESULTS.md).
 """
 
 from __future__ import annotations

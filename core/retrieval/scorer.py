@@ -37,22 +37,16 @@ KEYWORD_WEIGHT = 2.0
 
 # Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`; the
 # full text's own are in core/index/text_index.py.
-# Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1).
-# On commits.tsv both cost full-text ranking dearly (bm25 recall@5 0.63 -> 0.54): a topical query wants
-# the session that matches best, not the newest. So `bm25` and `hybrid` keep the decay beyond the
-# window and at most a mild boost inside it (bench/recall.py measures the choice). Once the full text
-# gained proximity, even hybrid's 0.1 / sqrt(age) cost a query or two on both sets: none left (ties
-# still go to the newer session).
+# Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1);
+# `bm25` and `hybrid` get no boost inside it (ties go to the newer session): a topical query wants the
+# best match (bench/RESULTS.md).
 KEYWORDS_RECENCY_BOOST = 1.0
 KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
 # then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
-# survive a weak keyword list. With the full text of core/index/text_index.py (commits.tsv recall@1 / @5,
-# LoCoMo 0-4 recall@1): 0 (bm25 alone) -> 0.509 / 0.666, 0.663; 0.08 -> 0.520 / 0.674, 0.660; 0.1 ->
-# 0.520 / 0.674, 0.662; 0.12 -> 0.530 / 0.674, 0.665; 0.15 -> 0.520 / 0.674, 0.664. 0.12 is at least as
-# good as bm25 alone on both sets.
+# survive a weak keyword list. The weight: the best of those measured on both sets (bench/RESULTS.md).
 HYBRID_KEYWORDS_WEIGHT = 0.12
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
@@ -87,8 +81,7 @@ class _Vocabulary:
         for term in self.terms:
             self._starts.append(pos)
             pos += len(term) + 1
-        # One newline-joined string: a regex scans it in C (about a millisecond for 100k terms), where a
-        # Python `token in term` loop over the vocabulary costs several per query token.
+        # One newline-joined string: a regex scans it in C, far faster than a `token in term` loop.
         self._blob = "\n".join(self.terms)
         self._idf: list[float] | None = None
         self._position: dict[str, int] | None = None
@@ -128,9 +121,8 @@ class _ConnState:
     text_index_key: str  # ... and the key it must hold (`text_index.key_of`)
 
 
-# Per-connection vocabulary cache. Rebuilding reads every project and keyword with its count (~0.06 s at
-# 100k handoffs, 29k keywords), so it happens only when `readonly.index_version` moves. Connections cannot be
-# weakly referenced, so entries hold them; the LRU bound keeps that small.
+# Per-connection vocabulary cache, rebuilt (every project and keyword read) only when `readonly.index_version`
+# moves. Connections cannot be weakly referenced, so entries hold them; the LRU bound keeps that small.
 _CACHE: OrderedDict[int, _ConnState] = OrderedDict()
 _CACHE_SIZE = 4
 _CACHE_LOCK = threading.Lock()
@@ -276,8 +268,8 @@ _TERM_FIELD = {"project_index": "projects", "keyword_index": "keywords"}
 
 def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: int) -> list[_Row]:
     """The best `limit` by the keyword formula's raw score (no multipliers). No recency bound could cut a
-    common term's postings short here, so the full-text index sums them (a query word inside hundreds of
-    keywords at 100k handoffs: ~200 ms in SQL, ~5 ms there)."""
+    common term's postings short here, so the full-text index sums them, far faster than SQL
+    (bench/RESULTS.md)."""
     state = _state(p.conn)
     hits = text_index.term_top(state.text_index, state.text_index_key, {
         (_TERM_FIELD[table], term): weight for (table, term), weight in weights.items()}, limit + 20,
@@ -322,8 +314,8 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     if len(fulltext) == pool:
         # A full pool: the keyword scores of its own sessions (a few rows), normalised by their best. A
         # session outside it could reach at most the keyword weight, so once a page of the pool scores
-        # above that, ranking every session the keywords match (as costly as bm25 itself at 100k) could
-        # change nothing on the page.
+        # above that, ranking every session the keywords match (as costly as bm25 itself) could change
+        # nothing on the page.
         fused = _fused(p, fulltext, _keyword_raw(p, fulltext))
         if len(fused) >= offset + limit and fused[offset + limit - 1].score > p.hybrid_keywords_weight:
             return fused[offset : offset + limit]

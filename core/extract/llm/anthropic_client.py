@@ -10,7 +10,7 @@ run wait, and errors sorted into "retry", "this request is wrong" and "stop the 
 - 401, 402, 403, 404 (an unknown model): `LLMStop`, the run stops with a message saying what to fix.
 - other 4xx: `RequestRejected`, only this request is wrong.
 
-`import anthropic` costs about 3.6 s, so it happens in `LLMClient.__init__`, and only a run that has a
+`import anthropic` takes seconds, so it happens in `LLMClient.__init__`, and only a run that has a
 session to send creates a client.
 """
 
@@ -152,7 +152,7 @@ class LLMClient:
     def __init__(self, *, api_key: str, base_url: str | None, model: str, timeout: float, max_retries: int,
                  backoff_base: float, max_wait: float, sleep: Callable[[float], None] = time.sleep,
                  jitter: Callable[[], float] = random.random) -> None:
-        import anthropic  # deferred: 3.6 s, paid only by a run that sends something
+        import anthropic  # deferred: seconds of imports, paid only by a run that sends something
 
         self._anthropic = anthropic
         # base_url None lets the SDK honour ANTHROPIC_BASE_URL; max_retries=0: the policy is ours (above).

@@ -25,8 +25,7 @@ INPUT_KEEP = 600  # characters of each string in a tool input
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
-# Records of each type whose field names are checked, per file: new versions add fields to every record of
-# a type, and reading every line's keys costs ingest ~5% (most files are short: 25 a type was most lines).
+# Records of each type whose field names are checked, per file: new versions add fields to every record of a type.
 FIELD_SAMPLE = 5
 
 INTERRUPT_PREFIX = "[Request interrupted by user"

@@ -18,10 +18,9 @@ from typing import BinaryIO
 import orjson
 
 _DECODER = json.JSONDecoder()
-# 16 times the longest line of the real corpus (1 MB); Claude Code caps tool output and image sizes far below.
+# 16 times the real corpus's longest line; Claude Code caps tool output and image sizes far below.
 MAX_LINE_BYTES = 16 * 1024 * 1024
-# Most lines are tool results of tens of KB: with the default 8 KB buffer, reading them in pieces and
-# joining the pieces cost a third as much as parsing them.
+# Most lines are long tool results: the default buffer would read them in pieces (bench/RESULTS.md).
 _READ_BUFFER = 1024 * 1024
 
 
