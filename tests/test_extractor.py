@@ -79,7 +79,33 @@ def test_keywords_lead_with_the_commit_subject_over_a_file_edited_many_times() -
     commit = {"command": 'git commit -m "Throttle flood retries"'}
     s.events.append(Event("tool", T0, tool=ToolCall("c1", "Bash", commit)))
     keywords = run_extract(s).keywords
-    assert set(keywords[:2]) == {"throttle-flood", "flood-retries"}, keywords
+    assert keywords[0] == "throttle-flood-retries", keywords
+
+
+def test_keywords_hold_many_of_the_sessions_words_each_word_alone_only_when_no_keyword_holds_it() -> None:
+    handoff = run_extract(session_with_work())
+    held = {part for k in handoff.keywords for part in k.split("-")}
+    assert {"telegram", "digest", "threads", "flood"} <= held, handoff.keywords
+    singles = [k for k in handoff.keywords if "-" not in k]
+    others = [k for k in handoff.keywords if "-" in k]
+    assert not [w for w in singles if any(w in k for k in others)], handoff.keywords
+
+
+def test_a_run_of_words_with_a_minor_word_is_no_keyword() -> None:
+    s = session_with_work()
+    # "throttle" heavy (a commit), "maybe" once in Claude's prose beside it: worth under a tenth of it.
+    s.events.append(Event("tool", T0, tool=ToolCall("c1", "Bash", {"command": 'git commit -m "Throttle digest"'})))
+    s.events.append(Event("assistant", T0, text="Throttle maybe."))
+    keywords = run_extract(s).keywords
+    assert "throttle-digest" in keywords or "throttle" in keywords, keywords
+    assert not [k for k in keywords if "maybe" in k], keywords
+
+
+def test_a_keyword_is_worth_the_words_it_contains_as_the_scorer_matches_them() -> None:
+    from eywa.core.extract.deterministic import _covered_words
+
+    covers = _covered_words(["chunking", "max-chunk-size", "gitignore"], {"chunk": 1.0, "size": 1.0, "git": 1.0})
+    assert covers == {"chunking": ("chunk",), "max-chunk-size": ("chunk", "size"), "gitignore": ("git",)}
 
 
 def test_generic_words_are_never_keywords() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import itertools
 import math
 import re
 from collections import Counter
@@ -35,8 +37,13 @@ SUBSTANCE_RULES = "2"
 # The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
 # every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
 # commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
-# commit subjects and PR titles over the rest, edited file names less.
-HANDOFF_RULES = "3"
+# commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
+# words they hold, triples among them.
+HANDOFF_RULES = "4"
+# The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
+# it, and the share of the session's best word each word of a run must reach.
+KEYWORD_REPEAT_DECAY = 2.0
+MIN_WORD_SHARE = 0.1
 _WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
@@ -180,28 +187,69 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
                 limit: int = 7) -> list[str]:
     """5-7 keywords specific to this session against the corpus.
 
+    The `keywords` scorer pays a query word once for every keyword that contains it, so the keywords are
+    chosen greedily for the session's words they contain: each word worth its weight times its IDF, less
+    each time a keyword already holds it (`KEYWORD_REPEAT_DECAY`), times the keyword's own IDF. A run of
+    words is a candidate only when each of its words is worth a tenth of the session's best word.
+
     `df` and `total_docs` must already count this session (its terms recorded), so that re-extracting
     a session gives the same keywords as extracting it the first time.
     """
-    # Every term is scored and the scores sorted: the order of `terms` does not matter, only which.
     terms = list(weights) if len(weights) <= MAX_SESSION_TERMS else top_terms(weights)
-    terms = [term for term in terms if term not in GENERIC and term not in projects]
-    freq = df(terms)
+    terms = sorted(term for term in terms if term not in GENERIC and term not in projects)
+    words = sorted({part for term in terms for part in term.split("-")} - GENERIC)
+    freq = df(sorted({*terms, *words}))
     n = max(total_docs, 1)
     idf = {count: math.log((n + 1) / (count + 1)) + 0.1 for count in {0, *freq.values()}}  # few counts
-    # (-score, term): the best first, ties by name, in a plain sort. A pair says more than either word.
-    scored = sorted((-(weights[term] ** 0.7 * idf[freq.get(term, 0)] * (1.3 if "-" in term else 1.0)), term)
-                    for term in terms)
+    worth = {word: value for word in words if (value := weights.get(word, 0) * idf[freq.get(word, 0)]) > 0}
+    floor = MIN_WORD_SHARE * max(worth.values(), default=0.0)
+    candidates = [term for term in terms
+                  if "-" not in term or all(worth.get(part, 0.0) >= floor for part in term.split("-"))]
+    covers = _covered_words(candidates, worth)
+    held: dict[str, int] = {}
+
+    def gain(term: str) -> float:  # rounded: sums in another order must not break ties
+        return round(sum(worth[word] / (1 + held.get(word, 0)) ** KEYWORD_REPEAT_DECAY for word in covers[term])
+                     * idf[freq.get(term, 0)], 9)
+
+    gains = {term: gain(term) for term in candidates if covers[term]}
+    holding: dict[str, list[str]] = {}
+    for term in candidates:
+        for word in covers[term]:
+            holding.setdefault(word, []).append(term)
     chosen: list[str] = []
-    for _, term in scored:
-        parts = set(term.split("-"))
-        if any(term in c.split("-") or parts <= set(c.split("-")) for c in chosen):
-            continue  # `rewind` adds nothing beside `gemini-rewind`
-        chosen = [c for c in chosen if not set(c.split("-")) <= parts or c == term]
-        chosen.append(term)
-        if len(chosen) >= limit:
+    while len(chosen) < limit and gains:
+        best = max(gains, key=gains.__getitem__)  # in name order: the first of equal gains wins
+        if gains[best] <= 0:
             break
+        chosen.append(best)
+        words = set(covers[best])
+        for word in words:
+            held[word] = held.get(word, 0) + 1
+        # A term whose words a chosen keyword already holds reads as a repeat (`rewind`, `digest-job` beside
+        # `gemini-rewind`, `telegram-digest-job`); the others holding its words are worth less now.
+        touched = {term for word in words for term in holding[word] if term in gains}
+        for term in touched:
+            if words.issuperset(covers[term]):
+                del gains[term]
+            else:
+                gains[term] = gain(term)
     return chosen
+
+
+def _covered_words(terms: list[str], worth: dict[str, float]) -> dict[str, tuple[str, ...]]:
+    """Term -> the valued words it contains as substrings, as the scorer matches a query word."""
+    blob = "\n".join(terms)
+    starts = list(itertools.accumulate((len(term) + 1 for term in terms[:-1]), initial=0))
+    covers: dict[str, list[str]] = {term: [] for term in terms}
+    for word in sorted(worth):
+        at = blob.find(word)
+        while at >= 0:
+            term = terms[bisect.bisect_right(starts, at) - 1]
+            if not covers[term] or covers[term][-1] != word:
+                covers[term].append(word)
+            at = blob.find(word, at + 1)
+    return {term: tuple(found) for term, found in covers.items()}
 
 
 def _outcomes(session: Session) -> list[tuple[int, str]]:

@@ -1,6 +1,6 @@
 """Candidate routing terms of a session, weighted by where they appear, for IDF-aware keywords.
 
-A term is a lowercase word or a hyphen-joined pair of adjacent words. Where a word comes from sets
+A term is a lowercase word or a hyphen-joined run of two or three adjacent words. Where a word comes from sets
 its weight: what the user asked, commit subjects and branch names say what the session was about;
 assistant prose says it less reliably.
 """
@@ -71,10 +71,11 @@ def strip_noise(text: str) -> str:
 
 
 def _terms(text: str) -> Counter[str]:
-    """Words and adjacent-word pairs (`gemini-rewind`) of a text without noise, with their counts.
+    """Words, adjacent pairs (`gemini-rewind`) and triples (`max-chunk-size`) of a text without noise,
+    with their counts.
 
     A word is lowercase, 3-30 characters, with camelCase and snake_case split into their parts;
-    pairs join words of one clause.
+    pairs and triples join distinct words of one clause.
     """
     lowered = _CAMEL_RE.sub(" ", text).lower()
     # Words and clause ends (the one-character tokens) in order; generic and hex-like words dropped
@@ -85,6 +86,8 @@ def _terms(text: str) -> Counter[str]:
     counts = Counter(t for t in sequence if len(t) > 1)
     counts.update(f"{a}-{b}" for a, b in zip(sequence, sequence[1:], strict=False)
                   if a != b and len(a) > 1 and len(b) > 1)
+    counts.update(f"{a}-{b}-{c}" for a, b, c in zip(sequence, sequence[1:], sequence[2:], strict=False)
+                  if len(a) > 1 and len(b) > 1 and len(c) > 1 and len({a, b, c}) == 3)
     return counts
 
 
