@@ -282,3 +282,13 @@ def test_what_happened_is_what_was_done_not_what_was_asked() -> None:
     bullets = run_extract(s).what_happened
     assert bullets[:2] == ["Added the digest job and its schedule", "Committed: Add telegram digest job"]
     assert not any(item.startswith("Asked:") for item in bullets)
+
+
+def test_ids_hashes_and_timestamp_fragments_are_never_terms() -> None:
+    from eywa.core.extract.terms import _terms, strip_noise
+
+    text = ("Run 2026-01-27T20:15 of session 9f1c2b7e-beff-4a1d-8c3e-0123456789ab, commit 3fa9c01d, v12 of "
+            "the runner, pull xp8ai9 done; base64 images pass the e2e suite")
+    words = {t for t in _terms(strip_noise(text)) if "-" not in t}
+    assert not words & {"t20", "beff", "v12", "xp8ai9", "fa9c01d", "3fa9c01d"}, words
+    assert {"base64", "e2e", "images", "suite"} <= words, words

@@ -21,7 +21,8 @@ _HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{4,}")
 _TOKEN_RE = re.compile(_PART_RE.pattern + r"|[\n.!?;:,()\[\]{}]")
 # A UUID's groups are often letters only ("beff"): the whole id goes before words are cut.
 _UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-_LETTER_DIGITS_RE = re.compile(r"[a-z]\d+")  # `t20` of a timestamp, `v12`, `x86`: fragments, not topics
+# `t20` of a timestamp, `v12`, `x86`, and ids that alternate digits and letters twice (`xp8ai9`): fragments
+_LETTER_DIGITS_RE = re.compile(r"[a-z]\d+|[a-z0-9]*\d[a-z]+\d[a-z0-9]*")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 _HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
