@@ -292,3 +292,10 @@ def test_ids_hashes_and_timestamp_fragments_are_never_terms() -> None:
     words = {t for t in _terms(strip_noise(text)) if "-" not in t}
     assert not words & {"t20", "beff", "v12", "xp8ai9", "fa9c01d", "3fa9c01d"}, words
     assert {"base64", "e2e", "images", "suite"} <= words, words
+
+
+def test_adverbs_and_chat_words_are_never_terms_but_ly_nouns_are() -> None:
+    from eywa.core.extract.terms import _terms
+
+    words = {t for t in _terms("super long ideally, genuinely misleading; apply the weekly reply, maybe") if "-" not in t}
+    assert words == {"long", "misleading", "apply", "weekly", "reply"}, words

@@ -56,6 +56,15 @@ should must might may go going done sure see seems seem look looks find found sh
 create created creating call called calls set sets get getting got back full part parts point both
 build builds run runs test pass passes passed failing fails failed fail bash go todo todos summary
 currently current instead actually really already simply just also better best good well able
+super maybe perhaps probably definitely totally pretty quite rather fair enough much many little big small
+huge tiny bad nice fine awesome cool weird strange odd yeah yep nope think thought believe guess hope wonder
+feel seem seems seemed wait hmm
+""".split())
+# Adverbs (`ideally`, `genuinely`) say how, never what: every -ly word but these nouns and adjectives.
+_ADVERB_RE = re.compile(r"[a-z]{3,}ly")
+_LY_WORDS = frozenset("""
+apply reply supply assembly anomaly readonly nightly daily weekly monthly hourly yearly family poly italy july
+early friendly belly jelly bully ally holy ugly rally
 """.split())
 
 
@@ -80,10 +89,11 @@ def _terms(text: str) -> Counter[str]:
     """
     lowered = _CAMEL_RE.sub(" ", text).lower()
     # Words and clause ends (the one-character tokens) in order; generic and hex-like words dropped
-    # (a word without a digit is never hex-like: `isalpha` spares most words the regex).
+    # (a word without a digit is never hex-like: `isalpha` spares most words the regex), adverbs too.
     sequence = [t for t in _TOKEN_RE.findall(lowered)
-                if len(t) == 1 or (t not in GENERIC and (t.isalpha() or not (
-                    _HEXISH_RE.fullmatch(t) or _LETTER_DIGITS_RE.fullmatch(t))))]
+                if len(t) == 1 or (t not in GENERIC and (
+                    not (_HEXISH_RE.fullmatch(t) or _LETTER_DIGITS_RE.fullmatch(t)) if not t.isalpha()
+                    else t[-2:] != "ly" or t in _LY_WORDS or not _ADVERB_RE.fullmatch(t)))]
     counts = Counter(t for t in sequence if len(t) > 1)
     counts.update(f"{a}-{b}" for a, b in zip(sequence, sequence[1:], strict=False)
                   if a != b and len(a) > 1 and len(b) > 1)
