@@ -297,5 +297,6 @@ def test_ids_hashes_and_timestamp_fragments_are_never_terms() -> None:
 def test_adverbs_and_chat_words_are_never_terms_but_ly_nouns_are() -> None:
     from eywa.core.extract.terms import _terms
 
-    words = {t for t in _terms("super long ideally, genuinely misleading; apply the weekly reply, maybe") if "-" not in t}
+    text = "super long ideally, genuinely misleading; apply the weekly reply, maybe"
+    words = {t for t in _terms(text) if "-" not in t}
     assert words == {"long", "misleading", "apply", "weekly", "reply"}, words
