@@ -312,9 +312,10 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
     assert lines[0] == "Digest: 7 sessions since Mon 17 Nov 20:00"  # since the last digest
     sessions, threads = digest.text.split("\n\nOpen threads\n")
     assert lines[2] == "claude_p (4)" and sessions.count("\n• ") == 7
-    project, *items = threads.split("\n")
-    assert project == "jssoundrecorder"  # the open threads by project
-    assert items and all(line.startswith("• ") and line.endswith("(7acd37a8)") for line in items)
+    assert threads.split("\n") == [  # the open threads by project, each naming its session
+        "deep-manifest", "• Next: Ready for git push when you want to publish! (a7da6a22)",
+        "jssoundrecorder", "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
+        "• To do: Test drone synth with new AudioWorklet implementation (7acd37a8)"]
     mark = world.fake.mark()
     world.runner.run(job.run(world.app))  # nothing new since: nothing is sent
     world.owner.says("/help")

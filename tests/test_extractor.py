@@ -204,6 +204,20 @@ OPEN_WORK = {
     "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Plan: Add Unit Tests for CLIVersion"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
     "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["omitempty", "Which approach would you prefer?"]),
+    # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
+    "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
+                                                          "Next: Add these secrets"]),
+    # ended on the tool call after "Let me explore ..." / "Now let me continue the rebase:", never reporting
+    "60b38d1e-f048-428b-89da-e5dca96614d4": ("partial", ["Not done: explore the codebase"]),
+    "cfd57c28-f61a-42df-8ddf-d99b94586ea3": ("partial", ["Not done: continue the rebase"]),
+    # review findings filed as todos/NNN-pending-*.md
+    "d88bceb6-bb3a-4ae8-9405-d67d19950a46": ("done", ["To do: non atomic settings write",
+                                                       "To do: duplicate git hook install"]),
+    "a7da6a22-facc-4fcd-8bab-f83c87862004": ("partial", ["Next: Ready for `git push` when you want to publish!"]),
+    # an edit the user refused, then Claude's question: a turn that ended, not an interruption
+    "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Question: ", "Which approach do you prefer?"]),
+    # a bare question gets the sentences before it
+    "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("partial", ["; Ready to implement?"]),
 }
 GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b7d4-61258d6c463f",
                    "0a76fbfe-d767-433e-b4b1-a39e044f21e8")
@@ -229,6 +243,12 @@ def test_a_real_session_ending_with_open_work_names_it(session_id: str) -> None:
     assert handoff.open_threads, "open work must not read None."
     for words in wanted:
         assert any(words in thread for thread in handoff.open_threads), (words, handoff.open_threads)
+
+
+def test_a_check_announced_last_that_went_through_leaves_nothing_open() -> None:
+    # "Let me run the full test suite and linting" and the run passed: the session stopped reporting
+    handoff = draft(corpus_session("3de3ff10-2c78-4b94-b22f-f8ffb14305f6"), ZoneInfo("UTC"))
+    assert handoff.status == "done" and handoff.open_threads == []
 
 
 def test_a_real_finished_session_has_no_open_thread_and_says_what_it_did() -> None:

@@ -1,6 +1,7 @@
-"""What a session left open, and so its status: the pending items of its last todo or task list, the
-questions and next steps of Claude's last messages, a check left failing, work the user interrupted or
-a plan refused, an announced step the session ended before, a request never answered.
+"""What a session left open, and so its status: the pending items of its last todo or task list and the
+findings it filed as pending todo files, the questions, next steps and listed steps left (under "manual
+steps", "remaining", ...) of Claude's last messages, a check left failing, work the user interrupted or a
+plan refused, an announced step the session ended before, a request never answered.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ _NEXT_STEP_RE = re.compile(
     r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
     r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
-    r"(?:is|are|was) pending|to-?do:|once you)\b", re.IGNORECASE)
+    r"(?:is|are|was) pending|to-?do:|once you|"
+    r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
 _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
@@ -33,6 +35,9 @@ _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|per
 _TODO_RE = re.compile(r"(?:#|//|--|\*)\s*TODO\b[:(]?\s*(.{8,160})")
 _CHECK_RE = re.compile(r"\b(test|tests|pytest|lint|vet|build|tsc|typecheck|ruff|mypy|eslint|cargo|jest|vitest|"
                        r"golangci-lint|check)\b")
+# "run the full test suite", "also run the linter": a check announced, not a change
+_CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
+                              re.IGNORECASE)
 _ACTIONS = {
     "commit": re.compile(r"\bgit\b.*\bcommit\b"),
     "push": re.compile(r"\bgit\b.*\bpush\b"),
@@ -43,8 +48,17 @@ _ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull 
                  "reply": r"\b(?:reply|respond|comment)"}
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
-                              "or of one instead".split())
+                              "or of one instead implement start begin now for leave as-is move forward on "
+                              "next apply make happy help".split())
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
+# A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
+# "Next steps" lists what may follow, seldom what the session owed.
+_STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
+                            r"left to do|to-?dos?|action items|before (?:merging|releasing|you (?:merge|release)))\b",
+                            re.IGNORECASE)
+_LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+_LIST_ITEMS = 4  # of one list: its first items say what it is
+_PENDING_TODO_RE = re.compile(r"(?:^|/)todos/\d+-pending-(?:p\d-)?([^/]+?)\.md$")
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
 
 
@@ -95,13 +109,47 @@ def _todo_threads(session: Session) -> list[Thread]:
 
 
 def _question(found: tuple[Sentence, ...], index: int) -> str:
-    """A question with the sentences before it when it names nothing itself ("Which would you prefer?")."""
+    """A question with the sentences before it when it names nothing itself ("Ready to implement?")."""
     question = found[index].text
     words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
     if len(words) >= 2:
         return question
-    before = [s.text for s in found[max(0, index - 3):index] if not s.text.endswith(":")]
-    return "; ".join([*before[-2:], question]) if before else question
+    before = [s.text for s in found[max(0, index - 2):index]]
+    return "; ".join([*before, question]) if before else question
+
+
+def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
+    """(thread, sentence index) of the first items of each list a lead-in or heading names as left to do."""
+    threads: list[tuple[Thread, int]] = []
+    lead: re.Pattern[str] | None = None
+    taken = 0
+    for index, sentence in enumerate(found):
+        if not sentence.listed:
+            lead = (_STEPS_LEAD_RE if _STEPS_LEAD_RE.search(sentence.text) else
+                    _LATER_LEAD_RE if _LATER_LEAD_RE.search(sentence.text) else None
+                    ) if sentence.text.endswith(":") else None
+            taken = 0
+            continue
+        heading = sentence.heading
+        rule = lead or (_STEPS_LEAD_RE if _STEPS_LEAD_RE.search(heading) else
+                        _LATER_LEAD_RE if _LATER_LEAD_RE.search(heading) else None)
+        if rule is not None and taken < _LIST_ITEMS:
+            taken += 1
+            later = rule is _LATER_LEAD_RE
+            threads.append((Thread(("Later: " if later else "Next: ") + _cut(sentence.text), not later), index))
+    return threads
+
+
+def _pending_todo_files(session: Session) -> list[Thread]:
+    """Findings filed as `todos/NNN-pending-...md` (the file-todos convention) and not since resolved."""
+    names: dict[str, str] = {}
+    for call in session.tool_calls:
+        path = call.input.get("file_path")
+        if call.name == "Write" and not call.is_error and isinstance(path, str):
+            match = _PENDING_TODO_RE.search(path)
+            if match:
+                names[path] = match.group(1).replace("-", " ")
+    return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
 
 
 def _closing_threads(replies: list[Event]) -> list[Thread]:
@@ -110,7 +158,12 @@ def _closing_threads(replies: list[Event]) -> list[Thread]:
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
         found = sentences(event.text)
+        steps = _listed_steps(found) if last else []
+        threads += [thread for thread, _ in steps]
+        stepped = {index for _, index in steps}
         for index, sentence in enumerate(found):
+            if index in stepped:
+                continue
             text = sentence.text
             if text.endswith("?"):
                 # Claude thinking aloud ("Wait, only 16ms?") is no question; before its last message,
@@ -142,8 +195,8 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     missing = [name for name in wanted if not any(_ACTIONS[name].search(cmd) for cmd in ran)]
     if wanted and not missing:
         return None
-    if not wanted and tail and not any(c.is_error for c in tail):
-        return None  # a check or a read that went through: the session simply stopped reporting
+    if not wanted and tail and not any(c.is_error for c in tail) and _CHECK_INTENT_RE.match(intent.group(1)):
+        return None  # a check that went through: the session simply stopped reporting
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
@@ -168,12 +221,13 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     calls = [e.tool for e in turn if e.tool is not None]
     after_reply = next((i for i in range(len(turn) - 1, -1, -1) if turn[i].kind == "assistant"), -1)
     tail = [e.tool for e in turn[after_reply + 1:] if e.tool is not None]
-    threads = _todo_threads(session)
+    threads = _todo_threads(session) + _pending_todo_files(session)
     last = next((e for e in reversed(events) if e.kind in ("user", "assistant", "interrupt", "api_error", "tool")),
                 None)
     kind = last.kind if last is not None else ""
     refused = next((c for c in reversed(calls) if c.rejected), None)
-    if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None)):
+    answered = refused is not None and any(e.tool is refused for e in turn[:after_reply])
+    if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None) and not answered):
         kind = "interrupt"
         if refused is not None and refused.name == "ExitPlanMode":
             plan = str(refused.input.get("plan", ""))
