@@ -216,8 +216,8 @@ OPEN_WORK = {
     "a7da6a22-facc-4fcd-8bab-f83c87862004": ("partial", ["Next: Ready for `git push` when you want to publish!"]),
     # an edit the user refused, then Claude's question: a turn that ended, not an interruption
     "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Question: ", "Which approach do you prefer?"]),
-    # a bare question gets the sentences before it
-    "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("partial", ["; Ready to implement?"]),
+    # a bare question gets the sentences before it; only a plan was written: exploratory
+    "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("exploratory", ["; Ready to implement?"]),
 }
 GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b7d4-61258d6c463f",
                    "0a76fbfe-d767-433e-b4b1-a39e044f21e8")

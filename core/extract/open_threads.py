@@ -256,11 +256,16 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     return unique[:MAX_THREADS], kind
 
 
+def _plan_file(path: object) -> bool:
+    """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
+    return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
+
+
 def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:
-    """done | partial | abandoned | exploratory: nothing changed is exploratory (abandoned when the user
-    stopped it); changes with work left are partial."""
-    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error for c in session.tool_calls) or any(
-        r.files_written for r in session.subagents)
+    """done | partial | abandoned | exploratory: nothing changed (or only a plan written) is exploratory
+    (abandoned when the user stopped it); changes with work left are partial."""
+    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error and not _plan_file(c.input.get("file_path"))
+                               for c in session.tool_calls) or any(r.files_written for r in session.subagents)
     if not changed:
         return "abandoned" if last_kind == "interrupt" else "exploratory"
     return "partial" if any(t.blocking for t in threads) else "done"
