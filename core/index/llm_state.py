@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS llm_batches(
 
 def _add_cost_column(conn: sqlite3.Connection) -> None:
     """Tables from before the claude-code backend lack the column (their rows are priced from the model)."""
-    if "cost_usd" not in {row[1] for row in conn.execute("PRAGMA table_info(llm_usage)")}:
+    if "cost_usd" not in {name for (name,) in conn.execute("SELECT name FROM pragma_table_info('llm_usage')")}:
         conn.execute("ALTER TABLE llm_usage ADD COLUMN cost_usd REAL")
 
 
