@@ -47,7 +47,7 @@ HYBRID_RECENCY_BOOST = 0.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
 # then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
 # survive a weak keyword list. The weight: the best of those measured on both sets (bench/RESULTS.md).
-HYBRID_KEYWORDS_WEIGHT = 0.12
+HYBRID_KEYWORDS_WEIGHT = 0.08
 # How deep the full-text ranking is read before fusing (at least offset + max_results); the keyword
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
 # matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
