@@ -1,0 +1,133 @@
+"""Decisions and root causes read from Claude's words (core/extract/insights.py), on real corpus sessions
+where one shows the rule, and on single sentences where the corpus has none."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+
+from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.insights import insights, insights_in, topic_of
+
+from .test_extractor import corpus_session
+
+
+@cache
+def session_insights(prefix: str) -> tuple[str, ...]:
+    return tuple(insights(corpus_session(prefix)))
+
+
+def lines_of(text: str) -> list[str]:
+    return [item.line() for item in insights_in(sentences(text))]
+
+
+def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:
+    assert ("**Root cause: replace** -- The key fix was adding `replace` - that's what was missing and causing your "
+            "shadow branch not to be created.") in session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+
+
+def test_a_report_label_of_the_kind_leaves_the_text_and_the_code_names_the_topic() -> None:
+    assert ("**Root cause: FileModificationTools** -- The `FileModificationTools` list in `types.go` was missing "
+            "the `replace` tool that Gemini CLI uses for file edits.") in session_insights(
+        "20b81bf8-77cd-4205-8ac9-727b573a70e4")
+
+
+def test_the_reason_of_claudes_own_act_is_a_decision_not_a_root_cause() -> None:
+    found = session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert any(line.startswith("**Decision** -- I removed them because") for line in found)
+    assert not any(line.startswith("**Root cause") and "I removed them" in line for line in found)
+
+
+def test_a_guess_said_aloud_is_no_root_cause() -> None:
+    found = session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert not any("The issue is likely" in line for line in found)
+    assert lines_of("I think the issue is that `StepsCount` isn't being set for uncommitted checkpoints.") == []
+
+
+def test_the_approach_of_a_plan_carried_out_is_a_decision() -> None:
+    """The session began with "Implement the following plan:": the plan Claude wrote is its own words."""
+    assert ("**Decision: buildinfo** -- Create a `buildinfo` package to hold `Version`/`Commit` (breaking the "
+            "import cycle).") in session_insights("3ae3ab59-52bc-413d-ad30-02b165c91785")
+
+
+def test_sentences_under_a_design_decisions_heading_are_decisions() -> None:
+    assert any(line.startswith("**Decision** -- The agent and strategy dropdowns are the Entire-specific additions")
+               for line in session_insights("170cebcc-4cb9-42aa-a322-6e590fc9db0d"))
+
+
+def test_a_report_label_naming_a_concept_is_the_topic() -> None:
+    assert ("**Decision: Type-safe approach** -- Type-safe approach: Uses `isinstance()` to check if the entry is "
+            "a `SessionCacheData` object") in session_insights("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
+
+
+def test_existing_code_found_for_reuse_is_kept() -> None:
+    assert ("**Found: GetAgent()** -- There's a `GetAgent()` function in `config.go` that returns the configured "
+            "or detected agent.") in session_insights("130d7b7e-5801-4345-9bd6-f32fd9b8429b")
+
+
+def test_a_short_statement_of_intent_reads_with_the_sentence_after_it() -> None:
+    assert ("**Decision** -- The intent is permanent unification. The whole point of this branch was to eliminate "
+            "the duplicate struct and the tedious conversion functions.") in session_insights(
+        "2956cee6-6153-4ba6-ba24-3b7f3257549c")
+
+
+def test_that_way_gives_the_reason_of_a_choice() -> None:
+    assert ("**Decision** -- That way we explain purpose without committing to implementation details in "
+            "documentation that lives alongside the code.") in session_insights("04cd0da1-dee3-4738-8139-524dfe55de83")
+
+
+def test_keeping_existing_code_because_it_is_fine_is_a_decision() -> None:
+    assert ("**Decision: fileExists** -- For our use case, a backup file will never be a directory, so the "
+            "existing `fileExists` is fine.") in session_insights("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")
+
+
+def test_a_cause_stated_twice_is_kept_once() -> None:
+    found = session_insights("3de3ff10-2c78-4b94-b22f-f8ffb14305f6")
+    assert sum("old naming format" in line for line in found) == 1
+    assert found[0].startswith("**Root cause: Reset** --")
+
+
+@pytest.mark.parametrize("prefix", ["847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1", "2cfdacb8-9317-430f-8975-0709d2837d1c",
+                                    "00ef13bd-99a1-4001-a829-09985a069ab2", "3de3ff10-2c78-4b94-b22f-f8ffb14305f6"])
+def test_topics_are_never_a_path_with_lines_a_shell_variable_or_punctuation(prefix: str) -> None:
+    """These sessions once gave `**Decision: cmd/entire/cli/strategy/cleanup.go:94-97**`, `**Root cause: $1**`,
+    `**Root cause: ..**`, `**Decision: common.go:294**` and `**Root cause: entire/<short-hash>**`."""
+    found = session_insights(prefix)
+    assert found
+    for line in found:
+        head = re.match(r"\*\*([^*]+)\*\*", line)
+        assert head, line
+        topic = head.group(1).partition(": ")[2]
+        assert not re.search(r":\d|^\$|[<>]", topic) and (not topic or re.search(r"[A-Za-z]{2}", topic)), line
+
+
+def test_topics_prefer_an_identifier_over_a_literal_a_file_or_a_variable() -> None:
+    assert topic_of("The test uses `string` values but `state.LastCheckpointID` is now `id.CheckpointID`.") == \
+        "state.LastCheckpointID"
+    assert topic_of("The pre-push hook gets `$1` = the remote name (e.g., `origin`).") == "origin"
+    assert topic_of("Unnecessary nil slice check `cmd/entire/cli/strategy/cleanup.go:94-97`") == "cleanup.go"
+    assert topic_of("The change at `common.go:294` now calls `GetGitAuthorFromRepo(repo)`.") == "GetGitAuthorFromRepo()"
+    assert topic_of("The `..` check is insufficient because a symlink would pass it.") == ""
+
+
+def test_a_plain_sentence_is_named_for_its_subject_never_for_a_clause() -> None:
+    assert topic_of("The problem is a corrupted index file in this worktree.") == "corrupted index file"
+    assert topic_of("The org-level settings override repo settings.") == "org-level settings"
+    assert topic_of("The issue is clear now.") == ""
+    assert topic_of("Actually, that's outside the scope of this change.") == ""
+    assert topic_of("We need to update it because the cache is stale.") == ""
+
+
+def test_a_verdict_label_is_no_topic() -> None:
+    assert lines_of("The cleanest fix: make the test create the directory itself with `os.MkdirAll` before "
+                    "writing.") == ["**Decision: os.MkdirAll** -- The cleanest fix: make the test create the "
+                                    "directory itself with `os.MkdirAll` before writing."]
+    assert lines_of("Better approach: use the cached session file rather than regenerating it.") == [
+        "**Decision** -- Better approach: use the cached session file rather than regenerating it."]
+
+
+def test_a_sentence_announcing_a_list_is_no_insight() -> None:
+    assert lines_of("There are two categories of failing tests because of the rename:") == []
+    assert lines_of("The method is Unix-only because of this specific line:") == []
