@@ -131,3 +131,21 @@ def test_a_verdict_label_is_no_topic() -> None:
 def test_a_sentence_announcing_a_list_is_no_insight() -> None:
     assert lines_of("There are two categories of failing tests because of the rename:") == []
     assert lines_of("The method is Unix-only because of this specific line:") == []
+
+
+def test_praise_of_the_result_is_no_decision_but_a_comparison_is() -> None:
+    assert lines_of("The code is cleaner, more maintainable, and follows consistent patterns across both "
+                    "handlers.") == []
+    assert lines_of("Option 2 is cleaner architecturally but requires more changes.") == [
+        "**Decision** -- Option 2 is cleaner architecturally but requires more changes."]
+    found = session_insights("89488521-e2e7-4d97-bc02-38197efdddc8")
+    assert found and not any("The code is cleaner and more maintainable" in line for line in found)
+
+
+def test_a_fix_reported_under_a_bug_label_is_what_was_done_not_a_root_cause() -> None:
+    assert lines_of("Bug fix: Fixed potential nil pointer dereference in OpenCode stop handler") == []
+
+
+def test_the_fix_chosen_is_a_decision() -> None:
+    assert any(line.startswith("**Decision: InitEntire** -- The fix is to add `.entire` to `.git/info/exclude`")
+               for line in session_insights("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))

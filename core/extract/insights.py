@@ -18,12 +18,14 @@ MAX_CAUSES = 2
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
     r"turns out|caus(?:e[sd]?|ing)|the reason (?:is|was)|because|that's why|which is why|"
-    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) to|that's what (?:was )?(?:missing|broke|caused)|"
-    r"fixed a|bug where|"
+    r"that's what (?:was )?(?:missing|broke|caused)|fixed a|bug where|"
     r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
     r"import cycle|takes? precedence)\b", re.IGNORECASE)
+# "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
+_COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
+                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
 _CHOICE_RE = re.compile(
-    r"\b(instead of|rather than|(?:would be|is|are) (?:worse|better|cleaner|simpler|safer|overkill)|"
+    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) to|"
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
@@ -41,10 +43,10 @@ _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
     r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) to|turns out|that's (?:why|what)|which is why|"
     r"i'd (?:recommend|suggest)|my recommendation|decided|went with|"
-    r"chose|opted|the intent is|(?:would be|is) (?:worse|better|cleaner|simpler|safer)|rather than|"
+    r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
-_COMPARED_RE = re.compile(r"\b((?:would be|is|are) (?:worse|better|cleaner|simpler|safer|overkill)|rather than|"
+_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
                           r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is|"
                           r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A recommendation stays a decision when hedged ("I'd suggest ... might be simpler").
@@ -223,6 +225,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         chosen = (choice_heading or choice_label) and not (cause_heading or cause_label)
         if not hedged and not own_act and not chosen and (after_finding or cause_heading or cause_label or (
                 cued and not compared and _CAUSE_RE.search(text))):
+            if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
+                continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (outcome(body) is None or _REASON_RE.search(text)):
             kind = "Decision"
@@ -232,7 +236,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             continue
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
-        if strength <= 0:  # a detail of a list with a weak cue ("more causes form fatigue")
+        if strength <= 0 and len(text) < 80:  # a short detail of a list with a weak cue ("more causes form fatigue")
             continue
         if label_match and _KIND_LABEL_RE.match(label):  # "Root Cause: ...", "Fix: ..."
             text = text[label_match.end():]  # the kind says it: the text keeps only what follows its label
