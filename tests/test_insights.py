@@ -149,3 +149,10 @@ def test_a_fix_reported_under_a_bug_label_is_what_was_done_not_a_root_cause() ->
 def test_the_fix_chosen_is_a_decision() -> None:
     assert any(line.startswith("**Decision: InitEntire** -- The fix is to add `.entire` to `.git/info/exclude`")
                for line in session_insights("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+
+
+def test_a_fact_set_against_the_belief_it_corrects_is_found() -> None:
+    assert ("**Found: bytes** -- The `bytes` identifier is being used as a type conversion, but `bytes` is the "
+            "imported package, not a type.") in session_insights("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+    assert lines_of("Those diagnostics are pre-existing, not from my changes.") == []
+    assert lines_of("The lint warnings come from the generated code, not related to my changes.") == []

@@ -60,6 +60,12 @@ _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
 # "There's already a `fileExists` in `common.go`": existing code found that the work then reuses.
+# "`bytes` is the imported package, not a type": a fact set against the belief it corrects.
+_CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|returns?|uses?|means?|counts?|"
+                            r"comes? from|lives? in|runs? on)\b[^,;]{3,80}, not (?:the |a |an |just |only )?[\w`\"'-]")
+# "... pre-existing, not from my changes": a check's result, not a fact of the code.
+_NOT_MINE_RE = re.compile(r"\bpre-existing\b|\bnot (?:from|related to|caused by|introduced by) "
+                          r"(?:my|our|this|these|the) (?:changes?|conflict|work|edits?)\b", re.IGNORECASE)
 _EXISTING_RE = re.compile(r"^there(?:'s| is) (?:already )?an? `[^`]+`(?: (?:function|method|helper|type|struct|"
                           r"field|package|constant|hook|flag|setting|check))?\b", re.IGNORECASE)
 _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
@@ -87,7 +93,7 @@ line output error message case part path one intent minor major important quick 
 _NOT_TOPIC_START = frozenset("""
 the a an my our this that these it its so but and also no not before after final better best cleaner cleanest
 simpler simplest safer safest additional another why how what fix add remove use update option summary note
-status result there there's on in for with when if rationale
+status result there there's on in for with when if rationale found
 """.split())
 _VERBS = frozenset("is are was were be been has have had takes take proceed needs need does do can will".split())
 _SUBJECT_RE = re.compile(
@@ -99,7 +105,7 @@ _OBJECT_RE = re.compile(r"^(?:the|this) (?:real |actual |underlying |key |main )
                         r"fix|cause) (?:is|was) (?:an?|the) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)"
                         r"(?= in | on | of | for | with | at | from | [—–-] |[,.;]|$)", re.IGNORECASE)
 _STOP_WORDS = frozenset("that this it a an the to of in on and or not no if when there here we i you they just "
-                        "really actually then already itself".split())
+                        "really actually then already itself now only".split())
 # A sentence that ends "... because of this line:" says its point in the code block after it.
 _DANGLING = frozenset("because of to with that this these following below here like as is are was line lines "
                       "code".split())
@@ -209,7 +215,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
                 continue
             text = text[:-1] + "."
         heading = sentence.heading.lower()
-        existing = bool(_EXISTING_RE.match(text))
+        existing = bool(_EXISTING_RE.match(text)) or (
+            not sentence.listed and ", not " in text and bool(_CORRECTION_RE.search(text))
+            and not _NOT_MINE_RE.search(text))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
