@@ -156,3 +156,9 @@ def test_a_fact_set_against_the_belief_it_corrects_is_found() -> None:
             "imported package, not a type.") in session_insights("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
     assert lines_of("Those diagnostics are pre-existing, not from my changes.") == []
     assert lines_of("The lint warnings come from the generated code, not related to my changes.") == []
+
+
+def test_thinking_aloud_is_no_decision() -> None:
+    found = session_insights("00ef13bd-99a1-4001-a829-09985a069ab2")
+    assert found and not any("I also need to unset" in line for line in found)
+    assert lines_of("I can directly check the filter states instead of looping through items.") == []

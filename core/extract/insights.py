@@ -18,7 +18,7 @@ MAX_CAUSES = 2
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
     r"turns out|caus(?:e[sd]?|ing)|the reason (?:is|was)|because|that's why|which is why|"
-    r"that's what (?:was )?(?:missing|broke|caused)|fixed a|bug where|"
+    r"that's what (?:was )?(?:missing|broke|caused)|fixed a|bug where|(?:which|this|that) means|"
     r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
     r"import cycle|takes? precedence)\b", re.IGNORECASE)
 # "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
@@ -33,7 +33,7 @@ _CHOICE_RE = re.compile(
     re.IGNORECASE)
 # A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
 _CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
-               "missing", "broke", "deprecat", "circular", "cycle", "precedence", "instead", "rather",
+               "missing", "broke", "means", "deprecat", "circular", "cycle", "precedence", "instead", "rather",
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
@@ -69,7 +69,8 @@ _NOT_MINE_RE = re.compile(r"\bpre-existing\b|\bnot (?:from|related to|caused by|
 _EXISTING_RE = re.compile(r"^there(?:'s| is) (?:already )?an? `[^`]+`(?: (?:function|method|helper|type|struct|"
                           r"field|package|constant|hook|flag|setting|check))?\b", re.IGNORECASE)
 _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
-                           r"(?:now )?i need to|now i|i should|good|great|perfect|ok(?:ay)?|hmm|i see|"
+                           r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
+                           r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why", "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -107,8 +108,8 @@ _OBJECT_RE = re.compile(r"^(?:the|this) (?:real |actual |underlying |key |main )
 _STOP_WORDS = frozenset("that this it a an the to of in on and or not no if when there here we i you they just "
                         "really actually then already itself now only".split())
 # A sentence that ends "... because of this line:" says its point in the code block after it.
-_DANGLING = frozenset("because of to with that this these following below here like as is are was line lines "
-                      "code".split())
+_DANGLING = frozenset("because of to with that this these following below here like as is are was line lines but "
+                      "and or so code".split())
 _TOPIC_RE = re.compile(r"`([^`]{2,60})`")
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:-]*(?:\(\))?$")
 _PATH_LINE_RE = re.compile(r":\d+(?:-\d+)?$")
