@@ -162,3 +162,18 @@ def test_thinking_aloud_is_no_decision() -> None:
     found = session_insights("00ef13bd-99a1-4001-a829-09985a069ab2")
     assert found and not any("I also need to unset" in line for line in found)
     assert lines_of("I can directly check the filter states instead of looping through items.") == []
+
+
+def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> None:
+    assert ("**Root cause** -- The tests expect custom error messages printed to stderr, but the command is "
+            "returning plain errors.") in session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
+    assert any(line.startswith("**Decision** -- Since this test is about reading git config for commit author "
+                               "resolution") for line in session_insights("e59f0f58-7444-45a2-81a4-d280e6fb0430"))
+
+
+def test_the_fix_was_doing_something_is_a_decision_named_for_its_code() -> None:
+    assert any(line.startswith("**Decision: InitializeSession** -- The fix was updating")
+               for line in session_insights("2b945d54-dd2b-4f60-b3b0-7b0252349003"))

@@ -139,5 +139,5 @@ def headings(text: str) -> list[str]:
 
 
 # "Now I understand the issue." / "Found it": the sentence after it states the cause.
-_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issue|problem|bug|"
+_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issues?|problems?|bugs?|"
                        r"root cause|culprit)\b|^(?:found it|there it is)\b", re.IGNORECASE)

@@ -25,11 +25,12 @@ _CAUSE_RE = re.compile(
 _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
                 r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
 _CHOICE_RE = re.compile(
-    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) to|"
+    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
+    r"the fix (?:is|was) (?:to|\w+ing)|"
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
-    r"(?:so|since|because)\b[^.]{0,60}\b(?:is|are) (?:fine|enough|sufficient|safe))\b",
+    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe))\b",
     re.IGNORECASE)
 # A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
 _CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
@@ -41,8 +42,8 @@ _CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
-    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) to|turns out|that's (?:why|what)|which is why|"
-    r"i'd (?:recommend|suggest)|my recommendation|decided|went with|"
+    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) (?:to|\w+ing)|turns out|that's (?:why|what)|"
+    r"which is why|i'd (?:recommend|suggest)|my recommendation|decided|went with|"
     r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
@@ -72,7 +73,8 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
-_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why", "current issue")
+_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
+                   "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
                                 re.IGNORECASE)
 # "**Type-safe approach**: Uses ...", "Root cause - ...": a report's line whose label says what it gives.
@@ -225,6 +227,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
         if not (cued or after_finding or cause_heading or choice_heading or cause_label or choice_label
                 or existing):
+            continue
+        if sentence.listed and not (cued or label):  # a list's item under the heading: a detail, not the gist
             continue
         hedged = bool(_HEDGE_RE.search(text))
         compared = cued and _COMPARED_RE.search(text) is not None
