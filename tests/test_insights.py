@@ -177,3 +177,20 @@ def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
 def test_the_fix_was_doing_something_is_a_decision_named_for_its_code() -> None:
     assert any(line.startswith("**Decision: InitializeSession** -- The fix was updating")
                for line in session_insights("2b945d54-dd2b-4f60-b3b0-7b0252349003"))
+
+
+def test_a_change_reported_with_its_reason_is_a_decision() -> None:
+    assert any(line.startswith("**Decision: legacyCompletionComment** -- The `legacyCompletionComment` constant "
+                               "was inlined") and "since the purpose" in line
+               for line in session_insights("c4a6d0ff-2c86-4f56-8509-c4737bcb5768"))
+    assert lines_of("Added the retry to the sender so that every message gets it.") == [
+        "**Decision** -- Added the retry to the sender so that every message gets it."]
+    assert lines_of("Added the retry to the sender and a test for it.") == []
+
+
+def test_the_side_a_merge_resolution_took_is_a_decision() -> None:
+    assert ("**Decision** -- The resolution should take the incoming stanza approach but keep HEAD's UX "
+            "improvements (shell name in prompt, \"already configured\" message).") in session_insights(
+        "cfd57c28-f61a-42df-8ddf-d99b94586ea3")
+    assert any(line.startswith("**Decision: session.Transition** -- Conflict 1: Kept our phase transition code")
+               for line in session_insights("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from eywa.core.extract.claude_words import _FOUND_RE, Sentence, outcome, sentences
+from eywa.core.extract.claude_words import _FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 4
@@ -30,7 +30,8 @@ _CHOICE_RE = re.compile(
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
-    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe))\b",
+    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe)|"
+    r"(?:the )?resolution (?:should|is to|was to|takes?))\b",
     re.IGNORECASE)
 # A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
 _CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
@@ -38,7 +39,7 @@ _CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
-               "fine", "enough", "sufficient", "safe")
+               "fine", "enough", "sufficient", "safe", "resolution")
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -54,9 +55,17 @@ _COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
 _RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|would be (?:worse|better|cleaner|"
                              r"simpler|safer|overkill))\b", re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
+                        r"for consistency|"
                         r"this way)\b", re.IGNORECASE)
 # "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
 _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
+# "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
+_REPORTED_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:was|were) ([a-z]+ed)\b",
+                          re.IGNORECASE)
+# "Kept HEAD's `Phase` field": which side a merge conflict's resolution took.
+_RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|our|their|the incoming|upstream's)\b",
+                          re.IGNORECASE)
+_DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency)\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
@@ -184,10 +193,15 @@ def topic_of(text: str, label: str = "") -> str:
     """What the insight is about: the concept its label names, a code identifier, else its subject."""
     words = label.lower().split()
     if words and not set(words) <= _GENERIC_TOPIC and words[0] not in _NOT_TOPIC_START \
-            and not _VERBS.intersection(words):
+            and not _VERBS.intersection(words) and not words[-1].lstrip("#").isdigit():  # "Conflict 1"
         return label
     preference, code = _code_topic(text)
     return code if preference >= 2 else _concept(text) or code
+
+
+def _reported(text: str) -> bool:
+    match = _REPORTED_RE.match(text)
+    return bool(match and match.group(1).lower() in OUTCOME_VERBS)
 
 
 def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
@@ -225,6 +239,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
+        done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
+            outcome(body) is not None or _reported(body)))
+        cued = cued or done_with_reason
         if not (cued or after_finding or cause_heading or choice_heading or cause_label or choice_label
                 or existing):
             continue
@@ -235,7 +252,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         own_act = bool(_OWN_ACT_RE.match(body))
         if hedged and not _RECOMMENDED_RE.search(text):
             continue
-        chosen = (choice_heading or choice_label) and not (cause_heading or cause_label)
+        chosen = (choice_heading or choice_label or done_with_reason) and not (cause_heading or cause_label)
         if not hedged and not own_act and not chosen and (after_finding or cause_heading or cause_label or (
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
