@@ -34,7 +34,7 @@ _CHOICE_RE = re.compile(
     r"(?:the )?resolution (?:should|is to|was to|takes?))\b",
     re.IGNORECASE)
 # A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
-_CUE_PIECES = ("cause", "caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
+_CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
                "missing", "broke", "means", "deprecat", "circular", "cycle", "precedence", "instead", "rather",
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
@@ -55,8 +55,7 @@ _COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
 _RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|would be (?:worse|better|cleaner|"
                              r"simpler|safer|overkill))\b", re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
-                        r"for consistency|"
-                        r"this way)\b", re.IGNORECASE)
+                        r"this way|for consistency)\b", re.IGNORECASE)
 # "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
 _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
 # "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
@@ -69,13 +68,13 @@ _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
-# "There's already a `fileExists` in `common.go`": existing code found that the work then reuses.
 # "`bytes` is the imported package, not a type": a fact set against the belief it corrects.
 _CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|returns?|uses?|means?|counts?|"
                             r"comes? from|lives? in|runs? on)\b[^,;]{3,80}, not (?:the |a |an |just |only )?[\w`\"'-]")
 # "... pre-existing, not from my changes": a check's result, not a fact of the code.
 _NOT_MINE_RE = re.compile(r"\bpre-existing\b|\bnot (?:from|related to|caused by|introduced by) "
                           r"(?:my|our|this|these|the) (?:changes?|conflict|work|edits?)\b", re.IGNORECASE)
+# "There's already a `fileExists` in `common.go`": existing code found that the work then reuses.
 _EXISTING_RE = re.compile(r"^there(?:'s| is) (?:already )?an? `[^`]+`(?: (?:function|method|helper|type|struct|"
                           r"field|package|constant|hook|flag|setting|check))?\b", re.IGNORECASE)
 _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
@@ -214,7 +213,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     for index, sentence in enumerate(found):
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
-        if text.endswith("?") or _NARRATION_RE.match(text):
+        if text.endswith(("?", "…")) or _NARRATION_RE.match(text):  # a question, a cut plan, thinking aloud
             continue
         label_match = _LABEL_RE.match(text) if any(mark in text[:70] for mark in (":", " - ", "—", "–")) else None
         label = next((g for g in label_match.groups() if g), "") if label_match else ""
