@@ -106,7 +106,8 @@ def test_topics_are_never_a_path_with_lines_a_shell_variable_or_punctuation(pref
 def test_topics_prefer_an_identifier_over_a_literal_a_file_or_a_variable() -> None:
     assert topic_of("The test uses `string` values but `state.LastCheckpointID` is now `id.CheckpointID`.") == \
         "state.LastCheckpointID"
-    assert topic_of("The pre-push hook gets `$1` = the remote name (e.g., `origin`).") == "origin"
+    assert topic_of("The pre-push hook gets `$1` = the remote name (e.g., `origin`), and `pushSessionsBranchCommon` "
+                    "pushes `entire/checkpoints/v1` to that same remote.") == "pushSessionsBranchCommon"
     assert topic_of("Unnecessary nil slice check `cmd/entire/cli/strategy/cleanup.go:94-97`") == "cleanup.go"
     assert topic_of("The change at `common.go:294` now calls `GetGitAuthorFromRepo(repo)`.") == "GetGitAuthorFromRepo()"
     assert topic_of("The `..` check is insufficient because a symlink would pass it.") == ""

@@ -126,6 +126,7 @@ _PATH_LINE_RE = re.compile(r":\d+(?:-\d+)?$")
 _FILE_RE = re.compile(r"^[\w./@-]*\.[A-Za-z]{1,5}$|/$")
 _HASH_RE = re.compile(r"^[0-9a-f]{7,40}$")
 _CALL_ARGS_RE = re.compile(r"(?<=\w)\([^()]*\)$")
+_EXAMPLE_LEADS = ("e.g. ", "e.g., ", "like ", "such as ")
 # Values and built-in types a sentence quotes: what it says of them, not what it is about.
 _LITERALS = frozenset("true false nil null none undefined string int bool error any object str dict list".split())
 
@@ -152,6 +153,8 @@ def _code_topic(text: str) -> tuple[int, str]:
     a shell variable, a literal, a line number or punctuation. (0, "") when none."""
     best = (0, "")
     for match in _TOPIC_RE.finditer(text):
+        if text[max(match.start() - 9, 0):match.start()].endswith(_EXAMPLE_LEADS):  # "(e.g., `origin`)"
+            continue
         code = _CALL_ARGS_RE.sub("()", match.group(1).strip().rstrip(":"))
         if code.startswith(("$", '"', "'", "-", "<", "/", "~", ".")) and not _FILE_RE.search(code):
             continue
