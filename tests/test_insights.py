@@ -195,3 +195,10 @@ def test_the_side_a_merge_resolution_took_is_a_decision() -> None:
         "cfd57c28-f61a-42df-8ddf-d99b94586ea3")
     assert any(line.startswith("**Decision: session.Transition** -- Conflict 1: Kept our phase transition code")
                for line in session_insights("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))
+
+
+def test_a_step_to_take_is_no_fact_found() -> None:
+    assert lines_of("Add a test that reproduces the original bug: the check should return true for it, not "
+                    "false.") == []
+    assert not any(line.startswith("**Found") and "Add a test" in line
+                   for line in session_insights("c010174c-a7cd-4bcc-b7d4-61258d6c463f"))

@@ -74,6 +74,9 @@ _CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|retur
 # "... pre-existing, not from my changes": a check's result, not a fact of the code.
 _NOT_MINE_RE = re.compile(r"\bpre-existing\b|\bnot (?:from|related to|caused by|introduced by) "
                           r"(?:my|our|this|these|the) (?:changes?|conflict|work|edits?)\b", re.IGNORECASE)
+# "Add a test that ... should return true, not false": a step to take, not a fact found.
+_INSTRUCTION_RE = re.compile(r"^(?:add|use|update|change|remove|make|create|move|rename|replace|keep|write|run|"
+                             r"check|ensure|set)\b", re.IGNORECASE)
 # "There's already a `fileExists` in `common.go`": existing code found that the work then reuses.
 _EXISTING_RE = re.compile(r"^there(?:'s| is) (?:already )?an? `[^`]+`(?: (?:function|method|helper|type|struct|"
                           r"field|package|constant|hook|flag|setting|check))?\b", re.IGNORECASE)
@@ -104,7 +107,7 @@ line output error message case part path one intent minor major important quick 
 _NOT_TOPIC_START = frozenset("""
 the a an my our this that these it its so but and also no not before after final better best cleaner cleanest
 simpler simplest safer safest additional another why how what fix add remove use update option summary note
-status result there there's on in for with when if rationale found
+status result there there's on in for with when if rationale found it's verdict
 """.split())
 _VERBS = frozenset("is are was were be been has have had takes take proceed needs need does do can will".split())
 _SUBJECT_RE = re.compile(
@@ -236,7 +239,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         heading = sentence.heading.lower()
         existing = bool(_EXISTING_RE.match(text)) or (
             not sentence.listed and ", not " in text and bool(_CORRECTION_RE.search(text))
-            and not _NOT_MINE_RE.search(text))
+            and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
