@@ -202,3 +202,7 @@ def test_a_step_to_take_is_no_fact_found() -> None:
                     "false.") == []
     assert not any(line.startswith("**Found") and "Add a test" in line
                    for line in session_insights("c010174c-a7cd-4bcc-b7d4-61258d6c463f"))
+
+
+def test_a_fix_said_to_work_is_no_decision() -> None:
+    assert lines_of("The fix is working - down from ~800ms to ~135ms consistently after the first run.") == []

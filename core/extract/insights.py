@@ -21,12 +21,14 @@ _CAUSE_RE = re.compile(
     r"that's what (?:was )?(?:missing|broke|caused)|fixed a|bug where|(?:which|this|that) means|"
     r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
     r"import cycle|takes? precedence)\b", re.IGNORECASE)
+# "The fix was updating ...": what the fix did ("The fix is working" says only that it works).
+_FIX_ACTS = r"(?:add|updat|remov|chang|us|mak|mov|replac|sett|call|wrapp|renam|skipp|read|writ)ing"
 # "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
 _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
                 r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
 _CHOICE_RE = re.compile(
     r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
-    r"the fix (?:is|was) (?:to|\w+ing)|"
+    r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|"
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
@@ -43,8 +45,8 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
-    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) (?:to|\w+ing)|turns out|that's (?:why|what)|"
-    r"which is why|i'd (?:recommend|suggest)|my recommendation|decided|went with|"
+    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|turns out|"
+    r"that's (?:why|what)|which is why|i'd (?:recommend|suggest)|my recommendation|decided|went with|"
     r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
