@@ -127,6 +127,8 @@ def test_a_verdict_label_is_no_topic() -> None:
                                     "directory itself with `os.MkdirAll` before writing."]
     assert lines_of("Better approach: use the cached session file rather than regenerating it.") == [
         "**Decision** -- Better approach: use the cached session file rather than regenerating it."]
+    assert topic_of("Used `patch.object()` instead of assigning to `browser.query_one`.",
+                    "Fixed query_one shadowing") == "patch.object()"
 
 
 def test_a_sentence_announcing_a_list_is_no_insight() -> None:

@@ -199,7 +199,7 @@ def _concept(text: str) -> str:
 def topic_of(text: str, label: str = "") -> str:
     """What the insight is about: the concept its label names, a code identifier, else its subject."""
     words = label.lower().split()
-    if words and not set(words) <= _GENERIC_TOPIC and words[0] not in _NOT_TOPIC_START \
+    if words and not set(words) <= _GENERIC_TOPIC and words[0] not in _NOT_TOPIC_START | OUTCOME_VERBS \
             and not _VERBS.intersection(words) and not words[-1].lstrip("#").isdigit():  # "Conflict 1"
         return label
     preference, code = _code_topic(text)
