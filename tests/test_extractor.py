@@ -289,8 +289,8 @@ def test_insights_have_real_topics_and_skip_asides() -> None:
                                     "each job, so that every message gets it."),
     ]
     found = run_extract(s).insights
-    assert found[0] == ("**Root cause** -- The digest job ran in UTC while the owner lives in Berlin, so it "
-                        "fired an hour early.")
+    assert found[0] == ("**Root cause: digest job** -- The digest job ran in UTC while the owner lives in Berlin, "
+                        "so it fired an hour early.")
     assert found[1].startswith("**Decision: RetryAfter** -- I'd suggest keeping")
     assert not any("Actually" in item or "scope" in item for item in found)
 

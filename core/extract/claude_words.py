@@ -1,6 +1,6 @@
-"""What Claude said it did and decided, read from its own messages: the sentences of its prose (code
-blocks, tables and markup left out), the outcomes among them ("Added ...", "Fixed ...", "Found ..."),
-and the decisions and root causes with their topics. Plain regular expressions over a few messages:
+"""What Claude said it did, read from its own messages: the sentences of its prose (code blocks, tables
+and markup left out) and the outcomes among them ("Added ...", "Fixed ...", "Found ..."); its decisions
+and root causes are read in core/extract/insights.py. Plain regular expressions over a few messages:
 the extractor runs on every ingest.
 """
 
@@ -138,63 +138,6 @@ def headings(text: str) -> list[str]:
     return [_plain(m.group(1)).strip(" :") for line in text.splitlines() if (m := _HEADING_RE.match(line.strip()))]
 
 
-_CAUSE_RE = re.compile(
-    r"\b(root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|culprit) (?:is|was)|turns out|"
-    r"caused by|the reason (?:is|was)|because|that's why|which is why|the fix (?:is|was) to|fixed a|bug where|"
-    r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
-    r"import cycle)\b", re.IGNORECASE)
-_CHOICE_RE = re.compile(
-    r"\b(instead of|rather than|would be (?:worse|better|cleaner|simpler|overkill)|i'd (?:recommend|suggest)|"
-    r"my recommendation|(?:the )?(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
-    r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
-    r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose)\b",
-    re.IGNORECASE)
-# A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
-_CUE_PIECES = ("cause", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix", "deprecat",
-               "circular", "cycle", "instead", "rather", "would", "recommend", "suggest", "cleanest", "simplest",
-               "safest", "best", "decided", "went with", "chose", "opted", "so that", "avoid", "trade", "worth",
-               "unnecessary", "intent", "fall", "on purpose")
-# A comparison of options is a decision even when it gives its reason with "because".
-_COMPARED_RE = re.compile(r"\b(would be (?:worse|better|cleaner|simpler|overkill)|rather than|"
-                          r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is)\b", re.IGNORECASE)
-_REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off)\b",
-                        re.IGNORECASE)
 # "Now I understand the issue." / "Found it": the sentence after it states the cause.
-_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issue|problem|bug|"
+_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issues?|problems?|bugs?|"
                        r"root cause|culprit)\b|^(?:found it|there it is)\b", re.IGNORECASE)
-_TOPIC_RE = re.compile(r"`([^`]{2,48})`")
-_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "the bug", "diagnosis", "why")
-_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
-                           r"(?:now )?i need to|now i|good|great|perfect|ok(?:ay)?|hmm|i see|"
-                           r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
-
-
-def insights_in(found: tuple[Sentence, ...]) -> list[tuple[int, str]]:
-    """(rank, `**Topic** -- explanation`) of the sentences of one message that give a root cause (rank 0)
-    or a choice and its reason (rank 1). The topic is the code the sentence names, else its kind. What
-    Claude reports having done ("Replaced X instead of Y") is an outcome, a decision only with its reason."""
-    result: list[tuple[int, str]] = []
-    announced = False
-    for sentence in found:
-        text = sentence.text
-        after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
-        if not 40 <= len(text) <= 300 or text.endswith("?") or _NARRATION_RE.match(text):
-            continue
-        heading = sentence.heading.lower()
-        lowered = text.lower()
-        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
-            _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
-        if not (cued or after_finding or heading):
-            continue
-        compared = cued and _COMPARED_RE.search(text) is not None
-        if after_finding or heading.startswith(_CAUSE_HEADINGS) or (
-                cued and not compared and _CAUSE_RE.search(text)):
-            rank, kind = 0, "Root cause"
-        elif (cued or heading.startswith(("decision", "approach", "why"))) \
-                and (outcome(text) is None or _REASON_RE.search(text)) and not text.endswith(":"):
-            rank, kind = 1, "Decision"
-        else:
-            continue
-        code = _TOPIC_RE.search(text)
-        result.append((rank, f"**{kind}: {code.group(1)}** -- {text}" if code else f"**{kind}** -- {text}"))
-    return result

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
-from eywa.core.extract.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
+from eywa.core.extract.claude_words import code_share, headings, headline_heading, outcome, sentences
+from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -38,8 +39,9 @@ SUBSTANCE_RULES = "2"
 # every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
 # commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
 # commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
-# words they hold, triples among them.
-HANDOFF_RULES = "4"
+# words they hold, triples among them. "5": insights named for the concept or code they are about,
+# read from plans too, ranked by how plainly Claude states them.
+HANDOFF_RULES = "5"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -298,18 +300,6 @@ def _spread(items: list[str], count: int) -> list[str]:
         return items
     step = (len(items) - 1) / (count - 1)
     return [items[round(i * step)] for i in range(count)]
-
-
-def insights(session: Session) -> list[str]:
-    """Root causes first, then choices and their reasons, from Claude's messages; at most four."""
-    found: dict[str, int] = {}
-    for event in session.events:
-        if event.kind == "assistant" and event.text:
-            for rank, line in insights_in(sentences(event.text)):
-                found.setdefault(line, rank)
-    causes = [line for line, rank in found.items() if rank == 0]
-    choices = [line for line, rank in found.items() if rank == 1]
-    return _spread(causes, 2) + _spread(choices, 4 - min(len(causes), 2))
 
 
 def _edited_files(session: Session) -> Counter[str]:

@@ -1,0 +1,328 @@
+"""Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
+wrote) that give a cause, a choice and its reason, or an approach rejected, each under the topic it is
+about: the concept a report's label names, else the code identifier it names, else the subject of the
+sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from eywa.core.extract.claude_words import _FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.session import Session
+
+MAX_INSIGHTS = 4
+MAX_CAUSES = 2
+
+_CAUSE_RE = re.compile(
+    r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
+    r"turns out|caus(?:e[sd]?|ing)|the reason (?:is|was)|because|that's why|which is why|"
+    r"that's what (?:was )?(?:missing|broke|caused)|fixed a|bug where|(?:which|this|that) means|"
+    r"long-standing bug|(?:is|are|was) deprecated|deprecated in favou?r|circular (?:dependency|import)|"
+    r"import cycle|takes? precedence)\b", re.IGNORECASE)
+# "The fix was updating ...": what the fix did ("The fix is working" says only that it works).
+_FIX_ACTS = r"(?:add|updat|remov|chang|us|mak|mov|replac|sett|call|wrapp|renam|skipp|read|writ)ing"
+# "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
+_COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
+                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
+_CHOICE_RE = re.compile(
+    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
+    r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|"
+    r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
+    r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
+    r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
+    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe)|"
+    r"(?:the )?resolution (?:should|is to|was to|takes?))\b",
+    re.IGNORECASE)
+# A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
+_CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reason", "why", "fix",
+               "missing", "broke", "means", "deprecat", "circular", "cycle", "precedence", "instead", "rather",
+               "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
+               "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
+               "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
+               "fine", "enough", "sufficient", "safe", "resolution")
+# The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
+_STRONG_RE = re.compile(
+    r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
+    r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|turns out|"
+    r"that's (?:why|what)|which is why|i'd (?:recommend|suggest)|my recommendation|decided|went with|"
+    r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
+    r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
+# A comparison of options is a decision even when it gives its reason with "because".
+_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
+                          r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is|"
+                          r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
+# A recommendation stays a decision when hedged ("I'd suggest ... might be simpler").
+_RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|would be (?:worse|better|cleaner|"
+                             r"simpler|safer|overkill))\b", re.IGNORECASE)
+_REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
+                        r"this way|for consistency)\b", re.IGNORECASE)
+# "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
+_OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
+# "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
+_REPORTED_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:was|were) ([a-z]+ed)\b",
+                          re.IGNORECASE)
+# "Kept HEAD's `Phase` field": which side a merge conflict's resolution took.
+_RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|our|their|the incoming|upstream's)\b",
+                          re.IGNORECASE)
+_DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency)\b", re.IGNORECASE)
+# "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
+_HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
+                       r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
+# "`bytes` is the imported package, not a type": a fact set against the belief it corrects.
+_CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|returns?|uses?|means?|counts?|"
+                            r"comes? from|lives? in|runs? on)\b[^,;]{3,80}, not (?:the |a |an |just |only )?[\w`\"'-]")
+# "... pre-existing, not from my changes": a check's result, not a fact of the code.
+_NOT_MINE_RE = re.compile(r"\bpre-existing\b|\bnot (?:from|related to|caused by|introduced by) "
+                          r"(?:my|our|this|these|the) (?:changes?|conflict|work|edits?)\b", re.IGNORECASE)
+# "Add a test that ... should return true, not false": a step to take, not a fact found.
+_INSTRUCTION_RE = re.compile(r"^(?:add|use|update|change|remove|make|create|move|rename|replace|keep|write|run|"
+                             r"check|ensure|set)\b", re.IGNORECASE)
+# "There's already a `fileExists` in `common.go`": existing code found that the work then reuses.
+_EXISTING_RE = re.compile(r"^there(?:'s| is) (?:already )?an? `[^`]+`(?: (?:function|method|helper|type|struct|"
+                          r"field|package|constant|hook|flag|setting|check))?\b", re.IGNORECASE)
+_NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,? i|first,? i|looking|"
+                           r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
+                           r"ok(?:ay)?|hmm|i see|"
+                           r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+_CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
+                   "current issue")
+_CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
+                                re.IGNORECASE)
+# "**Type-safe approach**: Uses ...", "Root cause - ...": a report's line whose label says what it gives.
+_LABEL_RE = re.compile(r"^([A-Z][\w'/-]*(?: [\w'/-]+){0,3}):\s+|^([A-Z][\w'/-]*(?: [\w'/-]+){0,3}) (?:—|–|-) ")
+_CAUSE_LABEL_RE = re.compile(r"(?<![\w-])(root cause|cause|why|culprit|bug|issue|problem)(?![\w-])", re.IGNORECASE)
+_CHOICE_LABEL_RE = re.compile(r"(?<![\w-])(approach|decisions?|choice|trade-?off|rationale|design|intent(?:ional)?|"
+                              r"alternatives?|rejected)(?![\w-])|^(?:the )?fix$", re.IGNORECASE)
+# A label that only says what kind of statement follows.
+_KIND_LABEL_RE = re.compile(r"^(?:the )?(?:root cause|cause|bug|fix|issue|problem|decision|rationale)$",
+                            re.IGNORECASE)
+# Topic words that say only what kind of statement it is.
+_GENERIC_TOPIC = frozenset("""
+issue problem bug fix reason cause root key real actual main thing things change changes way approach solution
+difference point result test tests code file files note option options idea plan step pre-existing
+current new old other first second same whole simplest cleanest best value values data function method field
+line output error message case part path one intent minor major important quick small critical
+""".split())
+# A label that opens with one of these is a clause or a verdict ("The fix", "Better approach"), not a topic.
+_NOT_TOPIC_START = frozenset("""
+the a an my our this that these it its so but and also no not before after final better best cleaner cleanest
+simpler simplest safer safest additional another why how what fix add remove use update option summary note
+status result there there's on in for with when if rationale found it's verdict
+""".split())
+_VERBS = frozenset("is are was were be been has have had takes take proceed needs need does do can will".split())
+_SUBJECT_RE = re.compile(
+    r"^(?:the|this|these|our|its|their) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*) (?:is|are|was|were|has|have|had|does|"
+    r"doesn't|did|didn't|can|can't|cannot|will|won't|would|should|must|only|never|always|now|still|also|"
+    r"returns?|uses?|used|overrides?|runs?|ran|fires?|fired|needs?|needed|expects?|expected|calls?|called|"
+    r"writes?|wrote|reads?|includes?|fails?|failed)\b", re.IGNORECASE)
+_OBJECT_RE = re.compile(r"^(?:the|this) (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit|"
+                        r"fix|cause) (?:is|was) (?:an?|the) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)"
+                        r"(?= in | on | of | for | with | at | from | [—–-] |[,.;]|$)", re.IGNORECASE)
+_STOP_WORDS = frozenset("that this it a an the to of in on and or not no if when there here we i you they just "
+                        "really actually then already itself now only".split())
+# A sentence that ends "... because of this line:" says its point in the code block after it.
+_DANGLING = frozenset("because of to with that this these following below here like as is are was line lines but "
+                      "and or so code".split())
+_TOPIC_RE = re.compile(r"`([^`]{2,60})`")
+_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:-]*(?:\(\))?$")
+_PATH_LINE_RE = re.compile(r":\d+(?:-\d+)?$")
+_FILE_RE = re.compile(r"^[\w./@-]*\.[A-Za-z]{1,5}$|/$")
+_HASH_RE = re.compile(r"^[0-9a-f]{7,40}$")
+_CALL_ARGS_RE = re.compile(r"(?<=\w)\([^()]*\)$")
+_EXAMPLE_LEADS = ("e.g. ", "e.g., ", "like ", "such as ")
+# Values and built-in types a sentence quotes: what it says of them, not what it is about.
+_LITERALS = frozenset("true false nil null none undefined string int bool error any object str dict list".split())
+
+
+@dataclass(frozen=True)
+class Insight:
+    kind: str  # "Root cause" | "Decision" | "Found"
+    topic: str  # "" when the sentence names none
+    text: str
+    strength: int  # how plainly Claude states it: a named cause or choice over a bare reason
+
+    @property
+    def cause(self) -> bool:
+        return self.kind == "Root cause"
+
+    def line(self) -> str:
+        head = f"{self.kind}: {self.topic}" if self.topic else self.kind
+        return f"**{head}** -- {self.text}"
+
+
+def _code_topic(text: str) -> tuple[int, str]:
+    """(preference, name) of the first code the sentence names: an identifier (`Reset`,
+    `state.LastCheckpointID`, `fileExists()`) over a file name, over a command (`entire version`); never
+    a shell variable, a literal, a line number or punctuation. (0, "") when none."""
+    best = (0, "")
+    for match in _TOPIC_RE.finditer(text):
+        if text[max(match.start() - 9, 0):match.start()].endswith(_EXAMPLE_LEADS):  # "(e.g., `origin`)"
+            continue
+        code = _CALL_ARGS_RE.sub("()", match.group(1).strip().rstrip(":"))
+        if code.startswith(("$", '"', "'", "-", "<", "/", "~", ".")) and not _FILE_RE.search(code):
+            continue
+        code = _PATH_LINE_RE.sub("", code)
+        if sum(ch.isalpha() for ch in code) < 2 or any(mark in code for mark in ("<", "$", "//", "=", "{", "\\")):
+            continue
+        if _FILE_RE.search(code):
+            name = code.rstrip("/").rsplit("/", 1)[-1] + ("/" if code.endswith("/") else "")
+            if not (name[:1].isalnum() or name[:1] in "._"):
+                continue
+            found = (2, name)
+        elif _IDENTIFIER_RE.match(code) and code.lower() not in _LITERALS and not _HASH_RE.match(code):
+            found = (3, code)
+        elif code[:1].islower() and 1 <= code.count(" ") <= 2 and all(map(_IDENTIFIER_RE.match, code.split())):
+            found = (1, code)
+        else:
+            continue
+        if found[0] > best[0]:
+            best = found
+    return best
+
+
+def _concept(text: str) -> str:
+    """The subject a plain sentence is about ("The org-level settings override ..." -> org-level
+    settings; "The problem is a corrupted index file" -> corrupted index file), "" when unsure."""
+    for pattern in (_OBJECT_RE, _SUBJECT_RE):
+        match = pattern.match(text)
+        if match:
+            words = match.group(1).split()
+            lowered = [w.lower() for w in words]
+            if len(words) >= 2 and not any(w in _STOP_WORDS or w in _VERBS for w in lowered) \
+                    and not set(lowered) <= _GENERIC_TOPIC:  # one word alone ("The message is ...") is too vague
+                return " ".join(words)
+    return ""
+
+
+def topic_of(text: str, label: str = "") -> str:
+    """What the insight is about: the concept its label names, a code identifier, else its subject."""
+    words = label.lower().split()
+    if words and not set(words) <= _GENERIC_TOPIC and words[0] not in _NOT_TOPIC_START | OUTCOME_VERBS \
+            and not _VERBS.intersection(words) and not words[-1].lstrip("#").isdigit():  # "Conflict 1"
+        return label
+    preference, code = _code_topic(text)
+    return code if preference >= 2 else _concept(text) or code
+
+
+def _reported(text: str) -> bool:
+    match = _REPORTED_RE.match(text)
+    return bool(match and match.group(1).lower() in OUTCOME_VERBS)
+
+
+def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
+    """The sentences of one message (or plan) that give a root cause or a choice and its reason. What
+    Claude reports having done ("Replaced X instead of Y") is an outcome, a decision only with its
+    reason; a guess said aloud is no cause. A short statement ("The intent is permanent unification.")
+    reads with the sentence after it."""
+    result: list[Insight] = []
+    announced = False
+    for index, sentence in enumerate(found):
+        text = sentence.text
+        after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
+        if text.endswith(("?", "…")) or _NARRATION_RE.match(text):  # a question, a cut plan, thinking aloud
+            continue
+        label_match = _LABEL_RE.match(text) if any(mark in text[:70] for mark in (":", " - ", "—", "–")) else None
+        label = next((g for g in label_match.groups() if g), "") if label_match else ""
+        body = text[label_match.end():] if label_match else text
+        lowered = text.lower()
+        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
+            _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
+        if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
+                and found[index + 1].heading == sentence.heading:
+            text = f"{text} {found[index + 1].text}"
+        if not 40 <= len(text) <= 300:
+            continue
+        if text.endswith(":"):  # it announces what follows: worth keeping only as a fact of named code
+            if text[:-1].rsplit(None, 1)[-1].lower() in _DANGLING or not _code_topic(text)[0]:
+                continue
+            text = text[:-1] + "."
+        heading = sentence.heading.lower()
+        existing = bool(_EXISTING_RE.match(text)) or (
+            not sentence.listed and ", not " in text and bool(_CORRECTION_RE.search(text))
+            and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
+        cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
+        choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
+        cause_heading = heading.startswith(_CAUSE_HEADINGS)
+        choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
+        done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
+            outcome(body) is not None or _reported(body)))
+        cued = cued or done_with_reason
+        if not (cued or after_finding or cause_heading or choice_heading or cause_label or choice_label
+                or existing):
+            continue
+        if sentence.listed and not (cued or label):  # a list's item under the heading: a detail, not the gist
+            continue
+        hedged = bool(_HEDGE_RE.search(text))
+        compared = cued and _COMPARED_RE.search(text) is not None
+        own_act = bool(_OWN_ACT_RE.match(body))
+        if hedged and not _RECOMMENDED_RE.search(text):
+            continue
+        chosen = (choice_heading or choice_label or done_with_reason) and not (cause_heading or cause_label)
+        if not hedged and not own_act and not chosen and (after_finding or cause_heading or cause_label or (
+                cued and not compared and _CAUSE_RE.search(text))):
+            if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
+                continue
+            kind = "Root cause"
+        elif (cued or choice_heading or choice_label) and (outcome(body) is None or _REASON_RE.search(text)):
+            kind = "Decision"
+        elif existing:
+            kind = "Found"
+        else:
+            continue
+        strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
+                                                        or cause_label or choice_label) - sentence.listed
+        if strength <= 0 and len(text) < 80:  # a short detail of a list with a weak cue ("more causes form fatigue")
+            continue
+        if label_match and _KIND_LABEL_RE.match(label):  # "Root Cause: ...", "Fix: ..."
+            text = text[label_match.end():]  # the kind says it: the text keeps only what follows its label
+            text = text[:1].upper() + text[1:]
+        result.append(Insight(kind, topic_of(body, label), text, strength))
+    return result
+
+
+_PLAN_PROMPT = "Implement the following plan:"
+
+
+def _messages(session: Session) -> list[str]:
+    """What Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved, or one a
+    new session was started to carry out)."""
+    found: list[str] = []
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            found.append(event.text)
+        elif event.kind == "user" and event.text.startswith(_PLAN_PROMPT):
+            found.append(event.text[len(_PLAN_PROMPT):])
+        elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
+            found.append(str(event.tool.input.get("plan", "")))
+    return found
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
+
+
+def insights(session: Session) -> list[str]:
+    """The best few decisions and root causes of a session, as `**Kind: topic** -- explanation` lines:
+    root causes first (at most `MAX_CAUSES`), then choices and findings; the most plainly stated first,
+    in the session's order among equals; a repeat of one already kept (most of its words) left out."""
+    found: list[tuple[int, int, Insight]] = []
+    for order, text in enumerate(_messages(session)):
+        found += [(order, position, item) for position, item in enumerate(insights_in(sentences(text)))]
+    kept: list[tuple[int, int, Insight]] = []
+    kept_words: list[set[str]] = []
+    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].kind == "Found", -f[2].strength, f[0], f[1]))
+    causes = 0
+    for entry in ranked:
+        item = entry[2]
+        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES):
+            continue
+        words = _words(item.text)
+        if any(len(words & other) >= 0.6 * min(len(words), len(other)) for other in kept_words):
+            continue
+        kept.append(entry)
+        kept_words.append(words)
+        causes += item.cause
+    kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
+    return [item.line() for _, _, item in kept]

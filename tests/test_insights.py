@@ -1,0 +1,210 @@
+"""Decisions and root causes read from Claude's words (core/extract/insights.py), on real corpus sessions
+where one shows the rule, and on single sentences where the corpus has none."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+
+from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.insights import insights, insights_in, topic_of
+
+from .test_extractor import corpus_session
+
+
+@cache
+def session_insights(prefix: str) -> tuple[str, ...]:
+    return tuple(insights(corpus_session(prefix)))
+
+
+def lines_of(text: str) -> list[str]:
+    return [item.line() for item in insights_in(sentences(text))]
+
+
+def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:
+    assert ("**Root cause: replace** -- The key fix was adding `replace` - that's what was missing and causing your "
+            "shadow branch not to be created.") in session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+
+
+def test_a_report_label_of_the_kind_leaves_the_text_and_the_code_names_the_topic() -> None:
+    assert ("**Root cause: FileModificationTools** -- The `FileModificationTools` list in `types.go` was missing "
+            "the `replace` tool that Gemini CLI uses for file edits.") in session_insights(
+        "20b81bf8-77cd-4205-8ac9-727b573a70e4")
+
+
+def test_the_reason_of_claudes_own_act_is_a_decision_not_a_root_cause() -> None:
+    found = session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert any(line.startswith("**Decision** -- I removed them because") for line in found)
+    assert not any(line.startswith("**Root cause") and "I removed them" in line for line in found)
+
+
+def test_a_guess_said_aloud_is_no_root_cause() -> None:
+    found = session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert not any("The issue is likely" in line for line in found)
+    assert lines_of("I think the issue is that `StepsCount` isn't being set for uncommitted checkpoints.") == []
+
+
+def test_the_approach_of_a_plan_carried_out_is_a_decision() -> None:
+    """The session began with "Implement the following plan:": the plan Claude wrote is its own words."""
+    assert ("**Decision: buildinfo** -- Create a `buildinfo` package to hold `Version`/`Commit` (breaking the "
+            "import cycle).") in session_insights("3ae3ab59-52bc-413d-ad30-02b165c91785")
+
+
+def test_sentences_under_a_design_decisions_heading_are_decisions() -> None:
+    assert any(line.startswith("**Decision** -- The agent and strategy dropdowns are the Entire-specific additions")
+               for line in session_insights("170cebcc-4cb9-42aa-a322-6e590fc9db0d"))
+
+
+def test_a_report_label_naming_a_concept_is_the_topic() -> None:
+    assert ("**Decision: Type-safe approach** -- Type-safe approach: Uses `isinstance()` to check if the entry is "
+            "a `SessionCacheData` object") in session_insights("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
+
+
+def test_existing_code_found_for_reuse_is_kept() -> None:
+    assert ("**Found: GetAgent()** -- There's a `GetAgent()` function in `config.go` that returns the configured "
+            "or detected agent.") in session_insights("130d7b7e-5801-4345-9bd6-f32fd9b8429b")
+
+
+def test_a_short_statement_of_intent_reads_with_the_sentence_after_it() -> None:
+    assert ("**Decision** -- The intent is permanent unification. The whole point of this branch was to eliminate "
+            "the duplicate struct and the tedious conversion functions.") in session_insights(
+        "2956cee6-6153-4ba6-ba24-3b7f3257549c")
+
+
+def test_that_way_gives_the_reason_of_a_choice() -> None:
+    assert ("**Decision** -- That way we explain purpose without committing to implementation details in "
+            "documentation that lives alongside the code.") in session_insights("04cd0da1-dee3-4738-8139-524dfe55de83")
+
+
+def test_keeping_existing_code_because_it_is_fine_is_a_decision() -> None:
+    assert ("**Decision: fileExists** -- For our use case, a backup file will never be a directory, so the "
+            "existing `fileExists` is fine.") in session_insights("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")
+
+
+def test_a_cause_stated_twice_is_kept_once() -> None:
+    found = session_insights("3de3ff10-2c78-4b94-b22f-f8ffb14305f6")
+    assert sum("old naming format" in line for line in found) == 1
+    assert found[0].startswith("**Root cause: Reset** --")
+
+
+@pytest.mark.parametrize("prefix", ["847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1", "2cfdacb8-9317-430f-8975-0709d2837d1c",
+                                    "00ef13bd-99a1-4001-a829-09985a069ab2", "3de3ff10-2c78-4b94-b22f-f8ffb14305f6"])
+def test_topics_are_never_a_path_with_lines_a_shell_variable_or_punctuation(prefix: str) -> None:
+    """These sessions once gave `**Decision: cmd/entire/cli/strategy/cleanup.go:94-97**`, `**Root cause: $1**`,
+    `**Root cause: ..**`, `**Decision: common.go:294**` and `**Root cause: entire/<short-hash>**`."""
+    found = session_insights(prefix)
+    assert found
+    for line in found:
+        head = re.match(r"\*\*([^*]+)\*\*", line)
+        assert head, line
+        topic = head.group(1).partition(": ")[2]
+        assert not re.search(r":\d|^\$|[<>]", topic) and (not topic or re.search(r"[A-Za-z]{2}", topic)), line
+
+
+def test_topics_prefer_an_identifier_over_a_literal_a_file_or_a_variable() -> None:
+    assert topic_of("The test uses `string` values but `state.LastCheckpointID` is now `id.CheckpointID`.") == \
+        "state.LastCheckpointID"
+    assert topic_of("The pre-push hook gets `$1` = the remote name (e.g., `origin`), and `pushSessionsBranchCommon` "
+                    "pushes `entire/checkpoints/v1` to that same remote.") == "pushSessionsBranchCommon"
+    assert topic_of("Unnecessary nil slice check `cmd/entire/cli/strategy/cleanup.go:94-97`") == "cleanup.go"
+    assert topic_of("The change at `common.go:294` now calls `GetGitAuthorFromRepo(repo)`.") == "GetGitAuthorFromRepo()"
+    assert topic_of("The `..` check is insufficient because a symlink would pass it.") == ""
+
+
+def test_a_plain_sentence_is_named_for_its_subject_never_for_a_clause() -> None:
+    assert topic_of("The problem is a corrupted index file in this worktree.") == "corrupted index file"
+    assert topic_of("The org-level settings override repo settings.") == "org-level settings"
+    assert topic_of("The issue is clear now.") == ""
+    assert topic_of("Actually, that's outside the scope of this change.") == ""
+    assert topic_of("We need to update it because the cache is stale.") == ""
+
+
+def test_a_verdict_label_is_no_topic() -> None:
+    assert lines_of("The cleanest fix: make the test create the directory itself with `os.MkdirAll` before "
+                    "writing.") == ["**Decision: os.MkdirAll** -- The cleanest fix: make the test create the "
+                                    "directory itself with `os.MkdirAll` before writing."]
+    assert lines_of("Better approach: use the cached session file rather than regenerating it.") == [
+        "**Decision** -- Better approach: use the cached session file rather than regenerating it."]
+    assert topic_of("Used `patch.object()` instead of assigning to `browser.query_one`.",
+                    "Fixed query_one shadowing") == "patch.object()"
+
+
+def test_a_sentence_announcing_a_list_is_no_insight() -> None:
+    assert lines_of("There are two categories of failing tests because of the rename:") == []
+    assert lines_of("The method is Unix-only because of this specific line:") == []
+
+
+def test_praise_of_the_result_is_no_decision_but_a_comparison_is() -> None:
+    assert lines_of("The code is cleaner, more maintainable, and follows consistent patterns across both "
+                    "handlers.") == []
+    assert lines_of("Option 2 is cleaner architecturally but requires more changes.") == [
+        "**Decision** -- Option 2 is cleaner architecturally but requires more changes."]
+    found = session_insights("89488521-e2e7-4d97-bc02-38197efdddc8")
+    assert found and not any("The code is cleaner and more maintainable" in line for line in found)
+
+
+def test_a_fix_reported_under_a_bug_label_is_what_was_done_not_a_root_cause() -> None:
+    assert lines_of("Bug fix: Fixed potential nil pointer dereference in OpenCode stop handler") == []
+
+
+def test_the_fix_chosen_is_a_decision() -> None:
+    assert any(line.startswith("**Decision: InitEntire** -- The fix is to add `.entire` to `.git/info/exclude`")
+               for line in session_insights("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+
+
+def test_a_fact_set_against_the_belief_it_corrects_is_found() -> None:
+    assert ("**Found: bytes** -- The `bytes` identifier is being used as a type conversion, but `bytes` is the "
+            "imported package, not a type.") in session_insights("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+    assert lines_of("Those diagnostics are pre-existing, not from my changes.") == []
+    assert lines_of("The lint warnings come from the generated code, not related to my changes.") == []
+
+
+def test_thinking_aloud_is_no_decision() -> None:
+    found = session_insights("00ef13bd-99a1-4001-a829-09985a069ab2")
+    assert found and not any("I also need to unset" in line for line in found)
+    assert lines_of("I can directly check the filter states instead of looping through items.") == []
+
+
+def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> None:
+    assert ("**Root cause** -- The tests expect custom error messages printed to stderr, but the command is "
+            "returning plain errors.") in session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
+    assert any(line.startswith("**Decision** -- Since this test is about reading git config for commit author "
+                               "resolution") for line in session_insights("e59f0f58-7444-45a2-81a4-d280e6fb0430"))
+
+
+def test_the_fix_was_doing_something_is_a_decision_named_for_its_code() -> None:
+    assert any(line.startswith("**Decision: InitializeSession** -- The fix was updating")
+               for line in session_insights("2b945d54-dd2b-4f60-b3b0-7b0252349003"))
+
+
+def test_a_change_reported_with_its_reason_is_a_decision() -> None:
+    assert any(line.startswith("**Decision: legacyCompletionComment** -- The `legacyCompletionComment` constant "
+                               "was inlined") and "since the purpose" in line
+               for line in session_insights("c4a6d0ff-2c86-4f56-8509-c4737bcb5768"))
+    assert lines_of("Added the retry to the sender so that every message gets it.") == [
+        "**Decision** -- Added the retry to the sender so that every message gets it."]
+    assert lines_of("Added the retry to the sender and a test for it.") == []
+
+
+def test_the_side_a_merge_resolution_took_is_a_decision() -> None:
+    assert ("**Decision** -- The resolution should take the incoming stanza approach but keep HEAD's UX "
+            "improvements (shell name in prompt, \"already configured\" message).") in session_insights(
+        "cfd57c28-f61a-42df-8ddf-d99b94586ea3")
+    assert any(line.startswith("**Decision: session.Transition** -- Conflict 1: Kept our phase transition code")
+               for line in session_insights("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))
+
+
+def test_a_step_to_take_is_no_fact_found() -> None:
+    assert lines_of("Add a test that reproduces the original bug: the check should return true for it, not "
+                    "false.") == []
+    assert not any(line.startswith("**Found") and "Add a test" in line
+                   for line in session_insights("c010174c-a7cd-4bcc-b7d4-61258d6c463f"))
+
+
+def test_a_fix_said_to_work_is_no_decision() -> None:
+    assert lines_of("The fix is working - down from ~800ms to ~135ms consistently after the first run.") == []
