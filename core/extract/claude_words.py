@@ -124,9 +124,14 @@ def code_share(text: str) -> float:
     return sum(len(part) for part in text.split("`")[1::2]) / max(len(text), 1)
 
 
+# "1. `setup.go` - Added ...", "Step 2: ...", "#3 ...": one part of a report, not its name.
+_NUMBERED_RE = re.compile(r"^(?:#?\d+[.):]|(?:part|stage|item) \d+\b)", re.IGNORECASE)
+
+
 def headline_heading(heading: str) -> bool:
     """A heading that names the work ("AudioWorklet Migration Complete"), not a generic one ("Summary")."""
-    return len(heading.split()) >= 2 and not heading.lower().startswith(_GENERIC_HEADINGS)
+    return len(heading.split()) >= 2 and not heading.lower().startswith(_GENERIC_HEADINGS) \
+        and not _NUMBERED_RE.match(heading)
 
 
 def headings(text: str) -> list[str]:

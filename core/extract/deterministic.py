@@ -38,8 +38,9 @@ SUBSTANCE_RULES = "2"
 # every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
 # commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
 # commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
-# words they hold, triples among them.
-HANDOFF_RULES = "4"
+# words they hold, triples among them. "5": headlines from a report's lead-in, a prompt's request, cut at
+# a clause end.
+HANDOFF_RULES = "5"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -115,15 +116,29 @@ _HEADING_RE = re.compile(r"^#{1,3}\s+(?:Plan:\s*)?(.{8,120})$", re.MULTILINE)
 _FILLER_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|so|hey|hi|please|now|alright|cool)[,.!]?\s+)*(?:(?:can|could|would) you(?: please)?|"
     r"please|i want you to|i'd like you to|i need you to|let's|lets|we need to|we should)\s+", re.IGNORECASE)
+# The words that turn a prompt from context into a request, wherever they stand in a sentence.
+_REQUEST_RE = re.compile(
+    r"\b(?:(?:can|could|would) (?:you|we)(?: please)?|please|let's|i(?:'d| would) like (?:you|us) to|"
+    r"i (?:want|need) (?:you|us) to|we need to|we should)\s+(?=[a-z])", re.IGNORECASE)
+REQUEST_SENTENCES = 3
+_TRAILING_PLEASE_RE = re.compile(r"[,\s]*(?:please)?[?.!]*$", re.IGNORECASE)
 
 
 def _prompt_headline(prompt: str) -> str:
-    """A plan's own title when the prompt carries one, else its first sentence without the filler."""
+    """A plan's own title when the prompt carries one, else its request: the first of its first
+    sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
+    tests." -> "Add a few table tests"), from the words that ask; else its first sentence without the filler."""
     prompt = strip_noise(prompt)
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
-    sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
+    text = _clean(prompt[:3000])
+    first = _SENTENCE_RE.split(text, maxsplit=REQUEST_SENTENCES)[:REQUEST_SENTENCES]
+    request = next((m for part in first if (m := _REQUEST_RE.search(part))), None)
+    if request is None or not first[0] or _FILLER_RE.match(first[0]):
+        sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
+    else:
+        sentence = _TRAILING_PLEASE_RE.sub("", _sentence(request.string[request.end():], 200))
     return sentence[:1].upper() + sentence[1:]
 
 
@@ -140,13 +155,24 @@ def closing_outcome(session: Session) -> str:
         if event.kind != "assistant" or not event.text.strip():
             continue
         found = sentences(event.text)
-        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := outcome(s.text)))
+        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := _lead_in(s.text)))
         heading = next((h for h in headings(event.text) if headline_heading(h)), None)
         if done and not done[0][0]:
             return done[0][3]
         if heading or done:
             return heading or done[0][3]
     return ""
+
+
+_LEAD_IN_WORDS = 6
+
+
+def _lead_in(text: str) -> str | None:
+    """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
+    handle both formats:"): long enough to say what was done, its colon dropped."""
+    if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
+        return outcome(text.rstrip(":"))
+    return outcome(text)
 
 
 def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
@@ -157,15 +183,15 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     for candidate in (*achieved, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
                       closing_outcome(session)):
         if candidate.strip():
-            return _words(candidate, HEADLINE_WORDS)
+            return headline_words(candidate)
     if prompts:
-        return _words(_prompt_headline(prompts[0]), HEADLINE_WORDS)
+        return headline_words(_prompt_headline(prompts[0]))
     commands = _commands(requests)
     if commands:
-        return _words(commands[0], HEADLINE_WORDS)
+        return headline_words(commands[0])
     if session.subagents:
         run = session.subagents[0]
-        return _words(run.description or _sentence(run.prompt), HEADLINE_WORDS)
+        return headline_words(run.description or _sentence(run.prompt))
     return "No meaningful work"
 
 
@@ -177,10 +203,28 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
         parts = parts[:limit]
         while len(parts) > 3 and len(" ".join(parts)) > chars:
             parts.pop()
-        while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
-            parts.pop()
+    # A lead-in's last word before its list ("now uses `retry@v3` with:") dangles as a cut one does.
+    while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+        parts.pop()
     out = " ".join(parts).rstrip(".,;:—-– ")
     return out or "Untitled session"
+
+
+# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ".
+_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)")
+MIN_CLAUSE_WORDS = 6
+
+
+def headline_words(text: str) -> str:
+    """A headline of at most `HEADLINE_WORDS` words: a longer text ends at its last clause end inside
+    the cut, outside code, when that keeps `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch,
+    I got this feedback", not "..., let"), else between words."""
+    cut = _words(text, HEADLINE_WORDS)
+    if cut == _words(text, len(text.split())):
+        return cut
+    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
+            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS and not cut.count("`", 0, m.start()) % 2]
+    return _words(cut[:ends[-1]], HEADLINE_WORDS) if ends else cut
 
 
 def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
