@@ -143,6 +143,9 @@ def _prompt_headline(prompt: str) -> str:
 
 
 HEADLINE_WORDS = 12
+# Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
+MOSTLY_CODE = 0.4
+ALL_CODE = 0.8
 HEADLINE_CHARS = 90
 _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 
@@ -150,18 +153,22 @@ _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at 
 def closing_outcome(session: Session) -> str:
     """What Claude's last report says was done: of the last assistant message that says anything done,
     its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
-    Complete"), else its first outcome in a list; outcomes that are mostly code come last."""
+    Complete"), else its first outcome in a list; outcomes that are mostly code come last. A report
+    whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
+    report's is the headline, that one only without."""
+    fallback = ""
     for event in reversed(session.events):
         if event.kind != "assistant" or not event.text.strip():
             continue
         found = sentences(event.text)
-        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := _lead_in(s.text)))
+        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
+                      for i, s in enumerate(found) if (o := _lead_in(s.text)))
         heading = next((h for h in headings(event.text) if headline_heading(h)), None)
-        if done and not done[0][0]:
-            return done[0][3]
-        if heading or done:
-            return heading or done[0][3]
-    return ""
+        pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
+        if pick and code_share(headline_words(pick)) <= ALL_CODE:
+            return pick
+        fallback = fallback or pick
+    return fallback
 
 
 _LEAD_IN_WORDS = 6
@@ -210,8 +217,8 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
     return out or "Untitled session"
 
 
-# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ".
-_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)")
+# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
+_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()")
 MIN_CLAUSE_WORDS = 6
 
 
