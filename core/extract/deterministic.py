@@ -12,7 +12,7 @@ from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
-from eywa.core.extract.claude_words import code_share, headings, headline_heading, insights_in, outcome, sentences
+from eywa.core.extract.claude_words import code_share, heading_name, headings, insights_in, outcome, sentences
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -163,7 +163,7 @@ def closing_outcome(session: Session) -> str:
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
                       for i, s in enumerate(found) if (o := _lead_in(s.text)))
-        heading = next((h for h in headings(event.text) if headline_heading(h)), None)
+        heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(headline_words(pick)) <= ALL_CODE:
             return pick
@@ -182,12 +182,20 @@ def _lead_in(text: str) -> str | None:
     return outcome(text)
 
 
+# Commit subjects that name no work: one word ("init", "wip"), a first commit, a merge.
+_NAMELESS_SUBJECT_RE = re.compile(
+    r"^(?:\S+|(?:initial|first) commit|wip\b.*|merge (?:branch|remote-tracking branch|pull request|origin/)\S*\b.*)$",
+    re.IGNORECASE)
+
+
 def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
-    """What the session achieved: a PR title or commit subject (`achieved`), the session's own title or
-    summary, Claude's closing report; the user's request only when there is none of these."""
+    """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
+    session's own title or summary, Claude's closing report; the user's request only when there is none
+    of these."""
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
-    for candidate in (*achieved, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
+    named = [subject for subject in achieved if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
+    for candidate in (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
                       closing_outcome(session)):
         if candidate.strip():
             return headline_words(candidate)
