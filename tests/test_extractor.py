@@ -318,6 +318,9 @@ def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
     ("00ef13bd-99a1-4001-a829-09985a069ab2", "Change this to use the current git user in the same way"),
     # "when running: ❯ entire enable ✓ Enabled (manual-commit) I'd like us to show more what else is setup."
     ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup"),
+    # "... we need to create ~/.config/fish.  Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782": the
+    # first request too short to say what, the attached file no part of the sentence.
+    ("79eb9f8a-232c-4a72-a26b-4b4520ef2152", "Add Mkdir_p as needed"),
 ])
 def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id: str, asked: str) -> None:
     assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort

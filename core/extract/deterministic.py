@@ -49,7 +49,7 @@ _WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
     r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*@])")  # "@path": a file the prompt attaches
 
 DocumentFrequency = Callable[[list[str]], dict[str, int]]
 
@@ -121,25 +121,27 @@ _REQUEST_RE = re.compile(
     r"\b(?:(?:can|could|would) (?:you|we)(?: please)?|please|let's|i(?:'d| would) like (?:you|us) to|"
     r"i (?:want|need) (?:you|us) to|we need to|we should)\s+(?=[a-z])", re.IGNORECASE)
 REQUEST_SENTENCES = 3
+MIN_REQUEST_WORDS = 3
 _TRAILING_PLEASE_RE = re.compile(r"[,\s]*(?:please)?[?.!]*$", re.IGNORECASE)
 
 
 def _prompt_headline(prompt: str) -> str:
     """A plan's own title when the prompt carries one, else its request: the first of its first
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
-    tests." -> "Add a few table tests"), from the words that ask; else its first sentence without the filler."""
+    tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
+    sentence without the filler."""
     prompt = strip_noise(prompt)
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
     text = _clean(prompt[:3000])
     first = _SENTENCE_RE.split(text, maxsplit=REQUEST_SENTENCES)[:REQUEST_SENTENCES]
-    request = next((m for part in first if (m := _REQUEST_RE.search(part))), None)
-    if request is None or not first[0] or _FILLER_RE.match(first[0]):
-        sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
-    else:
-        sentence = _TRAILING_PLEASE_RE.sub("", _sentence(request.string[request.end():], 200))
-    return sentence[:1].upper() + sentence[1:]
+    asks = (_TRAILING_PLEASE_RE.sub("", _sentence(part[m.end():], 200)) for part in first
+            if (m := _REQUEST_RE.search(part)))
+    asked = next((ask for ask in asks if len(ask.split()) >= MIN_REQUEST_WORDS), "")  # "can you check?": no what
+    if not asked or _FILLER_RE.match(first[0]):
+        asked = _FILLER_RE.sub("", _sentence(prompt, 200))
+    return asked[:1].upper() + asked[1:]
 
 
 HEADLINE_WORDS = 12
