@@ -363,3 +363,15 @@ def test_commit_subjects_naming_no_work_are_passed_over(session_id: str, achieve
     # Their only commits: "Initial commit", "init", "Merge origin/main into alex/ent-207-...".
     session = corpus_session(session_id)
     assert commit_subjects(session) and corpus_headline(session_id).startswith(achieved)
+
+
+def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
+    # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
+    headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+    assert headline.startswith("Generate a changelog in the repository for the 0.4.3 release")
+    s = session_with_work()
+    s.events[4:5] = []
+    s.events.append(Event("assistant", T0, text="Created `bot/digest.py`."))
+    assert run_extract(s).headline == "Add a scheduled telegram digest with open threads grouped by project"
+    s.events[-1] = Event("assistant", T0, text="Created `bot/digest.py` with the job and its schedule.")
+    assert run_extract(s).headline == "Created `bot/digest.py` with the job and its schedule"

@@ -119,7 +119,8 @@ _FILLER_RE = re.compile(
 # The words that turn a prompt from context into a request, wherever they stand in a sentence.
 _REQUEST_RE = re.compile(
     r"\b(?:(?:can|could|would) (?:you|we)(?: please)?|please|let's|i(?:'d| would) like (?:you|us) to|"
-    r"i (?:want|need) (?:you|us) to|we need to|we should)\s+(?=[a-z])", re.IGNORECASE)
+    r"i (?:want|need) (?:you|us) to|i(?:'d| would) like to|we need to|we should)\s+(?=[a-z])",
+    re.IGNORECASE)
 REQUEST_SENTENCES = 3
 MIN_REQUEST_WORDS = 3
 _TRAILING_PLEASE_RE = re.compile(r"[,\s]*(?:please)?[?.!]*$", re.IGNORECASE)
@@ -190,6 +191,10 @@ _NAMELESS_SUBJECT_RE = re.compile(
     re.IGNORECASE)
 
 
+# An outcome that names nothing but the code it touched: a verb, code spans, a word between at most.
+_BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!]?$")
+
+
 def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
     """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
@@ -197,8 +202,10 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
     named = [subject for subject in achieved if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
-    for candidate in (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
-                      closing_outcome(session)):
+    closing = closing_outcome(session)
+    if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
+        closing = ""
+    for candidate in (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing):
         if candidate.strip():
             return headline_words(candidate)
     if prompts:
