@@ -375,3 +375,17 @@ def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -
     assert run_extract(s).headline == "Add a scheduled telegram digest with open threads grouped by project"
     s.events[-1] = Event("assistant", T0, text="Created `bot/digest.py` with the job and its schedule.")
     assert run_extract(s).headline == "Created `bot/digest.py` with the job and its schedule"
+
+
+def test_a_prompt_that_is_only_a_link_gives_way_to_the_next_one_not_untitled_session() -> None:
+    s = Session(session_id="0e5c9a1f-1111-2222-3333-444455556666", cwd="/Users/ana/src/eywa",
+                first_ts=T0, last_ts=T0 + dt.timedelta(minutes=5), active_seconds=300)
+    s.events = [
+        Event("user", T0, text="https://github.com/ana/eywa/pull/7"),
+        Event("assistant", T0, text="That is the pull request about retries."),
+        Event("user", T0, text="Review its retry change against the flood limits"),
+        Event("assistant", T0, text="The retry waits for `RetryAfter` as Telegram asks."),
+    ]
+    assert run_extract(s).headline == "Review its retry change against the flood limits"
+    s.events[2:] = []
+    assert run_extract(s).headline == "Untitled session"  # nothing to name it by

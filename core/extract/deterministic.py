@@ -146,6 +146,7 @@ def _prompt_headline(prompt: str) -> str:
 
 
 HEADLINE_WORDS = 12
+UNTITLED = "Untitled session"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
@@ -205,17 +206,16 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     closing = closing_outcome(session)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
-    for candidate in (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing):
-        if candidate.strip():
-            return headline_words(candidate)
-    if prompts:
-        return headline_words(_prompt_headline(prompts[0]))
-    commands = _commands(requests)
-    if commands:
-        return headline_words(commands[0])
-    if session.subagents:
-        run = session.subagents[0]
-        return headline_words(run.description or _sentence(run.prompt))
+    runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
+    # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
+    candidates = itertools.chain(
+        (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing),
+        (_prompt_headline(prompt) for prompt in prompts), _commands(requests), runs)
+    headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
+    if headline is not None:
+        return headline
+    if prompts or requests or runs:
+        return UNTITLED
     return "No meaningful work"
 
 
@@ -231,7 +231,7 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
     while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
         parts.pop()
     out = " ".join(parts).rstrip(".,;:—-– ")
-    return out or "Untitled session"
+    return out or UNTITLED
 
 
 # Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
