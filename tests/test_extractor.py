@@ -334,6 +334,9 @@ def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     s.events[4:5] = []
     s.events.append(Event("assistant", T0, text="Replaced the `retry - backoff` wrapper of the digest sender "
                                                 "with the library's own, which also handles flood limits"))
+    # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
+    headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
+    assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
     # A clause end inside backticks is none; with no clause end left, the cut is between words.
     assert run_extract(s).headline == "Replaced the `retry - backoff` wrapper of the digest sender"
 

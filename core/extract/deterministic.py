@@ -146,11 +146,11 @@ def _prompt_headline(prompt: str) -> str:
 
 
 HEADLINE_WORDS = 12
+HEADLINE_CHARS = 90
 UNTITLED = "Untitled session"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
-HEADLINE_CHARS = 90
 _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 
 
@@ -240,14 +240,15 @@ MIN_CLAUSE_WORDS = 6
 
 
 def headline_words(text: str) -> str:
-    """A headline of at most `HEADLINE_WORDS` words: a longer text ends at its last clause end inside
-    the cut, outside code, when that keeps `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch,
-    I got this feedback", not "..., let"), else between words."""
+    """A headline of at most `HEADLINE_WORDS` words and `HEADLINE_CHARS` characters: a longer text ends at
+    the last clause end inside the cut, outside code and quotes, when that keeps `MIN_CLAUSE_WORDS` words
+    ("Look at the changes in this branch, I got this feedback", not "..., let"), else between words."""
     cut = _words(text, HEADLINE_WORDS)
-    if cut == _words(text, len(text.split())):
+    if cut == _words(text, len(text), len(text)):  # nothing cut
         return cut
     ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS and not cut.count("`", 0, m.start()) % 2]
+            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS
+            and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
     return _words(cut[:ends[-1]], HEADLINE_WORDS) if ends else cut
 
 
