@@ -10,7 +10,9 @@ labelled session's handoff, and compare:
   holding at least half of the item's `match` words;
 - key files found: share of labelled key files listed in Key Files.
 
-Usage: python bench/handoff_quality.py [--data-dir DIR] [--show]
+Usage: python bench/handoff_quality.py [--labels PATH] [--data-dir DIR] [--show]
+(--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
+Eywa's handoffs.)
 """
 
 from __future__ import annotations
@@ -105,12 +107,12 @@ def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
     return found
 
 
-def run(data_dir: Path | None = None, show: bool = False) -> dict[str, float]:
-    """The scores, on an index built here unless `data_dir` holds one."""
+def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS) -> dict[str, float]:
+    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one."""
     sys.path.insert(0, str(ROOT))
     import recall
 
-    labels = load_labels()
+    labels = load_labels(labels_path)
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
         folder = data_dir or Path(tmp)
         if not (folder / "index.sqlite3").exists():
@@ -124,11 +126,13 @@ def run(data_dir: Path | None = None, show: bool = False) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--labels", type=Path, default=LABELS,
+                        help=f"the labels to score against (default {LABELS.name})")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show", action="store_true", help="print each labelled session's handoff")
     args = parser.parse_args()
-    results = run(args.data_dir, args.show)
-    print(f"{len(load_labels())} labelled sessions ({LABELS.name})")
+    results = run(args.data_dir, args.show, args.labels)
+    print(f"{results['sessions']} labelled sessions ({args.labels.name})")
     for name, value in results.items():
         print(f"{name:24} {value:.3f}" if isinstance(value, float) else f"{name:24} {value}")
     return 0

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import ROOT
+from .conftest import CORPUS, ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -57,3 +57,29 @@ def test_hybrid_shortfalls_name_each_measure_where_hybrid_trails_the_better_sing
         {"set": "B", "mode": "hybrid", "recall@1": 0.5, "mrr": 0.61},
     ]
     assert run.hybrid_shortfalls(rows) == ["A: recall@1 0.625 < 0.627 (bm25)", "A: mrr 0.8 < 0.9 (keywords)"]
+
+
+def test_held_out_handoff_labels_are_new_sessions_of_both_trees_with_every_field_backed_by_a_quote() -> None:
+    import handoff_quality
+
+    labels = handoff_quality.load_labels(handoff_quality.BENCH / "handoff_labels_heldout.yaml")
+    tuned = {label["id"] for label in handoff_quality.load_labels()}
+    assert len(labels) == 25 and len({label["id"] for label in labels}) == 25
+    assert not tuned & {label["id"] for label in labels}  # held out: none of the labels the extractor was tuned on
+    trees: dict[str, int] = {}
+    for label in labels:
+        assert set(label) == {"id", "choice", "headline", "headline_evidence", "status", "open_threads", "decisions",
+                              "key_files"}, label["id"]
+        transcript = next(CORPUS.glob(f"*/projects/*/{label['id']}.jsonl"))
+        trees[transcript.parts[len(CORPUS.parts)]] = trees.get(transcript.parts[len(CORPUS.parts)], 0) + 1
+        assert label["choice"] in {"sample", "open-work"}
+        assert label["status"] in {"done", "partial", "abandoned", "exploratory"}
+        assert 0 < len(label["headline"].split()) <= 12 and label["headline_evidence"]
+        for item in label["open_threads"] + label["decisions"]:
+            assert set(item) == {"match", "evidence"}
+            assert 1 <= len(item["match"]) <= 4 and all(str(word) == str(word).lower() for word in item["match"])
+            assert 0 < len(item["evidence"]) <= 200
+        assert all(isinstance(path, str) and not path.startswith("/") for path in label["key_files"])
+    assert trees.get("claude-code-log", 0) >= 6 and trees.get("entire", 0) >= 6
+    # Chosen partly for open work: those sessions each name what is left open.
+    assert all(label["open_threads"] for label in labels if label["choice"] == "open-work")
