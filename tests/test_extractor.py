@@ -288,15 +288,20 @@ def corpus_headline(session_id: str) -> str:
     return draft(corpus_session(session_id), ZoneInfo("UTC")).headline
 
 
+def reported_headline(*reports: str) -> str:
+    """The headline of `session_with_work` without its commit, Claude's `reports` appended."""
+    s = session_with_work()
+    s.events[4:5] = []
+    s.events += [Event("assistant", T0, text=report) for report in reports]
+    return run_extract(s).headline
+
+
 def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
     # "The code has been improved to properly handle ... based on the entry type:" then the list of how.
     headline = corpus_headline("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
     assert headline.startswith("The code has been improved to properly handle the different timestamp")
     # A lead-in too short to say what ("Done. I've implemented:") is no outcome.
-    s = session_with_work()
-    s.events[4:5] = []
-    s.events.append(Event("assistant", T0, text="I've implemented:\n\n- Added the digest job"))
-    assert run_extract(s).headline == "Added the digest job"
+    assert reported_headline("I've implemented:\n\n- Added the digest job") == "Added the digest job"
 
 
 def test_a_numbered_section_heading_names_no_work() -> None:
@@ -330,15 +335,13 @@ def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
     headline = corpus_headline("d563fb6b-39cf-4895-bb5f-681c33e58bbc")
     assert headline == "Look at the changes in this branch, I got this feedback"
-    s = session_with_work()
-    s.events[4:5] = []
-    s.events.append(Event("assistant", T0, text="Replaced the `retry - backoff` wrapper of the digest sender "
-                                                "with the library's own, which also handles flood limits"))
     # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
     headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
     assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
     # A clause end inside backticks is none; with no clause end left, the cut is between words.
-    assert run_extract(s).headline == "Replaced the `retry - backoff` wrapper of the digest sender"
+    headline = reported_headline("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
+                                 "own, which also handles flood limits")
+    assert headline == "Replaced the `retry - backoff` wrapper of the digest sender"
 
 
 def test_a_lead_ins_last_word_does_not_dangle() -> None:
@@ -351,10 +354,8 @@ def test_a_report_nearly_all_code_gives_way_to_an_earlier_one_in_words() -> None
     # The last report: "Changed `fmt.Fprintf(cmd.OutOrStderr(), err)` to `fmt.Fprintf(...)`"; the one before
     # says what the session did: "The output now follows the brew style:".
     assert corpus_headline("d64b50bb-125b-4b54-867a-e59841e553d8") == "The output now follows the brew style"
-    s = session_with_work()
-    s.events[4:5] = []
-    s.events.append(Event("assistant", T0, text="Changed `send(chat, text)` to `send(chat, text, retry=True)`"))
-    assert run_extract(s).headline == "Changed `send(chat, text)` to `send(chat, text, retry=True)`"  # no other
+    code = "Changed `send(chat, text)` to `send(chat, text, retry=True)`"
+    assert reported_headline(code) == code  # no other report
 
 
 @pytest.mark.parametrize(("session_id", "achieved"), [
@@ -372,12 +373,10 @@ def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -
     # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
     headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
     assert headline.startswith("Generate a changelog in the repository for the 0.4.3 release")
-    s = session_with_work()
-    s.events[4:5] = []
-    s.events.append(Event("assistant", T0, text="Created `bot/digest.py`."))
-    assert run_extract(s).headline == "Add a scheduled telegram digest with open threads grouped by project"
-    s.events[-1] = Event("assistant", T0, text="Created `bot/digest.py` with the job and its schedule.")
-    assert run_extract(s).headline == "Created `bot/digest.py` with the job and its schedule"
+    asked = "Add a scheduled telegram digest with open threads grouped by project"
+    assert reported_headline("Created `bot/digest.py`.") == asked
+    said = "Created `bot/digest.py` with the job and its schedule"
+    assert reported_headline(f"{said}.") == said
 
 
 def test_a_prompt_that_is_only_a_link_gives_way_to_the_next_one_not_untitled_session() -> None:
