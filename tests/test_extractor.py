@@ -320,3 +320,112 @@ def test_adverbs_and_chat_words_are_never_terms_but_ly_nouns_are() -> None:
     text = "super long ideally, genuinely misleading; apply the weekly reply, maybe"
     words = {t for t in _terms(text) if "-" not in t}
     assert words == {"long", "misleading", "apply", "weekly", "reply"}, words
+
+
+def corpus_headline(session_id: str) -> str:
+    return draft(corpus_session(session_id), ZoneInfo("UTC")).headline
+
+
+def reported_headline(*reports: str) -> str:
+    """The headline of `session_with_work` without its commit, Claude's `reports` appended."""
+    s = session_with_work()
+    s.events[4:5] = []
+    s.events += [Event("assistant", T0, text=report) for report in reports]
+    return run_extract(s).headline
+
+
+def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
+    # "The code has been improved to properly handle ... based on the entry type:" then the list of how.
+    headline = corpus_headline("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
+    assert headline.startswith("The code has been improved to properly handle the different timestamp")
+    # A lead-in too short to say what ("Done. I've implemented:") is no outcome.
+    assert reported_headline("I've implemented:\n\n- Added the digest job") == "Added the digest job"
+
+
+def test_a_numbered_section_heading_names_no_work() -> None:
+    # "### 1. `setup.go` - Added test bypass mechanism" is one part of the report; the later report's
+    # lead-in says what the session settled.
+    headline = corpus_headline("ea0a65af-b639-46be-b158-dc1a4c599799")
+    assert not headline.startswith("1.") and "`--agent` code path also honors" in headline
+
+
+def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
+    # "## Summary: Claude Code `-p` with WebSearch and Task Tool", not the next heading "WebSearch in `-p` Mode".
+    assert corpus_headline("256ba646-2c15-437a-98e9-4171aafd030e") == "Claude Code `-p` with WebSearch and Task Tool"
+
+
+@pytest.mark.parametrize(("session_id", "asked"), [
+    # "This is a fairly subtle function now.  Let's add a few table tests."
+    ("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a", "Add a few table tests"),
+    # 'in common.go:296 we are initializing the shadow branch with "entire@local" could we change this ...'
+    ("00ef13bd-99a1-4001-a829-09985a069ab2", "Change this to use the current git user in the same way"),
+    # "when running: ❯ entire enable ✓ Enabled (manual-commit) I'd like us to show more what else is setup."
+    ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup"),
+    # "... we need to create ~/.config/fish.  Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782": the
+    # first request too short to say what, the attached file no part of the sentence.
+    ("79eb9f8a-232c-4a72-a26b-4b4520ef2152", "Add Mkdir_p as needed"),
+])
+def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id: str, asked: str) -> None:
+    assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort
+
+
+def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
+    # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
+    headline = corpus_headline("d563fb6b-39cf-4895-bb5f-681c33e58bbc")
+    assert headline == "Look at the changes in this branch, I got this feedback"
+    # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
+    headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
+    assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
+    # A clause end inside backticks is none; with no clause end left, the cut is between words.
+    headline = reported_headline("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
+                                 "own, which also handles flood limits")
+    assert headline == "Replaced the `retry - backoff` wrapper of the digest sender"
+
+
+def test_a_lead_ins_last_word_does_not_dangle() -> None:
+    # "The release workflow now uses `nick-fields/retry@v3` with:" and its settings listed below.
+    headline = corpus_headline("c93f3533-0f6b-4a61-99bd-7b788208ad61")
+    assert headline == "The release workflow now uses `nick-fields/retry@v3`"
+
+
+def test_a_report_nearly_all_code_gives_way_to_an_earlier_one_in_words() -> None:
+    # The last report: "Changed `fmt.Fprintf(cmd.OutOrStderr(), err)` to `fmt.Fprintf(...)`"; the one before
+    # says what the session did: "The output now follows the brew style:".
+    assert corpus_headline("d64b50bb-125b-4b54-867a-e59841e553d8") == "The output now follows the brew style"
+    code = "Changed `send(chat, text)` to `send(chat, text, retry=True)`"
+    assert reported_headline(code) == code  # no other report
+
+
+@pytest.mark.parametrize(("session_id", "achieved"), [
+    ("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1", "Implemented the Phase 2B task lifecycle hooks for the Entire CLI"),
+    ("1c38adc0-5071-4382-9e53-de8c30e2265f", "Changed `HasUncommittedChanges()` to use `git status --porcelain`"),
+    ("37a27d31-4a70-427b-8518-5fad6045d347", "Resolved the conflict in `manual_commit_hooks.go`"),
+])
+def test_commit_subjects_naming_no_work_are_passed_over(session_id: str, achieved: str) -> None:
+    # Their only commits: "Initial commit", "init", "Merge origin/main into alex/ent-207-...".
+    session = corpus_session(session_id)
+    assert commit_subjects(session) and corpus_headline(session_id).startswith(achieved)
+
+
+def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
+    # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
+    headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+    assert headline.startswith("Generate a changelog in the repository for the 0.4.3 release")
+    asked = "Add a scheduled telegram digest with open threads grouped by project"
+    assert reported_headline("Created `bot/digest.py`.") == asked
+    said = "Created `bot/digest.py` with the job and its schedule"
+    assert reported_headline(f"{said}.") == said
+
+
+def test_a_prompt_that_is_only_a_link_gives_way_to_the_next_one_not_untitled_session() -> None:
+    s = Session(session_id="0e5c9a1f-1111-2222-3333-444455556666", cwd="/Users/ana/src/eywa",
+                first_ts=T0, last_ts=T0 + dt.timedelta(minutes=5), active_seconds=300)
+    s.events = [
+        Event("user", T0, text="https://github.com/ana/eywa/pull/7"),
+        Event("assistant", T0, text="That is the pull request about retries."),
+        Event("user", T0, text="Review its retry change against the flood limits"),
+        Event("assistant", T0, text="The retry waits for `RetryAfter` as Telegram asks."),
+    ]
+    assert run_extract(s).headline == "Review its retry change against the flood limits"
+    s.events[2:] = []
+    assert run_extract(s).headline == "Untitled session"  # nothing to name it by

@@ -124,9 +124,22 @@ def code_share(text: str) -> float:
     return sum(len(part) for part in text.split("`")[1::2]) / max(len(text), 1)
 
 
-def headline_heading(heading: str) -> bool:
-    """A heading that names the work ("AudioWorklet Migration Complete"), not a generic one ("Summary")."""
-    return len(heading.split()) >= 2 and not heading.lower().startswith(_GENERIC_HEADINGS)
+# "Summary: ...", "Done — ...": a label, then the heading's own words.
+_LABELLED_RE = re.compile(r"^(\w+(?: \w+)?)\s*(?::|—|–| - )\s*(.+)$")
+# "1. `setup.go` - Added ...", "Step 2: ...", "#3 ...": one part of a report, not its name.
+_NUMBERED_RE = re.compile(r"^(?:#?\d+[.):]|(?:part|stage|item) \d+\b)", re.IGNORECASE)
+
+
+def heading_name(heading: str) -> str | None:
+    """The work a heading names: the heading itself ("AudioWorklet Migration Complete"), the words after
+    a generic label ("Summary: Claude Code `-p` with WebSearch"); None for a generic heading ("Summary")
+    or one part of a report ("1. `setup.go` - Added ...")."""
+    label = _LABELLED_RE.match(heading)
+    if label and label.group(1).lower().startswith(_GENERIC_HEADINGS):
+        heading = label.group(2)
+    if len(heading.split()) < 2 or heading.lower().startswith(_GENERIC_HEADINGS) or _NUMBERED_RE.match(heading):
+        return None
+    return heading
 
 
 def headings(text: str) -> list[str]:

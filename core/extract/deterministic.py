@@ -12,7 +12,7 @@ from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
-from eywa.core.extract.claude_words import code_share, headings, headline_heading, outcome, sentences
+from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
@@ -40,7 +40,8 @@ SUBSTANCE_RULES = "2"
 # commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
 # commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
 # words they hold, triples among them. "5": insights named for the concept or code they are about,
-# read from plans too, ranked by how plainly Claude states them.
+# read from plans too, ranked by how plainly Claude states them; headlines from a report's lead-in, a
+# prompt's request, cut at a clause end.
 HANDOFF_RULES = "5"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
@@ -50,7 +51,7 @@ _WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
     r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*@])")  # "@path": a file the prompt attaches
 
 DocumentFrequency = Callable[[list[str]], dict[str, int]]
 
@@ -117,57 +118,106 @@ _HEADING_RE = re.compile(r"^#{1,3}\s+(?:Plan:\s*)?(.{8,120})$", re.MULTILINE)
 _FILLER_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|so|hey|hi|please|now|alright|cool)[,.!]?\s+)*(?:(?:can|could|would) you(?: please)?|"
     r"please|i want you to|i'd like you to|i need you to|let's|lets|we need to|we should)\s+", re.IGNORECASE)
+# The words that turn a prompt from context into a request, wherever they stand in a sentence.
+_REQUEST_RE = re.compile(
+    r"\b(?:(?:can|could|would) (?:you|we)(?: please)?|please|let's|i(?:'d| would) like (?:you|us) to|"
+    r"i (?:want|need) (?:you|us) to|i(?:'d| would) like to|we need to|we should)\s+(?=[a-z])",
+    re.IGNORECASE)
+REQUEST_SENTENCES = 3
+MIN_REQUEST_WORDS = 3
+_TRAILING_PLEASE_RE = re.compile(r"[,\s]*(?:please)?[?.!]*$", re.IGNORECASE)
 
 
 def _prompt_headline(prompt: str) -> str:
-    """A plan's own title when the prompt carries one, else its first sentence without the filler."""
+    """A plan's own title when the prompt carries one, else its request: the first of its first
+    sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
+    tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
+    sentence without the filler."""
     prompt = strip_noise(prompt)
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
-    sentence = _FILLER_RE.sub("", _sentence(prompt, 200))
-    return sentence[:1].upper() + sentence[1:]
+    text = _clean(prompt[:3000])
+    first = _SENTENCE_RE.split(text, maxsplit=REQUEST_SENTENCES)[:REQUEST_SENTENCES]
+    asks = (_TRAILING_PLEASE_RE.sub("", _sentence(part[m.end():], 200)) for part in first
+            if (m := _REQUEST_RE.search(part)))
+    asked = next((ask for ask in asks if len(ask.split()) >= MIN_REQUEST_WORDS), "")  # "can you check?": no what
+    if not asked or _FILLER_RE.match(first[0]):
+        asked = _FILLER_RE.sub("", _sentence(prompt, 200))
+    return asked[:1].upper() + asked[1:]
 
 
 HEADLINE_WORDS = 12
 HEADLINE_CHARS = 90
+UNTITLED = "Untitled session"
+# Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
+MOSTLY_CODE = 0.4
+ALL_CODE = 0.8
 _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 
 
 def closing_outcome(session: Session) -> str:
     """What Claude's last report says was done: of the last assistant message that says anything done,
     its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
-    Complete"), else its first outcome in a list; outcomes that are mostly code come last."""
+    Complete"), else its first outcome in a list; outcomes that are mostly code come last. A report
+    whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
+    report's is the headline, that one only without."""
+    fallback = ""
     for event in reversed(session.events):
         if event.kind != "assistant" or not event.text.strip():
             continue
         found = sentences(event.text)
-        done = sorted((s.listed, code_share(o) > 0.4, i, o) for i, s in enumerate(found) if (o := outcome(s.text)))
-        heading = next((h for h in headings(event.text) if headline_heading(h)), None)
-        if done and not done[0][0]:
-            return done[0][3]
-        if heading or done:
-            return heading or done[0][3]
-    return ""
+        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
+                      for i, s in enumerate(found) if (o := _lead_in(s.text)))
+        heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
+        pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
+        if pick and code_share(headline_words(pick)) <= ALL_CODE:
+            return pick
+        fallback = fallback or pick
+    return fallback
+
+
+_LEAD_IN_WORDS = 6
+
+
+def _lead_in(text: str) -> str | None:
+    """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
+    handle both formats:"): long enough to say what was done, its colon dropped."""
+    if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
+        return outcome(text.rstrip(":"))
+    return outcome(text)
+
+
+# Commit subjects that name no work: one word ("init", "wip"), a first commit, a merge.
+_NAMELESS_SUBJECT_RE = re.compile(
+    r"^(?:\S+|(?:initial|first) commit|wip\b.*|merge (?:branch|remote-tracking branch|pull request|origin/)\S*\b.*)$",
+    re.IGNORECASE)
+
+
+# An outcome that names nothing but the code it touched: a verb, code spans, a word between at most.
+_BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!]?$")
 
 
 def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
-    """What the session achieved: a PR title or commit subject (`achieved`), the session's own title or
-    summary, Claude's closing report; the user's request only when there is none of these."""
+    """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
+    session's own title or summary, Claude's closing report; the user's request only when there is none
+    of these."""
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
-    for candidate in (*achieved, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "",
-                      closing_outcome(session)):
-        if candidate.strip():
-            return _words(candidate, HEADLINE_WORDS)
-    if prompts:
-        return _words(_prompt_headline(prompts[0]), HEADLINE_WORDS)
-    commands = _commands(requests)
-    if commands:
-        return _words(commands[0], HEADLINE_WORDS)
-    if session.subagents:
-        run = session.subagents[0]
-        return _words(run.description or _sentence(run.prompt), HEADLINE_WORDS)
+    named = [subject for subject in achieved if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
+    closing = closing_outcome(session)
+    if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
+        closing = ""
+    runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
+    # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
+    candidates = itertools.chain(
+        (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing),
+        (_prompt_headline(prompt) for prompt in prompts), _commands(requests), runs)
+    headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
+    if headline is not None:
+        return headline
+    if prompts or requests or runs:
+        return UNTITLED
     return "No meaningful work"
 
 
@@ -179,10 +229,29 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
         parts = parts[:limit]
         while len(parts) > 3 and len(" ".join(parts)) > chars:
             parts.pop()
-        while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
-            parts.pop()
+    # A lead-in's last word before its list ("now uses `retry@v3` with:") dangles as a cut one does.
+    while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+        parts.pop()
     out = " ".join(parts).rstrip(".,;:—-– ")
-    return out or "Untitled session"
+    return out or UNTITLED
+
+
+# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
+_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()")
+MIN_CLAUSE_WORDS = 6
+
+
+def headline_words(text: str) -> str:
+    """A headline of at most `HEADLINE_WORDS` words and `HEADLINE_CHARS` characters: a longer text ends at
+    the last clause end inside the cut, outside code and quotes, when that keeps `MIN_CLAUSE_WORDS` words
+    ("Look at the changes in this branch, I got this feedback", not "..., let"), else between words."""
+    cut = _words(text, HEADLINE_WORDS)
+    if cut == _words(text, len(text), len(text)):  # nothing cut
+        return cut
+    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
+            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS
+            and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
+    return _words(cut[:ends[-1]], HEADLINE_WORDS) if ends else cut
 
 
 def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
