@@ -100,7 +100,7 @@ def outcome(sentence: str) -> str | None:
     """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
     fixed ..."), or None when it does not say what was done."""
     if sentence.endswith(("?", ":")) or len(sentence) < 12 or sentence.isupper() or (
-            len(sentence) < 40 and _FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
+            len(sentence) < 40 and FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
         return None
     # Substring tests first: each regex below needs its piece ("—" or ":", " now ", " been ").
     label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
@@ -152,5 +152,5 @@ def headings(text: str) -> list[str]:
 
 
 # "Now I understand the issue." / "Found it": the sentence after it states the cause.
-_FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issues?|problems?|bugs?|"
+FOUND_RE = re.compile(r"\b(?:found|see|understand|identified|spotted) (?:the|what the) (?:issues?|problems?|bugs?|"
                        r"root cause|culprit)\b|^(?:found it|there it is)\b", re.IGNORECASE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from eywa.core.extract.claude_words import _FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 4
@@ -220,7 +220,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     announced = False
     for index, sentence in enumerate(found):
         text = sentence.text
-        after_finding, announced = announced, len(text) < 80 and bool(_FOUND_RE.search(text))
+        after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         if text.endswith(("?", "…")) or _NARRATION_RE.match(text):  # a question, a cut plan, thinking aloud
             continue
         label_match = _LABEL_RE.match(text) if any(mark in text[:70] for mark in (":", " - ", "—", "–")) else None

@@ -118,25 +118,23 @@ def _question(found: tuple[Sentence, ...], index: int) -> str:
     return "; ".join([*before, question]) if before else question
 
 
+def _lead_kind(text: str) -> str:
+    """"Next" when a lead-in or heading names work left, "Later" when work that may follow, else ""."""
+    return "Next" if _STEPS_LEAD_RE.search(text) else "Later" if _LATER_LEAD_RE.search(text) else ""
+
+
 def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
     """(thread, sentence index) of the first items of each list a lead-in or heading names as left to do."""
     threads: list[tuple[Thread, int]] = []
-    lead: re.Pattern[str] | None = None
-    taken = 0
+    lead, taken = "", 0
     for index, sentence in enumerate(found):
         if not sentence.listed:
-            lead = (_STEPS_LEAD_RE if _STEPS_LEAD_RE.search(sentence.text) else
-                    _LATER_LEAD_RE if _LATER_LEAD_RE.search(sentence.text) else None
-                    ) if sentence.text.endswith(":") else None
-            taken = 0
+            lead, taken = _lead_kind(sentence.text) if sentence.text.endswith(":") else "", 0
             continue
-        heading = sentence.heading
-        rule = lead or (_STEPS_LEAD_RE if _STEPS_LEAD_RE.search(heading) else
-                        _LATER_LEAD_RE if _LATER_LEAD_RE.search(heading) else None)
-        if rule is not None and taken < _LIST_ITEMS:
+        kind = lead or _lead_kind(sentence.heading)
+        if kind and taken < _LIST_ITEMS:
             taken += 1
-            later = rule is _LATER_LEAD_RE
-            threads.append((Thread(("Later: " if later else "Next: ") + _cut(sentence.text), not later), index))
+            threads.append((Thread(f"{kind}: {_cut(sentence.text)}", kind == "Next"), index))
     return threads
 
 
