@@ -429,3 +429,16 @@ def test_a_prompt_that_is_only_a_link_gives_way_to_the_next_one_not_untitled_ses
     assert run_extract(s).headline == "Review its retry change against the flood limits"
     s.events[2:] = []
     assert run_extract(s).headline == "Untitled session"  # nothing to name it by
+
+
+def test_pending_todo_files_are_open_until_marked_complete() -> None:
+    s = session_with_work()
+    s.todos = []
+    for name in ("001-pending-p2-non-atomic-settings-write", "002-pending-p3-duplicate-git-hook"):
+        write = {"file_path": f"/Users/ana/src/eywa/todos/{name}.md"}
+        s.events.append(Event("tool", T0, tool=ToolCall(name, "Write", write)))
+    rename = "mv todos/001-pending-p2-non-atomic-settings-write.md todos/001-complete-p2-non-atomic-settings-write.md"
+    s.events.append(Event("tool", T0, tool=ToolCall("mv", "Bash", {"command": rename})))
+    s.events.append(Event("assistant", T0, text="Filed the findings."))
+    threads = run_extract(s).open_threads
+    assert "To do: duplicate git hook" in threads and not [t for t in threads if "non atomic" in t], threads

@@ -58,7 +58,8 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
                             re.IGNORECASE)
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
 _LIST_ITEMS = 4  # of one list: its first items say what it is
-_PENDING_TODO_RE = re.compile(r"(?:^|/)todos/\d+-pending-(?:p\d-)?([^/]+?)\.md$")
+_PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
+_COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
 
 
@@ -139,14 +140,18 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
 
 
 def _pending_todo_files(session: Session) -> list[Thread]:
-    """Findings filed as `todos/NNN-pending-...md` (the file-todos convention) and not since resolved."""
+    """Findings filed as `todos/NNN-pending-...md` (the file-todos convention), unless the session then
+    marked them complete (`NNN-complete-...`, by a rename or a new file)."""
     names: dict[str, str] = {}
     for call in session.tool_calls:
-        path = call.input.get("file_path")
-        if call.name == "Write" and not call.is_error and isinstance(path, str):
-            match = _PENDING_TODO_RE.search(path)
-            if match:
-                names[path] = match.group(1).replace("-", " ")
+        path = call.input.get("file_path") if call.name == "Write" else call.input.get("command")
+        if call.is_error or not isinstance(path, str) or "todos/" not in path:
+            continue
+        for number in _COMPLETED_TODO_RE.findall(path):
+            names.pop(number, None)
+        match = _PENDING_TODO_RE.search(path) if call.name == "Write" else None
+        if match:
+            names[match.group(1)] = match.group(2).replace("-", " ")
     return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
 
 
