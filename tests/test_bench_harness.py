@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .conftest import CORPUS, ROOT
+from .tools import debian
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -14,6 +15,7 @@ import run  # noqa: E402
 
 
 def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
+    debian("flite", command="flite")  # the bot latency bench times a spoken answer; a clean machine lacks flite
     out = tmp_path / "RESULTS.md"
     subprocess.run([sys.executable, "bench/run.py", "--quick", "--out", str(out)], cwd=ROOT, check=True,
                    capture_output=True, timeout=600)
