@@ -178,7 +178,8 @@ class Eywa:
         return IngestPaths(
             (*(source._replace(machine=machine) for source in self.settings.all_sources), *spokes),
             self.settings.handoffs_dir, self.settings.archive_dir, self.settings.pending_dir,
-            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)})
+            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)},
+            spokes_dir=self.settings.spokes_dir)
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
@@ -344,6 +345,40 @@ class Eywa:
                     if not row.ended_at or dt.datetime.fromisoformat(row.ended_at) >= since]
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
+
+    @_faults
+    def to_forget(self, ids: list[str] = (), *, project: str | None = None,  # type: ignore[assignment]
+                  before: dt.date | None = None) -> list[HandoffRecord]:
+        """The handoffs `forget` would remove: those of `ids` (ids or unique prefixes, as `show` takes them),
+        or every one of project `project` (its exact name, any case) and dated before `before`."""
+        if ids:
+            return list({record.session_uuid: record for record in map(self.show, ids)}.values())
+        if project is None and before is None:
+            return []
+        rows = readonly.handoffs_where(self._reader().conn, project=project,
+                                       before=before.isoformat() if before else None)
+        return [self._record(row) for row in rows]
+
+    @_faults
+    def forget(self, session_uuids: list[str]) -> int:
+        """Forget these sessions (core/ingest/forget.py): how many handoffs went."""
+        from eywa.core.ingest.forget import forget
+
+        return forget(self.store, session_uuids, self.ingest_paths())
+
+    @_faults
+    def unforget(self, id_or_prefix: str) -> str:
+        """Lift a forgotten session's tombstone; its full id. The next ingest reads it again, if its transcript
+        is still there."""
+        from eywa.core.ingest.forget import unforget
+
+        try:
+            found = unforget(self.store, id_or_prefix.strip())
+        except ValueError as exc:
+            raise NotFound(str(exc)) from None
+        if found is None:
+            raise NotFound(f"no forgotten session has the id '{id_or_prefix[:80]}'")
+        return found
 
     @_faults
     def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:

@@ -77,6 +77,12 @@ class IngestPaths:
     # Each machine's way of naming projects (its spoke's repository map, core/machines/spokes.py); a machine it does
     # not list, by this machine's folders.
     projects: Mapping[str, ProjectNames] = field(default_factory=dict)
+    spokes_dir: Path | None = None  # on a hub, where the spokes' copies land (core/machines/spokes.py)
+
+    def spoke_copy(self, path: str) -> Path | None:
+        """`path` when it is a copy a spoke pushed here, else None."""
+        candidate = Path(path)
+        return candidate if self.spokes_dir is not None and candidate.is_relative_to(self.spokes_dir) else None
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -136,6 +142,10 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         if (only is None or g.session_id in only)
         and (g.session_id in force or any(str(f.path) in changed for f in g.files))
     ]
+    forgotten = store.forgotten()
+    if forgotten:
+        _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
+        dirty = [g for g in dirty if g.session_id not in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
@@ -171,6 +181,19 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
             store.set_meta("substance_rules", SUBSTANCE_RULES)
             store.set_meta("handoff_rules", HANDOFF_RULES)
     return report
+
+
+def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
+    """Forgotten sessions (core/ingest/forget.py) stay out: their files are recorded unread, and a copy a spoke
+    pushed again is deleted (as `eywa forget` deleted the first)."""
+    with store.transaction():
+        for group in groups:
+            for source in group.files:
+                copy = paths.spoke_copy(str(source.path))
+                if copy is not None:
+                    copy.unlink(missing_ok=True)
+                else:
+                    store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, "forgotten", 0)
 
 
 def _judged_by_older_rules(store: Store) -> frozenset[str]:

@@ -19,11 +19,18 @@ match and validate in Python. Why, with the figures: bench/RESULTS.md ("Why the 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Redactor", "default_redactor"]
+__all__ = ["REDACTION_RULES", "Redactor", "default_redactor"]
+
+# Bumped whenever a rule changes what is caught: text stored under an older number (or under other
+# configured patterns, see `Redactor.rules`) is redacted again, once (core/redaction/upgrade.py).
+# 1: the rules before 7c4466e (a key block as an assignment's value kept all but its first word);
+# 2: overlapping hits merged, key blocks escaped twice in JSON.
+REDACTION_RULES = 2
 
 _Hit = tuple[int, int, str]  # (start, end, kind): the span to replace and its label
 _Find = Callable[[str, int], re.Match[str] | None]
@@ -508,6 +515,12 @@ class Redactor:
             except re.error as exc:
                 raise ValueError(f"invalid redaction pattern {pattern!r}: {exc}") from exc
         self._extra = tuple(compiled)
+        digest = hashlib.sha256("\n".join(extra_patterns).encode()).hexdigest()[:12] if extra_patterns else ""
+        self.rules = f"{REDACTION_RULES}+{digest}" if digest else str(REDACTION_RULES)
+
+    def might_redact(self, text: str) -> bool:
+        """False when `redact(text)` is surely `text` (no trigger word and no configured pattern): one C scan."""
+        return bool(self._extra) or (len(text) >= _MIN_TEXT and _GATE_SEARCH(text) is not None)
 
     def redact(self, text: str) -> str:
         """`text` with every secret found replaced; the same object when there is none."""
