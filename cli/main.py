@@ -238,6 +238,14 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     if stats.last_ingest_at:
         print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
               f"in {last.get('seconds', 0):.1f}s")
+    redaction = stats.redaction
+    if redaction:
+        last = redaction.get("last")
+        print(f"redaction rules  {redaction['rules']}"
+              + (f", {redaction['pending']} sessions still to redact again (the next ingest does)"
+                 if redaction["pending"] else "")
+              + (f"; re-redacted under them {last['at']}: {last['redrafted']} redrafted, {last['in_place']} in place,"
+                 f" {last['copies']} spoke copies, in {last['seconds']:.1f}s" if last else ""))
     if stats.agents:
         read = stats.agent_bytes
         print("by agent         " + ", ".join(f"{a} {n} sessions ({read.get(a, 0) / 1e6:.1f} MB of transcripts)"

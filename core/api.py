@@ -56,6 +56,7 @@ class Stats:
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (llm/stats.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
+    redaction: dict = field(default_factory=dict)  # rules, sessions still to re-redact, the last re-redaction
 
 
 def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
@@ -151,7 +152,7 @@ class Eywa:
         redactor = Redactor(self.settings.redaction.extra_patterns)
         paths = self.ingest_paths()
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
-        report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
+        report = ingest(self.store, paths, redactor=redactor, zone=self.settings.zone,
                         progress=progress, only=only, force=force)
         if llm and self.llm_choice().active:
             self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
@@ -313,7 +314,15 @@ class Eywa:
             drift=self._reader().drift(),
             agents=readonly.agent_counts(conn),
             agent_bytes=readonly.agent_bytes(conn),
+            redaction=self._redaction_stats(),
         )
+
+    def _redaction_stats(self) -> dict:
+        from eywa.core.ingest import reredact
+
+        last = self.store.get_meta(reredact.LAST_META)
+        return {"rules": self.store.get_meta(reredact.RULES_META) or "1", "pending": len(reredact.pending(self.store)),
+                "last": orjson.loads(last) if last else None}
 
     @_faults
     def vocabulary(self, limit: int = 2000, *, min_sessions: int = 2) -> list[str]:

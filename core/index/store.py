@@ -180,6 +180,21 @@ class Store:
             self.conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
+    def scrubbing(self) -> Iterator[None]:
+        """Within it, what SQLite deletes is overwritten with zeros; after it, the write-ahead log (which still
+        holds pages as they were) is checkpointed and truncated, and the full-text index rebuilt from the rows
+        (tantivy keeps deleted documents in its segments until it merges them): removed text stays in no file.
+        For forgetting sessions and re-redacting stored text."""
+        self.conn.execute("PRAGMA secure_delete = ON")
+        try:
+            yield
+        finally:
+            self.conn.execute("PRAGMA secure_delete = OFF")
+        text_index.reset(self.conn)
+        self._update_text_index()
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    @contextlib.contextmanager
     def staged_text_index(self) -> Iterator[None]:
         """Within it, each transaction's full-text changes are handed to the full-text index once it commits,
         and indexed on tantivy's thread while the caller goes on; they become searchable at the end, or
@@ -190,10 +205,6 @@ class Store:
         finally:
             writer, self._staging = self._staging, None
             self._text_index_step(lambda: writer.commit(self.conn))
-
-    def refresh_text_index(self) -> None:
-        """Bring the full-text index up to the rows now (rebuilt if `text_index.reset` asked for it)."""
-        self._update_text_index()
 
     def _update_text_index(self) -> None:
         """Apply queued full-text changes (rebuilding the folder if it is missing or stale)."""

@@ -9,30 +9,12 @@ tombstone; the next ingest reads the transcript again if it is still there.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 
 from eywa.core.config.clock import now
-from eywa.core.index import text_index
 from eywa.core.index.store import Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest.run import IngestPaths
-
-
-@contextlib.contextmanager
-def scrubbing(store: Store) -> Iterator[None]:
-    """Within it, what SQLite deletes is overwritten with zeros; after it, the write-ahead log (which still
-    holds the pages as they were) is checkpointed and truncated, and the full-text index rebuilt from the rows
-    (deleted documents stay in its segments until a merge)."""
-    store.conn.execute("PRAGMA secure_delete = ON")
-    try:
-        yield
-    finally:
-        store.conn.execute("PRAGMA secure_delete = OFF")
-    text_index.reset(store.conn)
-    store.refresh_text_index()
-    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def forget(store: Store, session_uuids: list[str], files: IngestPaths) -> int:
@@ -40,7 +22,7 @@ def forget(store: Store, session_uuids: list[str], files: IngestPaths) -> int:
     removed: list[Path] = []
     found = 0
     at = now().isoformat(timespec="seconds")
-    with scrubbing(store):
+    with store.scrubbing():
         with store.transaction():
             terms = TermStats(store.conn)
             for uid in dict.fromkeys(session_uuids):

@@ -83,6 +83,18 @@ def redact_document(data: bytes, redactor: Redactor) -> bytes:
     return orjson.dumps(new, option=orjson.OPT_INDENT_2) if changed else data
 
 
+def redact_json(text: str, redactor: Redactor) -> str:
+    """A JSON text (a stored answer, say) with its secrets replaced, compact; as it was when it has none."""
+    if not redactor.might_redact(text):
+        return text
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return redactor.redact(text)
+    new, changed = _redact_value(value, redactor.redact)
+    return orjson.dumps(new).decode() if changed else text
+
+
 def complete_lines(handle: BinaryIO) -> Iterator[bytes]:
     """The lines of `handle` that end with a newline, from where it stands; a last line still being written
     (no newline yet) is left for later."""
