@@ -302,3 +302,65 @@ def test_push_says_what_to_fix(tmp_path: Path, three) -> None:
     done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push"], cwd=ROOT, env=wrong_key, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 1 and "rsync to" in done.stderr and "push.ssh_key" in done.stderr
+
+
+def test_a_spoke_sends_only_redacted_copies_and_no_planted_secret_reaches_the_hub(three) -> None:
+    """The secrets corpus (27 kinds in every part of a transcript: tool output, command lines, environment,
+    a pasted `.env`, file contents, URLs) planted in a spoke: after push and the hub's ingest, not one
+    12-character window of any secret is in any file under the hub's data directory; the spoke's outbox holds
+    only redacted copies, each line still valid JSON; an append to a transcript is pushed as an append."""
+    from .secrets_corpus import write_corpus
+    from .test_secrets_never_leave import _windows, leaks
+
+    hub, laptop, _ = three
+    corpus = write_corpus(laptop.projects)
+    windows = _windows(corpus)
+    first = laptop.push()
+    outbox = laptop.data / "push" / "laptop" / "claude-code"
+    copies = sorted(p for p in outbox.rglob("*") if p.is_file())
+    assert {p.relative_to(outbox) for p in copies if p.suffix == ".jsonl"} == \
+        {p.relative_to(laptop.projects) for p in corpus.files}
+    assert first["files"] == len(copies) + 1  # and the repository map; each file once
+    for copy in copies:
+        assert leaks(copy.read_text(), windows) == set(), copy
+        for line in copy.read_text().splitlines():
+            json.loads(line)
+    landed = hub.data / "spokes" / "laptop"
+    assert {p.relative_to(landed / "claude-code") for p in (landed / "claude-code").rglob("*") if p.is_file()} \
+        == {p.relative_to(outbox) for p in copies}
+    hub.run("ingest")
+    assert len(json.loads(hub.run("last", "20", "--json", "--machine", "laptop").stdout)) == len(corpus.session_ids)
+    found = {str(p): leaks(p.read_bytes().decode("latin-1"), windows) for p in hub.data.rglob("*") if p.is_file()}
+    assert {name: labels for name, labels in found.items() if labels} == {}
+    # An append travels as an append: the next push sends about the new line, not the file again.
+    main = next(p for p in corpus.files if p.parent == laptop.projects / corpus.files[0].parent.name)
+    append_turn(main, "xylophone")
+    again = laptop.push()
+    assert again["files"] == 1 and again["kb"] < first["kb"] / 20
+    hub.run("ingest")
+    assert [r["session_id"] for r in hub.get("xylophone", "--max", "1")] == [main.stem]
+
+
+def test_a_hub_upgraded_with_raw_copies_redacts_them_in_place_once(three) -> None:
+    """Copies an earlier release pushed raw are redacted where they lie by the hub's next ingest (their lines
+    still JSON), and a spoke that now pushes its outbox completes them without sending them again whole."""
+    from .secrets_corpus import write_corpus
+    from .test_secrets_never_leave import _windows, leaks
+
+    hub, laptop, _ = three
+    corpus = write_corpus(laptop.projects)
+    raw = hub.data / "spokes" / "laptop" / "claude-code"
+    shutil.copytree(laptop.projects, raw)  # what `eywa push` of the releases before the outbox left on the hub
+    windows = _windows(corpus)
+    hub.run("ingest")
+    for copy in (p for p in raw.rglob("*.jsonl")):
+        assert leaks(copy.read_text(), windows) == set(), copy
+        assert all(json.loads(line) for line in copy.read_text().splitlines())
+    found = {str(p): leaks(p.read_bytes().decode("latin-1"), windows) for p in hub.data.rglob("*") if p.is_file()}
+    assert {name: labels for name, labels in found.items() if labels} == {}
+    stats = json.loads(hub.run("stats", "--json").stdout)["redaction"]
+    assert stats["pending"] == 0
+    laptop.push()
+    outbox = laptop.data / "push" / "laptop" / "claude-code"
+    for copy in outbox.rglob("*.jsonl"):
+        assert (raw / copy.relative_to(outbox)).read_bytes() == copy.read_bytes()
