@@ -37,12 +37,12 @@ def _mark_older(db: Path) -> None:
     conn.close()
 
 
-def run() -> list[dict[str, object]]:
+def run(trees: tuple[str, ...] = ("entire", "claude-code-log")) -> list[dict[str, object]]:
     with tempfile.TemporaryDirectory(prefix="eywa-bench-reredaction-") as tmp:
         folder = Path(tmp)
         projects, empty = folder / "projects", folder / "empty"
         empty.mkdir()
-        for tree in ("entire", "claude-code-log"):
+        for tree in trees:
             for source in (CORPUS / tree / "projects").glob("*/*.jsonl"):
                 target = projects / source.parent.name / source.name
                 target.parent.mkdir(parents=True, exist_ok=True)

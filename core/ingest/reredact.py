@@ -123,6 +123,8 @@ def redact_copies(store: Store, spokes_dir: Path | None, redactor: Redactor, pro
 def redact_stored(store: Store, session_uuids: list[str], handoffs_dir: Path, archive_dir: Path,
                   redactor: Redactor, run: ReRedaction, progress: Progress | None) -> None:
     """Redact these sessions' stored text where it lies, in transactions of about a second."""
+    if not session_uuids:
+        return
     at = 0
     while at < len(session_uuids):
         began = time.perf_counter()

@@ -150,11 +150,6 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     force |= frozenset(linked.values())
     if marks:
         expire_marks(marks, set(groups))
-    dirty = [
-        g for g in groups.values()
-        if (only is None or g.session_id in only)
-        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
-    ]
     if run is not None:
         # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
         queued = reredact.pending(store)
@@ -163,6 +158,12 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
         run.redrafted += len(present)
         reredact.redact_stored(store, sorted(queued - present), paths.handoffs_dir, paths.archive_dir, redactor,
                                run, progress)
+        in_place_before = run.in_place
+    dirty = [
+        g for g in groups.values()
+        if (only is None or g.session_id in only)
+        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
+    ]
     forgotten = store.forgotten()
     if forgotten:
         _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
@@ -201,7 +202,12 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
         if only is None:  # every session was judged by these rules
             store.set_meta("substance_rules", SUBSTANCE_RULES)
             store.set_meta("handoff_rules", HANDOFF_RULES)
-    if run is not None and not reredact.pending(store):
+    if run is not None:
+        # What the ingest did not draft again (a run folded away, a transcript that reads as empty now, an
+        # ingest of `only` some sessions) is redacted where it lies.
+        reredact.redact_stored(store, sorted(reredact.pending(store)), paths.handoffs_dir, paths.archive_dir,
+                               redactor, run, progress)
+        run.redrafted -= run.in_place - in_place_before
         reredact.finish(store, run, started)
     return report
 
