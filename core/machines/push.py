@@ -38,6 +38,7 @@ from eywa.core.errors import PushError
 from eywa.core.index import readonly
 from eywa.core.machines.outbox import TEMPORARY_SUFFIX, save_state, state_path, sync
 from eywa.core.machines.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
+from eywa.core.redaction.copies import redact_document
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
 from eywa.core.sources.claude_code.discovery import codex_session_id
@@ -225,8 +226,10 @@ def push(settings: Settings) -> PushReport:
     with _one_at_a_time(outbox.parent / ".lock"):
         mapped = repository_map(machine, folders, read_repository_map(outbox / REPOSITORIES_FILE))
         private_dir(outbox)
-        _write_if_changed(outbox / REPOSITORIES_FILE, msgspec.json.encode(mapped))
-        state, _ = sync(folders, outbox, Redactor(settings.redaction.extra_patterns), forgotten_here(settings))
+        redactor = Redactor(settings.redaction.extra_patterns)
+        # A remote may carry a token (https://user:<token>@host/...): redacted too, its repository name kept.
+        _write_if_changed(outbox / REPOSITORIES_FILE, redact_document(msgspec.json.encode(mapped), redactor))
+        state, _ = sync(folders, outbox, redactor, forgotten_here(settings))
         # The map first: a hub ingesting while the transcripts land names their projects by it.
         sent = [_rsync(rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync,
                                      append=False), hub)]
