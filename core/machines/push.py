@@ -23,7 +23,6 @@ import os
 import re
 import shlex
 import shutil
-import sqlite3
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -154,15 +153,7 @@ def rsync_command(settings: Settings, source: str, destination: str, *, rsync: s
 def forgotten_here(settings: Settings) -> Callable[[str, str], bool] | None:
     """Which transcripts stay home because their session was forgotten on this machine (`eywa forget`, in
     its own index): Claude Code's and Codex's, told by their file names. None when nothing was forgotten."""
-    conn = readonly.open_index(settings.db_path)
-    if conn is None:
-        return None
-    try:
-        forgotten = {uid for (uid,) in conn.execute("SELECT session_uuid FROM forgotten")}
-    except sqlite3.OperationalError:  # an index from before tombstones
-        forgotten = set()
-    finally:
-        conn.close()
+    forgotten = readonly.forgotten_ids(settings.db_path)
     if not forgotten:
         return None
 
