@@ -1,6 +1,7 @@
-"""Several machines: `eywa push` of new transcripts from a spoke to the hub (real rsync over a real sshd on
-127.0.0.1, the tests' tests/ssh_hub.py), the hub's `eywa ingest` of them, and what a second push with
-nothing new costs, then one with a line appended to 10 of the files.
+"""Several machines: `eywa push` of new transcripts from a spoke to the hub (its outbox of redacted copies
+brought up to date, then real rsync over a real sshd on 127.0.0.1, the tests' tests/ssh_hub.py), the hub's
+`eywa ingest` of them, and what a second push with nothing new costs, then one with a line appended to 10
+of the files.
 
 Each step is the command a user runs, as a child process, timed whole (interpreter start-up included);
 bytes are rsync's own count of what it sent. Loopback: a real link adds its transfer time to the first

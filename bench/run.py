@@ -26,6 +26,7 @@ import latency  # noqa: E402
 import locomo  # noqa: E402
 import push  # noqa: E402
 import recall  # noqa: E402
+import reredaction  # noqa: E402
 import scale  # noqa: E402
 
 
@@ -109,10 +110,19 @@ def main() -> int:
     spoke_files, spoke_mb = (50, 5) if args.quick else (1000, 100)
     sections.append(
         "## Several machines: push and ingest\n\nMethod: bench/push.py: a spoke of "
-        f"{spoke_files} cloned real transcripts (~{spoke_mb} MB) runs `eywa push` (real rsync over a real sshd "
-        "on 127.0.0.1), the hub runs `eywa ingest`, then the spoke pushes again with nothing new, then after "
-        "appending one line to 10 files; each a whole child process (start-up included); KB sent is rsync's "
-        "own count.\n\n" + table(push.run(spoke_files, spoke_mb))
+        f"{spoke_files} cloned real transcripts (~{spoke_mb} MB) runs `eywa push` (its outbox of redacted copies "
+        "brought up to date, then real rsync over a real sshd on 127.0.0.1), the hub runs `eywa ingest`, then "
+        "the spoke pushes again with nothing new, then after appending one line to 10 files; each a whole child "
+        "process (start-up included); KB sent is rsync's own count.\n\n" + table(push.run(spoke_files, spoke_mb))
+    )
+
+    print("re-redaction ...", file=sys.stderr)
+    sections.append(
+        "## Re-redaction under new rules\n\nMethod: bench/reredaction.py: both corpus trees ingested, the index "
+        "marked as written under the redaction rules before today's, then `eywa ingest` (a child process, timed "
+        "whole) redacts every stored text again: with the transcripts kept (deterministic handoffs drafted again "
+        "from them), then, marked again, with them gone (everything redacted where it lies).\n\n"
+        + table(reredaction.run(("claude-code-log",) if args.quick else ("entire", "claude-code-log")))
     )
 
     print("query latency ...", file=sys.stderr)

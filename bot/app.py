@@ -124,7 +124,9 @@ class EywaBot:
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, recall.on_text))
         for kind, callback in ((buttons.MORE, recall.on_more), (buttons.FILE, browse.on_file),
                                (buttons.CONTINUE, browse.on_continue), (buttons.OPEN, browse.on_open),
-                               (buttons.START, self.sessions.on_start), (buttons.READING, voice.on_reading)):
+                               (buttons.START, self.sessions.on_start), (buttons.READING, voice.on_reading),
+                               (buttons.FORGET, browse.on_forget), (buttons.FORGET_YES, browse.on_forget_yes),
+                               (buttons.FORGET_NO, browse.on_forget_no)):
             app.add_handler(CallbackQueryHandler(callback, pattern=buttons.pattern(kind)))
         app.add_handler(CallbackQueryHandler(buttons.expired))  # data no handler above knows
         app.add_handler(InlineQueryHandler(self.inline.on_inline))

@@ -304,3 +304,14 @@ HELP = "\n".join([
     "/voice on: a short spoken answer after each voice note (for the road); /voice off",
     "In any chat, type @{username} <i>words</i> to paste a session's Continue prompt there.",
 ])
+
+
+def forget_question_html(record: HandoffRecord) -> str:
+    return (f"Forget <b>{esc(record.headline)}</b> ({esc(date_label(record.date))}, <code>{esc(record.short_id)}"
+            "</code>)? Its handoff, archive and index entries are deleted, and the next ingest leaves its transcript "
+            "out while it exists.")
+
+
+def forgotten_html(record: HandoffRecord) -> str:
+    return (f"Forgot <code>{esc(record.short_id)}</code>. On the hub, <code>eywa forget --undo "
+            f"{esc(record.short_id)}</code> brings it back at the next ingest.")

@@ -165,8 +165,10 @@ def session_end(hook: dict, settings: LightSettings) -> str:
 def _push_in_background(settings: LightSettings) -> None:
     import subprocess
 
+    from eywa.core.config.private_files import private_dir
+
     log = settings.data_dir / "push" / "background.log"  # what a failed push said, for `eywa push` to fix
-    log.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(log.parent)
     config = ["--config", str(settings.config_path)] if settings.config_path is not None else []
     with open(log, "ab") as out:
         subprocess.Popen([sys.executable, "-m", "eywa.cli.main", *config, "push", "--quiet"], stdin=subprocess.DEVNULL,

@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     push.add_argument("--files-only", action="store_true", help="with --(un)install: leave systemd or launchd alone")
     push.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
 
+    forget = commands.add_parser("forget", help="remove sessions from everything Eywa keeps, and keep them out")
+    forget.add_argument("ids", nargs="*", metavar="ID", help="session ids or unique prefixes")
+    forget.add_argument("--project", metavar="P", help="every session of project P (its exact name)")
+    forget.add_argument("--before", metavar="DATE", help="every session dated before DATE (YYYY-MM-DD)")
+    forget.add_argument("--undo", action="store_true", help="bring a forgotten session back at the next ingest")
+    forget.add_argument("--yes", action="store_true", help="forget without asking")
+
     # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
     mcp = commands.add_parser("mcp", help="run the MCP server (tools eywa_get, eywa_extract) over stdio or HTTP")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio",
@@ -231,6 +238,14 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     if stats.last_ingest_at:
         print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
               f"in {last.get('seconds', 0):.1f}s")
+    redaction = stats.redaction
+    if redaction:
+        last = redaction.get("last")
+        print(f"redaction rules  {redaction['rules']}"
+              + (f", {redaction['pending']} sessions still to redact again (the next ingest does)"
+                 if redaction["pending"] else "")
+              + (f"; re-redacted under them {last['at']}: {last['redrafted']} redrafted, {last['in_place']} in place,"
+                 f" {last['copies']} spoke copies, in {last['seconds']:.1f}s" if last else ""))
     if stats.agents:
         read = stats.agent_bytes
         print("by agent         " + ", ".join(f"{a} {n} sessions ({read.get(a, 0) / 1e6:.1f} MB of transcripts)"
@@ -275,6 +290,12 @@ def _cmd_push(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
+def _cmd_forget(eywa, args) -> int:  # noqa: ANN001
+    from eywa.cli.forget import cmd_forget
+
+    return cmd_forget(eywa, args)
+
+
 def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
     from eywa.cli.extract import cmd_extract
 
@@ -290,6 +311,7 @@ _COMMANDS = {
     "extract": _cmd_extract,
     "continue": _cmd_continue,
     "push": _cmd_push,
+    "forget": _cmd_forget,
 }
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ class Stats:
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (llm/stats.py)
     drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
+    redaction: dict = field(default_factory=dict)  # rules, sessions still to re-redact, the last re-redaction
 
 
 def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
@@ -151,7 +152,7 @@ class Eywa:
         redactor = Redactor(self.settings.redaction.extra_patterns)
         paths = self.ingest_paths()
         ended = set(read_marks(self.settings.pending_dir))  # SessionEnd marks: those sessions have settled
-        report = ingest(self.store, paths, redact=redactor.redact, zone=self.settings.zone,
+        report = ingest(self.store, paths, redactor=redactor, zone=self.settings.zone,
                         progress=progress, only=only, force=force)
         if llm and self.llm_choice().active:
             self.last_llm_report = self.llm_pass().after_ingest(report.updated, ended=ended, only=only)
@@ -178,7 +179,8 @@ class Eywa:
         return IngestPaths(
             (*(source._replace(machine=machine) for source in self.settings.all_sources), *spokes),
             self.settings.handoffs_dir, self.settings.archive_dir, self.settings.pending_dir,
-            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)})
+            projects={machine: ProjectNames(aliases), **spoke_projects(self.settings.spokes_dir, spokes, aliases)},
+            spokes_dir=self.settings.spokes_dir)
 
     def llm_pass(self) -> LLMPass:
         """The LLM extraction pass over this index: `eywa extract --all` plans and runs it."""
@@ -312,7 +314,15 @@ class Eywa:
             drift=self._reader().drift(),
             agents=readonly.agent_counts(conn),
             agent_bytes=readonly.agent_bytes(conn),
+            redaction=self._redaction_stats(),
         )
+
+    def _redaction_stats(self) -> dict:
+        from eywa.core.ingest import reredact
+
+        last = self.store.get_meta(reredact.LAST_META)
+        return {"rules": self.store.get_meta(reredact.RULES_META) or "1", "pending": len(reredact.pending(self.store)),
+                "last": orjson.loads(last) if last else None}
 
     @_faults
     def vocabulary(self, limit: int = 2000, *, min_sessions: int = 2) -> list[str]:
@@ -344,6 +354,40 @@ class Eywa:
                     if not row.ended_at or dt.datetime.fromisoformat(row.ended_at) >= since]
         threads = [(h, h.open_threads) for h in handoffs if h.open_threads]
         return Digest(since=since, handoffs=handoffs, open_threads=threads)
+
+    @_faults
+    def to_forget(self, ids: list[str] = (), *, project: str | None = None,  # type: ignore[assignment]
+                  before: dt.date | None = None) -> list[HandoffRecord]:
+        """The handoffs `forget` would remove: those of `ids` (ids or unique prefixes, as `show` takes them),
+        or every one of project `project` (its exact name, any case) and dated before `before`."""
+        if ids:
+            return list({record.session_uuid: record for record in map(self.show, ids)}.values())
+        if project is None and before is None:
+            return []
+        rows = readonly.handoffs_where(self._reader().conn, project=project,
+                                       before=before.isoformat() if before else None)
+        return [self._record(row) for row in rows]
+
+    @_faults
+    def forget(self, session_uuids: list[str]) -> int:
+        """Forget these sessions (core/ingest/forget.py): how many handoffs went."""
+        from eywa.core.ingest.forget import forget
+
+        return forget(self.store, session_uuids, self.ingest_paths())
+
+    @_faults
+    def unforget(self, id_or_prefix: str) -> str:
+        """Lift a forgotten session's tombstone; its full id. The next ingest reads it again, if its transcript
+        is still there."""
+        from eywa.core.ingest.forget import unforget
+
+        try:
+            found = unforget(self.store, id_or_prefix.strip())
+        except ValueError as exc:
+            raise NotFound(str(exc)) from None
+        if found is None:
+            raise NotFound(f"no forgotten session has the id '{id_or_prefix[:80]}'")
+        return found
 
     @_faults
     def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:

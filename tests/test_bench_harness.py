@@ -21,7 +21,7 @@ def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
                    capture_output=True, timeout=600)
     text = out.read_text(encoding="utf-8")
     for heading in ("## Ingest", "## Query latency and index size", "## Telegram bot latency", "## Retrieval quality",
-                    "## Handoff quality"):
+                    "## Handoff quality", "## Re-redaction under new rules"):
         assert heading in text
     # The handoff labels scored (40 sessions), with the figures the extractor reached when they were made.
     quality = re.search(r"\| 40 \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", text)

@@ -104,7 +104,7 @@ def test_recall_command_sends_each_top_handoff_as_one_formatted_message_with_but
         assert headline and re.fullmatch(META, meta), meta
         assert "What Happened" in reply.text
         assert {"bold", "code"} <= entity_types(reply)  # Telegram parsed our HTML
-        assert [b["text"] for b in reply.buttons] == ["More", "File", "Continue"]
+        assert [b["text"] for b in reply.buttons] == ["More", "File", "Continue", "Forget"]
         assert all(len(b["callback_data"].encode()) <= 64 for b in reply.buttons)
 
 
@@ -168,7 +168,7 @@ def test_button_data_keeps_the_format_earlier_releases_sent(world: World) -> Non
     token = data["File"].split(":")[1]
     assert data["Continue"] == f"c:{token}:0"
     _, (opened,) = world.owner.presses(reply, f"o:{token}:0")  # a list's number button, written by hand
-    assert opened.text == reply.text and [b["text"] for b in opened.buttons] == ["File", "Continue"]
+    assert opened.text == reply.text and [b["text"] for b in opened.buttons] == ["File", "Continue", "Forget"]
     mark = world.fake.mark()
     query_id = world.fake.press(OWNER, reply.result, f"z:{token}:0")  # a kind no handler knows
     world.fake.wait_for(lambda calls: any(c.method == "answerCallbackQuery" for c in calls), mark)
@@ -255,7 +255,7 @@ def test_last_lists_sessions_one_line_each_with_buttons_to_open_one(world: World
     assert [b["text"] for b in listing.buttons] == ["1", "2", "3", "4"]
     _, (opened,) = world.owner.presses(listing, button(listing, "2"))
     assert lines[2].startswith("2. " + opened.text.split("\n")[0] + " · ")  # the second one, now in full
-    assert "What Happened" in opened.text and [b["text"] for b in opened.buttons] == ["File", "Continue"]
+    assert "What Happened" in opened.text and [b["text"] for b in opened.buttons] == ["File", "Continue", "Forget"]
 
 
 def test_last_1_shows_the_newest_handoff_in_full(world: World) -> None:
@@ -406,7 +406,7 @@ def test_long_handoff_is_split_on_section_boundaries_with_buttons_under_the_last
     world.runner.run(world.bot.send_handoff(OWNER, record, result_buttons("tok", 0, more=False)))
     first, second = world.fake.wait_messages(2, mark, OWNER)
     assert first.text.startswith("A long session") and second.text.startswith("Part ")
-    assert not first.buttons and [b["text"] for b in second.buttons] == ["File", "Continue"]
+    assert not first.buttons and [b["text"] for b in second.buttons] == ["File", "Continue", "Forget"]
 
 
 def test_handoff_too_long_for_a_few_messages_is_sent_as_one_markdown_document(world: World,

@@ -196,8 +196,8 @@ def test_start_button_is_there_only_when_enabled_and_its_data_fits_64_bytes(worl
         (off,) = owner.says(f"/show {world.origin_id[:8]}")
     with _bot(world, fake, start_sessions=True):
         (on,) = owner.says(f"/show {world.origin_id[:8]}")
-    assert [b["text"] for b in off.buttons] == ["File", "Continue"]
-    assert [b["text"] for b in on.buttons] == ["File", "Continue", "Start"]
+    assert [b["text"] for b in off.buttons] == ["File", "Continue", "Forget"]
+    assert [b["text"] for b in on.buttons] == ["File", "Continue", "Start", "Forget"]
     assert all(len(b["callback_data"].encode()) <= 64 for b in on.buttons)
 
 

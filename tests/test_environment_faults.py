@@ -268,7 +268,7 @@ def no_space(src: str, dst: str) -> None:
 def fill(folder: Path) -> Path:
     """Writes a file until the disk under `folder` is full; returns it (delete it to free the space)."""
     filler = folder / "filler"
-    with filler.open("wb") as out:
+    with filler.open("wb", buffering=0) as out:  # nothing left in a buffer for close() to fail on
         try:
             while True:
                 out.write(b"\0" * 65536)
@@ -281,7 +281,7 @@ def fill(folder: Path) -> Path:
 def test_full_disk_stops_ingest_with_one_message_and_keeps_earlier_data(
         eywa: Run, env: dict[str, Path]) -> None:
     env["data"].mkdir()
-    with mounted(env["data"], "-t", "tmpfs", "-o", "size=16m", "tmpfs"):
+    with mounted(env["data"], "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs"):  # private, as Eywa makes it
         before = ingested(eywa, env, EARLIER)
         filler = fill(env["data"])
         link(env["projects"], LATER)

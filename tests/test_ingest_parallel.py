@@ -44,7 +44,7 @@ def run_ingest(projects: Path, data: Path, workers: int) -> IngestReport:
     store = Store(data / "index.sqlite3")
     try:
         return ingest(store, IngestPaths((Source(CLAUDE_CODE, projects),), data / "handoffs", data / "archive"),
-                      redact=default_redactor().redact, zone=ZONE, workers=workers)
+                      redactor=default_redactor(), zone=ZONE, workers=workers)
     finally:
         store.close()
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import sqlite3
+import string
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from eywa.core.handoffs.model import split_front_matter
 
@@ -172,7 +175,25 @@ def test_codex_and_gemini_sessions_travel_laid_out_as_their_homes_and_keep_their
     shutil.copytree(AGENT_FIXTURES / "claude", laptop.projects, dirs_exist_ok=True, copy_function=shutil.copy)
     (codex / "auth.json").write_text('{"OPENAI_API_KEY": "sk-never-travels"}')  # beside the sessions
     (gemini / "tmp" / "widgets" / "logs.json").write_text("[]")
+    # A key in a rollout's line, in a compressed archived rollout, and in an older single-object Gemini chat.
+    body = "".join(random.Random(9).choice(string.ascii_letters + string.digits) for _ in range(93))
+    key = "sk-" + "ant-api03-" + body + "AA"
+    line = json.dumps({"timestamp": "2026-12-01T10:19:00Z", "type": "event_msg",
+                       "payload": {"type": "agent_message", "message": f"export ANTHROPIC_API_KEY={key}"}}) + "\n"
+    with next((codex / "sessions").rglob("*.jsonl")).open("a") as handle:
+        handle.write(line)
+    archived = codex / "archived_sessions" / "rollout-2026-11-30T09-00-00-01a2311d-0000-7000-8000-00000000aa.jsonl.zst"
+    archived.parent.mkdir()
+    archived.write_bytes(zstandard.ZstdCompressor().compress(line.encode()))
+    (gemini / "tmp" / "widgets" / "chats" / "session-old.json").write_text(json.dumps(
+        {"sessionId": "0ld", "messages": [{"type": "user", "content": f"my key is {key}"}]}, indent=2))
     laptop.push()
+    for copy in (p for p in (hub.data / "spokes").rglob("*") if p.is_file()):
+        data = zstandard.ZstdDecompressor().stream_reader(copy.open("rb")).read() if copy.suffix == ".zst" \
+            else copy.read_bytes()
+        assert body[:40].encode() not in data, copy
+    assert json.loads((hub.data / "spokes" / "laptop" / "gemini" / "tmp" / "widgets" / "chats" / "session-old.json")
+                      .read_text())["messages"][0]["content"] == "my key is [REDACTED:anthropic-key]"
     landed = hub.data / "spokes" / "laptop"
     assert sorted(p.name for p in landed.iterdir()) == ["claude-code", "codex", "gemini", "repositories.json"]
     assert (landed / "codex" / "sessions").is_dir() and not (landed / "codex" / "auth.json").exists()
@@ -302,3 +323,71 @@ def test_push_says_what_to_fix(tmp_path: Path, three) -> None:
     done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "push"], cwd=ROOT, env=wrong_key, text=True,
                           capture_output=True, timeout=60)
     assert done.returncode == 1 and "rsync to" in done.stderr and "push.ssh_key" in done.stderr
+
+
+def test_a_spoke_sends_only_redacted_copies_and_no_planted_secret_reaches_the_hub(three) -> None:
+    """The secrets corpus (27 kinds in every part of a transcript: tool output, command lines, environment,
+    a pasted `.env`, file contents, URLs) planted in a spoke: after push and the hub's ingest, not one
+    12-character window of any secret is in any file under the hub's data directory; the spoke's outbox holds
+    only redacted copies, each line still valid JSON; an append to a transcript is pushed as an append."""
+    from .secrets_corpus import write_corpus
+    from .test_secrets_never_leave import _windows, leaks
+
+    hub, laptop, _ = three
+    corpus = write_corpus(laptop.projects)
+    windows = _windows(corpus)
+    token = "gh" + "p_" + "".join(random.Random(5).choice(string.ascii_letters + string.digits) for _ in range(36))
+    vault = git_repo(laptop.home / "src" / "vault", f"https://x-access-token:{token}@github.com/acme/vault.git")
+    in_vault = transcript(laptop, vault, "vaultwork")  # a remote that carries a token: its map entry travels
+    first = laptop.push()
+    outbox = laptop.data / "push" / "laptop" / "claude-code"
+    copies = sorted(p for p in outbox.rglob("*") if p.is_file())
+    assert {p.relative_to(outbox) for p in copies if p.suffix == ".jsonl"} == \
+        {p.relative_to(laptop.projects) for p in [*corpus.files, in_vault]}
+    assert first["files"] == len(copies) + 1  # and the repository map; each file once
+    for copy in copies:
+        assert leaks(copy.read_text(), windows) == set(), copy
+        for line in copy.read_text().splitlines():
+            json.loads(line)
+    landed = hub.data / "spokes" / "laptop"
+    assert {p.relative_to(landed / "claude-code") for p in (landed / "claude-code").rglob("*") if p.is_file()} \
+        == {p.relative_to(outbox) for p in copies}
+    hub.run("ingest")
+    listed = json.loads(hub.run("last", "20", "--json", "--machine", "laptop").stdout)
+    assert len(listed) == len(corpus.session_ids) + 1
+    assert [r["projects"] for r in listed if r["session_id"] == in_vault.stem] == [["vault"]]
+    found = {str(p): leaks(p.read_bytes().decode("latin-1"), windows) for p in hub.data.rglob("*") if p.is_file()}
+    assert {name: labels for name, labels in found.items() if labels} == {}
+    assert not [p for p in hub.data.rglob("*") if p.is_file() and token[4:16].encode() in p.read_bytes()]
+    # An append travels as an append: the next push sends about the new line, not the file again.
+    main = next(p for p in corpus.files if p.parent == laptop.projects / corpus.files[0].parent.name)
+    append_turn(main, "xylophone")
+    again = laptop.push()
+    assert again["files"] == 1 and again["kb"] < first["kb"] / 20
+    hub.run("ingest")
+    assert [r["session_id"] for r in hub.get("xylophone", "--max", "1")] == [main.stem]
+
+
+def test_a_hub_upgraded_with_raw_copies_redacts_them_in_place_once(three) -> None:
+    """Copies an earlier release pushed raw are redacted where they lie by the hub's next ingest (their lines
+    still JSON), and a spoke that now pushes its outbox completes them without sending them again whole."""
+    from .secrets_corpus import write_corpus
+    from .test_secrets_never_leave import _windows, leaks
+
+    hub, laptop, _ = three
+    corpus = write_corpus(laptop.projects)
+    raw = hub.data / "spokes" / "laptop" / "claude-code"
+    shutil.copytree(laptop.projects, raw)  # what `eywa push` of the releases before the outbox left on the hub
+    windows = _windows(corpus)
+    hub.run("ingest")
+    for copy in (p for p in raw.rglob("*.jsonl")):
+        assert leaks(copy.read_text(), windows) == set(), copy
+        assert all(json.loads(line) for line in copy.read_text().splitlines())
+    found = {str(p): leaks(p.read_bytes().decode("latin-1"), windows) for p in hub.data.rglob("*") if p.is_file()}
+    assert {name: labels for name, labels in found.items() if labels} == {}
+    stats = json.loads(hub.run("stats", "--json").stdout)["redaction"]
+    assert stats["pending"] == 0
+    laptop.push()
+    outbox = laptop.data / "push" / "laptop" / "claude-code"
+    for copy in outbox.rglob("*.jsonl"):
+        assert (raw / copy.relative_to(outbox)).read_bytes() == copy.read_bytes()

@@ -194,6 +194,19 @@ def test_truncated_pem_block_redacts_its_base64_lines_only(redact) -> None:
     assert redact(text) == "[REDACTED:private-key]\n\n[output truncated]"
 
 
+@pytest.mark.parametrize("separator", ["\n", " ", "\\n"])
+def test_a_key_blocks_body_after_a_missing_begin_is_redacted(redact, separator: str) -> None:
+    """What releases before rules 2 stored of a key block that was an assignment's value (its first word
+    replaced, the rest kept), as an archive holds it, as a handoff joins it, inside JSON."""
+    lines = pem("RSA", 48).split("\n")
+    stored = "[REDACTED:aws-secret-key] " + separator.join(lines[0].split(" ", 1)[1:] + lines[1:])
+    out = redact(stored)
+    assert not [line for line in key_body_lines(pem("RSA", 48)) if line in out]
+    assert out.startswith("[REDACTED:aws-secret-key] RSA PRIVATE KEY-----[REDACTED:private-key]")
+    prose = "the PRIVATE KEY----- marker, then prose about it"
+    assert redact(prose) == prose
+
+
 def pgp_key(seed: int = 60) -> str:
     lines = [fake(64, _ALNUM + "+/", seed + i) for i in range(4)]
     return ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n" + "\n".join(lines)

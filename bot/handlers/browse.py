@@ -1,7 +1,8 @@
-"""Browsing: /last, /show, and the buttons under a handoff (File, Continue) or a list (its numbers)."""
+"""Browsing: /last, /show, and the buttons under a handoff (File, Continue, Forget) or a list (its numbers)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from telegram import Update
@@ -10,7 +11,8 @@ from telegram.ext import ContextTypes
 from eywa.bot import render
 from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
-from eywa.bot.send import send_document
+from eywa.bot.send import edit_html, send_document
+from eywa.core.api import Eywa
 from eywa.core.errors import AmbiguousId, NotFound
 from eywa.core.index.bot_state import Page
 
@@ -86,3 +88,34 @@ class Browse:
             return
         token, index, record = pressed
         await self.bot.send_handoff(update.effective_chat.id, record, self.bot.buttons(token, index, more=False))
+
+    async def on_forget(self, update: Update, context: Ctx) -> None:
+        """Forget: asks first, naming the session and what goes."""
+        pressed = await buttons.pressed_record(self.bot, update)
+        if pressed is None:
+            return
+        token, index, record = pressed
+        await self.bot.say(update.effective_chat.id, render.forget_question_html(record),
+                           buttons.forget_buttons(token, index))
+
+    async def on_forget_yes(self, update: Update, context: Ctx) -> None:
+        pressed = await buttons.pressed_record(self.bot, update)
+        if pressed is None:
+            return
+        record = pressed[2]
+        async with self.bot.ingest_lock:  # never while an ingest writes the same session
+            await asyncio.to_thread(self._forget_in_thread, record.session_uuid)
+        message = update.callback_query.message
+        await edit_html(self.bot.app.bot, message.chat.id, message.message_id, render.forgotten_html(record))
+
+    async def on_forget_no(self, update: Update, context: Ctx) -> None:
+        await buttons.answer(update.callback_query, "Kept.")
+        message = update.callback_query.message
+        await edit_html(self.bot.app.bot, message.chat.id, message.message_id, "Kept: nothing was forgotten.")
+
+    def _forget_in_thread(self, session_uuid: str) -> None:
+        eywa = Eywa(self.bot.settings)  # this thread's own SQLite connection
+        try:
+            eywa.forget([session_uuid])
+        finally:
+            eywa.close()

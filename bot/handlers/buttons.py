@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from eywa.core.api import HandoffRecord
 
 MORE, FILE, CONTINUE, START, OPEN, READING = "m", "f", "c", "s", "o", "h"
+FORGET, FORGET_YES, FORGET_NO = "x", "y", "n"  # Forget asks first; the answer's buttons say yes or no
 
 
 def pattern(kind: str) -> str:
@@ -33,7 +34,12 @@ def result_buttons(token: str, index: int, *, more: bool, start: bool = False) -
         row.append(InlineKeyboardButton("Start", callback_data=f"{START}:{token}:{index}"))
     if more:
         row.insert(0, InlineKeyboardButton("More", callback_data=f"{MORE}:{token}"))
-    return InlineKeyboardMarkup([row])
+    return InlineKeyboardMarkup([row, [InlineKeyboardButton("Forget", callback_data=f"{FORGET}:{token}:{index}")]])
+
+
+def forget_buttons(token: str, index: int) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[InlineKeyboardButton("Forget it", callback_data=f"{FORGET_YES}:{token}:{index}"),
+                                  InlineKeyboardButton("Keep it", callback_data=f"{FORGET_NO}:{token}:{index}")]])
 
 
 def open_buttons(token: str, count: int) -> InlineKeyboardMarkup:

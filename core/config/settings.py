@@ -368,7 +368,18 @@ def _read_yaml(path: Path) -> dict[str, Any]:
             f"config file {path} must be a mapping of keys to values (like `timezone: UTC`), "
             f"not a YAML {type(data).__name__}"
         )
+    if _holds_secret(data):
+        from eywa.core.config.private_files import warn_if_shared
+
+        warn_if_shared(path, "the config file, which holds a token or key,")
     return data
+
+
+_SECRET_KEYS = (("telegram", "token"), ("llm", "api_key"), ("mcp", "token"), ("voice", "openai_api_key"))
+
+
+def _holds_secret(data: dict[str, Any]) -> bool:
+    return any(isinstance(section := data.get(name), dict) and section.get(key) for name, key in _SECRET_KEYS)
 
 
 # --- error messages -----------------------------------------------------------------------------

@@ -80,6 +80,11 @@ def strip_noise(text: str) -> str:
     return _HOME_RE.sub("/", text)
 
 
+def words_of(text: str) -> set[str]:
+    """The words terms are made of (a term is one, or two or three joined by '-'), as `_terms` cuts them."""
+    return set(_PART_RE.findall(_CAMEL_RE.sub(" ", text).lower()))
+
+
 def _terms(text: str) -> Counter[str]:
     """Words, adjacent pairs (`gemini-rewind`) and triples (`max-chunk-size`) of a text without noise,
     with their counts.

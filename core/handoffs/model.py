@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, field_validator
 
+from eywa.core.config.private_files import private_dir
 from eywa.core.handoffs.durations import format_duration
 
 __all__ = ["STATUSES", "Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff",
@@ -268,7 +269,7 @@ _PREPARED: set[Path] = set()
 
 def _prepare_folder(folder: Path) -> None:
     if folder not in _PREPARED:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         _remove_orphan_temps(folder)
         _PREPARED.add(folder)
 

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
+from eywa.core.config.private_files import open_data_dir
 from eywa.core.index.migrations import Migration, migrate
 from eywa.core.index.storage_faults import storage_faults
 
@@ -58,7 +59,7 @@ class BotState:
     def __init__(self, path: Path) -> None:
         self.path = path
         with self._faults():
-            path.parent.mkdir(parents=True, exist_ok=True)
+            open_data_dir(path.parent)
             # Autocommit: each write stands alone. Opened where the bot is built, used on the loop's thread.
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")

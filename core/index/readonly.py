@@ -134,6 +134,33 @@ def latest_handoffs(conn: sqlite3.Connection, count: int, *, project: str | None
     return [HandoffRow._make(row) for row in conn.execute(sql, params)]
 
 
+def forgotten_ids(path: Path) -> set[str]:
+    """The sessions forgotten in the index at `path` (`eywa forget`); none when it does not exist, or predates
+    forgetting."""
+    conn = open_index(path)
+    if conn is None:
+        return set()
+    try:
+        return {uid for (uid,) in conn.execute("SELECT session_uuid FROM forgotten")}
+    except sqlite3.OperationalError:
+        return set()
+    finally:
+        conn.close()
+
+
+def handoffs_where(conn: sqlite3.Connection, *, project: str | None, before: str | None) -> list[HandoffRow]:
+    """Every handoff of project `project` (its exact name, any case) and dated before `before`, oldest first."""
+    sql = f"SELECT {_HANDOFF} FROM handoffs WHERE 1"
+    params: list[str] = []
+    if project is not None:
+        sql += " AND session_uuid IN (SELECT session_uuid FROM project_index WHERE project = ?)"
+        params.append(project.strip().lower())
+    if before is not None:
+        sql += " AND date < ?"
+        params.append(before)
+    return [HandoffRow._make(row) for row in conn.execute(sql + " ORDER BY date, session_uuid", params)]
+
+
 def handoffs_from(conn: sqlite3.Connection, day: str) -> list[HandoffRow]:
     """The substantial handoffs dated `day` or later, oldest first."""
     return [HandoffRow._make(row) for row in conn.execute(

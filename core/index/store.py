@@ -17,6 +17,7 @@ from typing import NamedTuple
 import orjson
 
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
+from eywa.core.config.private_files import open_data_dir
 from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
@@ -138,7 +139,7 @@ class Store:
         self.path = path
         self._staging: text_index.Writer | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            open_data_dir(path.parent)
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout=30000")
             self.conn.execute("PRAGMA journal_mode=WAL")
@@ -177,6 +178,21 @@ class Store:
     def _rollback(self) -> None:
         if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
             self.conn.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def scrubbing(self) -> Iterator[None]:
+        """Within it, what SQLite deletes is overwritten with zeros; after it, the write-ahead log (which still
+        holds pages as they were) is checkpointed and truncated, and the full-text index rebuilt from the rows
+        (tantivy keeps deleted documents in its segments until it merges them): removed text stays in no file.
+        For forgetting sessions and re-redacting stored text."""
+        self.conn.execute("PRAGMA secure_delete = ON")
+        try:
+            yield
+        finally:
+            self.conn.execute("PRAGMA secure_delete = OFF")
+        text_index.reset(self.conn)
+        self._update_text_index()
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextlib.contextmanager
     def staged_text_index(self) -> Iterator[None]:
@@ -320,6 +336,27 @@ class Store:
         for table in ("project_index", "keyword_index", "handoffs"):
             self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
 
+    # -- forgetting -------------------------------------------------------------------------------
+    def forgotten(self) -> dict[str, str]:
+        """session_uuid -> short id, of every session forgotten (`eywa forget`)."""
+        return dict(self.conn.execute("SELECT session_uuid, short_id FROM forgotten"))
+
+    def add_tombstone(self, session_uuid: str, short_id: str, at: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO forgotten(session_uuid, short_id, forgotten_at) VALUES(?, ?, ?)",
+                          (session_uuid, short_id, at))
+
+    def remove_tombstone(self, session_uuid: str) -> None:
+        """Lift it; the session's files are read anew by the next ingest (their states go)."""
+        self.conn.execute("DELETE FROM forgotten WHERE session_uuid = ?", (session_uuid,))
+        self.conn.execute("DELETE FROM source_drift WHERE path IN (SELECT path FROM sources WHERE session_uuid = ?)",
+                          (session_uuid,))
+        self.conn.execute("DELETE FROM sources WHERE session_uuid = ?", (session_uuid,))
+
+    def source_paths(self, session_uuid: str) -> list[str]:
+        """The transcript files read into the session."""
+        return [path for (path,) in self.conn.execute("SELECT path FROM sources WHERE session_uuid = ?",
+                                                      (session_uuid,))]
+
     def clear_index(self) -> None:
         """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
         for table in ("term_blocks", "handoffs", "project_index", "keyword_index", "fulltext"):
@@ -388,6 +425,15 @@ def _migrate_machine(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE handoffs ADD COLUMN machine TEXT NOT NULL DEFAULT ''")
 
 
+# Sessions forgotten (`eywa forget`): ingest never brings them back while the tombstone stands; only their
+# ids are kept. And the sessions whose stored text was written under older redaction rules, re-redacted
+# one by one (core/redaction/upgrade.py): a row goes in the transaction that re-redacts its session.
+_PRIVACY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS forgotten(session_uuid TEXT PRIMARY KEY, short_id TEXT NOT NULL, forgotten_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS redaction_pending(session_uuid TEXT PRIMARY KEY);
+"""
+
+
 def _refuse_unknown(conn: sqlite3.Connection) -> None:
     """An index older than any step here (schema 1) is refused before any step changes it."""
     found = _schema_version(conn)
@@ -416,5 +462,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("index-tables", _SCHEMA),
     ("index-term-blocks", _migrate_blocks),
     ("index-schema-7", _settle_version),
+    ("index-forgotten-and-redaction-pending", _PRIVACY_SCHEMA),
 )
 assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"

@@ -65,12 +65,16 @@ class TermStats:
         if self._documents is not None:
             self._documents -= 1
 
-    def flush(self) -> None:
-        """Write the changed counts (a term seen once keeps its row, at 0, like before)."""
+    def flush(self, *, drop_unused: bool = False) -> None:
+        """Write the changed counts (a term seen once keeps its row, at 0, like before; with `drop_unused`, a
+        term no session has any more loses its row, as if never seen: a forgotten session leaves no word)."""
         self.conn.executemany(
             "INSERT INTO term_df(term, df) VALUES(?, ?) ON CONFLICT(term) DO UPDATE SET df = excluded.df",
             [(term, self._df[term]) for term in sorted(self._changed)],
         )
+        if drop_unused:
+            self.conn.executemany("DELETE FROM term_df WHERE term = ? AND df <= 0",
+                                  [(term,) for term in sorted(self._changed) if not self._df[term]])
         self._changed.clear()
 
     def _load(self, terms: list[str]) -> None:

@@ -121,6 +121,12 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
     writer.commit(conn)
 
 
+def reset(conn: sqlite3.Connection) -> None:
+    """Have the folder rebuilt from the table by the next `ensure` (a new key): what it held is gone from its
+    files, deleted documents included, which tantivy keeps in its segments until it merges them."""
+    conn.execute("DELETE FROM meta WHERE key = 'text_index_key'")
+
+
 def is_current(conn: sqlite3.Connection, folder: Path) -> bool:
     """The folder holds the index of this SQLite index, of this VERSION (what is queued aside)."""
     return _current(folder, key_of(conn))

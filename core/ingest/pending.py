@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from eywa.core.config.clock import timestamp
+from eywa.core.config.private_files import private_dir
 
 SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
 MAX_MARK_AGE_DAYS = 7  # Claude Code keeps transcripts 30 days; one not found in a week lives elsewhere
@@ -32,7 +33,7 @@ def write_mark(pending_dir: Path, hook: dict, name: str | None = None) -> Path:
     session_id = hook.get("session_id")
     if not isinstance(session_id, str) or not SESSION_ID_RE.match(session_id):
         raise BadMark(f"not a session id: {str(session_id)[:80]!r}")
-    pending_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(pending_dir)
     name = name or session_id
     final = pending_dir / f"{name}.json"
     temp = pending_dir / f".{name}.{os.getpid()}.tmp"

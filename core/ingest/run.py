@@ -25,10 +25,12 @@ from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBST
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import Store
 from eywa.core.index.term_stats import TermStats
+from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import AGENT_RUN, link_runs
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
+from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.claude_code.builder import parse_time
 from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
@@ -77,6 +79,12 @@ class IngestPaths:
     # Each machine's way of naming projects (its spoke's repository map, core/machines/spokes.py); a machine it does
     # not list, by this machine's folders.
     projects: Mapping[str, ProjectNames] = field(default_factory=dict)
+    spokes_dir: Path | None = None  # on a hub, where the spokes' copies land (core/machines/spokes.py)
+
+    def spoke_copy(self, path: str) -> Path | None:
+        """`path` when it is a copy a spoke pushed here, else None."""
+        candidate = Path(path)
+        return candidate if self.spokes_dir is not None and candidate.is_relative_to(self.spokes_dir) else None
 
 
 def _first_time(files: SessionFiles) -> str:
@@ -87,13 +95,23 @@ def _first_time(files: SessionFiles) -> str:
     return "9999"  # no timestamp: after every dated session, ordered by id
 
 
-def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zone: ZoneInfo,
+def ingest(store: Store, paths: IngestPaths, *, redactor: Redactor, zone: ZoneInfo,
            progress: Progress | None = None, only: set[str] | None = None,
            force: frozenset[str] = frozenset(), workers: int | None = None) -> IngestReport:
     """Ingest new and changed sessions; `force` re-extracts those sessions even if unchanged, `only`
     limits the run to the given session ids (both by full id). `workers`: processes reading sessions
-    (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number."""
+    (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number.
+    Stored text written under older redaction rules is redacted again first (core/ingest/reredact.py)."""
+    run = reredact.begin(store, redactor)
+    with store.scrubbing() if run is not None else contextlib.nullcontext():
+        return _ingest(store, paths, redactor, zone, progress, only, force, workers, run)
+
+
+def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo, progress: Progress | None,
+            only: set[str] | None, force: frozenset[str], workers: int | None,
+            run: reredact.ReRedaction | None) -> IngestReport:
     started = time.perf_counter()
+    redact = redactor.redact
     report = IngestReport()
     enabled = [source for source in paths.sources if source.enabled]
     if not any(source.path.is_dir() for source in enabled):
@@ -105,6 +123,7 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
             + "or give each agent's folder in the `sources` list"
         )
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
+    reredact.redact_copies(store, paths.spokes_dir, redactor, progress, run)
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
     force = force | frozenset(marks) | _judged_by_older_rules(store)
     files = scan_sources(enabled)
@@ -131,11 +150,24 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
     force |= frozenset(linked.values())
     if marks:
         expire_marks(marks, set(groups))
+    if run is not None:
+        # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
+        queued = reredact.pending(store)
+        present = {group.session_id for group in groups.values()} & queued & set(store.handoff_ids(EXTRACTOR_NAME))
+        force |= frozenset(present)
+        run.redrafted += len(present)
+        reredact.redact_stored(store, sorted(queued - present), paths.handoffs_dir, paths.archive_dir, redactor,
+                               run, progress)
+        in_place_before = run.in_place
     dirty = [
         g for g in groups.values()
         if (only is None or g.session_id in only)
         and (g.session_id in force or any(str(f.path) in changed for f in g.files))
     ]
+    forgotten = store.forgotten()
+    if forgotten:
+        _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
+        dirty = [g for g in dirty if g.session_id not in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
@@ -170,7 +202,27 @@ def ingest(store: Store, paths: IngestPaths, *, redact: Callable[[str], str], zo
         if only is None:  # every session was judged by these rules
             store.set_meta("substance_rules", SUBSTANCE_RULES)
             store.set_meta("handoff_rules", HANDOFF_RULES)
+    if run is not None:
+        # What the ingest did not draft again (a run folded away, a transcript that reads as empty now, an
+        # ingest of `only` some sessions) is redacted where it lies.
+        reredact.redact_stored(store, sorted(reredact.pending(store)), paths.handoffs_dir, paths.archive_dir,
+                               redactor, run, progress)
+        run.redrafted -= run.in_place - in_place_before
+        reredact.finish(store, run, started)
     return report
+
+
+def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
+    """Forgotten sessions (core/ingest/forget.py) stay out: their files are recorded unread, and a copy a spoke
+    pushed again is deleted (as `eywa forget` deleted the first)."""
+    with store.transaction():
+        for group in groups:
+            for source in group.files:
+                copy = paths.spoke_copy(str(source.path))
+                if copy is not None:
+                    copy.unlink(missing_ok=True)
+                else:
+                    store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, "forgotten", 0)
 
 
 def _judged_by_older_rules(store: Store) -> frozenset[str]:
@@ -226,6 +278,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     store.put_handoff(handoff, path=relpath.as_posix(), archive_path=relpath.as_posix(),
                       transcript=prepared.markdown, columns=prepared.columns, ended_at=prepared.ended_at,
                       extractor=EXTRACTOR_NAME)
+    reredact.done(store, prepared.session_id)
     record_sources("orphan" if prepared.orphan else "main")
     report.sessions_updated += 1
     report.subagent_runs += prepared.subagent_runs

@@ -1,14 +1,18 @@
-"""`eywa push`: a spoke sends its raw transcripts to the hub with rsync over SSH; never a database.
+"""`eywa push`: a spoke sends redacted copies of its transcripts to the hub with rsync over SSH; never a
+database, and never a raw transcript.
 
 What travels: `repositories.json`, the working directory -> git repository map resolved here, where the
-folders exist (core/sources/projects.py), then each agent folder's `*.jsonl` transcripts (and the subagents'
-`.meta.json`), laid out as on the spoke; symlinks are neither followed nor sent. They land in
-`<push.path>/<machine>/` on the hub, which ingests them as
-one more source each (core/machines/spokes.py). rsync sends only new and grown files, and of a grown one only what
-was appended (`--append-verify`, which checks the whole file and sends it again if it differs). A new file
-is written to a temporary `.<name>.XXXXXX` and renamed when complete, which the hub's discovery never
-reads; an append cut short leaves a truncated last line, which the reader skips until the next push
-completes it. Nothing is ever deleted on the hub: it keeps what the agents' own cleanup removes here.
+folders exist (core/sources/projects.py), then the outbox (core/machines/outbox.py): each agent folder's
+transcripts (and the subagents' `.meta.json`, Gemini CLI's `.project_root`) copied line by line through the
+redactor, laid out as on the spoke; symlinks are neither followed nor sent. They land in
+`<push.path>/<machine>/` on the hub, which ingests them as one more source each (core/machines/spokes.py).
+A copy made whole since the last push (new, rewritten, or made under new redaction rules) is sent whole,
+with rsync's delta transfer against what the hub has; the others are sent only when they grew, and of a
+grown one only what was appended (`--append-verify`, which checks the whole file and sends it again if it
+differs). A new file is written to a temporary `.<name>.XXXXXX` and renamed when complete, which the hub's
+discovery never reads; an append cut short leaves a truncated last line, which the reader skips until the
+next push completes it. Nothing is ever deleted on the hub: it keeps what the agents' own cleanup removes
+here (redacted, as everything it holds).
 """
 
 from __future__ import annotations
@@ -21,16 +25,22 @@ import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
+from eywa.core.config.private_files import private_dir, write_private
 from eywa.core.config.settings import Settings
 from eywa.core.errors import PushError
+from eywa.core.index import readonly
+from eywa.core.machines.outbox import TEMPORARY_SUFFIX, save_state, state_path, sync
 from eywa.core.machines.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
+from eywa.core.redaction.copies import redact_document
+from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
+from eywa.core.sources.claude_code.discovery import codex_session_id
 from eywa.core.sources.claude_code.reader import peek_fields
 from eywa.core.sources.projects import Repository, local_repository
 
@@ -54,16 +64,6 @@ class PushReport:
     def summary(self) -> str:
         return (f"pushed {self.files} new or changed files ({self.bytes_sent / 1e3:.1f} KB sent) to "
                 f"{self.hub}:{self.destination} in {self.seconds:.1f}s; {self.repositories} working directories mapped")
-
-
-# What of each agent's folder travels (rsync filter rules, first match wins): its transcripts, and what its
-# reader needs beside them (Claude Code's subagent `.meta.json`, Gemini CLI's `.project_root`).
-_FILTERS = {
-    CLAUDE_CODE: ["--include=*/", "--include=*.jsonl", "--include=*.meta.json", "--exclude=*"],
-    CODEX: ["--include=/sessions/***", "--include=/archived_sessions/***", "--exclude=*"],
-    GEMINI: ["--include=/tmp/", "--include=/tmp/*/", "--include=/tmp/*/.project_root", "--include=/tmp/*/chats/***",
-             "--exclude=*"],
-}
 
 
 def agent_folders(settings: Settings) -> list[tuple[str, Path]]:
@@ -135,24 +135,41 @@ def ssh_command(settings: Settings) -> list[str]:
 
 
 def rsync_command(settings: Settings, source: str, destination: str, *, rsync: str = "rsync",
-                  kind: str | None = None) -> list[str]:
-    """rsync of `source` to `destination` under the hub's spokes folder: an agent folder of `kind` (what of
-    it travels: `_FILTERS`), or one file. Symlinks are never followed (nor sent)."""
+                  append: bool = True, files_from: Path | None = None) -> list[str]:
+    """rsync of `source` (a folder, or one file) to `destination` under the hub's spokes folder: only what
+    grew, by appending (`append`), or whole with rsync's delta transfer; `files_from` lists the files of
+    `source` to send. Symlinks are never followed (nor sent), temporary copies never sent."""
     remote = f"{settings.push.path.rstrip('/')}/{destination}"
-    filters = [*_FILTERS[kind], "--prune-empty-dirs"] if kind is not None else []
     return [
-        rsync, "--recursive", "--times", "--append-verify", "--mkpath", *filters,
-        "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # transcripts are private on the hub too
+        rsync, "--recursive", "--times", *(["--append-verify"] if append else []), "--mkpath",
+        *([f"--files-from={files_from}"] if files_from is not None else []),
+        f"--exclude=*{TEMPORARY_SUFFIX}", "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # private on the hub too
         f"--timeout={RSYNC_TIMEOUT_SECONDS}", "--stats",
         *([f"--bwlimit={settings.push.bwlimit_kbps}"] if settings.push.bwlimit_kbps else []),
         "-e", shlex.join(ssh_command(settings)), source, f"{settings.push.hub}:{remote}",
     ]
 
 
+def forgotten_here(settings: Settings) -> Callable[[str, str], bool] | None:
+    """Which transcripts stay home because their session was forgotten on this machine (`eywa forget`, in
+    its own index): Claude Code's and Codex's, told by their file names. None when nothing was forgotten."""
+    forgotten = readonly.forgotten_ids(settings.db_path)
+    if not forgotten:
+        return None
+
+    def leave_out(kind: str, rel: str) -> bool:
+        parts = rel.split("/")
+        if kind == CLAUDE_CODE and len(parts) >= 2:  # <project>/<session>.jsonl, <project>/<session>/subagents/...
+            return parts[1].removesuffix(".jsonl") in forgotten
+        return kind == CODEX and codex_session_id(Path(rel)) in forgotten
+
+    return leave_out
+
+
 @contextlib.contextmanager
 def _one_at_a_time(lock_path: Path) -> Iterator[None]:
     """A push from the timer and one from the SessionEnd hook wait for each other instead of racing."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(lock_path.parent)
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
@@ -165,9 +182,7 @@ def _write_if_changed(path: Path, data: bytes) -> None:
             return
     except FileNotFoundError:
         pass
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    write_private(path, data)
 
 
 def _rsync(command: list[str], hub: str) -> dict[str, int]:
@@ -201,13 +216,23 @@ def push(settings: Settings) -> PushReport:
     outbox = settings.data_dir / "push" / machine
     with _one_at_a_time(outbox.parent / ".lock"):
         mapped = repository_map(machine, folders, read_repository_map(outbox / REPOSITORIES_FILE))
-        outbox.mkdir(parents=True, exist_ok=True)
-        _write_if_changed(outbox / REPOSITORIES_FILE, msgspec.json.encode(mapped))
+        private_dir(outbox)
+        redactor = Redactor(settings.redaction.extra_patterns)
+        # A remote may carry a token (https://user:<token>@host/...): redacted too, its repository name kept.
+        _write_if_changed(outbox / REPOSITORIES_FILE, redact_document(msgspec.json.encode(mapped), redactor))
+        state, _ = sync(folders, outbox, redactor, forgotten_here(settings))
         # The map first: a hub ingesting while the transcripts land names their projects by it.
-        commands = [rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync)]
-        commands += [rsync_command(settings, f"{folder}/", f"{machine}/{kind}/", rsync=rsync, kind=kind)
-                     for kind, folder in folders]
-        sent = [_rsync(command, hub) for command in commands]
+        sent = [_rsync(rsync_command(settings, str(outbox / REPOSITORIES_FILE), f"{machine}/", rsync=rsync,
+                                     append=False), hub)]
+        if state.unsent:
+            listing = outbox.with_name(outbox.name + ".unsent")
+            write_private(listing, "".join(f"{key}\n" for key in state.unsent))
+            sent.append(_rsync(rsync_command(settings, f"{outbox}/", f"{machine}/", rsync=rsync, append=False,
+                                             files_from=listing), hub))
+            state.unsent = []
+            save_state(state_path(outbox), state)
+        sent.append(_rsync(rsync_command(settings, f"{outbox}/", f"{machine}/", rsync=rsync)
+                           + [f"--exclude=/{REPOSITORIES_FILE}"], hub))
     counts = {name: sum(one[name] for one in sent) for name in _STAT_LINES}
     return PushReport(hub=hub, destination=f"{settings.push.path.rstrip('/')}/{machine}", files=counts["files"],
                       bytes_sent=counts["bytes_sent"], repositories=len(mapped.repositories),

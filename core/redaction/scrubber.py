@@ -19,11 +19,18 @@ match and validate in Python. Why, with the figures: bench/RESULTS.md ("Why the 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Redactor", "default_redactor"]
+__all__ = ["REDACTION_RULES", "Redactor", "default_redactor"]
+
+# Bumped whenever a rule changes what is caught: text stored under an older number (or under other
+# configured patterns, see `Redactor.rules`) is redacted again, once (core/redaction/upgrade.py).
+# 1: the rules before 7c4466e (a key block as an assignment's value kept all but its first word);
+# 2: overlapping hits merged, key blocks escaped twice in JSON; 3: a key block's body after a missing BEGIN.
+REDACTION_RULES = 3
 
 _Hit = tuple[int, int, str]  # (start, end, kind): the span to replace and its label
 _Find = Callable[[str, int], re.Match[str] | None]
@@ -222,6 +229,19 @@ def _check_pem(m: re.Match[str]) -> _Hit | None:
     return (m.start(), m.end(), "private-key") if _BASE64_RUN.search(m.group()) else None
 
 
+# A key block's body after its header when the BEGIN is missing: an output cut inside the header line, or
+# text stored by releases whose rules replaced only the first word of a key block that was an assignment's
+# value (`[REDACTED:aws-secret-key] RSA PRIVATE KEY-----` then the body). The runs of 20+ base64 characters
+# that follow, whatever the separator (a handoff joins lines with spaces), up to the next marker.
+_PEM_BODY = re.compile(
+    rf"PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:{_PEM_SEP}+[A-Za-z0-9+/=]{{20,}}(?![A-Za-z0-9+/=]))+)"
+)
+
+
+def _check_pem_body(m: re.Match[str]) -> _Hit | None:
+    return (m.start("secret"), m.end("secret"), "private-key") if _BASE64_RUN.search(m.group("secret")) else None
+
+
 # scheme://user:password@host; the trigger is "@" and the scheme separator is found backwards.
 # A user name already replaced (https://[REDACTED:stripe-key]:@host) is one piece: its ":" is no separator.
 _URL_CREDENTIALS = re.compile(
@@ -393,6 +413,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule((":AA",), _find_telegram, _check_telegram),
     _Rule(("hooks.slack.com/",), _SLACK_WEBHOOK.match, _check_slack_webhook),
     _Rule(("-----BEGIN",), _PEM.match, _check_pem),
+    _Rule(("PRIVATE KEY",), _PEM_BODY.match, _check_pem_body),
     _Rule(("@",), _find_url_credentials, _check_url_credentials, _url_credentials_ahead),
     _Rule(("Bearer", "BEARER"), _BEARER.match, _check_bearer),
     _Rule(_case_variants(["authorization"]), _AUTHORIZATION.match, _check_authorization),
@@ -508,6 +529,12 @@ class Redactor:
             except re.error as exc:
                 raise ValueError(f"invalid redaction pattern {pattern!r}: {exc}") from exc
         self._extra = tuple(compiled)
+        digest = hashlib.sha256("\n".join(extra_patterns).encode()).hexdigest()[:12] if extra_patterns else ""
+        self.rules = f"{REDACTION_RULES}+{digest}" if digest else str(REDACTION_RULES)
+
+    def might_redact(self, text: str) -> bool:
+        """False when `redact(text)` is surely `text` (no trigger word and no configured pattern): one C scan."""
+        return bool(self._extra) or (len(text) >= _MIN_TEXT and _GATE_SEARCH(text) is not None)
 
     def redact(self, text: str) -> str:
         """`text` with every secret found replaced; the same object when there is none."""
