@@ -189,7 +189,7 @@ class Eywa:
     @_faults
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from eywa.core.sources.claude_code.discovery import file_session, scan_sources
+        from eywa.core.sources.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):

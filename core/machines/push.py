@@ -30,8 +30,7 @@ import msgspec
 from eywa.core.config.settings import Settings
 from eywa.core.errors import PushError
 from eywa.core.machines.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
-from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
-from eywa.core.sources.claude_code.reader import peek_fields
+from eywa.core.sources import agent
 from eywa.core.sources.projects import Repository, local_repository
 
 RSYNC_TIMEOUT_SECONDS = 120  # no data for this long: the hub or the link is gone, the next push resumes
@@ -56,16 +55,6 @@ class PushReport:
                 f"{self.hub}:{self.destination} in {self.seconds:.1f}s; {self.repositories} working directories mapped")
 
 
-# What of each agent's folder travels (rsync filter rules, first match wins): its transcripts, and what its
-# reader needs beside them (Claude Code's subagent `.meta.json`, Gemini CLI's `.project_root`).
-_FILTERS = {
-    CLAUDE_CODE: ["--include=*/", "--include=*.jsonl", "--include=*.meta.json", "--exclude=*"],
-    CODEX: ["--include=/sessions/***", "--include=/archived_sessions/***", "--exclude=*"],
-    GEMINI: ["--include=/tmp/", "--include=/tmp/*/", "--include=/tmp/*/.project_root", "--include=/tmp/*/chats/***",
-             "--exclude=*"],
-}
-
-
 def agent_folders(settings: Settings) -> list[tuple[str, Path]]:
     """(kind, folder) of each enabled source here that exists (core/sources), as it lands on the hub under
     `<machine>/<kind>/`."""
@@ -73,50 +62,12 @@ def agent_folders(settings: Settings) -> list[tuple[str, Path]]:
             if source.enabled and source.path.is_dir()]
 
 
-def working_directories(projects_dir: Path) -> set[str]:
-    """The cwd of each Claude Code project folder: every session in one folder started in the same one, so
-    one transcript a folder tells it (the newest, whose first lines carry the cwd)."""
-    found: set[str] = set()
-    try:
-        folders = [entry for entry in os.scandir(projects_dir) if entry.is_dir() and not entry.name.startswith(".")]
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return found
-    for folder in folders:
-        try:
-            transcripts = sorted((entry for entry in os.scandir(folder.path)
-                                  if entry.name.endswith(".jsonl") and not entry.name.startswith(("agent-", "."))),
-                                 key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
-        except OSError:
-            continue
-        for entry in transcripts[:3]:  # a summary-only file has no cwd: the next one does
-            cwd = peek_fields(Path(entry.path), ("cwd",)).get("cwd")
-            if isinstance(cwd, str) and cwd:
-                found.add(cwd)
-                break
-    return found
-
-
-def gemini_directories(gemini_home: Path) -> set[str]:
-    """The working folder Gemini CLI recorded for each of its projects (`tmp/<project>/.project_root`)."""
-    found = set()
-    for marker in (gemini_home / "tmp").glob("*/.project_root"):
-        try:
-            cwd = marker.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if cwd.startswith("/"):
-            found.add(cwd)
-    return found
-
-
 def repository_map(machine: str, folders: list[tuple[str, Path]], previous: dict[str, Repository]) -> RepositoryMap:
     """The map of every working directory seen, resolved here; a folder deleted since keeps what it was.
     (Codex records its repository in the rollout itself.)"""
     repositories = dict(previous)
     for kind, folder in folders:
-        cwds = working_directories(folder) if kind == CLAUDE_CODE else gemini_directories(folder) \
-            if kind == GEMINI else set()
-        for cwd in cwds:
+        for cwd in agent(kind).working_directories(folder):
             repository = local_repository(cwd)
             if repository is not None:
                 repositories[cwd] = repository
@@ -137,9 +88,10 @@ def ssh_command(settings: Settings) -> list[str]:
 def rsync_command(settings: Settings, source: str, destination: str, *, rsync: str = "rsync",
                   kind: str | None = None) -> list[str]:
     """rsync of `source` to `destination` under the hub's spokes folder: an agent folder of `kind` (what of
-    it travels: `_FILTERS`), or one file. Symlinks are never followed (nor sent)."""
+    it travels: its transcripts, and what its reader needs beside them: the agent's `push_filters`), or one
+    file. Symlinks are never followed (nor sent)."""
     remote = f"{settings.push.path.rstrip('/')}/{destination}"
-    filters = [*_FILTERS[kind], "--prune-empty-dirs"] if kind is not None else []
+    filters = [*agent(kind).push_filters, "--prune-empty-dirs"] if kind is not None else []
     return [
         rsync, "--recursive", "--times", "--append-verify", "--mkpath", *filters,
         "--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=",  # transcripts are private on the hub too

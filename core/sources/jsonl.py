@@ -1,6 +1,6 @@
-"""Streams the records of one JSONL transcript, tolerating what real files contain.
+"""Streams the records of one JSONL transcript, of any agent, tolerating what real files contain.
 
-Claude Code appends to a transcript while the session runs, and real files hold lines that are not
+An agent appends to a transcript while the session runs, and real files hold lines that are not
 JSON, two records glued on one line, truncated last lines, non-object JSON and invalid UTF-8. Each
 such line is skipped (or split and kept) and counted; none of them costs the rest of the file. A line
 longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bounded whatever the file.
@@ -39,7 +39,7 @@ class ReadStats:
     bytes_read: int = 0
     unknown_types: dict[str, int] = field(default_factory=dict)
     unknown_fields: dict[str, int] = field(default_factory=dict)  # "type.field" -> records (builder.py)
-    version: str = ""  # the Claude Code version that wrote the file (its last record's `version`)
+    version: str = ""  # the CLI version that wrote the file (Claude Code's: its last record's `version`)
 
     @property
     def bad_lines(self) -> int:
