@@ -195,6 +195,7 @@ def build_codex_session(session_id: str, paths: list[Path], redact: Redact) -> t
         except OSError:
             del stats[str(path)]
             continue
+        file_stats.version = f"{CODEX} {session.version}".strip()  # its drift, by version (`eywa stats`)
         session.source_files.append(str(path))
         for name, count in builder.unknown.items():
             file_stats.unknown_types[name] = file_stats.unknown_types.get(name, 0) + count

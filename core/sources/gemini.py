@@ -27,11 +27,11 @@ from eywa.core.sources.sessions import as_run
 
 _MESSAGE_TYPES = {"user", "gemini", "info", "warning", "error"}
 _LEGACY_MAX_BYTES = 64 * 1024 * 1024  # an older single-object chat is read whole: past this it is not read
-# Gemini CLI's tools in the names the rest of Eywa reads; the path argument each keeps.
-_TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
+# Gemini CLI's tools in the names the rest of Eywa reads (Qwen Code, its fork, keeps them: core/sources/qwen.py).
+TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
           "read_many_files": "Read", "list_directory": "LS", "glob": "Glob", "grep_search": "Grep",
           "search_file_content": "Grep", "google_web_search": "WebSearch", "web_fetch": "WebFetch"}
-_EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
+EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
 _WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*- (/[^\n]*)")  # in the <session_context>
 _CONTEXT_PREFIXES = ("<session_context>", "<state_snapshot>")
 _OBJECTIVE_RE = re.compile(r"<objective>\s*(.*?)\s*</objective>", re.DOTALL)  # how it briefs a subagent
@@ -106,9 +106,9 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
                                "description": str(args.get("prompt") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
-    call = tool_call(str(raw.get("id") or ""), _TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
-    output = _result_text(raw.get("result"))
-    code = _EXIT_RE.search(output)
+    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
+    output = result_text(raw.get("result"))
+    code = EXIT_RE.search(output)
     if raw.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
         fail(call, output.replace("<untrusted_context>", "").replace("</untrusted_context>", "").replace(
             "Output: ", "", 1), redact)
@@ -116,7 +116,8 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
     return call
 
 
-def _result_text(result: object) -> str:
+def result_text(result: object) -> str:
+    """The text of a tool's `functionResponse` parts (its output, else its error)."""
     if not isinstance(result, list):
         return ""
     texts = []
@@ -194,6 +195,7 @@ def build_gemini_session(session_id: str, paths: list[Path], redact: Redact) -> 
         except OSError:
             del stats[str(path)]
             continue
+        file_stats.version = GEMINI  # its drift (`eywa stats`): a chat does not name the CLI's version
         session.source_files.append(str(path))
     session.bad_lines = sum(s.bad_lines for s in stats.values())
     session.records = sum(s.records for s in stats.values())
@@ -242,7 +244,7 @@ class Gemini(AgentSource):
     def read(self, session_id: str, files: list[SourceFile], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
         return build_gemini_session(session_id, [f.path for f in files], redact)
 
-    def fold(self, session: Session) -> SubagentRun:
+    def fold(self, session: Session, redact: Redact) -> SubagentRun:
         """A subagent is briefed inside <objective> and may answer by its `complete_task` call alone."""
         prompts = session.user_texts
         objective = _OBJECTIVE_RE.search(prompts[0]) if prompts else None

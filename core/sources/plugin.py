@@ -102,8 +102,9 @@ class AgentSource:
         and each file's ReadStats; a file that vanished has none (ingest looks at it again next time)."""
         raise NotImplementedError
 
-    def fold(self, session: Session) -> SubagentRun:
-        """A whole session of this agent, run by another (its subagent, or a headless run): a subagent run."""
+    def fold(self, session: Session, redact: Redact) -> SubagentRun:
+        """A whole session of this agent, run by another (its subagent, or a headless run): a subagent run (its
+        texts redacted already; `redact` for what the module reads beside it)."""
         from eywa.core.sources.sessions import as_run
 
         return as_run(session)

@@ -24,7 +24,7 @@ def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str
             session.source_files.append(str(source.path))
             session.bad_lines += run.bad_lines
             if run.events:
-                session.subagents.append(plugin.fold(run))
+                session.subagents.append(plugin.fold(run, redact))
     session.subagents.sort(key=lambda r: (r.started.isoformat() if r.started else "", r.agent_id))
     return session, stats
 
