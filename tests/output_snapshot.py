@@ -23,6 +23,8 @@ from pathlib import Path
 
 from tests.conftest import AGENT_FIXTURES, CORPUS, ROOT
 
+MORE_AGENT_FIXTURES = ROOT / "tests" / "fixtures" / "more-agents"  # Copilot CLI's and Qwen Code's
+
 _VOLATILE = [(re.compile(r"^data directory .*$", re.MULTILINE), "data directory   -"),
              (re.compile(r" in [\d.]+s$", re.MULTILINE), " in -s"),
              (re.compile(r"\(\d+\.\d MB of transcripts\)"), "(- MB of transcripts)")]
@@ -57,18 +59,18 @@ def snapshot(work: Path, projects: Path, sources: list[dict[str, str]], out: Pat
     (out / "stats.txt").write_text(stats, encoding="utf-8")
 
 
-def _agent_tree(work: Path) -> tuple[Path, list[dict[str, str]]]:
-    """The committed agent transcripts laid out as each agent's folder, as tests/conftest.py's
-    `copy_agent_fixtures` does (copied in its order, so that a Claude Code session is newer than its runs)."""
+def _agent_tree(work: Path, fixtures: Path) -> tuple[Path, list[dict[str, str]]]:
+    """Committed agent transcripts laid out as each agent's folder, as tests/conftest.py's `copy_agent_fixtures`
+    does (copied in its order, so that a Claude Code session is newer than the runs it started)."""
     projects = work / "projects"
     sources = []
-    for folder in sorted(AGENT_FIXTURES.iterdir()):
+    for folder in sorted(fixtures.iterdir()):
         if folder.name == "claude":
             continue
         home = work / f"{folder.name}-home"
         shutil.copytree(folder, home, copy_function=shutil.copy)
         sources.append({"kind": folder.name, "path": str(home)})
-    shutil.copytree(AGENT_FIXTURES / "claude", projects, copy_function=shutil.copy)
+    shutil.copytree(fixtures / "claude", projects, copy_function=shutil.copy)
     return projects, sources
 
 
@@ -78,8 +80,10 @@ def main(out: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="eywa-snapshot-") as scratch:
         for tree in ("entire", "claude-code-log"):
             snapshot(Path(scratch) / tree, CORPUS / tree / "projects", [], out / tree)
-        projects, sources = _agent_tree(Path(scratch) / "agents")
-        snapshot(Path(scratch) / "agents", projects, sources, out / "agents")
+        for name, fixtures in (("agents", AGENT_FIXTURES), ("more-agents", MORE_AGENT_FIXTURES)):
+            if fixtures.is_dir():
+                projects, sources = _agent_tree(Path(scratch) / name, fixtures)
+                snapshot(Path(scratch) / name, projects, sources, out / name)
     print(f"wrote {sum(1 for p in out.rglob('*') if p.is_file())} files under {out}")
 
 

@@ -45,6 +45,8 @@ AGENTS: tuple[Registered, ...] = (
     Registered(CLAUDE_CODE, "Claude", "claude_code", Home()),
     Registered(CODEX, "Codex", "codex", Home(("CODEX_HOME",), "~/.codex")),
     Registered(GEMINI, "Gemini", "gemini", Home(("GEMINI_CLI_HOME",), "~", ".gemini")),
+    Registered("copilot", "Copilot", "copilot", Home(("COPILOT_HOME",), "~/.copilot")),
+    Registered("qwen", "Qwen", "qwen", Home(("QWEN_RUNTIME_DIR", "QWEN_HOME"), "~/.qwen")),
 )
 KINDS = tuple(entry.kind for entry in AGENTS)
 # What each agent is called where a person reads it (renders, the bot).
