@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.conftest import AGENT_FIXTURES, CORPUS, ROOT
+from tests.conftest import AGENT_FIXTURES, AGENT_HOMES, CORPUS, ROOT
 
 MORE_AGENT_FIXTURES = ROOT / "tests" / "fixtures" / "more-agents"  # Copilot CLI's and Qwen Code's
 
@@ -32,7 +32,7 @@ _VOLATILE = [(re.compile(r"^data directory .*$", re.MULTILINE), "data directory 
 
 def _env(work: Path, projects: Path, sources: list[dict[str, str]]) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items()
-            if not k.startswith(("EYWA_", "ANTHROPIC_", "CODEX_HOME", "GEMINI_CLI_HOME"))}
+            if not k.startswith(("EYWA_", "ANTHROPIC_")) and k not in AGENT_HOMES}
     return {**keep, "HOME": str(work / "home"), "EYWA_DATA_DIR": str(work / "data"),
             "EYWA_PROJECTS_DIR": str(projects), "EYWA_NOW": "2026-02-17", "EYWA_LLM__BACKEND": "deterministic",
             "EYWA_SOURCES": json.dumps(sources), "EYWA_INGEST__SHOW_PROGRESS": "never"}

@@ -254,14 +254,10 @@ class Copilot(AgentSource):
         return build_copilot_session(session_id, [f.path for f in files], redact)
 
     def working_directories(self, folder: Path) -> set[str]:
-        """Each session's `workspace.yaml` names its working folder (`cwd: ...`)."""
+        """The working folder in each session's `session.start` (its first line)."""
         found = set()
-        for workspace in (folder / "session-state").glob("*/workspace.yaml"):
-            try:
-                lines = workspace.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                continue
-            cwd = next((line[4:].strip().strip("'\"") for line in lines if line.startswith("cwd:")), "")
+        for events in (folder / "session-state").glob("*/events.jsonl"):
+            cwd = self.run_start(SourceFile(events, 0, 0, "main", self.kind))[1]
             if cwd.startswith("/"):
                 found.add(cwd)
         return found

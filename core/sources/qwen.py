@@ -70,8 +70,9 @@ class _Builder:
             key = f"{name}.{str(field)[:60]}"
             stats.unknown_fields[key] = stats.unknown_fields.get(key, 0) + 1
         parent = record.get("parentUuid")
-        if isinstance(parent, str) and parent != self.last and parent in self.after:
-            del self.s.events[self.after[parent]:]  # rewound: what followed that record is a dead branch
+        if self.last and parent != self.last and (parent is None or parent in self.after):
+            # Rewound: what followed that record (the start, for none) is a dead branch.
+            del self.s.events[self.after[parent] if parent is not None else 0:]
         stamp = self.clock.tick(record.get("timestamp"))
         self._context(record)
         message = record.get("message")
