@@ -30,8 +30,9 @@ from eywa.core.sources.plugin import AgentSource
 from eywa.core.sources.qwen import build_qwen_session
 from eywa.core.sources.sessions import read_session
 
-from .conftest import ROOT
+from .conftest import ROOT, identity
 from .more_agent_transcripts import FIXTURES, GOLDEN, fixture_sessions, generate, read, views
+from .test_agent_sources import kinds
 from .test_bad_input import MUTATIONS, read_file
 from .tools import agent_cli, debian
 
@@ -39,17 +40,6 @@ SESSIONS = fixture_sessions()
 SECRET = "sk-ant-api03-" + "Zq7xW2vB9nL4kT8mR1sD6fH3jP5cY0uA" * 2 + "-AbCdEfGh"
 REPO = "/tmp/eywa-agents/widgets"
 BUILD = {"copilot": build_copilot_session, "qwen": build_qwen_session}
-
-
-def identity(text: str) -> str:
-    return text
-
-
-def kinds(session: object) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for event in session.events:  # type: ignore[attr-defined]
-        counts[event.kind] = counts.get(event.kind, 0) + 1
-    return counts
 
 
 def calls(session: object) -> list[tuple[str, object, bool]]:

@@ -18,8 +18,8 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
-from eywa.core.sources.common import Clock, cut, fail, parse_time, tool_call
-from eywa.core.sources.jsonl import ReadStats, read_records
+from eywa.core.sources.common import Clock, cut, fail, parse_time, read_files, tool_call
+from eywa.core.sources.jsonl import ReadStats, first_record, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
 KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
@@ -185,24 +185,17 @@ def build_codex_session(session_id: str, paths: list[Path], redact: Redact) -> t
     """Read a Codex session's rollout file(s) into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=CODEX)
     builder = _Builder(session, redact)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            for record in read_records(path, file_stats):
-                builder.add(record)
-        except OSError:
-            del stats[str(path)]
-            continue
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        for record in read_records(path, file_stats):
+            builder.add(record)
         file_stats.version = f"{CODEX} {session.version}".strip()  # its drift, by version (`eywa stats`)
-        session.source_files.append(str(path))
         for name, count in builder.unknown.items():
             file_stats.unknown_types[name] = file_stats.unknown_types.get(name, 0) + count
         builder.unknown.clear()
+
+    stats = read_files(session, paths, read)
     session.known_records = builder.known
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
     return session, stats
 
 
@@ -225,7 +218,7 @@ class Codex(AgentSource):
         return name.startswith("rollout-") and name.endswith(_SUFFIXES)
 
     def session_of(self, file: SourceFile) -> str | None:
-        meta = next(read_records(file.path), None) if file.kind == "main" else None
+        meta = first_record(file.path) if file.kind == "main" else None
         payload = meta.get("payload") if isinstance(meta, dict) else None
         parent = payload.get("parent_thread_id") if isinstance(payload, dict) else None
         return parent if isinstance(parent, str) and parent else codex_session_id(file.path)
@@ -244,7 +237,7 @@ class Codex(AgentSource):
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """`codex exec` says so in its session_meta (source, originator)."""
-        first = next(read_records(file.path), None) if file.path.exists() else None
+        first = first_record(file.path)
         meta = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
         if not isinstance(meta, dict) or not (meta.get("source") == "exec" or meta.get("originator") == "codex_exec"):
             return None, ""

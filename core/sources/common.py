@@ -4,8 +4,12 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
 
 from eywa.core.session import Session, ToolCall
+from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
 ERROR_KEEP = 400  # characters of a failed tool call's output kept
@@ -78,3 +82,43 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolC
 def fail(call: ToolCall, output: str, redact: Redact) -> None:
     call.is_error = True
     call.error = cut(output.strip(), ERROR_KEEP, redact)
+
+
+def read_files(session: Session, paths: list[Path], read: Callable[[Path, ReadStats], None]) -> dict[str, ReadStats]:
+    """Each file read into `session` by `read`, with its statistics; a file that vanishes is skipped, with none
+    (ingest looks at it again next time). The session's bad lines and records are the files' sums."""
+    stats: dict[str, ReadStats] = {}
+    for path in paths:
+        file_stats = ReadStats()
+        try:
+            read(path, file_stats)
+        except OSError:
+            continue
+        stats[str(path)] = file_stats
+        session.source_files.append(str(path))
+    session.bad_lines = sum(s.bad_lines for s in stats.values())
+    session.records = sum(s.records for s in stats.values())
+    return stats
+
+
+class RecordBuilder(Protocol):
+    """A reader's state across a session's files: the records it knew, the CLI version it read."""
+
+    known: int
+    version: str
+
+    def add(self, record: dict, stats: ReadStats) -> None: ...
+
+
+def read_jsonl(session: Session, builder: RecordBuilder, paths: list[Path]) -> dict[str, ReadStats]:
+    """Every record of each JSONL file given to `builder` in order; a file's drift counted under
+    `<agent> <version>` (`eywa stats`)."""
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        for record in read_records(path, file_stats):
+            builder.add(record, file_stats)
+        file_stats.version = f"{session.agent} {builder.version}".strip()
+
+    stats = read_files(session, paths, read)
+    session.known_records = builder.known
+    return stats

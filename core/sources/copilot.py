@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.common import Clock, cut, fail, parse_time, tool_call
-from eywa.core.sources.jsonl import ReadStats, read_records
+from eywa.core.sources.common import Clock, cut, fail, parse_time, read_jsonl, tool_call
+from eywa.core.sources.jsonl import ReadStats, first_record
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
 # The event types of the pinned CLI's schema (tests/test_more_agents.py checks them against it); others are drift.
@@ -210,23 +210,7 @@ def _calls(data: dict, redact: Redact) -> list[ToolCall]:
 def build_copilot_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """Read a Copilot CLI session's events file into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=COPILOT)
-    builder = _Builder(session, redact)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            for event in read_records(path, file_stats):
-                builder.add(event, file_stats)
-        except OSError:
-            del stats[str(path)]
-            continue
-        file_stats.version = f"{COPILOT} {builder.version}".strip()
-        session.source_files.append(str(path))
-    session.known_records = builder.known
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
-    return session, stats
+    return session, read_jsonl(session, _Builder(session, redact), paths)
 
 
 class Copilot(AgentSource):
@@ -264,7 +248,7 @@ class Copilot(AgentSource):
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """Its `session.start` event: when, and the working folder of its context."""
-        first = next(read_records(file.path), None) if file.path.exists() else None
+        first = first_record(file.path)
         data = first.get("data") if isinstance(first, dict) and first.get("type") == "session.start" else None
         if not isinstance(data, dict):
             return None, ""

@@ -20,8 +20,8 @@ import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import GEMINI
-from eywa.core.sources.common import Clock, fail, parse_time, tool_call
-from eywa.core.sources.jsonl import ReadStats, peek_fields, read_records
+from eywa.core.sources.common import Clock, fail, parse_time, read_files, tool_call
+from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 from eywa.core.sources.sessions import as_run
 
@@ -186,20 +186,12 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
 def build_gemini_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """Read a Gemini CLI chat file(s) into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=GEMINI)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            read_chat(session, path, file_stats, redact)
-        except OSError:
-            del stats[str(path)]
-            continue
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        read_chat(session, path, file_stats, redact)
         file_stats.version = GEMINI  # its drift (`eywa stats`): a chat does not name the CLI's version
-        session.source_files.append(str(path))
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
-    return session, stats
+
+    return session, read_files(session, paths, read)
 
 
 def _strings(value: object) -> list[str]:
@@ -268,7 +260,7 @@ class Gemini(AgentSource):
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """A chat's metadata line: when it started; its project's `.project_root`: where."""
-        first = next(read_records(file.path), None) if file.path.exists() else None
+        first = first_record(file.path)
         if not isinstance(first, dict):
             return None, ""
         return parse_time(first.get("startTime")), _read_root(file.path.parent.parent / ".project_root")

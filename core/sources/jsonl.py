@@ -8,6 +8,7 @@ longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bo
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -155,6 +156,15 @@ def read_records(path: Path, stats: ReadStats | None = None,
                 stats.non_object += 1
         if isinstance(raw_stream := getattr(handle, "raw", None), _Decompressed) and raw_stream.damaged:
             stats.not_json += 1  # the compressed rest of the file could not be read: one bad line
+
+
+def first_record(path: Path) -> dict | None:
+    """The file's first JSON object; None when it holds none or cannot be read (gone since it was found)."""
+    try:
+        with contextlib.closing(read_records(path)) as records:
+            return next(records, None)
+    except OSError:
+        return None
 
 
 def _read_past_line(handle: BinaryIO) -> int:

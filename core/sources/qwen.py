@@ -21,9 +21,9 @@ from pathlib import Path
 import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.common import Clock, cut, fail, parse_time, tool_call
+from eywa.core.sources.common import Clock, cut, fail, parse_time, read_jsonl, tool_call
 from eywa.core.sources.gemini import EXIT_RE, TOOLS, result_text
-from eywa.core.sources.jsonl import ReadStats, peek_fields, read_records
+from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 from eywa.core.sources.sessions import as_run
 
@@ -61,7 +61,8 @@ class _Builder:
     def add(self, record: dict, stats: ReadStats) -> None:
         kind, subtype = record.get("type"), record.get("subtype")
         name = kind if isinstance(kind, str) else str(kind)[:40]
-        if name not in KNOWN_TYPES or (subtype is not None and subtype not in KNOWN_SUBTYPES):
+        if name not in KNOWN_TYPES or (subtype is not None and not (isinstance(subtype, str)
+                                                                    and subtype in KNOWN_SUBTYPES)):
             name = name if name not in KNOWN_TYPES else f"{name}.{str(subtype)[:40]}"
             stats.unknown_types[name] = stats.unknown_types.get(name, 0) + 1
             return
@@ -70,7 +71,7 @@ class _Builder:
             key = f"{name}.{str(field)[:60]}"
             stats.unknown_fields[key] = stats.unknown_fields.get(key, 0) + 1
         parent = record.get("parentUuid")
-        if self.last and parent != self.last and (parent is None or parent in self.after):
+        if self.last and parent != self.last and (parent is None or isinstance(parent, str) and parent in self.after):
             # Rewound: what followed that record (the start, for none) is a dead branch.
             del self.s.events[self.after[parent] if parent is not None else 0:]
         stamp = self.clock.tick(record.get("timestamp"))
@@ -166,23 +167,7 @@ def _tool(call: dict, redact: Redact) -> ToolCall:
 def build_qwen_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """Read a Qwen Code chat (or a subagent's file) into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=QWEN)
-    builder = _Builder(session, redact)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            for record in read_records(path, file_stats):
-                builder.add(record, file_stats)
-        except OSError:
-            del stats[str(path)]
-            continue
-        file_stats.version = f"{QWEN} {builder.version}".strip()
-        session.source_files.append(str(path))
-    session.known_records = builder.known
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
-    return session, stats
+    return session, read_jsonl(session, _Builder(session, redact), paths)
 
 
 class Qwen(AgentSource):
@@ -239,7 +224,7 @@ class Qwen(AgentSource):
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """Its first record: when, and in which folder."""
-        first = next(read_records(file.path), None) if file.path.exists() else None
+        first = first_record(file.path)
         if not isinstance(first, dict):
             return None, ""
         cwd = first.get("cwd")
