@@ -59,7 +59,7 @@ class Stats:
 
 
 def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
-    """One line per CLI version (Claude Code's bare, another agent's after its name: `codex 0.171.0`), Claude
+    """One line per CLI version (Claude Code's bare, another agent's after its name: `codex <version>`), Claude
     Code's first, each agent's newest first: the files read and what in them the reader did not know. Versions
     with nothing unknown past the newest `clean_limit` are summed in one last line."""
     lines, clean = [], []

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eywa.core.sources import CLAUDE_CODE
+
 if TYPE_CHECKING:
     from eywa.core.session import Session, SubagentRun
     from eywa.core.sources import Source
@@ -33,7 +35,7 @@ class SourceFile:
     size: int
     mtime_ns: int
     kind: str  # its role: main | agent-file | subagents-dir (a subagent's file) | agent-run
-    agent: str = "claude-code"  # the agent whose folder it was found in (core/sources)
+    agent: str = CLAUDE_CODE  # the agent whose folder it was found in (core/sources)
     machine: str = ""  # the machine of that source
 
 
@@ -42,7 +44,7 @@ class SessionFiles:
     session_id: str
     main: list[SourceFile] = field(default_factory=list)
     subagents: list[SourceFile] = field(default_factory=list)
-    agent: str = "claude-code"
+    agent: str = CLAUDE_CODE
     machine: str = ""  # the machine it ran on (core/machines/spokes.py)
     projects: ProjectNames | None = None  # how that machine's projects are named; None: by this machine's folders
 
