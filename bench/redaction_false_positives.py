@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from eywa.core.redaction.scrubber import default_redactor  # noqa: E402
-from eywa.core.sources.claude_code.reader import read_records  # noqa: E402
+from eywa.core.sources.jsonl import read_records  # noqa: E402
 from tests.conftest import json_strings  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

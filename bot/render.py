@@ -266,7 +266,7 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
     lines.append(f"Bad lines skipped: {stats.bad_lines}")
     drift = getattr(stats, "drift", None) or {}
     if drift:
-        lines.append("Claude Code versions read (records and fields the reader does not know):")
+        lines.append("Agent versions read (records and fields the reader does not know):")
         lines.extend(f"  {esc(line)}" for line in drift_lines(drift, clean_limit=3))
     if stats.agents:
         lines.append("Sessions by agent: " + esc(", ".join(f"{name} {n}" for name, n in stats.agents.items())))

@@ -35,9 +35,9 @@ from eywa.core.config.settings import Settings
 from eywa.core.errors import AmbiguousId, IngestError, NotFound, StoreError
 from eywa.core.ingest.pending import live_session
 from eywa.core.redaction.scrubber import Redactor
+from eywa.core.sources.claude_code import encode_cwd
 from eywa.core.sources.claude_code.builder import block_text
-from eywa.core.sources.claude_code.discovery import encode_cwd
-from eywa.core.sources.claude_code.reader import read_records
+from eywa.core.sources.jsonl import read_records
 
 ACTIVE_SECONDS = 300  # a transcript written this recently belongs to a session that is still running
 CLAIM_WAIT_SECONDS = 3.0

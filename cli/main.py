@@ -234,7 +234,7 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     from eywa.core.api import drift_lines
 
     for number, line in enumerate(drift_lines(stats.drift)):
-        print(f"{'claude code' if number == 0 else '':<17}{line}")
+        print(f"{'versions read' if number == 0 else '':<17}{line}")
     if stats.last_ingest_at:
         print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
               f"in {last.get('seconds', 0):.1f}s")

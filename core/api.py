@@ -60,10 +60,11 @@ class Stats:
 
 
 def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
-    """One line per Claude Code version, newest first: the files read and what in them the reader did not
-    know. Versions with nothing unknown past the newest `clean_limit` are summed in one last line."""
+    """One line per CLI version (Claude Code's bare, another agent's after its name: `codex <version>`), Claude
+    Code's first, each agent's newest first: the files read and what in them the reader did not know. Versions
+    with nothing unknown past the newest `clean_limit` are summed in one last line."""
     lines, clean = [], []
-    for version in sorted(drift, key=_version_key, reverse=True):
+    for version in sorted(drift, key=_version_key):
         counts = dict(drift[version])
         files = counts.pop("files", 0)
         unknown = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -81,7 +82,8 @@ def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: i
 
 
 def _version_key(version: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else -1 for p in version.replace("-", ".").split("."))
+    agent, _, number = ("", "", version) if version[:1].isdigit() or version == "no version" else version.partition(" ")
+    return agent, tuple(-int(p) if p.isdigit() else 1 for p in number.replace("-", ".").split("."))
 
 
 @dataclass
@@ -191,7 +193,7 @@ class Eywa:
     @_faults
     def extract(self, session_id: str) -> HandoffRecord:
         """(Re-)extract one session from its transcript now, whether or not it changed; its handoff."""
-        from eywa.core.sources.claude_code.discovery import file_session, scan_sources
+        from eywa.core.sources.discovery import file_session, scan_sources
 
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):

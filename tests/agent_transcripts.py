@@ -255,7 +255,7 @@ def render(path: Path) -> str:
     """The deterministic markdown of one fixture transcript, as ingest archives it."""
     from eywa.core.archive.renderer import Renderer
     from eywa.core.ingest.prepare import read_session
-    from eywa.core.sources.claude_code.discovery import file_session, group_sessions, scan_files
+    from eywa.core.sources.discovery import file_session, group_sessions, scan_files
 
     agent = "codex" if "codex" in path.parts else "gemini"
     folder = path.parents[2] if agent == "gemini" else path.parents[3]  # tmp/ or sessions/

@@ -28,9 +28,11 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft
 from eywa.core.session import Session
-from eywa.core.sources.claude_code.builder import build_session, is_transcript
-from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
-from eywa.core.sources.claude_code.reader import ReadStats
+from eywa.core.sources.claude_code import read_meta, subagent_parent
+from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.discovery import group_sessions, scan_files
+from eywa.core.sources.jsonl import ReadStats
+from eywa.core.sources.sessions import is_transcript
 from tests.claude_harness import CLI_VERSION, ClaudeCode, ScriptedModel
 from tests.claude_scenarios import SCENARIOS
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from eywa.core.index.store import Store
+from eywa.core.sources import AGENTS
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -18,6 +19,8 @@ pytest_plugins = ["tests.claude_harness"]  # the real-CLI fixtures: claude_code,
 
 
 _LOOPBACK = ("127.", "::1", "localhost")
+# The variables that move an agent's folder (CODEX_HOME, ...): a developer's own never reach a test.
+AGENT_HOMES = tuple(name for entry in AGENTS for name in entry.home.env)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -115,7 +118,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, P
     # A developer's real Anthropic key or endpoint must never turn a test into a paid API call.
     # The machine's own Codex and Gemini CLI folders stay out of it (their defaults follow HOME, or these).
     for name in ("EYWA_CONFIG", "EYWA_RETRIEVAL__MODE", "EYWA_NOW", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                 "ANTHROPIC_AUTH_TOKEN", "CODEX_HOME", "GEMINI_CLI_HOME", "EYWA_SOURCES"):
+                 "ANTHROPIC_AUTH_TOKEN", "EYWA_SOURCES", *AGENT_HOMES):
         monkeypatch.delenv(name, raising=False)
     data, projects = tmp_path / "data", tmp_path / "projects"
     projects.mkdir()
@@ -128,8 +131,7 @@ def clean_bot_env(mp: pytest.MonkeyPatch, home: Path, now: str) -> None:
     """A process environment with no Eywa, Anthropic, OpenAI or Telegram settings of the machine's own,
     HOME in a temporary folder and "now" pinned: a bot under test sees only what the test gives it."""
     for name in list(os.environ):
-        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name in ("TELEGRAM_BOT_TOKEN", "CODEX_HOME",
-                                                                           "GEMINI_CLI_HOME"):
+        if name.startswith(("EYWA_", "ANTHROPIC_", "OPENAI_")) or name in ("TELEGRAM_BOT_TOKEN", *AGENT_HOMES):
             mp.delenv(name)
     mp.setenv("HOME", str(home))
     mp.setenv("EYWA_NOW", now)

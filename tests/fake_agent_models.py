@@ -90,6 +90,9 @@ class ScriptedModels:
             self.requests.append({"path": path, "body": body})
         if path.endswith("/responses"):
             self._codex(handler, self._next(raw, scripted=True))
+        elif path.endswith("/chat/completions"):
+            streamed = isinstance(body, dict) and bool(body.get("stream"))
+            self._chat(handler, self._next(raw, scripted=True), stream=streamed)
         elif ":countTokens" in path:
             self._send(handler, 200, "application/json", b'{"totalTokens": 100}')
         elif ":generateContent" in path or ":streamGenerateContent" in path:
@@ -147,3 +150,28 @@ class ScriptedModels:
             self._send(handler, 200, "application/json", json.dumps(response).encode())
             return
         self._send(handler, 200, "text/event-stream", f"data: {json.dumps(response)}\r\n\r\n".encode())
+
+    def _chat(self, handler: BaseHTTPRequestHandler, turn: Turn, *, stream: bool) -> None:
+        """OpenAI's Chat Completions API, streamed as SSE chunks or answered whole."""
+        number = next(self._ids)
+        calls = [{"id": f"call_{number}_{index}", "type": "function",
+                  "function": {"name": name, "arguments": json.dumps(arguments)}}
+                 for index, (name, arguments) in enumerate(turn.calls)]
+        usage = {"prompt_tokens": turn.tokens - 50, "completion_tokens": 50, "total_tokens": turn.tokens}
+        finish = "tool_calls" if calls else "stop"
+        head = {"id": f"chatcmpl-{number}", "created": 1764547200, "model": "scripted"}
+        if not stream:
+            message = {"role": "assistant", "content": turn.text or None, **({"tool_calls": calls} if calls else {})}
+            whole = {**head, "object": "chat.completion", "usage": usage,
+                     "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+            self._send(handler, 200, "application/json", json.dumps(whole).encode())
+            return
+        chunks: list[dict[str, Any]] = [{"role": "assistant", "content": turn.text}] if turn.text else [
+            {"role": "assistant", "content": ""}]
+        chunks += [{"tool_calls": [{"index": index, **call}]} for index, call in enumerate(calls)]
+        events = [{**head, "object": "chat.completion.chunk",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in chunks]
+        events.append({**head, "object": "chat.completion.chunk", "usage": usage,
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+        self._send(handler, 200, "text/event-stream", data.encode())

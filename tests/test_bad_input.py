@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from eywa.core.api import Eywa
 from eywa.core.archive.renderer import Renderer
 from eywa.core.config.settings import load_settings
-from eywa.core.sources.claude_code.builder import KNOWN_TYPES
-from eywa.core.sources.claude_code.reader import MAX_LINE_BYTES, ReadStats, read_records
+from eywa.core.sources.claude_code.catalogue import KNOWN_TYPES
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
+from eywa.core.sources.jsonl import MAX_LINE_BYTES, ReadStats, read_records
 
 from .agent_transcripts import fixture_sessions
 from .conftest import CORPUS
@@ -362,7 +362,7 @@ def test_codex_and_gemini_readers_never_raise_on_bad_lines_and_count_them(
 
 
 def test_an_over_long_line_is_read_past_and_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("eywa.core.sources.claude_code.reader.MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr("eywa.core.sources.jsonl.MAX_LINE_BYTES", 1000)
     first, last = ({"type": "user", "uuid": f"u{n}", "message": {"content": "hi"}} for n in (1, 2))
     path = tmp_path / "long.jsonl"
     path.write_bytes(orjson.dumps(first) + b"\n" + orjson.dumps({"type": "user", "text": "x" * 5000}) + b"\n"

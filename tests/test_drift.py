@@ -101,4 +101,4 @@ def test_stats_and_status_show_drift_per_version_and_a_reingest_does_not_add_it_
                            ingest_every=30, last_scheduled=None, digest_time=None)
     finally:
         eywa.close()
-    assert "Claude Code versions read" in html and expected in html
+    assert "Agent versions read" in html and expected in html

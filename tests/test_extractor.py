@@ -224,8 +224,9 @@ GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b
 
 
 def corpus_session(session_id: str) -> Session:
+    from eywa.core.sources.claude_code import read_meta, subagent_parent
     from eywa.core.sources.claude_code.builder import build_session
-    from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
+    from eywa.core.sources.discovery import group_sessions, scan_files
 
     from .conftest import CORPUS, identity
 

@@ -8,7 +8,7 @@ import pytest
 
 from eywa.core.config import light as light_config
 from eywa.core.config.settings import load_settings
-from eywa.core.sources import Source
+from eywa.core.sources import KINDS, Source
 
 
 def both(config: Path | None = None) -> tuple[object, object]:
@@ -34,7 +34,8 @@ def test_defaults_agree(clean: dict[str, Path]) -> None:
     assert light == full
     assert light[0] == clean["home"] / ".eywa"
     assert light[-1] == (Source("claude-code", clean["home"] / ".claude" / "projects"),
-                         Source("codex", clean["home"] / ".codex"), Source("gemini", clean["home"] / ".gemini"))
+                         Source("codex", clean["home"] / ".codex"), Source("gemini", clean["home"] / ".gemini"),
+                         Source("copilot", clean["home"] / ".copilot"), Source("qwen", clean["home"] / ".qwen"))
 
 
 def test_environment_wins_and_agrees(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,14 +97,15 @@ def test_sources_from_the_file_and_the_environment_agree(clean: dict[str, Path],
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     light, full = both(config)
     assert light == full
-    assert light[-1] == (Source("gemini", clean["home"] / ".gemini", False),
-                         Source("codex", clean["home"] / "spokes" / "laptop" / "codex"),
-                         Source("claude-code", Path("/cc")))
+    assert light[-1][:3] == (Source("gemini", clean["home"] / ".gemini", False),
+                             Source("codex", clean["home"] / "spokes" / "laptop" / "codex"),
+                             Source("claude-code", Path("/cc")))
+    assert [s.kind for s in light[-1][3:]] == [kind for kind in KINDS if kind not in ("gemini", "codex", "claude-code")]
     monkeypatch.setenv("EYWA_SOURCES", '[{"kind": "claude-code", "enabled": false}]')
     light, full = both(config)
     assert light == full
-    assert light[-1] == (Source("claude-code", Path("/cc"), False), Source("codex", tmp_path / "codex-home"),
-                         Source("gemini", clean["home"] / ".gemini"))
+    assert light[-1][:3] == (Source("claude-code", Path("/cc"), False), Source("codex", tmp_path / "codex-home"),
+                             Source("gemini", clean["home"] / ".gemini"))
 
 
 @pytest.mark.parametrize("item", ['[{"kind": "cursor"}]', '[{"kind": "codex", "enabled": "maybe"}]',

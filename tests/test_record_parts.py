@@ -17,10 +17,11 @@ import eywa.core.sources.claude_code.builder
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft
 from eywa.core.redaction.scrubber import default_redactor
+from eywa.core.sources.claude_code import subagent_parent
 from eywa.core.sources.claude_code.builder import build_session
-from eywa.core.sources.claude_code.discovery import group_sessions, scan_files, subagent_parent
-from eywa.core.sources.claude_code.reader import ReadStats, read_records
 from eywa.core.sources.claude_code.records import decode_parts, part_value
+from eywa.core.sources.discovery import group_sessions, scan_files
+from eywa.core.sources.jsonl import ReadStats, read_records
 
 from .conftest import CORPUS
 from .test_bad_input import damaged_session

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eywa.core.redaction.scrubber import Redactor, default_redactor
-from eywa.core.sources.claude_code.reader import read_records
+from eywa.core.sources.jsonl import read_records
 
 from .conftest import CORPUS, json_strings
 

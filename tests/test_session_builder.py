@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eywa.core.sources.claude_code.builder import build_session, is_transcript
-from eywa.core.sources.claude_code.discovery import group_sessions, read_meta, scan_files, subagent_parent
+from eywa.core.sources.claude_code import read_meta, subagent_parent
+from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.discovery import group_sessions, scan_files
+from eywa.core.sources.sessions import is_transcript
 
 from .conftest import identity, write_jsonl
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI, Source
-from eywa.core.sources.claude_code.discovery import file_session, group_sessions, scan_sources
+from eywa.core.sources.discovery import file_session, group_sessions, scan_sources
 
 from .conftest import write_jsonl
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eywa.core.sources.claude_code.reader import ReadStats, read_records
+from eywa.core.sources.jsonl import ReadStats, read_records
 
 from .conftest import write_jsonl
 

@@ -69,7 +69,4 @@ FIELDS = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
  'mcp.allow_remote': {'kind': 'bool', 'default': False},
  'mcp.hub_url': {'kind': 'str', 'default': ''},
  'mcp.hub_timeout_seconds': {'kind': 'float', 'default': 1.5, 'gt': 0, 'le': 10},
- 'sources': {'kind': 'list',
-             'default': [{'kind': 'claude-code', 'path': None, 'enabled': True},
-                         {'kind': 'codex', 'path': None, 'enabled': True},
-                         {'kind': 'gemini', 'path': None, 'enabled': True}]}}
+ 'sources': {'kind': 'list', 'default': []}}

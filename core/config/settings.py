@@ -63,9 +63,16 @@ class IngestSettings(_Section):
 class SourceSettings(_Section):
     """One folder of an agent's transcripts (core/sources): ingest and discovery walk every enabled one."""
 
-    kind: Literal["claude-code", "codex", "gemini"]
+    kind: str  # a registered agent (eywa.core.sources.KINDS)
     path: Path | None = None  # None: the agent's own folder (eywa.core.sources.default_path)
     enabled: bool = True
+
+    @field_validator("kind")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in KINDS:
+            raise ValueError(f"must be one of {', '.join(KINDS)}")
+        return value
 
     @field_validator("path", mode="before")
     @classmethod
@@ -220,8 +227,8 @@ class Settings(BaseSettings):
     projects: ProjectsSettings = Field(default_factory=ProjectsSettings)
     push: PushSettings = Field(default_factory=PushSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
-    # Kinds the list does not name keep their default entry, on (eywa.core.sources.resolve_sources).
-    sources: list[SourceSettings] = Field(default_factory=lambda: [SourceSettings(kind=kind) for kind in KINDS])
+    # Every registered agent the list does not name is read from its own folder (eywa.core.sources.resolve_sources).
+    sources: list[SourceSettings] = Field(default_factory=list)
 
     @field_validator("data_dir", "projects_dir", mode="before")
     @classmethod

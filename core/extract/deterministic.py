@@ -28,7 +28,7 @@ from eywa.core.extract.terms import (
 )
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.session import Session
-from eywa.core.sources import CODEX
+from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
 
 EXTRACTOR_NAME = "deterministic"
@@ -424,7 +424,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
         # Codex's ids are UUIDv7: their first 8 characters are a timestamp that sessions of a day share.
-        session_id=session.session_id[-8:] if session.agent == CODEX else session.session_id[:8],
+        session_id=agent(session.agent).short_id(session.session_id),
         session_uuid=session.session_id,
         date=day,
         duration=format_duration(session.active_seconds // 60),

@@ -1,8 +1,9 @@
-"""Codex CLI and Gemini CLI runs started by a Claude Code session (its Bash tool running `codex exec` or
-`gemini -p`) belong to that session: folded into it as subagent runs, never ranked as sessions of their own.
+"""Other agents' CLIs run headless by a Claude Code session (its Bash tool running `codex exec`, `gemini -p`, ...:
+each agent's `headless` command, core/sources) belong to that session: folded into it as subagent runs, never
+ranked as sessions of their own.
 
-A run is linked when the transcripts tell: its first record (Codex's session_meta says it was `codex exec`;
-a Gemini chat's metadata) starts inside the window of exactly one such Bash call (from the tool_use to its
+A run is linked when the transcripts tell: its start (its agent's `run_start`: Codex's session_meta says it was
+`codex exec`; a Gemini chat's metadata) falls inside the window of exactly one such Bash call (from the tool_use to its
 tool_result) of a Claude Code session in the same working folder. A linked file is recorded under its
 parent's id with the kind `agent-run` (the sources table), so later runs regroup it without reading anything;
 one not linked is tried again only when it changes, or when a Claude Code transcript changes within minutes
@@ -13,17 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 from pathlib import Path
 
-from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
-from eywa.core.sources.claude_code.builder import parse_time
-from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, encode_cwd
-from eywa.core.sources.claude_code.reader import peek_fields, read_records
+from eywa.core.sources import CLAUDE_CODE, KINDS, agent
+from eywa.core.sources.claude_code import encode_cwd
+from eywa.core.sources.common import parse_time
+from eywa.core.sources.jsonl import peek_fields, read_records
+from eywa.core.sources.plugin import AGENT_RUN, SessionFiles
 
-AGENT_RUN = "agent-run"
-_COMMANDS = {CODEX: re.compile(r"(?:^|[\s;&|(])codex\s+(?:\S+\s+)*?exec\b"),
-             GEMINI: re.compile(r"(?:^|[\s;&|(])gemini\s+(?:.*\s)?(?:-p|--prompt)\b")}
 _SLACK = dt.timedelta(seconds=2)  # clocks of two processes writing their own files
 _RETRY_NS = 10 * 60 * 10**9  # a Claude Code transcript written this soon after a run may be its parent's
 
@@ -33,26 +31,6 @@ class _Window:
     agent: str
     started: dt.datetime
     ended: dt.datetime
-
-
-def run_start(source: SourceFile) -> tuple[dt.datetime | None, str]:
-    """When a Codex or Gemini run began and in which folder, from its first record; (None, "") when its first
-    record does not say it ran headless (an interactive session is the user's own, not a tool call's)."""
-    first = next(read_records(source.path), None) if source.path.exists() else None
-    if not isinstance(first, dict):
-        return None, ""
-    if source.agent == CODEX:
-        meta = first.get("payload") if first.get("type") == "session_meta" else None
-        if not isinstance(meta, dict) or not (meta.get("source") == "exec" or meta.get("originator") == "codex_exec"):
-            return None, ""
-        cwd = meta.get("cwd")
-        return parse_time(meta.get("timestamp") or first.get("timestamp")), cwd if isinstance(cwd, str) else ""
-    chats = source.path.parent
-    try:
-        cwd = (chats.parent / ".project_root").read_text(encoding="utf-8").strip()[:4096]
-    except (OSError, UnicodeDecodeError):
-        cwd = ""
-    return parse_time(first.get("startTime")), cwd
 
 
 def _windows(path: Path) -> list[_Window]:
@@ -84,7 +62,7 @@ def _windows(path: Path) -> list[_Window]:
 
 
 def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed: set[str]) -> dict[str, str]:
-    """Move each Codex or Gemini run started by a Claude Code session's Bash call into that session's group
+    """Move each run of another agent's CLI started by a Claude Code session's Bash call into that session's group
     (as an `agent-run` file). Runs already linked (kind `agent-run`) are regrouped by the caller; these are
     the others. Returns {run's own session id: parent session id} for the runs linked now."""
     parent_of_file = {str(f.path): g.session_id for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main}
@@ -97,7 +75,7 @@ def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed
         source = group.main[0]
         if str(source.path) not in changed and not any(0 <= t - source.mtime_ns <= _RETRY_NS for t in fresh):
             continue  # tried when it was last written, and no parent of it can have changed since
-        began, cwd = run_start(source)
+        began, cwd = agent(group.agent).run_start(source)
         if began is None or not cwd:
             continue
         matches = set()
@@ -121,7 +99,7 @@ def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed
 
 def _program(command: str) -> str | None:
     """The agent whose headless CLI a shell command runs, if any."""
-    return next((agent for agent, rule in _COMMANDS.items() if rule.search(command)), None)
+    return next((kind for kind in KINDS if (rule := agent(kind).headless) is not None and rule.search(command)), None)
 
 
 def _listing(folder: Path) -> list[Path]:

@@ -22,15 +22,9 @@ from eywa.core.archive.columns import FulltextColumns, fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft, session_terms
 from eywa.core.handoffs.model import Handoff
-from eywa.core.ingest.agent_runs import AGENT_RUN
-from eywa.core.session import Session
-from eywa.core.sources import CODEX, GEMINI
-from eywa.core.sources.claude_code.builder import build_session, is_transcript
-from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, codex_session_id, read_meta
-from eywa.core.sources.claude_code.reader import ReadStats, peek_fields
-from eywa.core.sources.codex import build_codex_session
-from eywa.core.sources.common import as_run
-from eywa.core.sources.gemini import build_gemini_session
+from eywa.core.sources.jsonl import ReadStats
+from eywa.core.sources.plugin import SessionFiles
+from eywa.core.sources.sessions import is_transcript, read_session
 
 Redact = Callable[[str], str]
 
@@ -55,38 +49,6 @@ class PreparedSession:
     handoff: Handoff | None = None  # drafted, no keywords yet; None: empty, or not a Claude Code transcript
     terms: list[str] = field(default_factory=list)  # recorded in the document frequencies
     weights: Counter[str] = field(default_factory=Counter)  # of `terms`: all that keywords read
-
-
-_READERS = {CODEX: build_codex_session, GEMINI: build_gemini_session}
-
-
-def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
-    """A session's files through the reader of its agent; the runs of other agents' CLIs it started
-    (`agent-run` files, see core/ingest/agent_runs.py) and Codex's and Gemini CLI's subagents folded in as subagent
-    runs."""
-    runs = [f for f in group.subagents if f.kind == AGENT_RUN or f.agent in _READERS]
-    if group.agent in _READERS:
-        session, stats = _READERS[group.agent](group.session_id, [f.path for f in group.main], redact)
-    else:
-        subagent_files = [(f.path, f.kind, read_meta(f) if f.kind == "subagents-dir" else {})
-                          for f in group.subagents if f not in runs]
-        session, stats = build_session(group.session_id, [f.path for f in group.main], subagent_files, redact)
-    for source in runs:
-        run, run_stats = _READERS[source.agent](_run_id(source), [source.path], redact)
-        if str(source.path) in run_stats:
-            stats.update(run_stats)
-            session.source_files.append(str(source.path))
-            session.bad_lines += run.bad_lines
-            if run.events:
-                session.subagents.append(as_run(run, run.session_id))
-    session.subagents.sort(key=lambda r: (r.started.isoformat() if r.started else "", r.agent_id))
-    return session, stats
-
-
-def _run_id(source: SourceFile) -> str:
-    if source.agent == CODEX:
-        return codex_session_id(source.path)
-    return peek_fields(source.path, ("sessionId",), max_lines=1).get("sessionId") or source.path.stem
 
 
 def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSession:

@@ -26,15 +26,16 @@ from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
-from eywa.core.ingest.agent_runs import AGENT_RUN, link_runs
+from eywa.core.ingest.agent_runs import link_runs
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
-from eywa.core.sources.claude_code.builder import parse_time
-from eywa.core.sources.claude_code.discovery import SessionFiles, SourceFile, file_session, group_sessions, scan_sources
-from eywa.core.sources.claude_code.reader import peek_fields
+from eywa.core.sources.common import parse_time
+from eywa.core.sources.discovery import file_session, group_sessions, scan_sources
+from eywa.core.sources.jsonl import peek_fields
+from eywa.core.sources.plugin import AGENT_RUN, SessionFiles, SourceFile
 from eywa.core.sources.projects import ProjectNames
 
 Progress = Callable[[int, int, str], None]

@@ -17,7 +17,7 @@ that does not match it (a push killed while copying) is made again whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +26,8 @@ import msgspec
 from eywa.core.config.private_files import private_dir, write_private
 from eywa.core.redaction.copies import complete_lines, is_lines, redact_line, redacted_bytes, write_atomically
 from eywa.core.redaction.scrubber import Redactor
-from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
+from eywa.core.sources import agent
+from eywa.core.sources.plugin import SourceFile
 
 TEMPORARY_SUFFIX = ".eywa-tmp"  # a copy being written (core/redaction/copies.py): never sent
 _TAIL = 64  # bytes before the end of what was copied, compared on an append: a rewrite changes them
@@ -58,35 +59,6 @@ class OutboxReport:
     bytes_read: int = 0
 
 
-def travelling(kind: str, folder: Path) -> Iterator[str]:
-    """The paths (relative, POSIX) of the files of an agent folder that travel to the hub: its transcripts and
-    what its reader needs beside them; symlinks are neither followed nor sent, dot-files are temporary."""
-    if kind == CLAUDE_CODE:
-        roots, keep = [folder], lambda rel: rel.endswith((".jsonl", ".meta.json"))
-    elif kind == CODEX:
-        roots, keep = [folder / "sessions", folder / "archived_sessions"], lambda rel: rel.endswith(
-            (".jsonl", ".jsonl.zst"))
-    elif kind == GEMINI:
-        roots = sorted((folder / "tmp").glob("*/chats")) if (folder / "tmp").is_dir() else []
-        for marker in sorted((folder / "tmp").glob("*/.project_root")):
-            if marker.is_file() and not marker.is_symlink():
-                yield marker.relative_to(folder).as_posix()
-        keep = lambda rel: rel.endswith((".json", ".jsonl"))  # noqa: E731
-    else:
-        return
-    for root in roots:
-        if root.is_symlink() or not root.is_dir():
-            continue
-        for directory, folders, names in os.walk(root):
-            folders[:] = sorted(name for name in folders if not name.startswith(".")
-                                and not os.path.islink(os.path.join(directory, name)))
-            for name in sorted(names):
-                path = os.path.join(directory, name)
-                rel = os.path.relpath(path, folder).replace(os.sep, "/")
-                if not name.startswith(".") and keep(rel) and not os.path.islink(path):
-                    yield rel
-
-
 def _load(path: Path) -> OutboxState:
     try:
         return msgspec.json.decode(path.read_bytes(), type=OutboxState)
@@ -103,9 +75,10 @@ def state_path(outbox: Path) -> Path:
 
 
 def sync(folders: list[tuple[str, Path]], outbox: Path, redactor: Redactor,
-         leave_out: Callable[[str, str], bool] | None = None) -> tuple[OutboxState, OutboxReport]:
-    """Bring the outbox's copies up to date with the agent folders `(kind, folder)`; `leave_out(kind, path)`
-    names transcripts that must not travel (sessions forgotten here). The state, saved, and what was done."""
+         leave_out: Callable[[SourceFile], bool] | None = None) -> tuple[OutboxState, OutboxReport]:
+    """Bring the outbox's copies up to date with what travels of the agent folders `(kind, folder)` (each
+    agent's `travelling`); `leave_out(transcript)` names transcripts that must not travel (sessions forgotten
+    here). The state, saved, and what was done."""
     private_dir(outbox)
     saved = state_path(outbox)
     state = _load(saved)
@@ -115,8 +88,8 @@ def sync(folders: list[tuple[str, Path]], outbox: Path, redactor: Redactor,
     seen: set[str] = set()
     unsent = dict.fromkeys(state.unsent)
     for kind, folder in folders:
-        for rel in travelling(kind, folder):
-            if leave_out is not None and leave_out(kind, rel):
+        for rel, transcript in agent(kind).travelling(folder):
+            if leave_out is not None and leave_out(transcript):
                 continue
             key = f"{kind}/{rel}"
             copied, whole = _copy(folder / rel, outbox / kind / rel, state.files.get(key), redactor, report)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import re
 import shlex
 import shutil
@@ -39,9 +38,8 @@ from eywa.core.machines.outbox import TEMPORARY_SUFFIX, save_state, state_path, 
 from eywa.core.machines.spokes import REPOSITORIES_FILE, RepositoryMap, read_repository_map, valid_machine
 from eywa.core.redaction.copies import redact_document
 from eywa.core.redaction.scrubber import Redactor
-from eywa.core.sources import CLAUDE_CODE, CODEX, GEMINI
-from eywa.core.sources.claude_code.discovery import codex_session_id
-from eywa.core.sources.claude_code.reader import peek_fields
+from eywa.core.sources import agent
+from eywa.core.sources.plugin import SourceFile
 from eywa.core.sources.projects import Repository, local_repository
 
 RSYNC_TIMEOUT_SECONDS = 120  # no data for this long: the hub or the link is gone, the next push resumes
@@ -73,50 +71,12 @@ def agent_folders(settings: Settings) -> list[tuple[str, Path]]:
             if source.enabled and source.path.is_dir()]
 
 
-def working_directories(projects_dir: Path) -> set[str]:
-    """The cwd of each Claude Code project folder: every session in one folder started in the same one, so
-    one transcript a folder tells it (the newest, whose first lines carry the cwd)."""
-    found: set[str] = set()
-    try:
-        folders = [entry for entry in os.scandir(projects_dir) if entry.is_dir() and not entry.name.startswith(".")]
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return found
-    for folder in folders:
-        try:
-            transcripts = sorted((entry for entry in os.scandir(folder.path)
-                                  if entry.name.endswith(".jsonl") and not entry.name.startswith(("agent-", "."))),
-                                 key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
-        except OSError:
-            continue
-        for entry in transcripts[:3]:  # a summary-only file has no cwd: the next one does
-            cwd = peek_fields(Path(entry.path), ("cwd",)).get("cwd")
-            if isinstance(cwd, str) and cwd:
-                found.add(cwd)
-                break
-    return found
-
-
-def gemini_directories(gemini_home: Path) -> set[str]:
-    """The working folder Gemini CLI recorded for each of its projects (`tmp/<project>/.project_root`)."""
-    found = set()
-    for marker in (gemini_home / "tmp").glob("*/.project_root"):
-        try:
-            cwd = marker.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if cwd.startswith("/"):
-            found.add(cwd)
-    return found
-
-
 def repository_map(machine: str, folders: list[tuple[str, Path]], previous: dict[str, Repository]) -> RepositoryMap:
     """The map of every working directory seen, resolved here; a folder deleted since keeps what it was.
     (Codex records its repository in the rollout itself.)"""
     repositories = dict(previous)
     for kind, folder in folders:
-        cwds = working_directories(folder) if kind == CLAUDE_CODE else gemini_directories(folder) \
-            if kind == GEMINI else set()
-        for cwd in cwds:
+        for cwd in agent(kind).working_directories(folder):
             repository = local_repository(cwd)
             if repository is not None:
                 repositories[cwd] = repository
@@ -150,20 +110,13 @@ def rsync_command(settings: Settings, source: str, destination: str, *, rsync: s
     ]
 
 
-def forgotten_here(settings: Settings) -> Callable[[str, str], bool] | None:
+def forgotten_here(settings: Settings) -> Callable[[SourceFile], bool] | None:
     """Which transcripts stay home because their session was forgotten on this machine (`eywa forget`, in
-    its own index): Claude Code's and Codex's, told by their file names. None when nothing was forgotten."""
+    its own index), as their agent tells a file's session. None when nothing was forgotten."""
     forgotten = readonly.forgotten_ids(settings.db_path)
     if not forgotten:
         return None
-
-    def leave_out(kind: str, rel: str) -> bool:
-        parts = rel.split("/")
-        if kind == CLAUDE_CODE and len(parts) >= 2:  # <project>/<session>.jsonl, <project>/<session>/subagents/...
-            return parts[1].removesuffix(".jsonl") in forgotten
-        return kind == CODEX and codex_session_id(Path(rel)) in forgotten
-
-    return leave_out
+    return lambda file: agent(file.agent).session_of(file) in forgotten
 
 
 @contextlib.contextmanager

@@ -115,7 +115,7 @@ def redacted_bytes(path: Path, redactor: Redactor, *, whole_lines_only: bool = F
     if name.endswith(".zst"):
         import zstandard
 
-        from eywa.core.sources.claude_code.reader import open_transcript
+        from eywa.core.sources.jsonl import open_transcript
 
         with open_transcript(path) as handle:
             lines = complete_lines(handle) if whole_lines_only else handle
@@ -171,7 +171,7 @@ def _same(handle: BinaryIO, data: bytes) -> bool:
 
 
 def _decompressed(path: Path) -> bytes:
-    from eywa.core.sources.claude_code.reader import open_transcript
+    from eywa.core.sources.jsonl import open_transcript
 
     with open_transcript(path) as handle:
         return handle.read()

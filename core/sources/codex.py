@@ -10,6 +10,7 @@ apply_patch -> one Write or Edit per file); reasoning and tool outputs are not k
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -17,9 +18,9 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
-from eywa.core.sources.claude_code.builder import _cut
-from eywa.core.sources.claude_code.reader import ReadStats, read_records
-from eywa.core.sources.common import Clock, Redact, fail, patch_calls, tool_call
+from eywa.core.sources.common import Clock, cut, fail, parse_time, read_files, tool_call
+from eywa.core.sources.jsonl import ReadStats, first_record, read_records
+from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
 KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                "token_usage_record"}
@@ -30,6 +31,9 @@ _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.m
                      "<subagent_notification>")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
 _SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
+_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_SUFFIXES = (".jsonl", ".jsonl.zst")
+_UUID_CHARS = 36
 
 
 class _Builder:
@@ -68,7 +72,7 @@ class _Builder:
             last = self.s.events[-1] if self.s.events else None
             if last is not None and last.kind == "assistant" and text and last.text == self.redact(text):
                 self.s.events.pop()  # the summary the model wrote, recorded as its message as well
-            self.s.events.append(Event("compaction", stamp, text=_cut(text, 4000, self.redact),
+            self.s.events.append(Event("compaction", stamp, text=cut(text, 4000, self.redact),
                                        meta={"trigger": "auto"}))
         elif kind == "event_msg" and payload.get("type") == "turn_aborted":
             self.s.events.append(Event("interrupt", stamp, text="Request interrupted by user"))
@@ -155,6 +159,18 @@ class _Builder:
         self.s.events.append(Event("tool", stamp, tool=call))  # type: ignore[arg-type]
 
 
+def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:
+    """apply_patch as one Write (a new file) or Edit per file it touches."""
+    calls = []
+    for number, (action, name) in enumerate(_PATCH_FILE_RE.findall(patch)):
+        path = name.strip()
+        if cwd and not path.startswith("/"):
+            path = cwd.rstrip("/") + "/" + path
+        calls.append(tool_call(f"{call_id}#{number}", "Write" if action == "Add" else "Edit",
+                               {"file_path": path, "change": action.lower()}, redact))
+    return calls or [tool_call(call_id, "Edit", {"patch": patch}, redact)]
+
+
 def _text(content: object) -> str:
     if isinstance(content, str):
         return content
@@ -169,22 +185,63 @@ def build_codex_session(session_id: str, paths: list[Path], redact: Redact) -> t
     """Read a Codex session's rollout file(s) into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=CODEX)
     builder = _Builder(session, redact)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            for record in read_records(path, file_stats):
-                builder.add(record)
-        except OSError:
-            del stats[str(path)]
-            continue
-        session.source_files.append(str(path))
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        for record in read_records(path, file_stats):
+            builder.add(record)
+        file_stats.version = f"{CODEX} {session.version}".strip()  # its drift, by version (`eywa stats`)
         for name, count in builder.unknown.items():
             file_stats.unknown_types[name] = file_stats.unknown_types.get(name, 0) + count
         builder.unknown.clear()
+
+    stats = read_files(session, paths, read)
     session.known_records = builder.known
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
     return session, stats
 
+
+def codex_session_id(path: Path) -> str:
+    """`rollout-2026-12-01T09-46-38-<uuid>.jsonl[.zst]` -> the uuid (the file's name when it holds none)."""
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    return stem[-_UUID_CHARS:] if len(stem) > _UUID_CHARS + len("rollout-") else stem
+
+
+class Codex(AgentSource):
+    """`sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl[.zst]` and `archived_sessions/`, one file a session;
+    a subagent's rollout names the session that spawned it (`parent_thread_id`)."""
+
+    kind = CODEX
+    folders = ("sessions", "archived_sessions")
+    headless = re.compile(r"(?:^|[\s;&|(])codex\s+(?:\S+\s+)*?exec\b")
+
+    def wanted(self, name: str) -> bool:
+        return name.startswith("rollout-") and name.endswith(_SUFFIXES)
+
+    def session_of(self, file: SourceFile) -> str | None:
+        meta = first_record(file.path) if file.kind == "main" else None
+        payload = meta.get("payload") if isinstance(meta, dict) else None
+        parent = payload.get("parent_thread_id") if isinstance(payload, dict) else None
+        return parent if isinstance(parent, str) and parent else codex_session_id(file.path)
+
+    def own_id(self, file: SourceFile) -> str:
+        return codex_session_id(file.path)
+
+    def spawned(self, file: SourceFile, session_id: str) -> bool:
+        return session_id != codex_session_id(file.path)
+
+    def short_id(self, session_id: str) -> str:
+        return session_id[-8:]  # a uuid7: its first characters are its time, shared by sessions of one day
+
+    def read(self, session_id: str, files: list[SourceFile], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
+        return build_codex_session(session_id, [f.path for f in files], redact)
+
+    def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
+        """`codex exec` says so in its session_meta (source, originator)."""
+        first = first_record(file.path)
+        meta = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
+        if not isinstance(meta, dict) or not (meta.get("source") == "exec" or meta.get("originator") == "codex_exec"):
+            return None, ""
+        cwd = meta.get("cwd")
+        return parse_time(meta.get("timestamp") or first.get("timestamp")), cwd if isinstance(cwd, str) else ""
+
+
+AGENT = Codex()

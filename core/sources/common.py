@@ -1,22 +1,56 @@
-"""What the Codex CLI and Gemini CLI readers share: the session clock, tool calls in the names the rest of
-Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), and a whole session folded as a subagent run."""
+"""What every agent's reader shares: times, the session clock, redacting and cutting text, and tool calls in
+the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), their inputs trimmed."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
 
-from eywa.core.session import Session, SubagentRun, ToolCall
-from eywa.core.sources.claude_code.builder import _cut, _trim_input, parse_time
+from eywa.core.session import Session, ToolCall
+from eywa.core.sources.jsonl import ReadStats, read_records
+from eywa.core.sources.plugin import Redact
 
-Redact = Callable[[str], str]
+ERROR_KEEP = 400  # characters of a failed tool call's output kept
+INPUT_KEEP = 600  # characters of each string in a tool input
+INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
+_REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
+_MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
 
-ERROR_KEEP = 400
-_MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time (as for Claude Code)
-_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
-_WRITE_TOOLS = ("Edit", "Write")
-_OBJECTIVE_RE = re.compile(r"<objective>\s*(.*?)\s*</objective>", re.DOTALL)  # how Gemini CLI briefs a subagent
+
+def parse_time(value: object) -> dt.datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+
+
+def cut(text: str, limit: int, redact: Redact) -> str:
+    """Redact, then cut to `limit` characters (redacting first so a cut never leaves half a secret)."""
+    if len(text) > limit + _REDACT_MARGIN:
+        text = text[: limit + _REDACT_MARGIN]
+    text = redact(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def trim_input(value: object, redact: Redact, depth: int = 0) -> object:
+    """A tool input with each string redacted and cut, and its depth and lists bounded."""
+    if isinstance(value, str):
+        return cut(value, INPUT_KEEP, redact)
+    if isinstance(value, dict):
+        if depth >= INPUT_DEPTH:
+            return "…"
+        # Most values are strings: cut here, without a call per value (JSON keys are strings already).
+        return {k if type(k) is str else str(k):
+                cut(v, INPUT_KEEP, redact) if type(v) is str else trim_input(v, redact, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return "…" if depth >= INPUT_DEPTH else [trim_input(v, redact, depth + 1) for v in value[:50]]
+    return value
 
 
 class Clock:
@@ -42,51 +76,49 @@ class Clock:
 
 def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolCall:
     """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them."""
-    return ToolCall(id=call_id, name=name, input=_trim_input(arguments, redact))  # type: ignore[arg-type]
-
-
-def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:
-    """Codex's apply_patch as one Write (a new file) or Edit per file it touches."""
-    calls = []
-    for number, (action, name) in enumerate(_PATCH_FILE_RE.findall(patch)):
-        path = name.strip()
-        if cwd and not path.startswith("/"):
-            path = cwd.rstrip("/") + "/" + path
-        calls.append(tool_call(f"{call_id}#{number}", "Write" if action == "Add" else "Edit",
-                               {"file_path": path, "change": action.lower()}, redact))
-    return calls or [tool_call(call_id, "Edit", {"patch": patch}, redact)]
+    return ToolCall(id=call_id, name=name, input=trim_input(arguments, redact))  # type: ignore[arg-type]
 
 
 def fail(call: ToolCall, output: str, redact: Redact) -> None:
     call.is_error = True
-    call.error = _cut(output.strip(), ERROR_KEEP, redact)
+    call.error = cut(output.strip(), ERROR_KEEP, redact)
 
 
-def as_run(session: Session, agent_id: str) -> SubagentRun:
-    """A whole session of another agent, run from a parent's tool call, folded into that parent."""
-    run = SubagentRun(agent_id=agent_id, agent_type=session.agent, source="agent-run",
-                      started=session.first_ts, ended=session.last_ts)
-    prompts = [e.text for e in session.events if e.kind == "user" and e.text]
-    answers = [e.text for e in session.events if e.kind == "assistant" and e.text]
-    objective = _OBJECTIVE_RE.search(prompts[0]) if prompts else None
-    run.prompt = (objective.group(1) if objective else prompts[0] if prompts else "")[:500]
-    calls = session.tool_calls
-    if not answers and calls and calls[-1].name == "complete_task":  # a subagent that answered by its report
-        answers = [text for text in _strings(calls[-1].input) if text.strip()][:1]
-    run.answer = answers[-1][:600] if answers else ""
-    for call in session.tool_calls:
-        run.tool_counts[call.name] = run.tool_counts.get(call.name, 0) + 1
-        path = call.input.get("file_path")
-        if call.name in _WRITE_TOOLS and isinstance(path, str) and path not in run.files_written:
-            run.files_written.append(path)
-    return run
+def read_files(session: Session, paths: list[Path], read: Callable[[Path, ReadStats], None]) -> dict[str, ReadStats]:
+    """Each file read into `session` by `read`, with its statistics; a file that vanishes is skipped, with none
+    (ingest looks at it again next time). The session's bad lines and records are the files' sums."""
+    stats: dict[str, ReadStats] = {}
+    for path in paths:
+        file_stats = ReadStats()
+        try:
+            read(path, file_stats)
+        except OSError:
+            continue
+        stats[str(path)] = file_stats
+        session.source_files.append(str(path))
+    session.bad_lines = sum(s.bad_lines for s in stats.values())
+    session.records = sum(s.records for s in stats.values())
+    return stats
 
 
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
+class RecordBuilder(Protocol):
+    """A reader's state across a session's files: the records it knew, the CLI version it read."""
+
+    known: int
+    version: str
+
+    def add(self, record: dict, stats: ReadStats) -> None: ...
+
+
+def read_jsonl(session: Session, builder: RecordBuilder, paths: list[Path]) -> dict[str, ReadStats]:
+    """Every record of each JSONL file given to `builder` in order; a file's drift counted under
+    `<agent> <version>` (`eywa stats`)."""
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        for record in read_records(path, file_stats):
+            builder.add(record, file_stats)
+        file_stats.version = f"{session.agent} {builder.version}".strip()
+
+    stats = read_files(session, paths, read)
+    session.known_records = builder.known
+    return stats

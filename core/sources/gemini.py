@@ -12,26 +12,29 @@ working folder is the project's `.project_root` beside `chats/`. Subagents write
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
 import orjson
 
-from eywa.core.session import Event, Session, ToolCall
+from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import GEMINI
-from eywa.core.sources.claude_code.builder import parse_time
-from eywa.core.sources.claude_code.reader import ReadStats, read_records
-from eywa.core.sources.common import Clock, Redact, fail, tool_call
+from eywa.core.sources.common import Clock, fail, parse_time, read_files, tool_call
+from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields, read_records
+from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
+from eywa.core.sources.sessions import as_run
 
 _MESSAGE_TYPES = {"user", "gemini", "info", "warning", "error"}
 _LEGACY_MAX_BYTES = 64 * 1024 * 1024  # an older single-object chat is read whole: past this it is not read
-# Gemini CLI's tools in the names the rest of Eywa reads; the path argument each keeps.
-_TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
+# Gemini CLI's tools in the names the rest of Eywa reads (Qwen Code, its fork, keeps them: core/sources/qwen.py).
+TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
           "read_many_files": "Read", "list_directory": "LS", "glob": "Glob", "grep_search": "Grep",
           "search_file_content": "Grep", "google_web_search": "WebSearch", "web_fetch": "WebFetch"}
-_EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
+EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
 _WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*- (/[^\n]*)")  # in the <session_context>
 _CONTEXT_PREFIXES = ("<session_context>", "<state_snapshot>")
+_OBJECTIVE_RE = re.compile(r"<objective>\s*(.*?)\s*</objective>", re.DOTALL)  # how it briefs a subagent
 
 
 def _text(content: object) -> str:
@@ -103,9 +106,9 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
                                "description": str(args.get("prompt") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
-    call = tool_call(str(raw.get("id") or ""), _TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
-    output = _result_text(raw.get("result"))
-    code = _EXIT_RE.search(output)
+    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
+    output = result_text(raw.get("result"))
+    code = EXIT_RE.search(output)
     if raw.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
         fail(call, output.replace("<untrusted_context>", "").replace("</untrusted_context>", "").replace(
             "Output: ", "", 1), redact)
@@ -113,7 +116,8 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
     return call
 
 
-def _result_text(result: object) -> str:
+def result_text(result: object) -> str:
+    """The text of a tool's `functionResponse` parts (its output, else its error)."""
     if not isinstance(result, list):
         return ""
     texts = []
@@ -130,8 +134,12 @@ def _result_text(result: object) -> str:
 def _project_root(path: Path) -> str:
     """The working folder Gemini CLI recorded for the chat's project (`tmp/<project>/.project_root`)."""
     chats = next((parent for parent in path.parents if parent.name == "chats"), None)
+    return _read_root(chats.parent / ".project_root") if chats else ""
+
+
+def _read_root(marker: Path) -> str:
     try:
-        return (chats.parent / ".project_root").read_text(encoding="utf-8").strip()[:4096] if chats else ""
+        return marker.read_text(encoding="utf-8").strip()[:4096]
     except (OSError, UnicodeDecodeError):
         return ""
 
@@ -178,16 +186,86 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
 def build_gemini_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """Read a Gemini CLI chat file(s) into a Session; a file that vanishes is skipped."""
     session = Session(session_id=session_id, agent=GEMINI)
-    stats: dict[str, ReadStats] = {}
-    for path in paths:
-        file_stats = ReadStats()
-        stats[str(path)] = file_stats
-        try:
-            read_chat(session, path, file_stats, redact)
-        except OSError:
-            del stats[str(path)]
-            continue
-        session.source_files.append(str(path))
-    session.bad_lines = sum(s.bad_lines for s in stats.values())
-    session.records = sum(s.records for s in stats.values())
-    return session, stats
+
+    def read(path: Path, file_stats: ReadStats) -> None:
+        read_chat(session, path, file_stats, redact)
+        file_stats.version = GEMINI  # its drift (`eywa stats`): a chat does not name the CLI's version
+
+    return session, read_files(session, paths, read)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+class Gemini(AgentSource):
+    """`tmp/<project>/chats/session-<date>-<id8>.jsonl` (or the older `.json`), the full id in its first line;
+    its subagents' chats in `chats/<parent-id>/`; the working folder in `tmp/<project>/.project_root`."""
+
+    kind = GEMINI
+    folders = ("tmp",)
+    headless = re.compile(r"(?:^|[\s;&|(])gemini\s+(?:.*\s)?(?:-p|--prompt)\b")
+
+    def wanted(self, name: str) -> bool:
+        return name.endswith((".jsonl", ".json"))
+
+    def layout(self, relative: tuple[str, ...]) -> str | None:
+        """<project>/chats/session-*.jsonl; <project>/chats/<parent-id>/<agent-id>.jsonl"""
+        if len(relative) == 3 and relative[1] == "chats" and relative[2].startswith("session-"):
+            return "main"
+        if len(relative) == 4 and relative[1] == "chats" and relative[3].endswith(".jsonl"):
+            return "subagents-dir"
+        return None
+
+    def companions(self, transcript: Path) -> tuple[Path, ...]:
+        chats = next((folder for folder in transcript.parents if folder.name == "chats"), None)
+        return (chats.parent / ".project_root",) if chats is not None else ()  # the project's working folder
+
+    def session_of(self, file: SourceFile) -> str | None:
+        if file.kind == "subagents-dir":
+            return file.path.parent.name
+        return peek_fields(file.path, ("sessionId",), max_lines=1).get("sessionId")
+
+    def own_id(self, file: SourceFile) -> str:
+        return peek_fields(file.path, ("sessionId",), max_lines=1).get("sessionId") or file.path.stem
+
+    def read(self, session_id: str, files: list[SourceFile], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
+        return build_gemini_session(session_id, [f.path for f in files], redact)
+
+    def fold(self, session: Session, redact: Redact) -> SubagentRun:
+        """A subagent is briefed inside <objective> and may answer by its `complete_task` call alone."""
+        prompts = session.user_texts
+        objective = _OBJECTIVE_RE.search(prompts[0]) if prompts else None
+        calls = session.tool_calls
+        answered = any(e.kind == "assistant" and e.text for e in session.events)
+        report = [text for text in _strings(calls[-1].input) if text.strip()][:1] \
+            if not answered and calls and calls[-1].name == "complete_task" else []
+        return as_run(session, prompt=objective.group(1) if objective else None, answer=report[0] if report else None)
+
+    def working_directories(self, folder: Path) -> set[str]:
+        """The working folder it recorded for each of its projects (`tmp/<project>/.project_root`)."""
+        found = set()
+        for marker in (folder / "tmp").glob("*/.project_root"):
+            try:
+                cwd = marker.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if cwd.startswith("/"):
+                found.add(cwd)
+        return found
+
+    def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
+        """A chat's metadata line: when it started; its project's `.project_root`: where."""
+        first = first_record(file.path)
+        if not isinstance(first, dict):
+            return None, ""
+        return parse_time(first.get("startTime")), _read_root(file.path.parent.parent / ".project_root")
+
+
+AGENT = Gemini()

@@ -14,17 +14,12 @@ from pathlib import Path
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude_code.catalogue import KNOWN_FIELDS, KNOWN_TYPES
-from eywa.core.sources.claude_code.reader import ReadStats, read_records
 from eywa.core.sources.claude_code.records import decode_parts, part_value, raw_string, top_level
-
-Redact = Callable[[str], str]
+from eywa.core.sources.common import ERROR_KEEP, Clock, cut, parse_time, trim_input
+from eywa.core.sources.jsonl import ReadStats, read_records
+from eywa.core.sources.plugin import Redact
 
 RESULT_KEEP = 1500  # characters of a subagent run's answer kept
-ERROR_KEEP = 400
-INPUT_KEEP = 600  # characters of each string in a tool input
-INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
-_REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
-_MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
 # Records of each type whose field names are checked, per file: new versions add fields to every record of a type.
 FIELD_SAMPLE = 5
 
@@ -50,24 +45,6 @@ _DROP_TAGS_RE = re.compile(r"<(system-reminder|local-command-caveat|ide_opened_f
 _WRITE_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "create_file"}
 
 
-def parse_time(value: object) -> dt.datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        stamp = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
-
-
-def _cut(text: str, limit: int, redact: Redact) -> str:
-    """Redact, then cut to `limit` characters (redacting first so a cut never leaves half a secret)."""
-    if len(text) > limit + _REDACT_MARGIN:
-        text = text[: limit + _REDACT_MARGIN]
-    text = redact(text)
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def block_text(content: object) -> str:
     """Plain text of a message or tool-result content (string or list of blocks)."""
     if isinstance(content, str):
@@ -89,21 +66,6 @@ def _kind(record: dict) -> str:
     return kind if isinstance(kind, str) else str(kind)[:40]
 
 
-def _trim_input(value: object, redact: Redact, depth: int = 0) -> object:
-    if isinstance(value, str):
-        return _cut(value, INPUT_KEEP, redact)
-    if isinstance(value, dict):
-        if depth >= INPUT_DEPTH:
-            return "…"
-        # Most values are strings: cut here, without a call per value (JSON keys are strings already).
-        return {k if type(k) is str else str(k):
-                _cut(v, INPUT_KEEP, redact) if type(v) is str else _trim_input(v, redact, depth + 1)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return "…" if depth >= INPUT_DEPTH else [_trim_input(v, redact, depth + 1) for v in value[:50]]
-    return value
-
-
 class _Builder:
     def __init__(self, session: Session, redact: Redact) -> None:
         self.s = session
@@ -115,26 +77,14 @@ class _Builder:
         self.uuids: set[str] = set()
         self.pending_summaries: list[tuple[str, str]] = []
         self.sidechains: dict[str, list[dict]] = {}
-        self.prev_ts: dt.datetime | None = None
+        self.clock = Clock(session)
         self.unknown: dict[str, int] = {}
         self.known = 0
         self.tasks: dict[str, dict] = {}  # TaskCreate id -> {content, status}
 
     # -- bookkeeping ---------------------------------------------------------------------------------
     def _clock(self, record: dict) -> dt.datetime | None:
-        stamp = parse_time(record.get("timestamp"))
-        if stamp is None:
-            return None
-        s = self.s
-        if s.first_ts is None or stamp < s.first_ts:
-            s.first_ts = stamp
-        if s.last_ts is None or stamp > s.last_ts:
-            s.last_ts = stamp
-        if self.prev_ts is not None and stamp > self.prev_ts:
-            s.active_seconds += min(int((stamp - self.prev_ts).total_seconds()), _MAX_IDLE_GAP)
-        if self.prev_ts is None or stamp > self.prev_ts:
-            self.prev_ts = stamp
-        return stamp
+        return self.clock.tick(record.get("timestamp"))
 
     def _context(self, record: dict) -> None:
         s = self.s
@@ -206,7 +156,7 @@ class _Builder:
             isinstance(content, str) and content.startswith(CONTINUATION_PREFIX)
         ):
             summary = _BLANK_LINES_RE.sub("\n\n", _DROP_TAGS_RE.sub("", block_text(content)).split(_SUMMARY_TAIL, 1)[0])
-            text = _cut(summary.strip(), 4000, self.redact)
+            text = cut(summary.strip(), 4000, self.redact)
             self._compaction_summary(text, stamp)
             return
         if record.get("isMeta"):
@@ -241,11 +191,11 @@ class _Builder:
             return
         tags = dict((name, value.strip()) for name, value in _TAG_RE.findall(text))
         if "command-name" in tags:
-            args = _cut(tags.get("command-args", ""), 300, self.redact)
+            args = cut(tags.get("command-args", ""), 300, self.redact)
             self.s.events.append(Event("command", stamp, text=tags["command-name"], meta={"args": args}))
             return
         if "bash-input" in tags:
-            self.s.events.append(Event("command", stamp, text="!" + _cut(tags["bash-input"], 300, self.redact)))
+            self.s.events.append(Event("command", stamp, text="!" + cut(tags["bash-input"], 300, self.redact)))
             return
         if tags.keys() & {"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr"}:
             return  # output of a local command: noise for a handoff
@@ -263,7 +213,7 @@ class _Builder:
             call.rejected = text.startswith(REJECTED_PREFIX)
             call.denied = isinstance(decision, dict) and decision.get("decision") == "reject" \
                 and decision.get("source") not in (None, "user")
-            call.error = _cut(text.strip(), ERROR_KEEP, self.redact)
+            call.error = cut(text.strip(), ERROR_KEEP, self.redact)
             return
         if call.name in _TASK_TOOLS and isinstance(structured, dict):
             self._task_result(call, part_value(structured.get("task")))
@@ -283,7 +233,7 @@ class _Builder:
             report = part_value(structured.get("content")) if isinstance(structured, dict) else None
             text = block_text(report) or block_text(part_value(block.get("content")))
             launched = call.subagent_stats.get("status") == _ASYNC_LAUNCH
-            call.result = "" if launched else _cut(text.strip(), RESULT_KEEP, self.redact)
+            call.result = "" if launched else cut(text.strip(), RESULT_KEEP, self.redact)
 
     def _task_notification(self, body: str, stamp: dt.datetime | None) -> None:
         """A background run's outcome (2.1.332): its Agent call gets the result and stats, once however
@@ -291,18 +241,18 @@ class _Builder:
         answer = _NOTIFICATION_RESULT_RE.search(body)
         around = body[:answer.start()] + body[answer.end():] if answer else body
         fields = {name: value.strip() for name, value in reversed(_NOTIFICATION_FIELD_RE.findall(around))}
-        result = _cut(answer.group(1).strip() if answer else "", RESULT_KEEP, self.redact)
+        result = cut(answer.group(1).strip() if answer else "", RESULT_KEEP, self.redact)
         call = self.tools.get(fields.get("tool-use-id", ""))
         if call is None:
             self.s.events.append(Event("subagent", stamp, text=result, meta={
-                "status": _cut(fields.get("status", ""), 40, self.redact),
-                "summary": _cut(fields.get("summary", ""), 200, self.redact)}))
+                "status": cut(fields.get("status", ""), 40, self.redact),
+                "summary": cut(fields.get("summary", ""), 200, self.redact)}))
             return
         stats = call.subagent_stats
         if fields.get("task-id"):
-            stats["agentId"] = _cut(fields["task-id"], 80, self.redact)
+            stats["agentId"] = cut(fields["task-id"], 80, self.redact)
         if fields.get("status"):
-            stats["status"] = _cut(fields["status"], 40, self.redact)
+            stats["status"] = cut(fields["status"], 40, self.redact)
         for key, name in (("totalTokens", "subagent_tokens"), ("totalToolUseCount", "tool_uses"),
                           ("totalDurationMs", "duration_ms")):
             if fields.get(name, "").isdigit():
@@ -333,7 +283,7 @@ class _Builder:
         if model == "<synthetic>" or record.get("isApiErrorMessage"):
             text = block_text(content).strip()
             if text:
-                self.s.events.append(Event("api_error", stamp, text=_cut(text, ERROR_KEEP, self.redact)))
+                self.s.events.append(Event("api_error", stamp, text=cut(text, ERROR_KEEP, self.redact)))
             return
         if isinstance(model, str) and model and msg_id not in self.counted_messages:
             self.counted_messages.add(msg_id)
@@ -365,7 +315,7 @@ class _Builder:
                 raw_input = part_value(block.get("input"))
                 raw_input = raw_input if isinstance(raw_input, dict) else {}
                 call = ToolCall(id=tool_id, name=str(block.get("name") or "?"),
-                                input=_trim_input(raw_input, self.redact))
+                                input=trim_input(raw_input, self.redact))
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
                     self.s.todos = [t for t in call.input["todos"] if isinstance(t, dict)]
                 self.tools[tool_id] = call
@@ -382,7 +332,7 @@ class _Builder:
             error = part_value(record.get("error")) or part_value(record.get("content")) or "API error"
             text = error if isinstance(error, str) else str(error.get("message", "API error")) \
                 if isinstance(error, dict) else "API error"
-            self.s.events.append(Event("api_error", stamp, text=_cut(text, ERROR_KEEP, self.redact)))
+            self.s.events.append(Event("api_error", stamp, text=cut(text, ERROR_KEEP, self.redact)))
         elif subtype == "local_command" and isinstance(content := part_value(record.get("content")), str):
             self._user_text(content, stamp, images=0)
 
@@ -460,7 +410,7 @@ def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, so
         if record.get("type") == "user" and not run.prompt:
             text = block_text(content).strip()
             if text:
-                run.prompt = _cut(text, 500, redact)
+                run.prompt = cut(text, 500, redact)
         elif record.get("type") == "assistant" and isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict):
@@ -477,7 +427,7 @@ def build_subagent(records: Iterable[dict], redact: Redact, *, agent_id: str, so
                     last_answer = block["text"]
     if not run.prompt or run.prompt.strip().lower() == "warmup":
         return None
-    run.answer = _cut(last_answer.strip(), 600, redact)
+    run.answer = cut(last_answer.strip(), 600, redact)
     return run
 
 
@@ -525,10 +475,3 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
             first.unknown_types[name] = first.unknown_types.get(name, 0) + count
     session.subagents.sort(key=lambda run: (run.started or dt.datetime.min.replace(tzinfo=dt.UTC), run.agent_id))
     return session, stats
-
-
-def is_transcript(session: Session) -> bool:
-    """False for empty files and files of JSON with no Claude Code record type (other agents' logs)."""
-    if session.orphan:
-        return bool(session.subagents)  # an orphan of nothing but "Warmup" stubs holds no work
-    return session.known_records > 0

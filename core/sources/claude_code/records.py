@@ -149,7 +149,7 @@ def part_value(value: object) -> object:
         return orjson.loads(memoryview(value))
     except orjson.JSONDecodeError:
         # Invalid UTF-8 or a number out of range, which the line's decoder passes in parts it does not
-        # read: read as a line is then (core/sources/claude_code/reader.py).
+        # read: read as a line is then (core/sources/jsonl.py).
         try:
             return json.loads(bytes(value).decode("utf-8", errors="replace"))
         except (ValueError, RecursionError):

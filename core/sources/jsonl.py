@@ -1,6 +1,6 @@
-"""Streams the records of one JSONL transcript, tolerating what real files contain.
+"""Streams the records of one JSONL transcript, of any agent, tolerating what real files contain.
 
-Claude Code appends to a transcript while the session runs, and real files hold lines that are not
+An agent appends to a transcript while the session runs, and real files hold lines that are not
 JSON, two records glued on one line, truncated last lines, non-object JSON and invalid UTF-8. Each
 such line is skipped (or split and kept) and counted; none of them costs the rest of the file. A line
 longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bounded whatever the file.
@@ -8,6 +8,7 @@ longer than MAX_LINE_BYTES is read past and counted, never held: memory stays bo
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -39,7 +40,7 @@ class ReadStats:
     bytes_read: int = 0
     unknown_types: dict[str, int] = field(default_factory=dict)
     unknown_fields: dict[str, int] = field(default_factory=dict)  # "type.field" -> records (builder.py)
-    version: str = ""  # the Claude Code version that wrote the file (its last record's `version`)
+    version: str = ""  # the CLI version that wrote the file (Claude Code's: its last record's `version`)
 
     @property
     def bad_lines(self) -> int:
@@ -155,6 +156,15 @@ def read_records(path: Path, stats: ReadStats | None = None,
                 stats.non_object += 1
         if isinstance(raw_stream := getattr(handle, "raw", None), _Decompressed) and raw_stream.damaged:
             stats.not_json += 1  # the compressed rest of the file could not be read: one bad line
+
+
+def first_record(path: Path) -> dict | None:
+    """The file's first JSON object; None when it holds none or cannot be read (gone since it was found)."""
+    try:
+        with contextlib.closing(read_records(path)) as records:
+            return next(records, None)
+    except OSError:
+        return None
 
 
 def _read_past_line(handle: BinaryIO) -> int:

@@ -1,0 +1,82 @@
+"""Finds transcript files under every enabled source folder and groups them into sessions, asking each file's
+agent (core/sources/plugin.py) where its transcripts are and which session a file belongs to."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from eywa.core.sources import CLAUDE_CODE, Source, agent
+from eywa.core.sources.plugin import SessionFiles, SourceFile
+
+
+def scan_sources(sources: tuple[Source, ...] | list[Source]) -> list[SourceFile]:
+    """The transcript files of every enabled source; a folder that does not exist gives none."""
+    found: list[SourceFile] = []
+    for source in sources:
+        if source.enabled:
+            found += agent(source.kind).scan(source)
+    return found
+
+
+def scan_files(root: Path, kind: str = CLAUDE_CODE, machine: str = "") -> list[SourceFile]:
+    """Every transcript file of agent `kind` under root with its size and mtime: one stat each, nothing read."""
+    plugin = agent(kind)
+    found: list[SourceFile] = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            continue  # vanished or unreadable mid-scan: what was found stays valid
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif plugin.wanted(entry.name) and entry.is_file():
+                    path = Path(entry.path)
+                    layout = plugin.layout(path.relative_to(root).parts)
+                    if layout is None:
+                        continue
+                    info = entry.stat()
+                    found.append(SourceFile(path, info.st_size, info.st_mtime_ns, layout, kind, machine))
+            except FileNotFoundError:
+                continue
+    found.sort(key=lambda f: str(f.path))
+    return found
+
+
+def file_session(source: SourceFile) -> str | None:
+    """The session a file belongs to, where its name does not tell (ingest caches the answer); None when it
+    cannot be told."""
+    return agent(source.agent).session_of(source)
+
+
+def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], str | None]) -> dict[str, SessionFiles]:
+    """Group files by session id. `parent_of` resolves the session of a file (`file_session`, cached by the
+    caller): a subagent file's parent, a file whose name does not hold its session's id.
+
+    Files whose session cannot be told are grouped under their own stem, so nothing is lost.
+    """
+    sessions: dict[str, SessionFiles] = {}
+    spawned: list[tuple[str, SourceFile]] = []  # subagents' runs written as sessions of their own (Codex's)
+    for source in files:
+        if source.kind == "main":
+            plugin = agent(source.agent)
+            sid = plugin.named_session(source) or parent_of(source) or source.path.stem
+            if plugin.spawned(source, sid):
+                spawned.append((sid, source))
+                continue
+            sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).main.append(source)
+    for sid, source in spawned:
+        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
+    for source in files:
+        if source.kind == "main":
+            continue
+        sid = parent_of(source) or source.path.stem
+        sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
+    return sessions
