@@ -417,7 +417,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("index-term-blocks", _migrate_blocks),
     ("index-schema-7", _settle_version),
     # `eywa get` names a session's machine when the index holds several: two probes of this index, where a
-    # scan of the handoffs takes ~0.3 s at 100k (bench/RESULTS.md).
+    # scan of the handoffs is slow at scale (bench/RESULTS.md).
     ("index-handoffs-machine-index", "CREATE INDEX IF NOT EXISTS handoffs_machine ON handoffs(machine)"),
 )
 assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"
