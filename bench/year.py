@@ -26,6 +26,7 @@ Usage: python bench/year.py [--quick] [--no-locomo]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -34,6 +35,10 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from eywa.core.api import Eywa
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
@@ -136,38 +141,28 @@ class Index:
     def __init__(self, data_dir: Path, projects_dir: Path) -> None:
         self.data_dir, self.projects_dir = data_dir, projects_dir
 
-    def build(self) -> Index:
-        with self._eywa(LAST_DAY) as eywa:
+    def build(self, now: dt.date = LAST_DAY) -> Index:
+        with self.eywa(now) as eywa:
             eywa.ingest()
         return self
 
-    @staticmethod
-    def _settings(data_dir: Path, projects_dir: Path):  # noqa: ANN205
+    @contextlib.contextmanager
+    def eywa(self, now: dt.date) -> Iterator[Eywa]:
+        from eywa.core.api import Eywa
         from eywa.core.config.settings import load_settings
 
-        return load_settings(data_dir=data_dir, projects_dir=projects_dir)
-
-    class _Open:
-        def __init__(self, index: Index, now: dt.date) -> None:
-            from eywa.core.api import Eywa
-
-            os.environ["EYWA_NOW"] = now.isoformat()
-            self.eywa = Eywa(Index._settings(index.data_dir, index.projects_dir))
-
-        def __enter__(self):  # noqa: ANN204
-            return self.eywa
-
-        def __exit__(self, *exc: object) -> None:
-            self.eywa.close()
-
-    def _eywa(self, now: dt.date) -> Index._Open:
-        return Index._Open(self, now)
+        os.environ["EYWA_NOW"] = now.isoformat()
+        eywa = Eywa(load_settings(data_dir=self.data_dir, projects_dir=self.projects_dir))
+        try:
+            yield eywa
+        finally:
+            eywa.close()
 
     def ranked(self, queries: list[Query], now: dt.date, days_back: int | None, *, short: bool = False,
                as_then: bool = False) -> list[list[str]]:
         """The top 10 of each query; `as_then`: of the sessions dated `now` or earlier, as the index held them
         that day (the year-spread corpus holds sessions after a time query's day)."""
-        with self._eywa(now) as eywa:
+        with self.eywa(now) as eywa:
             return [[r.short_id if short else r.session_uuid for r in eywa.recall(
                 query, days_back=days_back, max_results=40 if as_then else 10) if not as_then or r.date <= now][:10]
                     for query, _ in queries]
@@ -194,19 +189,9 @@ def locomo_indexes(conversations: list[int], workdir: Path) -> Iterator[tuple[In
         talk = conversation["conversation"]
         times = [locomo.session_time(talk[f"session_{n}_date_time"]) for n in ids]
         day_after = (max(times) + dt.timedelta(days=1)).date()
-        queries = []
-        for qa in conversation["qa"]:
-            if qa.get("category") == 5:
-                continue
-            relevant = {ids[int(e.split(":")[0][1:])] for e in qa.get("evidence", [])
-                        if e.startswith("D") and ":" in e and e.split(":")[0][1:].isdigit()
-                        and int(e.split(":")[0][1:]) in ids}
-            if relevant:
-                queries.append((qa["question"], relevant))
-        index = Index(folder / "data", folder / "projects")
-        with index._eywa(day_after) as eywa:
-            eywa.ingest()
-        yield index, queries, day_after, (max(times).date() - min(times).date()).days + 2
+        queries = locomo.questions(conversation, ids)
+        index = Index(folder / "data", folder / "projects").build(day_after)
+        yield index, queries, day_after, locomo.covering(conversation, ids)
 
 
 def _cell(pair: tuple[float, float]) -> str:
