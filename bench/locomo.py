@@ -4,8 +4,9 @@ Method: each LoCoMo session becomes one Claude Code transcript (speaker A as the
 the assistant, one record a turn, timestamps from the session's date; shared photos as their caption),
 one projects folder and index per conversation. Every question but category 5 (unanswerable) is a
 query; its relevant sessions are those holding an evidence turn. Now is pinned to the day after the
-conversation's last session, days_back wide enough to cover it. Tuning is done on conversations 0-4
-only; 5-9 are reported apart.
+conversation's last session, days_back from its first day (the `keywords` formula's recency window; the other
+modes search every day by default, bench/year.py measures them so). Tuning is done on conversations 0-4 only;
+5-9 are reported apart.
 
 Usage: python bench/locomo.py [--conversations 0-4] [--modes keywords,bm25,hybrid,'fts5 reference']
 """
@@ -66,6 +67,26 @@ def write_transcripts(conversation: dict, folder: Path) -> dict[int, str]:
     return ids
 
 
+def covering(conversation: dict, ids: dict[int, str]) -> int:
+    """days_back from the conversation's first day, counted at the day after its last."""
+    days = [session_time(conversation["conversation"][f"session_{n}_date_time"]).date() for n in ids]
+    return (max(days) - min(days)).days + 2
+
+
+def questions(conversation: dict, ids: dict[int, str]) -> list[tuple[str, set[str]]]:
+    """Each question but category 5 (unanswerable) with the sessions holding its evidence turns, those with some."""
+    asked = []
+    for qa in conversation["qa"]:
+        if qa.get("category") == 5:
+            continue
+        relevant = {ids[int(e.split(":")[0][1:])] for e in qa.get("evidence", [])
+                    if e.startswith("D") and ":" in e and e.split(":")[0][1:].isdigit()
+                    and int(e.split(":")[0][1:]) in ids}
+        if relevant:
+            asked.append((qa["question"], relevant))
+    return asked
+
+
 def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -> dict[str, list]:
     from eywa.core.api import Eywa
     from eywa.core.config.settings import load_settings
@@ -75,22 +96,15 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
     last = max(session_time(talk[f"session_{n}_date_time"]) for n in ids)
     os.environ["EYWA_NOW"] = (last + dt.timedelta(days=1)).date().isoformat()
     eywa = Eywa(load_settings(data_dir=workdir / "data", projects_dir=workdir / "projects"))
-    days_back = (last - min(session_time(talk[f"session_{n}_date_time"]) for n in ids)).days + 2
+    days_back = covering(conversation, ids)
     out: dict[str, list] = {mode: [] for mode in modes}
     try:
         eywa.ingest()
         reference = fts5_reference.Reference.of_index(eywa.settings.db_path) if fts5_reference.NAME in modes else None
-        for qa in conversation["qa"]:
-            if qa.get("category") == 5:
-                continue
-            relevant = {ids[int(e.split(":")[0][1:])] for e in qa.get("evidence", [])
-                        if e.startswith("D") and ":" in e and e.split(":")[0][1:].isdigit()
-                        and int(e.split(":")[0][1:]) in ids}
-            if not relevant:
-                continue
+        for question, relevant in questions(conversation, ids):
             for mode in modes:
-                ranked = reference.rank(qa["question"]) if reference and mode == fts5_reference.NAME else [
-                    h.session_uuid for h in eywa.recall(qa["question"], days_back=days_back, max_results=10, mode=mode)]
+                ranked = reference.rank(question) if reference and mode == fts5_reference.NAME else [
+                    h.session_uuid for h in eywa.recall(question, days_back=days_back, max_results=10, mode=mode)]
                 out[mode].append((ranked, relevant))
     finally:
         eywa.close()

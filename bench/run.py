@@ -28,6 +28,7 @@ import push  # noqa: E402
 import recall  # noqa: E402
 import reredaction  # noqa: E402
 import scale  # noqa: E402
+import year  # noqa: E402
 
 
 def table(rows: list[dict[str, object]]) -> str:
@@ -65,6 +66,45 @@ def quality(quick: bool) -> list[dict[str, object]]:
         for mode, m in locomo.run(conversations, QUALITY_MODES).items():
             rows.append({"set": f"{name} ({m.pop('queries')})", "mode": mode, **_rounded(m)})
     return rows
+
+
+def quality_section(quick: bool) -> str:
+    rows = quality(quick)
+    return (
+        "## Retrieval quality (session level)\n\nMethod: commits.tsv: both corpus trees ingested, now "
+        "2026-02-17, days_back 400, each commit subject a query, its labelled sessions relevant. LoCoMo: each "
+        "session one transcript, one index per conversation, now the day after its last session, days_back "
+        "from its first day, category 5 left out, tuned on 0-4 only. "
+        "recall@k = share of relevant sessions in the top k; hit@k = a relevant session in the top k (the "
+        "measure of the issue's FTS5 reference points); MRR over the top 10; NDCG@5 binary. `fts5 reference`: "
+        "the issue's reference method (bench/fts5_reference.py: SQLite FTS5 BM25, porter, an OR of the query's "
+        "words, over what the user and Claude wrote).\n\n"
+        + table(rows)
+        + "\nWhere hybrid scores under the better of keywords and bm25 alone: "
+        + ("; ".join(hybrid_shortfalls(rows)) or "nowhere") + ".\n"
+    )
+
+
+YEAR_SECTION = "## A year of memory"
+
+
+def year_section(quick: bool) -> str:
+    """bench/year.py's three tables: what a user gets with the defaults, at any age of the sessions."""
+    tables = year.run(quick)
+    return (
+        f"{YEAR_SECTION} (retrieval with the defaults)\n\nMethod: bench/year.py. recall@1 / recall@5 with the "
+        "default settings (`hybrid`, no days_back) against a window covering every session (`--days-back 400`; "
+        "LoCoMo: a window from the conversation's first day). Today's corpus: commits.tsv and "
+        "bench/phone_queries.tsv at the corpus' last day (2026-02-17) and ten months later (2026-12-02); LoCoMo "
+        "at the day after each conversation's last session and 288 days after it.\n\n" + table(tables["today"])
+        + "\nThe corpus spread over a year (each session moved by whole days so that the sessions, in order, fall "
+        "evenly over the 365 days up to 2026-02-17; ids kept), with the defaults at its last day, three months "
+        "and a year later; LoCoMo 0-4 as LoCoMo dates it, at the day after its last session and as long "
+        "after. \"wide window today\": today's corpus with the wide window.\n\n" + table(tables["year"])
+        + "\nbench/time_queries.tsv: questions that say when (\"yesterday\", \"last week\", \"in March\", \"two "
+        "months ago\", \"7d\"), each written from one session of the year-spread corpus and asked, with the "
+        "defaults, on its own day, over the sessions up to that day.\n\n" + table(tables["time"])
+    )
 
 
 def hybrid_shortfalls(rows: list[dict[str, object]]) -> list[str]:
@@ -147,18 +187,10 @@ def main() -> int:
     )
 
     print("retrieval quality ...", file=sys.stderr)
-    sections.append(
-        "## Retrieval quality (session level)\n\nMethod: commits.tsv: both corpus trees ingested, now "
-        "2026-02-17, days_back 400, each commit subject a query, its labelled sessions relevant. LoCoMo: each "
-        "session one transcript, one index per conversation, category 5 left out, tuned on 0-4 only. "
-        "recall@k = share of relevant sessions in the top k; hit@k = a relevant session in the top k (the "
-        "measure of the issue's FTS5 reference points); MRR over the top 10; NDCG@5 binary. `fts5 reference`: "
-        "the issue's reference method (bench/fts5_reference.py: SQLite FTS5 BM25, porter, an OR of the query's "
-        "words, over what the user and Claude wrote).\n\n"
-        + table(rows := quality(args.quick))
-        + "\nWhere hybrid scores under the better of keywords and bm25 alone: "
-        + ("; ".join(hybrid_shortfalls(rows)) or "nowhere") + ".\n"
-    )
+    sections.append(quality_section(args.quick))
+
+    print("a year of memory ...", file=sys.stderr)
+    sections.append(year_section(args.quick))
 
     print("handoff quality ...", file=sys.stderr)
     sections.append(

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
-from eywa.core.api import Digest, HandoffRecord, Stats, drift_lines
+from eywa.core.api import Digest, HandoffRecord, Results, Stats, drift_lines
 from eywa.core.claude_sessions import BackgroundSession, attach_command
 from eywa.core.handoffs.continue_prompt import continue_prompt as core_continue_prompt
 from eywa.core.handoffs.model import format_duration
@@ -151,6 +151,33 @@ def handoff_markdown(record: HandoffRecord) -> str:
 
 def handoff_filename(record: HandoffRecord) -> str:
     return f"{record.date.isoformat()}-{record.short_id}.md"
+
+
+# --- what a recall found -------------------------------------------------------------------------
+
+QUERY_SHOWN = 200  # characters of a query quoted back; a pasted page would not fit a message
+
+
+def recall_note(results: Results) -> str | None:
+    """The line above a recall's first results, as `eywa get` says it: nothing matched (the latest sessions
+    follow), or which days the query's words were understood as (a filter the config sets, every answer
+    would repeat: left out); None when there is nothing to say."""
+    within = results.label(results.within) if results.asked else ""
+    if results.no_match:
+        words = results.words if len(results.words) <= QUERY_SHOWN else results.words[: QUERY_SHOWN - 1] + "…"
+        where = f" {within}" if within else ""
+        return f"No session matches “{esc(words)}”{esc(where)}. The latest sessions:"
+    if results.missed is not None:
+        return f"No sessions {esc(results.label(results.missed))}. The latest ones:"
+    if results.first is not None:
+        return "Sessions " + esc(f"{within}, those " if within else "") + f"{esc(results.label(results.first))} first:"
+    return f"Sessions {esc(within)}:" if within else None
+
+
+def nothing_found(results: Results) -> str:
+    """A recall's answer when no session at all is in reach."""
+    within = results.label(results.within)
+    return f"No sessions {esc(within)}." if within else "No sessions indexed yet: /ingest reads them."
 
 
 # --- continue prompt ---------------------------------------------------------------------------

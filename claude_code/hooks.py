@@ -8,7 +8,8 @@ user's session.
 
 - session-start: Claude Code's hook JSON on stdin (session_id, transcript_path, cwd, source); prints
   `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}` with the newest
-  substantial handoffs of the working directory's project inside the recency window, at most
+  substantial handoffs of the working directory's project, however old (its last `PROJECT_SPAN_DAYS` of
+  work, those with open threads first; only the last `retrieval.days_back` days when that is set), at most
   `CONTEXT_LIMIT` bytes; prints nothing when there are none.
 - session-end: writes the mark `<data_dir>/pending/<session_id>.json` and returns; ingest does the work.
 """
@@ -35,6 +36,9 @@ CONTEXT_LIMIT = 10_000
 MAX_STDIN_BYTES = 1_000_000
 DEBUG_ENV = "EYWA_HOOK_DEBUG"  # set to 1 to see a failing hook's traceback on stderr
 SEPARATOR = "\n\n---\n\n"
+# The project's last stretch of work, counted back from its newest session (not from today: a project
+# left for months still has its last work to pick up): those with open threads first.
+PROJECT_SPAN_DAYS = 14
 
 
 def _with_meta(short_id: str, date: str, minutes: int, body: str) -> str:
@@ -92,11 +96,12 @@ def _from_hub(projects: tuple[str, ...], settings: LightSettings) -> str | None:
     pieces: list[str] = []
     try:
         for project in projects:
-            text = call_tool(settings.hub_url, settings.hub_token, "eywa_get",
-                             {"project": project, "days_back": settings.days_back,
-                              "max_handoffs": settings.max_handoffs}, timeout=settings.hub_timeout)
-            _, _, bodies = text.partition("\n\n")  # after the "## Eywa: N past sessions" line
-            if bodies.strip() and not bodies.startswith("No matching handoffs."):
+            arguments = {"project": project, "max_handoffs": settings.max_handoffs}
+            if settings.days_back is not None:
+                arguments["days_back"] = settings.days_back
+            text = call_tool(settings.hub_url, settings.hub_token, "eywa_get", arguments, timeout=settings.hub_timeout)
+            header, _, bodies = text.partition("\n\n")  # after the "## Eywa: N past sessions" line
+            if bodies.strip() and not header.startswith("## Eywa: 0 "):
                 pieces += [piece.strip() for piece in bodies.split(SEPARATOR) if piece.strip()]
     except HubError:
         return None
@@ -131,11 +136,14 @@ def session_start(hook: dict, settings: LightSettings) -> str:
     if conn is None:
         return ""
     try:
-        today = now().astimezone(settings.zone).date()
-        cutoff = (today - dt.timedelta(days=min(settings.days_back, 36500) - 1)).isoformat()
+        cutoff = ""
+        if settings.days_back is not None:
+            today = now().astimezone(settings.zone).date()
+            cutoff = (today - dt.timedelta(days=min(settings.days_back, 36500) - 1)).isoformat()
         session_id = hook.get("session_id")
         # Those with open threads first (work a new session may pick up), each group newest first.
-        handoffs = recent_in_projects(conn, projects, cutoff=cutoff, limit=settings.max_handoffs,
+        handoffs = recent_in_projects(conn, projects, cutoff=cutoff, span_days=PROJECT_SPAN_DAYS,
+                                      limit=settings.max_handoffs,
                                       exclude=session_id if isinstance(session_id, str) else "")
     finally:
         conn.close()

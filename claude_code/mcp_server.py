@@ -1,7 +1,7 @@
 """`eywa mcp`: the MCP server (stdio) that gives Claude Code itself the memory, like the original eywa-mcp.
 
 Tools:
-- `eywa_get(query?, days_back, max_handoffs, project?, agent?, machine?)`: the same text as `eywa get`.
+- `eywa_get(query?, days_back?, max_handoffs, project?, agent?, machine?)`: the same text as `eywa get`.
 - `eywa_extract(session_id?)`: (re-)extract one session now and return its handoff; without an id, the
   calling session: the one the SessionStart hook noted for this server's Claude Code process (its parent:
   right after `/clear` too), else the one Claude Code named in the server's environment when it started
@@ -58,9 +58,10 @@ files, open threads) of the past sessions that best match `query`, best first, a
 Call it when the user refers to earlier work ("like last time", "the rewind bug", "continue where we left
 off"), at the start of a task that continues earlier work, or before re-investigating a problem an earlier
 session may already have solved. Use specific words: project names, components, error messages, file
-names. Without a query it returns the most recent sessions. `days_back` (at least 1) is the recency
-window, `max_handoffs` 1-5, `project` keeps only projects whose name contains it, `agent` only the sessions
-of one agent (claude-code, codex or gemini), `machine` only the sessions of one machine."""
+names; time words ("last week", "in March") rank those days first. Without a query it returns the most
+recent sessions. `days_back` (at least 1) keeps the last N days (default: any age), `max_handoffs` 1-5,
+`project` only projects whose name contains it, `agent` only the sessions of one agent (claude-code, codex or
+gemini), `machine` only the sessions of one machine."""
 
 EXTRACT_DESCRIPTION = """Save this Claude Code session to memory now: write its handoff (headline, what
 happened, insights, key files, open threads) from its transcript so the next session can continue from
@@ -214,7 +215,8 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
     @server.tool(name="eywa_get", description=GET_DESCRIPTION, structured_output=False)
     def eywa_get(
         query: Annotated[str | None, Field(description="words to look for; empty: the most recent sessions")] = None,
-        days_back: Annotated[int, Field(ge=1, description="recency window in days, at least 1")] = retrieval.days_back,
+        days_back: Annotated[int | None, Field(ge=1, description="only the sessions of the last N days, at least 1; "
+                                                "empty: any age")] = retrieval.days_back,
         max_handoffs: Annotated[int, Field(ge=1, le=5, description="how many handoffs, 1-5")] = retrieval.max_handoffs,
         project: Annotated[str | None, Field(description="only projects whose name contains this")] = None,
         agent: Annotated[Literal["claude-code", "codex", "gemini"] | None,

@@ -22,8 +22,10 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
 
     get = commands.add_parser("get", help="print the handoffs that best match a query")
-    get.add_argument("query", nargs="*", help="words to look for; none means the most recent sessions")
-    get.add_argument("--days-back", type=int, metavar="N", help="recency window in days (default 14)")
+    get.add_argument("query", nargs="*", help="words to look for, time words too (\"last week\", \"in March\"); "
+                                             "none means the most recent sessions")
+    get.add_argument("--days-back", type=int, metavar="N",
+                     help="only sessions of the last N days (default: retrieval.days_back, else any day)")
     get.add_argument("--max", type=int, metavar="K", help="number of handoffs, 1-5 (default 3)")
     get.add_argument("--project", metavar="P", help="only handoffs of projects whose name contains P")
     get.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
@@ -174,7 +176,7 @@ def _cmd_get(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         with reading_current(settings.db_path) as conn:
-            records = ranked_records(
+            results = ranked_records(
                 conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
                 mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
                 max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
@@ -182,9 +184,9 @@ def _cmd_get(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
-        _print_json([r.to_json() for r in records])
+        _print_json([r.to_json() for r in results])
     else:
-        sys.stdout.write(format_handoffs(records))
+        sys.stdout.write(format_handoffs(results))
     return 0
 
 

@@ -22,7 +22,14 @@ from eywa.core.index import readonly
 from eywa.core.index.storage_faults import storage_faults
 from eywa.core.index.store import Store
 from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
-from eywa.core.retrieval.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
+from eywa.core.retrieval.recall import (
+    MAX_QUERY_CHARS,
+    HandoffRecord,
+    Results,
+    format_handoffs,
+    ranked_records,
+    record_from_row,
+)
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
     from eywa.core.claude_sessions import BackgroundSession
@@ -32,7 +39,7 @@ if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude C
 log = logging.getLogger("eywa")
 
 _ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
-__all__ = ["MAX_QUERY_CHARS", "Digest", "Eywa", "HandoffRecord", "Stats",
+__all__ = ["MAX_QUERY_CHARS", "Digest", "Eywa", "HandoffRecord", "Results", "Stats",
            "format_handoffs"]
 
 
@@ -93,6 +100,14 @@ class Digest:
     open_threads: list[tuple[HandoffRecord, list[str]]]
 
 
+@functools.cache
+def _note_days_back(days_back: int | None) -> None:
+    """Once a process: a config's `retrieval.days_back` is a filter now, no longer a decay."""
+    if days_back is not None:
+        log.info("retrieval.days_back is %d: every query searches the sessions of the last %d days alone; remove it "
+                 "from the config to search sessions of any age", days_back, days_back)
+
+
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -110,6 +125,7 @@ class Eywa:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        _note_days_back(settings.retrieval.days_back)
         self._store: Store | None = None
         self.last_llm_report: LLMReport | None = None  # this instance's last LLM pass, if any
         self.llm_options: dict = {}  # passed to every LLMPass (tests give `sleep` here)
@@ -218,13 +234,16 @@ class Eywa:
     @_faults
     def recall(self, query: str | None = None, *, days_back: int | None = None, max_results: int | None = None,
                project: str | None = None, mode: str | None = None, offset: int = 0,
-               agent: str | None = None, machine: str | None = None) -> list[HandoffRecord]:
-        """The best handoffs for `query`; `project` keeps projects whose name contains it, `agent` the
-        sessions of that agent, `machine` those of that machine (core/machines/spokes.py)."""
+               agent: str | None = None, machine: str | None = None, asked_on: dt.date | None = None) -> Results:
+        """The best handoffs for `query` (core/retrieval/recall.py: time words in it keep those days);
+        `days_back` keeps the last N days (default `retrieval.days_back`, none: any day), `project` projects
+        whose name contains it, `agent` the sessions of that agent, `machine` those of that machine
+        (core/machines/spokes.py). `asked_on`: the day the query was first asked, for its next pages (default
+        today)."""
         return ranked_records(
             self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
             mode=mode or self.settings.retrieval.mode,
-            today=now().astimezone(self.settings.zone).date(),
+            today=asked_on or now().astimezone(self.settings.zone).date(),
             days_back=days_back or self.settings.retrieval.days_back,
             max_results=max_results or self.settings.retrieval.max_handoffs,
             project=project, offset=offset, agent=agent, machine=machine,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime as dt
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import fts5_reference  # noqa: E402
 import run  # noqa: E402
+import year  # noqa: E402
 
 
 def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
@@ -21,8 +23,17 @@ def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
                    capture_output=True, timeout=600)
     text = out.read_text(encoding="utf-8")
     for heading in ("## Ingest", "## Query latency and index size", "## Telegram bot latency", "## Retrieval quality",
-                    "## Handoff quality", "## Re-redaction under new rules"):
+                    "## A year of memory", "## Handoff quality", "## Re-redaction under new rules"):
         assert heading in text
+    # Found at any age (issue 24): with the defaults, at the corpus' last day, ten months and a year on, what a
+    # window covering every session finds; and the time-worded questions find the session of their day.
+    for name in ("commits.tsv (193)", "phone_queries.tsv (60)", "LoCoMo 0 "):
+        for row in re.findall(rf"\| {re.escape(name)}[^|]*((?:\| [0-9.]+ / [0-9.]+ )+)\|", text):
+            cells = [[float(x) for x in cell.split(" / ")] for cell in row.strip("| ").split(" | ")]
+            assert len(cells) >= 3 and all(abs(a - b) <= 0.03 for cell in cells for a, b in zip(cell, cells[0],
+                                                                                                  strict=True)), row
+    timed = re.search(r"\| time_queries\.tsv \(\d+\) \| ([0-9.]+) / ([0-9.]+) \|", text)
+    assert timed is not None and float(timed.group(1)) >= 0.9
     # The handoff labels scored (40 sessions), with the figures the extractor reached when they were made.
     quality = re.search(r"\| 40 \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", text)
     assert quality is not None and float(quality.group(4)) >= 0.9  # open-thread recall
@@ -91,3 +102,23 @@ def test_held_out_handoff_labels_are_new_sessions_of_both_trees_with_every_field
     assert trees.get("claude-code-log", 0) >= 6 and trees.get("entire", 0) >= 6
     # Chosen partly for open work: those sessions each name what is left open.
     assert all(label["open_threads"] for label in labels if label["choice"] == "open-work")
+
+
+def test_spreading_the_corpus_over_a_year_keeps_ids_and_each_sessions_own_hours(tmp_path: Path) -> None:
+    source = tmp_path / "projects" / "-home-me-app"
+    source.mkdir(parents=True)
+    stamps = ["2026-01-05T09:00:00.000Z", "2026-01-05T18:30:00.500Z", "2026-01-06T08:00:00.000Z"]
+    for number, stamp in enumerate(stamps):
+        sid = f"0000000{number}-0000-4000-8000-000000000000"
+        (source / f"{sid}.jsonl").write_text(
+            f'{{"type":"user","sessionId":"{sid}","timestamp":"{stamp}","message":{{"content":"hi"}}}}\n'
+            f'{{"type":"assistant","sessionId":"{sid}","timestamp":"{stamp[:11]}23:59:59.999Z"}}\n', encoding="utf-8")
+    (source / "agent-1.jsonl").write_text(  # an old-style subagent file: moved with its parent
+        '{"sessionId":"00000001-0000-4000-8000-000000000000","timestamp":"2026-01-05T19:00:00.000Z"}\n')
+    days = year.spread(tmp_path / "projects", tmp_path / "out", dt.date(2026, 2, 17))
+    assert days == {"00000000-0000-4000-8000-000000000000": dt.date(2025, 2, 18),
+                    "00000001-0000-4000-8000-000000000000": dt.date(2025, 8, 19),
+                    "00000002-0000-4000-8000-000000000000": dt.date(2026, 2, 17)}
+    moved = (tmp_path / "out" / "-home-me-app" / "00000001-0000-4000-8000-000000000000.jsonl").read_text()
+    assert '"2025-08-19T18:30:00.500Z"' in moved and '"2025-08-19T23:59:59.999Z"' in moved
+    assert '"2025-08-19T19:00:00.000Z"' in (tmp_path / "out" / "-home-me-app" / "agent-1.jsonl").read_text()

@@ -129,6 +129,35 @@ def test_more_pages_to_the_next_results_and_answers_the_button(world: World) -> 
     assert not {r.text for r in first + second} & {r.text for r in third}
 
 
+def meta_day(reply: Call) -> dt.date:
+    """The date on a handoff message's second line ("Mon 29 Sep 2025 · ...")."""
+    return dt.datetime.strptime(reply.text.split("\n")[1].split(" · ")[0], "%a %d %b %Y").date()
+
+
+def test_a_days_filter_is_said_first_and_holds_on_every_more_page(world: World) -> None:
+    note, *first = world.owner.says("/recall 150d code", replies=4)
+    assert note.text == "Sessions since Sun 21 Sep 2025:"
+    _, second = world.owner.presses(first[-1], button(first[-1], "More"), replies=3)
+    _, third = world.owner.presses(second[-1], button(second[-1], "More"), replies=3)
+    shown = first + second + third
+    assert len({r.text for r in shown}) == 9
+    assert all(meta_day(r) >= dt.date(2025, 9, 21) for r in shown)  # without the filter, July's sessions match too
+    assert all(len(b["callback_data"].encode()) <= 64 for r in shown for b in r.buttons)
+
+
+def test_time_words_say_which_days_come_first(world: World) -> None:
+    note, *replies = world.owner.says("the tokenizer work in September", replies=4)
+    assert note.text == "Sessions in September 2025 first:"
+    assert meta_day(replies[0]).month == 9
+
+
+def test_a_query_matching_nothing_says_so_then_shows_the_latest(world: World) -> None:
+    note, *latest = world.owner.says("/recall zanzibar quokka", replies=4)
+    assert note.text == "No session matches “zanzibar quokka”. The latest sessions:"
+    days = [meta_day(r) for r in latest]
+    assert days == sorted(days, reverse=True)
+
+
 def test_file_button_sends_the_handoff_as_a_markdown_document(world: World) -> None:
     reply = world.owner.says("/show fe869ecb")[0]
     _, (document,) = world.owner.presses(reply, button(reply, "File"))
@@ -246,6 +275,14 @@ def test_inline_query_lists_matching_handoffs_whose_choice_posts_the_continue_pr
     content = results[0]["input_message_content"]
     assert content["parse_mode"] == "HTML" and content["message_text"].startswith("<pre>Continue from")
     assert results[0]["id"] in content["message_text"]  # the session id, in the prompt
+
+
+def test_an_inline_query_matching_nothing_says_its_sessions_are_the_latest(world: World) -> None:
+    mark = world.fake.mark()
+    world.fake.inline_query(OWNER, "zanzibar quokka")
+    (answer,) = world.fake.wait_for(lambda calls: any(c.method == "answerInlineQuery" for c in calls), mark)
+    results = answer.params["results"]
+    assert results and all(r["description"].startswith("no match, latest · ") for r in results)
 
 
 def test_last_lists_sessions_one_line_each_with_buttons_to_open_one(world: World) -> None:

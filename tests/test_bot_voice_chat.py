@@ -74,7 +74,7 @@ class World:
         telegram = {"token": self.fake.token, "allowed_user_ids": [OWNER], "api_base_url": self.fake.base_url,
                     "file_base_url": self.fake.base_file_url, "ingest_every_minutes": 0, "digest_time": ""}
         return load_settings(data_dir=self.home / "data", projects_dir=self.home / "projects", telegram=telegram,
-                             retrieval={"days_back": 30}, voice=voice)
+                             voice=voice)
 
     def bot(self, **voice: object) -> BotThread:
         return BotThread(build_application(self.settings(**voice), transcriber=self.transcriber))

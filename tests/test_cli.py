@@ -39,18 +39,62 @@ def test_ingest_when_piped_prints_a_summary_and_no_progress_bar(cli_env: dict[st
     assert "\r" not in result.stderr and result.stderr == ""
 
 
-def test_get_prints_the_originals_format(cli_env: dict[str, str]) -> None:
-    out = run("get", "rewind", "gemini", "--days-back", "60", env=cli_env).stdout
-    assert out.startswith("## Eywa: 3 past sessions\n\n# ")
-    assert out.count("\n\n---\n\n") == 2
+def test_get_names_each_session_before_its_handoff_so_show_can_follow_it(cli_env: dict[str, str]) -> None:
+    out = run("get", "rewind", "gemini", env=cli_env).stdout
+    assert out.startswith("## Eywa: 3 past sessions\n\nsession ")
+    handoffs = out.split("\n\n", 1)[1].split("\n\n---\n\n")
+    assert len(handoffs) == 3
+    for handoff in handoffs:
+        named, headline = handoff.splitlines()[:2]
+        short, day, projects, agent = named.removeprefix("session ").split(" · ")  # one machine: not named
+        assert len(short) == 8 and day.startswith("2026-") and projects and agent == "claude-code"
+        assert headline.startswith("# ")
+        assert run("show", short, env=cli_env).stdout.startswith(headline)
     assert "session_id:" not in out and "substance:" not in out
 
 
+def test_get_finds_an_old_session_first_with_the_defaults_months_later(cli_env: dict[str, str]) -> None:
+    """The issue's case: the right session came first only with --days-back 400; now with nothing given, at the
+    corpus' last day and ten months later alike."""
+    query = "linear document attached to the issue"
+    wide = json.loads(run("get", query, "--days-back", "400", "--json", env=cli_env).stdout)
+    assert wide[0]["date"] < "2026-02-01"  # weeks older than the newest sessions
+    for now in (NOW, "2026-12-02"):
+        found = json.loads(run("get", query, "--json", env={**cli_env, "EYWA_NOW": now}).stdout)
+        assert [r["session_id"] for r in found] == [r["session_id"] for r in wide], now
+
+
+def test_get_days_back_keeps_only_those_days_and_says_so(cli_env: dict[str, str]) -> None:
+    out = run("get", "gemini", "--days-back", "7", env=cli_env).stdout
+    assert out.startswith("## Eywa: 3 past sessions since Wed 11 Feb\n")
+    days = [line.split(" · ")[1] for line in out.splitlines() if line.startswith("session ")]
+    assert days and all("2026-02-11" <= day for day in days)
+
+
+def test_get_understands_time_words_and_says_which_days(cli_env: dict[str, str]) -> None:
+    week = json.loads(run("get", "the changelog last week", "--json", env=cli_env).stdout)
+    assert "2026-02-09" <= week[0]["date"] <= NOW and "changelog" in week[0]["headline"].lower()
+    out = run("get", "the changelog last week", env=cli_env).stdout
+    assert out.startswith("## Eywa: 3 past sessions, those since Mon 9 Feb first\n")
+    listing = run("get", "what did I do yesterday", env=cli_env).stdout
+    assert listing.startswith("## Eywa: 1 past session on Mon 16 Feb\n")  # the one session of that day
+    assert {line.split(" · ")[1] for line in listing.splitlines() if line.startswith("session ")} == {"2026-02-16"}
+
+
+def test_get_matching_nothing_says_so_then_lists_the_latest(cli_env: dict[str, str]) -> None:
+    out = run("get", "zanzibar quokka", env=cli_env).stdout.splitlines()
+    assert out[:4] == ['## Eywa: nothing matches "zanzibar quokka"', "", "no match; the latest sessions:", ""]
+    latest = run("last", "3", env=cli_env).stdout.splitlines()
+    assert [line.split(" · ")[0].removeprefix("session ") for line in out[4:]] == [line.split()[0] for line in latest]
+    results = json.loads(run("get", "zanzibar quokka", "--json", env=cli_env).stdout)
+    assert len(results) == 3 and all(r["match"] is False and r["score"] == 0 for r in results)
+    assert all(r["match"] is True for r in json.loads(run("get", "gemini", "--json", env=cli_env).stdout))
+
+
 def test_get_json_lists_ranked_results(cli_env: dict[str, str]) -> None:
-    results = json.loads(run("get", "gemini transcript parsing", "--max", "5", "--days-back", "60", "--json",
-                             env=cli_env).stdout)
+    results = json.loads(run("get", "gemini transcript parsing", "--max", "5", "--json", env=cli_env).stdout)
     assert len(results) == 5
-    assert {"session_id", "short_id", "score", "date", "headline", "projects"} <= set(results[0])
+    assert {"session_id", "short_id", "match", "score", "date", "headline", "projects"} <= set(results[0])
     assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
     assert all(len(r["session_id"]) == 36 and r["session_id"].startswith(r["short_id"]) for r in results)
 

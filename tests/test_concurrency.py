@@ -116,8 +116,7 @@ def world(tmp_path: Path) -> Iterator[tuple[FakeTelegram, Path, Path, dict[str, 
     projects.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("EYWA_", "ANTHROPIC_")) and k != "TELEGRAM_BOT_TOKEN"}
-    env.update(HOME=str(home), EYWA_DATA_DIR=str(data), EYWA_PROJECTS_DIR=str(projects), EYWA_NOW=NOW,
-               EYWA_RETRIEVAL__DAYS_BACK="3650")
+    env.update(HOME=str(home), EYWA_DATA_DIR=str(data), EYWA_PROJECTS_DIR=str(projects), EYWA_NOW=NOW)
     with pytest.MonkeyPatch.context() as mp:
         for name in list(os.environ):
             if name.startswith(("EYWA_", "ANTHROPIC_")) or name == "TELEGRAM_BOT_TOKEN":

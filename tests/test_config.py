@@ -42,7 +42,7 @@ def test_defaults(isolated_env: Path) -> None:
     assert s.data_dir == isolated_env / ".eywa"
     assert s.projects_dir == isolated_env / ".claude" / "projects"
     assert s.timezone == "UTC" and s.zone == ZoneInfo("UTC")
-    assert (s.retrieval.mode, s.retrieval.days_back, s.retrieval.max_handoffs) == ("hybrid", 14, 3)
+    assert (s.retrieval.mode, s.retrieval.days_back, s.retrieval.max_handoffs) == ("hybrid", None, 3)
     assert s.redaction.extra_patterns == []
     assert s.ingest.show_progress == "auto"
     assert s.handoffs_dir == s.data_dir / "handoffs"

@@ -55,7 +55,6 @@ Run = Callable[..., Outcome]  # `eywa ARGS...` in this process
 def eywa(env: dict[str, Path], capsys: pytest.CaptureFixture[str],
          monkeypatch: pytest.MonkeyPatch) -> Iterator[Run]:
     monkeypatch.setenv("EYWA_NOW", NOW)
-    monkeypatch.setenv("EYWA_RETRIEVAL__DAYS_BACK", "3650")
 
     def run(*args: str) -> Outcome:
         code = main(list(args))

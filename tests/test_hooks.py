@@ -65,13 +65,15 @@ def corpus_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def newest_cli_sessions(env: dict[str, str], count: int) -> list[tuple[str, str]]:
+    """Project cli's sessions of the two weeks up to its newest one: open threads first, then newest first."""
     conn = sqlite3.connect(Path(env["EYWA_DATA_DIR"]) / "index.sqlite3")
     try:
+        rows = "FROM handoffs h JOIN project_index p USING(session_uuid) WHERE p.project = 'cli' AND h.substance > 0"
+        newest = dt.date.fromisoformat(conn.execute(f"SELECT MAX(h.date) {rows}").fetchone()[0])
         return conn.execute(
-            "SELECT h.short_id, h.date FROM handoffs h JOIN project_index p USING(session_uuid)"
-            " WHERE p.project = 'cli' AND h.substance > 0 AND h.date >= '2026-02-04'"
+            f"SELECT h.short_id, h.date {rows} AND h.date >= ?"
             " ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC,"
-            " h.session_uuid LIMIT ?", (count,)).fetchall()
+            " h.session_uuid LIMIT ?", ((newest - dt.timedelta(days=13)).isoformat(), count)).fetchall()
     finally:
         conn.close()
 
@@ -109,11 +111,17 @@ def test_session_start_prints_nothing_without_relevant_history(corpus_env: dict[
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
-def test_session_start_prints_nothing_when_the_history_is_old(corpus_env: dict[str, str]) -> None:
-    result = hook("session-start", start_json(), {**corpus_env, "EYWA_NOW": "2026-06-01"})
+def test_session_start_gives_a_projects_last_work_however_old_unless_days_back_says_otherwise(
+        corpus_env: dict[str, str]) -> None:
+    months_later = {**corpus_env, "EYWA_NOW": "2026-12-02"}  # ten months after the corpus' last day
+    context = context_of(hook("session-start", start_json(), months_later))
+    assert context == context_of(hook("session-start", start_json(), corpus_env))  # the same last work
+    assert f"session {newest_cli_sessions(corpus_env, 1)[0][0]}_" in context
+    recent_only = {**months_later, "EYWA_RETRIEVAL__DAYS_BACK": "30"}  # a filter the user asked for
+    result = hook("session-start", start_json(), recent_only)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    wider = {**corpus_env, "EYWA_NOW": "2026-06-01", "EYWA_RETRIEVAL__DAYS_BACK": "200"}
-    assert "project cli" in context_of(hook("session-start", start_json(), wider))
+    assert "project cli" in context_of(hook("session-start", start_json(), {**recent_only,
+                                                                            "EYWA_RETRIEVAL__DAYS_BACK": "400"}))
 
 
 def test_session_start_prints_nothing_on_an_empty_index(tmp_path: Path) -> None:

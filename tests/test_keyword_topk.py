@@ -42,9 +42,11 @@ def _fill(store: Store, rng: random.Random, count: int) -> None:
             store.put_handoff(handoff, path=f"{uid}.md")
 
 
-def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k: int,
-                 project: str | None) -> list[tuple[str, float]]:
-    """Every posting scored, the formula written out (ARCHITECTURE.md, "Retrieval")."""
+def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k: int, project: str | None,
+                 window: tuple[str, str] | None = None, prefer: tuple[str, str] | None = None,
+                 ) -> list[tuple[str, float]]:
+    """Every posting scored, the formula written out (ARCHITECTURE.md, "Retrieval"); only the days of
+    `window` (ISO, both included), those of `prefer` times 1 + scorer.PREFERRED_BOOST."""
     raw: dict[str, float] = {}
     for term in terms:
         column = "project" if term.table == "project_index" else "keyword"
@@ -57,9 +59,13 @@ def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k:
         names = [name for (name,) in conn.execute("SELECT project FROM project_index WHERE session_uuid = ?", (uid,))]
         if substance <= 0 or (project is not None and not any(project in name for name in names)):
             continue
+        if window is not None and not window[0] <= date <= window[1]:
+            continue
         age = max(1.0, float((m.now - dt.date.fromisoformat(date)).days + 1))
-        recency = 1 + m.boost / math.sqrt(age) if age <= m.days_back else 0.5 ** ((age - m.days_back) / 7)
-        rows.append((uid, value * recency * (1 + m.duration_boost * math.log(minutes + 1)), date))
+        inside = m.days_back is None or age <= m.days_back  # no window: the bounded boost alone
+        recency = 1 + m.boost / math.sqrt(age) if inside else 0.5 ** ((age - m.days_back) / 7)
+        preferred = 1 + scorer.PREFERRED_BOOST if prefer is not None and prefer[0] <= date <= prefer[1] else 1
+        rows.append((uid, value * recency * preferred * (1 + m.duration_boost * math.log(minutes + 1)), date))
     rows.sort(key=lambda row: (-row[1], _desc(row[2]), row[0]))
     return [(uid, score) for uid, score, _ in rows[:k]]
 
@@ -98,7 +104,7 @@ def test_top_equals_scoring_every_posting(filled: Store, seed: int) -> None:
     rng = random.Random(seed)
     conn = filled.conn
     terms = _random_terms(conn, rng)
-    m = Multipliers(NOW, rng.choice([1, 7, 14, 60, 400]), rng.choice([0.0, 1.0]), rng.choice([0.0, 0.1]))
+    m = Multipliers(NOW, rng.choice([1, 7, 14, 60, 400, None]), rng.choice([0.0, 0.05, 1.0]), rng.choice([0.0, 0.1]))
     k, offset = rng.choice([1, 3, 5, 20]), rng.choice([0, 0, 2])
     project = rng.choice([None, None, "alpha", "gam"])
     found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k, offset=offset,
@@ -134,15 +140,21 @@ def test_top_reads_only_the_recent_weeks_that_can_reach_the_top(filled: Store,
 def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str) -> None:
     """Through `rank`: the query's terms and their idf weights, paging and the project filter."""
     conn = filled.conn
-    for kwargs in ({}, {"days_back": 60}, {"offset": 2}, {"project": "alpha"}):
+    month_ago, weeks_ago = NOW - dt.timedelta(days=30), NOW - dt.timedelta(days=130)
+    for kwargs in ({}, {"days_back": 60}, {"offset": 2}, {"project": "alpha"},
+                   {"since": weeks_ago, "until": month_ago}, {"prefer": (weeks_ago, month_ago)},
+                   {"prefer": (weeks_ago, month_ago), "offset": 3, "project": "alpha"}):
         found = scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5, **kwargs)
         p = scorer._Params(conn, scorer.tokenize_query(query), [], NOW, int(kwargs.get("days_back", 14)),
-                           kwargs.get("project"), 0.0, 0)
+                           scorer.readonly.Filters(), 0.0, 0)
         weights, df = scorer._term_weights(p)
         terms = [Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
         m = Multipliers(NOW, p.days_back, scorer.KEYWORDS_RECENCY_BOOST, scorer.KEYWORDS_DURATION_BOOST)
         offset = int(kwargs.get("offset", 0))
-        expected = _brute_force(conn, terms, m, 5 + offset, p.project)[offset:]
+        window = (weeks_ago.isoformat(), month_ago.isoformat())
+        expected = _brute_force(conn, terms, m, 5 + offset, kwargs.get("project"),  # type: ignore[arg-type]
+                                window=window if "since" in kwargs else None,
+                                prefer=window if "prefer" in kwargs else None)[offset:]
         assert expected
         assert [h.session_uuid for h in found] == [uid for uid, _ in expected]
         assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)

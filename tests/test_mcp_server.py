@@ -74,8 +74,10 @@ def test_lists_both_tools_with_when_to_call_them_and_their_bounds(corpus_server:
     assert set(tools) == {"eywa_get", "eywa_extract"}
     assert "Call it when" in tools["eywa_get"].description and "Call it when" in tools["eywa_extract"].description
     props = tools["eywa_get"].input_schema["properties"]
-    bounds = (props["max_handoffs"]["minimum"], props["max_handoffs"]["maximum"], props["days_back"]["minimum"])
+    days_back = next(kind for kind in props["days_back"]["anyOf"] if kind["type"] == "integer")  # or null: any age
+    bounds = (props["max_handoffs"]["minimum"], props["max_handoffs"]["maximum"], days_back["minimum"])
     assert bounds == (1, 5, 1)
+    assert "any age" in tools["eywa_get"].description and "last week" in tools["eywa_get"].description
     assert tools["eywa_get"].input_schema.get("required", []) == []
     assert tools["eywa_extract"].input_schema.get("required", []) == []
 
@@ -84,7 +86,10 @@ def test_eywa_get_with_a_query_returns_what_eywa_get_prints(corpus_server: Serve
     error, text = corpus_server.call("eywa_get", {"query": "rewind gemini", "days_back": 60})
     assert not error
     assert text == cli(corpus_server.env, "get", "rewind gemini", "--days-back", "60")
-    assert text.startswith("## Eywa: 3 past sessions\n\n# ")
+    assert text.startswith("## Eywa: 3 past sessions since Sat 20 Dec 2025\n\nsession ")
+    error, text = corpus_server.call("eywa_get", {"query": "rewind gemini last week"})  # the defaults: any age
+    assert not error and text == cli(corpus_server.env, "get", "rewind gemini last week")
+    assert text.startswith("## Eywa: 3 past sessions, those since Mon 9 Feb first\n\nsession ")
 
 
 def test_eywa_get_without_a_query_returns_the_recent_sessions(corpus_server: Server) -> None:

@@ -214,23 +214,27 @@ def test_substance_zero_never_returned(store: Store) -> None:
             assert "Z" not in uids(rank(store.conn, query, mode=mode, now=NOW, max_results=5))
 
 
-def test_empty_query_or_no_hit_returns_recent_substantial(store: Store) -> None:
+def test_empty_query_or_no_hit_returns_recent_substantial_of_any_age_no_match(store: Store) -> None:
     add(
         store,
         make("d0", days_ago=0),
         make("d3b", days_ago=3),
         make("d3a", days_ago=3),
-        make("d13", days_ago=13),  # age 14: inside
-        make("d14", days_ago=14),  # age 15: outside
-        make("d30", days_ago=30),
+        make("d13", days_ago=13),
+        make("d14", days_ago=14),
+        make("d300", days_ago=300),
         make("zero", days_ago=1, substance=0),
-        make("kw", days_ago=40, keywords=("something",)),
+        make("kw", days_ago=400, keywords=("something",)),
     )
     for mode in MODES:
         for query in (None, "", "   ", "what did we work on in the session?", "xyzzy-nothing", "!!"):
-            hits = rank(store.conn, query, mode=mode, now=NOW, max_results=5)
-            assert uids(hits) == ["d0", "d3a", "d3b", "d13"], (mode, query)
-            assert all(hit.score == 0.0 for hit in hits)
+            hits = rank(store.conn, query, mode=mode, now=NOW, max_results=7)
+            assert uids(hits) == ["d0", "d3a", "d3b", "d13", "d14", "d300", "kw"], (mode, query)
+            assert all(hit.score == 0.0 and not hit.match for hit in hits)
+            # ... of the days a window keeps, when a query gives one
+            window = rank(store.conn, query, mode=mode, now=NOW, max_results=7, since=NOW - dt.timedelta(days=13),
+                          until=NOW - dt.timedelta(days=1))
+            assert uids(window) == ["d3a", "d3b", "d13"], (mode, query)
 
 
 def test_project_filter(store: Store) -> None:
@@ -283,22 +287,62 @@ def test_bm25_finds_word_only_in_transcript(store: Store) -> None:
     assert uids(rank(store.conn, "chasing conditions", mode="bm25", now=NOW)) == ["T"]  # porter stemming
 
 
-def test_bm25_applies_recency_and_weighs_what_the_user_wrote_apart(store: Store,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bm25_leaves_age_to_ties_and_weighs_what_the_user_wrote_apart(store: Store,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     add(
         store,
         make("new", days_ago=0, text="kraken"),
-        make("old", days_ago=60, text="kraken"),
+        make("old", days_ago=400, text="kraken"),
         make("tr", days_ago=0),
         *(make(f"other{i}") for i in range(3)),  # "kraken" in most sessions would weigh next to nothing
         transcripts={"tr": "kraken"},
     )
     monkeypatch.setattr(text_index, "PROMPTS_WEIGHT", 0.0)
     hits = rank(store.conn, "kraken", mode="bm25", now=NOW)
-    assert uids(hits)[-1] == "old"  # beyond the 14-day window, "old" decays
-    assert hits[-1].score < hits[-2].score / 50  # 46 days beyond: 0.5 ** (46 / 7) ~ 1 / 95
+    assert uids(hits)[:2] == ["new", "old"]  # the same match: the newer first, a year on at the same score
+    assert hits[0].score == hits[1].score
     monkeypatch.setattr(text_index, "PROMPTS_WEIGHT", 10.0)
     assert uids(rank(store.conn, "kraken", mode="bm25", now=NOW))[0] == "tr"
+
+
+@pytest.mark.parametrize("mode", ["bm25", "hybrid"])
+def test_relevance_decides_at_any_age(store: Store, mode: Mode) -> None:
+    """The session that matches best comes first, a week or a year later alike: recency only breaks ties."""
+    add(
+        store,
+        make("right", days_ago=300, keywords=("linear", "document"), text="attached the linear document to the issue"),
+        make("newer", days_ago=0, keywords=("changelog",), text="a document for the changelog"),
+        make("week", days_ago=2, keywords=("issue",), text="an issue with the linter"),
+        *(make(f"other{i}", days_ago=i) for i in range(4)),
+    )
+    query = "linear document attached to the issue"
+    for now in (NOW, NOW + dt.timedelta(days=300), NOW + dt.timedelta(days=3650)):
+        hits = rank(store.conn, query, mode=mode, now=now)
+        assert uids(hits)[0] == "right", now
+        assert [hit.score for hit in hits] == [hit.score for hit in rank(store.conn, query, mode=mode, now=NOW)]
+
+
+def test_preferred_days_rank_first_without_hiding_the_rest(store: Store) -> None:
+    """Time words' days: their sessions score 1 + PREFERRED_BOOST times more; a far better match elsewhere
+    still shows, and a filter would not hold it."""
+    add(
+        store,
+        make("march", days_ago=100, keywords=("rewind",), text="the rewind fix"),
+        make("april", days_ago=70, keywords=("rewind", "restore"), text="the rewind fix and the rewind test"),
+        make("else", days_ago=5, keywords=("other",), text="something else"),
+        *(make(f"other{i}", days_ago=i) for i in range(4)),
+    )
+    march = (NOW - dt.timedelta(days=105), NOW - dt.timedelta(days=95))
+    for mode in ("bm25", "hybrid"):  # keywords: the original's weekly halving outweighs it (test_keyword_topk.py)
+        plain = rank(store.conn, "rewind", mode=mode, now=NOW)
+        assert uids(plain)[:2] == ["april", "march"], mode
+        preferred = rank(store.conn, "rewind", mode=mode, now=NOW, prefer=march)
+        assert uids(preferred)[:2] == ["march", "april"], mode
+        assert all(hit.match for hit in preferred)
+        # Paging a preferred ranking: the pages join up.
+        pages = [uid for offset in (0, 1) for uid in
+                 uids(rank(store.conn, "rewind", mode=mode, now=NOW, prefer=march, max_results=1, offset=offset))]
+        assert pages == ["march", "april"], mode
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -137,7 +137,7 @@ def test_an_index_older_than_every_migration_is_refused_and_left_as_it_was(tmp_p
     path = tmp_path / "index.sqlite3"
     Store(path).close()
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.executescript("DROP TABLE migrations; ALTER TABLE handoffs DROP COLUMN machine;"
+    conn.executescript("DROP TABLE migrations; DROP INDEX handoffs_machine; ALTER TABLE handoffs DROP COLUMN machine;"
                        " UPDATE meta SET value = '1' WHERE key = 'schema_version';")
     before = conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall()
     with pytest.raises(StoreError, match="has schema 1, this eywa needs 7"):

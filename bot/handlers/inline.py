@@ -26,13 +26,14 @@ class Inline:
         inline_query = update.inline_query
         try:
             records = self.bot.eywa.recall(inline_query.query.strip() or None, max_results=INLINE_RESULTS)
+            latest = "no match, latest · " if records.no_match else ""
         except StoreError:
-            records = []
+            records, latest = [], ""
         results = [  # HTML: the Application's Defaults apply to the message content too
             InlineQueryResultArticle(
                 id=record.session_uuid[:64],
                 title=record.headline,
-                description=f"{record.date:%d %b %Y} · {render.projects_label(record)}",
+                description=f"{latest}{record.date:%d %b %Y} · {render.projects_label(record)}",
                 input_message_content=InputTextMessageContent(render.continue_html(record)),
             )
             for record in records

@@ -1,46 +1,52 @@
-"""Recall: a query typed as /recall words or as plain text, and the More button under its results."""
+"""Recall: a query typed as /recall words or as plain text, and the More button under its results.
+
+Time words and a leading "7d" are the query's own (core/retrieval/time_words.py); a page keeps the query and
+the day it was asked, so More counts them from that day still.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
 from telegram import Update
 from telegram.ext import ContextTypes
 
+from eywa.bot import render
 from eywa.bot.handlers import buttons
-from eywa.bot.render import esc
 from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
-    from eywa.core.api import HandoffRecord
+    from eywa.core.api import Results
 
 Ctx = ContextTypes.DEFAULT_TYPE
-QUERY_SHOWN = 200  # characters of a query quoted back; a pasted page would not fit a message
 
 
 class Recall:
     def __init__(self, bot: EywaBot) -> None:
         self.bot = bot
 
-    async def answer(self, chat_id: int, query: str | None, offset: int = 0) -> list[HandoffRecord]:
-        """The results of `query` from `offset`, each a handoff with its buttons; the records sent."""
+    async def answer(self, chat_id: int, query: str | None, offset: int = 0,
+                     asked_on: dt.date | None = None) -> Results:
+        """The results of `query` from `offset` (asked on `asked_on`, default today), each a handoff with its
+        buttons, under a line saying which days were understood or that nothing matched; what was found."""
         bot = self.bot
         query = (query or "").strip() or None
         size = bot.settings.retrieval.max_handoffs
-        records = bot.eywa.recall(query, offset=offset, max_results=size)
-        if not records:
-            await bot.say(chat_id, "No more sessions." if offset else "No sessions indexed yet: /ingest reads them.")
-            return records
-        if query and offset == 0 and all(r.score == 0 for r in records):
-            shown = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
-            await bot.say(chat_id, f"Nothing matches “{esc(shown)}”; the latest sessions instead:")
-        token = bot.save_page(Page(kind="recall", query=query, offset=offset,
-                                   session_ids=[r.session_uuid for r in records]))
-        more = len(records) >= size
-        for index, record in enumerate(records):
+        results = bot.eywa.recall(query, offset=offset, max_results=size, asked_on=asked_on)
+        if not results:
+            await bot.say(chat_id, "No more sessions." if offset else render.nothing_found(results))
+            return results
+        note = render.recall_note(results) if offset == 0 else None
+        if note:
+            await bot.say(chat_id, note)
+        token = bot.save_page(Page(kind="recall", query=query, asked_on=results.today, offset=offset,
+                                   session_ids=[r.session_uuid for r in results]))
+        more = len(results) >= size
+        for index, record in enumerate(results):
             await bot.send_handoff(chat_id, record, bot.buttons(token, index, more=more))
-        return records
+        return results
 
     async def cmd_recall(self, update: Update, context: Ctx) -> None:
         await self.answer(update.effective_chat.id, " ".join(context.args or []))
@@ -54,4 +60,4 @@ class Recall:
             return
         page, _, _ = found
         await buttons.answer(update.callback_query)
-        await self.answer(update.effective_chat.id, page.query, page.offset + len(page.session_ids))
+        await self.answer(update.effective_chat.id, page.query, page.offset + len(page.session_ids), page.asked_on)

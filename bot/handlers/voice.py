@@ -28,7 +28,7 @@ from eywa.core.index.bot_state import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
-    from eywa.core.api import HandoffRecord
+    from eywa.core.api import Results
 
 log = logging.getLogger("eywa.bot")
 READING_PREFIX = f"{buttons.READING}:"  # callback data "h:<token>:<index>", the readings kept in BotState
@@ -98,14 +98,14 @@ class VoiceChat:
         await self.recall(chat_id, hearing.text, speak)
 
     async def recall(self, chat_id: int, heard: str, speak: bool) -> None:
-        records = await self.bot.recall.answer(chat_id, heard)
-        if records and speak:
-            await self.speak(chat_id, records)
+        results = await self.bot.recall.answer(chat_id, heard)
+        if results and speak:
+            await self.speak(chat_id, results)
 
-    async def speak(self, chat_id: int, records: list[HandoffRecord]) -> None:
+    async def speak(self, chat_id: int, results: Results) -> None:
         started = time.perf_counter()
         voice_settings = self.bot.settings.voice
-        note = await asyncio.to_thread(spoken_answer.synthesize, spoken_answer.answer_text(records), voice_settings)
+        note = await asyncio.to_thread(spoken_answer.synthesize, spoken_answer.answer_text(results), voice_settings)
         if note is None:
             return
         data, seconds = note

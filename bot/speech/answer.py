@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from eywa.core.api import HandoffRecord
+    from eywa.core.api import Results
     from eywa.core.config.settings import VoiceSettings
 
 log = logging.getLogger("eywa.bot")
@@ -42,16 +42,20 @@ def _speakable(text: str, limit: int) -> str:
     return cut.rstrip(".,;:") + ("…" if len(words) > limit else "")
 
 
-def answer_text(records: list[HandoffRecord]) -> str:
-    """What the voice note says about these results (best first)."""
-    found = [r for r in records if r.score > 0]
+def answer_text(results: Results) -> str:
+    """What the voice note says about these results: the best match (best first), or the newest of a listing
+    ("what did I do yesterday")."""
+    listing = not results.words
+    found = list(results) if listing and results.missed is None else [r for r in results if r.match]
     if not found:
-        return "I found no session that matches. The text shows the latest ones."
+        return ("I found no session then. The text shows the latest ones." if listing
+                else "I found no session that matches. The text shows the latest ones.")
     count = _NUMBERS[len(found)] if len(found) < len(_NUMBERS) else str(len(found))
     best = found[0]
     project = ", ".join(best.projects[:2]) or "no project"
     parts = [f"I found {count} session{'s' if len(found) != 1 else ''}.",
-             f"The best is from {best.date:%A %-d %B}, in {project}: {_speakable(best.headline, HEADLINE_WORDS)}."]
+             f"The {'newest' if listing else 'best'} is from {best.date:%A %-d %B}, in {project}: "
+             f"{_speakable(best.headline, HEADLINE_WORDS)}."]
     threads = [t for t in best.open_threads if t.strip() and t.strip().lower() not in ("none", "none.")]
     if threads:
         parts.append(f"Open thread: {_speakable(threads[0], THREAD_WORDS)}.")

@@ -45,7 +45,7 @@ class LightSettings:
     data_dir: Path
     projects_dir: Path
     timezone: str
-    days_back: int
+    days_back: int | None
     max_handoffs: int
     mode: str
     aliases: dict[str, str]

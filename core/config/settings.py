@@ -47,7 +47,8 @@ def _check_regex(pattern: str) -> str:
 
 class RetrievalSettings(_Section):
     mode: Literal["keywords", "hybrid"] = "hybrid"
-    days_back: int = Field(default=14, ge=1)
+    # Only the sessions of the last N days, for every query (None: any day; a query may still ask for days).
+    days_back: int | None = Field(default=None, ge=1)
     max_handoffs: int = Field(default=3, ge=1, le=5)
 
 

@@ -45,6 +45,7 @@ class Page(BaseModel):
 
     kind: Literal["recall", "list", "readings"]
     query: str | None = None
+    asked_on: dt.date | None = None  # a recall's day: its next pages count time words ("7d") from it
     offset: int = 0
     session_ids: list[str]
     readings: list[str] = []

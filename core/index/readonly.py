@@ -175,20 +175,25 @@ def archive_path(conn: sqlite3.Connection, session_uuid: str) -> str:
 
 
 _RECENT_IN_PROJECTS = """
-SELECT h.session_uuid FROM handoffs AS h
-WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
-  AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks}))
-ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
+WITH project AS (
+  SELECT h.session_uuid, h.date, h.ended_at, h.body LIKE '%## Open Threads' || char(10) || 'None.%' AS done
+  FROM handoffs AS h
+  WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
+    AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks})))
+SELECT session_uuid FROM project
+WHERE date >= date((SELECT MAX(date) FROM project), ?)
+ORDER BY done, date DESC, ended_at DESC, session_uuid
 LIMIT ?
 """
 
 
-def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, cutoff: str, limit: int,
-                       exclude: str = "") -> list[RecentHandoff]:
-    """The newest substantial handoffs of `projects` dated `cutoff` or later, but `exclude`: those with
-    open threads first, each group newest first."""
+def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, cutoff: str, span_days: int,
+                       limit: int, exclude: str = "") -> list[RecentHandoff]:
+    """The newest substantial handoffs of `projects` dated `cutoff` or later ('': any day), but `exclude`, of
+    the last `span_days` days of the newest of them: those with open threads first, each group newest first."""
     marks = ",".join("?" * len(projects))
-    ids = [uid for (uid,) in conn.execute(_RECENT_IN_PROJECTS.format(marks=marks), (cutoff, exclude, *projects, limit))]
+    ids = [uid for (uid,) in conn.execute(_RECENT_IN_PROJECTS.format(marks=marks),
+                                          (cutoff, exclude, *projects, f"-{max(1, span_days) - 1} days", limit))]
     if not ids:
         return []
     rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
@@ -275,6 +280,14 @@ def keyword_df(conn: sqlite3.Connection) -> TermCounts:
         return _term_counts(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword").fetchall())
 
 
+def machine_count(conn: sqlite3.Connection) -> int:
+    """How many machines the index holds sessions of, counted up to 2 (one, or several): the first and the
+    last name of the index on machines."""
+    first, last = conn.execute("SELECT (SELECT MIN(machine) FROM handoffs WHERE machine > ''),"
+                               " (SELECT MAX(machine) FROM handoffs)").fetchone()
+    return 0 if first is None else 1 if first == last else 2
+
+
 def handoff_count(conn: sqlite3.Connection, *, substantial: bool = False) -> int:
     return conn.execute("SELECT COUNT(*) FROM handoffs" + (" WHERE substance > 0" if substantial else "")).fetchone()[0]
 
@@ -294,23 +307,37 @@ _AGENT_FILTER = """
 _MACHINE_FILTER = """
         AND h.machine = :machine"""
 
+_SINCE_FILTER = """
+        AND h.date >= :since"""
 
-def _filters(project: str | None, agent: str | None, machine: str | None) -> tuple[str, dict[str, str]]:
-    """The SQL (on `handoffs AS h`) and parameters of a query's project, agent and machine filters."""
-    sql, params = "", {}
-    if project:
-        sql, params["project"] = sql + _PROJECT_FILTER, project
-    if agent:
-        sql, params["agent"] = sql + _AGENT_FILTER, agent
-    if machine:
-        sql, params["machine"] = sql + _MACHINE_FILTER, machine
-    return sql, params
+_UNTIL_FILTER = """
+        AND h.date <= :until"""
 
 
-def filtered_rowids(conn: sqlite3.Connection, project: str | None, agent: str | None,
-                    machine: str | None) -> list[int]:
-    """The rowids of the handoffs of projects whose name contains `project`, of that agent and machine."""
-    sql, params = _filters(project, agent, machine)
+class Filters(NamedTuple):
+    """What a query keeps: projects whose name contains `project`, one agent, one machine, the days from
+    `since` to `until` (ISO dates, both included); None keeps all."""
+
+    project: str | None = None
+    agent: str | None = None
+    machine: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def sql(self) -> tuple[str, dict[str, str]]:
+        """The SQL (on `handoffs AS h`) and its parameters."""
+        sql, params = "", {}
+        for name, condition in (("project", _PROJECT_FILTER), ("agent", _AGENT_FILTER),
+                                ("machine", _MACHINE_FILTER), ("since", _SINCE_FILTER), ("until", _UNTIL_FILTER)):
+            value = getattr(self, name)
+            if value:
+                sql, params[name] = sql + condition, value
+        return sql, params
+
+
+def filtered_rowids(conn: sqlite3.Connection, filters: Filters) -> list[int]:
+    """The rowids of the handoffs the filters keep."""
+    sql, params = filters.sql()
     return [rowid for (rowid,) in conn.execute("SELECT h.rowid FROM handoffs AS h WHERE 1" + sql, params)]
 
 
@@ -333,7 +360,7 @@ def substantial_listed(conn: sqlite3.Connection, rowids: list[int]) -> list[List
 
 _RECENT = """
 SELECT h.rowid, h.session_uuid, h.date FROM handoffs AS h
-WHERE h.substance > 0 AND h.date >= :cutoff{filters}
+WHERE h.substance > 0{filters}
 ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
 """
 
@@ -350,9 +377,8 @@ def handoff_dates(conn: sqlite3.Connection, rowids: list[int]) -> list[HandoffDa
         (json.dumps(rowids),))]
 
 
-def recent(conn: sqlite3.Connection, cutoff: str, *, limit: int, offset: int, project: str | None = None,
-           agent: str | None = None, machine: str | None = None) -> list[HandoffDate]:
-    """The newest substantial handoffs dated `cutoff` or later, of the filters' projects, agent and machine."""
-    filters, given = _filters(project, agent, machine)
+def recent(conn: sqlite3.Connection, filters: Filters, *, limit: int, offset: int) -> list[HandoffDate]:
+    """The newest substantial handoffs the filters keep."""
+    sql, given = filters.sql()
     return [HandoffDate._make(row) for row in conn.execute(
-        _RECENT.format(filters=filters), {"cutoff": cutoff, "limit": limit, "offset": offset, **given})]
+        _RECENT.format(filters=sql), {"limit": limit, "offset": offset, **given})]

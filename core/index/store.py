@@ -463,5 +463,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("index-term-blocks", _migrate_blocks),
     ("index-schema-7", _settle_version),
     ("index-forgotten-and-redaction-pending", _PRIVACY_SCHEMA),
+    # `eywa get` names a session's machine when the index holds several: two probes of this index, where a
+    # scan of the handoffs is slow at scale (bench/RESULTS.md).
+    ("index-handoffs-machine-index", "CREATE INDEX IF NOT EXISTS handoffs_machine ON handoffs(machine)"),
 )
 assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"

@@ -51,10 +51,12 @@ class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several ti
 
 @dataclass(frozen=True)
 class Multipliers:
-    """The recency and duration multipliers (ARCHITECTURE.md), as every scorer computes them."""
+    """The recency and duration multipliers, as every scorer computes them. With a window (`days_back`), the
+    original's (ARCHITECTURE.md, step 3): 1 + boost / sqrt(age) inside it, halving every 7 days beyond it.
+    Without one (None), the bounded boost alone: the newest session gains at most a factor 1 + boost."""
 
     now: datetime.date
-    days_back: int
+    days_back: int | None
     boost: float
     duration_boost: float
 
@@ -66,9 +68,19 @@ class Multipliers:
 
     def recency(self, age: float) -> float:
         """Never grows with age (boost >= 0): the bound on every posting older than a window rests on it."""
-        if age <= self.days_back:
+        if self.days_back is None or age <= self.days_back:
             return 1.0 + self.boost / math.sqrt(age)
         return 0.5 ** ((age - self.days_back) / 7.0)
+
+    def recencies(self, ages: numpy.ndarray) -> numpy.ndarray:
+        """`recency` of each of an array of ages."""
+        import numpy as np
+
+        boost = 1.0 + self.boost / np.sqrt(ages)
+        if self.days_back is None:
+            return boost
+        with np.errstate(over="ignore"):  # an unreadable date (day 0) is very old: recency 0
+            return np.where(ages <= self.days_back, boost, 0.5 ** ((ages - self.days_back) / 7.0))
 
     def duration(self, minutes: int) -> float:
         return 1.0 + self.duration_boost * math.log(minutes + 1.0)
@@ -125,7 +137,8 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         """Whether a handoff of this week, or older, could still reach the k best (its newest day's age)."""
         return _may_reach(most * m.recency(max(1, today - WEEK * week - 5)), threshold)
 
-    first = (today - m.days_back) // WEEK - 2  # the window: the weeks first .. newer (None: and every later one)
+    # The window first: the weeks first .. newer (None: and every later one).
+    first = (today - (m.days_back or 0)) // WEEK - 2
     while True:
         found, scored = _score_weeks(conn, names, weights, first, newer, m, today)
         if allowed is not None:
@@ -179,10 +192,8 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
     found = rowid[first]
     day, minutes = records[first, 1].astype(np.int64), records[first, 2].astype(np.float64)
     age = np.maximum(1.0, (today - day + 1).astype(np.float64))
-    with np.errstate(over="ignore"):  # an unreadable date (day 0) is very old: recency 0, as in Multipliers
-        recency = np.where(age <= m.days_back, 1.0 + m.boost / np.sqrt(age), 0.5 ** ((age - m.days_back) / 7.0))
     duration = 1.0 + m.duration_boost * np.log(minutes + 1.0)
-    return found, raw * recency * duration
+    return found, raw * m.recencies(age) * duration
 
 
 def _ranked(conn: sqlite3.Connection, rowids: numpy.ndarray, scores: numpy.ndarray) -> list[Ranked]:

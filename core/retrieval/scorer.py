@@ -1,20 +1,25 @@
 """Ranking handoffs for a query: the original's `keywords` formula, full-text `bm25` (core/index/text_index.py),
 and a `hybrid` of both.
 
-Every mode applies the same recency and duration multipliers, never returns substance 0, and falls
-back to the most recent substantial handoffs inside the window when the query has no usable term or
-nothing matches. The keywords formula's exact top k comes from core/retrieval/keyword_topk.py, which reads only
-the recent postings that can still reach it; the full text's from core/index/text_index.py.
+`bm25` and `hybrid` rank by relevance at any age: recency only breaks ties (and may add a bounded boost,
+`*_RECENCY_BOOST`). `keywords` reproduces the original's formula, its recency window and weekly halving
+beyond it included (ARCHITECTURE.md, step 3). Every mode keeps only the handoffs its filters allow (projects,
+agent, machine, a window of days), never returns substance 0, and falls back to the most recent substantial
+handoffs the filters allow when the query has no usable term or nothing matches. The keywords formula's exact
+top k comes from core/retrieval/keyword_topk.py, which reads only the recent postings that can still reach
+it; the full text's from core/index/text_index.py.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime
 import math
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -37,13 +42,19 @@ KEYWORD_WEIGHT = 2.0
 
 # Tunable defaults, read at call time so a benchmark can set them here or pass them to `rank`; the
 # full text's own are in core/index/text_index.py.
-# Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window, and 1 + 0.1 ln(minutes + 1);
-# `bm25` and `hybrid` get no boost inside it (ties go to the newer session): a topical query wants the
-# best match (bench/RESULTS.md).
+# Multipliers. The original's: score *= 1 + 1/sqrt(age) inside the window (14 days unless a query gives
+# days_back), halved every 7 days beyond it, and 1 + 0.1 ln(minutes + 1). `bm25` and `hybrid` have no
+# window and no boost: ties go to the newer session; a bounded boost cost recall on every set
+# (bench/RESULTS.md, "A year of memory").
+KEYWORDS_DAYS_BACK = 14
 KEYWORDS_RECENCY_BOOST = 1.0
 KEYWORDS_DURATION_BOOST = 0.1
 BM25_RECENCY_BOOST = 0.0
 HYBRID_RECENCY_BOOST = 0.0
+# The sessions of the days a query's time words name ("last week", "in March"): score *= 1 + this, in every
+# mode. A weight, not a filter: a conversation names the month of what it tells after that month
+# (bench/RESULTS.md, "A year of memory").
+PREFERRED_BOOST = 1.0
 # Hybrid: each ranking's raw scores divided by the best of the sessions fused (`_hybrid` says which),
 # then bm25 + HYBRID_KEYWORDS_WEIGHT * keywords. Scores, not ranks (RRF): a clear bm25 lead should
 # survive a weak keyword list. The weight: the best of those measured on both sets (bench/RESULTS.md).
@@ -58,6 +69,7 @@ HYBRID_POOL = 100
 class Hit:
     session_uuid: str
     score: float
+    match: bool = True  # False: no match, one of the latest sessions listed instead
 
 
 class _Row(NamedTuple):  # hundreds a hybrid query: a frozen dataclass costs several times as much to make
@@ -162,7 +174,10 @@ def rank(
     *,
     mode: Mode,
     now: datetime.date,
-    days_back: int = 14,
+    since: datetime.date | None = None,
+    until: datetime.date | None = None,
+    prefer: tuple[datetime.date | None, datetime.date | None] | None = None,
+    days_back: int | None = None,
     max_results: int = 3,
     project: str | None = None,
     offset: int = 0,
@@ -173,9 +188,13 @@ def rank(
 ) -> list[Hit]:
     """The best `max_results` handoffs for `query` after skipping `offset` (paging), best first.
 
-    `hybrid_keywords_weight` weighs the normalised keyword score against bm25's. None means the module
-    default. `agent` keeps only that agent's sessions (core/sources). Without a usable query term, or when nothing
-    matches, returns the most recent substantial handoffs within `days_back` days with score 0.0.
+    Only handoffs dated `since` to `until` (both included; None: open), of projects whose name contains
+    `project`, of that `agent` (core/sources) and `machine`; those dated in `prefer` (since, until) score
+    PREFERRED_BOOST more. `days_back` is the recency window of the
+    `keywords` formula alone (the original's; None: KEYWORDS_DAYS_BACK); the other modes have no window.
+    `hybrid_keywords_weight` weighs the normalised keyword score against bm25's; None means the module
+    default. Without a usable query term, or when nothing matches, returns the most recent substantial
+    handoffs the filters allow, with score 0.0 and `match` False.
     """
     if mode not in ("keywords", "bm25", "hybrid"):
         raise ValueError(f"unknown mode {mode!r}: use keywords, bm25 or hybrid")
@@ -184,9 +203,9 @@ def rank(
     if max_results <= 0:
         return []
     offset = max(0, offset)
-    project_filter = project.strip().lower() if project and project.strip() else None
-    agent_filter = agent.strip().lower() if agent and agent.strip() else None
-    machine_filter = machine.strip().lower() if machine and machine.strip() else None
+    filters = readonly.Filters(*(value.strip().lower() if value and value.strip() else None
+                                 for value in (project, agent, machine)),
+                               since.isoformat() if since else None, until.isoformat() if until else None)
     tokens = tokenize_query(query or "")
     if tokens:
         params = _Params(
@@ -194,10 +213,9 @@ def rank(
             tokens=tokens,
             phrases=fts_phrases(query or ""),
             now=now,
-            days_back=days_back,
-            project=project_filter,
-            agent=agent_filter,
-            machine=machine_filter,
+            days_back=KEYWORDS_DAYS_BACK if days_back is None else days_back,
+            filters=filters,
+            prefer=None if prefer is None else tuple(day.isoformat() if day else None for day in prefer),
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -207,8 +225,8 @@ def rank(
             return [Hit(row.session_uuid, row.score) for row in rows]
         if offset > 0 and _ranked(mode, params, 1, 0):
             return []  # paged past the last real hit: don't switch to the recent list mid-paging
-    return [Hit(row.session_uuid, row.score) for row in _recent(conn, now, days_back, project_filter,
-                                                                max_results, offset, agent_filter, machine_filter)]
+    return [Hit(row.session_uuid, 0.0, match=False)
+            for row in readonly.recent(conn, filters, limit=max_results, offset=offset)]
 
 
 @dataclass(frozen=True)
@@ -217,12 +235,35 @@ class _Params:
     tokens: list[str]
     phrases: list[str]  # for the full text only: `keywords` keeps the original's tokens
     now: datetime.date
-    days_back: int
-    project: str | None
+    days_back: int  # the `keywords` formula's window
+    filters: readonly.Filters
     hybrid_keywords_weight: float
     hybrid_pool: int
-    agent: str | None = None
-    machine: str | None = None
+    prefer: tuple[str | None, str | None] | None = None  # ISO days whose sessions score PREFERRED_BOOST more
+
+    def preference(self, date: str) -> float:
+        """The multiplier of a handoff of this day."""
+        if self.prefer is None:
+            return 1.0
+        since, until = self.prefer
+        return 1.0 + PREFERRED_BOOST if (since is None or date >= since) and (until is None or date <= until) else 1.0
+
+    def in_preferred(self) -> _Params:
+        """The same query over the preferred days alone."""
+        assert self.prefer is not None
+        since = max((d for d in (self.filters.since, self.prefer[0]) if d), default=None)
+        until = min((d for d in (self.filters.until, self.prefer[1]) if d), default=None)
+        return dataclasses.replace(self, filters=self.filters._replace(since=since, until=until))
+
+
+def _with_preferred(p: _Params, ranking: Callable[[_Params], list[_Row]]) -> list[_Row]:
+    """`ranking` of the query, joined by that of the preferred days alone when it has some (best first): a
+    preferred session the first misses could still rise to the top. Raw scores, so those of both agree."""
+    rows = ranking(p)
+    if p.prefer is None:
+        return rows
+    seen = {row.session_uuid for row in rows}
+    return keyword_topk.ordered(rows + [row for row in ranking(p.in_preferred()) if row.session_uuid not in seen])
 
 
 def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -259,8 +300,20 @@ def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
     weights, df = _term_weights(p)
     multipliers = keyword_topk.Multipliers(p.now, p.days_back, KEYWORDS_RECENCY_BOOST, KEYWORDS_DURATION_BOOST)
     terms = [keyword_topk.Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
-    return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
-        p.conn, terms, multipliers, state.bounds, limit=limit, offset=offset, only=_project_rows(p))]
+
+    def top(q: _Params) -> list[_Row]:
+        return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
+            q.conn, terms, multipliers, state.bounds, limit=limit + offset, only=_project_rows(q))]
+
+    # Exact: a preferred session of the k best is among the k best preferred ones, any other among the k best.
+    return _preferred_first(p, _with_preferred(p, top))[offset : offset + limit]
+
+
+def _preferred_first(p: _Params, rows: list[_Row]) -> list[_Row]:
+    """Rows with the preferred days' multiplier, best first."""
+    if p.prefer is None:
+        return rows
+    return keyword_topk.ordered([row._replace(score=row.score * p.preference(row.date)) for row in rows])
 
 
 _TERM_FIELD = {"project_index": "projects", "keyword_index": "keywords"}
@@ -271,17 +324,17 @@ def _keywords_raw_top(p: _Params, weights: dict[tuple[str, str], float], limit: 
     common term's postings short here, so the full-text index sums them, far faster than SQL
     (bench/RESULTS.md)."""
     state = _state(p.conn)
-    hits = text_index.term_top(state.text_index, state.text_index_key, {
-        (_TERM_FIELD[table], term): weight for (table, term), weight in weights.items()}, limit + 20,
-        only=_project_rows(p))  # the margin covers substance-0 handoffs, which `_rows` drops
-    return _rows(p, hits)[:limit]
+    fields = {(_TERM_FIELD[table], term): weight for (table, term), weight in weights.items()}
+    return _with_preferred(p, lambda q: _rows(q, text_index.term_top(
+        state.text_index, state.text_index_key, fields, limit + 20,
+        only=_project_rows(q)))[:limit])  # the margin covers substance-0 handoffs, which `_rows` drops
 
 
 def _project_rows(p: _Params) -> list[int] | None:
-    """The rowids of the handoffs of the query's project, agent and machine filters (None: no filter)."""
-    if not p.project and not p.agent and not p.machine:
+    """The rowids of the handoffs the query's filters keep (None: no filter)."""
+    if not any(p.filters):
         return None
-    return readonly.filtered_rowids(p.conn, p.project, p.agent, p.machine)
+    return readonly.filtered_rowids(p.conn, p.filters)
 
 
 def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
@@ -299,11 +352,11 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
     state = _state(p.conn)
     depth = limit + offset if raw else max(p.hybrid_pool, limit + offset)
     # The margin covers substance-0 handoffs, which `_rows` drops.
-    found = _rows(p, text_index.search(state.text_index, state.text_index_key, p.tokens + p.phrases, depth + 20,
-                                       only=_project_rows(p)))[:depth]
+    found = _with_preferred(p, lambda q: _rows(q, text_index.search(
+        state.text_index, state.text_index_key, q.tokens + q.phrases, depth + 20, only=_project_rows(q)))[:depth])
     if not raw:
-        multipliers = keyword_topk.Multipliers(p.now, p.days_back, BM25_RECENCY_BOOST, 0.0)
-        found = keyword_topk.ordered([_Row(row.session_uuid, row.score * multipliers.recency(
+        multipliers = keyword_topk.Multipliers(p.now, None, BM25_RECENCY_BOOST, 0.0)
+        found = _preferred_first(p, [_Row(row.session_uuid, row.score * multipliers.recency(
             multipliers.age(row.date)), row.date) for row in found])
     return found[offset : offset + limit]
 
@@ -311,7 +364,7 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
 def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
     pool = max(p.hybrid_pool, offset + limit)
     fulltext = _bm25(p, pool, 0, raw=True)
-    if len(fulltext) == pool:
+    if len(fulltext) == pool and p.prefer is None:
         # A full pool: the keyword scores of its own sessions (a few rows), normalised by their best. A
         # session outside it could reach at most the keyword weight, so once a page of the pool scores
         # above that, ranking every session the keywords match (as costly as bm25 itself) could change
@@ -325,8 +378,8 @@ def _hybrid(p: _Params, limit: int, offset: int) -> list[_Row]:
 
 
 def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]:
-    """bm25 + HYBRID_KEYWORDS_WEIGHT * keywords, each raw score divided by its list's best, times recency;
-    best first."""
+    """bm25 + HYBRID_KEYWORDS_WEIGHT * keywords, each raw score divided by its list's best, times recency and
+    the preferred days' multiplier; best first."""
     fused: dict[str, float] = {}
     dates: dict[str, str] = {}
     for rows, weight in ((fulltext, 1.0), (keywords, p.hybrid_keywords_weight)):
@@ -334,8 +387,9 @@ def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]
         for row in rows:
             fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
             dates[row.session_uuid] = row.date
-    multipliers = keyword_topk.Multipliers(p.now, p.days_back, HYBRID_RECENCY_BOOST, 0.0)
-    return keyword_topk.ordered([_Row(uid, score * multipliers.recency(multipliers.age(dates[uid])), dates[uid])
+    multipliers = keyword_topk.Multipliers(p.now, None, HYBRID_RECENCY_BOOST, 0.0)
+    return keyword_topk.ordered([_Row(uid, score * multipliers.recency(multipliers.age(dates[uid]))
+                                      * p.preference(dates[uid]), dates[uid])
                                  for uid, score in fused.items() if score > 0.0])
 
 
@@ -368,13 +422,3 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
             scored.append(_Row(row.session_uuid, raw, row.date))
     return keyword_topk.ordered(scored)
 
-
-def _recent(conn: sqlite3.Connection, now: datetime.date, days_back: int, project: str | None, limit: int,
-            offset: int, agent: str | None = None, machine: str | None = None) -> list[_Row]:
-    # Same window as the recency multiplier: age_days = days since + 1 <= days_back.
-    try:
-        cutoff = (now - datetime.timedelta(days=days_back - 1)).isoformat()
-    except OverflowError:
-        cutoff = "" if days_back > 0 else "9999-12-31~"
-    return [_Row(row.session_uuid, 0.0, row.date) for row in readonly.recent(
-        conn, cutoff, limit=limit, offset=offset, project=project, agent=agent, machine=machine)]
