@@ -119,6 +119,36 @@ CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TE
 """
 
 
+# Each project's number of handoffs, and the number of handoffs, kept by triggers as keyword_df is: `eywa get`
+# reads them at every start, where counting them is a pass over every handoff.
+_COUNTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS project_df(project TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+DELETE FROM project_df;
+INSERT INTO project_df(project, df) SELECT project, COUNT(*) FROM project_index GROUP BY project;
+CREATE TRIGGER IF NOT EXISTS project_df_insert AFTER INSERT ON project_index BEGIN
+    INSERT INTO project_df(project, df) VALUES(new.project, 1) ON CONFLICT(project) DO UPDATE SET df = df + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS project_df_delete AFTER DELETE ON project_index BEGIN
+    UPDATE project_df SET df = df - 1 WHERE project = old.project;
+    DELETE FROM project_df WHERE project = old.project AND df <= 0;
+END;
+CREATE TABLE IF NOT EXISTS handoff_counts(substantial INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+DELETE FROM handoff_counts;
+INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs GROUP BY substance > 0;
+CREATE TRIGGER IF NOT EXISTS handoff_counts_insert AFTER INSERT ON handoffs BEGIN
+    INSERT INTO handoff_counts(substantial, n) VALUES(new.substance > 0, 1)
+        ON CONFLICT(substantial) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS handoff_counts_delete AFTER DELETE ON handoffs BEGIN
+    UPDATE handoff_counts SET n = n - 1 WHERE substantial = (old.substance > 0);
+END;
+"""
+# The tables whose rows `Store.rebuilding` replaces, and those derived from them (by triggers, or filled at its end).
+_REBUILT = ("handoffs", "project_index", "keyword_index", "fulltext")
+_DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_index_queue")
+_REBUILD_CACHE_KB = 16_000  # page cache while rebuilding: bounded, whatever the number of handoffs
+
+
 class SourceState(NamedTuple):
     size: int
     mtime_ns: int
@@ -255,17 +285,7 @@ class Store:
         """
         uid = handoff.session_uuid
         self.delete_handoff(uid)
-        cursor = self.conn.execute(
-            "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
-                handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
-                orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor, handoff.agent, handoff.machine,
-            ),
-        )
+        rowid = _insert_handoff(self.conn, handoff, path, archive_path, ended_at, origin, extractor)
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
         projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
         self.conn.executemany(
@@ -280,12 +300,10 @@ class Store:
         )
         IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len(keywords),
                     max_projects=len(projects)).record(self.conn)
-        # The full-text row shares the handoff's rowid: search hits join handoffs by it.
-        self.conn.execute(
-            "INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?)",
-            (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
-        )
+        _insert_fulltext(self.conn, rowid, handoff, columns or fulltext_columns(transcript))
+
+    def handoff_count(self) -> int:
+        return self.conn.execute("SELECT COALESCE(SUM(n), 0) FROM handoff_counts").fetchone()[0]
 
     def has_handoffs(self) -> bool:
         return self.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is not None
@@ -324,6 +342,116 @@ class Store:
         """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
         for table in ("term_blocks", "handoffs", "project_index", "keyword_index", "fulltext"):
             self.conn.execute(f"DELETE FROM {table}")
+
+    @contextlib.contextmanager
+    def rebuilding(self) -> Iterator[Rebuild]:
+        """One transaction that replaces every handoff and index row with those added to the `Rebuild` it
+        yields (sources and term statistics stay): all or nothing, in memory bounded whatever the number of
+        handoffs. The full-text index is rebuilt from the new rows once it commits."""
+        with self.transaction():
+            rebuild = Rebuild(self.conn)
+            yield rebuild
+            rebuild.finish()
+
+
+def _insert_handoff(conn: sqlite3.Connection, handoff: Handoff, path: str, archive_path: str, ended_at: str,
+                    origin: str, extractor: str) -> int:
+    """The handoff's row; its rowid."""
+    cursor = conn.execute(
+        "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
+        " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            handoff.session_uuid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
+            handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
+            orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
+            handoff.body, origin, extractor, handoff.agent, handoff.machine,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _insert_fulltext(conn: sqlite3.Connection, rowid: int, handoff: Handoff, columns: FulltextColumns) -> None:
+    # The full-text row shares the handoff's rowid: search hits join handoffs by it.
+    conn.execute("INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
+                 " VALUES(?, ?, ?, ?, ?, ?, ?)", (rowid, handoff.session_uuid, handoff.body, *columns))
+
+
+class Rebuild:
+    """Handoffs added in bulk inside `Store.rebuilding`'s transaction. Inserting a million rows one by one into
+    indexes bigger than the page cache, with triggers keeping the derived tables, costs a random page per row;
+    so the triggers and secondary indexes are set aside, the inverted indexes' postings are staged in a
+    temporary table in the order they come, and at `finish` each index and derived table is written from a
+    sort, which SQLite does in bounded memory, before the triggers come back (all inside the transaction)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.bounds = IndexBounds(0, 0, 0)
+        tables = ",".join(f"'{table}'" for table in (*_REBUILT, "term_blocks"))
+        # The derived schema, as the file holds it: put back as it was (autoindexes have no SQL and stay).
+        self._schema = conn.execute(
+            f"SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL"
+            f" AND tbl_name IN ({tables}) ORDER BY type, name").fetchall()
+        for kind, name, _ in self._schema:
+            conn.execute(f"DROP {kind.upper()} {name}")
+        for table in (*_REBUILT, *_DERIVED):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM meta WHERE key = 'text_index_key'")  # the full-text index is made anew
+        conn.execute(f"PRAGMA cache_size = -{_REBUILD_CACHE_KB}")
+        conn.execute("PRAGMA temp_store = FILE")  # sorts and the staged postings on disk, not in memory
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS rebuild_postings(hid INTEGER NOT NULL, kind TEXT NOT NULL,"
+                     " term TEXT NOT NULL, date TEXT NOT NULL, duration_min INTEGER NOT NULL,"
+                     " substance INTEGER NOT NULL)")
+        conn.execute("DELETE FROM temp.rebuild_postings")
+        conn.execute("CREATE INDEX IF NOT EXISTS temp.rebuild_postings_hid ON rebuild_postings(hid)")
+
+    def date_of(self, session_uuid: str) -> str | None:
+        """The date of the handoff added for this session, if one was."""
+        row = self.conn.execute("SELECT date FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        return row[0] if row else None
+
+    def add(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
+            origin: str = "extracted", extractor: str = "") -> None:
+        """Add a handoff (replacing one added for the same session), as `Store.put_handoff` stores it."""
+        old = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?",
+                                (handoff.session_uuid,)).fetchone()
+        if old is not None:
+            for sql in ("DELETE FROM handoffs WHERE rowid = ?", "DELETE FROM fulltext WHERE id = ?",
+                        "DELETE FROM temp.rebuild_postings WHERE hid = ?"):
+                self.conn.execute(sql, old)
+        rowid = _insert_handoff(self.conn, handoff, path, archive_path, "", origin, extractor)
+        _insert_fulltext(self.conn, rowid, handoff, fulltext_columns(transcript))
+        projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
+        posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
+        self.conn.executemany("INSERT INTO temp.rebuild_postings VALUES(?, ?, ?, ?, ?, ?)",
+                              [(rowid, "p", term, *posting) for term in projects]
+                              + [(rowid, "k", term, *posting) for term in keywords])
+        self.bounds = IndexBounds(max(self.bounds.max_duration, handoff.duration_minutes),
+                                  max(self.bounds.max_keywords, len(keywords)),
+                                  max(self.bounds.max_projects, len(projects)))
+
+    def finish(self) -> None:
+        conn = self.conn
+        for kind, table, column in (("p", "project_index", "project"), ("k", "keyword_index", "keyword")):
+            conn.execute(
+                f"INSERT OR IGNORE INTO {table}({column}, session_uuid, date, duration_min, substance)"
+                " SELECT p.term, h.session_uuid, p.date, p.duration_min, p.substance FROM temp.rebuild_postings AS p"
+                " JOIN handoffs AS h ON h.rowid = p.hid WHERE p.kind = ? ORDER BY p.term, h.session_uuid", (kind,))
+        conn.execute("DROP TABLE temp.rebuild_postings")
+        for kind, _, sql in self._schema:
+            if kind == "index":
+                conn.execute(sql)
+        fill_blocks(conn)
+        conn.execute("INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword")
+        conn.execute("INSERT INTO project_df(project, df) SELECT project, COUNT(*) FROM project_index GROUP BY project")
+        conn.execute("INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs"
+                     " GROUP BY substance > 0")
+        self.bounds.replace(conn)
+        for kind, _, sql in self._schema:
+            if kind == "trigger":
+                conn.execute(sql)
+        conn.execute("PRAGMA cache_size = -2000")  # SQLite's default
 
 
 def _schema_version(conn: sqlite3.Connection) -> str | None:
@@ -416,5 +544,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     ("index-tables", _SCHEMA),
     ("index-term-blocks", _migrate_blocks),
     ("index-schema-7", _settle_version),
+    ("index-counts", _COUNTS_SCHEMA),
 )
 assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"
