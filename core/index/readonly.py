@@ -236,20 +236,40 @@ def _term_counts(rows: list[tuple[str, int]]) -> TermCounts:
     return TermCounts([term for term, _ in rows], [df for _, df in rows])
 
 
-def project_df(conn: sqlite3.Connection) -> TermCounts:
-    return _term_counts(conn.execute("SELECT project, COUNT(*) FROM project_index GROUP BY project").fetchall())
-
-
-def keyword_df(conn: sqlite3.Connection) -> TermCounts:
-    """From the counts the store keeps, far faster than a GROUP BY of the inverted index (bench/RESULTS.md)."""
+def _counts(conn: sqlite3.Connection, kept: str, counted: str, params: tuple[object, ...] = ()) -> list[tuple]:
+    """Rows of `kept`, a query of the counts the store keeps (core/index/store.py's keyword_df, project_df,
+    handoff_counts), or of `counted`, the same counted from the rows, on an index no store of this version has
+    opened yet."""
     try:
-        return _term_counts(conn.execute("SELECT keyword, df FROM keyword_df").fetchall())
-    except sqlite3.OperationalError:  # an index no Store of this version has opened yet
-        return _term_counts(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword").fetchall())
+        return conn.execute(kept, params).fetchall()
+    except sqlite3.OperationalError:
+        return conn.execute(counted, params).fetchall()
+
+
+def project_df(conn: sqlite3.Connection) -> TermCounts:
+    return _term_counts(_counts(conn, "SELECT project, df FROM project_df",
+                                "SELECT project, COUNT(*) FROM project_index GROUP BY project"))
+
+
+def keywords_containing(conn: sqlite3.Connection, token: str) -> list[tuple[str, int]]:
+    """(keyword, its number of handoffs) of each keyword equal to or containing `token`, in keyword order: one
+    pass over the counts in SQLite, never the whole vocabulary in Python (it grows with every handoff)."""
+    return _counts(conn, "SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0",
+                   "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword", (token,))
+
+
+def keyword_counts(conn: sqlite3.Connection, keywords: list[str]) -> dict[str, int]:
+    """Keyword -> its number of handoffs, for those of `keywords` some handoff lists."""
+    given = (json.dumps(keywords),)
+    return dict(_counts(conn, "SELECT keyword, df FROM keyword_df WHERE keyword IN (SELECT value FROM json_each(?))",
+                        "SELECT keyword, COUNT(*) FROM keyword_index WHERE keyword IN (SELECT value FROM json_each(?))"
+                        " GROUP BY keyword", given))
 
 
 def handoff_count(conn: sqlite3.Connection, *, substantial: bool = False) -> int:
-    return conn.execute("SELECT COUNT(*) FROM handoffs" + (" WHERE substance > 0" if substantial else "")).fetchone()[0]
+    where = " WHERE substantial = 1" if substantial else ""
+    return _counts(conn, "SELECT COALESCE(SUM(n), 0) FROM handoff_counts" + where,
+                   "SELECT COUNT(*) FROM handoffs" + (" WHERE substance > 0" if substantial else ""))[0][0]
 
 
 def index_path(conn: sqlite3.Connection) -> Path:
