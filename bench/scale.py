@@ -444,10 +444,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--plot", type=Path, default=ROOT / "bench" / "scale.png")
     parser.add_argument("--json", type=Path, help="also write the rows here")
-    parser.add_argument("--label", default="", help="a name for this run in the plot (e.g. before)")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="rows of an earlier run (--json) for the series this run does not measure")
+    parser.add_argument("--before", type=Path, help="rows of a run of the code before (--json), drawn dashed")
     args = parser.parse_args()
     tiers = TIERS[:[name for name, _, _ in TIERS].index(args.max_size) + 1]
     steps = args.only or ["seed", "handoffs", "transcripts"]
+    if args.merge and not args.only:
+        steps = []  # only the section and the plot, from the rows given
     started = time.perf_counter()
 
     def log(message: str) -> None:
@@ -458,6 +462,9 @@ def main() -> int:
         log("no --seed-python: the seed's figures are left out (bench/seed_probe.py says how to get it)")
     runner = Runner(args.python)
     results: dict[str, list[dict[str, object]]] = {}
+    for earlier in args.merge:
+        results |= {step: rows for step, rows in json.loads(earlier.read_text(encoding="utf-8")).items()
+                    if step not in steps}
     with tempfile.TemporaryDirectory(prefix="eywa-scale-", dir=args.work_dir) as tmp:
         work = Path(tmp)
         for step in ("seed", "handoffs", "transcripts"):
@@ -470,13 +477,15 @@ def main() -> int:
             else:
                 results[step] = transcript_series(runner, work, tiers, log)
             if args.json:
-                args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+                args.json.write_text(json.dumps({k: v for k, v in results.items() if k in steps}, indent=1),
+                                     encoding="utf-8")
     label = f" --max-size {args.max_size}" + "".join(f" --only {step}" for step in args.only or [])
     replace_section(args.out, section(results, label, time.perf_counter() - started))
     if args.plot:
         import scale_plot
 
-        scale_plot.plot(results, args.plot)
+        before = json.loads(args.before.read_text(encoding="utf-8")) if args.before else None
+        scale_plot.plot(results, args.plot, before)
     log(f"wrote {args.out} and {args.plot}")
     return 0
 

@@ -21,7 +21,9 @@ _MEMORY = [
 ]
 
 
-def plot(results: dict[str, list[dict[str, object]]], target: Path) -> None:
+def plot(results: dict[str, list[dict[str, object]]], target: Path,
+         before: dict[str, list[dict[str, object]]] | None = None) -> None:
+    """The rows of bench/scale.py; `before`, the rows of the code before a change, dashed in the same colours."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -32,17 +34,21 @@ def plot(results: dict[str, list[dict[str, object]]], target: Path) -> None:
         for row, (series, x_column, lines) in enumerate(panels):
             ax = axes[row][column]
             rows = results.get(series) or []
-            for y_column, label in lines:
-                points = [(r[x_column], r[y_column]) for r in rows if r.get(y_column) not in (None, "")]
-                if points:
-                    ax.plot(*zip(*points, strict=True), marker="o", label=label)
+            for number, (y_column, label) in enumerate(lines):
+                colour = f"C{number}"
+                for found, style, name in ((rows, "-", label), ((before or {}).get(series) or [], "--", "before")):
+                    points = [(r[x_column], r[y_column]) for r in found if r.get(y_column) not in (None, "")]
+                    if points:
+                        ax.plot(*zip(*points, strict=True), style, marker="o", color=colour,
+                                label=name if name != "before" else f"{label}, before")
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("handoffs" if series == "handoffs" else "MB of transcripts")
             ax.set_ylabel(unit)
             ax.set_title(f"{series}: {unit}")
             ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
+            if ax.lines:
+                ax.legend(fontsize=7)
     figure.suptitle("Eywa at scale (bench/scale.py)")
     figure.tight_layout()
     figure.savefig(target, dpi=90)

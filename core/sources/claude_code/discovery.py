@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from eywa.core.sources.projects import ProjectNames
 
 
-@dataclass(frozen=True)
+# Slots: an ingest holds one of each per file seen, hundreds of thousands on a large disk.
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     path: Path
     size: int
@@ -38,7 +39,7 @@ class SourceFile:
     machine: str = ""  # the machine of that source
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionFiles:
     session_id: str
     main: list[SourceFile] = field(default_factory=list)
@@ -97,9 +98,9 @@ def scan_files(root: Path, agent: str = CLAUDE_CODE, machine: str = "") -> list[
                 continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(folder / entry.name)
                 elif _wanted(entry.name, agent) and entry.is_file():
-                    path = Path(entry.path)
+                    path = folder / entry.name  # shares its folder's parts: one path a file, many files
                     layout = _layout(path, root, agent)
                     if layout is None:
                         continue
