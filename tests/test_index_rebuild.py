@@ -65,6 +65,11 @@ def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_p
     assert readonly.handoff_count(rebuilt.conn) == 59
     assert readonly.handoff_count(rebuilt.conn, substantial=True) == rebuilt.conn.execute(
         "SELECT COUNT(*) FROM handoffs WHERE substance > 0").fetchone()[0] == 40
+    # The keywords holding a word, found through the trigrams (a short word by a scan), as reading them all finds.
+    for store in (one_by_one, rebuilt):
+        every = store.conn.execute("SELECT keyword, df FROM keyword_df ORDER BY keyword").fetchall()
+        for word in ("kw1", "-x", "shared", "kw", "x", "nothing"):
+            assert readonly.keywords_containing(store.conn, word) == [row for row in every if word in row[0]]
     # The full-text index is made anew from the rebuilt rows.
     assert rebuilt.conn.execute("SELECT COUNT(*) FROM text_index_queue").fetchone()[0] == 0
     assert readonly.project_df(rebuilt.conn) == readonly.project_df(one_by_one.conn)

@@ -251,11 +251,24 @@ def project_df(conn: sqlite3.Connection) -> TermCounts:
                                 "SELECT project, COUNT(*) FROM project_index GROUP BY project"))
 
 
+_TRIGRAM = 3  # the shortest word the keywords' trigram index finds; a shorter one is looked for in every keyword
+
+
 def keywords_containing(conn: sqlite3.Connection, token: str) -> list[tuple[str, int]]:
-    """(keyword, its number of handoffs) of each keyword equal to or containing `token`, in keyword order: one
-    pass over the counts in SQLite, never the whole vocabulary in Python (it grows with every handoff)."""
-    return _counts(conn, "SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0",
-                   "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword", (token,))
+    """(keyword, its number of handoffs) of each keyword equal to or containing `token`, in keyword order: through
+    the store's trigram index of the keywords (keyword_trigrams), never the whole vocabulary read in Python (it
+    grows with every handoff)."""
+    scan = ("SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0",
+            "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword")
+    if len(token) < _TRIGRAM or "%" in token or "_" in token:
+        return _counts(conn, *scan, (token,))
+    try:
+        # The trigrams find the candidates; FTS5 checks LIKE on each keyword itself.
+        return conn.execute("SELECT k.keyword, k.df FROM keyword_trigrams AS t"
+                            " JOIN keyword_vocab AS v ON v.id = t.rowid JOIN keyword_df AS k ON k.keyword = v.keyword"
+                            " WHERE t.keyword LIKE ? ORDER BY k.keyword", (f"%{token}%",)).fetchall()
+    except sqlite3.OperationalError:  # an index no store of this version has opened yet
+        return _counts(conn, *scan, (token,))
 
 
 def keyword_counts(conn: sqlite3.Connection, keywords: list[str]) -> dict[str, int]:

@@ -142,10 +142,27 @@ END;
 CREATE TRIGGER IF NOT EXISTS handoff_counts_delete AFTER DELETE ON handoffs BEGIN
     UPDATE handoff_counts SET n = n - 1 WHERE substantial = (old.substance > 0);
 END;
+-- Each keyword under a rowid, and its trigrams (FTS5), kept as keyword_df gains and loses keywords: the
+-- keywords holding a query word are found through the trigrams, not by reading every keyword.
+CREATE TABLE IF NOT EXISTS keyword_vocab(id INTEGER PRIMARY KEY, keyword TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS keyword_trigrams USING fts5(keyword, content='keyword_vocab', content_rowid='id',
+    tokenize='trigram', detail='none');
+DELETE FROM keyword_vocab;
+INSERT INTO keyword_vocab(keyword) SELECT keyword FROM keyword_df ORDER BY keyword;
+INSERT INTO keyword_trigrams(keyword_trigrams) VALUES('rebuild');
+CREATE TRIGGER IF NOT EXISTS keyword_vocab_insert AFTER INSERT ON keyword_df BEGIN
+    INSERT INTO keyword_vocab(keyword) VALUES(new.keyword);
+    INSERT INTO keyword_trigrams(rowid, keyword) SELECT id, keyword FROM keyword_vocab WHERE keyword = new.keyword;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_vocab_delete AFTER DELETE ON keyword_df BEGIN
+    INSERT INTO keyword_trigrams(keyword_trigrams, rowid, keyword)
+        SELECT 'delete', id, keyword FROM keyword_vocab WHERE keyword = old.keyword;
+    DELETE FROM keyword_vocab WHERE keyword = old.keyword;
+END;
 """
 # The tables whose rows `Store.rebuilding` replaces, and those derived from them (by triggers, or filled at its end).
 _REBUILT = ("handoffs", "project_index", "keyword_index", "fulltext")
-_DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_index_queue")
+_DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_index_queue", "keyword_vocab")
 _REBUILD_CACHE_KB = 16_000  # page cache while rebuilding: bounded, whatever the number of handoffs
 
 
@@ -388,7 +405,7 @@ class Rebuild:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.bounds = IndexBounds(0, 0, 0)
-        tables = ",".join(f"'{table}'" for table in (*_REBUILT, "term_blocks"))
+        tables = ",".join(f"'{table}'" for table in (*_REBUILT, "term_blocks", "keyword_df"))
         # The derived schema, as the file holds it: put back as it was (autoindexes have no SQL and stay).
         self._schema = conn.execute(
             f"SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL"
@@ -444,6 +461,8 @@ class Rebuild:
                 conn.execute(sql)
         fill_blocks(conn)
         conn.execute("INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword")
+        conn.execute("INSERT INTO keyword_vocab(keyword) SELECT keyword FROM keyword_df ORDER BY keyword")
+        conn.execute("INSERT INTO keyword_trigrams(keyword_trigrams) VALUES('rebuild')")
         conn.execute("INSERT INTO project_df(project, df) SELECT project, COUNT(*) FROM project_index GROUP BY project")
         conn.execute("INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs"
                      " GROUP BY substance > 0")
