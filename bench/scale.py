@@ -218,6 +218,7 @@ def handoff_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]]
         log(f"{name}: reindex {reindex.wall_s:.1f}s, peak {reindex.peak_mb:.0f} MB: {reindex.stdout.strip()}")
         row: dict[str, object] = {"handoffs": count, "reindex s": round(reindex.wall_s, 1),
                                   "reindex CPU s": round(reindex.cpu_s, 1), "reindex peak MB": round(reindex.peak_mb),
+                                  "reindex peak anon MB": round(reindex.peak_anon_mb),
                                   "reindex load": round(reindex.load, 1)}
         runner.interpreter_start(10)
         row["interpreter start ms"] = _ms(runner.start_s)
@@ -342,9 +343,11 @@ def transcript_series(runner: Runner, work: Path, tiers: list[tuple[str, int, in
             "transcripts MB": round(report["bytes_read"] / 1e6), "files": report["files_seen"],
             "sessions": report["sessions_updated"], "ingest s": round(cold.wall_s, 1),
             "ingest MB/s": round(report["bytes_read"] / 1e6 / cold.wall_s, 1), "ingest CPU s": round(cold.cpu_s, 1),
-            "ingest peak MB": round(cold.peak_mb), "ingest max RSS MB": round(cold.max_rss_mb),
+            "ingest peak MB": round(cold.peak_mb), "ingest peak anon MB": round(cold.peak_anon_mb),
+            "ingest max RSS MB": round(cold.max_rss_mb),
             "ingest load": round(cold.load, 1), "+1% files": more["files_changed"],
             "+1% ingest s": round(again.wall_s, 2), "+1% peak MB": round(again.peak_mb),
+            "+1% peak anon MB": round(again.peak_anon_mb),
             "disk KB per session": round(_disk_mb(*_index_paths(data), data / "handoffs", data / "archive")
                                          * 1000 / max(1, sessions), 1)})
         log(json.dumps(rows[-1]))

@@ -15,9 +15,11 @@ _TIME = [
     ("transcripts", "transcripts MB", [("ingest s", "ingest (s)"), ("+1% ingest s", "ingest of 1% new (s)")]),
 ]
 _MEMORY = [
-    ("handoffs", "handoffs", [("reindex peak MB", "reindex"), ("get hybrid max RSS MB", "get hybrid"),
+    ("handoffs", "handoffs", [("reindex peak MB", "reindex"), ("reindex peak anon MB", "reindex, anonymous"),
+                              ("get hybrid max RSS MB", "get hybrid"),
                               ("bot idle MB", "bot idle"), ("bot after voice MB", "bot after a voice note")]),
-    ("transcripts", "transcripts MB", [("ingest peak MB", "ingest"), ("+1% peak MB", "ingest of 1% new")]),
+    ("transcripts", "transcripts MB", [("ingest peak MB", "ingest"), ("ingest peak anon MB", "ingest, anonymous"),
+                                       ("+1% peak MB", "ingest of 1% new")]),
 ]
 
 

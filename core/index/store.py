@@ -163,7 +163,6 @@ END;
 # The tables whose rows `Store.rebuilding` replaces, and those derived from them (by triggers, or filled at its end).
 _REBUILT = ("handoffs", "project_index", "keyword_index", "fulltext")
 _DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_index_queue", "keyword_vocab")
-_REBUILD_CACHE_KB = 16_000  # page cache while rebuilding: bounded, whatever the number of handoffs
 
 
 class SourceState(NamedTuple):
@@ -415,7 +414,6 @@ class Rebuild:
         for table in (*_REBUILT, *_DERIVED):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("DELETE FROM meta WHERE key = 'text_index_key'")  # the full-text index is made anew
-        conn.execute(f"PRAGMA cache_size = -{_REBUILD_CACHE_KB}")
         conn.execute("PRAGMA temp_store = FILE")  # sorts and the staged postings on disk, not in memory
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS rebuild_postings(hid INTEGER NOT NULL, kind TEXT NOT NULL,"
                      " term TEXT NOT NULL, date TEXT NOT NULL, duration_min INTEGER NOT NULL,"
@@ -470,7 +468,6 @@ class Rebuild:
         for kind, _, sql in self._schema:
             if kind == "trigger":
                 conn.execute(sql)
-        conn.execute("PRAGMA cache_size = -2000")  # SQLite's default
 
 
 def _schema_version(conn: sqlite3.Connection) -> str | None:

@@ -44,7 +44,7 @@ COMMON_SHARE = 0.9
 
 TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
-_WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
+_WRITER_HEAP = 16_000_000  # what tantivy buffers before it writes a segment, near its least: bounds ingest and reindex
 _CHUNK = 500  # rows read from SQLite at a time while staging
 # Up to this many rows one term query each is cheaper than a term set, which reads the whole field.
 _FEW_ROWS = 1000
