@@ -210,7 +210,8 @@ def handoff_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]]
     made = 0
     for name, count, _ in tiers:
         started = time.perf_counter()
-        scale_data.write_handoffs(handoffs, made, count)
+        if not (handoffs / scale_data.handoff_text(count - 1)[0]).exists():  # else made by an earlier run (--keep)
+            scale_data.write_handoffs(handoffs, made, count)
         made = count
         log(f"{name}: {count} handoff files in {time.perf_counter() - started:.0f}s")
         env = eywa_env(data, work / "no-projects")
@@ -444,6 +445,7 @@ def main() -> int:
     parser.add_argument("--only", choices=["handoffs", "transcripts", "seed"], action="append")
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--work-dir", type=Path, help="where the data are made (default: a temporary folder)")
+    parser.add_argument("--keep", type=Path, help="make the data in this folder and keep them for the next run")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--plot", type=Path, default=ROOT / "bench" / "scale.png")
     parser.add_argument("--json", type=Path, help="also write the rows here")
@@ -469,7 +471,8 @@ def main() -> int:
         results |= {step: rows for step, rows in json.loads(earlier.read_text(encoding="utf-8")).items()
                     if step not in steps}
     with tempfile.TemporaryDirectory(prefix="eywa-scale-", dir=args.work_dir) as tmp:
-        work = Path(tmp)
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for step in ("seed", "handoffs", "transcripts"):
             if step not in steps:
                 continue
