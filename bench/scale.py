@@ -207,7 +207,7 @@ def handoff_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]]
     data = work / "data"
     handoffs = data / "handoffs"  # where an import leaves them; each size adds to the files of the one before
     queries = scale_data.queries(n_queries)
-    made = 0
+    made = max((made for _, made, _ in TIERS if made < tiers[0][1]), default=0)  # the sizes before: kept (--keep)
     for name, count, _ in tiers:
         started = time.perf_counter()
         if not (handoffs / scale_data.handoff_text(count - 1)[0]).exists():  # else made by an earlier run (--keep)
@@ -439,6 +439,8 @@ def replace_section(out: Path, text: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-size", choices=[name for name, _, _ in TIERS], default="1M")
+    parser.add_argument("--min-size", choices=[name for name, _, _ in TIERS], default="10k",
+                        help="the first size measured (with --keep: the data of the sizes before are there)")
     parser.add_argument("--python", default=sys.executable, help="interpreter of the eywa measured")
     parser.add_argument("--seed-python", default=os.environ.get("EYWA_SEED_PYTHON"),
                         help="interpreter with the seed installed (bench/seed_probe.py says how)")
@@ -453,7 +455,8 @@ def main() -> int:
                         help="rows of an earlier run (--json) for the series this run does not measure")
     parser.add_argument("--before", type=Path, help="rows of a run of the code before (--json), drawn dashed")
     args = parser.parse_args()
-    tiers = TIERS[:[name for name, _, _ in TIERS].index(args.max_size) + 1]
+    names = [name for name, _, _ in TIERS]
+    tiers = TIERS[names.index(args.min_size):names.index(args.max_size) + 1]
     steps = args.only or ["seed", "handoffs", "transcripts"]
     if args.merge and not args.only:
         steps = []  # only the section and the plot, from the rows given
