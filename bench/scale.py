@@ -344,6 +344,8 @@ def transcript_series(runner: Runner, work: Path, tiers: list[tuple[str, int, in
             "transcripts MB": round(report["bytes_read"] / 1e6), "files": report["files_seen"],
             "sessions": report["sessions_updated"], "ingest s": round(cold.wall_s, 1),
             "ingest MB/s": round(report["bytes_read"] / 1e6 / cold.wall_s, 1), "ingest CPU s": round(cold.cpu_s, 1),
+            # Throughput per second of CPU (the process and its workers): what a loaded machine leaves comparable.
+            "ingest MB per CPU s": round(report["bytes_read"] / 1e6 / cold.cpu_s, 1),
             "ingest peak MB": round(cold.peak_mb), "ingest peak anon MB": round(cold.peak_anon_mb),
             "ingest max RSS MB": round(cold.max_rss_mb),
             "ingest load": round(cold.load, 1), "+1% files": more["files_changed"],
