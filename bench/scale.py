@@ -409,11 +409,13 @@ def table(rows: list[dict[str, object]], columns: list[str] | None = None) -> st
 
 def section(results: dict[str, list[dict[str, object]]], label: str, seconds: float) -> str:
     load = os.getloadavg()
+    made = (f"Assembled by `python bench/scale.py{label}` from the rows of earlier runs" if "--merge" in label else
+            f"Written by `python bench/scale.py{label}` in {seconds / 60:.0f} min")
     parts = [
-        f"{SECTION}\n\nWritten by `python bench/scale.py{label}` on {dt.date.today().isoformat()} in "
-        f"{seconds / 60:.0f} min, {os.cpu_count()} cores, load average at the end {load[0]:.1f} / {load[1]:.1f} / "
-        f"{load[2]:.1f} (each row's own is in its load column). Method: bench/scale.py's docstring; the plot: "
-        "bench/scale.png. Times are whole processes; `get` and `hook` in ms above the interpreter's start.\n"]
+        f"{SECTION}\n\n{made} on {dt.date.today().isoformat()}, {os.cpu_count()} cores, load average at the end "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (each row's own is in its load column). Method: "
+        "bench/scale.py's docstring; the plot: bench/scale.png. Times are whole processes; `get` and `hook` in ms "
+        "above the interpreter's start.\n"]
     if results.get("handoffs"):
         parts.append("Synthetic handoffs in the original's format (`eywa reindex`, then queries, the SessionStart "
                      "hook and the bot on that index):\n\n" + table(results["handoffs"]))
@@ -490,7 +492,8 @@ def main() -> int:
             if args.json:
                 args.json.write_text(json.dumps({k: v for k, v in results.items() if k in steps}, indent=1),
                                      encoding="utf-8")
-    label = f" --max-size {args.max_size}" + "".join(f" --only {step}" for step in args.only or [])
+    label = (f" --max-size {args.max_size}" + "".join(f" --only {step}" for step in args.only or [])
+             if steps else "".join(f" --merge {path.name}" for path in args.merge))
     replace_section(args.out, section(results, label, time.perf_counter() - started))
     if args.plot:
         import scale_plot
