@@ -32,6 +32,25 @@ _FULLTEXT_COLUMNS = """
     context TEXT NOT NULL DEFAULT ''
 """
 
+
+def _counted(column: str) -> str:
+    """The table `<column>_df` of each term's number of handoffs in `<column>_index`, counted afresh, and the
+    triggers that keep it."""
+    table, source = f"{column}_df", f"{column}_index"
+    return f"""CREATE TABLE IF NOT EXISTS {table}({column} TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+DELETE FROM {table};
+INSERT INTO {table}({column}, df) SELECT {column}, COUNT(*) FROM {source} GROUP BY {column};
+CREATE TRIGGER IF NOT EXISTS {table}_insert AFTER INSERT ON {source} BEGIN
+    INSERT INTO {table}({column}, df) VALUES(new.{column}, 1) ON CONFLICT({column}) DO UPDATE SET df = df + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_delete AFTER DELETE ON {source} BEGIN
+    UPDATE {table} SET df = df - 1 WHERE {column} = old.{column};
+    DELETE FROM {table} WHERE {column} = old.{column} AND df <= 0;
+END;
+"""
+
+
+_KEYWORD_DF = _counted("keyword")
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -90,18 +109,8 @@ DROP INDEX IF EXISTS project_index_date;
 DROP INDEX IF EXISTS keyword_index_date;
 {BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
 -- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh when this migration runs.
-CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-DELETE FROM keyword_df;
-INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword;
-CREATE TRIGGER IF NOT EXISTS keyword_df_insert AFTER INSERT ON keyword_index BEGIN
-    INSERT INTO keyword_df(keyword, df) VALUES(new.keyword, 1) ON CONFLICT(keyword) DO UPDATE SET df = df + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS keyword_df_delete AFTER DELETE ON keyword_index BEGIN
-    UPDATE keyword_df SET df = df - 1 WHERE keyword = old.keyword;
-    DELETE FROM keyword_df WHERE keyword = old.keyword AND df <= 0;
-END;
--- Each handoff's text by kind (core/archive/columns.py), under the handoff's rowid; searched through the index
--- core/index/text_index.py derives from it. The triggers queue every change for that index.
+{_KEYWORD_DF}-- Each handoff's text by kind (core/archive/columns.py), under the handoff's rowid; searched through
+-- the index core/index/text_index.py derives from it. The triggers queue every change for that index.
 CREATE TABLE IF NOT EXISTS fulltext({_FULLTEXT_COLUMNS});
 CREATE TABLE IF NOT EXISTS text_index_queue(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS fulltext_queue_insert AFTER INSERT ON fulltext BEGIN
@@ -121,17 +130,7 @@ CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TE
 
 # Each project's number of handoffs, and the number of handoffs, kept by triggers as keyword_df is: `eywa get`
 # reads them at every start, where counting them is a pass over every handoff.
-_COUNTS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS project_df(project TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-DELETE FROM project_df;
-INSERT INTO project_df(project, df) SELECT project, COUNT(*) FROM project_index GROUP BY project;
-CREATE TRIGGER IF NOT EXISTS project_df_insert AFTER INSERT ON project_index BEGIN
-    INSERT INTO project_df(project, df) VALUES(new.project, 1) ON CONFLICT(project) DO UPDATE SET df = df + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS project_df_delete AFTER DELETE ON project_index BEGIN
-    UPDATE project_df SET df = df - 1 WHERE project = old.project;
-    DELETE FROM project_df WHERE project = old.project AND df <= 0;
-END;
+_COUNTS_SCHEMA = _counted("project") + """
 CREATE TABLE IF NOT EXISTS handoff_counts(substantial INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 DELETE FROM handoff_counts;
 INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs GROUP BY substance > 0;
