@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import make_scaled_corpus  # noqa: E402
+from scale_data import make_scaled_corpus  # noqa: E402
 
 from tests.ssh_hub import ssh_hub  # noqa: E402
 

@@ -19,7 +19,7 @@ from eywa.core.config.private_files import private_dir
 from eywa.core.handoffs.durations import format_duration
 
 __all__ = ["STATUSES", "Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff",
-           "parse_sections", "parse_duration", "render_body", "split_front_matter"]
+           "parse_sections", "parse_duration", "render_body", "split_front_matter", "handoff_from"]
 
 SECTION_TITLES = {
     "what_happened": "What Happened",
@@ -167,11 +167,91 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
     end = text.find("\n---", 3)
     if end < 0:
         raise ValueError("front matter is not closed by ---")
-    meta = yaml.safe_load(text[3:end])
+    meta = _simple_front_matter(text[3:end])
+    if meta is None:
+        meta = yaml.safe_load(text[3:end])
     if not isinstance(meta, dict):
         raise ValueError("front matter is not a mapping")
     body = text[end + 4 :].lstrip("\n")
     return meta, body
+
+
+# What `to_markdown` and the original eywa-mcp write: one `key: value` a line, each value a plain scalar, a
+# double-quoted one (as `_yaml_value` quotes) or a flow list of those. Anything else goes to the YAML parser.
+_LINE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): (.*)")
+_ITEM_RE = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[^,"\[\]{}]*?)\s*(?:,|$)')
+# Characters YAML reads other than as themselves (line breaks it folds, characters it refuses): left to it.
+_UNUSUAL_RE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_RESOLVER = yaml.resolver.Resolver()
+_TYPED_STARTS = frozenset(first for first in _RESOLVER.yaml_implicit_resolvers if first)
+_STR, _INT, _TIMESTAMP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp"
+
+
+def _simple_front_matter(block: str) -> dict[str, object] | None:
+    """The mapping yaml.safe_load reads from `block` when every line is of the simple kinds above; None
+    otherwise. Reindexing a million handoffs parses a million front matters: the YAML parser's share of that
+    was most of the time (bench/RESULTS.md)."""
+    if _UNUSUAL_RE.search(block):
+        return None
+    meta: dict[str, object] = {}
+    for line in block.strip("\n").split("\n"):
+        match = _LINE_RE.fullmatch(line)
+        if match is None:
+            return None
+        value = _scalar(match.group(2).rstrip(" "), flow=False)
+        if value is _UNREAD and match.group(2).startswith("[") and match.group(2).endswith("]"):
+            value = _flow_list(match.group(2)[1:-1])
+        if value is _UNREAD:
+            return None
+        meta[match.group(1)] = value
+    return meta
+
+
+_UNREAD = object()
+_PLAIN_START_RE = re.compile(r"[A-Za-z0-9_/(]")  # a plain scalar's first character (no indicator, no . + -)
+_FLOW_INDICATORS = frozenset(",[]{}")
+
+
+def _scalar(text: str, *, flow: bool) -> object:
+    """`text` as YAML reads a scalar, for the cases `_yaml_value` writes; _UNREAD for any other."""
+    if text.startswith('"'):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return _UNREAD
+        # Only a string exactly as json.dumps escapes it: those escapes mean the same to YAML.
+        return value if isinstance(value, str) and json.dumps(value, ensure_ascii=False) == text else _UNREAD
+    if not text or not _PLAIN_START_RE.match(text) or ": " in text or " #" in text or text.endswith(":") \
+            or (flow and _FLOW_INDICATORS.intersection(text)):
+        return _UNREAD
+    # YAML picks the implicit types to try by a plain scalar's first character: most start with none of those.
+    tag = _STR if text[0] not in _TYPED_STARTS else _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _STR:
+        return text
+    if tag == _INT and re.fullmatch(r"0|[1-9][0-9]*", text):
+        return int(text)
+    if tag == _TIMESTAMP and re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+        return dt.date.fromisoformat(text)
+    return _UNREAD
+
+
+def _flow_list(inner: str) -> object:
+    if not inner.strip():
+        return []
+    items: list[object] = []
+    at = 0
+    while at < len(inner):
+        match = _ITEM_RE.match(inner, at)
+        if match is None or match.end() == at:
+            return _UNREAD
+        item = _scalar(match.group(1), flow=True)
+        if item is _UNREAD:
+            return _UNREAD
+        items.append(item)
+        at = match.end()
+        if at == len(inner) and inner.rstrip().endswith(","):
+            return _UNREAD  # a trailing comma: YAML's business
+    return items
 
 
 def parse_sections(body: str) -> dict[str, list[str]]:
@@ -197,7 +277,11 @@ def parse_sections(body: str) -> dict[str, list[str]]:
 
 def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
     """A handoff from its file text (ours or the original eywa-mcp's). Raises ValueError if unusable."""
-    meta, body = split_front_matter(text)
+    return handoff_from(*split_front_matter(text), fallback_id=fallback_id)
+
+
+def handoff_from(meta: dict[str, object], body: str, fallback_id: str | None = None) -> Handoff:
+    """A handoff from a file's front matter and body (`split_front_matter`). Raises ValueError if unusable."""
     short = str(meta.get("session_id") or fallback_id or "").strip()
     full = str(meta.get("session_uuid") or short).strip()
     if not full:

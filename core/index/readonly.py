@@ -268,16 +268,47 @@ def _term_counts(rows: list[tuple[str, int]]) -> TermCounts:
     return TermCounts([term for term, _ in rows], [df for _, df in rows])
 
 
-def project_df(conn: sqlite3.Connection) -> TermCounts:
-    return _term_counts(conn.execute("SELECT project, COUNT(*) FROM project_index GROUP BY project").fetchall())
-
-
-def keyword_df(conn: sqlite3.Connection) -> TermCounts:
-    """From the counts the store keeps, far faster than a GROUP BY of the inverted index (bench/RESULTS.md)."""
+def _counts(conn: sqlite3.Connection, kept: str, counted: str, params: tuple[object, ...] = ()) -> list[tuple]:
+    """Rows of `kept`, a query of the counts the store keeps (core/index/store.py's keyword_df, project_df,
+    handoff_counts), or of `counted`, the same counted from the rows, on an index no store of this version has
+    opened yet."""
     try:
-        return _term_counts(conn.execute("SELECT keyword, df FROM keyword_df").fetchall())
-    except sqlite3.OperationalError:  # an index no Store of this version has opened yet
-        return _term_counts(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword").fetchall())
+        return conn.execute(kept, params).fetchall()
+    except sqlite3.OperationalError:
+        return conn.execute(counted, params).fetchall()
+
+
+def project_df(conn: sqlite3.Connection) -> TermCounts:
+    return _term_counts(_counts(conn, "SELECT project, df FROM project_df",
+                                "SELECT project, COUNT(*) FROM project_index GROUP BY project"))
+
+
+_TRIGRAM = 3  # the shortest word the keywords' trigram index finds; a shorter one is looked for in every keyword
+
+
+def keywords_containing(conn: sqlite3.Connection, token: str) -> list[tuple[str, int]]:
+    """(keyword, its number of handoffs) of each keyword equal to or containing `token`, in keyword order: through
+    the store's trigram index of the keywords (keyword_trigrams), never the whole vocabulary read in Python (it
+    grows with every handoff)."""
+    scan = ("SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0",
+            "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword")
+    if len(token) < _TRIGRAM or "%" in token or "_" in token:
+        return _counts(conn, *scan, (token,))
+    try:
+        # The trigrams find the candidates; FTS5 checks LIKE on each keyword itself.
+        return conn.execute("SELECT k.keyword, k.df FROM keyword_trigrams AS t"
+                            " JOIN keyword_vocab AS v ON v.id = t.rowid JOIN keyword_df AS k ON k.keyword = v.keyword"
+                            " WHERE t.keyword LIKE ? ORDER BY k.keyword", (f"%{token}%",)).fetchall()
+    except sqlite3.OperationalError:  # an index no store of this version has opened yet
+        return _counts(conn, *scan, (token,))
+
+
+def keyword_counts(conn: sqlite3.Connection, keywords: list[str]) -> dict[str, int]:
+    """Keyword -> its number of handoffs, for those of `keywords` some handoff lists."""
+    given = (json.dumps(keywords),)
+    return dict(_counts(conn, "SELECT keyword, df FROM keyword_df WHERE keyword IN (SELECT value FROM json_each(?))",
+                        "SELECT keyword, COUNT(*) FROM keyword_index WHERE keyword IN (SELECT value FROM json_each(?))"
+                        " GROUP BY keyword", given))
 
 
 def machine_count(conn: sqlite3.Connection) -> int:
@@ -289,7 +320,9 @@ def machine_count(conn: sqlite3.Connection) -> int:
 
 
 def handoff_count(conn: sqlite3.Connection, *, substantial: bool = False) -> int:
-    return conn.execute("SELECT COUNT(*) FROM handoffs" + (" WHERE substance > 0" if substantial else "")).fetchone()[0]
+    where = " WHERE substantial = 1" if substantial else ""
+    return _counts(conn, "SELECT COALESCE(SUM(n), 0) FROM handoff_counts" + where,
+                   "SELECT COUNT(*) FROM handoffs" + (" WHERE substance > 0" if substantial else ""))[0][0]
 
 
 def index_path(conn: sqlite3.Connection) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 SCHEMA_VERSION = "7"  # in meta, for releases before migrations; 6: each handoff names its agent; 7: its machine
-LATEST_MIGRATION = "index-handoffs-machine-index"  # the last of core/index/store.py's MIGRATIONS
+LATEST_MIGRATION = "index-counts"  # the last of core/index/store.py's MIGRATIONS
 
 
 def needs_migrating(conn: sqlite3.Connection) -> bool:

@@ -33,6 +33,25 @@ _FULLTEXT_COLUMNS = """
     context TEXT NOT NULL DEFAULT ''
 """
 
+
+def _counted(column: str) -> str:
+    """The table `<column>_df` of each term's number of handoffs in `<column>_index`, counted afresh, and the
+    triggers that keep it."""
+    table, source = f"{column}_df", f"{column}_index"
+    return f"""CREATE TABLE IF NOT EXISTS {table}({column} TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+DELETE FROM {table};
+INSERT INTO {table}({column}, df) SELECT {column}, COUNT(*) FROM {source} GROUP BY {column};
+CREATE TRIGGER IF NOT EXISTS {table}_insert AFTER INSERT ON {source} BEGIN
+    INSERT INTO {table}({column}, df) VALUES(new.{column}, 1) ON CONFLICT({column}) DO UPDATE SET df = df + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_delete AFTER DELETE ON {source} BEGIN
+    UPDATE {table} SET df = df - 1 WHERE {column} = old.{column};
+    DELETE FROM {table} WHERE {column} = old.{column} AND df <= 0;
+END;
+"""
+
+
+_KEYWORD_DF = _counted("keyword")
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -91,18 +110,8 @@ DROP INDEX IF EXISTS project_index_date;
 DROP INDEX IF EXISTS keyword_index_date;
 {BLOCKS_SCHEMA}-- Each keyword's number of handoffs, kept by triggers: the scorer reads it at every start, where a
 -- GROUP BY over keyword_index takes ~0.25 s at 100k handoffs. Counted afresh when this migration runs.
-CREATE TABLE IF NOT EXISTS keyword_df(keyword TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-DELETE FROM keyword_df;
-INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword;
-CREATE TRIGGER IF NOT EXISTS keyword_df_insert AFTER INSERT ON keyword_index BEGIN
-    INSERT INTO keyword_df(keyword, df) VALUES(new.keyword, 1) ON CONFLICT(keyword) DO UPDATE SET df = df + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS keyword_df_delete AFTER DELETE ON keyword_index BEGIN
-    UPDATE keyword_df SET df = df - 1 WHERE keyword = old.keyword;
-    DELETE FROM keyword_df WHERE keyword = old.keyword AND df <= 0;
-END;
--- Each handoff's text by kind (core/archive/columns.py), under the handoff's rowid; searched through the index
--- core/index/text_index.py derives from it. The triggers queue every change for that index.
+{_KEYWORD_DF}-- Each handoff's text by kind (core/archive/columns.py), under the handoff's rowid; searched through
+-- the index core/index/text_index.py derives from it. The triggers queue every change for that index.
 CREATE TABLE IF NOT EXISTS fulltext({_FULLTEXT_COLUMNS});
 CREATE TABLE IF NOT EXISTS text_index_queue(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS fulltext_queue_insert AFTER INSERT ON fulltext BEGIN
@@ -118,6 +127,42 @@ END;
 CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS session_terms(session_uuid TEXT PRIMARY KEY, terms TEXT NOT NULL);
 """
+
+
+# Each project's number of handoffs, and the number of handoffs, kept by triggers as keyword_df is: `eywa get`
+# reads them at every start, where counting them is a pass over every handoff.
+_COUNTS_SCHEMA = _counted("project") + """
+CREATE TABLE IF NOT EXISTS handoff_counts(substantial INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+DELETE FROM handoff_counts;
+INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs GROUP BY substance > 0;
+CREATE TRIGGER IF NOT EXISTS handoff_counts_insert AFTER INSERT ON handoffs BEGIN
+    INSERT INTO handoff_counts(substantial, n) VALUES(new.substance > 0, 1)
+        ON CONFLICT(substantial) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS handoff_counts_delete AFTER DELETE ON handoffs BEGIN
+    UPDATE handoff_counts SET n = n - 1 WHERE substantial = (old.substance > 0);
+END;
+-- Each keyword under a rowid, and its trigrams (FTS5), kept as keyword_df gains and loses keywords: the
+-- keywords holding a query word are found through the trigrams, not by reading every keyword.
+CREATE TABLE IF NOT EXISTS keyword_vocab(id INTEGER PRIMARY KEY, keyword TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE IF NOT EXISTS keyword_trigrams USING fts5(keyword, content='keyword_vocab', content_rowid='id',
+    tokenize='trigram', detail='none');
+DELETE FROM keyword_vocab;
+INSERT INTO keyword_vocab(keyword) SELECT keyword FROM keyword_df ORDER BY keyword;
+INSERT INTO keyword_trigrams(keyword_trigrams) VALUES('rebuild');
+CREATE TRIGGER IF NOT EXISTS keyword_vocab_insert AFTER INSERT ON keyword_df BEGIN
+    INSERT INTO keyword_vocab(keyword) VALUES(new.keyword);
+    INSERT INTO keyword_trigrams(rowid, keyword) SELECT id, keyword FROM keyword_vocab WHERE keyword = new.keyword;
+END;
+CREATE TRIGGER IF NOT EXISTS keyword_vocab_delete AFTER DELETE ON keyword_df BEGIN
+    INSERT INTO keyword_trigrams(keyword_trigrams, rowid, keyword)
+        SELECT 'delete', id, keyword FROM keyword_vocab WHERE keyword = old.keyword;
+    DELETE FROM keyword_vocab WHERE keyword = old.keyword;
+END;
+"""
+# The tables whose rows `Store.rebuilding` replaces, and those derived from them (by triggers, or filled at its end).
+_REBUILT = ("handoffs", "project_index", "keyword_index", "fulltext")
+_DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_index_queue", "keyword_vocab")
 
 
 class SourceState(NamedTuple):
@@ -271,17 +316,7 @@ class Store:
         """
         uid = handoff.session_uuid
         self.delete_handoff(uid)
-        cursor = self.conn.execute(
-            "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
-            " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                uid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
-                handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
-                orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
-                handoff.body, origin, extractor, handoff.agent, handoff.machine,
-            ),
-        )
+        rowid = _insert_handoff(self.conn, handoff, path, archive_path, ended_at, origin, extractor)
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
         projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
         self.conn.executemany(
@@ -296,12 +331,10 @@ class Store:
         )
         IndexBounds(max_duration=handoff.duration_minutes, max_keywords=len(keywords),
                     max_projects=len(projects)).record(self.conn)
-        # The full-text row shares the handoff's rowid: search hits join handoffs by it.
-        self.conn.execute(
-            "INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?)",
-            (cursor.lastrowid, uid, handoff.body, *(columns or fulltext_columns(transcript))),
-        )
+        _insert_fulltext(self.conn, rowid, handoff, columns or fulltext_columns(transcript))
+
+    def handoff_count(self) -> int:
+        return self.conn.execute("SELECT COALESCE(SUM(n), 0) FROM handoff_counts").fetchone()[0]
 
     def has_handoffs(self) -> bool:
         return self.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is not None
@@ -361,6 +394,116 @@ class Store:
         """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
         for table in ("term_blocks", "handoffs", "project_index", "keyword_index", "fulltext"):
             self.conn.execute(f"DELETE FROM {table}")
+
+    @contextlib.contextmanager
+    def rebuilding(self) -> Iterator[Rebuild]:
+        """One transaction that replaces every handoff and index row with those added to the `Rebuild` it
+        yields (sources and term statistics stay): all or nothing, in memory bounded whatever the number of
+        handoffs. The full-text index is rebuilt from the new rows once it commits."""
+        with self.transaction():
+            rebuild = Rebuild(self.conn)
+            yield rebuild
+            rebuild.finish()
+
+
+def _insert_handoff(conn: sqlite3.Connection, handoff: Handoff, path: str, archive_path: str, ended_at: str,
+                    origin: str, extractor: str) -> int:
+    """The handoff's row; its rowid."""
+    cursor = conn.execute(
+        "INSERT INTO handoffs(session_uuid, short_id, date, ended_at, duration_min, model, headline,"
+        " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            handoff.session_uuid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
+            handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
+            orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
+            handoff.body, origin, extractor, handoff.agent, handoff.machine,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _insert_fulltext(conn: sqlite3.Connection, rowid: int, handoff: Handoff, columns: FulltextColumns) -> None:
+    # The full-text row shares the handoff's rowid: search hits join handoffs by it.
+    conn.execute("INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
+                 " VALUES(?, ?, ?, ?, ?, ?, ?)", (rowid, handoff.session_uuid, handoff.body, *columns))
+
+
+class Rebuild:
+    """Handoffs added in bulk inside `Store.rebuilding`'s transaction. Inserting a million rows one by one into
+    indexes bigger than the page cache, with triggers keeping the derived tables, costs a random page per row;
+    so the triggers and secondary indexes are set aside, the inverted indexes' postings are staged in a
+    temporary table in the order they come, and at `finish` each index and derived table is written from a
+    sort, which SQLite does in bounded memory, before the triggers come back (all inside the transaction)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.bounds = IndexBounds(0, 0, 0)
+        tables = ",".join(f"'{table}'" for table in (*_REBUILT, "term_blocks", "keyword_df"))
+        # The derived schema, as the file holds it: put back as it was (autoindexes have no SQL and stay).
+        self._schema = conn.execute(
+            f"SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL"
+            f" AND tbl_name IN ({tables}) ORDER BY type, name").fetchall()
+        for kind, name, _ in self._schema:
+            conn.execute(f"DROP {kind.upper()} {name}")
+        for table in (*_REBUILT, *_DERIVED):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM meta WHERE key = 'text_index_key'")  # the full-text index is made anew
+        conn.execute("PRAGMA temp_store = FILE")  # sorts and the staged postings on disk, not in memory
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS rebuild_postings(hid INTEGER NOT NULL, kind TEXT NOT NULL,"
+                     " term TEXT NOT NULL, date TEXT NOT NULL, duration_min INTEGER NOT NULL,"
+                     " substance INTEGER NOT NULL)")
+        conn.execute("DELETE FROM temp.rebuild_postings")
+        conn.execute("CREATE INDEX IF NOT EXISTS temp.rebuild_postings_hid ON rebuild_postings(hid)")
+
+    def date_of(self, session_uuid: str) -> str | None:
+        """The date of the handoff added for this session, if one was."""
+        row = self.conn.execute("SELECT date FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        return row[0] if row else None
+
+    def add(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
+            origin: str = "extracted", extractor: str = "") -> None:
+        """Add a handoff (replacing one added for the same session), as `Store.put_handoff` stores it."""
+        old = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?",
+                                (handoff.session_uuid,)).fetchone()
+        if old is not None:
+            for sql in ("DELETE FROM handoffs WHERE rowid = ?", "DELETE FROM fulltext WHERE id = ?",
+                        "DELETE FROM temp.rebuild_postings WHERE hid = ?"):
+                self.conn.execute(sql, old)
+        rowid = _insert_handoff(self.conn, handoff, path, archive_path, "", origin, extractor)
+        _insert_fulltext(self.conn, rowid, handoff, fulltext_columns(transcript))
+        projects, keywords = text_index.index_terms(handoff.projects), text_index.index_terms(handoff.keywords)
+        posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
+        self.conn.executemany("INSERT INTO temp.rebuild_postings VALUES(?, ?, ?, ?, ?, ?)",
+                              [(rowid, "p", term, *posting) for term in projects]
+                              + [(rowid, "k", term, *posting) for term in keywords])
+        self.bounds = IndexBounds(max(self.bounds.max_duration, handoff.duration_minutes),
+                                  max(self.bounds.max_keywords, len(keywords)),
+                                  max(self.bounds.max_projects, len(projects)))
+
+    def finish(self) -> None:
+        conn = self.conn
+        for kind, table, column in (("p", "project_index", "project"), ("k", "keyword_index", "keyword")):
+            conn.execute(
+                f"INSERT OR IGNORE INTO {table}({column}, session_uuid, date, duration_min, substance)"
+                " SELECT p.term, h.session_uuid, p.date, p.duration_min, p.substance FROM temp.rebuild_postings AS p"
+                " JOIN handoffs AS h ON h.rowid = p.hid WHERE p.kind = ? ORDER BY p.term, h.session_uuid", (kind,))
+        conn.execute("DROP TABLE temp.rebuild_postings")
+        for kind, _, sql in self._schema:
+            if kind == "index":
+                conn.execute(sql)
+        fill_blocks(conn)
+        conn.execute("INSERT INTO keyword_df(keyword, df) SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword")
+        conn.execute("INSERT INTO keyword_vocab(keyword) SELECT keyword FROM keyword_df ORDER BY keyword")
+        conn.execute("INSERT INTO keyword_trigrams(keyword_trigrams) VALUES('rebuild')")
+        conn.execute("INSERT INTO project_df(project, df) SELECT project, COUNT(*) FROM project_index GROUP BY project")
+        conn.execute("INSERT INTO handoff_counts(substantial, n) SELECT substance > 0, COUNT(*) FROM handoffs"
+                     " GROUP BY substance > 0")
+        self.bounds.replace(conn)
+        for kind, _, sql in self._schema:
+            if kind == "trigger":
+                conn.execute(sql)
 
 
 def _schema_version(conn: sqlite3.Connection) -> str | None:
@@ -466,5 +609,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     # `eywa get` names a session's machine when the index holds several: two probes of this index, where a
     # scan of the handoffs is slow at scale (bench/RESULTS.md).
     ("index-handoffs-machine-index", "CREATE INDEX IF NOT EXISTS handoffs_machine ON handoffs(machine)"),
+    ("index-counts", _COUNTS_SCHEMA),
 )
 assert MIGRATIONS[-1][0] == LATEST_MIGRATION, "schema_version.LATEST_MIGRATION names the last migration"

@@ -128,6 +128,11 @@ class IndexBounds:
                        for table in ("keyword_index", "project_index"))
         return cls(max_duration=duration, max_keywords=most[0], max_projects=most[1])
 
+    def replace(self, conn: sqlite3.Connection) -> None:
+        """Store these maxima as they are (from a rebuild that saw every handoff)."""
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
+                         [(key, str(getattr(self, key))) for key in _MAXIMA_KEYS])
+
     def record(self, conn: sqlite3.Connection) -> None:
         """Raise the stored maxima to cover this handoff (inside the caller's transaction)."""
         if conn.execute(f"SELECT COUNT(*) FROM meta WHERE key IN {_MAXIMA_KEYS}").fetchone()[0] < len(_MAXIMA_KEYS):

@@ -44,7 +44,7 @@ COMMON_SHARE = 0.9
 
 TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
-_WRITER_HEAP = 32_000_000  # bytes tantivy buffers before it writes a segment: bounds ingest's memory
+_WRITER_HEAP = 16_000_000  # what tantivy buffers before it writes a segment, near its least: bounds ingest and reindex
 _CHUNK = 500  # rows read from SQLite at a time while staging
 # Up to this many rows one term query each is cheaper than a term set, which reads the whole field.
 _FEW_ROWS = 1000
@@ -158,26 +158,27 @@ class Writer:
         self._opened = 0.0
 
     def stage(self, conn: sqlite3.Connection) -> int:
-        """Hand the changes queued since the last stage to tantivy; how many rows."""
-        queued = conn.execute("SELECT seq, id FROM text_index_queue WHERE seq > ? ORDER BY seq",
-                              (self._staged,)).fetchall()
-        if not queued or not self._open():
-            return 0
-        assert self._writer is not None and self._schema is not None
-        ids = sorted({rid for _, rid in queued})
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
+        """Hand the changes queued since the last stage to tantivy, a chunk of the queue at a time (a rebuild
+        queues every row); how many rows."""
+        staged = 0
+        while True:
+            queued = conn.execute("SELECT seq, id FROM text_index_queue WHERE seq > ? ORDER BY seq LIMIT ?",
+                                  (self._staged, _CHUNK)).fetchall()
+            if not queued or not self._open():
+                return staged
+            assert self._writer is not None and self._schema is not None
+            ids = sorted({rid for _, rid in queued})
             # Not delete_documents_by_term: it makes a signed term of a Python int, matching no u64 rid.
-            self._writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "rid", chunk))
-            marks = ",".join("?" * len(chunk))
+            self._writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "rid", ids))
+            marks = ",".join("?" * len(ids))
             for row in conn.execute(
                     "SELECT f.id, f.handoff, f.prompts, f.replies, f.actions, f.context, h.projects, h.keywords"
-                    f" FROM fulltext AS f LEFT JOIN handoffs AS h ON h.rowid = f.id WHERE f.id IN ({marks})", chunk):
+                    f" FROM fulltext AS f LEFT JOIN handoffs AS h ON h.rowid = f.id WHERE f.id IN ({marks})", ids):
                 self._writer.add_document(_document(*row))
-        self._staged = queued[-1][0]
-        if time.monotonic() - self._opened > STAGE_SECONDS:
-            self.commit(conn)  # bounds what a crash leaves to index again
-        return len(ids)
+            self._staged = queued[-1][0]
+            staged += len(ids)
+            if time.monotonic() - self._opened > STAGE_SECONDS:
+                self.commit(conn)  # bounds what a crash leaves to index again
 
     def commit(self, conn: sqlite3.Connection) -> None:
         """Make what was staged searchable, take it off the queue, and release tantivy's lock."""

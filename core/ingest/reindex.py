@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from eywa.core.archive.columns import FULLTEXT_VERSION, fulltext_columns
-from eywa.core.handoffs.model import Handoff, atomic_write, handoff_relpath, parse_handoff, split_front_matter
+from eywa.core.handoffs.model import Handoff, atomic_write, handoff_from, handoff_relpath, split_front_matter
 from eywa.core.index.store import Store
 
 
@@ -14,8 +16,8 @@ def _read(path: Path, problems: list[str]) -> tuple[Handoff, bool] | None:
     """(handoff, written by us) or None, noting why in `problems`."""
     try:
         text = path.read_text(encoding="utf-8")
-        meta, _ = split_front_matter(text)
-        return parse_handoff(text, fallback_id=path.stem), "session_uuid" in meta
+        meta, body = split_front_matter(text)
+        return handoff_from(meta, body, fallback_id=path.stem), "session_uuid" in meta
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{path}: {exc}")
         return None
@@ -26,7 +28,7 @@ def import_originals(store: Store, import_dir: Path, handoffs_dir: Path, problem
     if not import_dir.is_dir():
         raise FileNotFoundError(f"{import_dir} is not a folder of handoff files")
     imported = 0
-    for path in sorted(import_dir.rglob("*.md")):
+    for path in markdown_files(import_dir):
         read = _read(path, problems)
         if read is None:
             continue
@@ -39,34 +41,44 @@ def import_originals(store: Store, import_dir: Path, handoffs_dir: Path, problem
     return imported
 
 
+def markdown_files(folder: Path) -> Iterator[Path]:
+    """The `.md` files under `folder`, folder by folder in name order, as they are found: a million handoffs
+    are never listed at once."""
+    if not folder.is_dir():
+        return
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield from markdown_files(Path(entry.path))
+        elif entry.name.endswith(".md") and entry.is_file():
+            yield Path(entry.path)
+
+
 def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
             import_dir: Path | None = None) -> tuple[int, int, list[str]]:
-    """(handoffs indexed, files imported, problems). The rebuild is one transaction: all or nothing."""
+    """(handoffs indexed, files imported, problems). The rebuild is one transaction: all or nothing. The files
+    are read one at a time, so memory stays the same for any number of them."""
     problems: list[str] = []
     imported = import_originals(store, import_dir, handoffs_dir, problems) if import_dir else 0
-    chosen: dict[str, tuple[Handoff, Path, bool]] = {}
-    for path in sorted(handoffs_dir.rglob("*.md")) if handoffs_dir.is_dir() else []:
-        read = _read(path, problems)
-        if read is None:
-            continue
-        handoff, ours = read
-        previous = chosen.get(handoff.session_uuid)
-        # Two files for one session (a crash between writing the new day's file and removing the old):
-        # the later day wins.
-        if previous is None or handoff.date > previous[0].date:
-            chosen[handoff.session_uuid] = (handoff, path, ours)
-    with store.transaction():
-        store.clear_index()
-        for uid in sorted(chosen):
-            handoff, path, ours = chosen[uid]
+    with store.rebuilding() as rebuild:
+        for path in markdown_files(handoffs_dir):
+            read = _read(path, problems)
+            if read is None:
+                continue
+            handoff, ours = read
+            # Two files for one session (a crash between writing the new day's file and removing the old):
+            # the later day wins.
+            previous = rebuild.date_of(handoff.session_uuid)
+            if previous is not None and handoff.date.isoformat() <= previous:
+                continue
             relpath = path.relative_to(handoffs_dir).as_posix()
             archive = archive_dir / relpath
             transcript = archive.read_text(encoding="utf-8") if archive.is_file() else ""
-            store.put_handoff(handoff, path=relpath, archive_path=relpath if transcript else "",
-                              transcript=transcript, origin="extracted" if ours else "imported",
-                              extractor="" if ours else "eywa-mcp")
+            rebuild.add(handoff, path=relpath, archive_path=relpath if transcript else "", transcript=transcript,
+                        origin="extracted" if ours else "imported", extractor="" if ours else "eywa-mcp")
         store.set_meta("fulltext_version", FULLTEXT_VERSION)
-    return len(chosen), imported, problems
+    return store.handoff_count(), imported, problems
 
 
 def refresh_fulltext(store: Store, archive_dir: Path, batch_seconds: float = 1.0) -> int:

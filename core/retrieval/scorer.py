@@ -81,13 +81,19 @@ class _Row(NamedTuple):  # hundreds a hybrid query: a frozen dataclass costs sev
     lists: tuple[str, str] | None = None
 
 
-class _Vocabulary:
-    """The distinct terms of one inverted index with their document frequencies, searchable by substring."""
+def _idf(handoffs: int, df: int) -> float:
+    """ln(handoffs / df), at least 0."""
+    return max(0.0, math.log(handoffs / df)) if df > 0 else 0.0
 
-    __slots__ = ("terms", "df", "_blob", "_starts", "_idf", "_position")
+
+class _Projects:
+    """The projects with their document frequencies, read whole (they are few), searchable by substring."""
+
+    __slots__ = ("terms", "_df", "_blob", "_starts")
 
     def __init__(self, counts: readonly.TermCounts) -> None:
-        self.terms, self.df = counts
+        self.terms, df = counts
+        self._df = dict(zip(self.terms, df, strict=True))
         self._starts: list[int] = []
         pos = 0
         for term in self.terms:
@@ -95,30 +101,42 @@ class _Vocabulary:
             pos += len(term) + 1
         # One newline-joined string: a regex scans it in C, far faster than a `token in term` loop.
         self._blob = "\n".join(self.terms)
-        self._idf: list[float] | None = None
-        self._position: dict[str, int] | None = None
 
-    def containing(self, token: str) -> list[int]:
-        """Indexes of the terms equal to or containing `token` (which has no newline, so no match spans
+    def containing(self, token: str) -> list[tuple[str, int]]:
+        """(term, df) of the terms equal to or containing `token` (which has no newline, so no match spans
         two terms)."""
         found: list[int] = []
         for match in re.finditer(re.escape(token), self._blob):
             index = bisect.bisect_right(self._starts, match.start()) - 1
             if not found or found[-1] != index:  # a term holding the token twice counts once
                 found.append(index)
+        return [(self.terms[index], self._df[self.terms[index]]) for index in found]
+
+    def df(self, terms: list[str]) -> dict[str, int]:
+        return {term: self._df[term] for term in terms if term in self._df}
+
+
+class _Keywords:
+    """The keywords with their document frequencies, left in the index: their number grows with every handoff,
+    so each query asks for the terms holding its tokens and the counts of the terms it meets."""
+
+    __slots__ = ("_conn", "_df")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._df: dict[str, int | None] = {}  # counts looked up so far; None: no handoff lists it
+
+    def containing(self, token: str) -> list[tuple[str, int]]:
+        found = readonly.keywords_containing(self._conn, token)
+        self._df.update(found)
         return found
 
-    def position(self, term: str) -> int | None:
-        """The index of `term` in `terms`, or None."""
-        if self._position is None:
-            self._position = {term: index for index, term in enumerate(self.terms)}
-        return self._position.get(term)
-
-    def idf(self, handoffs: int) -> list[float]:
-        """ln(handoffs / df) of each term, at least 0; computed once per vocabulary."""
-        if self._idf is None:
-            self._idf = [max(0.0, math.log(handoffs / df)) if df > 0 else 0.0 for df in self.df]
-        return self._idf
+    def df(self, terms: list[str]) -> dict[str, int]:
+        missing = [term for term in terms if term not in self._df]
+        if missing:
+            found = readonly.keyword_counts(self._conn, missing)
+            self._df.update({term: found.get(term) for term in missing})
+        return {term: count for term in terms if (count := self._df[term]) is not None}
 
 
 @dataclass
@@ -126,8 +144,8 @@ class _ConnState:
     conn: sqlite3.Connection
     version: tuple[int, int]
     handoffs: int
-    projects: _Vocabulary
-    keywords: _Vocabulary
+    projects: _Projects
+    keywords: _Keywords
     bounds: IndexBounds
     text_index: Path  # the full-text index's folder
     text_index_key: str  # ... and the key it must hold (`text_index.key_of`)
@@ -154,8 +172,8 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
         conn=conn,
         version=version,
         handoffs=readonly.handoff_count(conn),
-        projects=_Vocabulary(readonly.project_df(conn)),
-        keywords=_Vocabulary(readonly.keyword_df(conn)),
+        projects=_Projects(readonly.project_df(conn)),
+        keywords=_Keywords(conn),
         bounds=IndexBounds.read(conn),
         text_index=text_index.folder_of(readonly.index_path(conn)),
         text_index_key=text_index.key_of(conn),
@@ -278,21 +296,22 @@ def _term_weights(p: _Params) -> tuple[dict[tuple[str, str], float], dict[tuple[
     """The original's weight of each (index table, term) the query's tokens match, and its df."""
     weights: dict[tuple[str, str], float] = {}
     df: dict[tuple[str, str], int] = {}
-    for table, vocab, factor, idfs in _tables(p):
+    handoffs = _state(p.conn).handoffs
+    for table, vocab, factor in _tables(p):
         for token in p.tokens:
-            for index in vocab.containing(token):
-                if idfs[index] > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
-                    key = (table, vocab.terms[index])
-                    weights[key] = weights.get(key, 0.0) + factor * idfs[index]
-                    df[key] = vocab.df[index]
+            for term, count in vocab.containing(token):
+                idf = _idf(handoffs, count)
+                if idf > 0.0:  # a term in every handoff adds nothing, and must not make a hit on its own
+                    key = (table, term)
+                    weights[key] = weights.get(key, 0.0) + factor * idf
+                    df[key] = count
     return weights, df
 
 
-def _tables(p: _Params) -> list[tuple[str, _Vocabulary, float, list[float]]]:
-    """Each inverted index's table, vocabulary, weight and idf of each term."""
+def _tables(p: _Params) -> list[tuple[str, _Projects | _Keywords, float]]:
+    """Each inverted index's table, vocabulary and weight."""
     state = _state(p.conn)
-    return [(table, vocab, factor, vocab.idf(state.handoffs)) for table, vocab, factor in (
-        ("project_index", state.projects, PROJECT_WEIGHT), ("keyword_index", state.keywords, KEYWORD_WEIGHT))]
+    return [("project_index", state.projects, PROJECT_WEIGHT), ("keyword_index", state.keywords, KEYWORD_WEIGHT)]
 
 
 def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -397,27 +416,31 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     """The keyword formula's raw score (no multipliers) of these sessions (rows of `_rows`, which hold the
     lists the inverted indexes are made of), best first; those matching no term left out. Their own
     terms' weights, summed as `_term_weights` sums them, without its pass over the whole vocabulary."""
-    weights: dict[tuple[str, str], float] = {}
     tables = _tables(p)
-    scored = []
+    handoffs = _state(p.conn).handoffs
+    # The terms of each session's lists that hold a query token (a token never spans two terms), and then the
+    # counts of all of them at once.
+    listed: list[tuple[_Row, list[list[str]]]] = []
+    wanted: list[set[str]] = [set() for _ in tables]
     for row in sessions:
         assert row.lists is not None
-        raw = 0.0
-        for (table, vocab, factor, idfs), terms in zip(tables, row.lists, strict=True):
+        holding = []
+        for number, terms in enumerate(row.lists):
             lowered = terms.lower()
-            if not any(token in lowered for token in p.tokens):
-                continue  # no term of this list holds a query token (a token never spans two terms)
-            for term in text_index.index_terms(orjson.loads(terms)):
-                weight = weights.get((table, term))
-                if weight is None:
-                    weight = 0.0
-                    held = [token for token in p.tokens if token in term]
-                    index = vocab.position(term) if held else None
-                    if index is not None and idfs[index] > 0.0:
-                        for _ in held:
-                            weight += factor * idfs[index]
-                    weights[(table, term)] = weight
-                raw += weight
+            found = [term for term in text_index.index_terms(orjson.loads(terms)) if any(t in term for t in p.tokens)
+                     ] if any(token in lowered for token in p.tokens) else []
+            wanted[number].update(found)
+            holding.append(found)
+        listed.append((row, holding))
+    weights: list[dict[str, float]] = []
+    for (_, vocab, factor), terms in zip(tables, wanted, strict=True):
+        counts = vocab.df(sorted(terms))
+        # Summed as `_term_weights` sums them: once for each query token the term holds.
+        weights.append({term: sum(factor * _idf(handoffs, count) for token in p.tokens if token in term)
+                        for term, count in counts.items()})
+    scored = []
+    for row, holding in listed:
+        raw = sum(weight.get(term, 0.0) for weight, terms in zip(weights, holding, strict=True) for term in terms)
         if raw > 0.0:
             scored.append(_Row(row.session_uuid, raw, row.date))
     return keyword_topk.ordered(scored)

@@ -36,9 +36,9 @@ def scan_files(root: Path, kind: str = CLAUDE_CODE, machine: str = "") -> list[S
                 continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(folder / entry.name)
                 elif plugin.wanted(entry.name) and entry.is_file():
-                    path = Path(entry.path)
+                    path = folder / entry.name  # shares its folder's parts: one path a file, many files
                     layout = plugin.layout(path.relative_to(root).parts)
                     if layout is None:
                         continue

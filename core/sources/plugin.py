@@ -29,7 +29,8 @@ Redact = Callable[[str], str]
 AGENT_RUN = "agent-run"  # a file's role once linked to the session whose shell tool ran it (core/ingest/agent_runs.py)
 
 
-@dataclass(frozen=True)
+# Slots: an ingest holds one of each per file seen, hundreds of thousands on a large disk.
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     path: Path
     size: int
@@ -39,7 +40,7 @@ class SourceFile:
     machine: str = ""  # the machine of that source
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionFiles:
     session_id: str
     main: list[SourceFile] = field(default_factory=list)
