@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     push.add_argument("--files-only", action="store_true", help="with --(un)install: leave systemd or launchd alone")
     push.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
 
-    # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
+    # Inside Claude Code (docs/claude-code.md): these three skip the settings loading below.
     mcp = commands.add_parser("mcp", help="run the MCP server (tools eywa_get, eywa_extract) over stdio or HTTP")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                      help="http: streamable HTTP for other machines, behind mcp.token (default stdio)")

@@ -44,7 +44,7 @@ def _fill(store: Store, rng: random.Random, count: int) -> None:
 
 def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k: int,
                  project: str | None) -> list[tuple[str, float]]:
-    """Every posting scored, the formula written out (ARCHITECTURE.md, "Retrieval")."""
+    """Every posting scored, the formula written out (docs/architecture.md, "The keywords formula")."""
     raw: dict[str, float] = {}
     for term in terms:
         column = "project" if term.table == "project_index" else "keyword"

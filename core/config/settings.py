@@ -121,7 +121,7 @@ class LLMSettings(_Section):
     enabled: bool = True  # older config files' switch: false is backend deterministic
     api_key: SecretStr = SecretStr("")  # "": ANTHROPIC_API_KEY from the environment
     base_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # "": ANTHROPIC_BASE_URL, else the API
-    # The cheapest current model in anthropic 2.14's model list (see README on model choice).
+    # The cheapest current model in anthropic 2.14's model list (docs/llm.md).
     model: str = Field(default="claude-haiku-5-5", min_length=1)
     max_tokens: int = Field(default=2048, ge=256, le=128_000)
     # None: not sent. API version 2026-10-21 (anthropic 2.x) rejects any sampling parameter.

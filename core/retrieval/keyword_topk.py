@@ -51,7 +51,7 @@ class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several ti
 
 @dataclass(frozen=True)
 class Multipliers:
-    """The recency and duration multipliers (ARCHITECTURE.md), as every scorer computes them."""
+    """The recency and duration multipliers (docs/architecture.md), as every scorer computes them."""
 
     now: datetime.date
     days_back: int

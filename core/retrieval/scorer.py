@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["keywords", "bm25", "hybrid"]
 
-# The original's weights (ARCHITECTURE.md); not meant to be tuned.
+# The original's weights (docs/architecture.md, "The keywords formula"); not meant to be tuned.
 PROJECT_WEIGHT = 3.0
 KEYWORD_WEIGHT = 2.0
 
