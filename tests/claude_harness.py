@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -29,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.fake_anthropic import FakeAnthropic, Reply
-from tests.tools import AGENT_CLIS, agent_cli
+from tests.tools import AGENT_CLIS, agent_cli, encoded_cwd
 
 API_KEY = "sk-ant-harness-0000"
 CLI_VERSION: str = json.loads((AGENT_CLIS / "package.json").read_text())["dependencies"]["@anthropic-ai/claude-code"]
@@ -138,11 +137,6 @@ class ScriptedModel:
         if turns is None or step >= len(turns):
             return Reply(blocks=[text("Done.")])
         return _reply(turns[step])
-
-
-def encoded_cwd(cwd: Path) -> str:
-    """Claude Code's folder name for a working directory under ~/.claude/projects."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
 
 
 @dataclass
