@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import functools
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from eywa.core.index.storage_faults import storage_faults
 from eywa.core.index.store import Store
 from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
 from eywa.core.retrieval.recall import MAX_QUERY_CHARS, HandoffRecord, format_handoffs, ranked_records, record_from_row
+from eywa.core.sources import CLAUDE_CODE
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
     from eywa.core.claude_sessions import BackgroundSession
@@ -42,7 +44,7 @@ class Stats:
     substantial: int
     imported: int
     sources: int
-    sources_skipped: int
+    sessions_skipped: int  # sessions whose files gave no handoff (empty, or not transcripts)
     bad_lines: int
     first_date: str | None
     last_date: str | None
@@ -55,7 +57,7 @@ class Stats:
     agents: dict[str, int] = field(default_factory=dict)  # agent (core/sources) -> its sessions with work
     agent_bytes: dict[str, int] = field(default_factory=dict)  # agent -> bytes of its transcripts read
     llm: dict = field(default_factory=dict)  # LLM extraction: states, requests, tokens, cost (llm/stats.py)
-    drift: dict[str, dict[str, int]] = field(default_factory=dict)  # CLI version -> unknown types and fields
+    drift: dict[str, dict[str, int]] = field(default_factory=dict)  # Claude Code version -> unknown types and fields
 
 
 def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: int | None = None) -> list[str]:
@@ -75,7 +77,8 @@ def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: i
         lines.append(f"{version}: {files} file{'s' if files != 1 else ''}, "
                      + (f"unknown: {listed}" if unknown else "nothing unknown"))
     if clean_limit is not None and len(clean) > clean_limit:
-        lines.append(f"{len(clean) - clean_limit} older versions: nothing unknown")
+        more = len(clean) - clean_limit
+        lines.append(f"{more} {'older ' if clean_limit else ''}version{'s' if more != 1 else ''}: nothing unknown")
     return lines
 
 
@@ -88,6 +91,17 @@ class Digest:
     since: dt.datetime
     handoffs: list[HandoffRecord]
     open_threads: list[tuple[HandoffRecord, list[str]]]
+
+
+@dataclass
+class ContinuePlan:
+    """`eywa continue`: the prompt, the session's folder (None: unknown or gone), the argv of `claude` there,
+    and why it cannot start (None: it can)."""
+
+    prompt: str
+    folder: Path | None
+    argv: list[str] | None
+    problem: str | None = None
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -126,9 +140,15 @@ class Eywa:
             self._store = None
 
     def _reader(self) -> Store:
-        if self._store is None and not self.settings.db_path.exists():
-            raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
-        return self.store
+        """The store, for reading: opened read-only where the data directory (or the index) cannot be written,
+        so that reading works on a read-only mount; a writer then fails with the directory's one line."""
+        if self._store is None:
+            path = self.settings.db_path
+            if not path.exists():
+                raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
+            writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
+            self._store = Store(path) if writable else Store(path, read_only=True)
+        return self._store
 
     def _record(self, row: readonly.HandoffRow) -> HandoffRecord:
         return record_from_row(row, self.settings.handoffs_dir)
@@ -284,14 +304,20 @@ class Eywa:
 
         return next((s for s in list_background(self.settings.claude_code.command) if s.id == short_id), None)
 
-    def continue_command(self, id_or_prefix: str) -> tuple[Path, list[str]]:
-        """Where and how to run an interactive `claude` on the handoff's Continue prompt (`eywa continue`)."""
-        from eywa.core.claude_sessions import interactive_command, working_directory
+    def continue_plan(self, id_or_prefix: str) -> ContinuePlan:
+        """The handoff's Continue prompt, and where and how to run an interactive `claude` on it (`eywa
+        continue`), or why it cannot run: the prompt is there either way, to paste by hand."""
+        from eywa.core.claude_sessions import LaunchError, interactive_command, working_directory
         from eywa.core.handoffs.continue_prompt import continue_prompt
 
         record = self.show(id_or_prefix)
-        folder = working_directory(self.session_cwd(record), record.short_id)
-        return folder, interactive_command(self.settings.claude_code.command, continue_prompt(record))
+        prompt = continue_prompt(record)
+        folder = None
+        try:
+            folder = working_directory(self.session_cwd(record), record.short_id)
+            return ContinuePlan(prompt, folder, interactive_command(self.settings.claude_code.command, prompt))
+        except LaunchError as exc:
+            return ContinuePlan(prompt, folder, None, str(exc))
 
     @_faults
     def stats(self) -> Stats:
@@ -309,7 +335,7 @@ class Eywa:
             index_bytes=index_bytes,
             extractors=readonly.extractor_counts(conn),
             llm=llm_stats(self.store, self.settings, self.llm_choice()),
-            drift=self._reader().drift(),
+            drift=self._reader().drift([s.path for s in self.ingest_paths().sources if s.kind != CLAUDE_CODE]),
             agents=readonly.agent_counts(conn),
             agent_bytes=readonly.agent_bytes(conn),
         )

@@ -448,9 +448,7 @@ def _describe_validation(
         if error["input"] is None and path is not None and origin == f"from {path}":
             message += " (the YAML value is empty; delete the key to use the default)"
         problems.append(f"{key} = {error['input']!r}{source}: {message}")
-    if len(problems) == 1:
-        return f"invalid configuration: {problems[0]}"
-    return "invalid configuration:\n  " + "\n  ".join(problems)
+    return "invalid configuration: " + "; ".join(problems)  # one line, however many problems
 
 
 def _describe_env_parse_error(exc: SettingsError) -> str:
