@@ -120,6 +120,7 @@ def _shape(path: Path) -> tuple[object, ...]:
     return session.agent, session.model, session.cwd, session.user_texts, calls, kinds(session).get("compaction", 0)
 
 
+@pytest.mark.slow  # the real Codex and Gemini CLIs
 def test_the_pinned_clis_still_write_what_the_committed_transcripts_hold(tmp_path: Path) -> None:
     """The real Codex CLI and Gemini CLI, run headless now against the scripted servers (~10 s) in a folder of
     this run's own: their transcripts read into sessions of the same shape as the committed ones (ids and

@@ -193,6 +193,7 @@ def test_voice_note_is_downloaded_transcribed_with_the_index_vocabulary_and_reca
     assert [c.method for c in world.fake.since(mark)][:2] == ["sendChatAction", "getFile"]
 
 
+@pytest.mark.slow  # real speech through faster-whisper
 def test_real_speech_through_the_real_transcriber_finds_the_project(world: World) -> None:
     from eywa.bot.speech import hearing
 

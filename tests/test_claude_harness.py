@@ -13,6 +13,8 @@ from tests.claude_harness_regen import COMMITTED_ROOT, FIXTURES, eywa_view, run_
 from tests.claude_scenarios import SCENARIOS
 from tests.tools import stand_in
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 
 def test_claude_p_answers_with_the_scripted_text_and_writes_its_transcript(claude_code: ClaudeCode,
                                                                           scripted_model: ScriptedModel) -> None:

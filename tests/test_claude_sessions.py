@@ -37,6 +37,8 @@ from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings, button
 from .secrets_corpus import body
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 OWNER, STRANGER = 42, 666
 ORIGIN = "sessions-origin: plan the quokka exporter"
 GONE = "sessions-gone: sketch a throwaway idea"

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,6 +67,25 @@ def agent_cli(command: str) -> Path:
                 _unavailable(f"installing tests/agent_clis failed: {done.stderr.strip()[-400:]}")
             shutil.rmtree(home, ignore_errors=True)
             staging.rename(home)
+    return binary
+
+
+def python_tool(command: str, requirement: str) -> Path:
+    """The program `command` of the PyPI package `requirement` (pinned, `name==version`), installed with pip into a
+    virtual environment of its own in the cache on first use."""
+    home = CACHE / f"python-{requirement.replace('==', '-')}"
+    binary, complete = home / "bin" / command, home / ".complete"
+    if complete.exists():
+        return binary
+    with _locked("python-tools"):
+        if not complete.exists():  # a venv's scripts name its path: made in place, marked complete at the end
+            shutil.rmtree(home, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(home)], check=True, capture_output=True, timeout=300)
+            done = subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "-q", requirement],
+                                  capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                _unavailable(f"pip install {requirement} failed: {done.stderr.strip()[-400:]}")
+            complete.touch()
     return binary
 
 
