@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import pty
 import queue
 import re
 import stat
@@ -157,3 +158,27 @@ def test_eywa_bot_without_a_token_off_a_terminal_says_to_run_setup(home: Path) -
     assert done.returncode == 1 and done.stderr.splitlines() == [
         "eywa-bot: no Telegram bot token: run `eywa-bot setup` on a terminal (or set TELEGRAM_BOT_TOKEN to the "
         "token @BotFather gave)"]
+
+
+def test_eywa_bot_without_a_token_on_a_terminal_offers_setup(home: Path) -> None:
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "-m", "eywa.bot.main"], dict(os.environ))
+    screen = b""
+    while b"[Y/n]" not in screen:
+        screen += os.read(fd, 4096)
+    os.write(fd, b"n\n")
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    _, status = os.waitpid(pid, 0)
+    text = screen.decode()
+    assert "No Telegram bot token yet. Pair a bot now (eywa-bot setup)? [Y/n]" in text
+    assert "no Telegram bot token: run `eywa-bot setup` when you have one" in text
+    assert os.waitstatus_to_exitcode(status) == 1 and not config_of(home).exists()

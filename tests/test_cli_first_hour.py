@@ -115,6 +115,12 @@ def test_a_session_no_record_dates_is_dated_by_its_file_and_empty_sessions_stay_
     assert (data / "handoffs" / f"{day:%Y/%m/%d}" / f"{SUMMARY_ONLY.stem}.md").is_file()
     listed = run("last", "100", env=env).stdout
     assert "No meaningful work" not in listed and SUMMARY_ONLY.stem[:8] not in listed
+    probe = ("import datetime as dt; from eywa.core.api import Eywa; "
+             "from eywa.core.config.settings import load_settings;"
+             "digest = Eywa(load_settings()).digest(dt.datetime(2000, 1, 1, tzinfo=dt.UTC));"
+             "print(len(digest.handoffs), sum(h.substance == 0 for h in digest.handoffs))")
+    digest = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert digest.stdout.split() == ["34", "0"], digest.stderr  # every session with work; no empty one
 
 
 def test_every_command_refuses_a_broken_config_file_in_the_same_one_line(tmp_path: Path,
