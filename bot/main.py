@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from eywa.cli.terminal import HelpFormatter, VersionAction, complete, fail
+from eywa.cli.terminal import HelpFormatter, complete, examples, fail, program
 
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
@@ -71,14 +71,9 @@ def log_secrets(settings: Settings) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="eywa-bot", formatter_class=HelpFormatter,
-        description="Eywa's Telegram bot: recall, digests, ingest. Without a command, it runs in the foreground.",
-        epilog="examples:\n  eywa-bot setup                # pair a bot with your phone, once\n"
-               "  eywa-bot                      # run it\n  eywa-bot service install      # run it at login")
-    parser.add_argument("--version", action=VersionAction)
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="YAML config file (default: $EYWA_CONFIG, else ~/.eywa/config.yaml)")
+    parser = program("eywa-bot", "Eywa's Telegram bot: recall, digests, ingest. Without a command, it runs in the "
+                     "foreground.", "eywa-bot setup                # pair a bot with your phone, once",
+                     "eywa-bot                      # run it", "eywa-bot service install      # run it at login")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                         help="how much the bot logs to stderr (default INFO; content is never logged)")
     commands = parser.add_subparsers(dest="command", metavar="[setup | service]")
@@ -86,13 +81,13 @@ def _parser() -> argparse.ArgumentParser:
         "setup", formatter_class=HelpFormatter, help="pair a bot with its owner: the token, then /start CODE",
         description="Pair a bot with its owner: paste the token @BotFather gave, then send the bot the "
                     "/start CODE printed here. The token and your user id go into the config file (mode 0600).",
-        epilog="examples:\n  eywa-bot setup\n  eywa-bot --config ~/eywa.yaml setup --code-minutes 5")
+        epilog=examples("eywa-bot setup", "eywa-bot --config ~/eywa.yaml setup --code-minutes 5"))
     setup.add_argument("--code-minutes", type=float, default=PAIRING_MINUTES, metavar="M",
                        help=f"how long the pairing code is valid (default {PAIRING_MINUTES:g})")
     service = commands.add_parser(
         "service", formatter_class=HelpFormatter, help="start the bot at login, restarted on failure",
         description="Start the bot at login, restarted on failure: a systemd user unit, or a launchd agent.",
-        epilog="examples:\n  eywa-bot service install\n  eywa-bot service uninstall")
+        epilog=examples("eywa-bot service install", "eywa-bot service uninstall"))
     service.add_argument("action", choices=["install", "uninstall"], help="add the service, or remove it")
     service.add_argument("--files-only", action="store_true", help="write the files, leave systemd or launchd alone")
     return parser

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from eywa.cli.terminal import SHELLS, HelpFormatter, VersionAction, complete, fail, paint
+from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, paint, program
 from eywa.core.sources import KINDS
 
 
@@ -30,22 +30,15 @@ def _agent(text: str) -> str:
     return text.strip().lower()
 
 
-def _command(commands: argparse._SubParsersAction, name: str, help: str, *examples: str) -> argparse.ArgumentParser:
-    listed = "\n".join(f"  {example}" for example in examples)
+def _command(commands: argparse._SubParsersAction, name: str, help: str, *lines: str) -> argparse.ArgumentParser:
     return commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
-                               epilog=f"example{'s' if len(examples) > 1 else ''}:\n{listed}",
-                               formatter_class=HelpFormatter)
+                               epilog=examples(*lines), formatter_class=HelpFormatter)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="eywa", formatter_class=HelpFormatter,
-        description="Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
-        epilog="examples:\n  eywa ingest\n  eywa get \"rewind gemini\"\n  eywa last 10\n"
-               "  eywa COMMAND --help   (every option of a command, with an example)")
-    parser.add_argument("--version", action=VersionAction)
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="YAML config file (default: $EYWA_CONFIG, else ~/.eywa/config.yaml)")
+    parser = program("eywa", "Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
+                     "eywa ingest", 'eywa get "rewind gemini"', "eywa last 10",
+                     "eywa COMMAND --help   (every option of a command, with an example)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ingest = _command(commands, "ingest", "read new and changed transcripts into handoffs", "eywa ingest",

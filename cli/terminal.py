@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
@@ -74,3 +75,18 @@ def completion_script(program: str, shell: str) -> str:
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Examples in an epilog keep their lines; defaults are said in each help text."""
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines, one a line."""
+    return f"example{'s' if len(lines) > 1 else ''}:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def program(prog: str, description: str, *example_lines: str) -> argparse.ArgumentParser:
+    """A command's top-level parser with what both of Eywa's commands share: examples, --version, --config."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=examples(*example_lines),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--version", action=VersionAction)
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="YAML config file (default: $EYWA_CONFIG, else ~/.eywa/config.yaml)")
+    return parser
