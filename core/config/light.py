@@ -223,12 +223,14 @@ class _Reader:
         return (mapping[leaf], str(self._path)) if leaf in mapping else (FIELDS[key]["default"], None)
 
     def given(self, sections: set[str]) -> list[tuple[str, object]]:
-        """Every top-level key the file gives, with its value, and each of `sections` the environment names (as
-        the mapping of the keys it gives there): what the check of unknown keys looks at. Other `EYWA_*` names
-        are no settings (EYWA_CONFIG, EYWA_NOW), and pydantic-settings passes them by too."""
+        """Every top-level key the file gives, with its value, then each top-level key and each of `sections` the
+        environment names (a section as the mapping of the keys it gives there): what a whole check looks at.
+        Other `EYWA_*` names are no settings (EYWA_CONFIG, EYWA_NOW); pydantic-settings passes them by too."""
         given: list[tuple[str, object]] = list(self._data.items())
         for name, text in self._env.items():
             section, _, leaf = name[len(ENV_PREFIX):].lower().partition("__")
+            if section in FIELDS and not leaf:
+                given.append((section, text))
             if section not in sections:
                 continue
             if leaf:
@@ -332,19 +334,19 @@ def check_every_key(settings: LightSettings) -> None:
     read only their keys; a command a person runs (`eywa get`) checks them all, as every other command does."""
     reader = settings._reader
     sections = {key.split(".")[0] for key in FIELDS if "." in key}
-    for name, mapping in reader.given(sections):
-        if name not in FIELDS and name not in sections:
-            raise LightConfigError(f"unknown key {name!r}")
+    for name, given in reader.given(sections):  # a default is valid by construction: only what is given
         if name in sections:
-            if not isinstance(mapping, dict):
+            if not isinstance(given, dict):
                 raise LightConfigError(f"{name} must be a mapping")
-            for leaf in mapping:
-                if f"{name}.{leaf}" not in FIELDS:
-                    raise LightConfigError(f"unknown key {name + '.' + str(leaf)!r}")
-    for key in FIELDS:
-        if key != "sources":  # read and checked entry by entry when the settings were made
-            reader.value(key)
-    settings.zone  # noqa: B018  (checks the time zone's name)
+            keys = [f"{name}.{leaf}" for leaf in given]
+        elif name in FIELDS:
+            keys = [name] if name != "sources" else []  # sources: checked entry by entry when read
+        else:
+            keys = [str(name)]
+        for key in keys:
+            if key not in FIELDS:
+                raise LightConfigError(f"unknown key {key!r}")
+            reader.value(key)  # the time zone's name is checked where it is used (`LightSettings.zone`)
 
 
 def light_settings(config_path: Path | None = None) -> LightSettings:
