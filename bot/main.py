@@ -102,8 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from eywa.core.config.settings import load_settings
     from eywa.core.errors import ConfigError
 
+    # setup writes the file --config names: one that does not exist yet is no error there
+    fresh = args.command == "setup" and args.config is not None and not args.config.expanduser().exists()
     try:
-        settings = load_settings(args.config)
+        settings = load_settings(None if fresh else args.config)
     except ConfigError as exc:
         return fail("eywa-bot", str(exc))
     if args.command == "setup":

@@ -47,8 +47,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeTelegram) ->
 class Setup:
     """`eywa-bot setup` running in a process of its own, its output read line by line as it comes."""
 
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "eywa.bot.main", "setup", *args], cwd=ROOT,
+    def __init__(self, *args: str, before: tuple[str, ...] = ()) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "eywa.bot.main", *before, "setup", *args], cwd=ROOT,
                                         env=dict(os.environ), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -141,7 +141,8 @@ def test_a_token_telegram_refuses_is_one_line_and_writes_nothing(home: Path, fak
 
 
 def test_a_code_that_expires_before_the_owner_sends_it_writes_nothing(home: Path, fake: FakeTelegram) -> None:
-    setup = Setup("--code-minutes", "0.03")
+    elsewhere = home / "elsewhere" / "eywa.yaml"  # a --config file that does not exist yet is no error: setup makes it
+    setup = Setup("--code-minutes", "0.03", before=("--config", str(elsewhere)))
     setup.paste(TOKEN)
     code = setup.until(r"/start (\d{6})$").group(1)
     status, out, err = setup.finish()
@@ -149,7 +150,7 @@ def test_a_code_that_expires_before_the_owner_sends_it_writes_nothing(home: Path
         "eywa-bot: the pairing code expired before the right /start CODE arrived: run `eywa-bot setup` again; "
         "nothing was written"]
     fake.send_text(OWNER, f"/start {code}")  # too late: nobody is listening for it
-    assert not config_of(home).exists()
+    assert not config_of(home).exists() and not elsewhere.exists()
 
 
 def test_eywa_bot_without_a_token_off_a_terminal_says_to_run_setup(home: Path) -> None:
