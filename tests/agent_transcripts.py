@@ -88,8 +88,10 @@ class Gemini:
     def __init__(self, home: Path, models: ScriptedModels) -> None:
         self.home = home / "gemini-home"
         (self.home / ".gemini").mkdir(parents=True)
+        # No session cleanup: it deletes a session whose resume began in another minute (both its files).
         (self.home / ".gemini" / "settings.json").write_text(json.dumps({
-            "security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": True},
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"disableAutoUpdate": True, "sessionRetention": {"enabled": False}},
             "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False}}))
         self.env = {**_base_env(home), "HOME": str(self.home), "GEMINI_API_KEY": "test-not-a-key",
                     "GOOGLE_GEMINI_BASE_URL": models.url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
@@ -248,7 +250,9 @@ def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
              "Summarise greet": "summarise", "Where is farewell": "investigator", "Add a farewell": "farewell"}
     for path in sorted([*root.glob("codex/sessions/**/*.jsonl"), *root.glob("gemini/tmp/*/chats/*.jsonl")]):
         text = path.read_text()
-        name = next(name for prompt, name in names.items() if f'"{prompt}' in text)
+        # A resume that starts in a later minute than its session also leaves a stub file of the session under
+        # that minute's name, holding no prompt: the session is the file that does.
+        name = next((name for prompt, name in names.items() if f'"{prompt}' in text), "")
         if name:
             found[f"{path.relative_to(root).parts[0]}-{name}"] = path
     return found
