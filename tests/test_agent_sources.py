@@ -199,7 +199,7 @@ def test_agent_filter_in_the_api_and_the_cli(agents: dict[str, Path], capsys: py
     assert len(lines) == 3 and all(" codex " in line for line in lines)
     assert cli(["stats"]) == 0
     by_agent = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("by agent"))
-    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 sessions" in by_agent
+    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 session " in by_agent
 
 
 def test_a_source_turned_off_is_not_read(agents: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
