@@ -1,4 +1,4 @@
-"""Runs every benchmark and writes bench/RESULTS.md (the figures README's summary quotes).
+"""Runs every benchmark and writes bench/RESULTS.md (the figures docs/reliability.md's summary quotes).
 
 Usage: python bench/run.py            # the whole set (about 10 minutes on 2 cores)
        python bench/run.py --quick    # a smoke test of the harness: small sizes, a few queries

@@ -134,8 +134,9 @@ class EywaBot:
 
     async def post_init(self, app: Application) -> None:
         if not self.allowed:
-            log.warning("telegram.allowed_user_ids is empty: the bot answers nobody. Set it, e.g. "
-                        "EYWA_TELEGRAM__ALLOWED_USER_IDS='[123456789]'; ignored users' ids are logged")
+            log.warning("telegram.allowed_user_ids is empty: the bot answers nobody. Run `eywa-bot setup` to "
+                        "pair your phone, or set EYWA_TELEGRAM__ALLOWED_USER_IDS='[123456789]'; ignored users' ids "
+                        "are logged")
         else:
             log.info("answering Telegram user ids %s only", sorted(self.allowed))
         try:
@@ -250,8 +251,8 @@ def build_application(settings: Settings, *, transcriber: hearing.Transcriber | 
     """The bot's Application, handlers installed; raises MissingToken without a token."""
     token = settings.telegram.token.get_secret_value().strip()
     if not token:
-        raise MissingToken("no Telegram bot token: create a bot with @BotFather, then set TELEGRAM_BOT_TOKEN "
-                           "(or telegram.token in the config file)")
+        raise MissingToken("no Telegram bot token: run `eywa-bot setup` (or set TELEGRAM_BOT_TOKEN to the token "
+                           "@BotFather gave)")
     eywa_bot = EywaBot(settings, transcriber=transcriber)
     builder = (ApplicationBuilder().token(token)
                .base_url(settings.telegram.api_base_url).base_file_url(settings.telegram.file_base_url)

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from eywa.cli.terminal import HelpFormatter, complete, examples, fail, program
+
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
 
 NOISY_LOGGERS = ("httpx", "httpcore", "apscheduler")  # httpx logs every request URL, and a URL holds the token
 # PTB logs each update it handles and each Bot API result at DEBUG: a stranger's words, the owner's handoffs.
 CONTENT_LOGGERS = ("telegram",)
+PAIRING_MINUTES = 10.0  # how long `eywa-bot setup`'s code is valid
 
 
 class RedactingFormatter(logging.Formatter):
@@ -67,49 +70,101 @@ def log_secrets(settings: Settings) -> list[str]:
     return [key.strip() for key in keys if key.strip()]
 
 
+def _parser() -> argparse.ArgumentParser:
+    parser = program("eywa-bot", "Eywa's Telegram bot: recall, digests, ingest. Without a command, it runs in the "
+                     "foreground.", "eywa-bot setup                # pair a bot with your phone, once",
+                     "eywa-bot                      # run it", "eywa-bot service install      # run it at login")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="how much the bot logs to stderr (default INFO; content is never logged)")
+    commands = parser.add_subparsers(dest="command", metavar="[setup | service]")
+    setup = commands.add_parser(
+        "setup", formatter_class=HelpFormatter, help="pair a bot with its owner: the token, then /start CODE",
+        description="Pair a bot with its owner: paste the token @BotFather gave, then send the bot the "
+                    "/start CODE printed here. The token and your user id go into the config file (mode 0600).",
+        epilog=examples("eywa-bot setup", "eywa-bot --config ~/eywa.yaml setup --code-minutes 5"))
+    setup.add_argument("--code-minutes", type=float, default=PAIRING_MINUTES, metavar="M",
+                       help=f"how long the pairing code is valid (default {PAIRING_MINUTES:g})")
+    service = commands.add_parser(
+        "service", formatter_class=HelpFormatter, help="start the bot at login, restarted on failure",
+        description="Start the bot at login, restarted on failure: a systemd user unit, or a launchd agent.",
+        epilog=examples("eywa-bot service install", "eywa-bot service uninstall"))
+    service.add_argument("action", choices=["install", "uninstall"], help="add the service, or remove it")
+    service.add_argument("--files-only", action="store_true", help="write the files, leave systemd or launchd alone")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="eywa-bot", description="Eywa's Telegram bot: recall, digests, ingest.")
-    parser.add_argument("--config", type=Path, help="YAML config file (default: $EYWA_CONFIG or ~/.eywa/config.yaml)")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    commands = parser.add_subparsers(dest="command", metavar="[service]")
-    service = commands.add_parser("service", help="start the bot at login, restarted on failure")
-    service.add_argument("action", choices=["install", "uninstall"])
-    service.add_argument("--files-only", action="store_true", help="leave systemd or launchd alone")
+    parser = _parser()
+    complete(parser)
     args = parser.parse_args(argv)
     if args.command == "service":
         return _service(args.action, args.config, args.files_only)
-
     from eywa.core.config.settings import load_settings
     from eywa.core.errors import ConfigError
 
+    # setup writes the file --config names: one that does not exist yet is no error there
+    fresh = args.command == "setup" and args.config is not None and not args.config.expanduser().exists()
     try:
-        settings = load_settings(args.config)
+        settings = load_settings(None if fresh else args.config)
     except ConfigError as exc:
-        print(f"eywa-bot: {exc}", file=sys.stderr)
-        return 1
-    configure_logging(args.log_level, log_secrets(settings))
+        return fail("eywa-bot", str(exc))
+    if args.command == "setup":
+        return _setup(args.config, settings, args.code_minutes)
+    if not settings.telegram.token.get_secret_value().strip():
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return fail("eywa-bot", "no Telegram bot token: run `eywa-bot setup` on a terminal (or set "
+                                    "TELEGRAM_BOT_TOKEN to the token @BotFather gave)")
+        if input("No Telegram bot token yet. Pair a bot now (eywa-bot setup)? [Y/n] ").strip().lower() not in ("", "y",
+                                                                                                            "yes"):
+            return fail("eywa-bot", "no Telegram bot token: run `eywa-bot setup` when you have one")
+        if _setup(args.config, settings, PAIRING_MINUTES):
+            return 1
+        settings = load_settings(args.config)
+    return _run(settings, args.log_level)
+
+
+def _setup(config: Path | None, settings: Settings, minutes: float) -> int:
+    from eywa.bot.setup import SetupFailed, run_setup
+
+    def ask(prompt: str) -> str:
+        if sys.stdin.isatty():
+            import getpass
+
+            return getpass.getpass(prompt)  # a secret: not echoed, not in the scrollback
+        print(prompt, end="", flush=True)
+        return sys.stdin.readline()
+
+    try:
+        run_setup(config, ask=ask, say=lambda line: print(line, flush=True), minutes=minutes,
+                  api_base_url=settings.telegram.api_base_url, file_base_url=settings.telegram.file_base_url)
+    except SetupFailed as exc:
+        return fail("eywa-bot", str(exc))
+    except KeyboardInterrupt:
+        return fail("eywa-bot", "setup interrupted; nothing was written")
+    except OSError as exc:
+        return fail("eywa-bot", f"cannot write the config file: {exc.strerror or exc}: {exc.filename or ''}")
+    return 0
+
+
+def _run(settings: Settings, log_level: str) -> int:
+    configure_logging(log_level, log_secrets(settings))
 
     from telegram.error import InvalidToken
 
-    from eywa.bot.app import ALLOWED_UPDATES, MissingToken, build_application
+    from eywa.bot.app import ALLOWED_UPDATES, build_application
     from eywa.core.errors import StoreError
 
     try:
         app = build_application(settings)
-    except MissingToken as exc:
-        print(f"eywa-bot: {exc}", file=sys.stderr)
-        return 1
     except StoreError as exc:  # its state lives in the data directory: read-only, full...
-        print(f"eywa-bot: {exc}", file=sys.stderr)
-        return 1
+        return fail("eywa-bot", str(exc))
     except OSError as exc:
-        print(f"eywa-bot: cannot use {settings.data_dir}: {exc}", file=sys.stderr)
-        return 1
+        return fail("eywa-bot", f"cannot use {settings.data_dir}: {exc}")
     try:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
-        print("eywa-bot: Telegram rejected the bot token; check TELEGRAM_BOT_TOKEN (from @BotFather)", file=sys.stderr)
-        return 1
+        return fail("eywa-bot", "Telegram rejected the bot token: run `eywa-bot setup` again, or check "
+                                "TELEGRAM_BOT_TOKEN (from @BotFather)")
     return 0
 
 
@@ -127,8 +182,7 @@ def _service(action: str, config_path: Path | None, files_only: bool) -> int:
             for line in change(service, files_only=files_only):
                 print(line)
     except (ConfigError, ServiceError, OSError) as exc:
-        print(f"eywa-bot: {exc}", file=sys.stderr)
-        return 1
+        return fail("eywa-bot", str(exc))
     return 0
 
 

@@ -273,7 +273,7 @@ def status_html(stats: Stats, *, now: dt.datetime, zone: ZoneInfo, next_ingest: 
                 ingest_every: int, last_scheduled: str | None, digest_time: str | None) -> str:
     lines = ["<b>Eywa status</b>",
              f"Sessions indexed: {stats.handoffs} ({stats.substantial} with work, {stats.imported} imported)",
-             f"Source files: {stats.sources} ({stats.sources_skipped} empty or not transcripts)",
+             f"Source files: {stats.sources} ({stats.sessions_skipped} sessions skipped: empty or not transcripts)",
              f"Dates: {stats.first_date or '-'} .. {stats.last_date or '-'}"]
     if stats.last_ingest_at:
         when = dt.datetime.fromisoformat(stats.last_ingest_at)

@@ -162,8 +162,10 @@ def _output(context: str) -> str:
 def session_end(hook: dict, settings: LightSettings) -> str:
     """Mark the session for the next ingest, and on a spoke that asks for it (`push.on_session_end`) start
     `eywa push` in the background, detached: the hook never waits for it. Prints nothing."""
-    from eywa.core.ingest.pending import write_mark
+    from eywa.core.ingest.pending import names_no_transcript, write_mark
 
+    if names_no_transcript(hook):  # `claude mcp list` and the like end a "session" that never wrote one
+        return ""
     write_mark(settings.pending_dir, hook)
     if settings.push_on_session_end and settings.push_hub:
         _push_in_background(settings)

@@ -10,60 +10,96 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, paint, program
 from eywa.core.sources import KINDS
 
 
+def _count(text: str) -> int:
+    """A count of at least 1 (`eywa last 0` or `-5` is a mistake, not one row)."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is not a count: give 1 or more")
+    return number
+
+
+def _agent(text: str) -> str:
+    """An agent name, in any letter case (`--agent Codex`)."""
+    return text.strip().lower()
+
+
+def _command(commands: argparse._SubParsersAction, name: str, help: str, *lines: str) -> argparse.ArgumentParser:
+    return commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                               epilog=examples(*lines), formatter_class=HelpFormatter)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="eywa", description="Memory for Claude Code: transcripts to handoffs.")
-    parser.add_argument("--config", type=Path, help="YAML config file (default: $EYWA_CONFIG or ~/.eywa/config.yaml)")
+    parser = program("eywa", "Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
+                     "eywa ingest", 'eywa get "rewind gemini"', "eywa last 10",
+                     "eywa COMMAND --help   (every option of a command, with an example)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = commands.add_parser("ingest", help="read new and changed transcripts into handoffs")
-    ingest.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
+    ingest = _command(commands, "ingest", "read new and changed transcripts into handoffs", "eywa ingest",
+                      "eywa ingest --progress never   # no bar, for a cron job")
+    ingest.add_argument("--progress", choices=["auto", "always", "never"],
+                        help="progress bar: auto shows it on a terminal only (default: ingest.show_progress)")
 
-    get = commands.add_parser("get", help="print the handoffs that best match a query")
+    get = _command(commands, "get", "print the handoffs that best match a query", 'eywa get "rewind gemini"',
+                   'eywa get "what did I do yesterday on the bot"',
+                   'eywa get --project cli --days-back 30 --max 5 --json "transcript parsing"')
     get.add_argument("query", nargs="*", help="words to look for, time words too (\"last week\", \"in March\"); "
                                              "none means the most recent sessions")
     get.add_argument("--days-back", type=int, metavar="N",
                      help="only sessions of the last N days (default: retrieval.days_back, else any day)")
     get.add_argument("--max", type=int, metavar="K", help="number of handoffs, 1-5 (default 3)")
     get.add_argument("--project", metavar="P", help="only handoffs of projects whose name contains P")
-    get.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
+    get.add_argument("--agent", type=_agent, choices=KINDS, help="only sessions of this agent")
     get.add_argument("--machine", metavar="M", help="only sessions that ran on machine M (see `eywa last`)")
     get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
     get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
 
-    last = commands.add_parser("last", help="list the latest sessions")
-    last.add_argument("count", nargs="?", type=int, default=5, help="how many (default 5)")
-    last.add_argument("--project", metavar="P")
-    last.add_argument("--agent", choices=KINDS, help="only sessions of this agent")
+    last = _command(commands, "last", "list the latest sessions, one line each", "eywa last 10",
+                    "eywa last --agent codex --project cli")
+    last.add_argument("count", nargs="?", type=_count, default=5, help="how many sessions (default 5)")
+    last.add_argument("--project", metavar="P", help="only projects whose name contains P")
+    last.add_argument("--agent", type=_agent, choices=KINDS, help="only sessions of this agent")
     last.add_argument("--machine", metavar="M", help="only sessions that ran on machine M")
-    last.add_argument("--json", action="store_true")
+    last.add_argument("--json", action="store_true", help="the sessions as a JSON list")
 
-    show = commands.add_parser("show", help="print one handoff by id or unique prefix")
-    show.add_argument("id")
-    show.add_argument("--json", action="store_true")
+    show = _command(commands, "show", "print one handoff by id or unique prefix", "eywa show 4f8c11")
+    show.add_argument("id", help="a session id, short id, or any unique prefix of either")
+    show.add_argument("--json", action="store_true", help="the handoff's fields and body as JSON")
 
-    reindex = commands.add_parser("reindex", help="rebuild the index from the handoff files alone")
+    reindex = _command(commands, "reindex", "rebuild the index from the handoff files alone", "eywa reindex",
+                       "eywa reindex --import ~/old/handoffs")
     reindex.add_argument("--import", dest="import_dir", type=Path, metavar="DIR",
                          help="first import a folder of handoffs written by the original eywa-mcp")
 
-    stats = commands.add_parser("stats", help="what is indexed, and the last ingest")
-    stats.add_argument("--json", action="store_true")
+    stats = _command(commands, "stats", "what is indexed, the last ingest and LLM usage", "eywa stats",
+                     "eywa stats --verbose   # also each Claude Code version read")
+    stats.add_argument("--json", action="store_true", help="every figure as JSON")
+    stats.add_argument("--verbose", "-v", action="store_true",
+                       help="also list each Claude Code version read and what it held that Eywa did not know")
 
-    extract = commands.add_parser("extract", help="extract one session now, or every old one with --all (LLM)")
+    extract = _command(commands, "extract", "extract one session now, or every old one with --all (LLM)",
+                       "eywa extract 4f8c11", "eywa extract --all --batch --yes")
     extract.add_argument("id", nargs="?", help="session id or unique prefix")
     extract.add_argument("--all", action="store_true", help="every settled session not yet extracted by the LLM")
     extract.add_argument("--batch", action="store_true", help="with --all: the Message Batches API (half price)")
     extract.add_argument("--yes", action="store_true", help="with --all: start without asking")
-    extract.add_argument("--progress", choices=["auto", "always", "never"], help="progress bar (default: config)")
+    extract.add_argument("--progress", choices=["auto", "always", "never"],
+                         help="progress bar: auto shows it on a terminal only (default: ingest.show_progress)")
 
-    resume = commands.add_parser("continue", help="open an interactive claude in a session's working directory, "
-                                                  "on its Continue prompt")
+    resume = _command(commands, "continue", "open an interactive claude in a session's working directory, "
+                      "on its Continue prompt", "eywa continue 4f8c11", "eywa continue 4f8c11 --print")
     resume.add_argument("id", help="session id or unique prefix")
     resume.add_argument("--print", dest="dry_run", action="store_true",
                         help="print the directory and the prompt, start nothing")
-    push = commands.add_parser("push", help="send this machine's new transcripts to the hub (rsync over SSH)")
+
+    push = _command(commands, "push", "send this machine's new transcripts to the hub (rsync over SSH)",
+                    "eywa push", "eywa push --install   # every push.every_minutes")
     schedule = push.add_mutually_exclusive_group()
     schedule.add_argument("--install", action="store_true",
                           help="push every push.every_minutes (a systemd user timer, or a launchd agent on macOS)")
@@ -71,34 +107,61 @@ def _parser() -> argparse.ArgumentParser:
     push.add_argument("--files-only", action="store_true", help="with --(un)install: leave systemd or launchd alone")
     push.add_argument("--quiet", action="store_true", help="print nothing unless it fails")
 
-    forget = commands.add_parser("forget", help="remove sessions from everything Eywa keeps, and keep them out")
+    forget = _command(commands, "forget", "remove sessions from everything Eywa keeps, and keep them out",
+                      "eywa forget 4f8c11", "eywa forget --project scratch --yes", "eywa forget --before 2026-01-01",
+                      "eywa forget --undo 4f8c11   # the next ingest reads it again")
     forget.add_argument("ids", nargs="*", metavar="ID", help="session ids or unique prefixes")
     forget.add_argument("--project", metavar="P", help="every session of project P (its exact name)")
     forget.add_argument("--before", metavar="DATE", help="every session dated before DATE (YYYY-MM-DD)")
     forget.add_argument("--undo", action="store_true", help="bring a forgotten session back at the next ingest")
     forget.add_argument("--yes", action="store_true", help="forget without asking")
 
-    # Inside Claude Code (README "Inside Claude Code"): these three skip the settings loading below.
-    mcp = commands.add_parser("mcp", help="run the MCP server (tools eywa_get, eywa_extract) over stdio or HTTP")
+    completion = _command(commands, "completion", "print the shell completion script for eywa",
+                          'eval "$(eywa completion bash)"   # in ~/.bashrc',
+                          "eywa completion fish > ~/.config/fish/completions/eywa.fish")
+    completion.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+
+    # Inside Claude Code (docs/claude-code.md): these three skip the settings loading below.
+    mcp = _command(commands, "mcp", "run the MCP server (tools eywa_get, eywa_extract) over stdio or HTTP",
+                   "claude mcp add --scope user eywa -- \"$(command -v eywa)\" mcp",
+                   "eywa mcp --transport http --port 8765")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                      help="http: streamable HTTP for other machines, behind mcp.token (default stdio)")
     mcp.add_argument("--port", type=int, help="with http: the port (default mcp.port)")
-    hook = commands.add_parser("hook", help="run a Claude Code hook (hook JSON on stdin; never fails)")
-    hook.add_argument("event", choices=["session-start", "session-end"])
-    hooks = commands.add_parser("hooks", help="install or uninstall the hooks in Claude Code's settings")
-    hooks.add_argument("action", choices=["install", "uninstall"])
+    hook = _command(commands, "hook", "run a Claude Code hook (hook JSON on stdin; never fails)",
+                    "eywa hook session-start < hook-input.json")
+    hook.add_argument("event", choices=["session-start", "session-end"], help="the Claude Code hook event")
+    hooks = _command(commands, "hooks", "install or uninstall the hooks in Claude Code's settings",
+                     "eywa hooks install", "eywa hooks install --print   # show the change only")
+    hooks.add_argument("action", choices=["install", "uninstall"], help="add Eywa's hooks, or remove them")
     hooks.add_argument("--settings", type=Path, metavar="PATH", help="settings file (default ~/.claude/settings.json)")
     hooks.add_argument("--print", dest="dry_run", action="store_true", help="show the change, write nothing")
     return parser
 
 
 def _fail(message: str) -> int:
-    print(f"eywa: {message}", file=sys.stderr)
-    return 1
+    return fail("eywa", message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader of the output (head, less) has gone: nothing went wrong here
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = _parser()
+    complete(parser)
+    args = parser.parse_args(argv)
+    if args.command == "completion":
+        from eywa.cli.terminal import completion_script
+
+        sys.stdout.write(completion_script("eywa", args.shell))
+        return 0
     if args.command in ("hook", "hooks", "mcp"):
         from eywa.claude_code.commands import run
 
@@ -121,7 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _COMMANDS[args.command](eywa, args)
     except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError, PushError,
             ServiceError) as exc:
-        return _fail(str(exc).strip("'\""))
+        return _fail(str(exc))
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         return _fail(_unexpected(exc, settings.data_dir))
     except KeyboardInterrupt:
@@ -160,7 +225,7 @@ def _cmd_get(args: argparse.Namespace) -> int:
     """`eywa get` starts light (no pydantic, no settings model): it is the command a user waits on.
     core/config/light.py reads the same settings as `load_settings`, and a test proves they agree."""
     from eywa.core.config.clock import now
-    from eywa.core.config.light import light_settings
+    from eywa.core.config.light import check_every_key, light_settings
     from eywa.core.errors import ConfigError, StoreError
     from eywa.core.index.readonly import reading_current
     from eywa.core.retrieval.recall import format_handoffs, ranked_records
@@ -171,9 +236,10 @@ def _cmd_get(args: argparse.Namespace) -> int:
         return _fail("--days-back must be at least 1")
     try:
         settings = light_settings(args.config)
+        check_every_key(settings)
         today = now().astimezone(settings.zone).date()
     except ConfigError as exc:
-        return _fail(str(exc))
+        return _fail(_config_problem(args.config, exc))
     try:
         with reading_current(settings.db_path) as conn:
             results = ranked_records(
@@ -190,17 +256,35 @@ def _cmd_get(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config_problem(config: Path | None, light: Exception) -> str:
+    """What `load_settings` says of a config the light reader refused, so that every command words a broken
+    config file alike (pydantic is imported only on this error path)."""
+    from eywa.core.config.settings import load_settings
+    from eywa.core.errors import ConfigError
+
+    try:
+        load_settings(config)
+    except ConfigError as full:
+        return str(full)
+    return str(light)
+
+
 def _cmd_last(eywa, args) -> int:  # noqa: ANN001
     records = eywa.last(args.count, project=args.project, agent=args.agent, machine=args.machine)
     if args.json:
         _print_json([r.to_json() for r in records])
         return 0
     if not records:
-        print("No sessions indexed yet: run `eywa ingest`.")
+        filters = " ".join(f"--{name} {value}" for name, value in
+                           (("project", args.project), ("agent", args.agent), ("machine", args.machine)) if value)
+        if filters and eywa.last(1):
+            print(f"No session matches {filters}; `eywa last` without it lists the latest.")
+        else:
+            print("No sessions indexed yet: run `eywa ingest`.")
     for r in records:
         project = ",".join(r.projects) or "-"
-        print(f"{r.short_id}  {r.date}  {r.duration_min:>4}m  {r.agent:<11} {r.machine or '-':<10} {project:<16} "
-              f"{r.headline}")
+        print(f"{paint(r.short_id, 'yellow')}  {paint(r.date, 'dim')}  {r.duration_min:>4}m  {r.agent:<11} "
+              f"{r.machine or '-':<10} {paint(f'{project:<16}', 'cyan')} {r.headline}")
     return 0
 
 
@@ -223,56 +307,75 @@ def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
 
 
 def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
+    from eywa.core.api import drift_lines
+    from eywa.core.ingest.run import counted
+
     stats = eywa.stats()
     if args.json:
         _print_json(stats.__dict__)
         return 0
-    last = stats.last_ingest
-    print(f"data directory   {stats.data_dir} (index {stats.index_bytes / 1e6:.1f} MB)")
-    print(f"handoffs         {stats.handoffs} ({stats.substantial} with work, {stats.imported} imported)")
-    print(f"dates            {stats.first_date or '-'} .. {stats.last_date or '-'}")
-    print(f"source files     {stats.sources} ({stats.sources_skipped} empty or not transcripts)")
-    print(f"bad lines        {stats.bad_lines} skipped")
-    from eywa.core.api import drift_lines
 
-    for number, line in enumerate(drift_lines(stats.drift)):
-        print(f"{'versions read' if number == 0 else '':<17}{line}")
+    def line(label: str, text: str) -> None:
+        print(f"{paint(f'{label:<16}', 'bold')} {text}")
+
+    last = stats.last_ingest
+    line("data directory", f"{stats.data_dir} (index {stats.index_bytes / 1e6:.1f} MB)")
+    line("handoffs", f"{stats.handoffs} ({stats.substantial} with work, {stats.imported} imported)")
+    line("dates", f"{stats.first_date or '-'} .. {stats.last_date or '-'}")
+    line("source files", f"{stats.sources} ({counted(stats.sessions_skipped, 'session')} skipped: empty or not "
+                         "transcripts)")
+    line("bad lines", f"{stats.bad_lines} skipped")
+    if stats.drift:
+        unknown = {version: counts for version, counts in stats.drift.items() if set(counts) - {"files"}}
+        files = sum(counts.get("files", 0) for counts in stats.drift.values())
+        found = f"unknown records in {counted(len(unknown), 'version')}" if unknown else "nothing unknown"
+        line("versions read", f"{counted(files, 'file')} of {counted(len(stats.drift), 'version')}, {found}"
+                              + ("" if args.verbose else " (--verbose: by version)"))
+        for detail in drift_lines(stats.drift if args.verbose else unknown):
+            print(f"{'':<17}{detail}")
     if stats.last_ingest_at:
-        print(f"last ingest      {stats.last_ingest_at}: {last.get('sessions_updated', 0)} sessions updated "
-              f"in {last.get('seconds', 0):.1f}s")
+        line("last ingest", f"{stats.last_ingest_at}: {counted(last.get('sessions_updated', 0), 'session')} updated "
+                            f"in {last.get('seconds', 0):.1f}s")
     redaction = stats.redaction
     if redaction:
         last = redaction.get("last")
-        print(f"redaction rules  {redaction['rules']}"
-              + (f", {redaction['pending']} sessions still to redact again (the next ingest does)"
-                 if redaction["pending"] else "")
-              + (f"; re-redacted under them {last['at']}: {last['redrafted']} redrafted, {last['in_place']} in place,"
-                 f" {last['copies']} spoke copies, in {last['seconds']:.1f}s" if last else ""))
+        line("redaction rules", f"{redaction['rules']}"
+             + (f", {counted(redaction['pending'], 'session')} still to redact again (the next ingest does)"
+                if redaction["pending"] else "")
+             + (f"; re-redacted under them {last['at']}: {last['redrafted']} redrafted, {last['in_place']} in place,"
+                f" {last['copies']} spoke {'copy' if last['copies'] == 1 else 'copies'}, in {last['seconds']:.1f}s"
+                if last else ""))
     if stats.agents:
         read = stats.agent_bytes
-        print("by agent         " + ", ".join(f"{a} {n} sessions ({read.get(a, 0) / 1e6:.1f} MB of transcripts)"
-                                             for a, n in stats.agents.items()))
+        line("by agent", ", ".join(f"{a} {counted(n, 'session')} ({read.get(a, 0) / 1e6:.1f} MB of transcripts)"
+                                   for a, n in stats.agents.items()))
     if stats.projects:
-        print("projects         " + ", ".join(f"{p} ({n})" for p, n in stats.projects))
+        line("projects", ", ".join(f"{p} ({n})" for p, n in stats.projects))
     from eywa.cli.extract import stats_lines
 
-    for line in stats_lines(stats.llm):
-        print(line)
+    for text in stats_lines(stats.llm):
+        print(text)
     return 0
 
 
 def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
     import os
 
-    folder, argv = eywa.continue_command(args.id)
-    if args.dry_run:
+    plan = eywa.continue_plan(args.id)
+    if args.dry_run:  # the prompt always: the message says to paste it where the project is now
         import shlex
 
-        print(f"cd {shlex.quote(str(folder))}\n{argv[-1]}")
+        if plan.problem:
+            print(f"{paint('eywa:', 'yellow', sys.stderr)} {plan.problem}", file=sys.stderr)
+        if plan.folder is not None:
+            print(f"cd {shlex.quote(str(plan.folder))}")
+        print(plan.prompt)
         return 0
+    if plan.problem or plan.folder is None or plan.argv is None:
+        return _fail(plan.problem or "cannot start claude here")
     eywa.close()
-    os.chdir(folder)
-    os.execv(argv[0], argv)  # the owner's terminal is claude's now; no return
+    os.chdir(plan.folder)
+    os.execv(plan.argv[0], plan.argv)  # the owner's terminal is claude's now; no return
 def _cmd_push(eywa, args) -> int:  # noqa: ANN001
     if args.install or args.uninstall:
         from eywa.core.machines.services import install, push_service, uninstall

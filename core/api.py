@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import functools
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
@@ -49,7 +50,7 @@ class Stats:
     substantial: int
     imported: int
     sources: int
-    sources_skipped: int
+    sessions_skipped: int  # sessions whose files gave no handoff (empty, or not transcripts)
     bad_lines: int
     first_date: str | None
     last_date: str | None
@@ -84,7 +85,8 @@ def drift_lines(drift: dict[str, dict[str, int]], limit: int = 6, clean_limit: i
         lines.append(f"{version}: {files} file{'s' if files != 1 else ''}, "
                      + (f"unknown: {listed}" if unknown else "nothing unknown"))
     if clean_limit is not None and len(clean) > clean_limit:
-        lines.append(f"{len(clean) - clean_limit} older versions: nothing unknown")
+        more = len(clean) - clean_limit
+        lines.append(f"{more} {'older ' if clean_limit else ''}version{'s' if more != 1 else ''}: nothing unknown")
     return lines
 
 
@@ -106,6 +108,17 @@ def _note_days_back(days_back: int | None) -> None:
     if days_back is not None:
         log.info("retrieval.days_back is %d: every query searches the sessions of the last %d days alone; remove it "
                  "from the config to search sessions of any age", days_back, days_back)
+
+
+@dataclass
+class ContinuePlan:
+    """`eywa continue`: the prompt, the session's folder (None: unknown or gone), the argv of `claude` there,
+    and why it cannot start (None: it can)."""
+
+    prompt: str
+    folder: Path | None
+    argv: list[str] | None
+    problem: str | None = None
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -145,9 +158,15 @@ class Eywa:
             self._store = None
 
     def _reader(self) -> Store:
-        if self._store is None and not self.settings.db_path.exists():
-            raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
-        return self.store
+        """The store, for reading: opened read-only where the data directory (or the index) cannot be written,
+        so that reading works on a read-only mount; a writer then fails with the directory's one line."""
+        if self._store is None:
+            path = self.settings.db_path
+            if not path.exists():
+                raise StoreError(f"no index in {self.settings.data_dir}: run `eywa ingest` first")
+            writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
+            self._store = Store(path) if writable else Store(path, read_only=True)
+        return self._store
 
     def _record(self, row: readonly.HandoffRow) -> HandoffRecord:
         return record_from_row(row, self.settings.handoffs_dir)
@@ -307,14 +326,20 @@ class Eywa:
 
         return next((s for s in list_background(self.settings.claude_code.command) if s.id == short_id), None)
 
-    def continue_command(self, id_or_prefix: str) -> tuple[Path, list[str]]:
-        """Where and how to run an interactive `claude` on the handoff's Continue prompt (`eywa continue`)."""
-        from eywa.core.claude_sessions import interactive_command, working_directory
+    def continue_plan(self, id_or_prefix: str) -> ContinuePlan:
+        """The handoff's Continue prompt, and where and how to run an interactive `claude` on it (`eywa
+        continue`), or why it cannot run: the prompt is there either way, to paste by hand."""
+        from eywa.core.claude_sessions import LaunchError, interactive_command, working_directory
         from eywa.core.handoffs.continue_prompt import continue_prompt
 
         record = self.show(id_or_prefix)
-        folder = working_directory(self.session_cwd(record), record.short_id)
-        return folder, interactive_command(self.settings.claude_code.command, continue_prompt(record))
+        prompt = continue_prompt(record)
+        folder = None
+        try:
+            folder = working_directory(self.session_cwd(record), record.short_id)
+            return ContinuePlan(prompt, folder, interactive_command(self.settings.claude_code.command, prompt))
+        except LaunchError as exc:
+            return ContinuePlan(prompt, folder, None, str(exc))
 
     @_faults
     def stats(self) -> Stats:

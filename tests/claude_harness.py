@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -29,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.fake_anthropic import FakeAnthropic, Reply
-from tests.tools import AGENT_CLIS, agent_cli
+from tests.tools import AGENT_CLIS, agent_cli, encoded_cwd
 
 API_KEY = "sk-ant-harness-0000"
 CLI_VERSION: str = json.loads((AGENT_CLIS / "package.json").read_text())["dependencies"]["@anthropic-ai/claude-code"]
@@ -140,11 +139,6 @@ class ScriptedModel:
         return _reply(turns[step])
 
 
-def encoded_cwd(cwd: Path) -> str:
-    """Claude Code's folder name for a working directory under ~/.claude/projects."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
 @dataclass
 class ClaudeRun:
     """One `claude -p` run: exit code, output, and the result JSON (`--output-format json`)."""
@@ -186,6 +180,8 @@ class ClaudeCode:
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                 "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_TMPDIR": str(self.tmp),  # its task outputs: here too
+                # An MCP server starting on a machine busy with other suites may need more than the default.
+                "MCP_TIMEOUT": "60000",
                 "EYWA_DATA_DIR": str(self.data_dir),
                 "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 

@@ -3,8 +3,9 @@
     .venv/bin/python -m tests.claude_harness_regen [--render-only] [SCENARIO ...]
 
 Runs each scenario of tests/claude_scenarios.py with the real CLI (tests/agent_clis pins the version)
-against the scripted model, in a throwaway HOME under /tmp/eywa-harness (a fixed place, so that paths in
-the transcripts stay the same from one run to the next), and writes:
+against the scripted model, in a throwaway HOME in a fresh temporary folder whose path the transcripts then
+name as /tmp/eywa-harness (tests/tools.py `map_paths`: paths stay the same from one run to the next, and two
+runs never share a folder), and writes:
 - tests/fixtures/claude-code-<version>/<scenario>/: what the CLI wrote under ~/.claude/projects, with the
   long strings and lists of its request bookkeeping records (api-request-blob, api-request-shape, api-request,
   attachment) cut to a note of their length: the records stay, as written, only lighter;
@@ -35,11 +36,12 @@ from eywa.core.sources.jsonl import ReadStats
 from eywa.core.sources.sessions import is_transcript
 from tests.claude_harness import CLI_VERSION, ClaudeCode, ScriptedModel
 from tests.claude_scenarios import SCENARIOS
+from tests.tools import map_paths, stand_in
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures" / f"claude-code-{CLI_VERSION}"
 GOLDEN = TESTS / "golden" / f"claude-code-{CLI_VERSION}"
-RUN_ROOT = Path("/tmp/eywa-harness")
+COMMITTED_ROOT = Path("/tmp/eywa-harness")  # the folder the committed transcripts name (never written to)
 BULK_TYPES = {"api-request-blob", "api-request-shape", "api-request", "attachment"}
 KEEP_CHARS = 600
 
@@ -110,7 +112,6 @@ def _diff(old: Path, new_text: str, label: str) -> str:
 def run_scenario(name: str, root: Path, target: Path) -> list[str]:
     """Run scenario `name` with the real CLI in a fresh HOME under `root` and copy what it wrote into
     `target` (made lighter); the prompts the script did not know."""
-    shutil.rmtree(root, ignore_errors=True)
     model = ScriptedModel()
     try:
         claude = ClaudeCode(root, model)
@@ -121,11 +122,19 @@ def run_scenario(name: str, root: Path, target: Path) -> list[str]:
     return model.unscripted
 
 
+def _run_committed(name: str) -> list[str]:
+    """`run_scenario` into the committed fixtures, their paths naming COMMITTED_ROOT."""
+    with stand_in(COMMITTED_ROOT) as root:
+        unscripted = run_scenario(name, root / name, FIXTURES / name)
+        map_paths(FIXTURES / name, root, COMMITTED_ROOT)
+    return unscripted
+
+
 def regenerate(names: list[str], *, render_only: bool = False) -> None:
     previous = GOLDEN if render_only else _previous_golden()
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name in names:
-        unscripted = [] if render_only else run_scenario(name, RUN_ROOT / name, FIXTURES / name)
+        unscripted = [] if render_only else _run_committed(name)
         if unscripted:
             print(f"{name}: unscripted prompts answered 'Done.': {[p[:80] for p in unscripted]}")
         render, handoff = eywa_view(FIXTURES / name)

@@ -492,6 +492,9 @@ class FakeTelegram:
         return BOT_USER
 
     def _api_deleteWebhook(self, params: dict[str, Any], files: dict[str, Any]) -> Any:
+        if params.get("drop_pending_updates"):  # as Telegram does: what was waiting is never delivered
+            with self._cond:
+                self._updates.clear()
         return True
 
     def _api_setMyCommands(self, params: dict[str, Any], files: dict[str, Any]) -> Any:

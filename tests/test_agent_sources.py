@@ -117,12 +117,14 @@ def _shape(path: Path) -> tuple[object, ...]:
     build = build_codex_session if "codex" in path.parts else build_gemini_session
     session = build("s", [path], identity)[0]
     calls = [(c.name, c.is_error) for c in session.tool_calls]
-    return session.agent, session.model, session.user_texts, calls, kinds(session).get("compaction", 0)
+    return session.agent, session.model, session.cwd, session.user_texts, calls, kinds(session).get("compaction", 0)
 
 
+@pytest.mark.slow  # the real Codex and Gemini CLIs
 def test_the_pinned_clis_still_write_what_the_committed_transcripts_hold(tmp_path: Path) -> None:
-    """The real Codex CLI and Gemini CLI, run headless now against the scripted servers (~10 s): their
-    transcripts read into sessions of the same shape as the committed ones (ids and times aside)."""
+    """The real Codex CLI and Gemini CLI, run headless now against the scripted servers (~10 s) in a folder of
+    this run's own: their transcripts read into sessions of the same shape as the committed ones (ids and
+    times aside), naming the folder the committed ones name."""
     generate(tmp_path / "agents")
     fresh = fixture_sessions(tmp_path / "agents")
     assert sorted(fresh) == sorted(SESSIONS)
@@ -197,7 +199,7 @@ def test_agent_filter_in_the_api_and_the_cli(agents: dict[str, Path], capsys: py
     assert len(lines) == 3 and all(" codex " in line for line in lines)
     assert cli(["stats"]) == 0
     by_agent = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("by agent"))
-    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 sessions" in by_agent
+    assert "codex 3 sessions" in by_agent and "gemini 2 sessions" in by_agent and "claude-code 1 session " in by_agent
 
 
 def test_a_source_turned_off_is_not_read(agents: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import CORPUS, ROOT
 from .tools import debian
 
@@ -14,6 +16,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import fts5_reference  # noqa: E402
 import run  # noqa: E402
 import year  # noqa: E402
+
+pytestmark = pytest.mark.slow  # the benchmark harness
 
 
 def test_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:

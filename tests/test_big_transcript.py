@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from .conftest import CORPUS, ROOT
+
+pytestmark = pytest.mark.slow  # a 200 MB transcript
 
 FILLER = CORPUS / "entire" / "projects" / "-Users-gtrrz-victor-wks-cli" / "4f8c1176-7025-4530-a860-c6fc4c63a150.jsonl"
 SESSION = "b16b16b1-0000-4000-8000-000000000000"

@@ -158,6 +158,7 @@ def _voice_notes(world: World, mark: int) -> list[Call]:
     return [c for c in world.fake.since(mark, "sendVoice") if c.ok]
 
 
+@pytest.mark.slow  # flite speaks the answer
 def test_voice_on_sends_a_short_real_voice_note_after_the_unchanged_text_answer(world: World) -> None:
     debian("flite", command="flite")
     with world.bot():

@@ -28,6 +28,8 @@ from .conftest import ROOT
 from .fake_anthropic import Fail, Hang
 from .test_llm_extraction import make_session, seeded_secrets
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 SESSION = "0000c0de-aaaa-4bbb-8ccc-00000000c0de"
 MARKER = f"# Session {SESSION}"
 # sitecustomize runs in every Python process started with this folder on PYTHONPATH: Eywa's hooks included.

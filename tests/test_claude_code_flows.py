@@ -11,6 +11,8 @@ import pytest
 
 from tests.claude_harness import ClaudeCode, ScriptedModel, result_text, text, tool, tool_results
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 MCP_TOOLS = "Write Read Bash mcp__eywa__eywa_get mcp__eywa__eywa_extract"
 
 

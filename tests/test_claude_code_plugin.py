@@ -16,6 +16,8 @@ from tests.claude_harness import ClaudeCode, ScriptedModel, result_text, tool, t
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 MARKETPLACE = ROOT / "claude_code_plugin"
 PLUGIN = MARKETPLACE / "eywa"
 GET = "mcp__plugin_eywa_eywa__eywa_get"

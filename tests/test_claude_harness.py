@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.claude_harness import ClaudeCode, ScriptedModel, result_text, tool, tool_results
-from tests.claude_harness_regen import FIXTURES, RUN_ROOT, eywa_view, run_scenario
+from tests.claude_harness_regen import COMMITTED_ROOT, FIXTURES, eywa_view, run_scenario
 from tests.claude_scenarios import SCENARIOS
+from tests.tools import stand_in
+
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
 
 
 def test_claude_p_answers_with_the_scripted_text_and_writes_its_transcript(claude_code: ClaudeCode,
@@ -62,11 +63,11 @@ def _stable(text: str, root: str) -> str:
 
 @pytest.fixture
 def run_root() -> Iterator[Path]:
-    """A folder whose path is as long as RUN_ROOT's, so a line Eywa cuts is cut where the committed one was."""
-    root = Path(tempfile.mkdtemp(prefix="eywa", dir=RUN_ROOT.parent))
-    assert len(str(root)) == len(str(RUN_ROOT))
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    """A folder of this test's own whose path is as long as COMMITTED_ROOT's, so a line Eywa cuts is cut where
+    the committed one was."""
+    with stand_in(COMMITTED_ROOT) as root:
+        assert len(str(root)) == len(str(COMMITTED_ROOT))
+        yield root
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -78,4 +79,4 @@ def test_the_pinned_cli_still_writes_what_the_committed_transcripts_hold(name: s
     committed = eywa_view(FIXTURES / name)
     fresh = eywa_view(tmp_path / "written")
     for old, new in zip(committed, fresh, strict=True):
-        assert _stable(new, str(run_root / name)) == _stable(old, str(RUN_ROOT / name))
+        assert _stable(new, str(run_root / name)) == _stable(old, str(COMMITTED_ROOT / name))

@@ -37,6 +37,8 @@ from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings, button
 from .secrets_corpus import body
 
+pytestmark = pytest.mark.slow  # the real Claude Code CLI
+
 OWNER, STRANGER = 42, 666
 ORIGIN = "sessions-origin: plan the quokka exporter"
 GONE = "sessions-gone: sketch a throwaway idea"
@@ -280,6 +282,18 @@ def test_eywa_continue_with_the_directory_gone_fails_clearly(world: World) -> No
     done = _eywa(world, "continue", world.gone_id[:8])
     assert done.returncode == 1 and not done.stdout
     assert "no longer exists (moved or deleted)" in done.stderr and done.stderr.startswith("eywa: ")
+
+
+def test_eywa_continue_print_gives_the_prompt_to_paste_when_claude_cannot_start_there(world: World) -> None:
+    gone = _eywa(world, "continue", world.gone_id[:8], "--print")
+    assert gone.returncode == 0 and gone.stdout.startswith(world.continue_marker(world.gone_id))
+    assert gone.stderr.startswith("eywa: ") and "no longer exists (moved or deleted)" in gone.stderr
+    no_cli = subprocess.run([str(Path(sys.executable).parent / "eywa"), "continue", world.origin_id[:8], "--print"],
+                            env={**_cli_env(world), "EYWA_CLAUDE_CODE__COMMAND": "no-such-claude"},
+                            capture_output=True, text=True, timeout=60, cwd=world.claude.home)
+    assert no_cli.returncode == 0 and "not installed on this machine" in no_cli.stderr
+    first, second = no_cli.stdout.splitlines()[:2]
+    assert first == f"cd {world.claude.project}" and second.startswith(world.continue_marker(world.origin_id))
 
 
 def test_eywa_continue_opens_an_interactive_claude_there_on_the_prompt(world: World) -> None:

@@ -35,6 +35,8 @@ from eywa.core.config.settings import load_settings
 from .conftest import CORPUS, ROOT, link_corpus
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings
 
+pytestmark = pytest.mark.slow  # a minute of everything at once on one data directory
+
 SOAK_SECONDS = float(os.environ.get("EYWA_SOAK_SECONDS", "60"))  # the issue asks for one minute
 INGEST_EVERY_SECONDS = 1.0
 SESSIONS = 24  # real transcripts the writer brings in, each in several pieces

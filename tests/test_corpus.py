@@ -88,6 +88,7 @@ def _render_in_process(tz: str) -> bytes:
                           capture_output=True).stdout
 
 
+@pytest.mark.slow  # both trees ingested twice, in processes of their own
 def test_machine_time_zone_does_not_change_the_bytes() -> None:
     assert _render_in_process("UTC") == _render_in_process("Asia/Tokyo") == _render_in_process("America/Los_Angeles")
 

@@ -26,6 +26,8 @@ from eywa.core.index.store import Store
 
 from .conftest import AGENT_SESSIONS, ROOT, copy_agent_fixtures, link_corpus
 
+pytestmark = pytest.mark.slow  # ingest SIGKILLed again and again
+
 SESSIONS = 15
 KILLS = 20
 KILLS_PER_CHAIN = 5  # kills in a row on one data directory before it is run to the end

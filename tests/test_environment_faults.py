@@ -153,14 +153,19 @@ def read_only(data: Path, technique: str) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("technique", ["read-only mount", "chmod"])
-def test_read_only_data_dir_gives_each_command_one_message_and_keeps_the_index(
+def test_read_only_data_dir_lets_every_reader_read_and_gives_each_writer_one_message(
         eywa: Run, env: dict[str, Path], technique: str) -> None:
     before = ingested(eywa, env, EARLIER)
     link(env["projects"], LATER)
     with read_only(env["data"], technique) as says:
-        for command in (["ingest"], ["get", "session"], ["last"], ["show", EARLIER[0].stem[:8]], ["stats"],
-                        ["reindex"]):
+        for command in (["ingest"], ["reindex"]):
             one_message(eywa(*command), says, str(env["data"]))
+        assert listed(eywa("last")) == {uid[:8] for uid, _ in before[1]}  # the index, opened read-only
+        for command in (["get", "session"], ["get", "--mode", "keywords", "session"],
+                        ["show", EARLIER[0].stem[:8]], ["stats"]):
+            outcome = eywa(*command)
+            assert outcome.code == 0 and outcome.err == "" and outcome.out, (command, outcome)
+        assert "## Eywa: 3 past sessions" in eywa("get", "session").out
     recovered(eywa, env, before)
 
 

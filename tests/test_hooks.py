@@ -31,8 +31,13 @@ def start_json(cwd: str = CLI_CWD, session_id: str = "9b2f7d0e-1111-4c3a-9d7e-12
             "cwd": cwd, "hook_event_name": "SessionStart", "source": source}
 
 
+# A transcript that exists: a SessionEnd naming none that does is no session's end (`claude mcp list`).
+SOME_TRANSCRIPT = next((CORPUS / "entire" / "projects").glob("*/4f8c1176-7025-4530-a860-c6fc4c63a150.jsonl"))
+
+
 def end_json(session_id: str, cwd: str = CLI_CWD) -> dict:
-    return {**start_json(cwd, session_id), "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
+    return {**start_json(cwd, session_id), "hook_event_name": "SessionEnd", "reason": "prompt_input_exit",
+            "transcript_path": str(SOME_TRANSCRIPT)}
 
 
 def hook(event: str, payload: dict | str, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -177,8 +182,20 @@ def test_session_end_marks_the_session_and_ingest_extracts_it(corpus_env: dict[s
     assert json.loads(mark.read_text()) == payload
     ingest = subprocess.run([sys.executable, "-m", "eywa.cli.main", "ingest"], cwd=ROOT, env=corpus_env, text=True,
                             capture_output=True, timeout=300)
-    assert "0 new or changed; 1 sessions updated" in ingest.stdout
+    assert "0 new or changed; 1 session updated" in ingest.stdout
     assert not mark.exists()
+
+
+def test_a_session_end_whose_transcript_does_not_exist_leaves_no_mark(tmp_path: Path) -> None:
+    """`claude mcp add` and `claude mcp list` fire SessionEnd for a transcript they never write."""
+    env = base_env(tmp_path, tmp_path / "data")
+    payload = {**end_json("9d1f0c2e-0000-4000-8000-000000000000"),
+               "transcript_path": str(tmp_path / "projects" / "x" / "9d1f0c2e-0000-4000-8000-000000000000.jsonl")}
+    result = hook("session-end", payload, env)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert not (tmp_path / "data" / "pending").exists()
+    assert hook("session-end", end_json("9d1f0c2e-0000-4000-8000-000000000000"), env).returncode == 0
+    assert [p.name for p in (tmp_path / "data" / "pending").iterdir()] == ["9d1f0c2e-0000-4000-8000-000000000000.json"]
 
 
 def imported_modules(event: str, payload: dict, env: dict[str, str]) -> set[str]:

@@ -143,7 +143,9 @@ def test_installed_commands_run_eywas_hooks(tmp_path: Path) -> None:
     commands = eywa_commands(json.loads(settings.read_text()))
     assert all(f"--config {config}" in c for cs in commands.values() for c in cs)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EYWA_", "ANTHROPIC_"))}
-    hook_input = json.dumps({"session_id": "abc-123", "transcript_path": "/x/abc-123.jsonl", "cwd": "/tmp",
+    transcript = tmp_path / "abc-123.jsonl"  # a SessionEnd naming no transcript that exists leaves no mark
+    transcript.write_text("{}\n")
+    hook_input = json.dumps({"session_id": "abc-123", "transcript_path": str(transcript), "cwd": "/tmp",
                              "hook_event_name": "SessionEnd", "reason": "clear"})
     result = subprocess.run(commands["SessionEnd"][0], shell=True, input=hook_input, text=True, env=env,
                             capture_output=True, timeout=60)

@@ -45,7 +45,7 @@ def _fill(store: Store, rng: random.Random, count: int) -> None:
 def _brute_force(conn: sqlite3.Connection, terms: list[Term], m: Multipliers, k: int, project: str | None,
                  window: tuple[str, str] | None = None, prefer: tuple[str, str] | None = None,
                  ) -> list[tuple[str, float]]:
-    """Every posting scored, the formula written out (ARCHITECTURE.md, "Retrieval"); only the days of
+    """Every posting scored, the formula written out (docs/architecture.md, "The keywords formula"); only the days of
     `window` (ISO, both included), those of `prefer` times 1 + scorer.PREFERRED_BOOST."""
     raw: dict[str, float] = {}
     for term in terms:

@@ -136,7 +136,7 @@ def extractor(eywa: Eywa, sid: str) -> str:
     return eywa.store.conn.execute("SELECT extractor FROM handoffs WHERE session_uuid = ?", (sid,)).fetchone()[0]
 
 
-OPTIONAL_KEYS = {"status", "agent", "machine"}  # ARCHITECTURE.md: optional front matter after `substance`
+OPTIONAL_KEYS = {"status", "agent", "machine"}  # docs/architecture.md: optional front matter after `substance`
 
 
 def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:

@@ -27,6 +27,8 @@ from eywa.core.handoffs.model import split_front_matter
 from .conftest import AGENT_FIXTURES, AGENT_SESSIONS, ROOT, write_jsonl
 from .ssh_hub import SshHub, ssh_hub
 
+pytestmark = pytest.mark.slow  # a real sshd and rsync: a hub and two spokes
+
 NOW = "2026-02-17"
 
 

@@ -219,7 +219,7 @@ def test_the_agent_filter_and_stats_count_each_agent_and_its_cli_version(
     assert {r.agent for r in eywa.last(10, agent="copilot")} == {"copilot"}
     assert {r.agent for r in eywa.recall("greet_user rename", days_back=30, agent="qwen")} == {"qwen"}
     capsys.readouterr()
-    assert cli(["stats"]) == 0
+    assert cli(["stats", "--verbose"]) == 0
     out = capsys.readouterr().out
     assert "copilot 1.0.102: 3 files, nothing unknown" in out and "qwen 0.24.4: 4 files, nothing unknown" in out
     by_agent = next(line for line in out.splitlines() if line.startswith("by agent"))

@@ -7,9 +7,13 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 import eywa.core
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.slow  # a regular install of the package
 
 PACKAGES = ("core", "bot", "cli", "claude_code")
 

@@ -18,9 +18,11 @@ from .conftest import CORPUS, link_corpus
 ENTIRE = CORPUS / "entire" / "projects"
 
 
-def hook_json(session_id: str) -> dict:
-    return {"session_id": session_id, "transcript_path": f"/home/me/.claude/projects/x/{session_id}.jsonl",
-            "cwd": "/home/me/cli", "hook_event_name": "SessionEnd", "reason": "exit"}
+def hook_json(session_id: str, transcript: Path | None = None) -> dict:
+    """The hook's JSON; a mark names the transcript that existed when the session ended, or none at all."""
+    named = {"transcript_path": str(transcript)} if transcript is not None else {}
+    return {"session_id": session_id, **named, "cwd": "/home/me/cli", "hook_event_name": "SessionEnd",
+            "reason": "exit"}
 
 
 def test_a_marked_session_is_reextracted_and_its_mark_deleted(env: dict[str, Path]) -> None:
@@ -36,16 +38,25 @@ def test_a_marked_session_is_reextracted_and_its_mark_deleted(env: dict[str, Pat
     assert eywa.ingest().updated == []
 
 
-def test_a_mark_without_transcript_is_kept_until_it_is_too_old(env: dict[str, Path]) -> None:
+def test_a_mark_of_a_session_not_found_is_kept_until_it_is_too_old_or_its_transcript_is_gone(
+        env: dict[str, Path], tmp_path: Path) -> None:
     link_corpus(env["projects"], 1)
     pending = env["data"] / "pending"
     young = write_mark(pending, hook_json("not-here-yet"))
     old = write_mark(pending, hook_json("gone-for-good"))
     week_ago = time.time() - 8 * 86400
     os.utime(old, (week_ago, week_ago))
+    elsewhere = tmp_path / "elsewhere" / "pushed-later.jsonl"  # not under any source yet, but it exists
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("{}\n")
+    waiting = write_mark(pending, hook_json("pushed-later", elsewhere))
+    deleted = tmp_path / "deleted.jsonl"
+    deleted.write_text("{}\n")
+    stale = write_mark(pending, hook_json("deleted-since", deleted))
+    deleted.unlink()  # the transcript the mark names is gone: nothing will ever ingest it
     Eywa(load_settings()).ingest()
-    assert young.exists() and not old.exists()
-    assert set(read_marks(pending)) == {"not-here-yet"}
+    assert young.exists() and waiting.exists() and not old.exists() and not stale.exists()
+    assert set(read_marks(pending)) == {"not-here-yet", "pushed-later"}
 
 
 def test_a_mark_outside_an_only_run_waits_for_the_next_ingest(env: dict[str, Path]) -> None:

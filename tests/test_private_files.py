@@ -5,6 +5,7 @@ written 0600 (core/config/private_files.py), and a wider one gets a warning."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -31,7 +32,8 @@ def test_with_umask_022_every_folder_is_0700_and_every_file_0600(env: dict[str, 
     link_corpus(env["projects"], 3)
     run_env = {**os.environ, "EYWA_NOW": "2026-03-01"}
     assert _run(run_env, "-m", "eywa.cli.main", "ingest").returncode == 0
-    hook = '{"session_id": "0c97beba-bfcb-4f84-9950-e0354bfc808b", "transcript_path": "/x.jsonl", "cwd": "/x"}'
+    transcript = next(env["projects"].rglob("*.jsonl"))  # a SessionEnd of a transcript that exists leaves a mark
+    hook = json.dumps({"session_id": transcript.stem, "transcript_path": str(transcript), "cwd": "/x"})
     assert _run(run_env, "-m", "eywa.cli.main", "hook", "session-end", stdin=hook).returncode == 0
     bot_state = f"from eywa.core.index.bot_state import BotState; BotState(__import__('pathlib').Path('{env['data']}'" \
                 ") / 'bot.sqlite3').close()"

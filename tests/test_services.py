@@ -9,12 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from eywa.core.config.settings import load_settings
 from eywa.core.machines.services import bot_service, install, push_service, uninstall
 from eywa.core.sources.projects import ProjectNames, Repository, repository_project
 
 from .conftest import ROOT
 from .tools import debian
+
+pytestmark = pytest.mark.slow  # systemd-analyze on the units
 
 
 def verify(*units: Path) -> None:

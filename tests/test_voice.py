@@ -28,6 +28,8 @@ from eywa.core.retrieval import spoken
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.slow  # real speech through faster-whisper
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "voice"
 # Hotwords as the bot passes them (Eywa.vocabulary: project names, then distinctive keywords).
 VOCABULARY = ["cli", "claude-code-log", "pratchett-os", "eywa", "gitleaks", "posthog", "jsonl", "wingman",

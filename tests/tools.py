@@ -11,8 +11,11 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,6 +70,25 @@ def agent_cli(command: str) -> Path:
     return binary
 
 
+def python_tool(command: str, requirement: str) -> Path:
+    """The program `command` of the PyPI package `requirement` (pinned, `name==version`), installed with pip into a
+    virtual environment of its own in the cache on first use."""
+    home = CACHE / f"python-{requirement.replace('==', '-')}"
+    binary, complete = home / "bin" / command, home / ".complete"
+    if complete.exists():
+        return binary
+    with _locked("python-tools"):
+        if not complete.exists():  # a venv's scripts name its path: made in place, marked complete at the end
+            shutil.rmtree(home, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(home)], check=True, capture_output=True, timeout=300)
+            done = subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "-q", requirement],
+                                  capture_output=True, text=True, timeout=600)
+            if done.returncode != 0:
+                _unavailable(f"pip install {requirement} failed: {done.stderr.strip()[-400:]}")
+            complete.touch()
+    return binary
+
+
 def debian(*packages: str, command: str) -> Path:
     """`command` from the machine, after installing the Debian `packages` that provide it when it is missing."""
     found = _which(command)
@@ -94,3 +116,39 @@ def _which(command: str) -> Path | None:
     """On PATH, or in /usr/sbin (sshd), which a non-login PATH may lack."""
     found = shutil.which(command) or shutil.which(command, path="/usr/sbin")
     return Path(found) if found else None
+
+
+@contextmanager
+def stand_in(committed: Path) -> Iterator[Path]:
+    """A fresh folder beside `committed` whose path is just as long, removed after: a regeneration runs the
+    real CLIs there (never in the fixed folder the committed transcripts name, which a second run at once
+    would share) and `map_paths` then writes `committed` in its place; an equal length keeps every line a CLI
+    or Eywa cuts cut at the same place."""
+    keep = len(committed.name) - 8  # mkdtemp adds 8 characters
+    folder = Path(tempfile.mkdtemp(prefix=committed.name[:keep], dir=committed.parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def encoded_cwd(path: Path) -> str:
+    """Claude Code's folder name for a working directory under ~/.claude/projects."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+
+
+def map_paths(tree: Path, ran_in: Path, committed: Path) -> None:
+    """Every mention of `ran_in` under `tree`, in file contents and in names (Claude Code's encoded form too),
+    made `committed`."""
+    pairs = ((str(ran_in), str(committed)), (encoded_cwd(ran_in), encoded_cwd(committed)))
+    for path in sorted(tree.rglob("*"), key=lambda p: len(p.parts), reverse=True):  # deepest first
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            for old, new in pairs:
+                text = text.replace(old, new)
+            path.write_text(text, encoding="utf-8")
+        name = path.name
+        for old, new in pairs:
+            name = name.replace(old, new)
+        if name != path.name:
+            path.rename(path.with_name(name))

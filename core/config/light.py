@@ -222,6 +222,26 @@ class _Reader:
             raise LightConfigError(f"{section} must be a mapping")
         return (mapping[leaf], str(self._path)) if leaf in mapping else (FIELDS[key]["default"], None)
 
+    def given(self, sections: set[str]) -> list[tuple[str, object]]:
+        """Every top-level key the file gives, with its value, then each top-level key and each of `sections` the
+        environment names (a section as the mapping of the keys it gives there): what a whole check looks at.
+        Other `EYWA_*` names are no settings (EYWA_CONFIG, EYWA_NOW); pydantic-settings passes them by too."""
+        given: list[tuple[str, object]] = list(self._data.items())
+        for name, text in self._env.items():
+            section, _, leaf = name[len(ENV_PREFIX):].lower().partition("__")
+            if section in FIELDS and not leaf:
+                given.append((section, text))
+            if section not in sections:
+                continue
+            if leaf:
+                given.append((section, {leaf: text}))
+                continue
+            try:
+                given.append((section, json.loads(text)))
+            except ValueError:
+                raise LightConfigError(f"{name} is not JSON") from None
+        return given
+
     def value(self, key: str) -> object:
         field = FIELDS[key]
         value, origin = self.raw(key)
@@ -259,7 +279,29 @@ def _check_choice(value: object, key: str, field: dict, origin: str | None) -> s
 def _check_str(value: object, key: str, field: dict, origin: str | None) -> str:
     if not isinstance(value, str):
         raise LightConfigError(f"{_given(key, value, origin)}: must be text")
+    if len(value) < field.get("min_length", 0):
+        raise LightConfigError(f"{_given(key, value, origin)}: must not be empty")
+    if "pattern" in field:
+        import re  # only for the keys that have a pattern
+
+        if not re.search(field["pattern"], value):
+            raise LightConfigError(f"{_given(key, value, origin)}: must match {field['pattern']}")
     return value
+
+
+def _check_item(item: object, kind: str) -> bool:
+    if kind == "int":
+        return isinstance(item, int) and not isinstance(item, bool) or isinstance(item, str) and item.strip().isdigit()
+    if not isinstance(item, str):
+        return False
+    if kind == "regex":
+        import re  # only for a config that lists patterns
+
+        try:
+            re.compile(item)
+        except re.error:
+            return False
+    return True
 
 
 def _check_json(value: object, key: str, field: dict, origin: str | None) -> object:
@@ -271,6 +313,9 @@ def _check_json(value: object, key: str, field: dict, origin: str | None) -> obj
     wanted = dict if field["kind"] == "dict" else list
     if not isinstance(value, wanted):
         raise LightConfigError(f"{_given(key, value, origin)}: must be a {'mapping' if wanted is dict else 'list'}")
+    items = value.values() if isinstance(value, dict) else value
+    if "items" in field and not all(_check_item(item, field["items"]) for item in items):
+        raise LightConfigError(f"{_given(key, value, origin)}: each item must be {field['items']}")
     return value
 
 
@@ -281,6 +326,27 @@ _CHECKS = {
     "bool": lambda value, key, field, origin: _bool(value, key),
     "list": _check_json, "dict": _check_json,
 }
+
+
+def check_every_key(settings: LightSettings) -> None:
+    """Raise `LightConfigError` for any key `load_settings` would refuse: one it does not know (in the file, in
+    an `EYWA_<SECTION>` JSON object or an `EYWA_<SECTION>__<KEY>` name) or a value of the wrong kind. The hooks
+    read only their keys; a command a person runs (`eywa get`) checks them all, as every other command does."""
+    reader = settings._reader
+    sections = {key.split(".")[0] for key in FIELDS if "." in key}
+    for name, given in reader.given(sections):  # a default is valid by construction: only what is given
+        if name in sections:
+            if not isinstance(given, dict):
+                raise LightConfigError(f"{name} must be a mapping")
+            keys = [f"{name}.{leaf}" for leaf in given]
+        elif name in FIELDS:
+            keys = [name] if name != "sources" else []  # sources: checked entry by entry when read
+        else:
+            keys = [str(name)]
+        for key in keys:
+            if key not in FIELDS:
+                raise LightConfigError(f"unknown key {key!r}")
+            reader.value(key)  # the time zone's name is checked where it is used (`LightSettings.zone`)
 
 
 def light_settings(config_path: Path | None = None) -> LightSettings:

@@ -27,6 +27,20 @@ Every settings key (dotted) with its kind, default and bounds, for the pydantic-
 '''
 
 
+def _items(annotation: Any) -> str | None:
+    """The kind of a list's items or a mapping's values, when the light reader can check it (int, str, regex)."""
+    args = typing.get_args(annotation)
+    if not args:
+        return None
+    item = args[-1]
+    if typing.get_origin(item) is typing.Annotated:
+        base, *metadata = typing.get_args(item)
+        if any(getattr(getattr(m, "func", None), "__name__", "") == "_check_regex" for m in metadata):
+            return "regex"
+        item = base
+    return {int: "int", str: "str"}.get(item)
+
+
 def _kind(annotation: Any) -> tuple[str, bool, tuple[str, ...]]:
     """The light reader's kind for an annotation, whether None is allowed, and a Literal's choices."""
     args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
@@ -66,8 +80,10 @@ def _entry(field: FieldInfo) -> dict[str, Any]:
         entry["optional"] = True
     if choices:
         entry["choices"] = choices
-    for bound in field.metadata:  # pydantic's Field(ge=..., le=...) constraints, one object each
-        for name in ("ge", "gt", "le", "lt"):
+    if kind in ("list", "dict") and _items(field.annotation):
+        entry["items"] = _items(field.annotation)
+    for bound in field.metadata:  # pydantic's Field(ge=..., pattern=...) constraints, one object each
+        for name in ("ge", "gt", "le", "lt", "min_length", "pattern"):
             if getattr(bound, name, None) is not None:
                 entry[name] = getattr(bound, name)
     return entry

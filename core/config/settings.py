@@ -129,7 +129,7 @@ class LLMSettings(_Section):
     enabled: bool = True  # older config files' switch: false is backend deterministic
     api_key: SecretStr = SecretStr("")  # "": ANTHROPIC_API_KEY from the environment
     base_url: str = Field(default="", pattern=r"^(https?://.*)?$")  # "": ANTHROPIC_BASE_URL, else the API
-    # The cheapest current model in anthropic 2.14's model list (see README on model choice).
+    # The cheapest current model in anthropic 2.14's model list (docs/llm.md).
     model: str = Field(default="claude-haiku-5-5", min_length=1)
     max_tokens: int = Field(default=2048, ge=256, le=128_000)
     # None: not sent. API version 2026-10-21 (anthropic 2.x) rejects any sampling parameter.
@@ -467,9 +467,7 @@ def _describe_validation(
         if error["input"] is None and path is not None and origin == f"from {path}":
             message += " (the YAML value is empty; delete the key to use the default)"
         problems.append(f"{key} = {error['input']!r}{source}: {message}")
-    if len(problems) == 1:
-        return f"invalid configuration: {problems[0]}"
-    return "invalid configuration:\n  " + "\n  ".join(problems)
+    return "invalid configuration: " + "; ".join(problems)  # one line, however many problems
 
 
 def _describe_env_parse_error(exc: SettingsError) -> str:

@@ -33,8 +33,9 @@ from eywa.core.sources.projects import ProjectNames
 
 EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
-# again on the next ingest (core/ingest/run.py): "2" counts slash commands Claude acted on as requests.
-SUBSTANCE_RULES = "2"
+# again on the next ingest (core/ingest/run.py): "2" counts slash commands Claude acted on as requests; "3"
+# dates a session no record dates by its file (core/ingest/prepare.py), where it was 1970-01-01.
+SUBSTANCE_RULES = "3"
 # The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
 # every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
 # commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh

@@ -143,7 +143,7 @@ def _looks_numeric(text: str) -> bool:
 
 
 def render_body(handoff: Handoff) -> str:
-    """The markdown body for the handoff's substance level, as ARCHITECTURE.md lays it out."""
+    """The markdown body for the handoff's substance level, as docs/architecture.md lays it out."""
     if handoff.substance == 0:
         return f"# {handoff.headline}\n\n{NO_WORK_BODY}\n"
     parts = [f"# {handoff.headline}"]

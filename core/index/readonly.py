@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,10 +48,19 @@ class RecentHandoff(NamedTuple):
 
 def open_index(path: Path, *, timeout: float = 30.0) -> sqlite3.Connection | None:
     """A read-only connection to the index at `path` (None: no such file); it never creates or migrates
-    the file, and a writer holding it only makes it wait up to `timeout` seconds."""
+    the file, and a writer holding it only makes it wait up to `timeout` seconds. In a folder nobody can
+    write (a read-only mount), where SQLite cannot make the WAL's shared-memory file a reader needs, the file
+    is opened as immutable: no writer can change it there."""
     if not path.is_file():
         return None
     conn = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, timeout=timeout)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+    except sqlite3.OperationalError:
+        conn.close()
+        if os.access(path.parent, os.W_OK):
+            raise
+        conn = sqlite3.connect(path.as_uri() + "?mode=ro&immutable=1", uri=True, timeout=timeout)
     conn.execute("PRAGMA query_only=1")
     return conn
 
@@ -209,7 +219,9 @@ _COUNTS = {
     "substantial": "SELECT COUNT(*) FROM handoffs WHERE substance > 0",
     "imported": "SELECT COUNT(*) FROM handoffs WHERE origin = 'imported'",
     "sources": "SELECT COUNT(*) FROM sources",
-    "sources_skipped": "SELECT COUNT(*) FROM sources WHERE kind = 'skipped'",
+    # Counted as ingest counts them: sessions whose files gave no handoff (empty, or not a transcript).
+    "sessions_skipped": "SELECT COUNT(DISTINCT session_uuid) FROM sources WHERE session_uuid IS NOT NULL"
+                        " AND session_uuid NOT IN (SELECT session_uuid FROM handoffs)",
     "bad_lines": "SELECT COALESCE(SUM(bad_lines), 0) FROM sources",
     "first_date": "SELECT MIN(date) FROM handoffs WHERE substance > 0",
     "last_date": "SELECT MAX(date) FROM handoffs WHERE substance > 0",

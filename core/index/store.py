@@ -22,8 +22,8 @@ from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
-from eywa.core.index.readonly import index_path
-from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION
+from eywa.core.index.readonly import index_path, open_index
+from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION, needs_migrating
 from eywa.core.index.storage_faults import describe
 from eywa.core.index.term_blocks import BLOCKS_SCHEMA, IndexBounds, fill_blocks
 
@@ -180,9 +180,14 @@ class Archived(NamedTuple):
 class Store:
     """One connection to the index. Not shared between threads: open one per thread."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """`read_only`: the readers' store in a data directory nobody may write: no migration, no full-text
+        update, and any write fails as the directory's fault (core/index/storage_faults.py)."""
         self.path = path
         self._staging: text_index.Writer | None = None
+        if read_only:
+            self._open_read_only()
+            return
         try:
             open_data_dir(path.parent)
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -195,6 +200,19 @@ class Store:
             raise StoreError(describe(exc, path.parent) or f"cannot open the index at {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create the data directory {path.parent}: {exc.strerror}") from exc
+
+    def _open_read_only(self) -> None:
+        try:
+            conn = open_index(self.path)
+            if conn is None:
+                raise StoreError(f"no index in {self.path.parent}: run `eywa ingest` first")
+            if needs_migrating(conn):
+                conn.close()
+                raise StoreError(f"the index in {self.path.parent} was written by an older eywa and must be upgraded "
+                                 "where it can be written: run `eywa ingest` once with the data directory writable")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(describe(exc, self.path.parent) or f"cannot read the index at {self.path}: {exc}") from exc
+        self.conn = conn
 
     @property
     def text_index_folder(self) -> Path:
@@ -296,8 +314,8 @@ class Store:
                                {("file", ""): 1, **(unknown or {})}.items()])
 
     def drift(self) -> dict[str, dict[str, int]]:
-        """Claude Code version -> {"files": files read, "type NAME" | "field TYPE.NAME": records} over every
-        source file."""
+        """CLI version (another agent's after its name: `codex <version>`) -> {"files": files read, "type NAME" |
+        "field TYPE.NAME": records} over every source file."""
         found: dict[str, dict[str, int]] = {}
         rows = self.conn.execute("SELECT version, kind, name, SUM(count) FROM source_drift"
                                  " GROUP BY version, kind, name ORDER BY version, kind, name")

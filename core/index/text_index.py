@@ -13,6 +13,7 @@ idempotent); a missing, damaged or older index folder is rebuilt from the table 
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import sqlite3
 import threading
@@ -308,6 +309,22 @@ def _within(schema: tantivy.Schema, rids: Collection[int]) -> tantivy.Query:
     return Q.const_score_query(rows, 0.0)
 
 
+def _readable(folder: Path) -> Path:
+    """`folder`, or where it cannot be written (a read-only mount), a private stand-in of links to its files:
+    opening an index takes tantivy's lock file beside them, which it must be able to create or write."""
+    if os.access(folder, os.W_OK):
+        return folder
+    import atexit
+    import tempfile
+
+    stand_in = Path(tempfile.mkdtemp(prefix="eywa-text-index-"))
+    atexit.register(shutil.rmtree, stand_in, True)
+    for item in folder.iterdir():
+        if not item.name.endswith(".lock"):
+            (stand_in / item.name).symlink_to(item)
+    return stand_in
+
+
 def _index(folder: Path, key: str) -> tantivy.Index | None:
     """The open index of `folder`, reloaded to its last commit (cheap enough for every search)."""
     with _OPEN_LOCK:
@@ -315,7 +332,7 @@ def _index(folder: Path, key: str) -> tantivy.Index | None:
         if index is None:
             if not _current(folder, key):
                 return None
-            index = _OPEN[(folder, key)] = tantivy.Index.open(str(folder))
+            index = _OPEN[(folder, key)] = tantivy.Index.open(str(_readable(folder)))
             while len(_OPEN) > _OPEN_SIZE:
                 _OPEN.popitem(last=False)
         _OPEN.move_to_end((folder, key))

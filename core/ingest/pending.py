@@ -5,7 +5,9 @@ server still has the first session's id in its environment).
 
 The hook only writes the mark (its own stdin, Claude Code's hook JSON) and returns; the next ingest
 (the bot's scheduled run or `eywa ingest`) forces those sessions and deletes each mark once its session
-is ingested. A mark whose transcript never shows up is dropped after `MAX_MARK_AGE_DAYS`.
+is ingested. A SessionEnd whose transcript does not exist (`claude mcp list` fires one) leaves no mark, and a
+mark whose transcript is gone is dropped by the next ingest; one whose transcript never shows up (it
+named none) is dropped after `MAX_MARK_AGE_DAYS`.
 Imports stay light: the hook that writes marks must start in milliseconds.
 """
 
@@ -90,20 +92,35 @@ def read_marks(pending_dir: Path) -> dict[str, Path]:
     return marks
 
 
+def names_no_transcript(hook: dict) -> bool:
+    """The hook JSON names a transcript file that does not exist."""
+    path = hook.get("transcript_path")
+    return isinstance(path, str) and bool(path) and not os.path.exists(path)
+
+
+def _names_no_transcript(mark: Path) -> bool:
+    try:
+        hook = json.loads(mark.read_bytes())
+    except ValueError:
+        return True  # no mark a hook wrote
+    return isinstance(hook, dict) and names_no_transcript(hook)
+
+
 def clear_mark(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
 def expire_marks(marks: dict[str, Path], found: set[str], *, max_age_days: float = MAX_MARK_AGE_DAYS,
                  now: float | None = None) -> list[str]:
-    """Delete the marks of sessions not in `found` that are older than `max_age_days`; their ids."""
+    """Delete the marks of sessions not in `found` whose transcript is gone or that are older than
+    `max_age_days`; their ids."""
     limit = (timestamp() if now is None else now) - max_age_days * 86400
     expired = []
     for session_id, path in marks.items():
         if session_id in found:
             continue
         try:
-            if path.stat().st_mtime < limit:
+            if path.stat().st_mtime < limit or _names_no_transcript(path):
                 path.unlink(missing_ok=True)
                 expired.append(session_id)
         except FileNotFoundError:

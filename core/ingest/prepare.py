@@ -5,6 +5,7 @@ can run ahead, in worker processes when there is enough to read; results come ba
 
 from __future__ import annotations
 
+import datetime as dt
 import multiprocessing
 import os
 import signal
@@ -58,6 +59,9 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     if not is_transcript(session):
         return prepared
     session.machine = group.machine
+    if session.first_ts is None and session.last_ts is None:  # no record says when (a summary-only file)
+        newest = max(f.mtime_ns for f in group.files)
+        session.last_ts = dt.datetime.fromtimestamp(newest / 1e9, dt.UTC)  # the file's own time, not 1970
     prepared.orphan = session.orphan
     prepared.subagent_runs = len(session.subagents)
     prepared.ended_at = session.last_ts.isoformat() if session.last_ts else ""

@@ -60,15 +60,21 @@ class IngestReport:
 
     def summary(self) -> str:
         return (
-            f"{self.files_seen} files, {self.files_changed} new or changed; {self.sessions_updated} sessions "
-            f"updated, {self.sessions_skipped} skipped (empty or not transcripts), {self.subagent_runs} subagent "
-            f"runs folded, {self.orphans} orphan notes, {self.bad_lines} bad lines skipped, "
+            f"{counted(self.files_seen, 'file')}, {self.files_changed} new or changed; "
+            f"{counted(self.sessions_updated, 'session')} updated, {self.sessions_skipped} skipped (empty or not "
+            f"transcripts), {counted(self.subagent_runs, 'subagent run')} folded, "
+            f"{counted(self.orphans, 'orphan note')}, {counted(self.bad_lines, 'bad line')} skipped, "
             f"{self.bytes_read / 1e6:.1f} MB read in {self.seconds:.1f}s"
         )
 
     def to_json(self) -> str:
         data = {k: v for k, v in self.__dict__.items() if k != "updated"}
         return orjson.dumps(data).decode()
+
+
+def counted(number: int, thing: str) -> str:
+    """`number` and `thing`, plural unless it is one: "1 session", "2 sessions"."""
+    return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,8 @@ class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several ti
 @dataclass(frozen=True)
 class Multipliers:
     """The recency and duration multipliers, as every scorer computes them. With a window (`days_back`), the
-    original's (ARCHITECTURE.md, step 3): 1 + boost / sqrt(age) inside it, halving every 7 days beyond it.
-    Without one (None), the bounded boost alone: the newest session gains at most a factor 1 + boost."""
+    original's (docs/architecture.md, "The keywords formula"): 1 + boost / sqrt(age) inside it, halving every 7
+    days beyond it. Without one (None), the bounded boost alone: the newest session gains at most a factor 1 + boost."""
 
     now: datetime.date
     days_back: int | None

@@ -1,4 +1,4 @@
-"""The query tokenizer of the `keywords` scorer (ARCHITECTURE.md, "Retrieval"), also the words of the
+"""The query tokenizer of the `keywords` scorer (docs/architecture.md, "The keywords formula"), also the words of the
 full-text query of the `bm25` scorer so both see the same terms; `fts_phrases` adds what only the full
 text can match (dates and version numbers).
 """

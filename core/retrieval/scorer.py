@@ -3,11 +3,11 @@ and a `hybrid` of both.
 
 `bm25` and `hybrid` rank by relevance at any age: recency only breaks ties (and may add a bounded boost,
 `*_RECENCY_BOOST`). `keywords` reproduces the original's formula, its recency window and weekly halving
-beyond it included (ARCHITECTURE.md, step 3). Every mode keeps only the handoffs its filters allow (projects,
-agent, machine, a window of days), never returns substance 0, and falls back to the most recent substantial
-handoffs the filters allow when the query has no usable term or nothing matches. The keywords formula's exact
-top k comes from core/retrieval/keyword_topk.py, which reads only the recent postings that can still reach
-it; the full text's from core/index/text_index.py.
+beyond it included (docs/architecture.md, "The keywords formula"). Every mode keeps only the handoffs its
+filters allow (projects, agent, machine, a window of days), never returns substance 0, and falls back to the
+most recent substantial handoffs the filters allow when the query has no usable term or nothing matches. The
+keywords formula's exact top k comes from core/retrieval/keyword_topk.py, which reads only the recent postings
+that can still reach it; the full text's from core/index/text_index.py.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["keywords", "bm25", "hybrid"]
 
-# The original's weights (ARCHITECTURE.md); not meant to be tuned.
+# The original's weights (docs/architecture.md, "The keywords formula"); not meant to be tuned.
 PROJECT_WEIGHT = 3.0
 KEYWORD_WEIGHT = 2.0
 

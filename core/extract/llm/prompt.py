@@ -157,7 +157,7 @@ Items = BeforeValidator(_as_list)
 
 
 class HandoffFields(BaseModel):
-    """What the model writes: the handoff of ARCHITECTURE.md as structure. Session facts (id, date,
+    """What the model writes: the handoff of docs/architecture.md as structure. Session facts (id, date,
     duration, model) are not asked for: they come from the transcript, as in the deterministic handoff."""
 
     model_config = ConfigDict(extra="ignore")
@@ -411,7 +411,7 @@ def _json_in_text(text: str) -> object:
 def to_handoff(fields: HandoffFields, *, session_uuid: str, short_id: str, date: Any, duration_min: int,
                model: str, cwd_projects: list[str]) -> Handoff:
     """The handoff file's model, with the same front matter as the deterministic extractor writes; the
-    sections rendered from the answer's structure in the format of ARCHITECTURE.md."""
+    sections rendered from the answer's structure in the format of docs/architecture.md."""
     projects = list(dict.fromkeys([*cwd_projects, *fields.projects]))[:4]
     handoff = Handoff(session_id=short_id, session_uuid=session_uuid, date=date,
                       duration=format_duration(duration_min), model=model, headline=fields.headline,

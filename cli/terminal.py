@@ -1,0 +1,92 @@
+"""What every command line of Eywa shares: colour only on a terminal, `--version`, shell completion.
+
+Nothing here is imported by a command unless it uses it, so `eywa get` and the hooks start as light as before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+_STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+SHELLS = ("bash", "zsh", "fish")
+
+
+def colour_on(stream: TextIO) -> bool:
+    """Colour for a terminal only: never when piped or redirected, nor with NO_COLOR set (no-color.org), nor on
+    a terminal that says it is dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def paint(text: str, style: str, stream: TextIO | None = None) -> str:
+    """`text` in `style` (bold, dim, red, green, yellow, cyan) when `stream` (stdout by default) gets colour."""
+    if not text or not colour_on(stream or sys.stdout):
+        return text
+    return f"\033[{_STYLES[style]}m{text}\033[0m"
+
+
+def fail(program: str, message: str) -> int:
+    """One error line on stderr, `program:` in red on a terminal; exit code 1."""
+    print(f"{paint(program + ':', 'red', sys.stderr)} {message}", file=sys.stderr)
+    return 1
+
+
+class VersionAction(argparse.Action):
+    """`--version`: the installed package's version, looked up only when asked (importlib.metadata is not free)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("eywa")
+        except PackageNotFoundError:  # run from a folder that was never installed
+            number = "unknown (not installed)"
+        print(f"{parser.prog} {number}")
+        parser.exit()
+
+
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer a shell's completion request and exit, when the shell asked (argcomplete sets _ARGCOMPLETE);
+    otherwise return at once without importing anything."""
+    if "_ARGCOMPLETE" in os.environ:
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
+
+
+def completion_script(program: str, shell: str) -> str:
+    """The script that teaches `shell` to complete `program` (it asks the program itself, through argcomplete)."""
+    import argcomplete
+
+    return argcomplete.shellcode([program], shell=shell)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Examples in an epilog keep their lines; defaults are said in each help text."""
+
+
+def examples(*lines: str) -> str:
+    """An epilog of example command lines, one a line."""
+    return f"example{'s' if len(lines) > 1 else ''}:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def program(prog: str, description: str, *example_lines: str) -> argparse.ArgumentParser:
+    """A command's top-level parser with what both of Eywa's commands share: examples, --version, --config."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=examples(*example_lines),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--version", action=VersionAction)
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="YAML config file (default: $EYWA_CONFIG, else ~/.eywa/config.yaml)")
+    return parser
