@@ -180,8 +180,9 @@ class ClaudeCode:
                 "ANTHROPIC_BASE_URL": self.model.base_url, "ANTHROPIC_API_KEY": API_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                 "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_TMPDIR": str(self.tmp),  # its task outputs: here too
-                # An MCP server starting on a machine busy with other suites may need more than the default.
-                "MCP_TIMEOUT": "60000",
+                # An MCP server starting on a machine busy with other suites may need more than the default, and
+                # the first turn must wait for it: by default the first request goes out while servers still connect.
+                "MCP_TIMEOUT": "60000", "CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "60000",
                 "EYWA_DATA_DIR": str(self.data_dir),
                 "EYWA_PROJECTS_DIR": str(self.projects_dir), **self.eywa_settings}
 
