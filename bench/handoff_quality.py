@@ -10,9 +10,17 @@ labelled session's handoff, and compare:
   holding at least half of the item's `match` words;
 - key files found: share of labelled key files listed in Key Files.
 
-Usage: python bench/handoff_quality.py [--labels PATH] [--data-dir DIR] [--show]
+The strict matcher (`--strict`; always for bench/handoff_labels_blind.yaml, whose items are sentences in the
+labeller's words, not match words): a labelled thread or decision is named when one extracted item, matched
+one to one (each extracted item names at most one label), has a content-word F1 >= 0.3 with the label's
+`text` (the old sets, which have none, use the session's own words of their `evidence`); open-work
+detection is the F1 of "says open" against "labelled open"; a key file is found when a listed path ends
+with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agents: Claude Code, Codex CLI,
+Gemini CLI) are ingested beside the corpus so that their labels are scored too.
+
+Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout] [--data-dir DIR] [--show]
 (--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
-Eywa's handoffs.)
+Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`.)
 """
 
 from __future__ import annotations
@@ -20,7 +28,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import sys
 import tempfile
 from pathlib import Path
 
@@ -30,6 +37,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 SHARED = ROOT.parent / "shared"
 LABELS = BENCH / "handoff_labels.yaml"
+BLIND = BENCH / "handoff_labels_blind.yaml"
+AGENTS = ROOT / "tests" / "fixtures" / "agents"
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an and the of to in on for with by from is are was be it its this that as at or into "
                   "after before when so".split())
@@ -54,6 +63,37 @@ def matched(match: list[str], items: list[str]) -> bool:
     return any(sum(1 for word in match if str(word).lower() in item.lower()) >= need for item in items)
 
 
+STRICT_F1 = 0.3
+
+
+def matched_one_to_one(wanted: list[str], items: list[str], threshold: float = STRICT_F1) -> int:
+    """How many of `wanted` are named: pairs taken best F1 first, each label and each item used once."""
+    pairs = sorted(((headline_f1(item, text), w, i) for w, text in enumerate(wanted) for i, item in enumerate(items)),
+                   reverse=True)
+    used_w: set[int] = set()
+    used_i: set[int] = set()
+    for f1, w, i in pairs:
+        if f1 < threshold:
+            break
+        if w not in used_w and i not in used_i:
+            used_w.add(w)
+            used_i.add(i)
+    return len(used_w)
+
+
+def _label_text(item: dict) -> str:
+    return str(item.get("text") or item.get("evidence") or " ".join(map(str, item.get("match", []))))
+
+
+def _file_found(path: str, listed: list[str]) -> bool:
+    paths = [m.group(1) for line in listed if (m := re.search(r"`([^`]+)`", line))]
+    path = path.strip("/")
+    return any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in paths)
+
+
+_EMPTY = {"headline": "", "status": None, "open_threads": [], "insights": [], "key_files": []}
+
+
 def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     """`handoffs`: session id -> {headline, status, open_threads, insights, key_files}."""
     n = len(labels)
@@ -61,8 +101,7 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     tp = fp = fn = 0
     threads = threads_found = decisions = decisions_found = files = files_found = 0
     for label in labels:
-        got = handoffs.get(label["id"], {"headline": "", "status": None, "open_threads": [], "insights": [],
-                                         "key_files": []})
+        got = handoffs.get(label["id"], _EMPTY)
         f1 += headline_f1(got["headline"], label["headline"])
         status += got["status"] == label["status"]
         said, truth = bool(got["open_threads"]), bool(label["open_threads"])
@@ -90,49 +129,109 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     }
 
 
-def load_labels(path: Path = LABELS) -> list[dict]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["sessions"]
+def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
+    """The strict matcher (see the module's doc): per-item content-word F1 >= 0.3, one to one."""
+    n = len(labels)
+    f1 = status = 0.0
+    tp = fp = fn = 0
+    threads = threads_found = decisions = decisions_found = files = files_found = said_items = 0
+    for label in labels:
+        got = handoffs.get(label["id"], _EMPTY)
+        f1 += headline_f1(got["headline"], label["headline"])
+        status += got["status"] == label["status"]
+        said, truth = bool(got["open_threads"]), bool(label["open_threads"])
+        tp += said and truth
+        fp += said and not truth
+        fn += truth and not said
+        said_items += len(got["open_threads"])
+        threads += len(label["open_threads"])
+        threads_found += matched_one_to_one([_label_text(i) for i in label["open_threads"]], got["open_threads"])
+        decisions += len(label["decisions"])
+        decisions_found += matched_one_to_one([_label_text(i) for i in label["decisions"]], got["insights"])
+        files += len(label["key_files"])
+        files_found += sum(_file_found(str(path), got["key_files"]) for path in label["key_files"])
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return {
+        "sessions": n,
+        "open-work detection F1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "threads named": threads_found / threads if threads else 0.0,
+        "decisions named": decisions_found / decisions if decisions else 0.0,
+        "headline word F1": f1 / n,
+        "key files found": files_found / files if files else 0.0,
+        "status accuracy": status / n,
+        "open-work precision": precision,
+        "open-work recall": recall,
+        "labelled threads": threads,
+        "threads said": said_items,
+    }
+
+
+def load_labels(path: Path = LABELS, which: str | None = None) -> list[dict]:
+    """The labelled sessions, only those of `set` `which` (dev | heldout) when given."""
+    labels = yaml.safe_load(path.read_text(encoding="utf-8"))["sessions"]
+    return [label for label in labels if which is None or label.get("set") == which]
 
 
 def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
+    """Labelled id -> its handoff, named by its file's stem or its session's own id (a Codex or Gemini id)."""
     from eywa.core.handoffs.model import parse_handoff
 
+    wanted = set(ids)
     found: dict[str, dict] = {}
     for path in (data_dir / "handoffs").rglob("*.md"):
-        if path.stem in ids:
-            handoff = parse_handoff(path.read_text(encoding="utf-8"))
-            found[path.stem] = {"headline": handoff.headline, "status": handoff.status,
-                                "open_threads": handoff.open_threads, "insights": handoff.insights,
-                                "key_files": handoff.key_files, "text": handoff.to_markdown()}
+        handoff = parse_handoff(path.read_text(encoding="utf-8"))
+        key = path.stem if path.stem in wanted else handoff.session_uuid
+        if key in wanted:
+            found[key] = {"headline": handoff.headline, "status": handoff.status,
+                          "open_threads": handoff.open_threads, "insights": handoff.insights,
+                          "key_files": handoff.key_files, "text": handoff.to_markdown()}
     return found
 
 
-def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS) -> dict[str, float]:
-    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one."""
-    sys.path.insert(0, str(ROOT))
-    import recall
+def build_index(data_dir: Path) -> None:
+    """Both corpus trees and the agent fixtures (Claude Code, Codex CLI, Gemini CLI), read in place."""
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import SourceSettings, load_settings
+    from eywa.core.sources import KINDS
 
-    labels = load_labels(labels_path)
+    folders = {"claude-code": [SHARED / "corpus", AGENTS / "claude"], "codex": [AGENTS / "codex"],
+               "gemini": [AGENTS / "gemini"]}
+    sources = [SourceSettings(kind=kind, path=path) for kind, paths in folders.items() for path in paths]
+    sources += [SourceSettings(kind=kind, enabled=False) for kind in KINDS if kind not in folders]
+    eywa = Eywa(load_settings(data_dir=data_dir, projects_dir=SHARED / "corpus", sources=sources))
+    try:
+        eywa.ingest()
+    finally:
+        eywa.close()
+
+
+def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS, strict: bool = False,
+        which: str | None = None) -> dict[str, float]:
+    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one."""
+    labels = load_labels(labels_path, which)
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
         folder = data_dir or Path(tmp)
         if not (folder / "index.sqlite3").exists():
-            recall.build_index(folder, SHARED / "corpus")
+            build_index(folder)
         handoffs = extracted(folder, [label["id"] for label in labels])
     if show:
         for label in labels:
             print(handoffs.get(label["id"], {}).get("text", f"(no handoff for {label['id']})"))
-    return score(labels, handoffs)
+    return (score_strict if strict or labels_path.name == BLIND.name else score)(labels, handoffs)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--labels", type=Path, default=LABELS,
                         help=f"the labels to score against (default {LABELS.name})")
+    parser.add_argument("--strict", action="store_true", help="the strict per-item matcher (always for the blind set)")
+    parser.add_argument("--set", choices=["dev", "heldout"], help="only the labels of this set")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show", action="store_true", help="print each labelled session's handoff")
     args = parser.parse_args()
-    results = run(args.data_dir, args.show, args.labels)
-    print(f"{results['sessions']} labelled sessions ({args.labels.name})")
+    results = run(args.data_dir, args.show, args.labels, args.strict, args.set)
+    print(f"{results['sessions']} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
     for name, value in results.items():
         print(f"{name:24} {value:.3f}" if isinstance(value, float) else f"{name:24} {value}")
     return 0
