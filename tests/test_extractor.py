@@ -203,7 +203,9 @@ OPEN_WORK = {
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
     "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Plan: Add Unit Tests for CLIVersion"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
-    "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["omitempty", "Which approach would you prefer?"]),
+    # options offered, then "Which approach would you prefer?": the open choice names them
+    "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["Decide: remove `omitempty` from these specific fields or "
+                                                             "use a sentinel value"]),
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
     "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
                                                           "Next: Add these secrets"]),
@@ -215,7 +217,8 @@ OPEN_WORK = {
                                                        "To do: duplicate git hook install"]),
     "a7da6a22-facc-4fcd-8bab-f83c87862004": ("partial", ["Next: Ready for `git push` when you want to publish!"]),
     # an edit the user refused, then Claude's question: a turn that ended, not an interruption
-    "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Question: ", "Which approach do you prefer?"]),
+    "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Decide: remove `t.Parallel()`, add path parameter to "
+                                                             "`DetectPresence` or"]),
     # a bare question gets the sentences before it; only a plan was written: exploratory
     "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("exploratory", ["; Ready to implement?"]),
 }

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 4
@@ -221,7 +222,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     for index, sentence in enumerate(found):
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
-        if text.endswith(("?", "…")) or _NARRATION_RE.match(text):  # a question, a cut plan, thinking aloud
+        # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
+        if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text):
             continue
         label_match = _LABEL_RE.match(text) if any(mark in text[:70] for mark in (":", " - ", "—", "–")) else None
         label = next((g for g in label_match.groups() if g), "") if label_match else ""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.said_left import caveats, clause, labelled_step, open_choice
 from eywa.core.session import Event, Session, ToolCall
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -110,13 +111,16 @@ def _todo_threads(session: Session) -> list[Thread]:
 
 
 def _question(found: tuple[Sentence, ...], index: int) -> str:
-    """A question with the sentences before it when it names nothing itself ("Ready to implement?")."""
+    """A question, one clause of the sentence before it first when it names nothing itself ("Ready to
+    implement?"); "Decide: A or B" when it asks which of the options offered."""
     question = found[index].text
+    choice = open_choice(found, index)
+    if choice is not None:
+        return choice
     words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
-    if len(words) >= 2:
-        return question
-    before = [s.text for s in found[max(0, index - 2):index]]
-    return "; ".join([*before, question]) if before else question
+    if len(words) >= 2 or not index:
+        return "Question: " + clause(question)
+    return f"Question: {clause(found[index - 1].text, 14).rstrip('.:…')}; {question}"
 
 
 def _lead_kind(text: str) -> str:
@@ -135,7 +139,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
         kind = lead or _lead_kind(sentence.heading)
         if kind and taken < _LIST_ITEMS:
             taken += 1
-            threads.append((Thread(f"{kind}: {_cut(sentence.text)}", kind == "Next"), index))
+            threads.append((Thread(f"{kind}: {clause(sentence.text)}", kind == "Next"), index))
     return threads
 
 
@@ -173,12 +177,14 @@ def _closing_threads(replies: list[Event]) -> list[Thread]:
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
-                    threads.append(Thread("Question: " + _cut(_question(found, index)), True))
+                    threads.append(Thread(_question(found, index), True))
+            elif last and (step := labelled_step(text)) is not None:
+                threads.append(Thread(step, True))
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":"):
                 if _LATER_RE.search(text):
-                    threads.append(Thread("Later: " + _cut(text), False))
+                    threads.append(Thread("Later: " + clause(text), False))
                 elif _NEXT_STEP_RE.search(text):
-                    threads.append(Thread("Next: " + _cut(text), True))
+                    threads.append(Thread("Next: " + clause(text), True))
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
     return threads
@@ -252,6 +258,9 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         left = _intent_left(replies, tail)
         if left is not None:
             threads.append(left)
+        closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
+                       len(events))
+        threads += [Thread(text, False) for text in caveats(events, closing)]
     failing = _failing_check(calls)
     if failing is not None and kind != "user":
         threads.append(failing)

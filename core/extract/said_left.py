@@ -1,0 +1,138 @@
+"""What the agent said is left, in its own words, for any agent: a labelled next-step line ("Next: add
+backoff(attempt)", "TODO: ...", "Remaining: ..."), options it offered with no choice made ("Decide: remove
+`t.Parallel()` or pass the path"), and caveats it named in passing, mid-session too ("not yet tested",
+"expect conflicts with PR #12", "deferred as too complex", a temporary file to clean up) that nothing later
+resolved. Each is one short clause: a thread is read on a phone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.session import Event, ToolCall
+
+THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
+MAX_CAVEATS = 2
+
+# "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
+NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
+                          r"open questions?|not done|pending)\s*(?::|—|–| - )\s*(\S.{4,})$", re.IGNORECASE)
+# "Option 1: Remove `t.Parallel()` (simplest fix)", "Approach B - ..."
+_OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|one|two|three)\s*(?::|\.|\)|—|–| - )\s*"
+                        r"(\S.+)$", re.IGNORECASE)
+_WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|direction|alternative)s?\b|"
+                       r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
+_DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
+_NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
+# Caveats and deferrals said in passing: what is known left, not a step taken.
+CAVEAT_RE = re.compile(
+    r"\b(?:not (?:yet )?(?:been )?(?:tested|verified)|untested|(?:haven't|have not|didn't|did not|couldn't|could not) "
+    r"(?:yet )?(?:test|verify|run|check)(?:ed)?\b(?! (?:any|anything|the existing))|only documented (?:in|by)|"
+    r"expect (?:some |a few )?(?:merge )?conflicts?|will (?:likely |probably )?conflict with|"
+    r"defer(?:red|ring)? (?:as|to|for|until|it|this|that)\b|left (?:it |this |that )?(?:for|as) (?:a )?"
+    r"(?:follow-?up|later|future)|out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
+    r"temporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|revert)|"
+    r"(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
+    # "If Windows support becomes important later, you could ...": a follow-up left for later
+    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem))\b[^.]*\b"
+    r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
+_TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
+_UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
+# A later report that says the caveat no longer holds.
+_PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
+                        re.IGNORECASE)
+_CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
+_CHECK_RE = re.compile(r"\b(?:test|tests|pytest|go test|jest|vitest|cargo test|npm test|make test|check)\b")
+_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
+
+
+def clause(text: str, words: int = THREAD_WORDS) -> str:
+    """At most `words` words, ending at the last clause end inside them when one keeps half of them."""
+    text = " ".join(text.split()).rstrip()
+    parts = text.split(" ")
+    if len(parts) <= words:
+        return text
+    cut = " ".join(parts[:words])
+    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
+            if len(cut[:m.start()].split()) >= words // 2 and not cut.count("`", 0, m.start()) % 2]
+    return (cut[:ends[-1]] if ends else cut).rstrip(" ,;:-") + "…"
+
+
+def labelled_step(text: str) -> str | None:
+    """"Next: add backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; None for any other sentence."""
+    match = NEXT_LINE_RE.match(text.strip(" *_"))
+    return f"Next: {clause(match.group(1))}" if match else None
+
+
+def _option_name(text: str) -> str:
+    name = re.split(r"\s\(|[—–:]\s| - ", clause(text, 8).rstrip(".…"), maxsplit=1)[0].strip()
+    words = name.split()
+    while len(words) > 2 and (words[-1].lower() in _DANGLING or words[-1].count('"') % 2):
+        words.pop()
+    return " ".join(words)
+
+
+def open_choice(found: tuple[Sentence, ...], index: int) -> str | None:
+    """"Decide: A or B" when the question at `index` asks which of the options the message offered (labelled
+    "Option 1: ...", or a list right before the question)."""
+    if not _WHICH_RE.search(found[index].text):
+        return None
+    options = [m.group(1) for s in found[:index] if (m := _OPTION_RE.match(s.text))]
+    if len(options) < 2:  # the list the question follows: its items are the options
+        before = list(found[:index])
+        while before and not before[-1].listed:
+            before.pop()
+        items = []
+        while before and before[-1].listed:
+            items.insert(0, before.pop().text)
+        options = [_NUMBERED_RE.match(item).group(1) for item in items if _NUMBERED_RE.match(item)]
+    names = [name for option in options[:3] if (name := _option_name(option))]
+    if len(names) < 2:
+        return None
+    names = [_lowered(name) for name in names]
+    return f"Decide: {', '.join(names[:-1])} or {names[-1]}"
+
+
+def _lowered(name: str) -> str:
+    """"Remove `x`" -> "remove `x`" inside a sentence; a name ("GitHub App", "PAT") keeps its capitals."""
+    first = name.split(" ", 1)[0]
+    return name[:1].lower() + name[1:] if first[1:].islower() else name
+
+
+def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """A check (tests, ...) ran and passed after event `at`."""
+    return any(i > at and not call.is_error and call.name in ("Bash", "shell", "run_shell_command", "exec_command")
+               and _CHECK_RE.search(str(call.input.get("command", call.input.get("cmd", "")))) for i, call in calls)
+
+
+def _resolved(said: str, later: str, calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """A check left undone that a passing check or a later report did; a temporary file later removed."""
+    lowered = said.lower()
+    if _TEMP_RE.search(lowered):
+        return bool(_CLEANED_RE.search(later)) or any(
+            i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
+    if _UNCHECKED_RE.search(lowered):
+        return _checked_after(calls, at) or bool(_PASSED_RE.search(later))
+    return False
+
+
+def caveats(events: list[Event], before: int) -> list[str]:
+    """The caveats the agent named in messages before event `before` (the last turn reads its own) that no
+    later message or passing check resolved: the last `MAX_CAVEATS` of them."""
+    calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
+    messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
+    found: list[str] = []
+    for position, (index, text) in enumerate(messages):
+        if index >= before or not any(w in text.lower() for w in ("test", "verif", "conflict", "defer", "later",
+                                                                   "scope", "complex", "limitation", "temp",
+                                                                   "documented", "check", "run")):
+            continue
+        for sentence in sentences(text):
+            said = sentence.text
+            if said.endswith("?") or not CAVEAT_RE.search(said):
+                continue
+            if _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
+                continue
+            found.append("Caveat: " + clause(said))
+    return list(dict.fromkeys(found))[-MAX_CAVEATS:]

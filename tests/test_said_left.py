@@ -1,0 +1,94 @@
+"""What the agent said is left (core/extract/said_left.py): labelled next-step lines of any agent, options
+offered with no choice made, caveats named in passing and not resolved later, each one clause."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from eywa.core.extract.deterministic import draft
+from eywa.core.extract.said_left import clause
+from eywa.core.session import Event, Session, ToolCall
+
+from .test_extractor import corpus_session
+
+T0 = dt.datetime(2026, 12, 1, 10, 18, tzinfo=dt.UTC)
+
+
+def _session(agent: str, *events: Event) -> Session:
+    session = Session(session_id="2257c943-0000-4000-8000-000000000001", agent=agent, cwd="/tmp/widgets",
+                      first_ts=T0, last_ts=T0)
+    session.events = list(events)
+    return session
+
+
+def _edit(path: str) -> Event:
+    return Event("tool", T0, tool=ToolCall("e1", "Edit", {"file_path": f"/tmp/widgets/{path}"}))
+
+
+def _bash(command: str, failed: bool = False) -> Event:
+    return Event("tool", T0, tool=ToolCall("b1", "Bash", {"command": command}, is_error=failed))
+
+
+def test_a_closing_next_line_of_gemini_or_codex_is_an_open_thread_not_a_decision() -> None:
+    for agent in ("gemini", "codex"):
+        handoff = draft(_session(
+            agent, Event("user", T0, text="Add a retry helper to the client"), _edit("retry.py"),
+            Event("assistant", T0, text="Added retry() to retry.py.\n\nNext: add backoff(attempt) to the retry loop "
+                                        "so that transient errors are retried with a growing delay to avoid "
+                                        "hammering the server.")), ZoneInfo("UTC"))
+        assert any(t.startswith("Next: add backoff(attempt)") for t in handoff.open_threads), handoff.open_threads
+        assert not any("Next" in line for line in handoff.insights), handoff.insights
+        assert handoff.status == "partial"
+
+
+def test_a_closing_report_with_no_step_left_names_none() -> None:
+    handoff = draft(_session("gemini", Event("user", T0, text="Add a farewell function"), _edit("farewell.py"),
+                             Event("assistant", T0, text="Added farewell() to farewell.py; it prints bye.")),
+                    ZoneInfo("UTC"))
+    assert handoff.open_threads == [] and handoff.status == "done"
+
+
+def test_options_offered_with_no_choice_made_are_one_decide_thread_naming_them() -> None:
+    # "**Option 1: Remove `t.Parallel()`** ... Which approach do you prefer?"
+    threads = draft(corpus_session("0c97beba-bfcb-4f84-9950-e0354bfc808b"), ZoneInfo("UTC")).open_threads
+    assert threads == ["Decide: remove `t.Parallel()`, add path parameter to `DetectPresence` or use "
+                       "`ClearRepoRootCache()` + document concurrent safety"]
+
+
+def test_a_question_offering_no_options_stays_a_question() -> None:
+    threads = draft(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Question: ") and "commit and push these?" in t for t in threads), threads
+    assert not any(t.startswith("Decide:") for t in threads)
+
+
+def test_a_follow_up_left_for_later_mid_session_is_a_caveat() -> None:
+    # ten messages before the end: "If Windows support becomes important later, you could implement ..."
+    threads = draft(corpus_session("cc432c40-914a-4c1a-a972-0103199a736a"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Caveat: If Windows support becomes important later") for t in threads), threads
+
+
+def test_a_finished_session_names_no_caveat() -> None:
+    handoff = draft(corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC"))
+    assert handoff.open_threads == []
+
+
+def test_a_caveat_a_later_passing_check_resolved_is_not_open() -> None:
+    said = Event("assistant", T0, text="The parser change is not yet tested against the old format.")
+    left = _session("codex", Event("user", T0, text="Fix the parser"), _edit("parse.py"), said,
+                    Event("assistant", T0, text="Updated parse.py for both formats."))
+    resolved = _session("codex", Event("user", T0, text="Fix the parser"), _edit("parse.py"), said,
+                        _bash("pytest tests/test_parse.py"), Event("assistant", T0, text="Updated parse.py."))
+    caveat = "Caveat: The parser change is not yet tested against the old format."
+    assert caveat in draft(left, ZoneInfo("UTC")).open_threads
+    assert draft(resolved, ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_thread_is_one_clause_not_a_run_on() -> None:
+    long = ("Run the migration on staging first, then check the dashboards for errors over a full day, and only "
+            "then roll it out to production with the feature flag turned on for a small share of users")
+    cut = clause(long)
+    assert cut.endswith("…") and len(cut.split()) <= 24 and cut.startswith("Run the migration on staging first")
+    # a question naming nothing gets one clause of the sentence before it, never two whole sentences
+    threads = draft(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"), ZoneInfo("UTC")).open_threads
+    assert threads == ["Question: Override capability for testing; Ready to implement?"]
