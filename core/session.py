@@ -14,6 +14,7 @@ class ToolCall:
     is_error: bool = False
     error: str = ""  # first part of the error output, redacted
     result: str = ""  # first part of a subagent run's output, redacted (other outputs are not kept)
+    output: str = ""  # last part of a shell command's output, redacted: its verdict (tests passed, branch ahead)
     rejected: bool = False
     denied: bool = False  # refused by the permission rules (settings, --allowedTools), not by the user
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...

@@ -5,7 +5,7 @@ cli_version, originator, git), `turn_context` (the turn's model), `response_item
 function and custom tool calls and their outputs), `event_msg` (the UI's mirror of the same), `compacted`
 (the summary that replaced the history), and bookkeeping (`world_state`, `token_usage_record`). A resumed
 session appends to its file. Tool calls take the names the rest of Eywa reads (exec_command -> Bash,
-apply_patch -> one Write or Edit per file); reasoning and tool outputs are not kept, but a failed command's.
+apply_patch -> one Write or Edit per file); reasoning and tool outputs are not kept, but a command's end.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
-from eywa.core.sources.common import Clock, cut, fail, parse_time, read_files, tool_call
+from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_files, tool_call
 from eywa.core.sources.jsonl import ReadStats, first_record, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
@@ -114,6 +114,8 @@ class _Builder:
                 failed = False
             text = output if isinstance(output, str) else ""
             code = _EXIT_RE.search(text[:400])
+            for call in self.calls.get(str(item.get("call_id")), []):
+                keep_output(call, text.split("Output:", 1)[-1], self.redact)
             if failed or (code is not None and code.group(1) != "0"):
                 for call in self.calls.get(str(item.get("call_id")), []):
                     fail(call, text.split("Output:", 1)[-1], self.redact)

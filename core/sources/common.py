@@ -13,6 +13,7 @@ from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
 ERROR_KEEP = 400  # characters of a failed tool call's output kept
+OUTPUT_KEEP = 1500  # characters of a shell command's output kept, from its end: where runners put the verdict
 INPUT_KEEP = 600  # characters of each string in a tool input
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
@@ -77,6 +78,14 @@ class Clock:
 def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolCall:
     """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them."""
     return ToolCall(id=call_id, name=name, input=trim_input(arguments, redact))  # type: ignore[arg-type]
+
+
+def keep_output(call: ToolCall, output: str, redact: Redact) -> None:
+    """The end of a shell command's output (other tools' outputs are not kept)."""
+    if call.name == "Bash" and output.strip():
+        tail = output.strip()[-(OUTPUT_KEEP + _REDACT_MARGIN):]
+        tail = redact(tail)[-OUTPUT_KEEP:]
+        call.output = tail if len(tail) < OUTPUT_KEEP else "…" + tail[1:]
 
 
 def fail(call: ToolCall, output: str, redact: Redact) -> None:

@@ -9,7 +9,7 @@ carry the CLI version and the context (cwd, git root, repository, branch). `user
 `session.title_changed`. A subagent's events (the `task` tool) are written into the same file with a top-level
 `agentId`, opened by `subagent.started`: they are folded into one subagent run each, never read as the
 session's own turns. Tool calls take the names the rest of Eywa reads (bash -> Bash, create -> Write, edit ->
-Edit, view -> Read, task -> Agent); outputs are not kept, but a failed call's.
+Edit, view -> Read, task -> Agent); outputs are not kept, but a failed call's and a command's end.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.common import Clock, cut, fail, parse_time, read_jsonl, tool_call
+from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_jsonl, tool_call
 from eywa.core.sources.jsonl import ReadStats, first_record
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
@@ -156,6 +156,9 @@ class _Builder:
             return
         shell = data.get("shellExecution")
         code = shell.get("exitCode") if isinstance(shell, dict) else None
+        result = data.get("result")
+        content = result.get("content") if isinstance(result, dict) else None
+        keep_output(call, _SHELL_TRAILER_RE.sub("", content) if isinstance(content, str) else "", self.redact)
         if data.get("success") is False or (isinstance(code, int) and code != 0):
             error, result = data.get("error"), data.get("result")
             message = error.get("message") if isinstance(error, dict) else None

@@ -20,7 +20,7 @@ import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import GEMINI
-from eywa.core.sources.common import Clock, fail, parse_time, read_files, tool_call
+from eywa.core.sources.common import Clock, fail, keep_output, parse_time, read_files, tool_call
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 from eywa.core.sources.sessions import as_run
@@ -32,6 +32,15 @@ TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", 
           "read_many_files": "Read", "list_directory": "LS", "glob": "Glob", "grep_search": "Grep",
           "search_file_content": "Grep", "google_web_search": "WebSearch", "web_fetch": "WebFetch"}
 EXIT_RE = re.compile(r"Exit Code: (-?\d+)")
+# What the shell tool adds around a command's output (Gemini CLI's and Qwen Code's): its verdict is the line before.
+_SHELL_FRAME_RE = re.compile(r"^(?:Command|Directory|Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*$|"
+                             r"</?untrusted_context>", re.MULTILINE)
+
+
+def shell_output(output: str) -> str:
+    """A shell tool's output without the frame around it."""
+    return _SHELL_FRAME_RE.sub("", output.split("Output: ", 1)[-1]).strip()
+
 _WORKSPACE_RE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*- (/[^\n]*)")  # in the <session_context>
 _CONTEXT_PREFIXES = ("<session_context>", "<state_snapshot>")
 _OBJECTIVE_RE = re.compile(r"<objective>\s*(.*?)\s*</objective>", re.DOTALL)  # how it briefs a subagent
@@ -108,6 +117,7 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
         args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
     call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
     output = result_text(raw.get("result"))
+    keep_output(call, shell_output(output), redact)
     code = EXIT_RE.search(output)
     if raw.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
         fail(call, output.replace("<untrusted_context>", "").replace("</untrusted_context>", "").replace(

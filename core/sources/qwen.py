@@ -21,8 +21,8 @@ from pathlib import Path
 import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.common import Clock, cut, fail, parse_time, read_jsonl, tool_call
-from eywa.core.sources.gemini import EXIT_RE, TOOLS, result_text
+from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_jsonl, tool_call
+from eywa.core.sources.gemini import EXIT_RE, TOOLS, result_text, shell_output
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 from eywa.core.sources.sessions import as_run
@@ -133,6 +133,7 @@ class _Builder:
         if call is None:
             return
         output = result_text(parts)
+        keep_output(call, shell_output(output), self.redact)
         code = EXIT_RE.search(output)
         if result.get("status") in ("error", "cancelled") or (code is not None and code.group(1) != "0"):
             fail(call, output.split("Output: ", 1)[-1], self.redact)

@@ -15,7 +15,7 @@ from pathlib import Path
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude_code.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude_code.records import decode_parts, part_value, raw_string, top_level
-from eywa.core.sources.common import ERROR_KEEP, Clock, cut, parse_time, trim_input
+from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, parse_time, trim_input
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -207,6 +207,8 @@ class _Builder:
         call = self.tools.get(str(block.get("tool_use_id")))
         if call is None:
             return
+        if call.name == "Bash":
+            keep_output(call, block_text(part_value(block.get("content"))), self.redact)
         if block.get("is_error"):
             text = block_text(part_value(block.get("content")))
             call.is_error = True
