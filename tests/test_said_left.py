@@ -92,3 +92,22 @@ def test_a_thread_is_one_clause_not_a_run_on() -> None:
     # a question naming nothing gets one clause of the sentence before it, never two whole sentences
     threads = draft(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"), ZoneInfo("UTC")).open_threads
     assert threads == ["Question: Override capability for testing; Ready to implement?"]
+
+
+def _checks_session(agent: str) -> Session:
+    """The real Codex CLI's or Gemini CLI's session of tests/fixtures/agents-checks (tests/check_transcripts.py)."""
+    from eywa.core.ingest.prepare import read_session
+    from eywa.core.sources.discovery import file_session, group_sessions, scan_files
+
+    from .check_transcripts import FIXTURES
+
+    folder = FIXTURES / agent / ("sessions" if agent == "codex" else "tmp")
+    group = next(iter(group_sessions(scan_files(folder, agent), file_session).values()))
+    return read_session(group, str)[0]
+
+
+def test_the_real_clis_closing_next_line_is_an_open_thread() -> None:
+    for agent in ("codex", "gemini"):
+        handoff = draft(_checks_session(agent), ZoneInfo("UTC"))
+        assert "Next: add backoff(attempt) to the retry loop" in handoff.open_threads, (agent, handoff.open_threads)
+        assert not any("Next" in line for line in handoff.insights), handoff.insights
