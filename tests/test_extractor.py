@@ -446,3 +446,24 @@ def test_pending_todo_files_are_open_until_marked_complete() -> None:
     s.events.append(Event("assistant", T0, text="Filed the findings."))
     threads = run_extract(s).open_threads
     assert "To do: duplicate git hook" in threads and not [t for t in threads if "non atomic" in t], threads
+
+
+def test_a_minor_last_step_gives_way_to_an_earlier_report() -> None:
+    # the last report: "Both files have been updated successfully"; an earlier one names the work
+    assert corpus_headline("48f428f9-72d8-40b2-9594-953019809473") == "GitHub Actions Workflow"
+    # a last report whose subject names the thing changed stays the headline
+    assert corpus_headline("189d8afc-493f-49af-b59e-6a1ee9676a6e") == \
+        "The architecture docs have been updated to document the token usage tracking"
+
+
+@pytest.mark.parametrize(("session_id", "headline"), [
+    ("0c97beba-bfcb-4f84-9950-e0354bfc808b", "Main branch tests failing"),  # "Main branch tests failing - why?"
+    # "Do you have access to linear?" came first
+    ("04cd0da1-dee3-4738-8139-524dfe55de83", "Work on linear ent-95 - let's brainstorm"),
+])
+def test_a_question_is_never_the_headline(session_id: str, headline: str) -> None:
+    assert corpus_headline(session_id) == headline
+
+
+def test_a_request_that_is_no_question_keeps_its_words() -> None:
+    assert corpus_headline("78368290-ee0b-474f-8052-bb65a9a581d6") == "Show wingman status in session start message"

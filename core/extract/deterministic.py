@@ -172,10 +172,17 @@ def closing_outcome(session: Session) -> str:
                       for i, s in enumerate(found) if (o := _lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
-        if pick and code_share(headline_words(pick)) <= ALL_CODE:
+        if pick and code_share(headline_words(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
             return pick
         fallback = fallback or pick
     return fallback
+
+
+# "Both files have been updated successfully", "The test has been added and passes": a last step that names only
+# what kind of thing it touched; an earlier report says what the session was for.
+_MINOR_OUTCOME_RE = re.compile(
+    r"^(?:both|all|the|these|those|everything)(?: (?:of )?the)?(?: [\w-]+){0,2}? (?:files?|changes?|code|tests?|"
+    r"implementation|issues?|errors?|fix(?:es)?|updates?|edits?) (?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
 
 
 _LEAD_IN_WORDS = 6
@@ -202,7 +209,17 @@ _BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!
 def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
     """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
-    of these."""
+    of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
+    "Main branch tests failing")."""
+    headline = _headline_of(session, achieved, requests)
+    return headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline
+
+
+# "... - why?", ", right?", "?": what makes a headline a question
+_QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?|thoughts))?\s*\?+$", re.IGNORECASE)
+
+
+def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
     named = [subject for subject in achieved if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
@@ -213,7 +230,9 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(
         (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing),
-        (_prompt_headline(prompt) for prompt in prompts), _commands(requests), runs)
+        # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
+        sorted((_prompt_headline(prompt) for prompt in prompts), key=lambda ask: ask.rstrip().endswith("?")),
+        _commands(requests), runs)
     headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
     if headline is not None:
         return headline
