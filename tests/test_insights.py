@@ -208,3 +208,33 @@ def test_a_step_to_take_is_no_fact_found() -> None:
 
 def test_a_fix_said_to_work_is_no_decision() -> None:
     assert lines_of("The fix is working - down from ~800ms to ~135ms consistently after the first run.") == []
+
+
+def test_a_yes_i_can_reply_is_an_offer_not_a_decision() -> None:
+    found = session_insights("645ea3df-c4e9-44bc-b333-22c9893c32c5")
+    assert not any("Yes, I can refactor" in line for line in found), found
+    # an answer that states a fact and its merit stays
+    assert "**Decision** -- Yes, GoReleaser Pro supports GitHub Apps which is better for organizations." in \
+        session_insights("48f428f9-72d8-40b2-9594-953019809473")
+
+
+def test_a_list_of_pros_and_cons_is_no_decision() -> None:
+    # "Build from Source (Current approach)": "Transparency - Users can audit ...", "Slow install - ..."
+    found = session_insights("48f428f9-72d8-40b2-9594-953019809473")
+    assert not any(label in line for line in found for label in ("Transparency", "Smaller repo", "Homebrew preferred"))
+    # a listed item with a cue of its own stays a decision
+    assert any("since `LastCheckpointID` is now" in line
+               for line in session_insights("34de7f83-0473-45b7-a94f-53aa41b3108c"))
+
+
+def test_one_recommendation_said_again_in_other_words_is_kept_once() -> None:
+    found = session_insights("595f7a87-dd6e-4eb7-943a-b2b009259be7")
+    recommendations = [line for line in found if "test secrets" in line]
+    assert len(recommendations) == 1
+    assert "I'd suggest putting test secrets in a dedicated test file" in recommendations[0]
+    assert not any(line.startswith("**Decision** -- Something like") for line in found)
+
+
+def test_two_different_fixes_of_one_session_are_both_kept() -> None:
+    found = session_insights("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
+    assert any("`paths.SummaryFileName`" in line for line in found), found

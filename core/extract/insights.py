@@ -87,6 +87,10 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+# "Yes, I can refactor to ...": an answer to the user that offers work, no choice made; "Something like `x` would
+# be cleaner": the recommendation before it said again.
+_REPLY_RE = re.compile(r"^(?:(?:yes|sure|absolutely|of course)[,!.]?\s+(?:i|we)(?:'ll| can| could| will| would)\b|"
+                       r"something like\b)", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -223,7 +227,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
-        if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text):
+        if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text) or \
+                _REPLY_RE.match(text):
             continue
         label_match = _LABEL_RE.match(text) if any(mark in text[:70] for mark in (":", " - ", "—", "–")) else None
         label = next((g for g in label_match.groups() if g), "") if label_match else ""
@@ -254,7 +259,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         if not (cued or after_finding or cause_heading or choice_heading or cause_label or choice_label
                 or existing):
             continue
-        if sentence.listed and not (cued or label):  # a list's item under the heading: a detail, not the gist
+        # a list's item under the heading: a detail, not the gist; a labelled one without a cue ("Transparency -
+        # Users can audit ...") one of a list of pros and cons, no choice
+        if sentence.listed and not (cued or cause_label or choice_label):
             continue
         hedged = bool(_HEDGE_RE.search(text))
         compared = cued and _COMPARED_RE.search(text) is not None
@@ -305,6 +312,18 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
 
 
+RESTATED_WORDS = 3
+_PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
+                         "what will have been were more less also just only some such like because since instead "
+                         "rather better cleaner simpler safer approach change changes code file files test tests "
+                         "recommend suggest".split())
+
+
+def _named(words: set[str]) -> set[str]:
+    """The words that say what a sentence is about: longer than three letters, not connectives or verdicts."""
+    return {w for w in words if len(w) > 3 and w not in _PLAIN_WORDS}
+
+
 def insights(session: Session) -> list[str]:
     """The best few decisions and root causes of a session, as `**Kind: topic** -- explanation` lines:
     root causes first (at most `MAX_CAUSES`), then choices and findings; the most plainly stated first,
@@ -322,6 +341,12 @@ def insights(session: Session) -> list[str]:
             continue
         words = _words(item.text)
         if any(len(words & other) >= 0.6 * min(len(words), len(other)) for other in kept_words):
+            continue
+        # one recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend
+        # against putting test secrets in the README"): the words that name what it is about recur
+        if _RECOMMENDED_RE.search(item.text) and any(
+                len(_named(words) & _named(_words(other.text))) >= RESTATED_WORDS
+                for _, _, other in kept if _RECOMMENDED_RE.search(other.text)):
             continue
         kept.append(entry)
         kept_words.append(words)
