@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import WRITE_TOOLS, Thread
+from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread
 from eywa.core.session import Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
@@ -28,8 +28,11 @@ _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|descript
                           re.IGNORECASE)
 _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
+MAX_BULLETS = 5  # of What Happened
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
+# How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
+FACT_PREFIXES = ("Uncommitted:", "Not pushed:", "PR not opened:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Facts:
         return [run for run in last.values() if not run.passed]
 
     def threads(self) -> list[Thread]:
+        """Uncommitted work and a failing check block `done`; a commit not pushed or a PR not opened is a note
+        (the person may push and open it themselves)."""
         found = []
         for run in self.failing():
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
@@ -68,13 +73,13 @@ class Facts:
         for folder, count in self.unpushed.items():
             where = f" in `{folder}`" if folder else ""
             commits = f"{count} commit{'s' if count > 1 else ''}"
-            found.append(Thread(f"Not pushed: {commits} after the last push{where}", True))
+            found.append(Thread(f"Not pushed: {commits} after the last push{where}", False))
         if self.ahead and not self.unpushed:
-            found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", True))
+            found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", False))
         if self.pr == "drafted":
-            found.append(Thread(f"PR not opened: its description was written to `{self.pr_note}`", True))
+            found.append(Thread(f"PR not opened: its description was written to `{self.pr_note}`", False))
         elif self.pr == "failed":
-            found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", True))
+            found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         return found
 
     def happened(self) -> list[str]:
@@ -224,3 +229,14 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
+
+
+def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:
+    """The facts' threads first, then the others not already among them, at most `limit`."""
+    return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
+
+
+def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:
+    """What Happened with a line for each check that failed on the way, in place of its last bullets."""
+    lines = facts.happened()
+    return bullets[:max(limit - len(lines), 1)] + lines if lines else bullets
