@@ -4,8 +4,8 @@ last run of each check (tests, lint, build, type check) and whether it passed, a
 no edit went near. These facts become open threads in plain words, hold a session's status at `partial`, and
 show in What Happened.
 
-Edits count as uncommitted only where the session itself used git: it committed, or a `git status` it ran after
-its last edit listed changes. A session that never touched git (the user commits) leaves nothing "uncommitted"."""
+Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
+one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ MAX_BULLETS = 5  # of What Happened
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
-FACT_PREFIXES = ("Uncommitted:", "Not pushed:", "PR not opened:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
+BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:")
+_OPEN_THREADS_RE = re.compile(r"^## Open Threads\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -149,16 +151,13 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     return []
 
 
-def _after_status(edited: dict[str, None], output: str) -> tuple[dict[str, None], bool]:
-    """The session's edits still uncommitted by what `git status` printed (only those it lists; none when the
-    tree is clean: the user may have committed in between), and whether it listed any."""
+def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
+    """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
+    tree is clean (the person may have committed in between)."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
-        return {}, False
+        return {}
     listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output)]
-    if not listed:
-        return edited, False
-    kept = {path: None for path in edited if any(_matches(path, named) for named in listed)}
-    return kept, bool(kept)
+    return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
 def session_facts(session: Session) -> Facts:
@@ -168,7 +167,6 @@ def session_facts(session: Session) -> Facts:
     committed = False
     current = ""  # the folder the agent's shell is in, when not the session's
     pushed: set[str] = set()  # the repositories pushed to
-    dirty = False  # the last git status listed changes, and no edit or commit came after it
     for call in session.tool_calls:
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
@@ -176,7 +174,6 @@ def session_facts(session: Session) -> Facts:
                 edited[path] = None
                 if _PR_DRAFT_RE.search(path) and facts.pr != "created":
                     facts.pr, facts.pr_note = "drafted", path
-                dirty = False
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if not isinstance(command, str) or call.rejected:
@@ -194,7 +191,7 @@ def session_facts(session: Session) -> Facts:
                 for path in list(edited):
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
-                staged, dirty = [], False
+                staged = []
                 if repo in pushed:
                     facts.unpushed[repo] = facts.unpushed.get(repo, 0) + 1
             elif step.verb == "push" and ok:
@@ -206,12 +203,11 @@ def session_facts(session: Session) -> Facts:
                 facts.ahead = f"'{ahead.group(1)}' by {ahead.group(2)} commit{'s' if ahead.group(2) != '1' else ''}" \
                     if ahead else "" if _IN_SYNC_RE.search(output) and step.verb == "status" else facts.ahead
                 if step.verb == "status":
-                    edited, dirty = _after_status(edited, output)
+                    edited = _after_status(edited, output)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
                     del edited[path]
-                dirty = dirty and not dropped
         if commands.opens_pr(command):
             if ok or _PR_URL_RE.search(output):
                 facts.pr, facts.pr_note = "created", ""
@@ -224,7 +220,7 @@ def session_facts(session: Session) -> Facts:
                 continue  # the exit status may be another step's, and the output does not say
             passed = not call.is_error if verdict is None else not verdict
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
-    if committed or dirty:
+    if committed:
         facts.uncommitted = list(edited)
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
@@ -240,3 +236,15 @@ def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> l
     """What Happened with a line for each check that failed on the way, in place of its last bullets."""
     lines = facts.happened()
     return bullets[:max(limit - len(lines), 1)] + lines if lines else bullets
+
+
+def facts_in(body: str) -> list[str]:
+    """The fact threads of a stored handoff's sections (ingest drafted them; an LLM handoff kept them)."""
+    section = _OPEN_THREADS_RE.search(body)
+    lines = [line[2:].strip() for line in section.group(1).splitlines() if line.startswith("- ")] if section else []
+    return [line for line in lines if line.startswith(FACT_PREFIXES)]
+
+
+def status_with(status: str, facts: list[str]) -> str:
+    """An LLM's status given the facts: uncommitted work or a failing check is never `done`."""
+    return "partial" if status == "done" and any(f.startswith(BLOCKING_PREFIXES) for f in facts) else status
