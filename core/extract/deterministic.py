@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
+from eywa.core.extract.facts import merge_threads, session_facts, with_checks
 from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
@@ -42,8 +43,9 @@ SUBSTANCE_RULES = "3"
 # commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
 # words they hold, triples among them. "5": insights named for the concept or code they are about,
 # read from plans too, ranked by how plainly Claude states them; headlines from a report's lead-in, a
-# prompt's request, cut at a clause end.
-HANDOFF_RULES = "5"
+# prompt's request, cut at a clause end. "6": the session's facts (core/extract/facts.py): uncommitted edits,
+# unpushed commits, a PR not opened, a check left failing as threads and status; checks in What Happened.
+HANDOFF_RULES = "6"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -456,10 +458,13 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         machine=session.machine,
     )
     if substance:
-        handoff.what_happened = what_happened(session, requests) or ["Short exchange with no recorded steps"]
+        facts = session_facts(session)
+        handoff.what_happened = with_checks(what_happened(session, requests), facts) or [
+            "Short exchange with no recorded steps"]
         handoff.insights = insights(session)
         handoff.key_files = key_files(session) if substance == 2 else []
         threads, last_kind = open_threads(session)
-        handoff.open_threads = [thread.text for thread in threads]
+        threads = facts.threads() + threads
+        handoff.open_threads = merge_threads([t.text for t in facts.threads()], [t.text for t in threads])
         handoff.status = status_of(session, threads, last_kind, bool(commits))
     return handoff

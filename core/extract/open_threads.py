@@ -1,7 +1,8 @@
 """What a session left open, and so its status: the pending items of its last todo or task list and the
 findings it filed as pending todo files, the questions, next steps and listed steps left (under "manual
-steps", "remaining", ...) of Claude's last messages, a check left failing, work the user interrupted or a
-plan refused, an announced step the session ended before, a request never answered.
+steps", "remaining", ...) of Claude's last messages, work the user interrupted or a plan refused, an
+announced step the session ended before, a request never answered. (What the session's actions left, a failing
+check among them: core/extract/facts.py.)
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|anothe
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 _TODO_RE = re.compile(r"(?:#|//|--|\*)\s*TODO\b[:(]?\s*(.{8,160})")
-_CHECK_RE = re.compile(r"\b(test|tests|pytest|lint|vet|build|tsc|typecheck|ruff|mypy|eslint|cargo|jest|vitest|"
-                       r"golangci-lint|check)\b")
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
@@ -209,18 +208,6 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
-def _failing_check(calls: list[ToolCall]) -> Thread | None:
-    """The last check (tests, lint, build) when it failed and no check passed after it."""
-    for call in reversed(calls):
-        command = call.input.get("command") if call.name == "Bash" else None
-        if not isinstance(command, str) or call.rejected or not _CHECK_RE.search(command):
-            continue
-        if not call.is_error:
-            return None
-        return Thread(f"Left failing: `{one_line(command, 100)}`: {one_line(call.error, 140)}", True)
-    return None
-
-
 def open_threads(session: Session) -> tuple[list[Thread], str]:
     """(the threads, the last event's kind among user / assistant / interrupt / api_error / tool)."""
     events = session.events
@@ -261,9 +248,6 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
         threads += [Thread(text, False) for text in caveats(events, closing)]
-    failing = _failing_check(calls)
-    if failing is not None and kind != "user":
-        threads.append(failing)
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 

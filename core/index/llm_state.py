@@ -150,21 +150,23 @@ class ExtractedSession:
     newest_mtime_ns: int  # of its transcript files: how long it has been idle
     machine: str
     agent: str
+    body: str  # the handoff's sections as stored: the facts ingest found are among its open threads
 
 
 _SESSION_SQL = (
     "SELECT h.session_uuid, h.short_id, h.date, h.duration_min, h.model, h.projects, h.keywords, h.substance,"
     " h.extractor, h.archive_path, h.ended_at,"
-    " (SELECT MAX(mtime_ns) FROM sources s WHERE s.session_uuid = h.session_uuid), h.machine, h.agent"
+    " (SELECT MAX(mtime_ns) FROM sources s WHERE s.session_uuid = h.session_uuid), h.machine, h.agent, h.body"
     " FROM handoffs h WHERE h.origin = 'extracted' AND h.archive_path != ''"
 )
 
 
 def _session(row: tuple) -> ExtractedSession:
     (uid, short_id, date, duration, model, projects, keywords, substance, extractor, archive, ended, mtime,
-     machine, agent) = row
+     machine, agent, body) = row
     return ExtractedSession(uid, short_id, dt.date.fromisoformat(date), duration, model, orjson.loads(projects),
-                            orjson.loads(keywords), substance, extractor, archive, ended, mtime or 0, machine, agent)
+                            orjson.loads(keywords), substance, extractor, archive, ended, mtime or 0, machine, agent,
+                            body)
 
 
 def extracted_sessions(conn: sqlite3.Connection, ids: Iterable[str] | None = None) -> list[ExtractedSession]:

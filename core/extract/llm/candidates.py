@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from eywa.core.config.settings import Settings
+from eywa.core.extract.facts import facts_in
 from eywa.core.extract.llm.prompt import (
     SYSTEM_PROMPT,
     answer_schema,
@@ -30,6 +31,7 @@ class Candidate:
     hash: str
     content: str  # the prompt: the budgeted transcript and its hints
     est_input: int
+    facts: list[str] = field(default_factory=list)  # the fact threads ingest found: kept in the answer
 
     @property
     def session_uuid(self) -> str:
@@ -69,10 +71,11 @@ class Candidates:
             return None
         budget = self.settings.llm.input_token_budget
         text, abridged = budget_markdown(markdown, budget)
+        facts = facts_in(session.body)
         content = user_content(text, projects=session.projects, candidate_keywords=session.keywords,
-                               abridged=abridged)
+                               abridged=abridged, facts=facts)
         return Candidate(session=session, markdown=markdown, hash=content_hash(self.model, budget, markdown),
-                         content=content, est_input=self._system_tokens + estimate_tokens(content))
+                         content=content, est_input=self._system_tokens + estimate_tokens(content), facts=facts)
 
     def current(self, session_uuid: str) -> Candidate | None:
         """The session as the index and archive have it now."""

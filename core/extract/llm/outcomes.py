@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 from eywa.core.config.settings import Settings
+from eywa.core.extract.facts import merge_threads, status_with
 from eywa.core.extract.llm.anthropic_client import cost_usd
 from eywa.core.extract.llm.backend import Backend, Call, Outcome
 from eywa.core.extract.llm.candidates import Candidate, Candidates
@@ -78,6 +79,9 @@ class Outcomes:
                              duration_min=session.duration_min, model=session.model,
                              cwd_projects=[p for p in session.projects if p])
         handoff.machine, handoff.agent = session.machine, session.agent  # the session's, whoever summarises it
+        # What the session's actions left stands whatever the model wrote: never dropped, never `done`.
+        handoff.open_threads = merge_threads(cand.facts, handoff.open_threads) if handoff.substance else []
+        handoff.status = status_with(handoff.status, cand.facts) if handoff.substance else handoff.status
         relpath = handoff_relpath(handoff)
         # Files first, row last, as ingest does: a crash in between is repaired by the next run.
         atomic_write(self.settings.handoffs_dir / relpath, handoff.to_markdown())

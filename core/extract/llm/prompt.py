@@ -20,7 +20,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from eywa.core.extract.llm.anthropic_client import Answer
 from eywa.core.handoffs.model import STATUSES, Handoff, format_duration
 
-PROMPT_VERSION = "2"  # part of the content hash: a new prompt re-extracts what the old one did
+PROMPT_VERSION = "3"  # part of the content hash: a new prompt re-extracts what the old one did
 TOOL_NAME = "record_handoff"
 CHARS_PER_TOKEN = 3.0  # conservative for code-heavy English on the current tokenizer (no API call to count)
 
@@ -276,8 +276,10 @@ key_files
 "change": "what changed and why"}, most important first, at most 8.
 open_threads
   What is left: pending items of the last todo list, failing tests or commands, questions to the person \
-not answered, next steps Claude proposed, work the person interrupted, a plan not carried out. Empty only \
-when nothing is left.
+not answered, next steps Claude proposed, work the person interrupted, a plan not carried out, and each line \
+of the session facts given after the transcript (edits not committed, a check left failing). Empty only \
+when nothing is left. Compaction and resume notes ("This session is being continued from a previous \
+conversation", a summary "covering the earlier portion") are context, never a thread, keyword or headline.
 
 ## Style
 Plain, specific English. No marketing words, no "successfully", no "the user" (write what was done: \
@@ -305,8 +307,12 @@ per file once the comparison is exact"}], \
 """
 
 
-def user_content(markdown: str, *, projects: list[str], candidate_keywords: list[str], abridged: bool) -> str:
+def user_content(markdown: str, *, projects: list[str], candidate_keywords: list[str], abridged: bool,
+                 facts: list[str] | None = None) -> str:
     hints = [f"Project from the working directory: {', '.join(projects) if projects else 'unknown'}"]
+    if facts:
+        hints.append("What the session's own tool calls left (its git commands, its last check runs): put each "
+                     "in open_threads as it is\n" + "\n".join(f"- {fact}" for fact in facts))
     if candidate_keywords:
         hints.append("Terms this session uses more than the person's other sessions (hints, not orders): "
                      + ", ".join(candidate_keywords))

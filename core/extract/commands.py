@@ -1,0 +1,125 @@
+"""What a shell command line does, as the session facts read it: the git steps it takes (add, commit, push), a pull
+request it opens, the checks it runs (tests, lint, build, type check) and what their output says of them."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+_SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+_PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
+                        r"pipenv run|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
+_GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
+_COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
+_PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
+# The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
+_CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
+                         r"(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|rspec|phpunit|dotnet test|mvn test|"
+                         r"gradle test|\./gradlew test|mix test|swift test|deno test|bats|make (?:test|check)\S*|"
+                         r"just test\S*|mise (?:run )?test\S*)\b")),
+    ("types", re.compile(r"^(?:mypy|pyright|tsc|basedpyright|(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
+                         r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
+    ("lint", re.compile(r"^(?:ruff(?: check)?|flake8|pylint|eslint|biome (?:check|lint)|golangci-lint|go vet|"
+                        r"staticcheck|cargo clippy|shellcheck|rubocop|(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|"
+                        r"make lint\S*|just lint\S*|mise (?:run )?lint\S*|lint-imports)\b")),
+    ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
+                         r" all)?$|just build\S*|mise (?:run )?build\S*|mvn (?:package|compile)|gradle build|"
+                         r"dotnet build|swift build|next build|vite build)\b")),
+)
+# Output of a check that failed, whatever its exit status (a pipe through `tail` hides the status).
+_FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
+                        r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
+                        r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
+                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:", re.MULTILINE)
+_CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
+_FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
+                          r"\((\d+) errors?")
+_GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
+_PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
+                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully",
+                        re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str  # tests | types | lint | build
+    command: str  # the step that runs it, as typed
+    last: bool  # the command line's last step, unpiped: its exit status is the check's
+
+
+@dataclass(frozen=True)
+class GitStep:
+    verb: str  # add | commit | push | status | log | stash | restore | checkout | reset | ...
+    args: str
+
+
+def _parts(command: str) -> list[tuple[str, bool]]:
+    """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
+    `echo`s left out."""
+    found = []
+    for part in _SEPARATOR_RE.split(command.strip()):
+        step = part.split(" | ", 1)[0].strip().strip("()").strip()
+        if step and not step.startswith(("cd ", "echo ", "#")):
+            found.append((step, " | " in part))
+    return found
+
+
+def steps(command: str) -> list[str]:
+    return [step for step, _ in _parts(command)]
+
+
+def bare(step: str) -> str:
+    """The step without environment assignments and wrappers (`CI=1 uv run pytest` -> `pytest`)."""
+    return _PREFIX_RE.sub("", step)
+
+
+def git_steps(command: str) -> list[GitStep]:
+    return [GitStep(m.group(1), m.group(2).strip()) for step in steps(command) if (m := _GIT_RE.match(step))]
+
+
+def opens_pr(command: str) -> bool:
+    return any(_PR_CREATE_RE.match(step) for step in steps(command))
+
+
+def checks(command: str) -> list[Check]:
+    """The checks a command line runs, in order; `last` marks the one whose exit status is the command's."""
+    found = []
+    parts = _parts(command)
+    for position, (step, piped) in enumerate(parts):
+        kind = next((kind for kind, pattern in _CHECKS if pattern.match(bare(step))), None)
+        if kind is not None:
+            kind = "build" if kind == "tests" and _COMPILE_ONLY_RE.search(step) else kind
+            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped))
+    return found
+
+
+def _label(step: str) -> str:
+    """The check as a reader names it: without redirections and output flags (`2>&1`, `-v`, `-count=1`)."""
+    words = [w for w in step.split() if not re.match(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet)$", w)]
+    return " ".join(words)
+
+
+def failed(output: str) -> bool | None:
+    """What a check's output says: True (failed), False (passed), None (it does not say)."""
+    cleaned = _CLEAN_RE.sub("", output)
+    if _FAILED_RE.search(cleaned):
+        return True
+    return False if _PASSED_RE.search(output) else None
+
+
+def failures(output: str) -> int:
+    """How many tests or errors the output counts as failed (0: it does not say)."""
+    go = len(_GO_FAIL_RE.findall(output))
+    counts = [int(n) for match in _FAILURES_RE.findall(output) for n in match if n and n != "0"]
+    return max([go, *counts], default=0)
+
+
+def paths_in(args: str) -> list[str]:
+    """The file arguments of a git step (`git add a.go b.go`): its words that are not options."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        words = args.split()
+    return [w for w in words if not w.startswith("-") and w not in (".", "--")]

@@ -1,0 +1,250 @@
+"""The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
+files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
+last run of each check (tests, lint, build, type check) and whether it passed, and the steps of an approved plan
+no edit went near. These facts become open threads in plain words, hold a session's status at `partial`, and
+show in What Happened.
+
+Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
+one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from eywa.core.archive.renderer import one_line, relative_path, tool_target
+from eywa.core.extract import commands
+from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread
+from eywa.core.session import Session, ToolCall
+
+_AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
+_IN_SYNC_RE = re.compile(r"Your branch is up to date with")
+_DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
+_CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
+_STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
+_SHORT_STATUS_RE = re.compile(r"^ ?[MADRU]{1,2}\s+(\S+)$", re.MULTILINE)
+_PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
+_PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
+                          re.IGNORECASE)
+_CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
+_GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
+MAX_BULLETS = 5  # of What Happened
+_NAMED_FILES = 4  # files named in one thread
+_KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
+# How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
+BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:")
+_OPEN_THREADS_RE = re.compile(r"^## Open Threads\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    kind: str
+    command: str
+    passed: bool
+    failures: int  # counted in its output (0: not said)
+
+
+@dataclass
+class Facts:
+    uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
+    unpushed: dict[str, int] = field(default_factory=dict)  # repository folder -> commits after its last push
+    ahead: str = ""  # "origin/main by 2 commits", from the session's own git output
+    pr: str = ""  # created | drafted | failed
+    pr_note: str = ""  # the draft's file, or the error
+    runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
+
+    def failing(self) -> list[CheckRun]:
+        """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
+        (`mise run lint` after a one-file `golangci-lint run`) covers an earlier failure."""
+        last = {run.kind: run for run in self.runs}
+        return [run for run in last.values() if not run.passed]
+
+    def threads(self) -> list[Thread]:
+        """Uncommitted work and a failing check block `done`; a commit not pushed or a PR not opened is a note
+        (the person may push and open it themselves)."""
+        found = []
+        for run in self.failing():
+            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
+                                f"failed{counted}", True))
+        if self.uncommitted:
+            named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
+            more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
+            found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+        for folder, count in self.unpushed.items():
+            where = f" in `{folder}`" if folder else ""
+            commits = f"{count} commit{'s' if count > 1 else ''}"
+            found.append(Thread(f"Not pushed: {commits} after the last push{where}", False))
+        if self.ahead and not self.unpushed:
+            found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", False))
+        if self.pr == "drafted":
+            found.append(Thread(f"PR not opened: its description was written to `{self.pr_note}`", False))
+        elif self.pr == "failed":
+            found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
+        return found
+
+    def happened(self) -> list[str]:
+        return [line for _, line in self._histories()]
+
+    def _histories(self) -> list[tuple[str, str]]:
+        """(kind, line) for each kind of check that failed on the way: its runs in order ("failed (2), then
+        passed"), named by its last command."""
+        lines = []
+        for kind in dict.fromkeys(run.kind for run in self.runs):
+            runs = [run for run in self.runs if run.kind == kind]
+            if all(run.passed for run in runs):
+                continue
+            said = [("passed" if run.passed else "failed" + (f" ({run.failures})" if run.failures else ""))
+                    for run in runs]
+            said = [word for i, word in enumerate(said) if i == 0 or word != said[i - 1]][-3:]
+            lines.append((kind, f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}"))
+        return lines[:2]
+
+    def block(self) -> str:
+        """The facts as a few lines for the LLM prompt ("" when there are none)."""
+        failing = {run.kind for run in self.failing()}
+        lines = [thread.text for thread in self.threads()]
+        lines += [line for kind, line in self._histories() if kind not in failing]
+        lines += ["A pull request was opened"] if self.pr == "created" else []
+        return "\n".join(f"- {line}" for line in lines)
+
+
+def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
+    """(the repository a command works in, the folder later commands start in): a `cd` stays for the calls
+    after it (an agent's shell keeps its folder), `git -C` is for its command only. "" is the session's own."""
+    command = command.strip()
+    moved = _CD_RE.match(command)
+    current = _relative(moved.group(1), cwd) if moved else current
+    named = _GIT_C_RE.match(command)
+    return (_relative(named.group(1), cwd) if named else current), current
+
+
+def _relative(folder: str, cwd: str) -> str:
+    folder = folder.strip("'\"").rstrip("/")
+    return "" if folder in ("", ".", cwd.rstrip("/")) else relative_path(folder, cwd)
+
+
+def _path(call: ToolCall, cwd: str) -> str | None:
+    """The edited file relative to the session's folder; None for one outside it (plans, memory, /tmp)."""
+    path = relative_path(tool_target(call, cwd), cwd)
+    if not path or path.startswith(("/", "~")) or "/plans/" in f"/{path}":
+        return None
+    return path
+
+
+def _matches(path: str, named: str) -> bool:
+    named = named.strip("'\"").removeprefix("./")
+    return path == named or path.endswith("/" + named) or named.endswith("/" + path) or path.startswith(
+        named.rstrip("/") + "/")
+
+
+def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
+    """The edits a git step throws away: `stash`, `reset --hard`, `restore <files>`, `checkout -- <files>`."""
+    words = step.args.split()
+    if (step.verb == "stash" and (not words or words[0] in ("push", "save", "-u", "--include-untracked"))) or (
+            step.verb == "reset" and "--hard" in words):
+        return edited
+    if (step.verb == "restore" and "--staged" not in words) or (step.verb == "checkout" and "--" in words):
+        named = commands.paths_in(step.args.split(" -- ", 1)[-1])
+        return [path for path in edited if any(_matches(path, n) for n in named)]
+    return []
+
+
+def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
+    """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
+    tree is clean (the person may have committed in between)."""
+    if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
+        return {}
+    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output)]
+    return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
+
+
+def session_facts(session: Session) -> Facts:
+    facts = Facts()
+    edited: dict[str, None] = {}  # since the last commit, in order
+    staged: list[str] = []
+    committed = False
+    current = ""  # the folder the agent's shell is in, when not the session's
+    pushed: set[str] = set()  # the repositories pushed to
+    for call in session.tool_calls:
+        if call.name in WRITE_TOOLS and not call.is_error:
+            path = _path(call, session.cwd)
+            if path is not None:
+                edited[path] = None
+                if _PR_DRAFT_RE.search(path) and facts.pr != "created":
+                    facts.pr, facts.pr_note = "drafted", path
+            continue
+        command = call.input.get("command") if call.name == "Bash" else None
+        if not isinstance(command, str) or call.rejected:
+            continue
+        ok = not call.is_error
+        repo, current = _folder(command, current, session.cwd)
+        output = call.output or call.error
+        for step in commands.git_steps(command):
+            if step.verb == "add" and ok:
+                staged += commands.paths_in(step.args) or ["."]
+            elif step.verb == "commit" and ok:
+                committed = True
+                everything = "-a" in step.args.split() or "--all" in step.args or not staged or any(
+                    s in (".", "-A", "--all", "-u") for s in staged)
+                for path in list(edited):
+                    if everything or any(_matches(path, s) for s in staged):
+                        del edited[path]
+                staged = []
+                if repo in pushed:
+                    facts.unpushed[repo] = facts.unpushed.get(repo, 0) + 1
+            elif step.verb == "push" and ok:
+                pushed.add(repo)
+                facts.unpushed.pop(repo, None)
+                facts.ahead = ""
+            elif step.verb in ("status", "log") and ok:
+                ahead = _AHEAD_RE.search(output)
+                facts.ahead = f"'{ahead.group(1)}' by {ahead.group(2)} commit{'s' if ahead.group(2) != '1' else ''}" \
+                    if ahead else "" if _IN_SYNC_RE.search(output) and step.verb == "status" else facts.ahead
+                if step.verb == "status":
+                    edited = _after_status(edited, output)
+            elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
+                dropped = _discarded(step, list(edited))
+                for path in dropped:
+                    del edited[path]
+        if commands.opens_pr(command):
+            if ok or _PR_URL_RE.search(output):
+                facts.pr, facts.pr_note = "created", ""
+            elif facts.pr != "created":
+                facts.pr, facts.pr_note = "failed", call.error
+        found = commands.checks(command)
+        for check in found:
+            verdict = commands.failed(output)
+            if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
+                continue  # the exit status may be another step's, and the output does not say
+            passed = not call.is_error if verdict is None else not verdict
+            facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
+    if committed:
+        facts.uncommitted = list(edited)
+    if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
+        facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
+    return facts
+
+
+def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:
+    """The facts' threads first, then the others not already among them, at most `limit`."""
+    return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
+
+
+def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:
+    """What Happened with a line for each check that failed on the way, in place of its last bullets."""
+    lines = facts.happened()
+    return bullets[:max(limit - len(lines), 1)] + lines if lines else bullets
+
+
+def facts_in(body: str) -> list[str]:
+    """The fact threads of a stored handoff's sections (ingest drafted them; an LLM handoff kept them)."""
+    section = _OPEN_THREADS_RE.search(body)
+    lines = [line[2:].strip() for line in section.group(1).splitlines() if line.startswith("- ")] if section else []
+    return [line for line in lines if line.startswith(FACT_PREFIXES)]
+
+
+def status_with(status: str, facts: list[str]) -> str:
+    """An LLM's status given the facts: uncommitted work or a failing check is never `done`."""
+    return "partial" if status == "done" and any(f.startswith(BLOCKING_PREFIXES) for f in facts) else status
