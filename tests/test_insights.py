@@ -238,3 +238,16 @@ def test_one_recommendation_said_again_in_other_words_is_kept_once() -> None:
 def test_two_different_fixes_of_one_session_are_both_kept() -> None:
     found = session_insights("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
     assert any("`paths.SummaryFileName`" in line for line in found), found
+
+
+def test_a_change_made_to_match_existing_code_is_a_decision() -> None:
+    # "I changed it to `fmt.Sprintf` ..., matching the pattern used in the `ShadowBranchConflictError` handler"
+    assert any("matching the pattern used in the `ShadowBranchConflictError` handler" in line
+               for line in session_insights("7744721d-0ad2-4529-8b08-3b18561c6c36"))
+    assert lines_of("Updated the test to check the new output.") == []
+
+
+def test_a_choice_judged_appropriate_for_its_reason_is_a_decision() -> None:
+    assert any(line.endswith("Since telemetry is best-effort, a no-op is appropriate for unsupported platforms.")
+               for line in session_insights("cc432c40-914a-4c1a-a972-0103199a736a"))
+    assert lines_of("The output format is appropriate.") == []

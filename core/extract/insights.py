@@ -33,7 +33,7 @@ _CHOICE_RE = re.compile(
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
-    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe)|"
+    r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe|appropriate|acceptable|reasonable)|"
     r"(?:the )?resolution (?:should|is to|was to|takes?))\b",
     re.IGNORECASE)
 # A piece of every cue above: substring tests in C rule out most sentences before any regex runs.
@@ -42,7 +42,7 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
-               "fine", "enough", "sufficient", "safe", "resolution")
+               "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution")
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -58,7 +58,8 @@ _COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
 _RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|would be (?:worse|better|cleaner|"
                              r"simpler|safer|overkill))\b", re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
-                        r"this way|for consistency)\b", re.IGNORECASE)
+                        r"this way|for consistency|matching|consistent with|similar to|in line with|mirroring|"
+                        r"separating)\b", re.IGNORECASE)
 # "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
 _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
 # "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
@@ -67,7 +68,9 @@ _REPORTED_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0
 # "Kept HEAD's `Phase` field": which side a merge conflict's resolution took.
 _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|our|their|the incoming|upstream's)\b",
                           re.IGNORECASE)
-_DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency)\b", re.IGNORECASE)
+# "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
+_DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
+                             r"in line with|mirroring|the same (?:way|pattern) as|separating)\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
