@@ -111,3 +111,11 @@ def test_the_real_clis_closing_next_line_is_an_open_thread() -> None:
         handoff = draft(_checks_session(agent), ZoneInfo("UTC"))
         assert "Next: add backoff(attempt) to the retry loop" in handoff.open_threads, (agent, handoff.open_threads)
         assert not any("Next" in line for line in handoff.insights), handoff.insights
+
+
+def test_an_interrupted_step_is_named_in_two_clauses_at_most() -> None:
+    # the last message: "Someone removed the `//nolint:ireturn` comments ... That's not related ... Let me restore
+    # them."
+    threads = draft(corpus_session("2a80b8d9-b65a-4c2e-8bf4-0df4958640fd"), ZoneInfo("UTC")).open_threads
+    wanted = "Interrupted: Someone removed the `//nolint:ireturn` comments from these files; Let me restore them"
+    assert wanted in threads

@@ -230,16 +230,21 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             title = next((ln.lstrip("# ").strip() for ln in plan.splitlines() if ln.strip()), "the plan")
             threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
         else:
-            doing = " ".join(s.text for s in sentences(replies[-1].text)[-3:]) if replies else ""
+            # what it was doing: the last sentence, after the one of the last three naming most when the last is
+            # short ("Let me restore them."), never the run of three
+            said = [s.text for s in sentences(replies[-1].text)[-3:]] if replies else []
+            named = max(said, key=lambda t: (len(t.split()), t.count("`"))) if said else ""
+            parts = [named] if not said or named == said[-1] or len(said[-1].split()) >= 8 else [named, said[-1]]
+            doing = "; ".join(clause(t, 16).rstrip(".") for t in parts)
             if doing:
-                threads.append(Thread("Interrupted: " + _cut(doing), True))
+                threads.append(Thread("Interrupted: " + doing, True))
             else:  # stopped before Claude said anything: what it was asked is what was left
                 asked = one_line(events[start].text, 160) if start >= 0 else ""
                 threads.append(Thread("Interrupted while working on: " + (asked or "the last step"), True))
     elif kind == "api_error" and last is not None:
         threads.append(Thread("Ended on an API error: " + one_line(last.text, 120), True))
     elif kind == "user" and last is not None:
-        threads.append(Thread("Unanswered request: " + _cut(last.text, 160), True))
+        threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
         threads += _closing_threads(replies)
         left = _intent_left(replies, tail)
