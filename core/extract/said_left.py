@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.session import Event, ToolCall
 
@@ -43,7 +44,6 @@ _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
                         re.IGNORECASE)
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
-_CHECK_RE = re.compile(r"\b(?:test|tests|pytest|go test|jest|vitest|cargo test|npm test|make test|check)\b")
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
@@ -101,9 +101,9 @@ def _lowered(name: str) -> str:
 
 
 def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
-    """A check (tests, ...) ran and passed after event `at`."""
-    return any(i > at and not call.is_error and call.name in ("Bash", "shell", "run_shell_command", "exec_command")
-               and _CHECK_RE.search(str(call.input.get("command", call.input.get("cmd", "")))) for i, call in calls)
+    """A check (tests, lint, build, type check) ran and passed after event `at`."""
+    return any(i > at and not call.is_error and call.name == "Bash"
+               and commands.checks(str(call.input.get("command", ""))) for i, call in calls)
 
 
 def _resolved(said: str, later: str, calls: list[tuple[int, ToolCall]], at: int) -> bool:
