@@ -119,3 +119,15 @@ def test_an_interrupted_step_is_named_in_two_clauses_at_most() -> None:
     threads = draft(corpus_session("2a80b8d9-b65a-4c2e-8bf4-0df4958640fd"), ZoneInfo("UTC")).open_threads
     wanted = "Interrupted: Someone removed the `//nolint:ireturn` comments from these files; Let me restore them"
     assert wanted in threads
+
+
+def test_an_offer_to_commit_the_user_passed_over_is_a_step_not_taken() -> None:
+    # "Would you like me to commit these changes?", then the user asks about something else; no commit follows
+    threads = draft(corpus_session("04cd0da1-dee3-4738-8139-524dfe55de83"), ZoneInfo("UTC")).open_threads
+    assert "Offered, not taken: commit these changes" in threads
+
+
+def test_an_offer_to_commit_carried_out_later_is_not_open() -> None:
+    # the same offer, passed over at first, and the session commits afterwards
+    threads = draft(corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"), ZoneInfo("UTC")).open_threads
+    assert not any(t.startswith("Offered, not taken") for t in threads), threads

@@ -38,6 +38,11 @@ CAVEAT_RE = re.compile(
     # "If Windows support becomes important later, you could ...": a follow-up left for later
     r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem))\b[^.]*\b"
     r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
+# "Would you like me to commit these changes?", "Want me to open a PR?": an offer of a step the record can show done
+_OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
+                       r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
+                       r"\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
+_YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
 _TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # A later report that says the caveat no longer holds.
@@ -115,6 +120,34 @@ def _resolved(said: str, later: str, calls: list[tuple[int, ToolCall]], at: int)
     if _UNCHECKED_RE.search(lowered):
         return _checked_after(calls, at) or bool(_PASSED_RE.search(later))
     return False
+
+
+def offers_not_taken(events: list[Event], before: int) -> list[str]:
+    """Offers to commit, push or open a PR ("Would you like me to commit these changes?") made before event
+    `before` (the last message's own questions are read with it) that the user's next prompt did not take up
+    and no later command carried out."""
+    found: list[str] = []
+    for index, event in enumerate(events[:before]):
+        if event.kind != "assistant" or "?" not in event.text:
+            continue
+        reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
+        if reply is None or reply.kind != "user" or _YES_RE.match(reply.text.strip()):
+            continue
+        for sentence in sentences(event.text):
+            offer = _OFFER_RE.match(sentence.text)
+            if offer is None:
+                continue
+            wanted = {verb for verb in ("commit", "push") if verb in sentence.text.lower()} or {"pr"}
+            done = {verb for e in events[index + 1:] if e.tool is not None and e.tool.name == "Bash"
+                    and not e.tool.is_error for verb in _actions(str(e.tool.input.get("command", ""))) }
+            if wanted - done:
+                found.append("Offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
+    return list(dict.fromkeys(found))
+
+
+def _actions(command: str) -> set[str]:
+    verbs = {step.verb for step in commands.git_steps(command)}
+    return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
 def caveats(events: list[Event], before: int) -> list[str]:
