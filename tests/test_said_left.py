@@ -89,9 +89,14 @@ def test_a_thread_is_one_clause_not_a_run_on() -> None:
             "then roll it out to production with the feature flag turned on for a small share of users")
     cut = clause(long)
     assert cut.endswith("…") and len(cut.split()) <= 24 and cut.startswith("Run the migration on staging first")
-    # a question naming nothing gets one clause of the sentence before it, never two whole sentences
+    # a question naming nothing gets the plan it follows, or one clause of the sentence before it that names its
+    # subject ("This would be a larger refactor ..." does not), never a run of sentences
     threads = draft(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"), ZoneInfo("UTC")).open_threads
-    assert threads == ["Question: Override capability for testing; Ready to implement?"]
+    assert threads == ["Question: Ready to implement? (Plan: Implement PostHog Telemetry in Entire CLI - Phase 1 "
+                       "(MVP))"]
+    threads = draft(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"), ZoneInfo("UTC")).open_threads
+    assert ("Question: Or define an interface for transcript parsing that different agents could implement; Want me to "
+            "proceed with that, or leave it as-is for now?") in threads
 
 
 def _checks_session(agent: str) -> Session:

@@ -60,6 +60,7 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
+_POINTING_RE = re.compile(r"^(?:this|that|it|these|those|they)\b", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
 
 
@@ -109,9 +110,10 @@ def _todo_threads(session: Session) -> list[Thread]:
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
 
 
-def _question(found: tuple[Sentence, ...], index: int) -> str:
-    """A question, one clause of the sentence before it first when it names nothing itself ("Ready to
-    implement?"); "Decide: A or B" when it asks which of the options offered."""
+def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
+    """A question, one clause of the sentence before it first when it names nothing itself (the plan it
+    follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)"); "Decide: A or B" when it asks which of
+    the options offered."""
     question = found[index].text
     choice = open_choice(found, index)
     if choice is not None:
@@ -119,7 +121,12 @@ def _question(found: tuple[Sentence, ...], index: int) -> str:
     words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
     if len(words) >= 2 or not index:
         return "Question: " + clause(question)
-    return f"Question: {clause(found[index - 1].text, 14).rstrip('.:…')}; {question}"
+    if plan:
+        return f"Question: {question} ({clause(plan, 14)})"
+    # of the two sentences before, the last that names its subject ("This would be a larger refactor" does not)
+    before = [s.text for s in found[max(0, index - 2):index]]
+    named = next((text for text in reversed(before) if not _POINTING_RE.match(text)), before[-1])
+    return f"Question: {clause(named, 14).rstrip('.:…')}; {question}"
 
 
 def _lead_kind(text: str) -> str:
@@ -158,7 +165,7 @@ def _pending_todo_files(session: Session) -> list[Thread]:
     return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
 
 
-def _closing_threads(replies: list[Event]) -> list[Thread]:
+def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
     """Questions, next steps and TODOs in the assistant messages of the last turn."""
     threads: list[Thread] = []
     for position, event in enumerate(replies):
@@ -176,7 +183,7 @@ def _closing_threads(replies: list[Event]) -> list[Thread]:
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
-                    threads.append(Thread(_question(found, index), True))
+                    threads.append(Thread(_question(found, index, plan), True))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":"):
@@ -246,7 +253,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     elif kind == "user" and last is not None:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
-        threads += _closing_threads(replies)
+        threads += _closing_threads(replies, plan_title(session))
         left = _intent_left(replies, tail)
         if left is not None:
             threads.append(left)
@@ -255,6 +262,16 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing)]]
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
+
+
+def plan_title(session: Session) -> str:
+    """The title of the last plan the session wrote (a plan file, or one put to the user in plan mode)."""
+    for call in reversed(session.tool_calls):
+        text = call.input.get("plan") if call.name == "ExitPlanMode" else \
+            call.input.get("content") if call.name == "Write" and _plan_file(call.input.get("file_path")) else None
+        if isinstance(text, str) and text.strip():
+            return next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.strip()), "")
+    return ""
 
 
 def _plan_file(path: object) -> bool:
