@@ -242,3 +242,15 @@ def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> l
     while len(kept) + len(lines) > limit:
         del kept[next(i for i in range(len(kept) - 1, -1, -1) if not kept[i].startswith(_FIXED_BULLETS))]
     return kept + lines
+
+
+def facts_in(body: str) -> list[str]:
+    """The fact threads of a stored handoff's sections (ingest drafted them; an LLM handoff kept them)."""
+    section = _OPEN_THREADS_RE.search(body)
+    lines = [line[2:].strip() for line in section.group(1).splitlines() if line.startswith("- ")] if section else []
+    return [line for line in lines if line.startswith(FACT_PREFIXES)]
+
+
+def status_with(status: str, facts: list[str]) -> str:
+    """An LLM's status given the facts: uncommitted work or a failing check is never `done`."""
+    return "partial" if status == "done" and any(f.startswith(BLOCKING_PREFIXES) for f in facts) else status
