@@ -108,7 +108,7 @@ def test_a_failed_one_file_lint_covered_by_a_later_passing_lint_is_no_thread() -
 def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed() -> None:
     """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
     session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")
-    assert session_facts(session).runs == []
+    assert not any(run.kind == "build" for run in session_facts(session).runs)
 
 
 def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
