@@ -9,6 +9,7 @@ one that never did, the person commits, and its edits are no thread (the labelle
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|descript
 _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
 MAX_BULLETS = 5  # of What Happened
+_FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -95,9 +97,9 @@ class Facts:
             runs = [run for run in self.runs if run.kind == kind]
             if all(run.passed for run in runs):
                 continue
-            said = [("passed" if run.passed else "failed" + (f" ({run.failures})" if run.failures else ""))
-                    for run in runs]
-            said = [word for i, word in enumerate(said) if i == 0 or word != said[i - 1]][-3:]
+            streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
+            said = ["passed" if streak[0].passed else "failed" + next(
+                (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
             lines.append((kind, f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}"))
         return lines[:2]
 
@@ -233,9 +235,13 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
 
 
 def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:
-    """What Happened with a line for each check that failed on the way, in place of its last bullets."""
-    lines = facts.happened()
-    return bullets[:max(limit - len(lines), 1)] + lines if lines else bullets
+    """What Happened with a line for each check that failed on the way, in place of its last report bullets
+    (commits and pull requests stay)."""
+    kept = list(bullets)
+    lines = facts.happened()[:max(limit - sum(1 for b in kept if b.startswith(_FIXED_BULLETS)), 0)]
+    while len(kept) + len(lines) > limit:
+        del kept[next(i for i in range(len(kept) - 1, -1, -1) if not kept[i].startswith(_FIXED_BULLETS))]
+    return kept + lines
 
 
 def facts_in(body: str) -> list[str]:

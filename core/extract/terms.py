@@ -146,6 +146,21 @@ def branch_words(branch: str) -> str:
     return name.replace("-", " ").replace("_", " ")
 
 
+# The frame an agent puts around a compaction summary (Claude Code's preamble, reminders, section headings):
+# the same words in every compacted session, never what one was about.
+_SUMMARY_FRAME_RE = re.compile(
+    r"This session is being continued from a previous conversation[^.]*\.|The summary below covers the earlier "
+    r"portion of the conversation\.|<system-reminder>.*?</system-reminder>|^\s*(?:Summary|Analysis):|"
+    r"^\s*\d+\.\s*(?:Primary Request(?: and Intent)?|Key Technical Concepts|Files and Code Sections|Errors and "
+    r"[Ff]ixes|Problem Solving|All [Uu]ser [Mm]essages|Pending(?: Tasks)?|Current Work|Optional Next Step):",
+    re.MULTILINE | re.DOTALL)
+
+
+def summary_text(text: str) -> str:
+    """A compaction summary without its frame."""
+    return _SUMMARY_FRAME_RE.sub(" ", text)
+
+
 def weighted_terms(session: Session) -> Counter[str]:
     """Term -> weight, summed over the places the term appears."""
     texts: dict[float, list[str]] = {}
@@ -174,7 +189,7 @@ def weighted_terms(session: Session) -> Counter[str]:
         if event.kind == "assistant":
             add(event.text[:3000], 0.5)
         elif event.kind == "compaction" and event.text:
-            add(event.text[:3000], 1.0)
+            add(summary_text(event.text)[:3000], 1.0)
     weights: dict[str, float] = {}  # a Counter's += calls Python code for every new term
     get = weights.get
     for weight, group in texts.items():

@@ -1,0 +1,184 @@
+"""The state a session leaves, read from its actions (core/extract/facts.py, core/extract/commands.py): on the real
+Codex CLI and Gemini CLI sessions whose test run is left failing (tests/check_transcripts.py), on the real corpus
+sessions each rule came from and on sessions it must not fire on; the LLM handoff keeps the facts; a compaction
+summary's frame gives no keywords."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from eywa.core.api import Eywa
+from eywa.core.config.settings import load_settings
+from eywa.core.extract import commands
+from eywa.core.extract.deterministic import draft
+from eywa.core.extract.facts import session_facts
+from eywa.core.extract.llm.prompt import user_content
+from eywa.core.extract.terms import weighted_terms
+from eywa.core.session import Session
+from eywa.core.sources.codex import build_codex_session
+from eywa.core.sources.gemini import build_gemini_session
+
+from . import agent_transcripts, check_transcripts
+from .conftest import identity
+from .fake_anthropic import FakeAnthropic, default_answer
+from .test_extractor import corpus_session
+
+UTC = ZoneInfo("UTC")
+FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure)"
+UNCOMMITTED = "Uncommitted: `retry.py` edited after the last commit"
+
+
+def _agent_session(name: str, path: Path) -> Session:
+    build = build_codex_session if name.startswith("codex") else build_gemini_session
+    return build("s", [path], identity)[0]
+
+
+# -- the real Codex CLI and Gemini CLI ------------------------------------------------------------------------
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_a_test_run_left_failing_makes_the_handoff_partial_with_a_failing_check_and_the_uncommitted_edit(
+        agent: str) -> None:
+    session = _agent_session(agent, check_transcripts.fixture_sessions()[agent])
+    tests = next(c for c in session.tool_calls if c.input.get("command") == check_transcripts.TESTS)
+    assert tests.output.endswith("1 failed, 1 passed in 0.11s") or "1 failed, 1 passed" in tests.output
+    handoff = draft(session, UTC)
+    assert handoff.status == "partial"
+    assert handoff.open_threads[:2] == [FAILING, UNCOMMITTED]
+    assert "Tests: `python3 -m pytest` failed (1)" in handoff.what_happened
+
+
+@pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell"])
+def test_a_failed_command_that_is_no_check_in_a_session_that_never_committed_leaves_no_fact(name: str) -> None:
+    """`ls does-not-exist` fails, files are edited, nothing is committed: the person commits, nothing is left."""
+    session = _agent_session(name, agent_transcripts.fixture_sessions()[name])
+    facts = session_facts(session)
+    assert facts.threads() == [] and facts.runs == []
+    assert draft(session, UTC).status == "done"
+
+
+# -- the corpus: each rule on the session it came from, and on one it must not fire on --------------------------
+def _facts(session_id: str) -> tuple[list[str], str]:
+    session = corpus_session(session_id)
+    return [t.text for t in session_facts(session).threads()], draft(session, UTC).status
+
+
+def test_edits_after_the_sessions_last_commit_are_uncommitted_and_keep_it_partial() -> None:
+    threads, status = _facts("1c38adc0-5071-4382-9e53-de8c30e2265f")
+    assert "Uncommitted: `cmd/entire/cli/git_operations_test.go` edited after the last commit" in threads
+    assert status == "partial"
+
+
+def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_status_lists_them() -> None:
+    threads, status = _facts("9f26971d-da0a-46db-b911-e156aad9548e")
+    assert threads == [] and status == "done"
+
+
+def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:
+    """setup_test.go was committed by the person: the status lists stanza_test.go only, which is then committed."""
+    assert _facts("c4a6d0ff-2c86-4f56-8509-c4737bcb5768")[0] == []
+
+
+def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leaves_it_done() -> None:
+    threads, status = _facts("8897bd54-16f4-4a28-8e23-cb187c639e40")
+    assert threads == ["Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 1 commit"]
+    assert status == "done"
+
+
+def test_a_commit_after_the_last_push_is_not_pushed() -> None:
+    assert "Not pushed: 1 commit after the last push" in _facts("c010174c-a7cd-4bcc-b7d4-61258d6c463f")[0]
+
+
+def test_a_push_with_git_dash_c_to_the_sessions_own_folder_counts_as_its_push() -> None:
+    assert _facts("53ea1606-cf60-417b-928a-068324ecc7b3")[0] == []
+
+
+def test_a_lint_run_left_failing_is_a_thread() -> None:
+    threads, status = _facts("60b38d1e-f048-428b-89da-e5dca96614d4")
+    assert "Lint failing: `mise run lint` last run failed" in threads and status == "partial"
+
+
+def test_a_failed_one_file_lint_covered_by_a_later_passing_lint_is_no_thread() -> None:
+    assert not any(t.startswith("Lint failing") for t in _facts("f744aef5-5139-4c21-91e5-3f44ce902105")[0])
+
+
+def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed() -> None:
+    """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
+    session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")
+    assert not any(run.kind == "build" for run in session_facts(session).runs)
+
+
+def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
+    handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
+    assert handoff.what_happened[-1] == "Tests: `mise run test` passed, then failed (1), then passed"
+    assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
+
+
+# -- recognising commands --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("command", "kind"), [
+    ("uv run pytest -m unit -v", "tests"), ("go test ./... 2>&1", "tests"), ("pnpm test", "tests"),
+    ("cargo clippy --all", "lint"), ("mise run lint", "lint"), ("npx tsc --noEmit", "types"),
+    ("go build ./...", "build"), ("go test -c ./e2e -o /dev/null", "build"), ("CI=1 npm run build", "build"),
+])
+def test_the_common_runners_are_checks(command: str, kind: str) -> None:
+    assert [check.kind for check in commands.checks(command)] == [kind]
+
+
+@pytest.mark.parametrize("command", ["git status", "ls does-not-exist", "cat test_x.py", "echo pytest"])
+def test_other_commands_are_no_checks(command: str) -> None:
+    assert commands.checks(command) == []
+
+
+def test_a_checks_output_says_whether_it_passed_whatever_its_exit_status() -> None:
+    assert commands.failed("--- FAIL: TestX (0.01s)\nFAIL\tpkg\t0.2s") is True
+    assert commands.failures("--- FAIL: TestX\n--- FAIL: TestY\nFAIL") == 2
+    assert commands.failed("12 passed, 0 failed in 1.2s") is False
+    assert commands.failed("ok  \tgithub.com/x/y\t0.4s") is False
+    assert commands.failed("building...") is None
+
+
+# -- the LLM handoff keeps the facts ---------------------------------------------------------------------------
+def test_the_prompt_carries_the_facts_after_the_transcript() -> None:
+    content = user_content("# Session", projects=["widgets"], candidate_keywords=[], abridged=False,
+                           facts=[FAILING, UNCOMMITTED])
+    assert f"- {FAILING}\n- {UNCOMMITTED}" in content.split("</transcript>", 1)[1]
+    assert "tool calls left" not in user_content("# Session", projects=[], candidate_keywords=[], abridged=False)
+
+
+def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
+        env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    codex = env["home"] / "codex-home"
+    shutil.copytree(check_transcripts.FIXTURES / "codex", codex)
+    monkeypatch.setenv("EYWA_SOURCES", json.dumps([{"kind": "codex", "path": str(codex)}]))
+    server = FakeAnthropic("sk-" + "ant-" + "api03-" + "x" * 60)
+    server.answer = lambda request: {**default_answer(request), "status": "done",
+                                     "open_threads": ["Add backoff(attempt) to the retry loop"]}
+    monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key)
+    monkeypatch.setenv("EYWA_LLM__BASE_URL", server.base_url)
+    try:
+        eywa = Eywa(load_settings())
+        eywa.ingest(llm=False)
+        session_uuid = eywa.store.conn.execute("SELECT session_uuid FROM handoffs").fetchone()[0]
+        record = eywa.extract(session_uuid)
+        handoff = record.path.read_text(encoding="utf-8")
+        eywa.close()
+    finally:
+        server.close()
+    assert "status: partial" in handoff
+    assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- Add backoff(attempt) to the retry loop" in handoff
+    assert FAILING in server.message_requests[0]["messages"][0]["content"]
+
+
+# -- compaction ------------------------------------------------------------------------------------------------
+def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> None:
+    from eywa.core.sources.discovery import file_session, group_sessions, scan_files
+    from eywa.core.sources.sessions import read_session
+
+    root = Path(__file__).parent / "fixtures" / "claude-code-2.1.332" / "manual-compaction"
+    group = next(iter(group_sessions(scan_files(root), file_session).values()))
+    terms = weighted_terms(read_session(group, identity)[0])
+    framed = [t for t in terms if any(w in t for w in ("continued", "portion", "primary", "conversation"))]
+    assert framed == [] and "iso-weeks" in " ".join(terms)
