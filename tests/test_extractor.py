@@ -451,6 +451,8 @@ def test_pending_todo_files_are_open_until_marked_complete() -> None:
 def test_a_minor_last_step_gives_way_to_an_earlier_report() -> None:
     # the last report: "Both files have been updated successfully"; an earlier one names the work
     assert corpus_headline("48f428f9-72d8-40b2-9594-953019809473") == "GitHub Actions Workflow"
+    # "Both error messages now include the underlying error with `%w`", after the fetch was rewritten
+    assert not corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Both error messages")
     # a last report whose subject names the thing changed stays the headline
     assert corpus_headline("189d8afc-493f-49af-b59e-6a1ee9676a6e") == \
         "The architecture docs have been updated to document the token usage tracking"

@@ -184,7 +184,8 @@ def closing_outcome(session: Session) -> str:
 # what kind of thing it touched; an earlier report says what the session was for.
 _MINOR_OUTCOME_RE = re.compile(
     r"^(?:both|all|the|these|those|everything)(?: (?:of )?the)?(?: [\w-]+){0,2}? (?:files?|changes?|code|tests?|"
-    r"implementation|issues?|errors?|fix(?:es)?|updates?|edits?) (?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
+    r"implementation|issues?|errors?|(?:error )?messages?|functions?|places?|fix(?:es)?|updates?|edits?) "
+    r"(?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
 
 
 _LEAD_IN_WORDS = 6
