@@ -126,3 +126,34 @@ def test_spreading_the_corpus_over_a_year_keeps_ids_and_each_sessions_own_hours(
     moved = (tmp_path / "out" / "-home-me-app" / "00000001-0000-4000-8000-000000000000.jsonl").read_text()
     assert '"2025-08-19T18:30:00.500Z"' in moved and '"2025-08-19T23:59:59.999Z"' in moved
     assert '"2025-08-19T19:00:00.000Z"' in (tmp_path / "out" / "-home-me-app" / "agent-1.jsonl").read_text()
+
+
+def test_the_strict_matcher_pairs_each_label_with_one_extracted_item_of_content_word_f1_at_least_0_3() -> None:
+    import handoff_quality
+
+    labels = ["Telemetry edits are not committed", "Windows spawning left for later"]
+    # one extracted item close to both labels names only one of them; a near miss names none
+    assert handoff_quality.matched_one_to_one(labels, ["Uncommitted telemetry edits; Windows spawning later"]) == 1
+    assert handoff_quality.matched_one_to_one(labels, ["Telemetry edits not committed", "Windows spawning: later"]) == 2
+    assert handoff_quality.matched_one_to_one(labels, ["The API key is no longer visible in ps"]) == 0
+    scores = handoff_quality.score_strict(
+        [{"id": "a", "headline": "Send the full command line", "status": "done", "key_files": ["cli/telemetry.go"],
+          "open_threads": [{"text": labels[0]}], "decisions": []},
+         {"id": "b", "headline": "x", "status": "done", "key_files": [], "open_threads": [], "decisions": []}],
+        {"a": {"headline": "Send the full command", "status": "done", "open_threads": ["Telemetry edits not committed"],
+               "insights": [], "key_files": ["`cmd/cli/telemetry.go` (2 edits)"]},
+         "b": {"headline": "", "status": "done", "open_threads": ["Question: anything?"], "insights": [],
+               "key_files": []}})
+    assert scores["threads named"] == 1 and scores["key files found"] == 1
+    assert scores["open-work precision"] == 0.5 and scores["open-work recall"] == 1
+
+
+def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_and_held_out_sets() -> None:
+    import handoff_quality
+
+    labels = handoff_quality.load_labels(handoff_quality.BLIND)
+    assert len(labels) >= 30 and {label["set"] for label in labels} == {"dev", "heldout"}
+    assert {label["tree"] for label in labels} >= {"entire", "claude-code-log", "agent fixture: codex",
+                                                    "agent fixture: gemini"}
+    for label in labels:
+        assert all(item["text"] and len(item["evidence"]) <= 400 for item in label["open_threads"] + label["decisions"])
