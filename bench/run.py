@@ -125,6 +125,25 @@ def _rounded(metrics: dict[str, float]) -> dict[str, object]:
     return {k: round(v, 3) for k, v in metrics.items() if k != "ms_per_query"}
 
 
+def strict_handoff_section() -> str:
+    """bench/handoff_quality.py's strict matcher on the blind set (dev, held out) and the two older sets."""
+    import tempfile
+
+    sets = [(handoff_quality.BLIND, "dev"), (handoff_quality.BLIND, "heldout"), (handoff_quality.LABELS, None),
+            (handoff_quality.BENCH / "handoff_labels_heldout.yaml", None)]
+    with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
+        rows = [{"labels": path.name + (f" ({which})" if which else ""), **{
+            k: round(v, 3) if isinstance(v, float) else v
+            for k, v in handoff_quality.run(Path(tmp), labels_path=path, strict=True, which=which).items()}}
+            for path, which in sets]
+    return (
+        "Strict matcher (issue 25): a labelled thread (decision) is named when one extracted open thread (insight) "
+        "has a content-word F1 >= 0.3 with the label's text (the older sets: its evidence), one to one; detection: "
+        "F1 of \"Open Threads not None\" against \"labelled open\"; key files: a listed path ending with the "
+        "labelled one. bench/handoff_labels_blind.yaml: sessions of both trees and the agent fixtures labelled by "
+        "readers who never saw Eywa's output; `dev` read and tuned on, `heldout` only scored.\n\n" + table(rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -204,6 +223,7 @@ def main() -> int:
         + table([{"labels": path.name, **{k: round(v, 3) if isinstance(v, float) else v
                                           for k, v in handoff_quality.run(labels_path=path).items()}}
                  for path in (handoff_quality.LABELS, handoff_quality.BENCH / "handoff_labels_heldout.yaml")])
+        + "\n" + strict_handoff_section()
     )
 
     header = (
