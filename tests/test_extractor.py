@@ -205,7 +205,7 @@ OPEN_WORK = {
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
     # options offered, then "Which approach would you prefer?": the open choice names them
     "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["Decide: remove `omitempty` from these specific fields or "
-                                                             "use a sentinel value"]),
+                                                             "use a sentinel value like -1"]),
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
     "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
                                                           "Next: Add these secrets"]),

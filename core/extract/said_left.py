@@ -71,8 +71,13 @@ def labelled_step(text: str) -> str | None:
 
 
 def _option_name(text: str) -> str:
-    name = re.split(r"\s\(|[—–:]\s| - ", clause(text, 8).rstrip(".…"), maxsplit=1)[0].strip()
+    """An option's name: its first clause, at most 8 words, never ending on a dangling word or, when cut, on a
+    purpose cut short ("a sentinel value like -1 to mean")."""
+    cut = clause(text, 8)
+    name = re.split(r"\s\(|[—–:]\s| - ", cut.rstrip(".…"), maxsplit=1)[0].strip()
     words = name.split()
+    if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
+        words = words[:-2]
     while len(words) > 2 and (words[-1].lower() in _DANGLING or words[-1].count('"') % 2):
         words.pop()
     return " ".join(words)
