@@ -136,3 +136,30 @@ def test_an_offer_to_commit_carried_out_later_is_not_open() -> None:
     # the same offer, passed over at first, and the session commits afterwards
     threads = draft(corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"), ZoneInfo("UTC")).open_threads
     assert not any(t.startswith("Offered, not taken") for t in threads), threads
+
+
+def _caveats_of(*said: str) -> list[str]:
+    events = [Event("user", T0, text="Rework the importer"), _edit("importer.py"),
+              *[Event("assistant", T0, text=text) for text in said],
+              Event("assistant", T0, text="Updated importer.py.")]
+    return [t for t in draft(_session("codex", *events), ZoneInfo("UTC")).open_threads if t.startswith("Caveat:")]
+
+
+def test_deferrals_conflicts_and_temporary_files_named_in_passing_are_caveats() -> None:
+    assert _caveats_of("The retry policy is only documented in tests for now.",
+                       "Expect conflicts with PR #41 since it edits the same loader.") == [
+        "Caveat: The retry policy is only documented in tests for now.",
+        "Caveat: Expect conflicts with PR #41 since it edits the same loader."]
+    assert _caveats_of("Streaming import is deferred as too complex for this change.") == [
+        "Caveat: Streaming import is deferred as too complex for this change."]
+    assert _caveats_of("I wrote a temporary script scratch.py; remove it before merging.") == [
+        "Caveat: I wrote a temporary script scratch.py; remove it before merging."]
+
+
+def test_code_that_defers_or_a_temporary_file_removed_later_is_no_caveat() -> None:
+    assert _caveats_of("The deferred close in `load()` releases the file handle.",
+                       "We defer to the caller's timeout here.") == []
+    events = [Event("user", T0, text="Rework the importer"), _edit("importer.py"),
+              Event("assistant", T0, text="I wrote a temporary script scratch.py; remove it before merging."),
+              _bash("rm scratch.py"), Event("assistant", T0, text="Removed scratch.py. Updated importer.py.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
