@@ -39,6 +39,13 @@ CAVEAT_RE = re.compile(
     # "If Windows support becomes important later, you could ...": a follow-up left for later
     r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem))\b[^.]*\b"
     r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
+# A piece of every caveat above: substring tests rule out most messages before any regex runs.
+_CAVEAT_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not",
+                  "documented", "conflict", "defer", "left ", "scope", "complex", "limitation", "temp", "debug",
+                  "later", "future", "becomes")
+# "Let me clean up the debug code": a step announced, and taken next
+_ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
+                           re.IGNORECASE)
 # "Would you like me to commit these changes?", "Want me to open a PR?": an offer of a step the record can show done
 _OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
                        r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
@@ -139,13 +146,13 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
         reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
         if reply is None or reply.kind != "user" or _YES_RE.match(reply.text.strip()):
             continue
-        for sentence in sentences(event.text):
-            offer = _OFFER_RE.match(sentence.text)
-            if offer is None:
-                continue
-            wanted = {verb for verb in ("commit", "push") if verb in sentence.text.lower()} or {"pr"}
-            done = {verb for e in events[index + 1:] if e.tool is not None and e.tool.name == "Bash"
-                    and not e.tool.is_error for verb in _actions(str(e.tool.input.get("command", ""))) }
+        offers = [(s.text, m) for s in sentences(event.text) if (m := _OFFER_RE.match(s.text))]
+        if not offers:
+            continue
+        done = {verb for e in events[index + 1:] if e.tool is not None and e.tool.name == "Bash"
+                and not e.tool.is_error for verb in _actions(str(e.tool.input.get("command", "")))}
+        for text, offer in offers:
+            wanted = {verb for verb in ("commit", "push") if verb in text.lower()} or {"pr"}
             if wanted - done:
                 found.append("Offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
     return list(dict.fromkeys(found))
@@ -163,13 +170,12 @@ def caveats(events: list[Event], before: int) -> list[str]:
     messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
     found: list[str] = []
     for position, (index, text) in enumerate(messages):
-        if index >= before or not any(w in text.lower() for w in ("test", "verif", "conflict", "defer", "later",
-                                                                   "scope", "complex", "limitation", "temp",
-                                                                   "documented", "check", "run")):
+        lowered = text.lower()
+        if index >= before or not any(piece in lowered for piece in _CAVEAT_PIECES):
             continue
         for sentence in sentences(text):
             said = sentence.text
-            if said.endswith("?") or not CAVEAT_RE.search(said):
+            if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
                 continue
             if _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
                 continue
