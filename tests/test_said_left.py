@@ -158,7 +158,7 @@ def test_deferrals_conflicts_and_temporary_files_named_in_passing_are_caveats() 
 
 def test_code_that_defers_or_a_temporary_file_removed_later_is_no_caveat() -> None:
     assert _caveats_of("The deferred close in `load()` releases the file handle.",
-                       "We defer to the caller's timeout here.") == []
+                       "We defer to the caller's timeout here.", "Let me clean up the debug code:") == []
     events = [Event("user", T0, text="Rework the importer"), _edit("importer.py"),
               Event("assistant", T0, text="I wrote a temporary script scratch.py; remove it before merging."),
               _bash("rm scratch.py"), Event("assistant", T0, text="Removed scratch.py. Updated importer.py.")]
