@@ -119,6 +119,16 @@ def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed
     assert not any(run.kind == "build" for run in session_facts(session).runs)
 
 
+def test_a_pr_description_asked_for_and_given_in_the_last_reply_is_a_pr_not_opened() -> None:
+    assert _facts("38917d7d-9f69-4210-a3b0-eed0a9e97575")[0] == [
+        "PR not opened: its description was drafted in the last reply"]
+
+
+def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
+    """"The fix is complete. Here's a summary of the changes: ## Summary ...": a report, not a PR body."""
+    assert not any(t.startswith("PR not opened") for t in _facts("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")[0])
+
+
 def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
     assert handoff.what_happened[-1] == "Tests: `mise run test` passed, then failed (1), then passed"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread
+from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
 from eywa.core.session import Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
@@ -31,6 +31,9 @@ _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
+_SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
+_PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
+_TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -81,7 +84,8 @@ class Facts:
         if self.ahead and not self.unpushed:
             found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", False))
         if self.pr == "drafted":
-            found.append(Thread(f"PR not opened: its description was written to `{self.pr_note}`", False))
+            where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
+            found.append(Thread(f"PR not opened: its description was {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         return found
@@ -162,6 +166,16 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
+def _drafted_in_reply(session: Session) -> bool:
+    """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
+    or titled as one."""
+    start = last_prompt_index(session.events)
+    asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
+    return any(e.kind == "assistant" and _SUMMARY_HEADING_RE.search(e.text) and (
+        asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))
+        for e in session.events[start + 1:])
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -224,6 +238,8 @@ def session_facts(session: Session) -> Facts:
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed:
         facts.uncommitted = list(edited)
+    if not facts.pr and _drafted_in_reply(session):
+        facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
