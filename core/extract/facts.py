@@ -91,11 +91,8 @@ class Facts:
         return found
 
     def happened(self) -> list[str]:
-        return [line for _, line in self._histories()]
-
-    def _histories(self) -> list[tuple[str, str]]:
-        """(kind, line) for each kind of check that failed on the way: its runs in order ("failed (2), then
-        passed"), named by its last command."""
+        """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
+        named by its last command."""
         lines = []
         for kind in dict.fromkeys(run.kind for run in self.runs):
             runs = [run for run in self.runs if run.kind == kind]
@@ -104,16 +101,8 @@ class Facts:
             streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
             said = ["passed" if streak[0].passed else "failed" + next(
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            lines.append((kind, f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}"))
+            lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
-
-    def block(self) -> str:
-        """The facts as a few lines for the LLM prompt ("" when there are none)."""
-        failing = {run.kind for run in self.failing()}
-        lines = [thread.text for thread in self.threads()]
-        lines += [line for kind, line in self._histories() if kind not in failing]
-        lines += ["A pull request was opened"] if self.pr == "created" else []
-        return "\n".join(f"- {line}" for line in lines)
 
 
 def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
