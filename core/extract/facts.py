@@ -1,8 +1,7 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each check (tests, lint, build, type check) and whether it passed, and the steps of an approved plan
-no edit went near. These facts become open threads in plain words, hold a session's status at `partial`, and
-show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed. These facts become open
+threads in plain words, hold a session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
 one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
