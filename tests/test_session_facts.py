@@ -68,6 +68,26 @@ def test_a_failed_command_that_is_no_check_in_a_session_that_never_committed_lea
     assert draft(session, UTC).status == "done"
 
 
+# -- the readers keep the end of each command's output --------------------------------------------------------
+@pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell", "copilot-greeting", "qwen-greeting"])
+def test_every_agents_reader_keeps_a_commands_output_without_its_tools_frame(name: str) -> None:
+    from . import more_agent_transcripts
+
+    if name in agent_transcripts.fixture_sessions():
+        session = _agent_session(name, agent_transcripts.fixture_sessions()[name])
+    else:
+        session = more_agent_transcripts.read(more_agent_transcripts.fixture_sessions()[name])
+    outputs = [call.output for call in session.tool_calls if call.name == "Bash"]
+    assert outputs[0] in ("hello", "bye")
+    assert outputs[1].endswith("No such file or directory") and outputs[1].startswith(("ls: ", "cat: "))
+
+
+def test_claude_code_keeps_the_end_of_a_long_output_where_the_runner_says_how_it_ended() -> None:
+    session = corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")
+    lint = [c for c in session.tool_calls if c.input.get("command") == "mise run fmt && mise run lint 2>&1"][-1]
+    assert lint.output.endswith("1 issues:\n* nilnesserr: 1\n[lint] ERROR task failed") and len(lint.output) <= 1500
+
+
 # -- the corpus: each rule on the session it came from, and on one it must not fire on --------------------------
 def _facts(session_id: str) -> tuple[list[str], str]:
     session = corpus_session(session_id)
