@@ -116,6 +116,12 @@ def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leav
     assert status == "done"
 
 
+def test_a_commit_after_a_git_status_that_said_ahead_counts_one_more() -> None:
+    """acdd84ab's `git status` said ahead by 1, then it committed: ahead by 2."""
+    assert _facts("acdd84ab-e724-42c8-925d-420b2a4f1861")[0] == [
+        "Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 2 commits"]
+
+
 def test_a_commit_after_the_last_push_is_not_pushed() -> None:
     assert "Not pushed: 1 commit after the last push" in _facts("c010174c-a7cd-4bcc-b7d4-61258d6c463f")[0]
 

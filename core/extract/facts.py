@@ -53,7 +53,7 @@ class CheckRun:
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
     unpushed: dict[str, int] = field(default_factory=dict)  # repository folder -> commits after its last push
-    ahead: str = ""  # "origin/main by 2 commits", from the session's own git output
+    ahead: tuple[str, int] | None = None  # (upstream, commits) by the session's own git status, and its commits after
     pr: str = ""  # created | drafted | failed
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
@@ -81,7 +81,9 @@ class Facts:
             commits = f"{count} commit{'s' if count > 1 else ''}"
             found.append(Thread(f"Not pushed: {commits} after the last push{where}", False))
         if self.ahead and not self.unpushed:
-            found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", False))
+            upstream, count = self.ahead
+            found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
+                                False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
             found.append(Thread(f"PR not opened: its description was {where}", False))
@@ -198,14 +200,16 @@ def session_facts(session: Session) -> Facts:
                 staged = []
                 if repo in pushed:
                     facts.unpushed[repo] = facts.unpushed.get(repo, 0) + 1
+                if facts.ahead:
+                    facts.ahead = (facts.ahead[0], facts.ahead[1] + 1)
             elif step.verb == "push" and ok:
                 pushed.add(repo)
                 facts.unpushed.pop(repo, None)
-                facts.ahead = ""
+                facts.ahead = None
             elif step.verb in ("status", "log") and ok:
                 ahead = _AHEAD_RE.search(output)
-                facts.ahead = f"'{ahead.group(1)}' by {ahead.group(2)} commit{'s' if ahead.group(2) != '1' else ''}" \
-                    if ahead else "" if _IN_SYNC_RE.search(output) and step.verb == "status" else facts.ahead
+                if ahead or (step.verb == "status" and _IN_SYNC_RE.search(output)):
+                    facts.ahead = (ahead.group(1), int(ahead.group(2))) if ahead else None
                 if step.verb == "status":
                     edited = _after_status(edited, output)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
