@@ -4,8 +4,9 @@ and Gemini CLI (pinned, tests/tools.py) headless against scripted model servers 
     .venv/bin/python -m tests.check_transcripts        # after changing tests/agent_clis/package.json
 
 What runs, for each agent, in a git repository `widgets` (remote acme/widgets): it writes retry.py and a test,
-commits both, edits retry.py again, runs `python3 -m pytest -q` (python3 on PATH must hold pytest) (one test fails: backoff() does not exist yet),
-runs `git status`, and ends with "Next: add backoff(attempt) to the retry loop". The test run is never rerun
+commits both, edits retry.py again, runs `python3 -m pytest -q` (one test fails: backoff() does not exist yet;
+the python3 on PATH must have pytest), runs `git status`, and ends with "Next: add backoff(attempt) to the retry
+loop". The test run is never rerun
 green and the last edit is never committed: what a handoff must report open (core/extract/facts.py). The
 sessions live apart from tests/fixtures/agents/ so that those fixtures, their goldens and counts stay as they are.
 """
@@ -30,6 +31,7 @@ TEST = "from retry import retry\n\n\ndef test_retry_returns_the_value():\n    as
 COMMIT = "git add retry.py test_retry.py && git -c user.name=Dev -c user.email=dev@example.com commit -q " \
          "-m 'Add retry helper'"
 TESTS = "python3 -m pytest -q"
+DOCSTRING = '"""Call fn until it succeeds."""'
 CLOSING = ("The retry helper is committed, and I gave retry() a docstring since. `python3 -m pytest -q` fails: "
            "test_backoff_doubles imports a backoff() that does not exist yet.\n\n"
            "Next: add backoff(attempt) to the retry loop")
@@ -63,7 +65,7 @@ def _gemini(models: ScriptedModels, gemini: Gemini, repo: Path) -> None:
             ("write_file", {"file_path": str(repo / "test_retry.py"), "content": TEST})]),
         Turn(calls=[("run_shell_command", {"command": COMMIT, "description": "Commit the helper"})]),
         Turn(calls=[("replace", {"file_path": str(repo / "retry.py"), "old_string": "def retry(fn, attempts=3):\n",
-                                 "new_string": "def retry(fn, attempts=3):\n    \"\"\"Call fn until it succeeds.\"\"\"\n",
+                                 "new_string": f"def retry(fn, attempts=3):\n    {DOCSTRING}\n",
                                  "instruction": "Add a docstring"})]),
         Turn(calls=[("run_shell_command", {"command": TESTS, "description": "Run the tests"})]),
         Turn(calls=[("run_shell_command", {"command": "git status", "description": "Show the working tree"})]),
@@ -90,7 +92,8 @@ def generate(out: Path = FIXTURES) -> None:
         shutil.copytree(codex.home / "sessions", staging / "codex" / "sessions")
         for chats in (gemini.home / ".gemini" / "tmp").glob("*/chats"):
             shutil.copytree(chats, staging / "gemini" / "tmp" / chats.parent.name / "chats")
-            shutil.copy2(chats.parent / ".project_root", staging / "gemini" / "tmp" / chats.parent.name / ".project_root")
+            project = staging / "gemini" / "tmp" / chats.parent.name
+            shutil.copy2(chats.parent / ".project_root", project / ".project_root")
         map_paths(staging, work, COMMITTED_WORK)
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
@@ -98,7 +101,8 @@ def generate(out: Path = FIXTURES) -> None:
 
 def fixture_sessions(root: Path = FIXTURES) -> dict[str, Path]:
     """The Codex rollout and the Gemini chat: `codex`, `gemini`."""
-    return {"codex": next(root.glob("codex/sessions/**/*.jsonl")), "gemini": next(root.glob("gemini/tmp/*/chats/*.jsonl"))}
+    return {"codex": next(root.glob("codex/sessions/**/*.jsonl")),
+            "gemini": next(root.glob("gemini/tmp/*/chats/*.jsonl"))}
 
 
 if __name__ == "__main__":

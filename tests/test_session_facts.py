@@ -44,11 +44,19 @@ def test_a_test_run_left_failing_makes_the_handoff_partial_with_a_failing_check_
         agent: str) -> None:
     session = _agent_session(agent, check_transcripts.fixture_sessions()[agent])
     tests = next(c for c in session.tool_calls if c.input.get("command") == check_transcripts.TESTS)
-    assert tests.output.endswith("1 failed, 1 passed in 0.11s") or "1 failed, 1 passed" in tests.output
+    assert "1 failed, 1 passed" in tests.output  # the end of its output is kept
     handoff = draft(session, UTC)
     assert handoff.status == "partial"
     assert handoff.open_threads[:2] == [FAILING, UNCOMMITTED]
     assert "Tests: `python3 -m pytest` failed (1)" in handoff.what_happened
+
+
+@pytest.mark.slow  # the real Codex and Gemini CLIs
+def test_the_pinned_clis_still_write_sessions_left_failing_and_uncommitted(tmp_path: Path) -> None:
+    """The real CLIs, run now against the scripted servers (~5 s): the same facts as the committed sessions."""
+    check_transcripts.generate(tmp_path / "checks")
+    for agent, path in check_transcripts.fixture_sessions(tmp_path / "checks").items():
+        assert [t.text for t in session_facts(_agent_session(agent, path)).threads()] == [FAILING, UNCOMMITTED]
 
 
 @pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell"])
@@ -58,6 +66,26 @@ def test_a_failed_command_that_is_no_check_in_a_session_that_never_committed_lea
     facts = session_facts(session)
     assert facts.threads() == [] and facts.runs == []
     assert draft(session, UTC).status == "done"
+
+
+# -- the readers keep the end of each command's output --------------------------------------------------------
+@pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell", "copilot-greeting", "qwen-greeting"])
+def test_every_agents_reader_keeps_a_commands_output_without_its_tools_frame(name: str) -> None:
+    from . import more_agent_transcripts
+
+    if name in agent_transcripts.fixture_sessions():
+        session = _agent_session(name, agent_transcripts.fixture_sessions()[name])
+    else:
+        session = more_agent_transcripts.read(more_agent_transcripts.fixture_sessions()[name])
+    outputs = [call.output for call in session.tool_calls if call.name == "Bash"]
+    assert outputs[0] in ("hello", "bye")
+    assert outputs[1].endswith("No such file or directory") and outputs[1].startswith(("ls: ", "cat: "))
+
+
+def test_claude_code_keeps_the_end_of_a_long_output_where_the_runner_says_how_it_ended() -> None:
+    session = corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")
+    lint = [c for c in session.tool_calls if c.input.get("command") == "mise run fmt && mise run lint 2>&1"][-1]
+    assert lint.output.endswith("1 issues:\n* nilnesserr: 1\n[lint] ERROR task failed") and len(lint.output) <= 1500
 
 
 # -- the corpus: each rule on the session it came from, and on one it must not fire on --------------------------
@@ -88,6 +116,12 @@ def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leav
     assert status == "done"
 
 
+def test_a_commit_after_a_git_status_that_said_ahead_counts_one_more() -> None:
+    """acdd84ab's `git status` said ahead by 1, then it committed: ahead by 2."""
+    assert _facts("acdd84ab-e724-42c8-925d-420b2a4f1861")[0] == [
+        "Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 2 commits"]
+
+
 def test_a_commit_after_the_last_push_is_not_pushed() -> None:
     assert "Not pushed: 1 commit after the last push" in _facts("c010174c-a7cd-4bcc-b7d4-61258d6c463f")[0]
 
@@ -109,6 +143,16 @@ def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed
     """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
     session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")
     assert not any(run.kind == "build" for run in session_facts(session).runs)
+
+
+def test_a_pr_description_asked_for_and_given_in_the_last_reply_is_a_pr_not_opened() -> None:
+    assert _facts("38917d7d-9f69-4210-a3b0-eed0a9e97575")[0] == [
+        "PR not opened: its description was drafted in the last reply"]
+
+
+def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
+    """"The fix is complete. Here's a summary of the changes: ## Summary ...": a report, not a PR body."""
+    assert not any(t.startswith("PR not opened") for t in _facts("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")[0])
 
 
 def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:

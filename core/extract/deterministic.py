@@ -464,8 +464,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
             "Short exchange with no recorded steps"]
         handoff.insights = insights(session)
         handoff.key_files = key_files(session) if substance == 2 else []
-        threads, last_kind = open_threads(session)
-        threads = facts.threads() + threads
-        handoff.open_threads = merge_threads([t.text for t in facts.threads()], [t.text for t in threads])
-        handoff.status = status_of(session, threads, last_kind, bool(commits))
+        said, last_kind = open_threads(session)
+        left = facts.threads()
+        handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])
+        handoff.status = status_of(session, left + said, last_kind, bool(commits))
     return handoff

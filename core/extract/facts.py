@@ -1,8 +1,7 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each check (tests, lint, build, type check) and whether it passed, and the steps of an approved plan
-no edit went near. These facts become open threads in plain words, hold a session's status at `partial`, and
-show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed. These facts become open
+threads in plain words, hold a session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
 one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread
+from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
 from eywa.core.session import Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
@@ -31,6 +30,9 @@ _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
+_SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
+_PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
+_TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -51,7 +53,7 @@ class CheckRun:
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
     unpushed: dict[str, int] = field(default_factory=dict)  # repository folder -> commits after its last push
-    ahead: str = ""  # "origin/main by 2 commits", from the session's own git output
+    ahead: tuple[str, int] | None = None  # (upstream, commits) by the session's own git status, and its commits after
     pr: str = ""  # created | drafted | failed
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
@@ -79,19 +81,19 @@ class Facts:
             commits = f"{count} commit{'s' if count > 1 else ''}"
             found.append(Thread(f"Not pushed: {commits} after the last push{where}", False))
         if self.ahead and not self.unpushed:
-            found.append(Thread(f"Not pushed: branch ahead of {self.ahead}", False))
+            upstream, count = self.ahead
+            found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
+                                False))
         if self.pr == "drafted":
-            found.append(Thread(f"PR not opened: its description was written to `{self.pr_note}`", False))
+            where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
+            found.append(Thread(f"PR not opened: its description was {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         return found
 
     def happened(self) -> list[str]:
-        return [line for _, line in self._histories()]
-
-    def _histories(self) -> list[tuple[str, str]]:
-        """(kind, line) for each kind of check that failed on the way: its runs in order ("failed (2), then
-        passed"), named by its last command."""
+        """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
+        named by its last command."""
         lines = []
         for kind in dict.fromkeys(run.kind for run in self.runs):
             runs = [run for run in self.runs if run.kind == kind]
@@ -100,16 +102,8 @@ class Facts:
             streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
             said = ["passed" if streak[0].passed else "failed" + next(
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            lines.append((kind, f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}"))
+            lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
-
-    def block(self) -> str:
-        """The facts as a few lines for the LLM prompt ("" when there are none)."""
-        failing = {run.kind for run in self.failing()}
-        lines = [thread.text for thread in self.threads()]
-        lines += [line for kind, line in self._histories() if kind not in failing]
-        lines += ["A pull request was opened"] if self.pr == "created" else []
-        return "\n".join(f"- {line}" for line in lines)
 
 
 def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
@@ -162,6 +156,16 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
+def _drafted_in_reply(session: Session) -> bool:
+    """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
+    or titled as one."""
+    start = last_prompt_index(session.events)
+    asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
+    return any(e.kind == "assistant" and _SUMMARY_HEADING_RE.search(e.text) and (
+        asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))
+        for e in session.events[start + 1:])
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -196,14 +200,16 @@ def session_facts(session: Session) -> Facts:
                 staged = []
                 if repo in pushed:
                     facts.unpushed[repo] = facts.unpushed.get(repo, 0) + 1
+                if facts.ahead:
+                    facts.ahead = (facts.ahead[0], facts.ahead[1] + 1)
             elif step.verb == "push" and ok:
                 pushed.add(repo)
                 facts.unpushed.pop(repo, None)
-                facts.ahead = ""
+                facts.ahead = None
             elif step.verb in ("status", "log") and ok:
                 ahead = _AHEAD_RE.search(output)
-                facts.ahead = f"'{ahead.group(1)}' by {ahead.group(2)} commit{'s' if ahead.group(2) != '1' else ''}" \
-                    if ahead else "" if _IN_SYNC_RE.search(output) and step.verb == "status" else facts.ahead
+                if ahead or (step.verb == "status" and _IN_SYNC_RE.search(output)):
+                    facts.ahead = (ahead.group(1), int(ahead.group(2))) if ahead else None
                 if step.verb == "status":
                     edited = _after_status(edited, output)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
@@ -224,6 +230,8 @@ def session_facts(session: Session) -> Facts:
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed:
         facts.uncommitted = list(edited)
+    if not facts.pr and _drafted_in_reply(session):
+        facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
