@@ -116,10 +116,10 @@ def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leav
     assert status == "done"
 
 
-def test_a_commit_after_a_git_status_that_said_ahead_counts_one_more() -> None:
-    """acdd84ab's `git status` said ahead by 1, then it committed: ahead by 2."""
+def test_a_git_status_run_after_the_commit_in_the_same_command_line_gives_the_count() -> None:
+    """acdd84ab: `git add ... && git commit ... && git status`: ahead by 1, the commit not counted twice."""
     assert _facts("acdd84ab-e724-42c8-925d-420b2a4f1861")[0] == [
-        "Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 2 commits"]
+        "Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 1 commit"]
 
 
 def test_a_commit_after_the_last_push_is_not_pushed() -> None:
