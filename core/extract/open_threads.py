@@ -233,8 +233,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None) and not answered):
         kind = "interrupt"
         if refused is not None and refused.name == "ExitPlanMode":
-            plan = str(refused.input.get("plan", ""))
-            title = next((ln.lstrip("# ").strip() for ln in plan.splitlines() if ln.strip()), "the plan")
+            title = _first_line(str(refused.input.get("plan", ""))) or "the plan"
             threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
         else:
             # what it was doing: the last sentence, after the one of the last three naming most when the last is
@@ -270,8 +269,13 @@ def plan_title(session: Session) -> str:
         text = call.input.get("plan") if call.name == "ExitPlanMode" else \
             call.input.get("content") if call.name == "Write" and _plan_file(call.input.get("file_path")) else None
         if isinstance(text, str) and text.strip():
-            return next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.strip()), "")
+            return _first_line(text)
     return ""
+
+
+def _first_line(plan: str) -> str:
+    """A plan's title: its first line with words, its heading marks dropped."""
+    return next((line.lstrip("# ").strip() for line in plan.splitlines() if line.strip()), "")
 
 
 def _plan_file(path: object) -> bool:
