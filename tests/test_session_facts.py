@@ -51,6 +51,15 @@ def test_a_test_run_left_failing_makes_the_handoff_partial_with_a_failing_check_
     assert "Tests: `python3 -m pytest` failed (1)" in handoff.what_happened
 
 
+def test_a_claude_code_session_left_failing_is_partial_with_the_same_threads() -> None:
+    """The real Claude Code, the same scenario (tests/claude_scenarios.py `failing_tests`)."""
+    from .claude_harness_regen import FIXTURES, sessions_of
+
+    (session, _), = sessions_of(FIXTURES / "failing-tests")
+    handoff = draft(session, UTC)
+    assert handoff.status == "partial" and handoff.open_threads[:2] == [FAILING, UNCOMMITTED]
+
+
 @pytest.mark.slow  # the real Codex and Gemini CLIs
 def test_the_pinned_clis_still_write_sessions_left_failing_and_uncommitted(tmp_path: Path) -> None:
     """The real CLIs, run now against the scripted servers (~5 s): the same facts as the committed sessions."""
