@@ -190,6 +190,21 @@ def failing_tests(claude: ClaudeCode, model: ScriptedModel) -> None:
     claude.run(checks.PROMPT.replace("Add a", "add a"))
 
 
+PLAN = ("Implement the following plan:\n\n# Plan: Back off between retries\n\n## Files to Modify\n"
+        "- `retry.py` - sleep backoff(attempt) seconds between attempts\n- `test_retry.py` - a test that the waits "
+        "double\n\n## Verification\nRun `python3 -m pytest -q`.")
+
+
+def plan_left(claude: ClaudeCode, model: ScriptedModel) -> None:
+    """A plan given as Claude Code's plan mode hands it over ("Implement the following plan:"), carried out only
+    in part: retry.py written, test_retry.py (listed to change) never touched."""
+    model.on("Back off between retries",
+             tool("Write", {"file_path": str(claude.project / "retry.py"),
+                            "content": "def backoff(attempt):\n    return 2 ** attempt\n"}),
+             "retry.py now has backoff(attempt).")
+    claude.run(PLAN)
+
+
 SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "print-session": print_session,
     "background-agent": background_agent,
@@ -205,4 +220,5 @@ SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "permission-denied": permission_denied,
     "interrupted-tool": interrupted_tool,
     "failing-tests": failing_tests,
+    "plan-left": plan_left,
 }
