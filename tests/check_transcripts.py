@@ -9,6 +9,7 @@ the python3 on PATH must have pytest), runs `git status`, and ends with "Next: a
 loop". The test run is never rerun
 green and the last edit is never committed: what a handoff must report open (core/extract/facts.py). The
 sessions live apart from tests/fixtures/agents/ so that those fixtures, their goldens and counts stay as they are.
+The same session with the real Claude Code: tests/claude_scenarios.py `failing_tests` (its harness fixtures).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import time
 import zlib
 from collections.abc import Callable
 
+from tests import check_transcripts as checks
 from tests.claude_harness import COMPACT_MARKER, ClaudeCode, Reply, ScriptedModel, text, tool
 
 COMPACT_SUMMARY = ("<analysis>The user asked for the parser fix.</analysis>\n<summary>1. Primary Request: fix the "
@@ -171,6 +172,39 @@ def interrupted_tool(claude: ClaudeCode, model: ScriptedModel) -> None:
         process.communicate()
 
 
+def failing_tests(claude: ClaudeCode, model: ScriptedModel) -> None:
+    """A test run left failing and an edit after the commit, as the Codex and Gemini CLI sessions of
+    tests/check_transcripts.py: retry.py and its test written and committed, retry.py edited again, `pytest`
+    failing, `git status`, and a closing "Next:" line."""
+    repo = claude.project
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True, capture_output=True)
+    model.on("add a retry helper",
+             [tool("Write", {"file_path": str(repo / "retry.py"), "content": checks.RETRY}),
+              tool("Write", {"file_path": str(repo / "test_retry.py"), "content": checks.TEST})],
+             tool("Bash", {"command": checks.COMMIT, "description": "Commit the helper"}),
+             tool("Edit", {"file_path": str(repo / "retry.py"), "old_string": "def retry(fn, attempts=3):\n",
+                           "new_string": f"def retry(fn, attempts=3):\n    {checks.DOCSTRING}\n"}),
+             tool("Bash", {"command": checks.TESTS, "description": "Run the tests"}),
+             tool("Bash", {"command": "git status", "description": "Show the working tree"}),
+             checks.CLOSING)
+    claude.run(checks.PROMPT.replace("Add a", "add a"))
+
+
+PLAN = ("Implement the following plan:\n\n# Plan: Back off between retries\n\n## Files to Modify\n"
+        "- `retry.py` - sleep backoff(attempt) seconds between attempts\n- `test_retry.py` - a test that the waits "
+        "double\n\n## Verification\nRun `python3 -m pytest -q`.")
+
+
+def plan_left(claude: ClaudeCode, model: ScriptedModel) -> None:
+    """A plan given as Claude Code's plan mode hands it over ("Implement the following plan:"), carried out only
+    in part: retry.py written, test_retry.py (listed to change) never touched."""
+    model.on("Back off between retries",
+             tool("Write", {"file_path": str(claude.project / "retry.py"),
+                            "content": "def backoff(attempt):\n    return 2 ** attempt\n"}),
+             "retry.py now has backoff(attempt).")
+    claude.run(PLAN)
+
+
 SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "print-session": print_session,
     "background-agent": background_agent,
@@ -185,4 +219,6 @@ SCENARIOS: dict[str, Callable[[ClaudeCode, ScriptedModel], None]] = {
     "image-prompt": image_prompt,
     "permission-denied": permission_denied,
     "interrupted-tool": interrupted_tool,
+    "failing-tests": failing_tests,
+    "plan-left": plan_left,
 }

@@ -51,6 +51,33 @@ def test_a_test_run_left_failing_makes_the_handoff_partial_with_a_failing_check_
     assert "Tests: `python3 -m pytest` failed (1)" in handoff.what_happened
 
 
+def test_a_claude_code_session_left_failing_is_partial_with_the_same_threads() -> None:
+    """The real Claude Code, the same scenario (tests/claude_scenarios.py `failing_tests`)."""
+    from .claude_harness_regen import FIXTURES, sessions_of
+
+    (session, _), = sessions_of(FIXTURES / "failing-tests")
+    handoff = draft(session, UTC)
+    assert handoff.status == "partial" and handoff.open_threads[:2] == [FAILING, UNCOMMITTED]
+
+
+def test_a_plan_file_never_edited_is_a_plan_not_carried_out() -> None:
+    """The real Claude Code handed "Implement the following plan:" (tests/claude_scenarios.py `plan_left`)."""
+    from .claude_harness_regen import FIXTURES, sessions_of
+
+    (session, _), = sessions_of(FIXTURES / "plan-left")
+    handoff = draft(session, UTC)
+    assert handoff.open_threads == [
+        "Plan not carried out: `test_retry.py` not edited, though the plan lists it to change"]
+    assert handoff.status == "partial"
+
+
+@pytest.mark.parametrize("session_id", ["fe1ffae3-f297-4dc1-9b9d-8a2b49059af7", "38917d7d-9f69-4210-a3b0-eed0a9e97575"])
+def test_a_plan_whose_listed_files_were_edited_or_marked_done_leaves_nothing(session_id: str) -> None:
+    """fe1ffae3: both files to modify edited ("No changes needed to `setup.go`" is no item); 38917d7d: two items
+    marked ✅ DONE, the third edited."""
+    assert not any(t.startswith("Plan not") for t in _facts(session_id)[0])
+
+
 @pytest.mark.slow  # the real Codex and Gemini CLIs
 def test_the_pinned_clis_still_write_sessions_left_failing_and_uncommitted(tmp_path: Path) -> None:
     """The real CLIs, run now against the scripted servers (~5 s): the same facts as the committed sessions."""

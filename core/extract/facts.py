@@ -1,7 +1,8 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each kind of check (tests, lint, build, type check) and whether it passed. These facts become open
-threads in plain words, hold a session's status at `partial`, and show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed, and the files a plan it
+carried out lists to change that no edit touched. These facts become open threads in plain words, hold a
+session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
 one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
@@ -33,6 +34,11 @@ _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
+# A plan's list of the files it will change ("## Files to Modify", "**Critical files:**"), and its items.
+_PLAN_FILES_RE = re.compile(
+    r"^(?:#+\s*|\*\*)?(?:Files?|Critical files?) (?:to )?(?:modify|change|create|update|edit|touch)\b", re.IGNORECASE)
+_PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(?:\*\*)?`([^`\s]+\.\w{1,6})`")
+_PLAN_PROMPT = "Implement the following plan"
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -57,6 +63,7 @@ class Facts:
     pr: str = ""  # created | drafted | failed
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
+    plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -72,6 +79,10 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
+        if self.plan_left:
+            named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
+            found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
+                                f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
         if self.uncommitted:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
@@ -166,6 +177,37 @@ def _drafted_in_reply(session: Session) -> bool:
         for e in session.events[start + 1:])
 
 
+def _plan_files(plan: str) -> list[str]:
+    """The files a plan lists to change, but those it marks done (✅, DONE)."""
+    files, listing = [], False
+    for line in plan.splitlines():
+        if _PLAN_FILES_RE.search(line.strip()):
+            listing = True
+        elif listing and (item := _PLAN_ITEM_RE.match(line)):
+            files += [] if "✅" in line or "DONE" in line else [item.group(1)]
+        elif listing and line.strip() and not line.startswith(" "):
+            listing = False
+    return files
+
+
+def _plan_left(session: Session) -> list[str]:
+    """The files the last plan carried out (approved in plan mode, or given as "Implement the following plan")
+    lists to change that no edit after it touched."""
+    plan, after = "", 0
+    for index, event in enumerate(session.events):
+        if event.kind == "user" and event.text.startswith(_PLAN_PROMPT):
+            plan, after = event.text, index
+        elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
+            plan, after = str(event.tool.input.get("plan", "")), index
+    edited = {_name(tool_target(e.tool, session.cwd)) for e in session.events[after:]
+              if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
+    return [path for path in _plan_files(plan) if _name(path) not in edited]
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -230,6 +272,7 @@ def session_facts(session: Session) -> Facts:
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed:
         facts.uncommitted = list(edited)
+    facts.plan_left = _plan_left(session)
     if not facts.pr and _drafted_in_reply(session):
         facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
