@@ -163,3 +163,18 @@ def test_code_that_defers_or_a_temporary_file_removed_later_is_no_caveat() -> No
               Event("assistant", T0, text="I wrote a temporary script scratch.py; remove it before merging."),
               _bash("rm scratch.py"), Event("assistant", T0, text="Removed scratch.py. Updated importer.py.")]
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def test_steps_proposed_in_a_list_the_user_took_only_part_of_are_not_taken() -> None:
+    # "The most impactful refactoring would be: 1. ... 5." and the reply "let's first fix the bug with CWD": the
+    # CWD fix (`DetectPresence`, edited) was taken, the other steps not
+    threads = draft(corpus_session("f8e05984-93e4-45b7-b638-e6f011442db9"), ZoneInfo("UTC")).open_threads
+    left = [t for t in threads if t.startswith("Not taken: ")]
+    assert "Not taken: Add Gemini metadata deny rule (security gap)" in left
+    assert any("SanitizePath" in t for t in left) and not any("DetectPresence" in t for t in left)
+
+
+def test_steps_proposed_that_the_user_accepted_whole_are_no_thread() -> None:
+    # a list of proposed steps answered "yes"
+    threads = draft(corpus_session("a0bd162f-1328-48c5-83bc-c0674aa791ac"), ZoneInfo("UTC")).open_threads
+    assert not any(t.startswith("Not taken: ") for t in threads), threads

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.extract.said_left import caveats, clause, labelled_step, offers_not_taken, open_choice
+from eywa.core.extract.said_left import (
+    caveats,
+    clause,
+    labelled_step,
+    offers_not_taken,
+    open_choice,
+    steps_not_taken,
+)
 from eywa.core.session import Event, Session, ToolCall
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -258,7 +265,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             threads.append(left)
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
-        threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing)]]
+        threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
+                                                          *steps_not_taken(events)]]
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 

@@ -51,6 +51,13 @@ _OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|s
                        r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
                        r"\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
 _YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
+# "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
+_PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
+                          r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
+# "let's first fix the bug with CWD", "just do 2", "start with the docs": the user took a part of them
+_PICKED_RE = re.compile(r"^(?:ok(?:ay)?[,.]?\s+)?(?:(?:let'?s|lets|please|can you|go ahead and)\s+)?"
+                        r"(?:first|start with|just|only)\b", re.IGNORECASE)
+MAX_STEPS_LEFT = 4
 _TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # A later report that says the caveat no longer holds.
@@ -181,3 +188,43 @@ def caveats(events: list[Event], before: int) -> list[str]:
                 continue
             found.append("Caveat: " + clause(said))
     return list(dict.fromkeys(found))[-MAX_CAVEATS:]
+
+
+def _steps_listed(text: str) -> list[str]:
+    """The steps of the list that ends the message, when the sentence before it proposes them (at least two)."""
+    found = sentences(text)
+    items: list[str] = []
+    index = len(found) - 1
+    while index >= 0 and found[index].listed:
+        items.insert(0, found[index].text)
+        index -= 1
+    return items if len(items) >= 2 and index >= 0 and _PROPOSED_RE.search(found[index].text) else []
+
+
+def steps_not_taken(events: list[Event]) -> list[str]:
+    """Steps the agent proposed in a list that closes a message, when the user's reply took only a part ("let's
+    first fix the bug with CWD"): the steps whose code names no later edit touched and whose words the reply
+    does not share."""
+    found: list[str] = []
+    for index, event in enumerate(events):
+        if event.kind != "assistant" or not event.text:
+            continue
+        reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
+        if reply is None or reply.kind != "user" or not _PICKED_RE.match(reply.text.strip()):
+            continue
+        steps = _steps_listed(event.text)
+        if not steps:
+            continue
+        edited = " ".join(str(e.tool.input.get(key, "")) for e in events[index + 1:] if e.tool is not None
+                          for key in ("old_string", "new_string", "content"))
+        asked = _content(reply.text)
+        for step in steps:
+            names = re.findall(r"`([^`]+)`", step)
+            if any(name.strip("()") in edited for name in names) or len(_content(step) & asked) >= 2:
+                continue
+            found.append("Not taken: " + clause(step, 14))
+    return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _DANGLING}
