@@ -251,3 +251,14 @@ def test_a_choice_judged_appropriate_for_its_reason_is_a_decision() -> None:
     assert any(line.endswith("Since telemetry is best-effort, a no-op is appropriate for unsupported platforms.")
                for line in session_insights("cc432c40-914a-4c1a-a972-0103199a736a"))
     assert lines_of("The output format is appropriate.") == []
+
+
+def test_a_session_rich_in_decisions_keeps_the_approach_it_finally_took() -> None:
+    # two root causes and three decisions before it: the approach finally taken, the sixth insight, was cut at four
+    found = insights(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert len(found) == 6
+    assert any("rewrites instead of dynamic base detection" in line for line in found), found
+
+
+def test_a_session_with_few_decisions_gains_none_from_the_higher_cap() -> None:
+    assert len(insights(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003"))) == 1

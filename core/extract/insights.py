@@ -13,7 +13,7 @@ from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, ou
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.session import Session
 
-MAX_INSIGHTS = 4
+MAX_INSIGHTS = 6
 MAX_CAUSES = 2
 
 _CAUSE_RE = re.compile(
