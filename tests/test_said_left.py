@@ -178,3 +178,16 @@ def test_steps_proposed_that_the_user_accepted_whole_are_no_thread() -> None:
     # a list of proposed steps answered "yes"
     threads = draft(corpus_session("a0bd162f-1328-48c5-83bc-c0674aa791ac"), ZoneInfo("UTC")).open_threads
     assert not any(t.startswith("Not taken: ") for t in threads), threads
+
+
+def test_a_deferral_the_agent_posted_in_a_pr_reply_is_a_caveat() -> None:
+    # gh api .../replies -f body="... Will add targeted tests in a follow-up if the logic grows more complex."
+    handoff = draft(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"), ZoneInfo("UTC"))
+    assert "Caveat (PR reply): Will add targeted tests in a follow-up if the logic grows more complex." in \
+        handoff.open_threads
+    assert handoff.status == "done"  # a note for later, not the session's own work unfinished
+
+
+def test_pr_replies_that_defer_nothing_leave_no_caveat() -> None:
+    # three review replies posted with gh api, each saying what was fixed
+    assert draft(corpus_session("030e1e67-6bf0-492d-8bd3-cc3383ec93ab"), ZoneInfo("UTC")).open_threads == []

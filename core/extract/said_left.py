@@ -33,7 +33,8 @@ CAVEAT_RE = re.compile(
     r"expect (?:some |a few )?(?:merge )?conflicts?|will (?:likely |probably )?conflict with|"
     r"defer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?(?:later|"
     r"follow|future|next|separate|another))|left (?:it |this |that )?(?:for|as) (?:a )?"
-    r"(?:follow-?up|later|future)|out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
+    r"(?:follow-?up|later|future)|in a (?:later |separate |future )?follow-?up\b|"
+    r"out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
     r"temporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|revert)|"
     r"(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
     # "If Windows support becomes important later, you could ...": a follow-up left for later
@@ -41,8 +42,8 @@ CAVEAT_RE = re.compile(
     r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
 # A piece of every caveat above: substring tests rule out most messages before any regex runs.
 _CAVEAT_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not",
-                  "documented", "conflict", "defer", "left ", "scope", "complex", "limitation", "temp", "debug",
-                  "later", "future", "becomes")
+                  "documented", "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "temp",
+                  "debug", "later", "future", "becomes")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
@@ -64,6 +65,9 @@ _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
                         re.IGNORECASE)
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
+# What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
+_POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
+                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
@@ -171,11 +175,11 @@ def _actions(command: str) -> set[str]:
 
 
 def caveats(events: list[Event], before: int) -> list[str]:
-    """The caveats the agent named in messages before event `before` (the last turn reads its own) that no
-    later message or passing check resolved: the last `MAX_CAVEATS` of them."""
+    """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
+    what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
     calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
     messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
-    found: list[str] = []
+    found: list[tuple[int, str]] = []
     for position, (index, text) in enumerate(messages):
         lowered = text.lower()
         if index >= before or not any(piece in lowered for piece in _CAVEAT_PIECES):
@@ -186,9 +190,15 @@ def caveats(events: list[Event], before: int) -> list[str]:
                 continue
             if _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
                 continue
-            found.append("Caveat: " + clause(said))
-    return list(dict.fromkeys(found))[-MAX_CAVEATS:]
-
+            found.append((index, "Caveat: " + clause(said)))
+    for index, call in calls:
+        posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
+        if posted is None or index >= before or call.is_error:
+            continue
+        later = " ".join(t for i, t in messages if i > index)
+        found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted.group(2))
+                  if CAVEAT_RE.search(s.text) and not _resolved(s.text, later, calls, index)]
+    return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
 
 def _steps_listed(text: str) -> list[str]:
     """The steps of the list that ends the message, when the sentence before it proposes them (at least two)."""
