@@ -262,3 +262,17 @@ def test_a_session_rich_in_decisions_keeps_the_approach_it_finally_took() -> Non
 
 def test_a_session_with_few_decisions_gains_none_from_the_higher_cap() -> None:
     assert len(insights(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003"))) == 1
+
+
+def test_an_approach_announced_with_its_purpose_or_the_alternative_set_aside_is_a_decision() -> None:
+    found = insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))
+    assert any("I'll update to use `cmd.CommandPath()` which gives the full command path." in line for line in found)
+    assert any("I'll add a helper function to make the command string testable" in line for line in found)
+    found = insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
+    assert any("Let me use `slices.Equal` instead" in line for line in found)
+
+
+def test_a_step_announced_before_what_it_shows_is_no_decision() -> None:
+    # "Let me use the test data instead:" introduces the command after it
+    found = insights(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"))
+    assert not any("Let me use the test data instead" in line for line in found)

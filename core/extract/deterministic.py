@@ -47,7 +47,8 @@ SUBSTANCE_RULES = "3"
 # unpushed commits, a PR not opened, a check left failing as threads and status; checks in What Happened. "7":
 # what the agent said is left (core/extract/said_left.py), threads one clause; no minor step or question as
 # headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
-# the user took only part of; up to six insights.
+# the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
+# approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
 HANDOFF_RULES = "8"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -90,6 +90,13 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+# "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
+# takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
+_ANNOUNCED_CHOICE_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
+    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write)\b.*?(?:\binstead\b|\brather than\b|"
+    r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
+    re.IGNORECASE)
 # "Yes, I can refactor to ...": an answer to the user that offers work, no choice made; "Something like `x` would
 # be cleaner": the recommendation before it said again.
 _REPLY_RE = re.compile(r"^(?:(?:yes|sure|absolutely|of course)[,!.]?\s+(?:i|we)(?:'ll| can| could| will| would)\b|"
@@ -230,6 +237,13 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
+        if _ANNOUNCED_CHOICE_RE.match(text) and not text.endswith(":"):  # "Let me use the test data instead:": a step
+            before = found[index - 1] if index else None
+            if len(text) < 60 and before is not None and not before.listed and before.heading == sentence.heading:
+                text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
+            if len(text) <= 300:
+                result.append(Insight("Decision", topic_of(text), text, 1))
+            continue
         if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text) or \
                 _REPLY_RE.match(text):
             continue
