@@ -153,7 +153,6 @@ def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_an
 
     labels = handoff_quality.load_labels(handoff_quality.BLIND)
     assert len(labels) >= 30 and {label["set"] for label in labels} == {"dev", "heldout"}
-    assert {label["tree"] for label in labels} >= {"entire", "claude-code-log", "agent fixture: codex",
-                                                    "agent fixture: gemini"}
+    assert {label["tree"] for label in labels} >= {"entire", "claude-code-log", "codex", "gemini"}
     for label in labels:
         assert all(item["text"] and len(item["evidence"]) <= 400 for item in label["open_threads"] + label["decisions"])
