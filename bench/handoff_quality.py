@@ -181,7 +181,7 @@ def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for path in (data_dir / "handoffs").rglob("*.md"):
         handoff = parse_handoff(path.read_text(encoding="utf-8"))
-        key = path.stem if path.stem in wanted else handoff.session_uuid
+        key = path.stem if path.stem in wanted else handoff.session_id
         if key in wanted:
             found[key] = {"headline": handoff.headline, "status": handoff.status,
                           "open_threads": handoff.open_threads, "insights": handoff.insights,

@@ -232,8 +232,8 @@ def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
     try:
         eywa = Eywa(load_settings())
         eywa.ingest(llm=False)
-        session_uuid = eywa.store.conn.execute("SELECT session_uuid FROM handoffs").fetchone()[0]
-        record = eywa.extract(session_uuid)
+        session_id = eywa.store.conn.execute("SELECT session_uuid FROM handoffs").fetchone()[0]
+        record = eywa.extract(session_id)
         handoff = record.path.read_text(encoding="utf-8")
         eywa.close()
     finally:
