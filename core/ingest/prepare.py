@@ -6,6 +6,7 @@ can run ahead, in worker processes when there is enough to read; results come ba
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import multiprocessing
 import os
 import signal
@@ -103,14 +104,19 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
     pipes: list[Connection] = []
     processes: list[BaseProcess] = []
     try:
-        for _ in range(workers):
-            receiver, sender = context.Pipe(duplex=False)
-            process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
-                                                          [*pipes, receiver]), daemon=True)
-            process.start()
-            sender.close()
-            pipes.append(receiver)
-            processes.append(process)
+        # Frozen, what the workers inherit is never visited by their collector: its pages stay shared, not copied.
+        gc.freeze()
+        try:
+            for _ in range(workers):
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
+                                                              [*pipes, receiver]), daemon=True)
+                process.start()
+                sender.close()
+                pipes.append(receiver)
+                processes.append(process)
+        finally:
+            gc.unfreeze()
         arrived: dict[int, PreparedSession] = {}
         open_pipes = dict(zip(pipes, processes, strict=True))
         for index in range(len(groups)):

@@ -30,6 +30,7 @@ from eywa.core.ingest.agent_runs import link_runs
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
+from eywa.core.ingest.spool import SessionSpool
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.common import parse_time
@@ -132,7 +133,60 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     reredact.redact_copies(store, paths.spokes_dir, redactor, progress, run)
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
+    dirty, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run, report)
+    workers = worker_count(dirty) if workers is None else workers
+    prepared = prepared_in_order(dirty, redact, zone, workers)
+    with contextlib.closing(dirty), contextlib.closing(prepared), store.staged_text_index():
+        done, group = 0, dirty[0] if len(dirty) else None
+        while group is not None:
+            # A batch's first session is read before its transaction begins, so that reading a large
+            # session never holds the write lock; small ones join the batch while it is young.
+            began, session = time.perf_counter(), next(prepared)
+            superseded: list[Path] = []
+            batch: list[str] = []
+            with store.transaction():
+                terms = TermStats(store.conn)
+                while True:
+                    superseded += _store_session(store, terms, group, session, paths, report)
+                    batch.append(group.session_id)
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(dirty), group.session_id)
+                    group = dirty[done] if done < len(dirty) else None
+                    if (group is None or time.perf_counter() - began >= _BATCH_SECONDS
+                            or sum(f.size for f in group.files) > _BATCH_MAX_SESSION_BYTES):
+                        break
+                    session = next(prepared)
+                terms.flush()
+            for path in superseded:
+                path.unlink(missing_ok=True)
+            for session_id in batch:
+                if session_id in marks:
+                    clear_mark(marks[session_id])
+    report.seconds = time.perf_counter() - started
+    with store.transaction():
+        store.set_meta("last_ingest_at", now().isoformat(timespec="seconds"))
+        store.set_meta("last_ingest_report", report.to_json())
+        if only is None:  # every session was judged by these rules
+            store.set_meta("substance_rules", SUBSTANCE_RULES)
+            store.set_meta("handoff_rules", HANDOFF_RULES)
+    if run is not None:
+        # What the ingest did not draft again (a run folded away, a transcript that reads as empty now, an
+        # ingest of `only` some sessions) is redacted where it lies.
+        reredact.redact_stored(store, sorted(reredact.pending(store)), paths.handoffs_dir, paths.archive_dir,
+                               redactor, run, progress)
+        run.redrafted -= run.in_place - in_place_before
+        reredact.finish(store, run, started)
+    return report
+
+
+def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Redactor, progress: Progress | None,
+           only: set[str] | None, force: frozenset[str], marks: dict[str, Path], run: reredact.ReRedaction | None,
+           report: IngestReport) -> tuple[SessionSpool, int]:
+    """The sessions to read, oldest first, spooled to a file; and the re-redaction's in-place count before them.
+    The lists of every file and state seen live only in here: gone before the first session is read."""
     force = force | frozenset(marks) | _judged_by_older_rules(store)
+    in_place_before = 0
     files = scan_sources(enabled)
     report.files_seen = len(files)
     known = store.source_states()
@@ -176,47 +230,7 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
         _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
         dirty = [g for g in dirty if g.session_id not in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
-    workers = worker_count(dirty) if workers is None else workers
-    prepared = prepared_in_order(dirty, redact, zone, workers)
-    with contextlib.closing(prepared), store.staged_text_index():
-        done = 0
-        while done < len(dirty):
-            # A batch's first session is read before its transaction begins, so that reading a large
-            # session never holds the write lock; small ones join the batch while it is young.
-            began, first, session = time.perf_counter(), done, next(prepared)
-            superseded: list[Path] = []
-            with store.transaction():
-                terms = TermStats(store.conn)
-                while True:
-                    superseded += _store_session(store, terms, dirty[done], session, paths, report)
-                    done += 1
-                    if progress is not None:
-                        progress(done, len(dirty), dirty[done - 1].session_id)
-                    if (done == len(dirty) or time.perf_counter() - began >= _BATCH_SECONDS
-                            or sum(f.size for f in dirty[done].files) > _BATCH_MAX_SESSION_BYTES):
-                        break
-                    session = next(prepared)
-                terms.flush()
-            for path in superseded:
-                path.unlink(missing_ok=True)
-            for group in dirty[first:done]:
-                if group.session_id in marks:
-                    clear_mark(marks[group.session_id])
-    report.seconds = time.perf_counter() - started
-    with store.transaction():
-        store.set_meta("last_ingest_at", now().isoformat(timespec="seconds"))
-        store.set_meta("last_ingest_report", report.to_json())
-        if only is None:  # every session was judged by these rules
-            store.set_meta("substance_rules", SUBSTANCE_RULES)
-            store.set_meta("handoff_rules", HANDOFF_RULES)
-    if run is not None:
-        # What the ingest did not draft again (a run folded away, a transcript that reads as empty now, an
-        # ingest of `only` some sessions) is redacted where it lies.
-        reredact.redact_stored(store, sorted(reredact.pending(store)), paths.handoffs_dir, paths.archive_dir,
-                               redactor, run, progress)
-        run.redrafted -= run.in_place - in_place_before
-        reredact.finish(store, run, started)
-    return report
+    return SessionSpool(dirty, paths.projects), in_place_before
 
 
 def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
