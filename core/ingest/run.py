@@ -190,17 +190,17 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
     files = scan_sources(enabled)
     report.files_seen = len(files)
     known = store.source_states()
-    changed = {str(f.path) for f in files if (state := known.get(str(f.path))) is None
+    changed = {f.location for f in files if (state := known.get(f.location)) is None
                or (state.size, state.mtime_ns) != (f.size, f.mtime_ns)}
     report.files_changed = len(changed)
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
-    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
-             and known[str(f.path)].kind == AGENT_RUN else f for f in files]
+    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and f.location not in changed
+             and known[f.location].kind == AGENT_RUN else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
-        state = known.get(str(source.path))
-        if state is not None and str(source.path) not in changed and state.session_uuid:
+        state = known.get(source.location)
+        if state is not None and source.location not in changed and state.session_uuid:
             return state.session_uuid
         return file_session(source)
 
@@ -223,7 +223,7 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
     dirty = [
         g for g in groups.values()
         if (only is None or g.session_id in only)
-        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
+        and (g.session_id in force or any(f.location in changed for f in g.files))
     ]
     forgotten = store.forgotten()
     if forgotten:
@@ -239,11 +239,11 @@ def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> N
     with store.transaction():
         for group in groups:
             for source in group.files:
-                copy = paths.spoke_copy(str(source.path))
+                copy = paths.spoke_copy(source.location)
                 if copy is not None:
                     copy.unlink(missing_ok=True)
                 else:
-                    store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, "forgotten", 0)
+                    store.put_source(source.location, source.size, source.mtime_ns, group.session_id, "forgotten", 0)
 
 
 def _judged_by_older_rules(store: Store) -> frozenset[str]:
@@ -274,13 +274,13 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
 
     def record_sources(kind_of_main: str) -> None:
         for source in group.files:
-            file_stats = stats.get(str(source.path))
+            file_stats = stats.get(source.location)
             if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
                 continue
             kind = kind_of_main if source.kind == "main" else source.kind
             unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
             unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
-            store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
+            store.put_source(source.location, source.size, source.mtime_ns, group.session_id, kind,
                              file_stats.bad_lines, version=file_stats.version, unknown=unknown)
 
     if prepared.handoff is None:  # empty, or not a Claude Code transcript

@@ -239,7 +239,7 @@ class Copilot(AgentSource):
         """The working folder in each session's `session.start` (its first line)."""
         found = set()
         for events in (folder / "session-state").glob("*/events.jsonl"):
-            cwd = self.run_start(SourceFile(events, 0, 0, "main", self.kind))[1]
+            cwd = self.run_start(SourceFile(str(events), 0, 0, "main", self.kind))[1]
             if cwd.startswith("/"):
                 found.add(cwd)
         return found
