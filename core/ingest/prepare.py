@@ -10,7 +10,6 @@ import gc
 import multiprocessing
 import os
 import signal
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from eywa.core.archive.columns import FulltextColumns, fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft, session_terms
 from eywa.core.handoffs.model import Handoff
+from eywa.core.ingest.apart import can_fork
 from eywa.core.sources.jsonl import ReadStats
 from eywa.core.sources.plugin import SessionFiles
 from eywa.core.sources.sessions import is_transcript, read_session
@@ -78,7 +78,7 @@ def worker_count(groups: Sequence[SessionFiles]) -> int:
     """Worker processes worth starting for these sessions: one per CPU for a large ingest, none for a
     small one, and none when other threads run (the bot's ingest thread): forking a threaded process
     can copy a lock held by another thread."""
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if not can_fork():
         return 0
     if sum(f.size for group in groups for f in group.files) < PARALLEL_MIN_BYTES:
         return 0

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import time
+from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from eywa.core.index.store import Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import link_runs
+from eywa.core.ingest.apart import apart
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
@@ -184,15 +186,47 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
            only: set[str] | None, force: frozenset[str], marks: dict[str, Path], run: reredact.ReRedaction | None,
            report: IngestReport) -> tuple[SessionSpool, int]:
     """The sessions to read, oldest first, spooled to a file; and the re-redaction's in-place count before them.
-    The lists of every file and state seen live only in here: gone before the first session is read."""
+    The lists of every file and state seen are made in a child process (`_plan`): this one never holds them."""
     force = force | frozenset(marks) | _judged_by_older_rules(store)
+    # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
+    queued = reredact.pending(store) if run is not None else set()
+    redraftable = queued & set(store.handoff_ids(EXTRACTOR_NAME)) if queued else set()
+    spool = SessionSpool(paths.projects)
+    plan = apart(_plan, store.path, paths, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
+    spool.ends = plan.ends
+    report.files_seen, report.files_changed = plan.files_seen, plan.files_changed
+    if marks:
+        expire_marks(marks, plan.marked)
     in_place_before = 0
+    if run is not None:
+        run.redrafted += len(plan.redrafted)
+        reredact.redact_stored(store, sorted(queued - plan.redrafted), paths.handoffs_dir, paths.archive_dir,
+                               redactor, run, progress)
+        in_place_before = run.in_place
+    if plan.kept_out:
+        _keep_out(store, plan.kept_out, paths)
+    return spool, in_place_before
+
+
+@dataclass
+class _Plan:
+    files_seen: int
+    files_changed: int
+    marked: set[str]  # the sessions with a SessionEnd mark that were found
+    redrafted: set[str]  # the sessions queued for re-redaction that are drafted again
+    kept_out: list[SessionFiles]  # forgotten sessions with new or changed files
+    ends: array[int]  # the spool's offsets
+
+
+def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | None, force: frozenset[str],
+          marks: set[str], redraftable: set[str], forgotten: set[str], spool: SessionSpool) -> _Plan:
+    """Scan the sources, group their files into sessions and spool those to read (in `_queue`'s child process)."""
     files = scan_sources(enabled)
-    report.files_seen = len(files)
-    known = store.source_states()
+    reader = Store(db, read_only=True)
+    known = reader.source_states()
+    reader.close()
     changed = {f.location for f in files if (state := known.get(f.location)) is None
                or (state.size, state.mtime_ns) != (f.size, f.mtime_ns)}
-    report.files_changed = len(changed)
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
     files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and f.location not in changed
@@ -208,29 +242,17 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
     for group in groups.values():
         group.projects = paths.projects.get(group.machine)
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
-    force |= frozenset(linked.values())
-    if marks:
-        expire_marks(marks, set(groups))
-    if run is not None:
-        # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
-        queued = reredact.pending(store)
-        present = {group.session_id for group in groups.values()} & queued & set(store.handoff_ids(EXTRACTOR_NAME))
-        force |= frozenset(present)
-        run.redrafted += len(present)
-        reredact.redact_stored(store, sorted(queued - present), paths.handoffs_dir, paths.archive_dir, redactor,
-                               run, progress)
-        in_place_before = run.in_place
+    redrafted = redraftable & set(groups)
+    force |= frozenset(linked.values()) | redrafted
     dirty = [
         g for g in groups.values()
         if (only is None or g.session_id in only)
         and (g.session_id in force or any(f.location in changed for f in g.files))
     ]
-    forgotten = store.forgotten()
-    if forgotten:
-        _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
-        dirty = [g for g in dirty if g.session_id not in forgotten]
+    kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
-    return SessionSpool(dirty, paths.projects), in_place_before
+    ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
+    return _Plan(len(files), len(changed), marks & set(groups), redrafted, kept_out, ends)
 
 
 def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:

@@ -19,17 +19,21 @@ from eywa.core.sources.projects import ProjectNames
 class SessionSpool(Sequence[SessionFiles]):
     """`groups` in their order; each read back from the file when asked for (a new object each time)."""
 
-    def __init__(self, groups: Iterable[SessionFiles], projects: Mapping[str, ProjectNames]) -> None:
+    def __init__(self, projects: Mapping[str, ProjectNames]) -> None:
         self._projects = projects  # one object a machine, attached again when read: not pickled with each session
         self._file = tempfile.TemporaryFile()
-        self._ends = array("q", [0])  # the byte offsets where each session's record ends
+        self.ends = array("q", [0])  # the byte offsets where each session's record ends
+
+    def fill(self, groups: Iterable[SessionFiles]) -> array[int]:
+        """Write `groups` (by any process that shares the file); the offsets, for `ends` of the process that reads."""
         for group in groups:
             self._file.write(pickle.dumps(dataclasses.replace(group, projects=None), pickle.HIGHEST_PROTOCOL))
-            self._ends.append(self._file.tell())
+            self.ends.append(self._file.tell())
         self._file.flush()
+        return self.ends
 
     def __len__(self) -> int:
-        return len(self._ends) - 1
+        return len(self.ends) - 1
 
     @overload
     def __getitem__(self, index: int) -> SessionFiles: ...
@@ -43,8 +47,8 @@ class SessionSpool(Sequence[SessionFiles]):
         if not -len(self) <= index < len(self):
             raise IndexError(index)
         index %= len(self)
-        start = self._ends[index]
-        group: SessionFiles = pickle.loads(os.pread(self._file.fileno(), self._ends[index + 1] - start, start))
+        start = self.ends[index]
+        group: SessionFiles = pickle.loads(os.pread(self._file.fileno(), self.ends[index + 1] - start, start))
         group.projects = self._projects.get(group.machine)
         return group
 
