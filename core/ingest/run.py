@@ -145,12 +145,13 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
             # session never holds the write lock; small ones join the batch while it is young.
             began, session = time.perf_counter(), next(prepared)
             superseded: list[Path] = []
-            batch: list[str] = []
+            settled: list[Path] = []  # the SessionEnd marks of the batch's sessions
             with store.transaction():
                 terms = TermStats(store.conn)
                 while True:
                     superseded += _store_session(store, terms, group, session, paths, report)
-                    batch.append(group.session_id)
+                    if group.session_id in marks:
+                        settled.append(marks[group.session_id])
                     done += 1
                     if progress is not None:
                         progress(done, len(dirty), group.session_id)
@@ -162,9 +163,8 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
                 terms.flush()
             for path in superseded:
                 path.unlink(missing_ok=True)
-            for session_id in batch:
-                if session_id in marks:
-                    clear_mark(marks[session_id])
+            for mark in settled:
+                clear_mark(mark)
     report.seconds = time.perf_counter() - started
     with store.transaction():
         store.set_meta("last_ingest_at", now().isoformat(timespec="seconds"))
