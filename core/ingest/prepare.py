@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
 from eywa.core.archive.renderer import Renderer
-from eywa.core.extract.deterministic import draft, session_terms
+from eywa.core.extract.deterministic import KeywordCandidates, draft, keyword_candidates, session_terms
 from eywa.core.handoffs.model import Handoff
 from eywa.core.ingest.apart import can_fork
 from eywa.core.sources.jsonl import ReadStats
@@ -51,6 +51,7 @@ class PreparedSession:
     handoff: Handoff | None = None  # drafted, no keywords yet; None: empty, or not a Claude Code transcript
     terms: list[str] = field(default_factory=list)  # recorded in the document frequencies
     weights: Counter[str] = field(default_factory=Counter)  # of `terms`: all that keywords read
+    candidates: KeywordCandidates | None = None  # of `weights`, for a handoff of substance
 
 
 def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSession:
@@ -71,6 +72,8 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     weights, prepared.terms = session_terms(session)
     prepared.weights = Counter({term: weights[term] for term in prepared.terms})
     prepared.handoff = draft(session, zone, group.projects)
+    if prepared.handoff.substance:
+        prepared.candidates = keyword_candidates(prepared.weights, tuple(prepared.handoff.projects))
     return prepared
 
 

@@ -312,7 +312,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     superseded = _fold_runs(store, terms, group, paths)
     terms.record(prepared.session_id, prepared.terms)
     handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
-                            total_docs=terms.document_count())
+                            total_docs=terms.document_count(), candidates=prepared.candidates)
     relpath = handoff_relpath(handoff)
     old = store.handoff_path(prepared.session_id)
     # Files first, row last: a crash in between leaves files that the next run rewrites identically.
