@@ -184,15 +184,15 @@ def archive_path(conn: sqlite3.Connection, session_uuid: str) -> str:
     return row[0] if row else ""
 
 
+# The project's rows of project_index (its date and substance beside each id) find the span; only the handoffs in
+# it are read (their bodies tell which are done): a project's whole history is never read.
 _RECENT_IN_PROJECTS = """
-WITH project AS (
-  SELECT h.session_uuid, h.date, h.ended_at, h.body LIKE '%## Open Threads' || char(10) || 'None.%' AS done
-  FROM handoffs AS h
-  WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
-    AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks})))
-SELECT session_uuid FROM project
-WHERE date >= date((SELECT MAX(date) FROM project), ?)
-ORDER BY done, date DESC, ended_at DESC, session_uuid
+WITH member AS (
+  SELECT session_uuid, date FROM project_index
+  WHERE project IN ({marks}) AND substance > 0 AND date >= ? AND session_uuid != ?)
+SELECT h.session_uuid FROM handoffs AS h
+WHERE h.session_uuid IN (SELECT session_uuid FROM member WHERE date >= date((SELECT MAX(date) FROM member), ?))
+ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
 LIMIT ?
 """
 
@@ -203,7 +203,7 @@ def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, c
     the last `span_days` days of the newest of them: those with open threads first, each group newest first."""
     marks = ",".join("?" * len(projects))
     ids = [uid for (uid,) in conn.execute(_RECENT_IN_PROJECTS.format(marks=marks),
-                                          (cutoff, exclude, *projects, f"-{max(1, span_days) - 1} days", limit))]
+                                          (*projects, cutoff, exclude, f"-{max(1, span_days) - 1} days", limit))]
     if not ids:
         return []
     rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
