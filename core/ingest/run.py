@@ -28,6 +28,7 @@ from eywa.core.index.store import Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import link_runs
+from eywa.core.ingest.allocator import bound_allocator
 from eywa.core.ingest.apart import apart
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
@@ -112,6 +113,7 @@ def ingest(store: Store, paths: IngestPaths, *, redactor: Redactor, zone: ZoneIn
     limits the run to the given session ids (both by full id). `workers`: processes reading sessions
     (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number.
     Stored text written under older redaction rules is redacted again first (core/ingest/reredact.py)."""
+    bound_allocator()
     run = reredact.begin(store, redactor)
     with store.scrubbing() if run is not None else contextlib.nullcontext():
         return _ingest(store, paths, redactor, zone, progress, only, force, workers, run)
