@@ -13,7 +13,7 @@ import dataclasses
 import datetime as dt
 import time
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -24,7 +24,7 @@ from eywa.core.config.clock import now
 from eywa.core.errors import IngestError
 from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
-from eywa.core.index.store import Store
+from eywa.core.index.store import SourceState, Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import link_runs
@@ -225,20 +225,14 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     """Scan the sources, group their files into sessions and spool those to read (in `_queue`'s child process)."""
     files = scan_sources(enabled)
     reader = Store(db, read_only=True)
-    known = reader.source_states()
+    changed, parents, linked_runs = _compared(files, reader.source_states())
     reader.close()
-    changed = {f.location for f in files if (state := known.get(f.location)) is None
-               or (state.size, state.mtime_ns) != (f.size, f.mtime_ns)}
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
-    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and f.location not in changed
-             and known[f.location].kind == AGENT_RUN else f for f in files]
+    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.location in linked_runs else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
-        state = known.get(source.location)
-        if state is not None and source.location not in changed and state.session_uuid:
-            return state.session_uuid
-        return file_session(source)
+        return parents.get(source.location) or file_session(source)
 
     groups = group_sessions(files, parent_of)
     for group in groups.values():
@@ -255,6 +249,27 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
     return _Plan(len(files), len(changed), marks & set(groups), redrafted, kept_out, ends)
+
+
+def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
+              ) -> tuple[set[str], dict[str, str], set[str]]:
+    """The paths of `files` new or changed since their recorded state; the session recorded for each unchanged
+    file; the unchanged main files recorded as agent runs. The states, in path order, are read alongside."""
+    changed: set[str] = set()
+    parents: dict[str, str] = {}
+    linked_runs: set[str] = set()
+    path, state = next(states, ("", None))
+    for source in sorted(files, key=lambda f: f.location):
+        while state is not None and path < source.location:
+            path, state = next(states, ("", None))
+        if state is None or path != source.location or (state.size, state.mtime_ns) != (source.size, source.mtime_ns):
+            changed.add(source.location)
+            continue
+        if state.session_uuid:
+            parents[source.location] = state.session_uuid
+        if source.kind == "main" and state.kind == AGENT_RUN:
+            linked_runs.add(source.location)
+    return changed, parents, linked_runs
 
 
 def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
