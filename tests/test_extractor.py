@@ -443,3 +443,15 @@ def test_pending_todo_files_are_open_until_marked_complete() -> None:
     s.events.append(Event("assistant", T0, text="Filed the findings."))
     threads = run_extract(s).open_threads
     assert "To do: duplicate git hook" in threads and not [t for t in threads if "non atomic" in t], threads
+
+
+def test_the_words_a_keyword_candidate_holds_do_not_depend_on_the_other_candidates() -> None:
+    # What lets the ingest workers find them ahead (keyword_candidates), before the document frequencies are known.
+    from eywa.core.extract.deterministic import _covered_words, keyword_candidates
+
+    weights, _ = session_terms(session_with_work())
+    plan = keyword_candidates(weights, ("eywa",))
+    valued = {word for word in plan.words if weights.get(word, 0) > 0}
+    assert any(len(words) > 1 for words in plan.covers.values())
+    for subset in (plan.terms[::2], plan.terms[1::3], [term for term in plan.terms if "-" in term]):
+        assert subset and _covered_words(subset, valued) == {term: plan.covers[term] for term in subset}
