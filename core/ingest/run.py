@@ -229,7 +229,7 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     reader.close()
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
-    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.location in linked_runs else f for f in files]
+    files = [dataclasses.replace(f, role=AGENT_RUN) if f.location in linked_runs else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
         return parents.get(source.location) or file_session(source)
@@ -265,9 +265,9 @@ def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]]
         if state is None or path != source.location or (state.size, state.mtime_ns) != (source.size, source.mtime_ns):
             changed.add(source.location)
             continue
-        if state.session_uuid:
-            parents[source.location] = state.session_uuid
-        if source.kind == "main" and state.kind == AGENT_RUN:
+        if state.session_id:
+            parents[source.location] = state.session_id
+        if source.role == "main" and state.kind == AGENT_RUN:
             linked_runs.add(source.location)
     return changed, parents, linked_runs
 
@@ -316,7 +316,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
             file_stats = stats.get(source.location)
             if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
                 continue
-            kind = kind_of_main if source.kind == "main" else source.kind
+            kind = kind_of_main if source.role == "main" else source.role
             unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
             unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
             store.put_source(source.location, source.size, source.mtime_ns, group.session_id, kind,
@@ -355,7 +355,7 @@ def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: Inges
     transaction that stores the session, so that no run is ever counted twice or lost); their files."""
     gone: list[Path] = []
     for source in group.subagents:
-        if source.kind != AGENT_RUN:
+        if source.role != AGENT_RUN:
             continue
         own = file_session(source)
         relpath = store.handoff_path(own)

@@ -36,7 +36,7 @@ class SourceFile:
     location: str  # its path
     size: int
     mtime_ns: int
-    kind: str  # its role: main | agent-file | subagents-dir (a subagent's file) | agent-run
+    role: str  # main | agent-file | subagents-dir (a subagent's file) | agent-run
     agent: str = CLAUDE_CODE  # the agent whose folder it was found in (core/sources)
     machine: str = ""  # the machine of that source
 
