@@ -86,7 +86,7 @@ def build_index(data_dir: Path, count: int, seed: int = 11) -> None:
                 days = 1 + _zipf_index(rng, 365) if rng.random() < 0.5 else rng.randint(1, 365)
                 date = NOW - dt.timedelta(days=days)
                 handoff = Handoff(
-                    session_id=uid[:8], session_uuid=uid, date=date, duration=f"{rng.randint(2, 240)}m",
+                    short_id=uid[:8], session_id=uid, date=date, duration=f"{rng.randint(2, 240)}m",
                     model="claude-opus-4-6", headline=_sentence(rng, terms)[:70],
                     projects=[PROJECTS[_zipf_index(rng, len(PROJECTS))]],
                     keywords=sorted({terms[_zipf_index(rng, len(terms))] for _ in range(6)}),

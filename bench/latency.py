@@ -61,7 +61,7 @@ def build(db: Path, count: int, seed: int = 7) -> None:
             for i in range(start, min(count, start + batch)):
                 text = " ".join(_zipf(rng, words, 300))
                 handoff = Handoff(
-                    session_id=f"{i:08x}", session_uuid=f"{i:08x}-0000-4000-8000-000000000000",
+                    short_id=f"{i:08x}", session_id=f"{i:08x}-0000-4000-8000-000000000000",
                     date=NOW - dt.timedelta(days=rng.randint(0, 365)), duration=f"{rng.randint(1, 240)}m",
                     headline=" ".join(_zipf(rng, words, 6)), projects=_zipf(rng, projects, 1),
                     keywords=sorted(set(_zipf(rng, keywords, 6))), substance=2,

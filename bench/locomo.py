@@ -104,7 +104,7 @@ def evaluate_conversation(conversation: dict, modes: list[str], workdir: Path) -
         for question, relevant in questions(conversation, ids):
             for mode in modes:
                 ranked = reference.rank(question) if reference and mode == fts5_reference.NAME else [
-                    h.session_uuid for h in eywa.recall(question, days_back=days_back, max_results=10, mode=mode)]
+                    h.session_id for h in eywa.recall(question, days_back=days_back, max_results=10, mode=mode)]
                 out[mode].append((ranked, relevant))
     finally:
         eywa.close()

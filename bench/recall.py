@@ -82,7 +82,7 @@ def evaluate(data_dir: Path, projects_dir: Path, modes: list[str]) -> dict[str, 
         for mode in modes:
             started = time.perf_counter()
             ranked = [reference.rank(query) if reference and mode == fts5_reference.NAME else [
-                h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=10, mode=mode)]
+                h.session_id for h in eywa.recall(query, days_back=DAYS_BACK, max_results=10, mode=mode)]
                 for query, _ in queries]
             results[mode] = metrics(ranked, [rel for _, rel in queries])
             results[mode]["ms_per_query"] = (time.perf_counter() - started) * 1000 / len(queries)

@@ -131,7 +131,7 @@ def score(data_dir: Path, plan: dict[str, list[str]], voices: list[str], cache: 
     vocabulary = voice.unfamiliar(eywa.vocabulary(2000))
 
     def top(query: str, k: int) -> list[str]:
-        return [h.session_uuid for h in eywa.recall(query, days_back=DAYS_BACK, max_results=k)]
+        return [h.session_id for h in eywa.recall(query, days_back=DAYS_BACK, max_results=k)]
 
     results: dict[str, dict[str, dict[str, float]]] = {}
     for set_name, queries in plan.items():

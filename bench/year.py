@@ -163,7 +163,7 @@ class Index:
         """The top 10 of each query; `as_then`: of the sessions dated `now` or earlier, as the index held them
         that day (the year-spread corpus holds sessions after a time query's day)."""
         with self.eywa(now) as eywa:
-            return [[r.short_id if short else r.session_uuid for r in eywa.recall(
+            return [[r.short_id if short else r.session_id for r in eywa.recall(
                 query, days_back=days_back, max_results=40 if as_then else 10) if not as_then or r.date <= now][:10]
                     for query, _ in queries]
 

@@ -53,7 +53,7 @@ from eywa.core.api import Eywa, HandoffRecord
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
 from eywa.core.errors import StoreError
-from eywa.core.index.bot_state import BotState, Page
+from eywa.core.index.bot_store import BotState, Page
 from eywa.core.ingest.run import IngestReport, Progress
 
 log = logging.getLogger("eywa.bot")

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
 from eywa.core.api import Digest, HandoffRecord, Results, Stats, drift_lines
-from eywa.core.claude_sessions import BackgroundSession, attach_command
 from eywa.core.handoffs.continue_prompt import continue_prompt as core_continue_prompt
 from eywa.core.handoffs.model import format_duration
+from eywa.core.launcher import BackgroundSession, attach_command
 from eywa.core.sources import AGENT_NAMES, CLAUDE_CODE
 
 MAX_MESSAGE = 4096  # Telegram's limit on a message's text

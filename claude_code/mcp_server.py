@@ -35,8 +35,8 @@ from eywa.core.config.settings import Settings
 from eywa.core.errors import AmbiguousId, IngestError, NotFound, StoreError
 from eywa.core.ingest.pending import live_session
 from eywa.core.redaction.scrubber import Redactor
-from eywa.core.sources.claude_code import encode_cwd
-from eywa.core.sources.claude_code.builder import block_text
+from eywa.core.sources.claude import encode_cwd
+from eywa.core.sources.claude.builder import block_text
 from eywa.core.sources.jsonl import read_records
 
 ACTIVE_SECONDS = 300  # a transcript written this recently belongs to a session that is still running
@@ -165,7 +165,7 @@ def calling_session(projects_dir: Path, cwd: str, *, redact: Callable[[str], str
 def _handoff_text(record: HandoffRecord) -> str:
     about = f"{record.date} · {record.duration_min} min · projects: {', '.join(record.projects) or '-'}" \
             f" · keywords: {', '.join(record.keywords) or '-'}"
-    return (f"## Eywa: handoff of session {record.session_uuid}\n{about}\nSaved to {record.path}\n\n"
+    return (f"## Eywa: handoff of session {record.session_id}\n{about}\nSaved to {record.path}\n\n"
             f"{record.body.strip()}\n")
 
 

@@ -34,9 +34,9 @@ def cmd_extract(eywa: Any, args: Any) -> int:
     report = eywa.last_llm_report
     report_notes(report)
     if report is not None:
-        outcome = report.outcomes.get(record.session_uuid)
+        outcome = report.outcomes.get(record.session_id)
         if outcome:
-            print(f"eywa: {record.session_uuid}: {outcome}", file=sys.stderr)
+            print(f"eywa: {record.session_id}: {outcome}", file=sys.stderr)
     elif not eywa.llm_choice().active:
         print(f"eywa: extracted deterministically: {eywa.llm_choice().reason}", file=sys.stderr)
     sys.stdout.write(record.body.rstrip("\n") + "\n")

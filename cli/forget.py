@@ -51,7 +51,7 @@ def cmd_forget(eywa: Any, args: Any) -> int:
         if answer not in ("y", "yes"):
             print("Nothing forgotten.")
             return 0
-    eywa.forget([record.session_uuid for record in records])
+    eywa.forget([record.session_id for record in records])
     for record in records if not bulk else []:
         print(f"forgot {record.short_id} ({record.date}: {record.headline})")
     if bulk:

@@ -33,9 +33,9 @@ from eywa.core.retrieval.recall import (
 )
 
 if TYPE_CHECKING:  # imported for real only when an LLM pass runs, or a Claude Code session is started
-    from eywa.core.claude_sessions import BackgroundSession
     from eywa.core.extract.llm.backend import Choice
     from eywa.core.extract.llm.run import LLMPass, LLMReport
+    from eywa.core.launcher import BackgroundSession
 
 log = logging.getLogger("eywa")
 
@@ -233,7 +233,7 @@ class Eywa:
         session_id = session_id.strip()
         if not _ID_RE.match(session_id):
             raise NotFound(f"'{session_id[:80]}' is not a session id (letters, digits and '-' only)")
-        sessions = {file_session(f) for f in scan_sources(self.ingest_paths().sources) if f.kind == "main"}
+        sessions = {file_session(f) for f in scan_sources(self.ingest_paths().sources) if f.role == "main"}
         matches = sorted(s for s in sessions if s and s.startswith(session_id))
         if not matches:
             folders = ", ".join(str(s.path) for s in self.ingest_paths().sources if s.enabled)
@@ -296,7 +296,7 @@ class Eywa:
     def session_cwd(self, record: HandoffRecord) -> str | None:
         """The working directory the session began in, as its archived rendering records it (None for an
         imported handoff, or when the archive file is gone)."""
-        relpath = readonly.archive_path(self._reader().conn, record.session_uuid)
+        relpath = readonly.archive_path(self._reader().conn, record.session_id)
         if not relpath:
             return None
         try:
@@ -310,9 +310,9 @@ class Eywa:
 
     def start_session(self, id_or_prefix: str) -> BackgroundSession:
         """A background Claude Code session (`claude --bg`) in the handoff's working directory, given its
-        Continue prompt; raises `claude_sessions.LaunchError` with the reason it cannot."""
-        from eywa.core.claude_sessions import start_background, working_directory
+        Continue prompt; raises `launcher.LaunchError` with the reason it cannot."""
         from eywa.core.handoffs.continue_prompt import continue_prompt
+        from eywa.core.launcher import start_background, working_directory
 
         record = self.show(id_or_prefix)
         folder = working_directory(self.session_cwd(record), record.short_id)
@@ -322,15 +322,15 @@ class Eywa:
     def background_session(self, short_id: str) -> BackgroundSession | None:
         """A background session as `claude agents` reports it now (None: unknown). Touches no index, so
         any thread may call it."""
-        from eywa.core.claude_sessions import list_background
+        from eywa.core.launcher import list_background
 
         return next((s for s in list_background(self.settings.claude_code.command) if s.id == short_id), None)
 
     def continue_plan(self, id_or_prefix: str) -> ContinuePlan:
         """The handoff's Continue prompt, and where and how to run an interactive `claude` on it (`eywa
         continue`), or why it cannot run: the prompt is there either way, to paste by hand."""
-        from eywa.core.claude_sessions import LaunchError, interactive_command, working_directory
         from eywa.core.handoffs.continue_prompt import continue_prompt
+        from eywa.core.launcher import LaunchError, interactive_command, working_directory
 
         record = self.show(id_or_prefix)
         prompt = continue_prompt(record)
@@ -407,7 +407,7 @@ class Eywa:
         """The handoffs `forget` would remove: those of `ids` (ids or unique prefixes, as `show` takes them),
         or every one of project `project` (its exact name, any case) and dated before `before`."""
         if ids:
-            return list({record.session_uuid: record for record in map(self.show, ids)}.values())
+            return list({record.session_id: record for record in map(self.show, ids)}.values())
         if project is None and before is None:
             return []
         rows = readonly.handoffs_where(self._reader().conn, project=project,
@@ -415,11 +415,11 @@ class Eywa:
         return [self._record(row) for row in rows]
 
     @_faults
-    def forget(self, session_uuids: list[str]) -> int:
+    def forget(self, session_ids: list[str]) -> int:
         """Forget these sessions (core/ingest/forget.py): how many handoffs went."""
         from eywa.core.ingest.forget import forget
 
-        return forget(self.store, session_uuids, self.ingest_paths())
+        return forget(self.store, session_ids, self.ingest_paths())
 
     @_faults
     def unforget(self, id_or_prefix: str) -> str:

@@ -28,7 +28,7 @@ class AmbiguousId(LookupError):
     """Several handoffs share that prefix; `candidates` lists them."""
 
     def __init__(self, prefix: str, candidates: list[HandoffRecord]) -> None:
-        listed = "\n".join(f"  {c.session_uuid}  {c.date}  {c.headline}" for c in candidates)
+        listed = "\n".join(f"  {c.session_id}  {c.date}  {c.headline}" for c in candidates)
         super().__init__(f"'{prefix}' matches {len(candidates)} handoffs; give more characters:\n{listed}")
         self.candidates = candidates
 

@@ -29,8 +29,8 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft
 from eywa.core.session import Session
-from eywa.core.sources.claude_code import read_meta, subagent_parent
-from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.claude import read_meta, subagent_parent
+from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.jsonl import ReadStats
 from eywa.core.sources.sessions import is_transcript
@@ -83,7 +83,7 @@ def sessions_of(folder: Path) -> list[tuple[Session, dict[str, ReadStats]]]:
     groups = group_sessions(scan_files(folder), subagent_parent)
     built = []
     for sid, group in sorted(groups.items()):
-        subagents = [(f.path, f.kind, read_meta(f)) for f in group.subagents]
+        subagents = [(f.path, f.role, read_meta(f)) for f in group.subagents]
         session, stats = build_session(sid, [f.path for f in group.main], subagents, lambda text: text)
         if is_transcript(session):
             built.append((session, stats))

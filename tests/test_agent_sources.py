@@ -141,7 +141,7 @@ def agents(env: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def handoffs(data: Path) -> dict[str, object]:
-    return {h.session_uuid: h for h in (parse_handoff(p.read_text()) for p in (data / "handoffs").rglob("*.md"))}
+    return {h.session_id: h for h in (parse_handoff(p.read_text()) for p in (data / "handoffs").rglob("*.md"))}
 
 
 def test_runs_started_by_a_claude_code_session_are_folded_into_it_and_every_handoff_names_its_agent(
@@ -153,7 +153,7 @@ def test_runs_started_by_a_claude_code_session_are_folded_into_it_and_every_hand
     found = handoffs(agents["data"])
     assert sorted(h.agent for h in found.values()) == ["claude-code", "codex", "codex", "codex", "gemini", "gemini"]
     parent = next(h for h in found.values() if h.agent == "claude-code")
-    archive = (agents["data"] / "archive").rglob(f"{parent.session_uuid}.md")
+    archive = (agents["data"] / "archive").rglob(f"{parent.session_id}.md")
     text = next(archive).read_text()
     assert "## Subagent runs" in text and "- codex " in text and "- gemini " in text
     assert "Review greet.py for style -> greet.py reads well" in text

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from eywa.core.api import Eywa
 from eywa.core.archive.renderer import Renderer
 from eywa.core.config.settings import load_settings
-from eywa.core.sources.claude_code.catalogue import KNOWN_TYPES
+from eywa.core.sources.claude.catalogue import KNOWN_TYPES
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
 from eywa.core.sources.jsonl import MAX_LINE_BYTES, ReadStats, read_records
@@ -376,7 +376,7 @@ def test_an_over_long_line_is_read_past_and_counted(tmp_path: Path, monkeypatch:
 @pytest.mark.parametrize("duration", ["abc", float("nan"), float("inf"), [1], True, 2**70])
 def test_a_subagent_result_with_wrong_typed_counts_still_renders(tmp_path: Path, duration: object) -> None:
     from eywa.core.archive.renderer import Renderer
-    from eywa.core.sources.claude_code.builder import build_session
+    from eywa.core.sources.claude.builder import build_session
 
     call = {"type": "assistant", "timestamp": "2026-02-01T10:00:00Z", "message": {
         "id": "m1", "model": "claude-opus-4-6",

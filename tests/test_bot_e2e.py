@@ -432,7 +432,7 @@ def _long_record(tmp_path: Path, sections: int, bullets: int) -> HandoffRecord:
     body = "# A long session\n\n" + "\n\n".join(
         f"## Part {s}\n" + "\n".join(f"- bullet {s}.{b} " + "x" * 80 for b in range(bullets))
         for s in range(sections))
-    return HandoffRecord(session_uuid="11111111-2222-3333-4444-555555555555", short_id="11111111",
+    return HandoffRecord(session_id="11111111-2222-3333-4444-555555555555", short_id="11111111",
                          date=dt.date(2026, 2, 16), headline="A long session", projects=["big"], keywords=[],
                          substance=2, duration_min=90, model="m", body=body, path=tmp_path / "missing.md")
 

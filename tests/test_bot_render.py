@@ -20,7 +20,7 @@ from .fake_telegram import MAX_TEXT, parse_html, utf16
 
 
 def record(body: str, headline: str = "Fix the <parser> & co", **fields: object) -> HandoffRecord:
-    values: dict = dict(session_uuid="0d3a8e6f-1111-2222-3333-444444444444", short_id="0d3a8e6f",
+    values: dict = dict(session_id="0d3a8e6f-1111-2222-3333-444444444444", short_id="0d3a8e6f",
                         date=dt.date(2026, 2, 16), headline=headline, projects=["eywa"], keywords=[], substance=2,
                         duration_min=70, model="m", body=body, path=Path("/nonexistent/h.md"))
     values.update(fields)
@@ -47,7 +47,7 @@ def test_every_corpus_handoff_renders_to_html_telegram_accepts(corpus_records: l
             text, entities = parse_html(chunk)
             assert utf16(text) <= MAX_TEXT and entities
         text, entities = parse_html(render.continue_html(rec))
-        assert [e["type"] for e in entities] == ["pre"] and rec.session_uuid in text
+        assert [e["type"] for e in entities] == ["pre"] and rec.session_id in text
 
 
 def test_header_and_sections_keep_their_words_and_markup_becomes_entities() -> None:

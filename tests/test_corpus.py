@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from eywa.core.archive.renderer import Renderer
-from eywa.core.sources.claude_code import read_meta, subagent_parent
-from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.claude import read_meta, subagent_parent
+from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.sessions import is_transcript
 
@@ -31,7 +31,7 @@ def build_all():
     groups = group_sessions(files, subagent_parent)
     sessions = {}
     for sid, group in sorted(groups.items()):
-        subagents = [(f.path, f.kind, read_meta(f)) for f in group.subagents]
+        subagents = [(f.path, f.role, read_meta(f)) for f in group.subagents]
         sessions[sid] = build_session(sid, [f.path for f in group.main], subagents, identity)
     return files, sessions
 
@@ -44,7 +44,7 @@ def corpus():
 def test_every_file_of_both_trees_is_read_with_counts(corpus) -> None:
     files, sessions = corpus
     assert len(files) == 252
-    assert {f.kind for f in files} == {"main", "agent-file", "subagents-dir"}
+    assert {f.role for f in files} == {"main", "agent-file", "subagents-dir"}
     kept = {sid: s for sid, (s, _) in sessions.items() if is_transcript(s)}
     assert len(kept) == 183
     assert len(sessions) - len(kept) == 21  # empty files and orphans of nothing but Warmup stubs

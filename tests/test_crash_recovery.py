@@ -110,7 +110,7 @@ def dump(data: Path) -> dict[str, list]:
 def search(data: Path) -> list[list[str]]:
     eywa = Eywa(load_settings(data_dir=data))
     try:
-        return [[r.session_uuid for r in eywa.recall(query, days_back=3650, max_results=5)] for query in QUERIES]
+        return [[r.session_id for r in eywa.recall(query, days_back=3650, max_results=5)] for query in QUERIES]
     finally:
         eywa.close()
 

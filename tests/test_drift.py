@@ -17,7 +17,7 @@ import pytest
 from eywa.bot.render import status_html
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
-from eywa.core.sources.claude_code.builder import FIELD_SAMPLE
+from eywa.core.sources.claude.builder import FIELD_SAMPLE
 from tests.claude_harness_regen import FIXTURES, sessions_of
 
 from .conftest import ROOT

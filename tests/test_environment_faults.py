@@ -28,7 +28,7 @@ from eywa.bot import main as bot_main
 from eywa.bot.app import build_application
 from eywa.cli.main import main
 from eywa.core.errors import StoreError
-from eywa.core.index.bot_state import BotState
+from eywa.core.index.bot_store import BotState
 from eywa.core.index.store import Store
 from eywa.core.ingest import run as ingest_run
 

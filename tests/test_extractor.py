@@ -224,15 +224,15 @@ GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b
 
 
 def corpus_session(session_id: str) -> Session:
-    from eywa.core.sources.claude_code import read_meta, subagent_parent
-    from eywa.core.sources.claude_code.builder import build_session
+    from eywa.core.sources.claude import read_meta, subagent_parent
+    from eywa.core.sources.claude.builder import build_session
     from eywa.core.sources.discovery import group_sessions, scan_files
 
     from .conftest import CORPUS, identity
 
     matches = [p for p in CORPUS.rglob(f"{session_id}.jsonl")]
     group = group_sessions(scan_files(matches[0].parent), subagent_parent)[session_id]
-    subagents = [(f.path, f.kind, read_meta(f)) for f in group.subagents]
+    subagents = [(f.path, f.role, read_meta(f)) for f in group.subagents]
     return build_session(session_id, [f.path for f in group.main], subagents, identity)[0]
 
 

@@ -50,7 +50,7 @@ def _statistics(db: Path) -> dict[str, object]:
 def _search(mode: str) -> list[list[str]]:
     eywa = _eywa()
     try:
-        return [[r.session_uuid for r in eywa.recall(q, days_back=400, max_results=5, mode=mode)] for q in QUERIES]
+        return [[r.session_id for r in eywa.recall(q, days_back=400, max_results=5, mode=mode)] for q in QUERIES]
     finally:
         eywa.close()
 
@@ -144,12 +144,12 @@ def test_forgetting_in_bulk_counts_and_asks_first(corpus: list[Path], capsys: py
 
 
 def test_forgetting_removes_the_llm_state(corpus: list[Path], env: dict[str, Path]) -> None:
-    from eywa.core.index.llm_state import ensure_tables
+    from eywa.core.index.llm_tables import ensure_tables
 
     _ingest()
     eywa = _eywa()
     try:
-        uid = eywa.last(1)[0].session_uuid
+        uid = eywa.last(1)[0].session_id
         ensure_tables(eywa.store.conn)
         with eywa.store.transaction():
             eywa.store.conn.execute("INSERT INTO llm_state(session_uuid, status, result, updated_at)"

@@ -19,7 +19,7 @@ _WORDS = st.lists(st.one_of(_TEXT, st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullma
 def test_the_quick_front_matter_reader_reads_what_yaml_reads_from_any_handoff_written(
         short: str, headline: str, model: str, projects: list[str], keywords: list[str], substance: int,
         day: dt.date, status: str | None, machine: str, duration: str) -> None:
-    handoff = Handoff(session_id=short or "x", session_uuid=f"{short}-uuid", date=day, headline=headline or "h",
+    handoff = Handoff(short_id=short or "x", session_id=f"{short}-uuid", date=day, headline=headline or "h",
                       model=model, projects=projects, keywords=keywords, substance=substance, status=status,
                       machine=machine, duration=duration)
     text = handoff.to_markdown()

@@ -218,7 +218,7 @@ def test_hooks_import_no_heavy_or_network_module(corpus_env: dict[str, str], tmp
 
 def big_handoff(index: int, body_kb: int) -> Handoff:
     item = "Refactored the checkpoint writer so that résumé-safe offsets survive a crash — " * 12
-    return Handoff(session_id=f"{index:08x}", session_uuid=f"{index:08x}-0000-4000-8000-000000000000",
+    return Handoff(short_id=f"{index:08x}", session_id=f"{index:08x}-0000-4000-8000-000000000000",
                    date=dt.date(2026, 2, 16) - dt.timedelta(days=index), duration="1h 5m",
                    headline=f"Big session number {index}", projects=["cli"], keywords=["checkpoint-writer"],
                    substance=2, what_happened=[item] * max(1, body_kb * 1024 // len(item.encode())),
@@ -230,7 +230,7 @@ def build_big_index(data: Path, body_kbs: list[int]) -> None:
     with store.transaction():
         for i, kb in enumerate(body_kbs):
             handoff = big_handoff(i, kb)
-            store.put_handoff(handoff, path=f"2026/02/{16 - i:02d}/{handoff.session_uuid}.md")
+            store.put_handoff(handoff, path=f"2026/02/{16 - i:02d}/{handoff.session_id}.md")
     store.close()
 
 

@@ -13,7 +13,7 @@ from eywa.core.index.store import Store
 
 
 def _handoff(i: int, *, day: int = 0, substance: int = 2) -> Handoff:
-    return Handoff(session_id=f"s{i:07d}", session_uuid=f"s{i:07d}-full", date=dt.date(2026, 1, 1) + dt.timedelta(
+    return Handoff(short_id=f"s{i:07d}", session_id=f"s{i:07d}-full", date=dt.date(2026, 1, 1) + dt.timedelta(
         days=(i * 5 + day) % 90), duration=f"{i % 300}m", headline=f"Headline {i}",
         projects=[f"proj{i % 3}"], keywords=[f"kw{i % 7}", f"kw{i % 11}-x", "Shared"], substance=substance,
         what_happened=[f"did {i}"])
@@ -49,12 +49,12 @@ def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_p
     one_by_one, rebuilt = Store(tmp_path / "a.sqlite3"), Store(tmp_path / "b.sqlite3")
     with one_by_one.transaction():
         for handoff in handoffs:
-            one_by_one.put_handoff(handoff, path=f"{handoff.session_uuid}.md")
+            one_by_one.put_handoff(handoff, path=f"{handoff.session_id}.md")
     with rebuilt.transaction():  # something to replace
         rebuilt.put_handoff(_handoff(999), path="old.md")
     with rebuilt.rebuilding() as rebuild:
         for handoff in [_handoff(5, day=-20), *handoffs]:  # an older file of a session, replaced by its later one
-            rebuild.add(handoff, path=f"{handoff.session_uuid}.md")
+            rebuild.add(handoff, path=f"{handoff.session_id}.md")
     assert _contents(rebuilt.conn) == _contents(one_by_one.conn)
     # ... and the triggers are back: the next change keeps both alike.
     for store in (one_by_one, rebuilt):

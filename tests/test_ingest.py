@@ -65,7 +65,7 @@ def test_deleted_source_keeps_its_handoff(env: dict[str, Path]) -> None:
     gone = env["projects"] / sources[0].parent.name / sources[0].name
     gone.unlink()
     eywa.ingest()
-    assert eywa.show(sources[0].stem).session_uuid == sources[0].stem
+    assert eywa.show(sources[0].stem).session_id == sources[0].stem
 
 
 def test_interrupted_ingest_resumes_to_the_same_files(env: dict[str, Path], tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_handoff_files_follow_the_architecture_layout(env: dict[str, Path]) -> N
         handoff = parse_handoff(path.read_text(encoding="utf-8"))
         year, month, day, name = path.relative_to(env["data"] / "handoffs").parts
         assert f"{year}-{month}-{day}" == handoff.date.isoformat()
-        assert name == f"{handoff.session_uuid}.md" and handoff.session_id == handoff.session_uuid[:8]
+        assert name == f"{handoff.session_id}.md" and handoff.short_id == handoff.session_id[:8]
         text = path.read_text(encoding="utf-8")
         assert text.startswith("---\nsession_id: ") and "\nkeywords: [" in text and "\nsubstance: " in text
         if handoff.substance:
@@ -150,7 +150,7 @@ def test_extract_one_session_rewrites_only_that_handoff(env: dict[str, Path]) ->
     eywa.ingest()
     target = sources[2].stem
     record = eywa.extract(target[:10])
-    assert record.session_uuid == target
+    assert record.session_id == target
     assert json.loads(eywa.store.get_meta("last_ingest_report"))["sessions_updated"] == 1
     with pytest.raises(LookupError, match="no transcript"):
         eywa.extract("ffffffff")
@@ -183,7 +183,7 @@ def test_an_upgrade_judges_again_the_sessions_older_rules_found_empty(env: dict[
     report = eywa.ingest()
     assert report.updated == [sid] and report.files_changed == 0
     assert judged() == (1, SUBSTANCE_RULES)
-    assert [hit.session_uuid for hit in eywa.recall("zanzibar hook", days_back=3650)][:1] == [sid]
+    assert [hit.session_id for hit in eywa.recall("zanzibar hook", days_back=3650)][:1] == [sid]
     assert eywa.ingest().sessions_updated == 0
 
 

@@ -18,7 +18,7 @@ from eywa.core.ingest.prepare import prepared_in_order, worker_count
 from eywa.core.ingest.run import IngestPaths, IngestReport, ingest
 from eywa.core.redaction.scrubber import default_redactor
 from eywa.core.sources import CLAUDE_CODE, Source
-from eywa.core.sources.claude_code import subagent_parent
+from eywa.core.sources.claude import subagent_parent
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.plugin import SessionFiles, SourceFile
 

@@ -15,7 +15,7 @@ NOW = dt.date(2025, 6, 15)
 
 
 def put(store: Store, uid: str, *keywords: str) -> None:
-    handoff = Handoff(session_id=uid, session_uuid=uid, date=NOW, duration="5m", headline=uid, projects=[],
+    handoff = Handoff(short_id=uid, session_id=uid, date=NOW, duration="5m", headline=uid, projects=[],
                       keywords=list(keywords), substance=1, what_happened=["routine"])
     with store.transaction():
         store.put_handoff(handoff, path=f"{uid}.md")
@@ -70,5 +70,5 @@ def test_the_scorer_counts_keywords_itself_on_an_index_without_counts(store: Sto
     conn.execute("DROP TABLE keyword_df")
     conn.commit()
     assert rank(conn, "kraken", mode="keywords", now=NOW, max_results=3) == before
-    assert [hit.session_uuid for hit in before] == ["a"]
+    assert [hit.session_id for hit in before] == ["a"]
     conn.close()

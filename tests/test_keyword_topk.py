@@ -33,7 +33,7 @@ def _fill(store: Store, rng: random.Random, count: int) -> None:
         for i in range(count):
             uid = f"{i:04d}-{rng.randrange(10**6):06d}"
             handoff = Handoff(
-                session_id=uid[:8], session_uuid=uid, date=NOW - dt.timedelta(days=rng.randint(-3, 365)),
+                short_id=uid[:8], session_id=uid, date=NOW - dt.timedelta(days=rng.randint(-3, 365)),
                 duration=f"{rng.choice([0, 1, 5, 30, 240])}m", headline=f"h {uid}",
                 projects=sorted({_zipf(rng, PROJECTS) for _ in range(rng.randint(0, 2))}),
                 keywords=sorted({_zipf(rng, VOCABULARY) for _ in range(rng.randint(1, 6))}),
@@ -110,7 +110,7 @@ def test_top_equals_scoring_every_posting(filled: Store, seed: int) -> None:
     found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k, offset=offset,
                              only=_project_rows(conn, project))
     expected = _brute_force(conn, terms, m, k + offset, project)[offset:]
-    assert [hit.session_uuid for hit in found] == [uid for uid, _ in expected]
+    assert [hit.session_id for hit in found] == [uid for uid, _ in expected]
     assert [hit.score for hit in found] == pytest.approx([score for _, score in expected], rel=1e-12)
 
 
@@ -131,7 +131,7 @@ def test_top_reads_only_the_recent_weeks_that_can_reach_the_top(filled: Store,
     terms = [Term("keyword_index", common, 2.0, 0)]
     m = Multipliers(NOW, 14, 1.0, 0.1)
     found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=3)
-    assert [h.session_uuid for h in found] == [uid for uid, _ in _brute_force(conn, terms, m, 3, None)]
+    assert [h.session_id for h in found] == [uid for uid, _ in _brute_force(conn, terms, m, 3, None)]
     read = sum((newer if newer is not None else windows[0][0] + 3) - first for first, newer in windows)
     assert read < weeks / 4  # a year of weeks; a term in every other handoff is settled within weeks
 
@@ -156,7 +156,7 @@ def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str) -
                                 window=window if "since" in kwargs else None,
                                 prefer=window if "prefer" in kwargs else None)[offset:]
         assert expected
-        assert [h.session_uuid for h in found] == [uid for uid, _ in expected]
+        assert [h.session_id for h in found] == [uid for uid, _ in expected]
         assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
 
 

@@ -149,7 +149,7 @@ def assert_valid_handoff(eywa: Eywa, sid: str, by: str) -> None:
     assert set(list(meta)[9:]) <= OPTIONAL_KEYS
     handoff = parse_handoff(text)
     assert handoff.agent == record.agent == "claude-code"  # the session's agent, whoever wrote the handoff
-    assert handoff.session_uuid == sid and handoff.headline == record.headline
+    assert handoff.session_id == sid and handoff.headline == record.headline
     assert handoff.machine == record.machine == eywa.settings.machine_name  # kept when Claude rewrites it
     assert handoff.keywords == record.keywords and handoff.substance == record.substance
     assert extractor(eywa, sid).startswith(by)
@@ -670,10 +670,10 @@ def test_llm_and_deterministic_handoffs_index_and_retrieve_the_same_way(sessions
         assert llm_meta[key] == split_front_matter(
             Eywa(load_settings()).show(sessions[0]).path.read_text(encoding="utf-8"))[0][key]
     for mode in ("keywords", "bm25", "hybrid"):  # the keyword index and the full text both know it
-        assert [r.session_uuid for r in eywa.recall("zanzibar", mode=mode, days_back=400)][:1] == [sessions[0]]
+        assert [r.session_id for r in eywa.recall("zanzibar", mode=mode, days_back=400)][:1] == [sessions[0]]
     assert eywa.recall("exporter", project="quokka", days_back=400, max_results=5)
-    before = {r.session_uuid: (r.headline, r.keywords) for r in eywa.last(10)}
+    before = {r.session_id: (r.headline, r.keywords) for r in eywa.last(10)}
     indexed, _, problems = eywa.reindex()  # the index rebuilt from the files alone is the same
     assert indexed == 3 and problems == []
-    assert {r.session_uuid: (r.headline, r.keywords) for r in eywa.last(10)} == before
-    assert [r.session_uuid for r in eywa.recall("zanzibar", days_back=400)][:1] == [sessions[0]]
+    assert {r.session_id: (r.headline, r.keywords) for r in eywa.last(10)} == before
+    assert [r.session_id for r in eywa.recall("zanzibar", days_back=400)][:1] == [sessions[0]]

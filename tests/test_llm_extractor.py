@@ -13,13 +13,13 @@ from eywa.core.extract.llm.prompt import (
     HandoffFields,
     InvalidAnswer,
     Refused,
-    budget_markdown,
     build_params,
     content_hash,
     estimate_tokens,
     parse_answer,
     retry_params,
     tool_definition,
+    trim_markdown,
 )
 
 VALID = {
@@ -61,7 +61,7 @@ def long_session(turns: int = 120) -> str:
 
 def test_budget_keeps_beginning_end_and_informative_middle_not_the_head() -> None:
     markdown = long_session()
-    cut, abridged = budget_markdown(markdown, 4000)
+    cut, abridged = trim_markdown(markdown, 4000)
     assert abridged and estimate_tokens(cut) <= 4000 * 1.05
     assert cut.startswith("# Session abc\n\n- cwd: /home/ana/src/eywa")  # the header
     assert "quokka exporter 0" in cut  # the beginning
@@ -75,12 +75,12 @@ def test_budget_keeps_beginning_end_and_informative_middle_not_the_head() -> Non
 
 def test_budget_leaves_a_short_session_whole() -> None:
     markdown = long_session(3)
-    assert budget_markdown(markdown, 16000) == (markdown, False)
+    assert trim_markdown(markdown, 16000) == (markdown, False)
 
 
 def test_budget_cuts_one_huge_block_in_its_middle() -> None:
     markdown = "# Session x\n\n## 2026-02-12\n\n### 10:00 User\n\nSTART " + "word " * 20000 + " THE-END\n"
-    cut, abridged = budget_markdown(markdown, 2000)
+    cut, abridged = trim_markdown(markdown, 2000)
     assert abridged and "START" in cut and "THE-END" in cut and "characters omitted" in cut
     assert estimate_tokens(cut) <= 2000
 
@@ -124,7 +124,7 @@ def test_eywa_renders_the_sections_from_the_structure() -> None:
     from eywa.core.extract.llm.prompt import to_handoff
 
     fields = parse_answer(tool_answer(VALID))
-    handoff = to_handoff(fields, session_uuid="s-1", short_id="s1", date=dt.date(2026, 2, 12), duration_min=70,
+    handoff = to_handoff(fields, session_id="s-1", short_id="s1", date=dt.date(2026, 2, 12), duration_min=70,
                          model="claude-opus-4-6", cwd_projects=["cli"])
     assert handoff.status == "partial"
     assert handoff.insights == [

@@ -193,7 +193,7 @@ def agents(env: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def handoffs(data: Path) -> dict[str, object]:
-    return {h.session_uuid: h for h in (parse_handoff(p.read_text()) for p in (data / "handoffs").rglob("*.md"))}
+    return {h.session_id: h for h in (parse_handoff(p.read_text()) for p in (data / "handoffs").rglob("*.md"))}
 
 
 def test_handoffs_name_their_agent_subagents_fold_and_headless_runs_fold_into_the_claude_code_session(
@@ -205,7 +205,7 @@ def test_handoffs_name_their_agent_subagents_fold_and_headless_runs_fold_into_th
     assert sorted(h.agent for h in found.values()) == ["claude-code", "copilot", "copilot", "qwen", "qwen"]
     assert {h.projects[0] for h in found.values()} == {"widgets"}
     parent = next(h for h in found.values() if h.agent == "claude-code")
-    text = next((agents["data"] / "archive").rglob(f"{parent.session_uuid}.md")).read_text()
+    text = next((agents["data"] / "archive").rglob(f"{parent.session_id}.md")).read_text()
     assert "- copilot " in text and "Review greet.py for style -> greet.py reads well" in text
     assert "- qwen " in text and "Summarise greet.py -> greet.py defines greet_user()" in text
     runs = {SESSIONS["copilot-review"].parent.name, SESSIONS["qwen-summarise"].stem}

@@ -35,9 +35,9 @@ def test_with_umask_022_every_folder_is_0700_and_every_file_0600(env: dict[str, 
     transcript = next(env["projects"].rglob("*.jsonl"))  # a SessionEnd of a transcript that exists leaves a mark
     hook = json.dumps({"session_id": transcript.stem, "transcript_path": str(transcript), "cwd": "/x"})
     assert _run(run_env, "-m", "eywa.cli.main", "hook", "session-end", stdin=hook).returncode == 0
-    bot_state = f"from eywa.core.index.bot_state import BotState; BotState(__import__('pathlib').Path('{env['data']}'" \
+    bot_store = f"from eywa.core.index.bot_store import BotState; BotState(__import__('pathlib').Path('{env['data']}'" \
                 ") / 'bot.sqlite3').close()"
-    assert _run(run_env, "-c", bot_state).returncode == 0
+    assert _run(run_env, "-c", bot_store).returncode == 0
     assert _run(run_env, "-m", "eywa.cli.main", "get", "hooks").returncode == 0
     modes = _modes(env["data"])
     assert {"index.sqlite3", "bot.sqlite3", "pending", "handoffs", "archive", "index.text_index"} <= set(modes)

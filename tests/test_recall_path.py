@@ -20,7 +20,7 @@ TODAY = dt.date(2026, 12, 2)
 
 
 def handoff(uid: str, day: dt.date, keywords: tuple[str, ...], text: str, machine: str = "laptop") -> Handoff:
-    return Handoff(session_id=uid[:8], session_uuid=uid, date=day, duration="30m", headline=f"Headline {uid}",
+    return Handoff(short_id=uid[:8], session_id=uid, date=day, duration="30m", headline=f"Headline {uid}",
                    projects=["eywa"], keywords=list(keywords), substance=2, what_happened=[text], machine=machine)
 
 
@@ -44,28 +44,28 @@ def eywa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Eywa:
 
 def test_time_words_rank_their_days_first_and_say_which_days(eywa: Eywa) -> None:
     results = eywa.recall("the rewind work last week")
-    assert [r.session_uuid for r in results][:2] == ["aaaa0002-rewind-lastweek", "aaaa0001-rewind-march"]
+    assert [r.session_id for r in results][:2] == ["aaaa0002-rewind-lastweek", "aaaa0001-rewind-march"]
     assert results.first == Window(dt.date(2026, 11, 23), None) and results.within is None
     assert results.words == "the rewind work" and all(r.match for r in results[:2])
     in_march = eywa.recall("the rewind work in March")
-    assert in_march[0].session_uuid == "aaaa0001-rewind-march"
+    assert in_march[0].session_id == "aaaa0001-rewind-march"
     assert in_march.label(in_march.first) == "in March 2026"
 
 
 def test_a_query_of_time_words_alone_lists_those_days(eywa: Eywa) -> None:
     results = eywa.recall("what did I do yesterday")
-    assert [r.session_uuid for r in results] == ["aaaa0003-digest-yesterday"]
+    assert [r.session_id for r in results] == ["aaaa0003-digest-yesterday"]
     assert results.within == Window(dt.date(2026, 12, 1), dt.date(2026, 12, 1)) and not results.words
     nothing = eywa.recall("what did I do on Sunday")  # 29 Nov: no session
     assert nothing.missed == Window(dt.date(2026, 11, 29), dt.date(2026, 11, 29))
-    assert [r.session_uuid for r in nothing][0] == "aaaa0003-digest-yesterday"  # the latest instead
+    assert [r.session_id for r in nothing][0] == "aaaa0003-digest-yesterday"  # the latest instead
 
 
 def test_a_leading_7d_and_days_back_keep_those_days_alone(eywa: Eywa) -> None:
     for results in (eywa.recall("7d rewind"), eywa.recall("rewind", days_back=7)):
-        assert [r.session_uuid for r in results] == ["aaaa0002-rewind-lastweek"]
+        assert [r.session_id for r in results] == ["aaaa0002-rewind-lastweek"]
         assert results.within == Window(dt.date(2026, 11, 26), None)
-    assert [r.session_uuid for r in eywa.recall("rewind", max_results=5)] == [
+    assert [r.session_id for r in eywa.recall("rewind", max_results=5)] == [
         "aaaa0002-rewind-lastweek", "aaaa0001-rewind-march"]  # the defaults: any age
 
 
@@ -86,7 +86,7 @@ def test_an_old_configs_days_back_is_a_filter_said_once_in_the_log(tmp_path: Pat
     try:
         notes = [r.getMessage() for r in caplog.records if "retrieval.days_back" in r.getMessage()]
         assert len(notes) == 1 and "last 14 days" in notes[0] and "\n" not in notes[0]
-        assert [r.session_uuid for r in old.recall("rewind")] == ["aaaa0002-rewind-lastweek"]
+        assert [r.session_id for r in old.recall("rewind")] == ["aaaa0002-rewind-lastweek"]
     finally:
         old.close()
 

@@ -1,4 +1,4 @@
-"""Reading only the parts of each record that a session is built from (core/sources/claude_code/records.py) builds the
+"""Reading only the parts of each record that a session is built from (core/sources/claude/records.py) builds the
 same sessions, archives and handoffs as decoding every line whole: on the real corpus and on damaged lines."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import eywa.core.sources.claude_code.builder
+import eywa.core.sources.claude.builder
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import draft
 from eywa.core.redaction.scrubber import default_redactor
-from eywa.core.sources.claude_code import subagent_parent
-from eywa.core.sources.claude_code.builder import build_session
-from eywa.core.sources.claude_code.records import decode_parts, part_value
+from eywa.core.sources.claude import subagent_parent
+from eywa.core.sources.claude.builder import build_session
+from eywa.core.sources.claude.records import decode_parts, part_value
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.jsonl import ReadStats, read_records
 
@@ -40,14 +40,14 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, main: list[Path],
                subagents: list[tuple[Path, str, dict]]) -> tuple[tuple, tuple]:
     parts = _built(main, subagents)
     with monkeypatch.context() as whole:
-        whole.setattr(eywa.core.sources.claude_code.builder, "decode_parts", orjson.loads)
+        whole.setattr(eywa.core.sources.claude.builder, "decode_parts", orjson.loads)
         return parts, _built(main, subagents)
 
 
 def test_every_corpus_session_is_built_the_same_from_its_kept_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     groups = group_sessions(scan_files(CORPUS), subagent_parent).values()
     for group in groups:
-        subagents = [(f.path, f.kind, {}) for f in group.subagents]
+        subagents = [(f.path, f.role, {}) for f in group.subagents]
         parts, whole = _both_ways(monkeypatch, [f.path for f in group.main], subagents)
         assert parts == whole, group.session_id
     assert len(groups) > 150

@@ -31,14 +31,14 @@ def add(store: Store, sessions: dict[str, tuple[str, str]]) -> None:
     """uid -> (day, what the user said); every handoff is alike but for its date and transcript."""
     with store.transaction():
         for uid, (day, said) in sessions.items():
-            handoff = Handoff(session_id=uid, session_uuid=uid, date=dt.date.fromisoformat(day), duration="5m",
+            handoff = Handoff(short_id=uid, session_id=uid, date=dt.date.fromisoformat(day), duration="5m",
                               headline="A session", projects=["p"], keywords=["misc"], substance=1,
                               what_happened=["routine"])
             store.put_handoff(handoff, path=f"{uid}.md", transcript=session(day, said))
 
 
 def uids(store: Store, query: str, mode: str = "bm25") -> list[str]:
-    return [hit.session_uuid for hit in rank(store.conn, query, mode=mode, now=NOW, days_back=400, max_results=5)]
+    return [hit.session_id for hit in rank(store.conn, query, mode=mode, now=NOW, days_back=400, max_results=5)]
 
 
 # -- the columns ------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def test_synthetic_handoffs_are_the_originals_files_and_reindex_imports_them_all
     files = sorted(handoffs.rglob("*.md"))
     assert len(files) == 40 and all(len(p.stem) == 8 for p in files)  # the original's 8-character ids
     first = parse_handoff(files[0].read_text(encoding="utf-8"))
-    assert first.session_uuid == first.session_id and 5 <= len(first.keywords) <= 7
+    assert first.session_id == first.session_id and 5 <= len(first.keywords) <= 7
     store = Store(tmp_path / "index.sqlite3")
     indexed, _, problems = reindex(store, handoffs, tmp_path / "archive")
     assert (indexed, problems) == (40, [])

@@ -20,7 +20,7 @@ MODES: tuple[Mode, ...] = ("keywords", "bm25", "hybrid")
 def make(uid: str, *, days_ago: int = 0, minutes: int = 0, projects: tuple[str, ...] = (),
          keywords: tuple[str, ...] = (), substance: int = 1, text: str = "routine maintenance") -> Handoff:
     return Handoff(
-        session_id=uid[:8], session_uuid=uid, date=NOW - dt.timedelta(days=days_ago), duration=f"{minutes}m",
+        short_id=uid[:8], session_id=uid, date=NOW - dt.timedelta(days=days_ago), duration=f"{minutes}m",
         headline=f"Headline {uid}", projects=list(projects), keywords=list(keywords), substance=substance,
         what_happened=[text],
     )
@@ -30,14 +30,14 @@ def add(store: Store, *handoffs: Handoff, transcripts: dict[str, str] | None = N
     """`transcripts`: what the user said in each session, rendered as the archive markdown does."""
     with store.transaction():
         for handoff in handoffs:
-            uid = handoff.session_uuid
+            uid = handoff.session_id
             said = (transcripts or {}).get(uid, "")
             markdown = f"# Session {uid}\n\n### 10:00 User\n\n{said}\n" if said else ""
             store.put_handoff(handoff, path=f"{uid}.md", transcript=markdown)
 
 
 def uids(hits: list[Hit]) -> list[str]:
-    return [hit.session_uuid for hit in hits]
+    return [hit.session_id for hit in hits]
 
 
 def recency(age: int, days_back: int = 14) -> float:
@@ -103,7 +103,7 @@ def test_keywords_exact_formula(store: Store) -> None:
     }
     assert uids(hits) == sorted(expected, key=lambda uid: -expected[uid])
     for hit in hits:
-        assert hit.score == pytest.approx(expected[hit.session_uuid], abs=1e-9)
+        assert hit.score == pytest.approx(expected[hit.session_id], abs=1e-9)
 
 
 def test_project_weight_three_keyword_weight_two(store: Store) -> None:
@@ -155,14 +155,14 @@ def test_recency_inside_and_beyond_window(store: Store) -> None:
     base = 2 * math.log(8 / 4)
     hits = rank(store.conn, "topic", mode="keywords", now=NOW, max_results=5)
     assert uids(hits) == ["today", "edge", "past", "old"]
-    scores = {hit.session_uuid: hit.score for hit in hits}
+    scores = {hit.session_id: hit.score for hit in hits}
     assert scores["today"] == pytest.approx(base * 2.0, abs=1e-9)
     assert scores["edge"] == pytest.approx(base * (1 + 1 / math.sqrt(14)), abs=1e-9)
     assert scores["past"] == pytest.approx(base * 0.5 ** (1 / 7), abs=1e-9)
     assert scores["old"] == pytest.approx(base * 0.5 ** 4, abs=1e-9)
     # A wider window takes "past" inside.
     wide_hits = rank(store.conn, "topic", mode="keywords", now=NOW, days_back=30)
-    wide = {hit.session_uuid: hit.score for hit in wide_hits}
+    wide = {hit.session_id: hit.score for hit in wide_hits}
     assert wide["past"] == pytest.approx(base * (1 + 1 / math.sqrt(15)), abs=1e-9)
 
 
@@ -375,7 +375,7 @@ def test_hybrid_returns_hits_of_either_method(store: Store) -> None:
     hybrid = rank(store.conn, query, mode="hybrid", now=NOW)
     assert uids(hybrid)[0] == "B" and set(uids(hybrid)) == {"B", "K", "T"}  # B is found by both
     # Each list's raw scores are divided by its best; K has only its keyword share.
-    scores = {hit.session_uuid: hit.score for hit in hybrid}
+    scores = {hit.session_id: hit.score for hit in hybrid}
     assert scores["K"] == pytest.approx(HYBRID_KEYWORDS_WEIGHT * (1 + HYBRID_RECENCY_BOOST))
     assert set(uids(rank(store.conn, query, mode="hybrid", now=NOW, hybrid_keywords_weight=0.0))) == {"T", "B"}
     only_bm25 = rank(store.conn, "zanzibar", mode="hybrid", now=NOW)
@@ -458,6 +458,6 @@ def test_hybrid_pool_keyword_scores_equal_the_query_term_weights_summed(store: S
             raw = sum(weights.get(("project_index", t), 0.0) for t in projects) + sum(
                 weights.get(("keyword_index", t), 0.0) for t in keywords)
             if raw > 0:
-                expected[row.session_uuid] = raw
-        assert {row.session_uuid: row.score for row in scorer._keyword_raw(p, rows)} == pytest.approx(expected)
+                expected[row.session_id] = raw
+        assert {row.session_id: row.score for row in scorer._keyword_raw(p, rows)} == pytest.approx(expected)
         assert bool(expected) == (query != "nothing here")

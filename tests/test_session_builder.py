@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eywa.core.sources.claude_code import read_meta, subagent_parent
-from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.claude import read_meta, subagent_parent
+from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.sessions import is_transcript
 
@@ -169,7 +169,7 @@ def test_subagents_of_both_file_layouts_fold_into_their_parent(tmp_path: Path) -
     groups = group_sessions(scan_files(tmp_path), subagent_parent)
     group = groups["aaaaaaaa-0000-0000-0000-000000000001"]
     session, _ = build_session(group.session_id, [f.path for f in group.main],
-                               [(f.path, f.kind, read_meta(f)) for f in group.subagents], identity)
+                               [(f.path, f.role, read_meta(f)) for f in group.subagents], identity)
     runs = {run.agent_id: run for run in session.subagents}
     assert set(runs) == {"1234abcd", "a77"}  # the Warmup stub is ignored
     assert runs["a77"].agent_type == "code-reviewer" and runs["a77"].description == "Review diff"
@@ -180,7 +180,7 @@ def test_subagent_whose_parent_is_missing_is_kept_as_an_orphan(tmp_path: Path) -
     _layout_tree(tmp_path)
     groups = group_sessions(scan_files(tmp_path), subagent_parent)
     group = groups["ffffffff-dead"]
-    session, _ = build_session(group.session_id, [], [(f.path, f.kind, {}) for f in group.subagents], identity)
+    session, _ = build_session(group.session_id, [], [(f.path, f.role, {}) for f in group.subagents], identity)
     assert session.orphan and is_transcript(session)
     assert session.subagents[0].prompt == "Summarise the logs"
     assert session.cwd == "/home/ana/src/eywa"

@@ -22,7 +22,7 @@ FILLER = " ".join(f"word{i}" for i in range(20))
 
 
 def handoff(uid: str, *, days_ago: int = 0, projects: tuple[str, ...] = ()) -> Handoff:
-    return Handoff(session_id=uid, session_uuid=uid, date=NOW - dt.timedelta(days=days_ago), duration="5m",
+    return Handoff(short_id=uid, session_id=uid, date=NOW - dt.timedelta(days=days_ago), duration="5m",
                    headline=f"Session {uid}", projects=list(projects), keywords=[], substance=1,
                    what_happened=["routine"])
 
@@ -171,7 +171,7 @@ def test_a_project_filter_applies_to_the_full_text_ranking(store: Store) -> None
     add(store, {"mine": "a kraken"}, projects=("eywa",))
     for mode in ("bm25", "hybrid"):
         hits = rank(store.conn, "kraken", mode=mode, now=NOW, days_back=400, project="eywa", max_results=3)
-        assert [hit.session_uuid for hit in hits] == ["mine"]
+        assert [hit.session_id for hit in hits] == ["mine"]
 
 
 def test_an_index_folder_that_cannot_be_written_fails_clearly_and_loses_nothing(tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ import pytest
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
 from eywa.core.errors import StoreError
-from eywa.core.index.bot_state import MIGRATIONS as BOT_MIGRATIONS
-from eywa.core.index.bot_state import BotState
-from eywa.core.index.llm_state import MIGRATIONS as LLM_MIGRATIONS
+from eywa.core.index.bot_store import MIGRATIONS as BOT_MIGRATIONS
+from eywa.core.index.bot_store import BotState
+from eywa.core.index.llm_tables import MIGRATIONS as LLM_MIGRATIONS
 from eywa.core.index.migrations import applied, migrate
 from eywa.core.index.schema_version import needs_migrating
 from eywa.core.index.store import MIGRATIONS as INDEX_MIGRATIONS

@@ -14,7 +14,7 @@ from eywa.bot.render import esc
 from eywa.bot.send import edit_html, send_document
 from eywa.core.api import Eywa
 from eywa.core.errors import AmbiguousId, NotFound
-from eywa.core.index.bot_state import Page
+from eywa.core.index.bot_store import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
@@ -40,7 +40,7 @@ class Browse:
         if not records:
             await bot.say(chat_id, "No sessions indexed yet: /ingest reads them.")
             return
-        token = bot.save_page(Page(kind="list", session_ids=[r.session_uuid for r in records]))
+        token = bot.save_page(Page(kind="list", session_ids=[r.session_id for r in records]))
         if count == 1:
             await bot.send_handoff(chat_id, records[0], bot.buttons(token, 0, more=False))
             return
@@ -58,7 +58,7 @@ class Browse:
         try:
             record = bot.eywa.show(wanted)
         except AmbiguousId as exc:
-            token = bot.save_page(Page(kind="list", session_ids=[c.session_uuid for c in exc.candidates]))
+            token = bot.save_page(Page(kind="list", session_ids=[c.session_id for c in exc.candidates]))
             listing = render.last_list(exc.candidates, f"“{wanted}” matches several sessions; pick one")
             await bot.send_blocks(chat_id, [listing], filename="matches.md",
                                   markup=buttons.open_buttons(token, len(exc.candidates)))
@@ -66,7 +66,7 @@ class Browse:
         except NotFound:
             await bot.say(chat_id, f"No session has the id “{esc(wanted[:80])}”; /last lists recent ones.")
             return
-        token = bot.save_page(Page(kind="list", session_ids=[record.session_uuid]))
+        token = bot.save_page(Page(kind="list", session_ids=[record.session_id]))
         await bot.send_handoff(chat_id, record, bot.buttons(token, 0, more=False))
 
     async def on_file(self, update: Update, context: Ctx) -> None:
@@ -104,7 +104,7 @@ class Browse:
             return
         record = pressed[2]
         async with self.bot.ingest_lock:  # never while an ingest writes the same session
-            await asyncio.to_thread(self._forget_in_thread, record.session_uuid)
+            await asyncio.to_thread(self._forget_in_thread, record.session_id)
         message = update.callback_query.message
         await edit_html(self.bot.app.bot, message.chat.id, message.message_id, render.forgotten_html(record))
 
@@ -113,9 +113,9 @@ class Browse:
         message = update.callback_query.message
         await edit_html(self.bot.app.bot, message.chat.id, message.message_id, "Kept: nothing was forgotten.")
 
-    def _forget_in_thread(self, session_uuid: str) -> None:
+    def _forget_in_thread(self, session_id: str) -> None:
         eywa = Eywa(self.bot.settings)  # this thread's own SQLite connection
         try:
-            eywa.forget([session_uuid])
+            eywa.forget([session_id])
         finally:
             eywa.close()

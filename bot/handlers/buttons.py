@@ -12,7 +12,7 @@ from telegram.ext import ContextTypes
 
 from eywa.bot.send import call
 from eywa.core.errors import NotFound
-from eywa.core.index.bot_state import Page
+from eywa.core.index.bot_store import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -31,7 +31,7 @@ class Inline:
             records, latest = [], ""
         results = [  # HTML: the Application's Defaults apply to the message content too
             InlineQueryResultArticle(
-                id=record.session_uuid[:64],
+                id=record.session_id[:64],
                 title=record.headline,
                 description=f"{latest}{record.date:%d %b %Y} · {render.projects_label(record)}",
                 input_message_content=InputTextMessageContent(render.continue_html(record)),

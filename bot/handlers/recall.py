@@ -14,7 +14,7 @@ from telegram.ext import ContextTypes
 
 from eywa.bot import render
 from eywa.bot.handlers import buttons
-from eywa.core.index.bot_state import Page
+from eywa.core.index.bot_store import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
@@ -42,7 +42,7 @@ class Recall:
         if note:
             await bot.say(chat_id, note)
         token = bot.save_page(Page(kind="recall", query=query, asked_on=results.today, offset=offset,
-                                   session_ids=[r.session_uuid for r in results]))
+                                   session_ids=[r.session_id for r in results]))
         more = len(results) >= size
         for index, record in enumerate(results):
             await bot.send_handoff(chat_id, record, bot.buttons(token, index, more=more))

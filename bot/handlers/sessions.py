@@ -13,8 +13,8 @@ from eywa.bot import render
 from eywa.bot.handlers import buttons
 from eywa.bot.render import esc
 from eywa.core.api import Eywa
-from eywa.core.claude_sessions import BackgroundSession
 from eywa.core.errors import LaunchError, NotFound
+from eywa.core.launcher import BackgroundSession
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot
@@ -41,7 +41,7 @@ class Sessions:
                                    "<code>telegram.start_sessions: true</code> in Eywa's config to allow it.")
             return
         try:
-            session = await asyncio.to_thread(self._start_in_thread, record.session_uuid)
+            session = await asyncio.to_thread(self._start_in_thread, record.session_id)
         except (LaunchError, NotFound) as exc:
             await bot.say(chat_id, f"Could not start a Claude session: {esc(str(exc))}")
             return
@@ -57,10 +57,10 @@ class Sessions:
         return jobs.run_repeating(self.job_watch_session, interval=every, first=every, chat_id=chat_id,
                                   data=short_id, name=f"session:{short_id}")
 
-    def _start_in_thread(self, session_uuid: str) -> BackgroundSession:
+    def _start_in_thread(self, session_id: str) -> BackgroundSession:
         eywa = Eywa(self.bot.settings)  # this thread's own SQLite connection
         try:
-            return eywa.start_session(session_uuid)
+            return eywa.start_session(session_id)
         finally:
             eywa.close()
 

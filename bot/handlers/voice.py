@@ -24,7 +24,7 @@ from eywa.bot.speech import hearing as speech
 from eywa.bot.speech import readings as spoken
 from eywa.bot.speech.hearing import Hearing
 from eywa.core.errors import StoreError
-from eywa.core.index.bot_state import Page
+from eywa.core.index.bot_store import Page
 
 if TYPE_CHECKING:
     from eywa.bot.app import EywaBot

@@ -152,7 +152,7 @@ def _words(hearing: Hearing) -> list[tuple[str, float]]:
 
 def _first(eywa: Eywa, text: str) -> str | None:
     found = eywa.recall(text, max_results=1)
-    return found[0].session_uuid if found and found[0].match else None
+    return found[0].session_id if found and found[0].match else None
 
 
 def _label(words: list[str], other: list[str]) -> str:

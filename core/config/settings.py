@@ -96,7 +96,7 @@ class TelegramSettings(_Section):
 
 
 class ClaudeCodeSettings(_Section):
-    """The Claude Code sessions Eywa starts (core/claude_sessions.py): Start in the bot, `eywa continue`."""
+    """The Claude Code sessions Eywa starts (core/launcher.py): Start in the bot, `eywa continue`."""
 
     command: str = Field(default="claude", min_length=1)  # a name looked up on PATH, or a path
     # bypassPermissions is no choice: a session started from the phone never skips permission checks.

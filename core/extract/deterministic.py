@@ -425,8 +425,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
         # Codex's ids are UUIDv7: their first 8 characters are a timestamp that sessions of a day share.
-        session_id=agent(session.agent).short_id(session.session_id),
-        session_uuid=session.session_id,
+        short_id=agent(session.agent).short_id(session.session_id),
+        session_id=session.session_id,
         date=day,
         duration=format_duration(session.active_seconds // 60),
         model=session.model,

@@ -27,7 +27,7 @@ def continue_prompt(record: HandoffRecord, fits: Callable[[str], bool] = lambda 
     projects = ", ".join(record.projects) or "no project"
 
     def build(limit: int) -> str:
-        lines = [f"Continue from my earlier Claude Code session {record.session_uuid} "
+        lines = [f"Continue from my earlier Claude Code session {record.session_id} "
                  f"({record.date.isoformat()}, {projects}): {record.headline}"]
         for title, key, empty in _SECTIONS:
             items = sections[key][:limit]
@@ -35,7 +35,7 @@ def continue_prompt(record: HandoffRecord, fits: Callable[[str], bool] = lambda 
                 lines += ["", f"{title}:"] + [f"- {_plain_inline(item)}" for item in items]
             elif empty:
                 lines += ["", f"{title}: {empty}"]
-        lines += ["", f"Session id: {record.session_uuid}", f"Handoff file: {record.path}", "",
+        lines += ["", f"Session id: {record.session_id}", f"Handoff file: {record.path}", "",
                   "First check the open threads against the code as it is now, then carry on with them."]
         return "\n".join(lines)
 

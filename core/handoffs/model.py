@@ -47,10 +47,11 @@ def parse_duration(text: str | int | float | None) -> int:
 
 
 class Handoff(BaseModel):
-    """One session's handoff. `session_uuid` is the full id; `session_id` the short display id."""
+    """One session's handoff. `session_id` is the full id; `short_id` the short display id (the front
+    matter keeps its keys: `session_id` the short id, `session_uuid` the full one)."""
 
+    short_id: str
     session_id: str
-    session_uuid: str
     date: dt.date
     duration: str = "0m"
     model: str = ""
@@ -95,8 +96,8 @@ class Handoff(BaseModel):
     def front_matter(self) -> dict[str, object]:
         optional = {"machine": self.machine} if self.machine else {}
         return {
-            "session_id": self.session_id,
-            "session_uuid": self.session_uuid,
+            "session_id": self.short_id,
+            "session_uuid": self.session_id,
             "date": self.date.isoformat(),
             "duration": self.duration,
             "model": self.model,
@@ -299,8 +300,8 @@ def handoff_from(meta: dict[str, object], body: str, fallback_id: str | None = N
         raise ValueError("front matter has no valid date")
     sections = parse_sections(body)
     return Handoff(
-        session_id=short or full[:8],
-        session_uuid=full,
+        short_id=short or full[:8],
+        session_id=full,
         date=raw_date,
         duration=str(meta.get("duration") or "0m"),
         model=str(meta.get("model") or ""),
@@ -319,7 +320,7 @@ def handoff_from(meta: dict[str, object], body: str, fallback_id: str | None = N
 def handoff_relpath(handoff: Handoff) -> Path:
     """`YYYY/MM/DD/<session-id>.md`, named by the full id (imported originals keep their short names)."""
     d = handoff.date
-    return Path(f"{d.year:04d}", f"{d.month:02d}", f"{d.day:02d}", f"{handoff.session_uuid}.md")
+    return Path(f"{d.year:04d}", f"{d.month:02d}", f"{d.day:02d}", f"{handoff.session_id}.md")
 
 
 def atomic_write(path: Path, text: str) -> None:

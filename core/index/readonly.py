@@ -17,7 +17,7 @@ from typing import NamedTuple
 class HandoffRow(NamedTuple):
     """One row of `handoffs` as the readers use it (the lists still JSON text)."""
 
-    session_uuid: str
+    session_id: str
     short_id: str
     date: str
     headline: str
@@ -39,7 +39,7 @@ _HANDOFF = ", ".join(HandoffRow._fields)
 class RecentHandoff(NamedTuple):
     """What a SessionStart hook shows of a handoff."""
 
-    session_uuid: str
+    session_id: str
     short_id: str
     date: str
     duration_min: int
@@ -109,11 +109,11 @@ def handoffs_by_id(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Handof
         return {}
     marks = ",".join("?" * len(ids))
     rows = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid IN ({marks})", ids)
-    return {handoff.session_uuid: handoff for handoff in map(HandoffRow._make, rows)}
+    return {handoff.session_id: handoff for handoff in map(HandoffRow._make, rows)}
 
 
-def handoff(conn: sqlite3.Connection, session_uuid: str) -> HandoffRow | None:
-    row = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+def handoff(conn: sqlite3.Connection, session_id: str) -> HandoffRow | None:
+    row = conn.execute(f"SELECT {_HANDOFF} FROM handoffs WHERE session_uuid = ?", (session_id,)).fetchone()
     return HandoffRow._make(row) if row else None
 
 
@@ -178,9 +178,9 @@ def handoffs_from(conn: sqlite3.Connection, day: str) -> list[HandoffRow]:
         (day,))]
 
 
-def archive_path(conn: sqlite3.Connection, session_uuid: str) -> str:
+def archive_path(conn: sqlite3.Connection, session_id: str) -> str:
     """The handoff's archived rendering, relative to the archive folder ('' for none)."""
-    row = conn.execute("SELECT archive_path FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+    row = conn.execute("SELECT archive_path FROM handoffs WHERE session_uuid = ?", (session_id,)).fetchone()
     return row[0] if row else ""
 
 
@@ -209,7 +209,7 @@ def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, c
     rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
                         f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids)
     order = {uid: i for i, uid in enumerate(ids)}
-    return sorted((RecentHandoff._make(row) for row in rows), key=lambda row: order[row.session_uuid])
+    return sorted((RecentHandoff._make(row) for row in rows), key=lambda row: order[row.session_id])
 
 
 # -- what is indexed --------------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ class Listed(NamedTuple):
     """A handoff with its lists, as hybrid scoring reads it."""
 
     rowid: int
-    session_uuid: str
+    session_id: str
     date: str
     projects: str  # JSON lists
     keywords: str
@@ -412,7 +412,7 @@ ORDER BY h.date DESC, h.session_uuid LIMIT :limit OFFSET :offset
 
 class HandoffDate(NamedTuple):
     rowid: int
-    session_uuid: str
+    session_id: str
     date: str
 
 

@@ -168,7 +168,7 @@ _DERIVED = ("term_blocks", "keyword_df", "project_df", "handoff_counts", "text_i
 class SourceState(NamedTuple):
     size: int
     mtime_ns: int
-    session_uuid: str | None  # the session it was read into
+    session_id: str | None  # the session it was read into
     kind: str  # main, subagent, skipped, orphan, ... (core/ingest/run.py)
 
 
@@ -300,13 +300,13 @@ class Store:
         rows = self.conn.execute(f"SELECT path, {', '.join(SourceState._fields)} FROM sources")
         return {path: SourceState(*state) for path, *state in rows}
 
-    def put_source(self, path: str, size: int, mtime_ns: int, session_uuid: str | None, kind: str,
+    def put_source(self, path: str, size: int, mtime_ns: int, session_id: str | None, kind: str,
                    bad_lines: int, *, version: str = "", unknown: dict[tuple[str, str], int] | None = None) -> None:
         """`unknown`: (kind 'type' or 'field', name) -> count, what the reader did not know in the file."""
         self.conn.execute(
             "INSERT OR REPLACE INTO sources(path, size, mtime_ns, session_uuid, kind, bad_lines)"
             " VALUES(?, ?, ?, ?, ?, ?)",
-            (path, size, mtime_ns, session_uuid, kind, bad_lines),
+            (path, size, mtime_ns, session_id, kind, bad_lines),
         )
         self.conn.execute("DELETE FROM source_drift WHERE path = ?", (path,))
         self.conn.executemany("INSERT INTO source_drift(path, version, kind, name, count) VALUES(?, ?, ?, ?, ?)",
@@ -332,7 +332,7 @@ class Store:
         `transcript` is the session's rendered markdown (empty for imported handoffs); `columns`, if
         given, are its `fulltext_columns` already split (ingest splits them in its worker processes).
         """
-        uid = handoff.session_uuid
+        uid = handoff.session_id
         self.delete_handoff(uid)
         rowid = _insert_handoff(self.conn, handoff, path, archive_path, ended_at, origin, extractor)
         posting = (handoff.date.isoformat(), handoff.duration_minutes, handoff.substance)
@@ -357,9 +357,9 @@ class Store:
     def has_handoffs(self) -> bool:
         return self.conn.execute("SELECT 1 FROM handoffs LIMIT 1").fetchone() is not None
 
-    def handoff_path(self, session_uuid: str) -> str | None:
+    def handoff_path(self, session_id: str) -> str | None:
         """The handoff's file, relative to the handoffs folder (None: no such handoff)."""
-        row = self.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        row = self.conn.execute("SELECT path FROM handoffs WHERE session_uuid = ?", (session_id,)).fetchone()
         return row[0] if row else None
 
     def handoff_ids(self, extractor: str, *, without_substance: bool = False) -> list[str]:
@@ -378,35 +378,35 @@ class Store:
         self.conn.execute("UPDATE fulltext SET prompts = ?, replies = ?, actions = ?, context = ? WHERE rowid = ?",
                           (*columns, rowid))
 
-    def delete_handoff(self, session_uuid: str) -> None:
-        row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+    def delete_handoff(self, session_id: str) -> None:
+        row = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?", (session_id,)).fetchone()
         if row is None:
             return
         self.conn.execute("DELETE FROM fulltext WHERE id = ?", (row[0],))
         # The postings first: their triggers find the handoff's rowid through its row.
         for table in ("project_index", "keyword_index", "handoffs"):
-            self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_uuid,))
+            self.conn.execute(f"DELETE FROM {table} WHERE session_uuid = ?", (session_id,))
 
     # -- forgetting -------------------------------------------------------------------------------
     def forgotten(self) -> dict[str, str]:
         """session_uuid -> short id, of every session forgotten (`eywa forget`)."""
         return dict(self.conn.execute("SELECT session_uuid, short_id FROM forgotten"))
 
-    def add_tombstone(self, session_uuid: str, short_id: str, at: str) -> None:
+    def add_tombstone(self, session_id: str, short_id: str, at: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO forgotten(session_uuid, short_id, forgotten_at) VALUES(?, ?, ?)",
-                          (session_uuid, short_id, at))
+                          (session_id, short_id, at))
 
-    def remove_tombstone(self, session_uuid: str) -> None:
+    def remove_tombstone(self, session_id: str) -> None:
         """Lift it; the session's files are read anew by the next ingest (their states go)."""
-        self.conn.execute("DELETE FROM forgotten WHERE session_uuid = ?", (session_uuid,))
+        self.conn.execute("DELETE FROM forgotten WHERE session_uuid = ?", (session_id,))
         self.conn.execute("DELETE FROM source_drift WHERE path IN (SELECT path FROM sources WHERE session_uuid = ?)",
-                          (session_uuid,))
-        self.conn.execute("DELETE FROM sources WHERE session_uuid = ?", (session_uuid,))
+                          (session_id,))
+        self.conn.execute("DELETE FROM sources WHERE session_uuid = ?", (session_id,))
 
-    def source_paths(self, session_uuid: str) -> list[str]:
+    def source_paths(self, session_id: str) -> list[str]:
         """The transcript files read into the session."""
         return [path for (path,) in self.conn.execute("SELECT path FROM sources WHERE session_uuid = ?",
-                                                      (session_uuid,))]
+                                                      (session_id,))]
 
     def clear_index(self) -> None:
         """Drop every handoff and index row (sources and term statistics stay). Call inside a transaction."""
@@ -432,7 +432,7 @@ def _insert_handoff(conn: sqlite3.Connection, handoff: Handoff, path: str, archi
         " projects, keywords, substance, path, archive_path, body, origin, extractor, agent, machine)"
         " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            handoff.session_uuid, handoff.session_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
+            handoff.session_id, handoff.short_id, handoff.date.isoformat(), ended_at, handoff.duration_minutes,
             handoff.model, handoff.headline, orjson.dumps(handoff.projects).decode(),
             orjson.dumps(handoff.keywords).decode(), handoff.substance, path, archive_path,
             handoff.body, origin, extractor, handoff.agent, handoff.machine,
@@ -445,7 +445,7 @@ def _insert_handoff(conn: sqlite3.Connection, handoff: Handoff, path: str, archi
 def _insert_fulltext(conn: sqlite3.Connection, rowid: int, handoff: Handoff, columns: FulltextColumns) -> None:
     # The full-text row shares the handoff's rowid: search hits join handoffs by it.
     conn.execute("INSERT INTO fulltext(id, session_uuid, handoff, prompts, replies, actions, context)"
-                 " VALUES(?, ?, ?, ?, ?, ?, ?)", (rowid, handoff.session_uuid, handoff.body, *columns))
+                 " VALUES(?, ?, ?, ?, ?, ?, ?)", (rowid, handoff.session_id, handoff.body, *columns))
 
 
 class Rebuild:
@@ -475,16 +475,16 @@ class Rebuild:
         conn.execute("DELETE FROM temp.rebuild_postings")
         conn.execute("CREATE INDEX IF NOT EXISTS temp.rebuild_postings_hid ON rebuild_postings(hid)")
 
-    def date_of(self, session_uuid: str) -> str | None:
+    def date_of(self, session_id: str) -> str | None:
         """The date of the handoff added for this session, if one was."""
-        row = self.conn.execute("SELECT date FROM handoffs WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        row = self.conn.execute("SELECT date FROM handoffs WHERE session_uuid = ?", (session_id,)).fetchone()
         return row[0] if row else None
 
     def add(self, handoff: Handoff, *, path: str, archive_path: str = "", transcript: str = "",
             origin: str = "extracted", extractor: str = "") -> None:
         """Add a handoff (replacing one added for the same session), as `Store.put_handoff` stores it."""
         old = self.conn.execute("SELECT rowid FROM handoffs WHERE session_uuid = ?",
-                                (handoff.session_uuid,)).fetchone()
+                                (handoff.session_id,)).fetchone()
         if old is not None:
             for sql in ("DELETE FROM handoffs WHERE rowid = ?", "DELETE FROM fulltext WHERE id = ?",
                         "DELETE FROM temp.rebuild_postings WHERE hid = ?"):

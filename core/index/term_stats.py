@@ -37,9 +37,9 @@ class TermStats:
         self._load(terms)
         return {term: count for term in terms if (count := self._df[term]) is not None}
 
-    def record(self, session_uuid: str, terms: Iterable[str]) -> None:
+    def record(self, session_id: str, terms: Iterable[str]) -> None:
         """Record a session's distinct terms, replacing what it had, and keep the counts right."""
-        row = self.conn.execute("SELECT terms FROM session_terms WHERE session_uuid = ?", (session_uuid,)).fetchone()
+        row = self.conn.execute("SELECT terms FROM session_terms WHERE session_uuid = ?", (session_id,)).fetchone()
         old = orjson.loads(row[0]) if row else []
         new = sorted(set(terms))
         self._load(old + new)
@@ -53,15 +53,15 @@ class TermStats:
         self._changed.update(new)
         self.conn.execute(
             "INSERT OR REPLACE INTO session_terms(session_uuid, terms) VALUES(?, ?)",
-            (session_uuid, orjson.dumps(new).decode()),
+            (session_id, orjson.dumps(new).decode()),
         )
         if row is None and self._documents is not None:
             self._documents += 1
 
-    def forget(self, session_uuid: str) -> None:
+    def forget(self, session_id: str) -> None:
         """Remove a session's terms from the counts (it was folded into another session)."""
-        self.record(session_uuid, [])
-        self.conn.execute("DELETE FROM session_terms WHERE session_uuid = ?", (session_uuid,))
+        self.record(session_id, [])
+        self.conn.execute("DELETE FROM session_terms WHERE session_uuid = ?", (session_id,))
         if self._documents is not None:
             self._documents -= 1
 

@@ -17,7 +17,7 @@ import datetime as dt
 from pathlib import Path
 
 from eywa.core.sources import CLAUDE_CODE, KINDS, agent
-from eywa.core.sources.claude_code import encode_cwd
+from eywa.core.sources.claude import encode_cwd
 from eywa.core.sources.common import parse_time
 from eywa.core.sources.jsonl import peek_fields, read_records
 from eywa.core.sources.plugin import AGENT_RUN, SessionFiles
@@ -92,7 +92,7 @@ def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed
         if len(matches) == 1:
             parent = matches.pop()
             del groups[run_id]
-            groups[parent].subagents.append(dataclasses.replace(source, kind=AGENT_RUN))
+            groups[parent].subagents.append(dataclasses.replace(source, role=AGENT_RUN))
             linked[run_id] = parent
     return linked
 

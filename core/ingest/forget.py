@@ -17,7 +17,7 @@ from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest.run import IngestPaths
 
 
-def forget(store: Store, session_uuids: list[str], files: IngestPaths) -> int:
+def forget(store: Store, session_ids: list[str], files: IngestPaths) -> int:
     """Forget these sessions (full ids, indexed or not); how many had a handoff."""
     removed: list[Path] = []
     found = 0
@@ -25,7 +25,7 @@ def forget(store: Store, session_uuids: list[str], files: IngestPaths) -> int:
     with store.scrubbing():
         with store.transaction():
             terms = TermStats(store.conn)
-            for uid in dict.fromkeys(session_uuids):
+            for uid in dict.fromkeys(session_ids):
                 row = store.conn.execute("SELECT short_id, path, archive_path FROM handoffs WHERE session_uuid = ?",
                                          (uid,)).fetchone()
                 short_id = row[0] if row else uid[:8]

@@ -34,7 +34,7 @@ def import_originals(store: Store, import_dir: Path, handoffs_dir: Path, problem
             continue
         handoff, _ = read
         target = handoffs_dir / handoff_relpath(handoff)
-        if store.handoff_path(handoff.session_uuid) is not None or target.exists():
+        if store.handoff_path(handoff.session_id) is not None or target.exists():
             continue
         atomic_write(target, path.read_text(encoding="utf-8"))
         imported += 1
@@ -69,7 +69,7 @@ def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
             handoff, ours = read
             # Two files for one session (a crash between writing the new day's file and removing the old):
             # the later day wins.
-            previous = rebuild.date_of(handoff.session_uuid)
+            previous = rebuild.date_of(handoff.session_id)
             if previous is not None and handoff.date.isoformat() <= previous:
                 continue
             relpath = path.relative_to(handoffs_dir).as_posix()

@@ -75,9 +75,9 @@ def pending(store: Store) -> set[str]:
     return {uid for (uid,) in store.conn.execute("SELECT session_uuid FROM redaction_pending")}
 
 
-def done(store: Store, session_uuid: str) -> None:
+def done(store: Store, session_id: str) -> None:
     """The session's stored text is today's (inside the caller's transaction)."""
-    store.conn.execute("DELETE FROM redaction_pending WHERE session_uuid = ?", (session_uuid,))
+    store.conn.execute("DELETE FROM redaction_pending WHERE session_uuid = ?", (session_id,))
 
 
 def _redact_llm_state(store: Store, redactor: Redactor) -> None:
@@ -120,26 +120,26 @@ def redact_copies(store: Store, spokes_dir: Path | None, redactor: Redactor, pro
     return changed
 
 
-def redact_stored(store: Store, session_uuids: list[str], handoffs_dir: Path, archive_dir: Path,
+def redact_stored(store: Store, session_ids: list[str], handoffs_dir: Path, archive_dir: Path,
                   redactor: Redactor, run: ReRedaction, progress: Progress | None) -> None:
     """Redact these sessions' stored text where it lies, in transactions of about a second."""
-    if not session_uuids:
+    if not session_ids:
         return
     at = 0
-    while at < len(session_uuids):
+    while at < len(session_ids):
         began = time.perf_counter()
         written: list[tuple[Path, str]] = []
         with store.transaction():
             terms = TermStats(store.conn)
             while True:
-                uid = session_uuids[at]
+                uid = session_ids[at]
                 at += 1
                 written += _redact_session(store, terms, uid, handoffs_dir, archive_dir, redactor)
                 done(store, uid)
                 run.in_place += 1
                 if progress is not None:
-                    progress(at, len(session_uuids), uid)
-                if at == len(session_uuids) or time.perf_counter() - began >= _BATCH_SECONDS:
+                    progress(at, len(session_ids), uid)
+                if at == len(session_ids) or time.perf_counter() - began >= _BATCH_SECONDS:
                     break
             terms.flush()
         for path, text in written:  # the row first, then its files: a crash in between redacts them again
@@ -199,7 +199,7 @@ def _from_row(store: Store, uid: str) -> Handoff:
     (short_id, date, duration, model, headline, projects, keywords, substance, body, agent, machine) = \
         store.conn.execute("SELECT short_id, date, duration_min, model, headline, projects, keywords, substance,"
                            " body, agent, machine FROM handoffs WHERE session_uuid = ?", (uid,)).fetchone()
-    return Handoff(session_id=short_id, session_uuid=uid, date=date, duration=f"{duration}m", model=model,
+    return Handoff(short_id=short_id, session_id=uid, date=date, duration=f"{duration}m", model=model,
                    headline=headline, projects=orjson.loads(projects), keywords=orjson.loads(keywords),
                    substance=substance, agent=agent, machine=machine, raw_body=body)
 

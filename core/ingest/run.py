@@ -141,13 +141,13 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     report.files_changed = len(changed)
     # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
     # stays with it while unchanged: recorded under the parent's id.
-    files = [dataclasses.replace(f, kind=AGENT_RUN) if f.kind == "main" and str(f.path) not in changed
+    files = [dataclasses.replace(f, role=AGENT_RUN) if f.role == "main" and str(f.path) not in changed
              and known[str(f.path)].kind == AGENT_RUN else f for f in files]
 
     def parent_of(source: SourceFile) -> str | None:
         state = known.get(str(source.path))
-        if state is not None and str(source.path) not in changed and state.session_uuid:
-            return state.session_uuid
+        if state is not None and str(source.path) not in changed and state.session_id:
+            return state.session_id
         return file_session(source)
 
     groups = group_sessions(files, parent_of)
@@ -263,7 +263,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
             file_stats = stats.get(str(source.path))
             if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
                 continue
-            kind = kind_of_main if source.kind == "main" else source.kind
+            kind = kind_of_main if source.role == "main" else source.role
             unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
             unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
             store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
@@ -302,7 +302,7 @@ def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: Inges
     transaction that stores the session, so that no run is ever counted twice or lost); their files."""
     gone: list[Path] = []
     for source in group.subagents:
-        if source.kind != AGENT_RUN:
+        if source.role != AGENT_RUN:
             continue
         own = file_session(source)
         relpath = store.handoff_path(own)

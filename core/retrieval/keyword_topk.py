@@ -96,14 +96,14 @@ def _most_raw(bounds: IndexBounds, terms: Iterable[Term]) -> float:
 
 
 class Ranked(NamedTuple):
-    session_uuid: str
+    session_id: str
     score: float
     date: str
 
 
 class _Scored(Protocol):
     @property
-    def session_uuid(self) -> str: ...
+    def session_id(self) -> str: ...
     @property
     def score(self) -> float: ...
     @property
@@ -198,13 +198,13 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
 
 def _ranked(conn: sqlite3.Connection, rowids: numpy.ndarray, scores: numpy.ndarray) -> list[Ranked]:
     score = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
-    return ordered([Ranked(row.session_uuid, score[row.rowid], row.date) for row in handoff_dates(conn, list(score))])
+    return ordered([Ranked(row.session_id, score[row.rowid], row.date) for row in handoff_dates(conn, list(score))])
 
 
 def ordered(rows: list[_R]) -> list[_R]:
     """Rows sorted as every scorer ranks them: score desc, then date desc, then session id."""
     # Stable sorts, least significant key first (a date string cannot be negated for one key).
-    rows.sort(key=lambda row: row.session_uuid)
+    rows.sort(key=lambda row: row.session_id)
     rows.sort(key=lambda row: row.date, reverse=True)
     rows.sort(key=lambda row: row.score, reverse=True)
     return rows

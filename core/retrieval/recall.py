@@ -27,7 +27,7 @@ MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word
 
 @dataclass
 class HandoffRecord:
-    session_uuid: str
+    session_id: str
     short_id: str
     date: dt.date
     headline: str
@@ -45,7 +45,7 @@ class HandoffRecord:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "session_id": self.session_uuid,
+            "session_id": self.session_id,
             "short_id": self.short_id,
             "match": self.match,
             "score": round(self.score, 6),
@@ -82,7 +82,7 @@ class HandoffRecord:
 
 def record_from_row(row: HandoffRow, handoffs_dir: Path, score: float = 0.0, match: bool = True) -> HandoffRecord:
     return HandoffRecord(
-        session_uuid=row.session_uuid, short_id=row.short_id, date=dt.date.fromisoformat(row.date),
+        session_id=row.session_id, short_id=row.short_id, date=dt.date.fromisoformat(row.date),
         headline=row.headline, projects=orjson.loads(row.projects), keywords=orjson.loads(row.keywords),
         substance=row.substance, duration_min=row.duration_min, model=row.model, body=row.body,
         path=handoffs_dir / row.path, agent=row.agent, machine=row.machine, score=score, match=match,
@@ -158,8 +158,8 @@ def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir:
         else:  # those days hold no session: the latest ones, said so
             missed = asked.first
             hits = ranked(within)
-    rows = handoffs_by_id(conn, [hit.session_uuid for hit in hits])
-    return Results([record_from_row(rows[hit.session_uuid], handoffs_dir, hit.score, hit.match) for hit in hits],
+    rows = handoffs_by_id(conn, [hit.session_id for hit in hits])
+    return Results([record_from_row(rows[hit.session_id], handoffs_dir, hit.score, hit.match) for hit in hits],
                    words=words, today=today, within=within, asked=named, first=first, missed=missed,
                    machines=machine_count(conn))
 

@@ -67,13 +67,13 @@ HYBRID_POOL = 100
 
 @dataclass(frozen=True)
 class Hit:
-    session_uuid: str
+    session_id: str
     score: float
     match: bool = True  # False: no match, one of the latest sessions listed instead
 
 
 class _Row(NamedTuple):  # hundreds a hybrid query: a frozen dataclass costs several times as much to make
-    session_uuid: str
+    session_id: str
     score: float
     date: str
     # The handoff's projects and keywords (JSON lists), when read along: hybrid scores them without
@@ -240,10 +240,10 @@ def rank(
         )
         rows = _ranked(mode, params, max_results, offset)
         if rows:
-            return [Hit(row.session_uuid, row.score) for row in rows]
+            return [Hit(row.session_id, row.score) for row in rows]
         if offset > 0 and _ranked(mode, params, 1, 0):
             return []  # paged past the last real hit: don't switch to the recent list mid-paging
-    return [Hit(row.session_uuid, 0.0, match=False)
+    return [Hit(row.session_id, 0.0, match=False)
             for row in readonly.recent(conn, filters, limit=max_results, offset=offset)]
 
 
@@ -280,8 +280,8 @@ def _with_preferred(p: _Params, ranking: Callable[[_Params], list[_Row]]) -> lis
     rows = ranking(p)
     if p.prefer is None:
         return rows
-    seen = {row.session_uuid for row in rows}
-    return keyword_topk.ordered(rows + [row for row in ranking(p.in_preferred()) if row.session_uuid not in seen])
+    seen = {row.session_id for row in rows}
+    return keyword_topk.ordered(rows + [row for row in ranking(p.in_preferred()) if row.session_id not in seen])
 
 
 def _ranked(mode: Mode, p: _Params, limit: int, offset: int) -> list[_Row]:
@@ -321,7 +321,7 @@ def _keywords(p: _Params, limit: int, offset: int) -> list[_Row]:
     terms = [keyword_topk.Term(table, term, w, df[(table, term)]) for (table, term), w in weights.items()]
 
     def top(q: _Params) -> list[_Row]:
-        return [_Row(hit.session_uuid, hit.score, hit.date) for hit in keyword_topk.top(
+        return [_Row(hit.session_id, hit.score, hit.date) for hit in keyword_topk.top(
             q.conn, terms, multipliers, state.bounds, limit=limit + offset, only=_project_rows(q))]
 
     # Exact: a preferred session of the k best is among the k best preferred ones, any other among the k best.
@@ -361,7 +361,7 @@ def _rows(p: _Params, hits: list[tuple[int, float]]) -> list[_Row]:
     if not hits:
         return []
     score = dict(hits)
-    return keyword_topk.ordered([_Row(row.session_uuid, float(score[row.rowid]), row.date, (row.projects, row.keywords))
+    return keyword_topk.ordered([_Row(row.session_id, float(score[row.rowid]), row.date, (row.projects, row.keywords))
                                  for row in readonly.substantial_listed(p.conn, list(score))])
 
 
@@ -375,7 +375,7 @@ def _bm25(p: _Params, limit: int, offset: int, *, raw: bool = False) -> list[_Ro
         state.text_index, state.text_index_key, q.tokens + q.phrases, depth + 20, only=_project_rows(q)))[:depth])
     if not raw:
         multipliers = keyword_topk.Multipliers(p.now, None, BM25_RECENCY_BOOST, 0.0)
-        found = _preferred_first(p, [_Row(row.session_uuid, row.score * multipliers.recency(
+        found = _preferred_first(p, [_Row(row.session_id, row.score * multipliers.recency(
             multipliers.age(row.date)), row.date) for row in found])
     return found[offset : offset + limit]
 
@@ -404,8 +404,8 @@ def _fused(p: _Params, fulltext: list[_Row], keywords: list[_Row]) -> list[_Row]
     for rows, weight in ((fulltext, 1.0), (keywords, p.hybrid_keywords_weight)):
         best = rows[0].score if rows else 1.0
         for row in rows:
-            fused[row.session_uuid] = fused.get(row.session_uuid, 0.0) + weight * row.score / best
-            dates[row.session_uuid] = row.date
+            fused[row.session_id] = fused.get(row.session_id, 0.0) + weight * row.score / best
+            dates[row.session_id] = row.date
     multipliers = keyword_topk.Multipliers(p.now, None, HYBRID_RECENCY_BOOST, 0.0)
     return keyword_topk.ordered([_Row(uid, score * multipliers.recency(multipliers.age(dates[uid]))
                                       * p.preference(dates[uid]), dates[uid])
@@ -442,6 +442,6 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     for row, holding in listed:
         raw = sum(weight.get(term, 0.0) for weight, terms in zip(weights, holding, strict=True) for term in terms)
         if raw > 0.0:
-            scored.append(_Row(row.session_uuid, raw, row.date))
+            scored.append(_Row(row.session_id, raw, row.date))
     return keyword_topk.ordered(scored)
 

@@ -42,7 +42,7 @@ CODEX = "codex"
 GEMINI = "gemini"
 # The one list of agents: adding one is its module and a line here.
 AGENTS: tuple[Registered, ...] = (
-    Registered(CLAUDE_CODE, "Claude", "claude_code", Home()),
+    Registered(CLAUDE_CODE, "Claude", "claude", Home()),
     Registered(CODEX, "Codex", "codex", Home(("CODEX_HOME",), "~/.codex")),
     Registered(GEMINI, "Gemini", "gemini", Home(("GEMINI_CLI_HOME",), "~", ".gemini")),
     Registered("copilot", "Copilot", "copilot", Home(("COPILOT_HOME",), "~/.copilot")),

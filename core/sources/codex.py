@@ -217,7 +217,7 @@ class Codex(AgentSource):
         return name.startswith("rollout-") and name.endswith(_SUFFIXES)
 
     def session_of(self, file: SourceFile) -> str | None:
-        meta = first_record(file.path) if file.kind == "main" else None
+        meta = first_record(file.path) if file.role == "main" else None
         payload = meta.get("payload") if isinstance(meta, dict) else None
         parent = payload.get("parent_thread_id") if isinstance(payload, dict) else None
         return parent if isinstance(parent, str) and parent else codex_session_id(file.path)

@@ -65,7 +65,7 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
     sessions: dict[str, SessionFiles] = {}
     spawned: list[tuple[str, SourceFile]] = []  # subagents' runs written as sessions of their own (Codex's)
     for source in files:
-        if source.kind == "main":
+        if source.role == "main":
             plugin = agent(source.agent)
             sid = plugin.named_session(source) or parent_of(source) or source.path.stem
             if plugin.spawned(source, sid):
@@ -75,7 +75,7 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
     for sid, source in spawned:
         sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
     for source in files:
-        if source.kind == "main":
+        if source.role == "main":
             continue
         sid = parent_of(source) or source.path.stem
         sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)

@@ -228,7 +228,7 @@ class Gemini(AgentSource):
         return (chats.parent / ".project_root",) if chats is not None else ()  # the project's working folder
 
     def session_of(self, file: SourceFile) -> str | None:
-        if file.kind == "subagents-dir":
+        if file.role == "subagents-dir":
             return file.path.parent.name
         return peek_fields(file.path, ("sessionId",), max_lines=1).get("sessionId")
 

@@ -124,7 +124,7 @@ def read_records(path: Path, stats: ReadStats | None = None,
                  decode: Callable[[bytes], object] = orjson.loads) -> Iterator[dict]:
     """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates.
 
-    `decode` may read a line as less than all of it (core/sources/claude_code/records.py); a line it raises
+    `decode` may read a line as less than all of it (core/sources/claude/records.py); a line it raises
     ValueError or RecursionError for is decoded whole, as with the default. (Invalid UTF-8 in a part
     it skips is then not seen: `invalid_utf8` does not count that line.)
     """

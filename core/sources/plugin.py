@@ -35,7 +35,7 @@ class SourceFile:
     path: Path
     size: int
     mtime_ns: int
-    kind: str  # its role: main | agent-file | subagents-dir (a subagent's file) | agent-run
+    role: str  # main | agent-file | subagents-dir (a subagent's file) | agent-run
     agent: str = CLAUDE_CODE  # the agent whose folder it was found in (core/sources)
     machine: str = ""  # the machine of that source
 

@@ -189,7 +189,7 @@ class Qwen(AgentSource):
         return (transcript.with_suffix(".meta.json"),)  # a subagent's type and task
 
     def session_of(self, file: SourceFile) -> str | None:
-        return file.path.stem if file.kind == "main" else file.path.parent.name
+        return file.path.stem if file.role == "main" else file.path.parent.name
 
     def named_session(self, file: SourceFile) -> str | None:
         return file.path.stem

@@ -14,7 +14,7 @@ _WRITE_TOOLS = ("Edit", "Write")
 
 def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
     """A session's files read and its runs folded in; the read statistics of every file read."""
-    runs = [f for f in group.subagents if f.kind == AGENT_RUN or agent(f.agent).subagents_are_sessions]
+    runs = [f for f in group.subagents if f.role == AGENT_RUN or agent(f.agent).subagents_are_sessions]
     session, stats = agent(group.agent).read(group.session_id, [f for f in group.files if f not in runs], redact)
     for source in runs:
         plugin = agent(source.agent)

@@ -1,7 +1,7 @@
 """The LLM backends behind one small interface, and the choice `llm.backend` makes between them.
 
 - `anthropic` (core/extract/llm/anthropic_backend.py): the Messages API through the `anthropic` SDK, with an API key.
-- `claude-code` (core/extract/llm/claude_code_backend.py): the user's own Claude Code CLI, headless, signed in with
+- `claude-code` (core/extract/llm/cli_backend.py): the user's own Claude Code CLI, headless, signed in with
   whatever it is signed in with (a Claude subscription, most often).
 - `deterministic`: no LLM at all.
 
@@ -96,7 +96,7 @@ def choose_backend(settings: Settings) -> Choice:
     if wanted == "anthropic":
         return Choice("deterministic", "llm.backend is anthropic but no API key is set (ANTHROPIC_API_KEY or "
                                        "llm.api_key)")
-    from eywa.core.extract.llm.claude_code_backend import auth_status, find_cli
+    from eywa.core.extract.llm.cli_backend import auth_status, find_cli
 
     why = "no API key and " if wanted == "auto" else "llm.backend is claude-code but "
     cli = find_cli(settings.llm.claude_code_command)
@@ -136,7 +136,7 @@ def open_backend(choice: Choice, settings: Settings, *, sleep: Callable[[float],
 
         return AnthropicBackend(settings, sleep=sleep)
     if choice.backend == "claude-code":
-        from eywa.core.extract.llm.claude_code_backend import ClaudeCodeBackend
+        from eywa.core.extract.llm.cli_backend import ClaudeCodeBackend
 
         return ClaudeCodeBackend(settings, choice.cli)
     return NoBackend(choice.reason)

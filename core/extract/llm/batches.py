@@ -15,10 +15,10 @@ from eywa.core.extract.llm.anthropic_client import RequestRejected, TransientFai
 from eywa.core.extract.llm.backend import Backend, Call, Outcome
 from eywa.core.extract.llm.budget import Budget
 from eywa.core.extract.llm.candidates import Candidate, Candidates
+from eywa.core.extract.llm.lifecycle import LLMStates
 from eywa.core.extract.llm.outcomes import Outcomes
 from eywa.core.extract.llm.report import LLMReport, Progress
-from eywa.core.extract.llm.state import LLMStates
-from eywa.core.index.llm_state import BatchItem
+from eywa.core.index.llm_tables import BatchItem
 
 log = logging.getLogger("eywa.llm")
 _CUSTOM_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what the API accepts as a custom_id
@@ -71,8 +71,8 @@ class Batches:
         items: dict[str, BatchItem] = {}
         requests = []
         for cand in chosen:
-            custom_id = cand.session_uuid if _CUSTOM_ID_RE.match(cand.session_uuid) else cand.hash[:40]
-            items[custom_id] = BatchItem(cand.session_uuid, cand.hash)
+            custom_id = cand.session_id if _CUSTOM_ID_RE.match(cand.session_id) else cand.hash[:40]
+            items[custom_id] = BatchItem(cand.session_id, cand.hash)
             params = backend.params(cand.content)
             params.update(params.pop("extra_body", {}))  # a batch request's params are the JSON body itself
             requests.append({"custom_id": custom_id, "params": params})
@@ -120,10 +120,10 @@ class Batches:
             if result.custom_id not in items:
                 continue
             item = items[result.custom_id]
-            state = states.get(item.session_uuid)
+            state = states.get(item.session_id)
             if state is None or state.status != "batched" or state.batch_id != batch_id:
                 continue  # collected before a restart
-            cand = self.candidates.current(item.session_uuid)
+            cand = self.candidates.current(item.session_id)
             if cand is None:
                 continue
             if result.kind == "succeeded" and result.answer is not None:

@@ -1,6 +1,6 @@
 """Which sessions the LLM pass sends, and when: those ingest drafted from a kept transcript, with
 substance, settled (no new line for `llm.idle_minutes`, or a SessionEnd mark), and not answered already
-for the same content (the transcript markdown with the model, budget and prompt version)."""
+for the same content (the transcript markdown with the model, trim and prompt version)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from eywa.core.config.settings import Settings
+from eywa.core.extract.llm.lifecycle import answered
 from eywa.core.extract.llm.prompt import (
     SYSTEM_PROMPT,
     answer_schema,
-    budget_markdown,
     content_hash,
     estimate_tokens,
+    trim_markdown,
     user_content,
 )
-from eywa.core.extract.llm.state import answered
-from eywa.core.index import llm_state
-from eywa.core.index.llm_state import ExtractedSession, LLMState
+from eywa.core.index import llm_tables
+from eywa.core.index.llm_tables import ExtractedSession, LLMState
 from eywa.core.index.store import Store
 
 
@@ -28,12 +28,12 @@ class Candidate:
     session: ExtractedSession
     markdown: str  # the archived transcript
     hash: str
-    content: str  # the prompt: the budgeted transcript and its hints
+    content: str  # the prompt: the trimmed transcript and its hints
     est_input: int
 
     @property
-    def session_uuid(self) -> str:
-        return self.session.session_uuid
+    def session_id(self) -> str:
+        return self.session.session_id
 
 
 @dataclass
@@ -59,7 +59,7 @@ class Candidates:
         self._system_tokens = estimate_tokens(SYSTEM_PROMPT + json.dumps(answer_schema()))
 
     def sessions(self, ids: Iterable[str] | None = None) -> list[ExtractedSession]:
-        return llm_state.extracted_sessions(self.store.conn, ids)
+        return llm_tables.extracted_sessions(self.store.conn, ids)
 
     def read(self, session: ExtractedSession) -> Candidate | None:
         """The session's prompt and content hash; None when its transcript is not kept."""
@@ -67,22 +67,22 @@ class Candidates:
             markdown = (self.settings.archive_dir / session.archive_path).read_text(encoding="utf-8")
         except (FileNotFoundError, UnicodeDecodeError):
             return None
-        budget = self.settings.llm.input_token_budget
-        text, abridged = budget_markdown(markdown, budget)
+        trim_tokens = self.settings.llm.input_token_budget
+        text, abridged = trim_markdown(markdown, trim_tokens)
         content = user_content(text, projects=session.projects, candidate_keywords=session.keywords,
                                abridged=abridged)
-        return Candidate(session=session, markdown=markdown, hash=content_hash(self.model, budget, markdown),
+        return Candidate(session=session, markdown=markdown, hash=content_hash(self.model, trim_tokens, markdown),
                          content=content, est_input=self._system_tokens + estimate_tokens(content))
 
-    def current(self, session_uuid: str) -> Candidate | None:
+    def current(self, session_id: str) -> Candidate | None:
         """The session as the index and archive have it now."""
-        sessions = self.sessions([session_uuid])
+        sessions = self.sessions([session_id])
         return self.read(sessions[0]) if sessions else None
 
     def settled(self, session: ExtractedSession, ended: set[str]) -> bool:
         """No new line for `llm.idle_minutes` (by the transcript files' mtimes), or a SessionEnd mark."""
         idle_ns = self.settings.llm.idle_minutes * 60 * 1_000_000_000
-        return session.session_uuid in ended or self._clock() * 1e9 - session.newest_mtime_ns >= idle_ns
+        return session.session_id in ended or self._clock() * 1e9 - session.newest_mtime_ns >= idle_ns
 
     def backlog(self, states: dict[str, LLMState]) -> Backlog:
         """Not substance 0, not already extracted from the same content, not failed on it, settled."""
@@ -93,7 +93,7 @@ class Candidates:
             cand = self.read(session)
             if cand is None:
                 continue
-            state = states.get(cand.session_uuid)
+            state = states.get(cand.session_id)
             if answered(state, cand.hash):
                 if session.extractor.startswith("llm:"):
                     backlog.unchanged += 1
@@ -121,6 +121,6 @@ class Candidates:
             cand = self.read(session)
             if cand is None:
                 continue
-            (backlog.restore if answered(states[cand.session_uuid], cand.hash) else backlog.candidates).append(cand)
-        backlog.candidates.sort(key=lambda c: (c.session.ended_at, c.session_uuid))
+            (backlog.restore if answered(states[cand.session_id], cand.hash) else backlog.candidates).append(cand)
+        backlog.candidates.sort(key=lambda c: (c.session.ended_at, c.session_id))
         return backlog

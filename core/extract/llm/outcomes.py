@@ -10,9 +10,9 @@ from eywa.core.config.settings import Settings
 from eywa.core.extract.llm.anthropic_client import cost_usd
 from eywa.core.extract.llm.backend import Backend, Call, Outcome
 from eywa.core.extract.llm.candidates import Candidate, Candidates
+from eywa.core.extract.llm.lifecycle import LLMStates
 from eywa.core.extract.llm.prompt import HandoffFields, to_handoff
 from eywa.core.extract.llm.report import LLMReport
-from eywa.core.extract.llm.state import LLMStates
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import Store
 
@@ -38,34 +38,34 @@ class Outcomes:
             self._apply_ok(cand, outcome, report)
             return
         with self.store.transaction():
-            self.states.record_calls(cand.session_uuid, outcome.calls, self.backend.model)
+            self.states.record_calls(cand.session_id, outcome.calls, self.backend.model)
             if outcome.kind in ("stopped", "requeue"):
-                self.states.pending(cand.session_uuid, content_hash=cand.hash, error=outcome.error)
+                self.states.pending(cand.session_id, content_hash=cand.hash, error=outcome.error)
                 report.left += outcome.kind == "stopped"
-                report.outcomes[cand.session_uuid] = f"not extracted: {outcome.error}"
+                report.outcomes[cand.session_id] = f"not extracted: {outcome.error}"
                 return
             # A fallback keeps the handoff in place (the deterministic one for a new or changed session).
-            self.states.fell_back(cand.session_uuid, cand.hash, outcome.kind, outcome.error)
+            self.states.fell_back(cand.session_id, cand.hash, outcome.kind, outcome.error)
         report.fallbacks += 1
-        report.outcomes[cand.session_uuid] = f"kept the deterministic handoff ({outcome.kind}): {outcome.error}"
-        log.warning("session %s kept its deterministic handoff (%s): %s", cand.session_uuid, outcome.kind,
+        report.outcomes[cand.session_id] = f"kept the deterministic handoff ({outcome.kind}): {outcome.error}"
+        log.warning("session %s kept its deterministic handoff (%s): %s", cand.session_id, outcome.kind,
                     outcome.error)
 
     def _apply_ok(self, cand: Candidate, outcome: Outcome, report: LLMReport) -> None:
         assert outcome.fields is not None
-        fresh = self.candidates.current(cand.session_uuid)
+        fresh = self.candidates.current(cand.session_id)
         with self.store.transaction():
-            self.states.record_calls(cand.session_uuid, outcome.calls, self.backend.model)
+            self.states.record_calls(cand.session_id, outcome.calls, self.backend.model)
             if fresh is None or fresh.hash != cand.hash:
                 # The session changed while the request was out: this answer describes an old version.
-                self.states.pending(cand.session_uuid, content_hash=fresh.hash if fresh else "")
-                report.outcomes[cand.session_uuid] = "changed during the request: pending again"
+                self.states.pending(cand.session_id, content_hash=fresh.hash if fresh else "")
+                report.outcomes[cand.session_id] = "changed during the request: pending again"
                 return
             # The validated answer is stored first: a crash from here on is finished without a request.
-            self.states.answer(cand.session_uuid, cand.hash, outcome.fields.model_dump_json())
+            self.states.answer(cand.session_id, cand.hash, outcome.fields.model_dump_json())
         self.write(fresh, outcome.fields, outcome.model or self.backend.model)
         report.extracted += 1
-        report.outcomes[cand.session_uuid] = f"extracted by {outcome.model or self.backend.model}"
+        report.outcomes[cand.session_id] = f"extracted by {outcome.model or self.backend.model}"
 
     def restore(self, cand: Candidate, result: str, report: LLMReport) -> None:
         """Put back the answer stored for this content, with no request."""
@@ -74,7 +74,7 @@ class Outcomes:
 
     def write(self, cand: Candidate, fields: HandoffFields, model: str) -> None:
         session = cand.session
-        handoff = to_handoff(fields, session_uuid=session.session_uuid, short_id=session.short_id, date=session.date,
+        handoff = to_handoff(fields, session_id=session.session_id, short_id=session.short_id, date=session.date,
                              duration_min=session.duration_min, model=session.model,
                              cwd_projects=[p for p in session.projects if p])
         handoff.machine, handoff.agent = session.machine, session.agent  # the session's, whoever summarises it
@@ -84,7 +84,7 @@ class Outcomes:
         with self.store.transaction():
             self.store.put_handoff(handoff, path=relpath.as_posix(), archive_path=session.archive_path,
                                    transcript=cand.markdown, ended_at=session.ended_at, extractor=f"llm:{model}")
-            self.states.done(session.session_uuid)
+            self.states.done(session.session_id)
 
     def _cost(self, call: Call) -> float | None:
         """What a call cost: as the backend reported it (Claude Code does), else at the model's list price."""

@@ -1,5 +1,5 @@
 """The LLM handoff extractor's pure parts: the answer's schema (pydantic), the system prompt, the input
-budget, the request, and reading the answer back. No network here: core/extract/llm/run.py runs it.
+trim, the request, and reading the answer back. No network here: core/extract/llm/run.py runs it.
 
 The model answers by calling the tool `record_handoff`, whose input schema is `HandoffFields`' JSON
 schema. The answer is validated with pydantic; an invalid one gets one more turn with the validation
@@ -408,12 +408,12 @@ def _json_in_text(text: str) -> object:
                             f"{text[:120]!r}") from None
 
 
-def to_handoff(fields: HandoffFields, *, session_uuid: str, short_id: str, date: Any, duration_min: int,
+def to_handoff(fields: HandoffFields, *, session_id: str, short_id: str, date: Any, duration_min: int,
                model: str, cwd_projects: list[str]) -> Handoff:
     """The handoff file's model, with the same front matter as the deterministic extractor writes; the
     sections rendered from the answer's structure in the format of docs/architecture.md."""
     projects = list(dict.fromkeys([*cwd_projects, *fields.projects]))[:4]
-    handoff = Handoff(session_id=short_id, session_uuid=session_uuid, date=date,
+    handoff = Handoff(short_id=short_id, session_id=session_id, date=date,
                       duration=format_duration(duration_min), model=model, headline=fields.headline,
                       projects=projects, keywords=fields.keywords if fields.substance else [],
                       substance=fields.substance, status=fields.status)
@@ -436,7 +436,7 @@ def render_key_file(item: KeyFile) -> str:
     return f"`{item.path}` -- {item.change}" if item.change else f"`{item.path}`"
 
 
-# --- the input budget ------------------------------------------------------------------------------
+# --- the input trim ------------------------------------------------------------------------------
 
 def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
@@ -470,7 +470,7 @@ def _score(block: str) -> float:
 
 
 def _cap(block: str, limit: int) -> str:
-    # One huge block (a pasted plan, a long reply) must not eat the budget: keep its head and its tail.
+    # One huge block (a pasted plan, a long reply) must not eat the room: keep its head and its tail.
     if len(block) <= limit:
         return block
     head, tail = block[: limit * 2 // 3], block[-(limit // 3):]
@@ -482,13 +482,13 @@ def _cap(block: str, limit: int) -> str:
     return f"{head}\n[... {len(block) - len(head) - len(tail)} characters omitted ...]\n{tail}"
 
 
-def budget_markdown(markdown: str, budget_tokens: int) -> tuple[str, bool]:
-    """(`markdown` cut to about `budget_tokens`, whether it was cut). Keeps the header, the beginning and
+def trim_markdown(markdown: str, trim_tokens: int) -> tuple[str, bool]:
+    """(`markdown` cut to about `trim_tokens`, whether it was cut). Keeps the header, the beginning and
     the end of the conversation, and the most informative blocks between (errors, edits, decisions,
     commits, the person's prompts), in their original order with a marker at each gap."""
-    if estimate_tokens(markdown) <= budget_tokens:
+    if estimate_tokens(markdown) <= trim_tokens:
         return markdown, False
-    budget = int(budget_tokens * CHARS_PER_TOKEN)
+    chars = int(trim_tokens * CHARS_PER_TOKEN)
     lines = markdown.split("\n")
     blocks: list[str] = []
     current: list[str] = []
@@ -499,9 +499,9 @@ def budget_markdown(markdown: str, budget_tokens: int) -> tuple[str, bool]:
         current.append(line)
     blocks.append("\n".join(current).strip("\n"))
     header, body = blocks[0], blocks[1:]
-    header = _cap(header, budget // 8)
+    header = _cap(header, chars // 8)
     blocks_count = sum(1 for block in body if not _DAY_RE.match(block))
-    cap = max(600, budget // 10, min(budget // 2, budget // max(1, blocks_count)))
+    cap = max(600, chars // 10, min(chars // 2, chars // max(1, blocks_count)))
     body = [block if _DAY_RE.match(block) else _cap(block, cap) for block in body]
     keep = [False] * len(body)
     used = len(header)
@@ -509,19 +509,19 @@ def budget_markdown(markdown: str, budget_tokens: int) -> tuple[str, bool]:
     def take(index: int) -> bool:
         nonlocal used
         cost = len(body[index]) + 1
-        if keep[index] or used + cost > budget:
+        if keep[index] or used + cost > chars:
             return False
         keep[index] = True
         used += cost
         return True
 
     content = [i for i, block in enumerate(body) if not _DAY_RE.match(block)]
-    room = budget * 0.25 - used  # the beginning: how the session started and what was asked
+    room = chars * 0.25 - used  # the beginning: how the session started and what was asked
     for i in content:
         if len(body[i]) + 1 > room or not take(i):
             break
         room -= len(body[i]) + 1
-    room = budget * 0.3  # the end: where the work stopped, what is left open
+    room = chars * 0.3  # the end: where the work stopped, what is left open
     for i in reversed(content):
         if keep[i] or len(body[i]) + 1 > room or not take(i):
             break
@@ -554,10 +554,10 @@ def budget_markdown(markdown: str, budget_tokens: int) -> tuple[str, bool]:
     return "\n\n".join(out) + "\n", True
 
 
-def content_hash(model: str, budget_tokens: int, markdown: str) -> str:
-    """What decides whether a session was already sent: the transcript, the model, the budget, the prompt."""
+def content_hash(model: str, trim_tokens: int, markdown: str) -> str:
+    """What decides whether a session was already sent: the transcript, the model, the trim, the prompt."""
     digest = hashlib.sha256()
-    for part in (PROMPT_VERSION, model, str(budget_tokens), markdown):
+    for part in (PROMPT_VERSION, model, str(trim_tokens), markdown):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()

@@ -23,10 +23,10 @@ from eywa.core.extract.llm.backend import Backend, Choice, choose_backend, open_
 from eywa.core.extract.llm.batches import Batches
 from eywa.core.extract.llm.budget import Budget, Plan
 from eywa.core.extract.llm.candidates import Candidates
+from eywa.core.extract.llm.lifecycle import LLMStates, answered
 from eywa.core.extract.llm.outcomes import Outcomes
 from eywa.core.extract.llm.report import LLMReport, Progress
 from eywa.core.extract.llm.sending import Sender
-from eywa.core.extract.llm.state import LLMStates, answered
 from eywa.core.index.store import Store
 
 __all__ = ["LLMPass", "LLMReport", "Plan"]  # what core/api.py takes from the LLM pass
@@ -86,7 +86,7 @@ class LLMPass:
             backlog = self.candidates.due(states, due, set(ended))
             report.waiting += backlog.waiting
             for cand in backlog.restore:
-                self.outcomes.restore(cand, states[cand.session_uuid].result, report)  # answered before a crash
+                self.outcomes.restore(cand, states[cand.session_id].result, report)  # answered before a crash
             self.sender.send(backlog.candidates, report, progress)
         except LLMStop as exc:
             report.stopped = str(exc)
@@ -104,11 +104,11 @@ class LLMPass:
         touched = list(dict.fromkeys([*updated, *self.states.overwritten()]))
         states = self.states.of(touched)
         for session in self.candidates.sessions(touched):
-            state = states.get(session.session_uuid)
+            state = states.get(session.session_id)
             if state is None:
                 # Decided from the row alone: a first ingest of thousands of sessions reads no archive here.
                 if session.newest_mtime_ns >= cutoff_ns and session.substance > 0:
-                    self.states.pending(session.session_uuid)
+                    self.states.pending(session.session_id)
                 continue
             cand = self.candidates.read(session)
             if cand is None:
@@ -117,22 +117,22 @@ class LLMPass:
                 if not session.extractor.startswith("llm:"):
                     self.outcomes.restore(cand, state.result, report)
             elif state.status in ("done", "retry", "failed") and state.content_hash != cand.hash:
-                self.states.pending(cand.session_uuid, content_hash=cand.hash, attempts=0)
+                self.states.pending(cand.session_id, content_hash=cand.hash, attempts=0)
 
-    def extract_one(self, session_uuid: str) -> LLMReport:
+    def extract_one(self, session_id: str) -> LLMReport:
         """Extract one session now, settled or not (the user asked); an unchanged one is not sent again."""
         report = LLMReport(mode="one", backend=self.backend.name)
-        cand = self.candidates.current(session_uuid)
+        cand = self.candidates.current(session_id)
         if cand is None:
-            report.outcomes[session_uuid] = "no transcript kept for this session: nothing to send"
+            report.outcomes[session_id] = "no transcript kept for this session: nothing to send"
             return self._finish(report)
-        state = self.states.one(session_uuid)
+        state = self.states.one(session_id)
         if answered(state, cand.hash):
             if not cand.session.extractor.startswith("llm:"):
                 self.outcomes.restore(cand, state.result, report)
             else:
                 report.unchanged += 1
-            report.outcomes[session_uuid] = "unchanged since its LLM extraction: kept, nothing sent"
+            report.outcomes[session_id] = "unchanged since its LLM extraction: kept, nothing sent"
             return self._finish(report)
         self.sender.send([cand], report, None)
         return self._finish(report)
@@ -144,7 +144,7 @@ class LLMPass:
     def run_all(self, plan: Plan, *, batch: bool = False, progress: Progress | None = None) -> LLMReport:
         report = LLMReport(mode="batch" if batch else "all", backend=self.backend.name)
         for cand in plan.restore:
-            state = self.states.one(cand.session_uuid)
+            state = self.states.one(cand.session_id)
             if state and state.result:
                 self.outcomes.restore(cand, state.result, report)
         report.unchanged += plan.unchanged

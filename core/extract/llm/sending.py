@@ -76,7 +76,7 @@ class Sender:
                                         f"({outcome.error}): check the llm settings")
                     finished += 1
                     if progress is not None:
-                        progress(finished, len(cands), cand.session_uuid)
+                        progress(finished, len(cands), cand.session_id)
                 fill()
         except BaseException:
             # Interrupted (Ctrl-C, a progress callback that raised): keep every answer already paid for.

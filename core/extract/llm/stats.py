@@ -11,7 +11,7 @@ from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
 from eywa.core.extract.llm.anthropic_client import cost_usd
 from eywa.core.extract.llm.backend import Choice, choose_backend
-from eywa.core.index import llm_state
+from eywa.core.index import llm_tables
 from eywa.core.index.store import Store
 
 
@@ -21,17 +21,17 @@ def llm_stats(store: Store, settings: Settings, choice: Choice | None = None) ->
     conn = store.conn
     stats: dict[str, Any] = {"active": choice.active, "backend": choice.backend, "backend_reason": choice.reason,
                              "wanted": settings.llm.backend, "model": model}
-    stats["extracted"] = llm_state.llm_handoff_count(conn)
-    if not llm_state.has_usage(conn):
+    stats["extracted"] = llm_tables.llm_handoff_count(conn)
+    if not llm_tables.has_usage(conn):
         return stats
-    llm_state.ensure_tables(conn)  # LLM state an older release wrote (no cost column) reads like today's
-    stats["states"] = llm_state.status_counts(conn)
-    stats["requests"], usage = llm_state.usage_total(conn)
+    llm_tables.ensure_tables(conn)  # LLM state an older release wrote (no cost column) reads like today's
+    stats["states"] = llm_tables.status_counts(conn)
+    stats["requests"], usage = llm_tables.usage_total(conn)
     stats["usage"] = dict(usage.__dict__)
-    stats["tokens_today"] = llm_state.tokens_on(conn, now().date())
-    cost = llm_state.recorded_cost(conn)
+    stats["tokens_today"] = llm_tables.tokens_on(conn, now().date())
+    cost = llm_tables.recorded_cost(conn)
     known = True
-    for unpriced in llm_state.unpriced_usage(conn):
+    for unpriced in llm_tables.unpriced_usage(conn):
         part = cost_usd(unpriced.model, unpriced.usage, batch=unpriced.mode == "batch")
         if part is None:
             known = False

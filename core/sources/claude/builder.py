@@ -1,6 +1,6 @@
 """Turns transcript records into a normalized `Session`, redacting every text on the way in.
 
-Knows the record types and fields of core/sources/claude_code/catalogue.py; anything else passes through harmlessly,
+Knows the record types and fields of core/sources/claude/catalogue.py; anything else passes through harmlessly,
 counted by type, and by field in each file's first FIELD_SAMPLE records of a type, per CLI version.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.claude_code.catalogue import KNOWN_FIELDS, KNOWN_TYPES
-from eywa.core.sources.claude_code.records import decode_parts, part_value, raw_string, top_level
+from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
+from eywa.core.sources.claude.records import decode_parts, part_value, raw_string, top_level
 from eywa.core.sources.common import ERROR_KEEP, Clock, cut, parse_time, trim_input
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact

@@ -1,7 +1,7 @@
 """The LLM pass's tables in the index file, and every query of them: `llm_state` (one row per session: its
 status and the stored answer), `llm_usage` (one row per API call), `llm_batches` (the Message Batches not
 collected yet); with the handoff rows the pass reads. Queries return named records; the status rules are
-core/extract/llm/state.py's."""
+core/extract/llm/lifecycle.py's."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _columns(record: type) -> str:
 
 @dataclass(frozen=True)
 class LLMState:
-    session_uuid: str
+    session_id: str
     status: str  # pending | done | retry | failed | batched
     content_hash: str
     done_hash: str
@@ -113,17 +113,17 @@ def states(conn: sqlite3.Connection, ids: Iterable[str] | None = None) -> dict[s
     return {row[0]: LLMState(*row) for row in rows}
 
 
-def put_state(conn: sqlite3.Connection, session_uuid: str, change: StateChange, updated_at: str) -> None:
+def put_state(conn: sqlite3.Connection, session_id: str, change: StateChange, updated_at: str) -> None:
     given = {f.name: value for f in fields(StateChange) if (value := getattr(change, f.name)) is not None}
     columns = ["session_uuid", "updated_at", *given]
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
     conn.execute(f"INSERT INTO llm_state({', '.join(columns)}) VALUES({', '.join('?' * len(columns))})"
-                 f" ON CONFLICT(session_uuid) DO UPDATE SET {updates}", (session_uuid, updated_at, *given.values()))
+                 f" ON CONFLICT(session_uuid) DO UPDATE SET {updates}", (session_id, updated_at, *given.values()))
 
 
-def mark_done(conn: sqlite3.Connection, session_uuid: str, updated_at: str) -> None:
+def mark_done(conn: sqlite3.Connection, session_id: str, updated_at: str) -> None:
     conn.execute("UPDATE llm_state SET status = 'done', batch_id = '', last_error = '', updated_at = ?"
-                 " WHERE session_uuid = ?", (updated_at, session_uuid))
+                 " WHERE session_uuid = ?", (updated_at, session_id))
 
 
 def status_counts(conn: sqlite3.Connection) -> dict[str, int]:
@@ -136,7 +136,7 @@ def status_counts(conn: sqlite3.Connection) -> dict[str, int]:
 class ExtractedSession:
     """A session whose handoff ingest drafted from a kept transcript: what the LLM pass sends and writes."""
 
-    session_uuid: str
+    session_id: str
     short_id: str
     date: dt.date
     duration_min: int
@@ -192,7 +192,7 @@ def llm_handoff_count(conn: sqlite3.Connection) -> int:
 class UsageRow:
     """One API call."""
 
-    session_uuid: str
+    session_id: str
     model: str
     mode: str  # sync | batch
     outcome: str  # ok | invalid | refused
@@ -219,7 +219,7 @@ def add_usage(conn: sqlite3.Connection, rows: Sequence[UsageRow], at: dt.datetim
     conn.executemany(
         f"INSERT INTO llm_usage(session_uuid, at, day, model, mode, outcome, {_columns(Usage)}, cost_usd)"
         " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(r.session_uuid, at.isoformat(timespec="seconds"), at.date().isoformat(), r.model, r.mode, r.outcome,
+        [(r.session_id, at.isoformat(timespec="seconds"), at.date().isoformat(), r.model, r.mode, r.outcome,
           *astuple(r.usage), r.cost_usd) for r in rows])
 
 
@@ -251,7 +251,7 @@ def unpriced_usage(conn: sqlite3.Connection) -> list[UnpricedUsage]:
 class BatchItem:
     """One request of a batch: the session and the content hash it was sent with."""
 
-    session_uuid: str
+    session_id: str
     content_hash: str
 
 

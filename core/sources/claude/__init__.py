@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eywa.core.session import Session
 from eywa.core.sources import CLAUDE_CODE
-from eywa.core.sources.claude_code.builder import build_session
+from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.jsonl import ReadStats, peek_fields
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
@@ -26,7 +26,7 @@ def encode_cwd(cwd: str) -> str:
 
 def subagent_parent(source: SourceFile) -> str | None:
     """The parent session id of a Claude Code subagent file; None when it cannot be told."""
-    if source.kind == "subagents-dir":
+    if source.role == "subagents-dir":
         parts = source.path.parts
         index = len(parts) - 1 - parts[::-1].index("subagents")
         return parts[index - 1] if index >= 1 else None
@@ -55,7 +55,7 @@ class ClaudeCode(AgentSource):
         return "agent-file" if relative[-1].startswith("agent-") else "main"
 
     def session_of(self, file: SourceFile) -> str | None:
-        return file.path.stem if file.kind == "main" else subagent_parent(file)
+        return file.path.stem if file.role == "main" else subagent_parent(file)
 
     def companions(self, transcript: Path) -> tuple[Path, ...]:
         return (transcript.with_suffix(".meta.json"),)  # a subagent's type and task (read_meta)
@@ -64,9 +64,9 @@ class ClaudeCode(AgentSource):
         return file.path.stem
 
     def read(self, session_id: str, files: list[SourceFile], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
-        subagents = [(f.path, f.kind, read_meta(f) if f.kind == "subagents-dir" else {})
-                     for f in files if f.kind != "main"]
-        session, stats = build_session(session_id, [f.path for f in files if f.kind == "main"], subagents, redact)
+        subagents = [(f.path, f.role, read_meta(f) if f.role == "subagents-dir" else {})
+                     for f in files if f.role != "main"]
+        session, stats = build_session(session_id, [f.path for f in files if f.role == "main"], subagents, redact)
         session.agent = self.kind
         return session, stats
 

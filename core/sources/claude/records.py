@@ -1,4 +1,4 @@
-"""Decodes a transcript line into only the parts a session is built from (core/sources/claude_code/builder.py).
+"""Decodes a transcript line into only the parts a session is built from (core/sources/claude/builder.py).
 
 Tool outputs (`toolUseResult`, a tool_result's content), progress payloads, file snapshots and thinking
 blocks are most of a transcript's bytes, and a handoff shows none of them but a tool's error and a

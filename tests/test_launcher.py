@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 from eywa.core.api import Eywa
-from eywa.core.claude_sessions import BackgroundSession
 from eywa.core.config.settings import Settings, load_settings
 from eywa.core.errors import LaunchError
-from eywa.core.index.bot_state import BotState
+from eywa.core.index.bot_store import BotState
+from eywa.core.launcher import BackgroundSession
 
 from .claude_harness import API_KEY, ClaudeCode, ScriptedModel, tool
 from .fake_telegram import BotThread, FakeTelegram, Owner, bot_settings, button
