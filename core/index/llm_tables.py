@@ -14,6 +14,7 @@ import orjson
 
 from eywa.core.extract.llm.anthropic_client import Usage
 from eywa.core.index.migrations import Migration, migrate
+from eywa.core.index.readonly import columns
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_state(
@@ -71,7 +72,7 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
 
 
 def _columns(record: type) -> str:
-    return ", ".join(f.name for f in fields(record))
+    return columns(f.name for f in fields(record))
 
 
 # -- llm_state ---------------------------------------------------------------------------------------------
