@@ -22,11 +22,12 @@ from telegram import Bot, Message
 from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 
 from eywa.core.config.settings import CONFIG_ENV, DEFAULT_CONFIG_PATH, TOKEN_ENV
+from eywa.core.errors import EywaError
 
 _POLL_SECONDS = 5  # one long poll; the code's expiry is checked between polls
 
 
-class SetupFailed(RuntimeError):
+class SetupFailed(EywaError, RuntimeError):
     """Setup stopped; the message says why and what to do."""
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, paint, program
+from eywa.core.errors import EywaError
 from eywa.core.sources import KINDS
 
 
@@ -176,14 +177,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     from eywa.core.api import Eywa
-    from eywa.core.errors import AmbiguousId, IngestError, LaunchError, NotFound, PushError, ServiceError, StoreError
 
     eywa = Eywa(settings)
     try:
         with eywa.faults():
             return _COMMANDS[args.command](eywa, args)
-    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError, PushError,
-            ServiceError) as exc:
+    except (EywaError, FileNotFoundError) as exc:
         return _fail(str(exc))
     except BrokenPipeError:
         raise

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from eywa.core.errors import LLMAuthError, LLMStop
+from eywa.core.errors import EywaError, LLMAuthError, LLMStop
 
 log = logging.getLogger("eywa.llm")
 
@@ -42,11 +42,11 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 }
 
 
-class RequestRejected(Exception):
+class RequestRejected(EywaError):
     """A 4xx for this one request (its content or parameters); other requests may well succeed."""
 
 
-class TransientFailure(Exception):
+class TransientFailure(EywaError):
     """429, 529, 5xx or timeouts went on through every retry."""
 
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from eywa.core.errors import EywaError
 from eywa.core.extract.llm.anthropic_client import Answer
 from eywa.core.handoffs.model import STATUSES, Handoff, format_duration
 
@@ -25,7 +26,7 @@ TOOL_NAME = "record_handoff"
 CHARS_PER_TOKEN = 3.0  # conservative for code-heavy English on the current tokenizer (no API call to count)
 
 
-class InvalidAnswer(ValueError):
+class InvalidAnswer(EywaError, ValueError):
     """The answer is not a valid handoff; the message is what the model is told on its second try."""
 
 
