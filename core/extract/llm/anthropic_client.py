@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eywa.core.errors import EywaError, LLMAuthError, LLMStop
+from eywa.core.index.llm_tables import Usage
 
 log = logging.getLogger("eywa.llm")
 
@@ -48,33 +49,6 @@ class RequestRejected(EywaError):
 
 class TransientFailure(EywaError):
     """429, 529, 5xx or timeouts went on through every retry."""
-
-
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-
-    def add(self, other: Usage) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens
-        self.cache_read_input_tokens += other.cache_read_input_tokens
-
-    @classmethod
-    def of(cls, usage: Any) -> Usage:
-        return cls(
-            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-            cache_creation_input_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
-            cache_read_input_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
-        )
 
 
 def cost_usd(model: str, usage: Usage, *, batch: bool = False) -> float | None:

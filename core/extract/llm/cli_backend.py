@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eywa.core.errors import LLMStop
-from eywa.core.extract.llm.anthropic_client import Usage
 from eywa.core.extract.llm.backend import Call, Outcome
 from eywa.core.extract.llm.prompt import SYSTEM_PROMPT, InvalidAnswer, answer_schema, read_fields
+from eywa.core.index.llm_tables import Usage
 
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
