@@ -134,7 +134,7 @@ def save(path: Path, token: str, owner_id: int) -> None:
         if loaded is not None and not isinstance(loaded, dict):
             raise SetupFailed(f"{path} is not a mapping of settings: fix or move it, then run setup again")
         data = loaded or {}
-    telegram = data.get("telegram") if isinstance(data.get("telegram"), dict) else {}
+    telegram = got if isinstance(got := data.get("telegram"), dict) else {}
     data["telegram"] = {**telegram, "token": token, "allowed_user_ids": [owner_id]}
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -89,8 +89,9 @@ def reading_current(path: Path) -> Iterator[sqlite3.Connection]:
                 from eywa.core.index.store import Store
 
                 Store(path).close()
-                conn = open_index(path)
-                assert conn is not None
+                reopened = open_index(path)
+                assert reopened is not None
+                conn = reopened
             yield conn
         finally:
             conn.close()

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 import orjson
 
@@ -21,6 +21,8 @@ from eywa.core.retrieval.time_words import Window, last_days, understood
 
 if TYPE_CHECKING:
     import sqlite3
+
+    from eywa.core.retrieval.scorer import Mode
 
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
 
@@ -144,7 +146,7 @@ def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir:
     missed = None
 
     def ranked(days: Window | None, count: int = max_results, skip: int = offset) -> list:
-        return rank(conn, words or None, mode=mode, now=today, since=days.since if days else None,
+        return rank(conn, words or None, mode=cast("Mode", mode), now=today, since=days.since if days else None,
                     until=days.until if days else None, prefer=first, days_back=days_back,
                     max_results=count, project=project, offset=skip, agent=agent, machine=machine)
 

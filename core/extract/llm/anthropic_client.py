@@ -226,14 +226,14 @@ class LLMClient:
         lifecycle = getattr(info, "lifecycle", "active")
         if lifecycle == "active":
             return self._offline_deprecation()
-        current = ", ".join(self._current_models() or [])
+        models = ", ".join(self._current_models() or [])
         retires = getattr(info, "retires_at", None)
         when = f" on {retires.date().isoformat()}" if retires is not None else ""
         if lifecycle == "retired":
             raise LLMStop(f"llm.model {self.model!r} is retired and no longer answers; set llm.model to a current "
-                          f"model: {current}")
+                          f"model: {models}")
         return [f"llm.model {self.model!r} is deprecated and retires{when}; set llm.model to a current model "
-                f"before then: {current}"]
+                f"before then: {models}"]
 
     def _current_models(self) -> list[str] | None:
         try:
@@ -257,7 +257,7 @@ class LLMClient:
 
     # -- message batches ----------------------------------------------------------------------------
     def create_batch(self, requests: list[dict[str, Any]]) -> str:
-        batch = self._call("a message batch", lambda: self._client.messages.batches.create(requests=requests))
+        batch = self._call("a message batch", lambda: self._client.messages.batches.create(requests=requests))  # type: ignore[arg-type]  # dicts of Request's shape
         return str(batch.id)
 
     def batch_status(self, batch_id: str) -> BatchStatus:

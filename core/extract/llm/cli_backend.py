@@ -164,8 +164,8 @@ class _Failed(Exception):
 
 
 def _call(result: dict[str, Any]) -> Call:
-    usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
-    models = result.get("modelUsage") if isinstance(result.get("modelUsage"), dict) else {}
+    usage = got if isinstance(got := result.get("usage"), dict) else {}
+    models = got if isinstance(got := result.get("modelUsage"), dict) else {}
     cost = result.get("total_cost_usd")
     tokens = [int(usage.get(name) or 0) for name in
               ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]

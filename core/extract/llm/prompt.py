@@ -190,8 +190,11 @@ class HandoffFields(BaseModel):
         if self.substance >= 1 and not self.what_happened:
             raise ValueError("what_happened: give 2-5 outcomes for a session with work")
         self.insights = self.insights[:5]
-        paths: set[str] = set()
-        self.key_files = [f for f in self.key_files if f.path and not (f.path in paths or paths.add(f.path))][:8]
+        firsts: dict[str, KeyFile] = {}
+        for item in self.key_files:
+            if item.path:
+                firsts.setdefault(item.path, item)
+        self.key_files = list(firsts.values())[:8]
         return self
 
 
