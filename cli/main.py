@@ -200,7 +200,7 @@ def _unexpected(exc: OSError, data_dir: Path) -> str:
     return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
 
 
-def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
+def _cmd_ingest(eywa, args) -> int:
     from eywa.cli.progress import with_progress_bar
 
     mode = args.progress or eywa.settings.ingest.show_progress
@@ -268,7 +268,7 @@ def _config_problem(config: Path | None, light: Exception) -> str:
     return str(light)
 
 
-def _cmd_last(eywa, args) -> int:  # noqa: ANN001
+def _cmd_last(eywa, args) -> int:
     records = eywa.last(args.count, project=args.project, agent=args.agent, machine=args.machine)
     if args.json:
         _print_json([r.to_json() for r in records])
@@ -287,7 +287,7 @@ def _cmd_last(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_show(eywa, args) -> int:  # noqa: ANN001
+def _cmd_show(eywa, args) -> int:
     record = eywa.show(args.id)
     if args.json:
         _print_json({**record.to_json(), "body": record.body})
@@ -296,7 +296,7 @@ def _cmd_show(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
+def _cmd_reindex(eywa, args) -> int:
     indexed, imported, problems = eywa.reindex(args.import_dir)
     for problem in problems:
         print(f"skipped {problem}", file=sys.stderr)
@@ -305,7 +305,7 @@ def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
+def _cmd_stats(eywa, args) -> int:
     from eywa.core.api import drift_lines
     from eywa.core.ingest.run import counted
 
@@ -357,7 +357,7 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
+def _cmd_continue(eywa, args) -> int:
     import os
 
     plan = eywa.continue_plan(args.id)
@@ -375,7 +375,7 @@ def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
     eywa.close()
     os.chdir(plan.folder)
     os.execv(plan.argv[0], plan.argv)  # the owner's terminal is claude's now; no return
-def _cmd_push(eywa, args) -> int:  # noqa: ANN001
+def _cmd_push(eywa, args) -> int:
     if args.install or args.uninstall:
         from eywa.core.machines.services import install, push_service, uninstall
 
@@ -394,13 +394,13 @@ def _cmd_push(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_forget(eywa, args) -> int:  # noqa: ANN001
+def _cmd_forget(eywa, args) -> int:
     from eywa.cli.forget import cmd_forget
 
     return cmd_forget(eywa, args)
 
 
-def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
+def _cmd_extract(eywa, args) -> int:
     from eywa.cli.extract import cmd_extract
 
     return cmd_extract(eywa, args)
