@@ -223,11 +223,10 @@ def _print_json(data: object) -> None:
 def _cmd_get(args: argparse.Namespace) -> int:
     """`eywa get` starts light (no pydantic, no settings model): it is the command a user waits on.
     core/config/light.py reads the same settings as `load_settings`, and a test proves they agree."""
-    from eywa.core.config.clock import now
     from eywa.core.config.light import check_every_key, light_settings
     from eywa.core.errors import ConfigError, StoreError
     from eywa.core.index.readonly import reading_current
-    from eywa.core.retrieval.recall import format_handoffs, ranked_records
+    from eywa.core.retrieval.recall import RecallDefaults, format_handoffs, query_handoffs
 
     if args.max is not None and not 1 <= args.max <= 5:
         return _fail("--max must be between 1 and 5")
@@ -236,16 +235,15 @@ def _cmd_get(args: argparse.Namespace) -> int:
     try:
         settings = light_settings(args.config)
         check_every_key(settings)
-        today = now().astimezone(settings.zone).date()
+        defaults = RecallDefaults(settings.data_dir / "handoffs", settings.mode, settings.days_back,
+                                  settings.max_handoffs, settings.zone)
     except ConfigError as exc:
         return _fail(_config_problem(args.config, exc))
     try:
         with reading_current(settings.db_path) as conn:
-            results = ranked_records(
-                conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
-                mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
-                max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
-                machine=args.machine)
+            results = query_handoffs(conn, " ".join(args.query) or None, defaults, days_back=args.days_back,
+                                     max_results=args.max, project=args.project, mode=args.mode, agent=args.agent,
+                                     machine=args.machine)
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
