@@ -3,7 +3,7 @@
 Every settings key (dotted) with its kind, default and bounds, for the pydantic-free reader (core/config/light.py).
 """
 
-FIELDS = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
+FIELDS: dict[str, dict] = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
  'projects_dir': {'kind': 'path', 'default': '~/.claude/projects'},
  'timezone': {'kind': 'str', 'default': 'UTC'},
  'machine': {'kind': 'str', 'default': '', 'pattern': '^[A-Za-z0-9._-]*$'},

@@ -102,7 +102,7 @@ def field_table(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str
 
 
 def render() -> str:
-    return HEADER + "FIELDS = " + pprint.pformat(field_table(), width=112, sort_dicts=False) + "\n"
+    return HEADER + "FIELDS: dict[str, dict] = " + pprint.pformat(field_table(), width=112, sort_dicts=False) + "\n"
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
@@ -319,14 +320,14 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
         if gains[best] <= 0:
             break
         chosen.append(best)
-        words = set(covers[best])
-        for word in words:
+        taken = set(covers[best])
+        for word in taken:
             held[word] = held.get(word, 0) + 1
         # A term whose words a chosen keyword already holds reads as a repeat (`rewind`, `digest-job` beside
         # `gemini-rewind`, `telegram-digest-job`); the others holding its words are worth less now.
-        touched = {term for word in words for term in holding[word] if term in gains}
+        touched = {term for word in taken for term in holding[word] if term in gains}
         for term in touched:
-            if words.issuperset(covers[term]):
+            if taken.issuperset(covers[term]):
                 del gains[term]
             else:
                 gains[term] = gain(term)
@@ -370,8 +371,10 @@ def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str
     only for a session that reports nothing done."""
     outcomes = _outcomes(session)
     if outcomes:
-        seen: set[str] = set()
-        unique = [(i, text) for i, text in outcomes if (key := text.lower()[:40]) not in seen and not seen.add(key)]
+        firsts: dict[str, tuple[int, str]] = {}
+        for i, text in outcomes:
+            firsts.setdefault(text.lower()[:40], (i, text))
+        unique = list(firsts.values())
         fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
@@ -389,7 +392,10 @@ def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str
     return bullets[:5]
 
 
-def _spread(items: list[str], count: int) -> list[str]:
+_T = TypeVar("_T")
+
+
+def _spread(items: list[_T], count: int) -> list[_T]:
     """First, last and evenly spaced items between: a fair sample of a long conversation."""
     if len(items) <= count:
         return items

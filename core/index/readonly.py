@@ -9,9 +9,15 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
+
+
+def columns(names: Iterable[str]) -> str:
+    """A record's field names as the SQL column list: the full session id's column is `session_uuid`, the
+    name the index has had since its first release (renaming it would be a migration of every table)."""
+    return ", ".join("session_uuid" if name == "session_id" else name for name in names)
 
 
 class HandoffRow(NamedTuple):
@@ -33,7 +39,7 @@ class HandoffRow(NamedTuple):
     ended_at: str
 
 
-_HANDOFF = ", ".join(HandoffRow._fields)
+_HANDOFF = columns(HandoffRow._fields)
 
 
 class RecentHandoff(NamedTuple):
@@ -83,8 +89,9 @@ def reading_current(path: Path) -> Iterator[sqlite3.Connection]:
                 from eywa.core.index.store import Store
 
                 Store(path).close()
-                conn = open_index(path)
-                assert conn is not None
+                reopened = open_index(path)
+                assert reopened is not None
+                conn = reopened
             yield conn
         finally:
             conn.close()
@@ -206,7 +213,7 @@ def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, c
                                           (*projects, cutoff, exclude, f"-{max(1, span_days) - 1} days", limit))]
     if not ids:
         return []
-    rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
+    rows = conn.execute(f"SELECT {columns(RecentHandoff._fields)} FROM handoffs"
                         f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids)
     order = {uid: i for i, uid in enumerate(ids)}
     return sorted((RecentHandoff._make(row) for row in rows), key=lambda row: order[row.session_id])

@@ -41,5 +41,5 @@ def apart(step: Callable[..., T], *args: object) -> T:
 def _run(step: Callable[..., object], args: tuple[object, ...], sender: multiprocessing.connection.Connection) -> None:
     try:
         sender.send((True, step(*args)))
-    except BaseException as exc:  # noqa: BLE001 - raised again in the parent, as if the step had run there
+    except BaseException as exc:  # raised again in the parent, as if the step had run there
         sender.send((False, exc))

@@ -11,12 +11,13 @@ import multiprocessing
 import os
 import signal
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import Synchronized
 from multiprocessing.synchronize import Semaphore
+from typing import cast
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
@@ -91,7 +92,7 @@ def worker_count(groups: Sequence[SessionFiles]) -> int:
 
 
 def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: ZoneInfo,
-                      workers: int) -> Iterator[PreparedSession]:
+                      workers: int) -> Generator[PreparedSession, None, None]:
     """`prepare` of each group, in order; with `workers` > 0 in that many forked processes, which take
     the next session as they come free, a bounded number ahead of the consumer. Closing the iterator
     stops the workers."""
@@ -126,14 +127,14 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
             while index not in arrived:
                 if not open_pipes:
                     raise RuntimeError(f"no ingest worker prepared session {groups[index].session_id}")
-                for pipe in wait(list(open_pipes)):
+                for pipe in cast(list[Connection], wait(list(open_pipes))):
                     try:
                         done, result = pipe.recv()
                     except EOFError:  # that worker ran out of sessions to claim, or died
-                        process = open_pipes.pop(pipe)
-                        process.join()
-                        if process.exitcode:
-                            raise RuntimeError(f"an ingest worker died (exit code {process.exitcode})") from None
+                        gone = open_pipes.pop(pipe)
+                        gone.join()
+                        if gone.exitcode:
+                            raise RuntimeError(f"an ingest worker died (exit code {gone.exitcode})") from None
                         continue
                     if isinstance(result, BaseException):
                         raise result
@@ -143,9 +144,9 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
     finally:
         for pipe in pipes:
             pipe.close()
-        for process in processes:
-            process.terminate()
-            process.join()
+        for started in processes:
+            started.terminate()
+            started.join()
 
 
 def _work(groups: Sequence[SessionFiles], redact: Redact, zone: ZoneInfo, claimed: Synchronized,

@@ -355,9 +355,8 @@ def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: Inges
     transaction that stores the session, so that no run is ever counted twice or lost); their files."""
     gone: list[Path] = []
     for source in group.subagents:
-        if source.role != AGENT_RUN:
+        if source.role != AGENT_RUN or (own := file_session(source)) is None:
             continue
-        own = file_session(source)
         relpath = store.handoff_path(own)
         if relpath is not None:
             store.delete_handoff(own)
