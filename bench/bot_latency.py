@@ -44,7 +44,7 @@ def percentile(values: list[float], share: float) -> float:
 BETWEEN_QUERIES_S = 0.3
 
 
-def measure_text(fake, queries: list[str]) -> dict[str, list[float]]:  # noqa: ANN001
+def measure_text(fake, queries: list[str]) -> dict[str, list[float]]:
     first, last = [], []
     for query in queries:
         time.sleep(BETWEEN_QUERIES_S)
@@ -69,7 +69,7 @@ def five_second_note() -> bytes:
     return encode_opus(np.concatenate([parts[0], pause, parts[1]]))
 
 
-def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:  # noqa: ANN001
+def measure_voice(fake, note: bytes, runs: int) -> dict[str, list[float]]:
     first, results, spoken = [], [], []
     for _ in range(runs):
         time.sleep(BETWEEN_QUERIES_S)

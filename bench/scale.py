@@ -202,7 +202,7 @@ def _index_paths(data: Path) -> list[Path]:
 
 
 def handoff_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]], n_queries: int,
-                   seed_python: str | None, log) -> list[dict[str, object]]:  # noqa: ANN001
+                   seed_python: str | None, log) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     data = work / "data"
     handoffs = data / "handoffs"  # where an import leaves them; each size adds to the files of the one before
@@ -256,7 +256,7 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def seed_get(seed_python: str, handoffs: Path, work: Path, queries: list[str], log) -> dict[str, object]:  # noqa: ANN001
+def seed_get(seed_python: str, handoffs: Path, work: Path, queries: list[str], log) -> dict[str, object]:
     index = work / "seed-index.json"
     built = _seed(seed_python, "index", str(handoffs), str(index))
     given = work / "queries.json"
@@ -280,7 +280,7 @@ def five_second_note() -> bytes:
     return note()
 
 
-def bot_memory(runner: Runner, env: dict[str, str], log) -> dict[str, object]:  # noqa: ANN001
+def bot_memory(runner: Runner, env: dict[str, str], log) -> dict[str, object]:
     """The bot (`eywa-bot`, against the tests' fake Bot API on 127.0.0.1): its memory once idle, and after it
     answered its first voice note (the speech model loaded, the index's vocabulary read)."""
     from tests.fake_telegram import FakeTelegram
@@ -317,7 +317,7 @@ def _settled(pid: int, seconds: float = 3.0) -> float:
     return max(samples)
 
 
-def transcript_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]], log,  # noqa: ANN001
+def transcript_series(runner: Runner, work: Path, tiers: list[tuple[str, int, int]], log,
                       ) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     projects = work / "projects"
@@ -358,7 +358,7 @@ def transcript_series(runner: Runner, work: Path, tiers: list[tuple[str, int, in
     return rows
 
 
-def seed_series(runner: Runner, seed_python: str | None, work: Path, runs: int, log,  # noqa: ANN001
+def seed_series(runner: Runner, seed_python: str | None, work: Path, runs: int, log,
                 ) -> list[dict[str, object]]:
     """Ingest of each shared tree, whole process, against the seed's convert-only of it, in process; median of
     `runs` each."""

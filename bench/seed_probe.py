@@ -39,7 +39,7 @@ def index(handoffs: Path, target: Path) -> dict[str, object]:
     import yaml
 
     if hasattr(yaml, "CSafeLoader"):
-        yaml.safe_load = lambda text: yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506
+        yaml.safe_load = lambda text: yaml.load(text, Loader=yaml.CSafeLoader)
     from eywa.index import _empty_index, _merge_entry, _update_meta, _write_json_atomic, handoff_to_index_entry
     from eywa.parse import parse_handoff
 

@@ -88,7 +88,7 @@ def speak(text: str, wav: Path, voice_name: str = "awb") -> bytes:
     return encode_opus(decode(wav.read_bytes(), max_seconds=600))
 
 
-def open_eywa(data_dir: Path):  # noqa: ANN201 - eywa.core.api.Eywa, imported late (after sys.path is set)
+def open_eywa(data_dir: Path):
     from eywa.core.api import Eywa
     from eywa.core.config.settings import load_settings
 

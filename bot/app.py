@@ -52,7 +52,7 @@ from eywa.bot.speech import hearing
 from eywa.core.api import Eywa, HandoffRecord
 from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
-from eywa.core.errors import StoreError
+from eywa.core.errors import EywaError, StoreError
 from eywa.core.index.bot_store import BotState, Page
 from eywa.core.ingest.run import IngestReport, Progress
 
@@ -75,7 +75,7 @@ FIRST_INGEST_DELAY = 10.0  # seconds after start: the index is fresh soon, but s
 DEFAULTS = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
 
 
-class MissingToken(RuntimeError):
+class MissingToken(EywaError, RuntimeError):
     """No bot token configured; the message says how to set one."""
 
 

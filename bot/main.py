@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from eywa.cli.terminal import HelpFormatter, complete, examples, fail, program
+from eywa.core.errors import EywaError
 
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
@@ -152,11 +153,10 @@ def _run(settings: Settings, log_level: str) -> int:
     from telegram.error import InvalidToken
 
     from eywa.bot.app import ALLOWED_UPDATES, build_application
-    from eywa.core.errors import StoreError
 
     try:
         app = build_application(settings)
-    except StoreError as exc:  # its state lives in the data directory: read-only, full...
+    except EywaError as exc:  # its state lives in the data directory: read-only, full...
         return fail("eywa-bot", str(exc))
     except OSError as exc:
         return fail("eywa-bot", f"cannot use {settings.data_dir}: {exc}")
@@ -170,7 +170,6 @@ def _run(settings: Settings, log_level: str) -> int:
 
 def _service(action: str, config_path: Path | None, files_only: bool) -> int:
     from eywa.core.config.settings import load_settings
-    from eywa.core.errors import ConfigError, ServiceError
     from eywa.core.machines.services import hub_services, install, mcp_service, uninstall
 
     try:
@@ -181,7 +180,7 @@ def _service(action: str, config_path: Path | None, files_only: bool) -> int:
         for service in services:
             for line in change(service, files_only=files_only):
                 print(line)
-    except (ConfigError, ServiceError, OSError) as exc:
+    except (EywaError, OSError) as exc:
         return fail("eywa-bot", str(exc))
     return 0
 

@@ -22,11 +22,12 @@ from telegram import Bot, Message
 from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 
 from eywa.core.config.settings import CONFIG_ENV, DEFAULT_CONFIG_PATH, TOKEN_ENV
+from eywa.core.errors import EywaError
 
 _POLL_SECONDS = 5  # one long poll; the code's expiry is checked between polls
 
 
-class SetupFailed(RuntimeError):
+class SetupFailed(EywaError, RuntimeError):
     """Setup stopped; the message says why and what to do."""
 
 
@@ -133,7 +134,7 @@ def save(path: Path, token: str, owner_id: int) -> None:
         if loaded is not None and not isinstance(loaded, dict):
             raise SetupFailed(f"{path} is not a mapping of settings: fix or move it, then run setup again")
         data = loaded or {}
-    telegram = data.get("telegram") if isinstance(data.get("telegram"), dict) else {}
+    telegram = got if isinstance(got := data.get("telegram"), dict) else {}
     data["telegram"] = {**telegram, "token": token, "allowed_user_ids": [owner_id]}
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

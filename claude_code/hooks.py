@@ -201,7 +201,7 @@ def run_hook(event: str, config_path: Path | None = None, stdin: BufferedIOBase 
             out = stdout if stdout is not None else sys.stdout
             out.write(output)
             out.flush()
-    except BaseException:  # noqa: BLE001 - fail open, even on Ctrl-C: never block the session
+    except BaseException:
         if os.environ.get(DEBUG_ENV):
             import traceback
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eywa.core.config.clock import now
+from eywa.core.errors import EywaError
 
 DEFAULT_SETTINGS = Path("~/.claude/settings.json")
 HOOK_TIMEOUT_SECONDS = 10  # ours take milliseconds; this only caps a wedged disk
@@ -30,7 +31,7 @@ EVENTS: dict[str, tuple[str, str | None]] = {
 _OURS_RE = re.compile(r"(?:\beywa\b|core\.cli).*\bhook\s+session-(?:start|end)\b")
 
 
-class InstallError(Exception):
+class InstallError(EywaError):
     """The settings file cannot be changed safely; the message says why and what to do."""
 
 

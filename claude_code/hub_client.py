@@ -9,10 +9,12 @@ import json
 import urllib.error
 import urllib.request
 
+from eywa.core.errors import EywaError
+
 PROTOCOL_VERSION = "2025-06-18"
 
 
-class HubError(Exception):
+class HubError(EywaError):
     """The hub could not be asked, or it answered with an error."""
 
 

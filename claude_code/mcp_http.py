@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from eywa.core.config.settings import Settings
+from eywa.core.errors import EywaError
 
 MCP_PATH = "/mcp"
 _UNAUTHORIZED = json.dumps({"error": "unauthorized: send Authorization: Bearer <mcp.token>"}).encode()
@@ -23,7 +24,7 @@ _UNAUTHORIZED = json.dumps({"error": "unauthorized: send Authorization: Bearer <
 Scope = dict[str, Any]
 
 
-class BindRefused(RuntimeError):
+class BindRefused(EywaError, RuntimeError):
     """The HTTP server must not start with these settings; the message says what to change."""
 
 

@@ -32,7 +32,7 @@ from pydantic import Field, ValidationError
 from eywa.core.api import Eywa, HandoffRecord, format_handoffs
 from eywa.core.config.clock import timestamp
 from eywa.core.config.settings import Settings
-from eywa.core.errors import AmbiguousId, IngestError, NotFound, StoreError
+from eywa.core.errors import EywaError, NotFound
 from eywa.core.ingest.pending import live_session
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources.claude import encode_cwd
@@ -74,7 +74,7 @@ them instead of guessing: call again with the right id. With `session_id` (a ful
 it saves (or re-extracts) that session."""
 
 
-class AmbiguousSession(LookupError):
+class AmbiguousSession(EywaError, LookupError):
     """Several sessions of the working directory are being written."""
 
 
@@ -226,7 +226,7 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
         try:
             records = eywa().recall(query or None, days_back=days_back, max_results=max_handoffs,
                                     project=project or None, agent=agent, machine=machine or None)
-        except (StoreError, OSError) as exc:
+        except (EywaError, OSError) as exc:
             raise failing(exc) from exc
         return format_handoffs(records)
 
@@ -242,7 +242,7 @@ def build_server(settings: Settings, *, cwd: str | None = None) -> MCPServer:
                                 or os.environ.get("CLAUDE_CODE_SESSION_ID"))
             record = eywa().extract(target)
             return _handoff_text(record)
-        except (NotFound, AmbiguousId, AmbiguousSession, StoreError, IngestError, OSError) as exc:
+        except (EywaError, OSError) as exc:
             raise failing(exc) from exc
 
     return server

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, paint, program
+from eywa.core.errors import EywaError
 from eywa.core.sources import KINDS
 
 
@@ -176,14 +177,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     from eywa.core.api import Eywa
-    from eywa.core.errors import AmbiguousId, IngestError, LaunchError, NotFound, PushError, ServiceError, StoreError
 
     eywa = Eywa(settings)
     try:
         with eywa.faults():
             return _COMMANDS[args.command](eywa, args)
-    except (ConfigError, StoreError, IngestError, NotFound, AmbiguousId, LaunchError, FileNotFoundError, PushError,
-            ServiceError) as exc:
+    except (EywaError, FileNotFoundError) as exc:
         return _fail(str(exc))
     except BrokenPipeError:
         raise
@@ -201,7 +200,7 @@ def _unexpected(exc: OSError, data_dir: Path) -> str:
     return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
 
 
-def _cmd_ingest(eywa, args) -> int:  # noqa: ANN001
+def _cmd_ingest(eywa, args) -> int:
     from eywa.cli.progress import with_progress_bar
 
     mode = args.progress or eywa.settings.ingest.show_progress
@@ -224,11 +223,10 @@ def _print_json(data: object) -> None:
 def _cmd_get(args: argparse.Namespace) -> int:
     """`eywa get` starts light (no pydantic, no settings model): it is the command a user waits on.
     core/config/light.py reads the same settings as `load_settings`, and a test proves they agree."""
-    from eywa.core.config.clock import now
     from eywa.core.config.light import check_every_key, light_settings
     from eywa.core.errors import ConfigError, StoreError
     from eywa.core.index.readonly import reading_current
-    from eywa.core.retrieval.recall import format_handoffs, ranked_records
+    from eywa.core.retrieval.recall import RecallDefaults, format_handoffs, query_handoffs
 
     if args.max is not None and not 1 <= args.max <= 5:
         return _fail("--max must be between 1 and 5")
@@ -237,16 +235,15 @@ def _cmd_get(args: argparse.Namespace) -> int:
     try:
         settings = light_settings(args.config)
         check_every_key(settings)
-        today = now().astimezone(settings.zone).date()
+        defaults = RecallDefaults(settings.data_dir / "handoffs", settings.mode, settings.days_back,
+                                  settings.max_handoffs, settings.zone)
     except ConfigError as exc:
         return _fail(_config_problem(args.config, exc))
     try:
         with reading_current(settings.db_path) as conn:
-            results = ranked_records(
-                conn, " ".join(args.query) or None, handoffs_dir=settings.data_dir / "handoffs",
-                mode=args.mode or settings.mode, today=today, days_back=args.days_back or settings.days_back,
-                max_results=args.max or settings.max_handoffs, project=args.project, agent=args.agent,
-                machine=args.machine)
+            results = query_handoffs(conn, " ".join(args.query) or None, defaults, days_back=args.days_back,
+                                     max_results=args.max, project=args.project, mode=args.mode, agent=args.agent,
+                                     machine=args.machine)
     except StoreError as exc:
         return _fail(str(exc))
     if args.json:
@@ -269,7 +266,7 @@ def _config_problem(config: Path | None, light: Exception) -> str:
     return str(light)
 
 
-def _cmd_last(eywa, args) -> int:  # noqa: ANN001
+def _cmd_last(eywa, args) -> int:
     records = eywa.last(args.count, project=args.project, agent=args.agent, machine=args.machine)
     if args.json:
         _print_json([r.to_json() for r in records])
@@ -288,7 +285,7 @@ def _cmd_last(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_show(eywa, args) -> int:  # noqa: ANN001
+def _cmd_show(eywa, args) -> int:
     record = eywa.show(args.id)
     if args.json:
         _print_json({**record.to_json(), "body": record.body})
@@ -297,7 +294,7 @@ def _cmd_show(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
+def _cmd_reindex(eywa, args) -> int:
     indexed, imported, problems = eywa.reindex(args.import_dir)
     for problem in problems:
         print(f"skipped {problem}", file=sys.stderr)
@@ -306,7 +303,7 @@ def _cmd_reindex(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
+def _cmd_stats(eywa, args) -> int:
     from eywa.core.api import drift_lines
     from eywa.core.ingest.run import counted
 
@@ -358,7 +355,7 @@ def _cmd_stats(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
+def _cmd_continue(eywa, args) -> int:
     import os
 
     plan = eywa.continue_plan(args.id)
@@ -376,7 +373,7 @@ def _cmd_continue(eywa, args) -> int:  # noqa: ANN001
     eywa.close()
     os.chdir(plan.folder)
     os.execv(plan.argv[0], plan.argv)  # the owner's terminal is claude's now; no return
-def _cmd_push(eywa, args) -> int:  # noqa: ANN001
+def _cmd_push(eywa, args) -> int:
     if args.install or args.uninstall:
         from eywa.core.machines.services import install, push_service, uninstall
 
@@ -395,13 +392,13 @@ def _cmd_push(eywa, args) -> int:  # noqa: ANN001
     return 0
 
 
-def _cmd_forget(eywa, args) -> int:  # noqa: ANN001
+def _cmd_forget(eywa, args) -> int:
     from eywa.cli.forget import cmd_forget
 
     return cmd_forget(eywa, args)
 
 
-def _cmd_extract(eywa, args) -> int:  # noqa: ANN001
+def _cmd_extract(eywa, args) -> int:
     from eywa.cli.extract import cmd_extract
 
     return cmd_extract(eywa, args)

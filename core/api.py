@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from eywa.core.config.clock import now
 from eywa.core.config.settings import Settings
 from eywa.core.errors import AmbiguousId, NotFound, StoreError
 from eywa.core.index import readonly
@@ -26,9 +25,10 @@ from eywa.core.ingest.run import IngestPaths, IngestReport, Progress, ingest
 from eywa.core.retrieval.recall import (
     MAX_QUERY_CHARS,
     HandoffRecord,
+    RecallDefaults,
     Results,
     format_handoffs,
-    ranked_records,
+    query_handoffs,
     record_from_row,
 )
 
@@ -259,14 +259,12 @@ class Eywa:
         whose name contains it, `agent` the sessions of that agent, `machine` those of that machine
         (core/machines/spokes.py). `asked_on`: the day the query was first asked, for its next pages (default
         today)."""
-        return ranked_records(
-            self._reader().conn, query, handoffs_dir=self.settings.handoffs_dir,
-            mode=mode or self.settings.retrieval.mode,
-            today=asked_on or now().astimezone(self.settings.zone).date(),
-            days_back=days_back or self.settings.retrieval.days_back,
-            max_results=max_results or self.settings.retrieval.max_handoffs,
-            project=project, offset=offset, agent=agent, machine=machine,
-        )
+        retrieval = self.settings.retrieval
+        defaults = RecallDefaults(self.settings.handoffs_dir, retrieval.mode, retrieval.days_back,
+                                  retrieval.max_handoffs, self.settings.zone)
+        return query_handoffs(self._reader().conn, query, defaults, days_back=days_back, max_results=max_results,
+                              project=project, mode=mode, offset=offset, agent=agent, machine=machine,
+                              asked_on=asked_on)
 
     @_faults
     def last(self, count: int = 5, *, project: str | None = None, agent: str | None = None,

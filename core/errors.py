@@ -8,7 +8,11 @@ if TYPE_CHECKING:
     from eywa.core.retrieval.recall import HandoffRecord
 
 
-class ConfigError(Exception):
+class EywaError(Exception):
+    """The base of every error Eywa raises for a person to read: a front end catches this one name."""
+
+
+class ConfigError(EywaError):
     """A setting is invalid or the config file cannot be used."""
 
 
@@ -16,15 +20,15 @@ class LightConfigError(ConfigError):
     """A setting the hooks or `eywa get` need cannot be read (core/config/light.py); hooks fail open on it."""
 
 
-class StoreError(RuntimeError):
+class StoreError(EywaError, RuntimeError):
     """The index (or another of Eywa's SQLite files) cannot be opened or used."""
 
 
-class NotFound(LookupError):
+class NotFound(EywaError, LookupError):
     """No handoff (or transcript) has that id."""
 
 
-class AmbiguousId(LookupError):
+class AmbiguousId(EywaError, LookupError):
     """Several handoffs share that prefix; `candidates` lists them."""
 
     def __init__(self, prefix: str, candidates: list[HandoffRecord]) -> None:
@@ -33,23 +37,23 @@ class AmbiguousId(LookupError):
         self.candidates = candidates
 
 
-class IngestError(RuntimeError):
+class IngestError(EywaError, RuntimeError):
     """Ingest cannot start."""
 
 
-class LaunchError(RuntimeError):
+class LaunchError(EywaError, RuntimeError):
     """A Claude Code session could not be started or looked at."""
 
 
-class PushError(RuntimeError):
+class PushError(EywaError, RuntimeError):
     """`eywa push` cannot run or failed."""
 
 
-class ServiceError(RuntimeError):
+class ServiceError(EywaError, RuntimeError):
     """The service cannot be installed here."""
 
 
-class LLMStop(RuntimeError):
+class LLMStop(EywaError, RuntimeError):
     """The LLM run cannot go on (bad key, unknown model, spend limit, the API unavailable). Sessions not yet
     extracted stay pending and a later run resumes them."""
 

@@ -44,10 +44,10 @@ class ScriptedModels:
             def log_message(self, *args: object) -> None:  # quiet test output
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 owner._send(self, 200, "application/json", b'{"object": "list", "data": [], "models": []}')
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 owner._post(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

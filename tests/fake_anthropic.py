@@ -157,10 +157,10 @@ class FakeAnthropic:
             def log_message(self, *args: object) -> None:  # quiet test output
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 fake._handle(self, "GET")
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 fake._handle(self, "POST")
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

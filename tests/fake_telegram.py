@@ -761,7 +761,7 @@ class BotThread:
         asyncio.set_event_loop(self.loop)
         try:
             self.loop.run_until_complete(start(self.app, poll_timeout=self.poll_timeout))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+        except BaseException as exc:
             self._error = exc
             self._ready.set()
             self.loop.close()

@@ -78,7 +78,7 @@ def ssh_hub(folder: Path) -> Iterator[SshHub]:
     known_hosts = folder / "known_hosts"
     known_hosts.write_text(f"[127.0.0.1]:{port} {host_key.with_suffix('.pub').read_text().split(' ')[0]} "
                            f"{host_key.with_suffix('.pub').read_text().split(' ')[1]}\n")
-    log = open(folder / "sshd.log", "wb")  # noqa: SIM115 - open while sshd runs
+    log = open(folder / "sshd.log", "wb")
     process = subprocess.Popen([str(sshd), "-D", "-e", "-f", str(config)], stdout=log, stderr=log)
     try:
         try:

@@ -13,9 +13,9 @@ from .tools import debian
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import fts5_reference  # noqa: E402
-import run  # noqa: E402
-import year  # noqa: E402
+import fts5_reference
+import run
+import year
 
 pytestmark = pytest.mark.slow  # the benchmark harness
 

@@ -275,7 +275,7 @@ def test_voice_service_errors_shown_to_the_owner_never_show_its_key() -> None:
     key = "sk-" + "proj-" + body(_rng, 120, B64URL)
 
     class EchoingService(BaseHTTPRequestHandler):  # an OpenAI-compatible server quoting the key it refuses
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             data = f'{{"error": {{"message": "Incorrect API key provided: {key}"}}}}'.encode()
             self.send_response(401)

@@ -305,8 +305,8 @@ def test_full_disk_injected_in_the_index_or_a_handoff_write_gives_one_message(
         if where == "index":  # SQLite's own SQLITE_FULL: the index may not grow by a page
             opened = Store.__init__
 
-            def capped(self: Store, path: Path) -> None:
-                opened(self, path)
+            def capped(self: Store, path: Path, **options: bool) -> None:  # ingest's planning child reads too
+                opened(self, path, **options)
                 pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
                 self.conn.execute(f"PRAGMA max_page_count = {pages}")
 

@@ -469,3 +469,15 @@ def test_a_question_is_never_the_headline(session_id: str, headline: str) -> Non
 
 def test_a_request_that_is_no_question_keeps_its_words() -> None:
     assert corpus_headline("78368290-ee0b-474f-8052-bb65a9a581d6") == "Show wingman status in session start message"
+
+
+def test_the_words_a_keyword_candidate_holds_do_not_depend_on_the_other_candidates() -> None:
+    # What lets the ingest workers find them ahead (keyword_candidates), before the document frequencies are known.
+    from eywa.core.extract.deterministic import _covered_words, keyword_candidates
+
+    weights, _ = session_terms(session_with_work())
+    plan = keyword_candidates(weights, ("eywa",))
+    valued = {word for word in plan.words if weights.get(word, 0) > 0}
+    assert any(len(words) > 1 for words in plan.covers.values())
+    for subset in (plan.terms[::2], plan.terms[1::3], [term for term in plan.terms if "-" in term]):
+        assert subset and _covered_words(subset, valued) == {term: plan.covers[term] for term in subset}

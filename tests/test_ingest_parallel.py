@@ -117,7 +117,7 @@ def test_term_counts_follow_sessions_whose_terms_are_replaced(tmp_path: Path) ->
 
 
 def sessions_of(count: int, size: int) -> list[SessionFiles]:
-    return [SessionFiles(f"s{i}", main=[SourceFile(Path(f"/p/s{i}.jsonl"), size, 0, "main")]) for i in range(count)]
+    return [SessionFiles(f"s{i}", main=[SourceFile(f"/p/s{i}.jsonl", size, 0, "main")]) for i in range(count)]
 
 
 def test_workers_start_only_for_a_large_ingest_in_a_single_threaded_process(

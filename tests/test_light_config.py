@@ -152,7 +152,7 @@ def _read_both(config: Path | None = None) -> list[tuple[str, object, object]]:
 
     light, full = light_config.light_settings(config), load_settings(config).model_dump()
     rows = []
-    for key in FIELDS:
+    for key in (key for key, field in FIELDS.items() if "alias_of" not in field):
         value: object = full
         for part in key.split("."):
             value = value[part]  # type: ignore[index]
@@ -187,10 +187,24 @@ def test_every_number_switch_and_choice_from_the_environment_reads_the_same_in_b
     given = {}
     for key, field in FIELDS.items():
         value = _other_than_default(field)
-        if value is not None:
+        if value is not None and "alias_of" not in field:  # an older name given beside its key is refused
             monkeypatch.setenv("EYWA_" + key.replace(".", "__").upper(), value)
             given[key] = value
     assert len(given) > 30
     rows = [row for row in _read_both() if row[0] in given]
     assert [row for row in rows if row[1] != row[2]] == []
     assert all(row[1] != FIELDS[row[0]]["default"] for row in rows)  # each one was really read
+
+
+@pytest.mark.parametrize("given", ["file", "environment"])
+def test_an_older_config_name_of_a_key_still_sets_it_in_both(clean: dict[str, Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch, given: str) -> None:
+    # llm.input_token_limit was called llm.input_token_budget before "budget" came to mean only the spending caps.
+    config = tmp_path / "config.yaml"
+    config.write_text("llm:\n  input_token_budget: 12000\n" if given == "file" else "{}\n", encoding="utf-8")
+    if given == "environment":
+        monkeypatch.setenv("EYWA_LLM__INPUT_TOKEN_BUDGET", "12000")
+    light = light_config.light_settings(config)
+    light_config.check_every_key(light)  # the old name is no unknown key
+    assert light.value("llm.input_token_limit") == 12000
+    assert load_settings(config).llm.input_token_limit == 12000

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from eywa.core.extract.llm.anthropic_client import Answer, Usage, parse_retry_after
+from eywa.core.extract.llm.anthropic_client import Answer, parse_retry_after
 from eywa.core.extract.llm.prompt import (
     SYSTEM_PROMPT,
     TOOL_NAME,
@@ -21,6 +21,7 @@ from eywa.core.extract.llm.prompt import (
     tool_definition,
     trim_markdown,
 )
+from eywa.core.index.llm_tables import Usage
 
 VALID = {
     "headline": "Add Gemini transcript support to rewind",

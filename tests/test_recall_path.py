@@ -100,3 +100,21 @@ def test_each_session_is_named_with_its_machine_once_the_index_holds_several(eyw
     store.close()
     several = format_handoffs(eywa.recall("the evening digest"))
     assert several.splitlines()[2] == "session bbbb0001 · 2026-12-02 · eywa · claude-code · desk"
+
+
+@pytest.mark.parametrize("query", ["rewind", "rewind checkpoint", "the digest yesterday", "checkpoint last week",
+                                   "in March rewind", "nothing-matches-this"])
+def test_eywa_get_and_the_api_rank_a_query_alike(eywa: Eywa, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str], query: str) -> None:
+    """`eywa get` (the light path, no settings model) and `Eywa.recall` go through one reader
+    (core/retrieval/recall.py:query_handoffs): the same query gives the same handoffs in the same order."""
+    import json
+
+    from eywa.cli.main import main
+
+    through_api = [(r.session_id, round(r.score, 6), r.match) for r in eywa.recall(query, max_results=5)]
+    monkeypatch.setenv("EYWA_DATA_DIR", str(tmp_path))
+    capsys.readouterr()
+    assert main(["get", "--json", "--max", "5", *query.split()]) == 0
+    light = [(r["session_id"], r["score"], r["match"]) for r in json.loads(capsys.readouterr().out)]
+    assert light == through_api and through_api

@@ -16,8 +16,8 @@ from .conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-import process_tree  # noqa: E402
-import scale_data  # noqa: E402
+import process_tree
+import scale_data
 
 
 def test_cloned_transcripts_get_new_ids_and_words_of_their_own_and_stay_valid_jsonl(tmp_path: Path) -> None:

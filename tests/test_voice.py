@@ -283,7 +283,7 @@ class _FakeTranscriptionServer(BaseHTTPRequestHandler):
     requests: list[dict[str, Any]] = []
     reply: tuple[int, dict[str, Any]] = (200, {"text": "how did we fix the wingman review"})
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
         status, payload = self.reply

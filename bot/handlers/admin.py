@@ -170,6 +170,7 @@ class Admin:
 
     async def job_digest(self, context: Ctx) -> None:
         chat_id = context.job.chat_id
+        assert chat_id is not None  # scheduled for a chat (schedule_digest)
         if not self.bot.ingest_lock.locked():
             try:
                 await self.bot.run_ingest()  # so the digest includes this morning's sessions

@@ -47,7 +47,7 @@ def open_buttons(token: str, count: int) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup([buttons[i : i + 5] for i in range(0, len(buttons), 5)])
 
 
-async def answer(query: CallbackQuery, text: str | None = None) -> None:
+async def answer(query: CallbackQuery | None, text: str | None = None) -> None:
     """Every press is answered once, so Telegram stops its spinner."""
     await call(lambda: query.answer(text), "answerCallbackQuery")
 

@@ -12,7 +12,10 @@ from eywa.bot.send import call
 from eywa.core.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from eywa.bot.app import EywaBot
+    from eywa.core.retrieval.recall import HandoffRecord
 
 INLINE_CACHE_SECONDS = 10
 INLINE_RESULTS = 5
@@ -24,11 +27,13 @@ class Inline:
 
     async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         inline_query = update.inline_query
+        records: Sequence[HandoffRecord] = []
+        latest = ""
         try:
-            records = self.bot.eywa.recall(inline_query.query.strip() or None, max_results=INLINE_RESULTS)
-            latest = "no match, latest · " if records.no_match else ""
+            found = self.bot.eywa.recall(inline_query.query.strip() or None, max_results=INLINE_RESULTS)
+            records, latest = found, "no match, latest · " if found.no_match else ""
         except StoreError:
-            records, latest = [], ""
+            pass
         results = [  # HTML: the Application's Defaults apply to the message content too
             InlineQueryResultArticle(
                 id=record.session_id[:64],

@@ -66,13 +66,15 @@ class Sessions:
 
     async def job_watch_session(self, context: Ctx) -> None:
         job = context.job
+        session_id, chat_id = str(job.data), job.chat_id  # scheduled with both (watch_session)
+        assert chat_id is not None
         try:
-            session = await asyncio.to_thread(self.bot.eywa.background_session, job.data)
+            session = await asyncio.to_thread(self.bot.eywa.background_session, session_id)
         except LaunchError as exc:  # looked at again at the next interval
-            log.warning("could not look at Claude session %s: %s", job.data, exc)
+            log.warning("could not look at Claude session %s: %s", session_id, exc)
             return
         if session is not None and not session.finished:
             return
-        await self.bot.say(job.chat_id, render.session_finished_html(session or BackgroundSession(id=job.data)))
+        await self.bot.say(chat_id, render.session_finished_html(session or BackgroundSession(id=session_id)))
         job.schedule_removal()  # only once told: a failed message is sent again at the next interval
-        self.bot.state.unwatch_session(job.data)
+        self.bot.state.unwatch_session(session_id)

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from eywa.core.errors import EywaError
+
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
 
@@ -26,7 +28,7 @@ class Hearing:
 Transcriber = Callable[[bytes, list[str]], Hearing]
 
 
-class VoiceFailed(Exception):
+class VoiceFailed(EywaError):
     """The voice note could not be turned into words; the message says why, for the owner."""
 
 

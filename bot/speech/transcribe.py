@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from eywa.core.errors import EywaError
+
 # correct_query is the correction eywa.bot.speech.hearing applies to what this module heard
 from eywa.core.retrieval.spoken import WORD_RE, common_words
 from eywa.core.retrieval.spoken import correct_query as correct_query
@@ -40,7 +42,7 @@ OPENAI_TIMEOUT_SECONDS = 60.0  # a minute of audio takes a few seconds there; mo
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024  # what OpenAI's endpoint accepts; a Telegram bot downloads 20 MB at most
 
 
-class VoiceError(Exception):
+class VoiceError(EywaError):
     """The voice note cannot be turned into a query; the message is meant for the user."""
 
 

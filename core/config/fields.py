@@ -3,7 +3,7 @@
 Every settings key (dotted) with its kind, default and bounds, for the pydantic-free reader (core/config/light.py).
 """
 
-FIELDS = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
+FIELDS: dict[str, dict] = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
  'projects_dir': {'kind': 'path', 'default': '~/.claude/projects'},
  'timezone': {'kind': 'str', 'default': 'UTC'},
  'machine': {'kind': 'str', 'default': '', 'pattern': '^[A-Za-z0-9._-]*$'},
@@ -31,7 +31,12 @@ FIELDS = {'data_dir': {'kind': 'path', 'default': '~/.eywa'},
  'llm.model': {'kind': 'str', 'default': 'claude-haiku-5-5', 'min_length': 1},
  'llm.max_tokens': {'kind': 'int', 'default': 2048, 'ge': 256, 'le': 128000},
  'llm.temperature': {'kind': 'float', 'default': None, 'optional': True, 'ge': 0, 'le': 1},
- 'llm.input_token_budget': {'kind': 'int', 'default': 16000, 'ge': 1000, 'le': 100000},
+ 'llm.input_token_limit': {'kind': 'int', 'default': 16000, 'ge': 1000, 'le': 100000},
+ 'llm.input_token_budget': {'kind': 'int',
+                            'default': 16000,
+                            'ge': 1000,
+                            'le': 100000,
+                            'alias_of': 'llm.input_token_limit'},
  'llm.concurrency': {'kind': 'int', 'default': 4, 'ge': 1, 'le': 32},
  'llm.idle_minutes': {'kind': 'int', 'default': 30, 'ge': 0},
  'llm.tokens_per_day': {'kind': 'int', 'default': 5000000, 'ge': 1000},

@@ -192,6 +192,13 @@ def _sources(value: object, origin: str) -> list[tuple[str, Path | None, bool]]:
     return listed
 
 
+# A key's older names (settings.py's validation aliases), read when the key itself is not given.
+_OLD_NAMES: dict[str, list[str]] = {}
+for _name, _field in FIELDS.items():
+    if "alias_of" in _field:
+        _OLD_NAMES.setdefault(_field["alias_of"], []).append(_name)
+
+
 class _Reader:
     """Settings keys by the model's precedence: `EYWA_<SECTION>__<KEY>` > `EYWA_<SECTION>` (JSON) > YAML > default."""
 
@@ -199,7 +206,16 @@ class _Reader:
         self._data, self._env, self._path = data, env, path
 
     def raw(self, key: str) -> tuple[object, str | None]:
-        """The value for `key` as given, and where it came from (None: the default)."""
+        """The value for `key` as given (under its name, else an older name of it), and where it came from
+        (None: the default)."""
+        value, origin = self._raw(key)
+        for old in _OLD_NAMES.get(key, ()) if origin is None else ():
+            given, where = self._raw(old)
+            if where is not None:
+                return given, where
+        return value, origin
+
+    def _raw(self, key: str) -> tuple[object, str | None]:
         parts = key.split(".")
         name = ENV_PREFIX + "__".join(parts).upper()
         if name in self._env:

@@ -13,7 +13,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, SecretStr
+from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from eywa.core.config.settings import Settings
@@ -98,11 +98,18 @@ def field_table(model: type[BaseModel] = Settings, prefix: str = "") -> dict[str
             table.update(field_table(annotation, f"{prefix}{name}."))
         else:
             table[prefix + name] = _entry(field)
+            for alias in _old_names(field, name):  # an older config file's name for the key, read alike
+                table[prefix + alias] = table[prefix + name] | {"alias_of": prefix + name}
     return table
 
 
+def _old_names(field: FieldInfo, name: str) -> list[str]:
+    choices = field.validation_alias.choices if isinstance(field.validation_alias, AliasChoices) else []
+    return [str(choice) for choice in choices if choice != name]
+
+
 def render() -> str:
-    return HEADER + "FIELDS = " + pprint.pformat(field_table(), width=112, sort_dicts=False) + "\n"
+    return HEADER + "FIELDS: dict[str, dict] = " + pprint.pformat(field_table(), width=112, sort_dicts=False) + "\n"
 
 
 if __name__ == "__main__":

@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from eywa.core.errors import ConfigError
@@ -134,7 +143,10 @@ class LLMSettings(_Section):
     max_tokens: int = Field(default=2048, ge=256, le=128_000)
     # None: not sent. API version 2026-10-21 (anthropic 2.x) rejects any sampling parameter.
     temperature: float | None = Field(default=None, ge=0, le=1)
-    input_token_budget: int = Field(default=16_000, ge=1_000, le=100_000)  # past 100k tokens a prompt costs 5x
+    # The transcript is trimmed to this many tokens (past 100k a prompt costs 5x); `input_token_budget`, its name
+    # before 0.2, is read too ("budget" now names only the spending caps below).
+    input_token_limit: int = Field(default=16_000, ge=1_000, le=100_000,
+                                   validation_alias=AliasChoices("input_token_limit", "input_token_budget"))
     concurrency: int = Field(default=4, ge=1, le=32)
     idle_minutes: int = Field(default=30, ge=0)
     tokens_per_day: int = Field(default=5_000_000, ge=1_000)

@@ -9,6 +9,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
@@ -281,8 +283,26 @@ def headline_words(text: str) -> str:
     return _words(cut[:ends[-1]], HEADLINE_WORDS) if ends else cut
 
 
+@dataclass(frozen=True, slots=True)
+class KeywordCandidates:
+    """What `keywords_of` reads of a session that the other sessions do not change: made where the session is
+    read (an ingest worker), so that the process keeping the document frequencies only weighs them."""
+
+    terms: list[str]  # the terms a keyword may be, in name order
+    words: list[str]  # the words of those terms, in name order
+    covers: dict[str, tuple[str, ...]]  # term -> the words of positive weight it contains
+
+
+def keyword_candidates(weights: Counter[str], projects: tuple[str, ...]) -> KeywordCandidates:
+    terms = list(weights) if len(weights) <= MAX_SESSION_TERMS else top_terms(weights)
+    terms = sorted(term for term in terms if term not in GENERIC and term not in projects)
+    words = sorted({part for term in terms for part in term.split("-")} - GENERIC)
+    # A word's worth is its weight times an IDF that is never below 0.1: worth > 0 exactly when its weight is.
+    return KeywordCandidates(terms, words, _covered_words(terms, {word for word in words if weights.get(word, 0) > 0}))
+
+
 def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, projects: tuple[str, ...],
-                limit: int = 7) -> list[str]:
+                limit: int = 7, candidates: KeywordCandidates | None = None) -> list[str]:
     """5-7 keywords specific to this session against the corpus.
 
     The `keywords` scorer pays a query word once for every keyword that contains it, so the keywords are
@@ -291,28 +311,33 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
     words is a candidate only when each of its words is worth a tenth of the session's best word.
 
     `df` and `total_docs` must already count this session (its terms recorded), so that re-extracting
-    a session gives the same keywords as extracting it the first time.
+    a session gives the same keywords as extracting it the first time. `candidates`: `keyword_candidates`
+    of the same weights and projects, made ahead.
     """
-    terms = list(weights) if len(weights) <= MAX_SESSION_TERMS else top_terms(weights)
-    terms = sorted(term for term in terms if term not in GENERIC and term not in projects)
-    words = sorted({part for term in terms for part in term.split("-")} - GENERIC)
+    plan = candidates or keyword_candidates(weights, projects)
+    terms, words = plan.terms, plan.words
     freq = df(sorted({*terms, *words}))
     n = max(total_docs, 1)
     idf = {count: math.log((n + 1) / (count + 1)) + 0.1 for count in {0, *freq.values()}}  # few counts
     worth = {word: value for word in words if (value := weights.get(word, 0) * idf[freq.get(word, 0)]) > 0}
     floor = MIN_WORD_SHARE * max(worth.values(), default=0.0)
-    candidates = [term for term in terms
-                  if "-" not in term or all(worth.get(part, 0.0) >= floor for part in term.split("-"))]
-    covers = _covered_words(candidates, worth)
+    eligible = [term for term in terms
+                   if "-" not in term or all(worth.get(part, 0.0) >= floor for part in term.split("-"))]
+    if len(worth) == sum(weights.get(word, 0) > 0 for word in words):  # as `keyword_candidates` assumed
+        covers = {term: plan.covers[term] for term in eligible}
+    else:  # a count above the number of sessions (an IDF at or below 0): not from a consistent index
+        covers = _covered_words(eligible, set(worth))
     held: dict[str, int] = {}
 
     def gain(term: str) -> float:  # rounded: sums in another order must not break ties
         return round(sum(worth[word] / (1 + held.get(word, 0)) ** KEYWORD_REPEAT_DECAY for word in covers[term])
                      * idf[freq.get(term, 0)], 9)
 
-    gains = {term: gain(term) for term in candidates if covers[term]}
+    # Before any choice no word is held: each word counts whole (x / 1.0 is x), the sum in the same order as `gain`'s.
+    gains = {term: round(sum([worth[word] for word in found]) * idf[freq.get(term, 0)], 9)
+             for term in eligible if (found := covers[term])}
     holding: dict[str, list[str]] = {}
-    for term in candidates:
+    for term in eligible:
         for word in covers[term]:
             holding.setdefault(word, []).append(term)
     chosen: list[str] = []
@@ -321,26 +346,27 @@ def keywords_of(weights: Counter[str], df: DocumentFrequency, total_docs: int, p
         if gains[best] <= 0:
             break
         chosen.append(best)
-        words = set(covers[best])
-        for word in words:
+        taken = set(covers[best])
+        for word in taken:
             held[word] = held.get(word, 0) + 1
         # A term whose words a chosen keyword already holds reads as a repeat (`rewind`, `digest-job` beside
         # `gemini-rewind`, `telegram-digest-job`); the others holding its words are worth less now.
-        touched = {term for word in words for term in holding[word] if term in gains}
+        touched = {term for word in taken for term in holding[word] if term in gains}
         for term in touched:
-            if words.issuperset(covers[term]):
+            if taken.issuperset(covers[term]):
                 del gains[term]
             else:
                 gains[term] = gain(term)
     return chosen
 
 
-def _covered_words(terms: list[str], worth: dict[str, float]) -> dict[str, tuple[str, ...]]:
-    """Term -> the valued words it contains as substrings, as the scorer matches a query word."""
+def _covered_words(terms: list[str], valued: set[str]) -> dict[str, tuple[str, ...]]:
+    """Term -> the valued words it contains as substrings, as the scorer matches a query word (each term's own:
+    a word never spans two terms of the blob, as no word holds a newline)."""
     blob = "\n".join(terms)
     starts = list(itertools.accumulate((len(term) + 1 for term in terms[:-1]), initial=0))
     covers: dict[str, list[str]] = {term: [] for term in terms}
-    for word in sorted(worth):
+    for word in sorted(valued):
         at = blob.find(word)
         while at >= 0:
             term = terms[bisect.bisect_right(starts, at) - 1]
@@ -371,8 +397,10 @@ def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str
     only for a session that reports nothing done."""
     outcomes = _outcomes(session)
     if outcomes:
-        seen: set[str] = set()
-        unique = [(i, text) for i, text in outcomes if (key := text.lower()[:40]) not in seen and not seen.add(key)]
+        firsts: dict[str, tuple[int, str]] = {}
+        for i, text in outcomes:
+            firsts.setdefault(text.lower()[:40], (i, text))
+        unique = list(firsts.values())
         fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
@@ -390,7 +418,10 @@ def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str
     return bullets[:5]
 
 
-def _spread(items: list[str], count: int) -> list[str]:
+_T = TypeVar("_T")
+
+
+def _spread(items: list[_T], count: int) -> list[_T]:
     """First, last and evenly spaced items between: a fair sample of a long conversation."""
     if len(items) <= count:
         return items
@@ -427,10 +458,11 @@ def extract(session: Session, *, weights: Counter[str], df: DocumentFrequency, t
     return with_keywords(draft(session, zone), weights=weights, df=df, total_docs=total_docs)
 
 
-def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFrequency, total_docs: int) -> Handoff:
+def with_keywords(handoff: Handoff, *, weights: Counter[str], df: DocumentFrequency, total_docs: int,
+                  candidates: KeywordCandidates | None = None) -> Handoff:
     """The drafted handoff given its keywords (none when it has no substance)."""
     if handoff.substance:
-        handoff.keywords = keywords_of(weights, df, total_docs, tuple(handoff.projects))
+        handoff.keywords = keywords_of(weights, df, total_docs, tuple(handoff.projects), candidates=candidates)
     return handoff
 
 

@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field, field_validator
@@ -281,7 +282,7 @@ def parse_handoff(text: str, fallback_id: str | None = None) -> Handoff:
     return handoff_from(*split_front_matter(text), fallback_id=fallback_id)
 
 
-def handoff_from(meta: dict[str, object], body: str, fallback_id: str | None = None) -> Handoff:
+def handoff_from(meta: dict[str, Any], body: str, fallback_id: str | None = None) -> Handoff:
     """A handoff from a file's front matter and body (`split_front_matter`). Raises ValueError if unusable."""
     short = str(meta.get("session_id") or fallback_id or "").strip()
     full = str(meta.get("session_uuid") or short).strip()

@@ -9,11 +9,12 @@ import datetime as dt
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
+from typing import Any
 
 import orjson
 
-from eywa.core.extract.llm.anthropic_client import Usage
 from eywa.core.index.migrations import Migration, migrate
+from eywa.core.index.readonly import columns
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_state(
@@ -70,8 +71,38 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
     migrate(conn, MIGRATIONS)
 
 
+@dataclass
+class Usage:
+    """Tokens of one API call or a sum of them: the llm_usage row's counts (the index stores them, the LLM
+    pass adds them up)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+
+    @classmethod
+    def of(cls, usage: Any) -> Usage:
+        return cls(
+            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            cache_creation_input_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
+            cache_read_input_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
+        )
+
+
 def _columns(record: type) -> str:
-    return ", ".join(f.name for f in fields(record))
+    return columns(f.name for f in fields(record))
 
 
 # -- llm_state ---------------------------------------------------------------------------------------------

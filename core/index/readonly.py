@@ -9,9 +9,15 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
+
+
+def columns(names: Iterable[str]) -> str:
+    """A record's field names as the SQL column list: the full session id's column is `session_uuid`, the
+    name the index has had since its first release (renaming it would be a migration of every table)."""
+    return ", ".join("session_uuid" if name == "session_id" else name for name in names)
 
 
 class HandoffRow(NamedTuple):
@@ -33,7 +39,7 @@ class HandoffRow(NamedTuple):
     ended_at: str
 
 
-_HANDOFF = ", ".join(HandoffRow._fields)
+_HANDOFF = columns(HandoffRow._fields)
 
 
 class RecentHandoff(NamedTuple):
@@ -83,8 +89,9 @@ def reading_current(path: Path) -> Iterator[sqlite3.Connection]:
                 from eywa.core.index.store import Store
 
                 Store(path).close()
-                conn = open_index(path)
-                assert conn is not None
+                reopened = open_index(path)
+                assert reopened is not None
+                conn = reopened
             yield conn
         finally:
             conn.close()
@@ -184,15 +191,15 @@ def archive_path(conn: sqlite3.Connection, session_id: str) -> str:
     return row[0] if row else ""
 
 
+# The project's rows of project_index (its date and substance beside each id) find the span; only the handoffs in
+# it are read (their bodies tell which are done): a project's whole history is never read.
 _RECENT_IN_PROJECTS = """
-WITH project AS (
-  SELECT h.session_uuid, h.date, h.ended_at, h.body LIKE '%## Open Threads' || char(10) || 'None.%' AS done
-  FROM handoffs AS h
-  WHERE h.substance > 0 AND h.date >= ? AND h.session_uuid != ?
-    AND h.session_uuid IN (SELECT session_uuid FROM project_index WHERE project IN ({marks})))
-SELECT session_uuid FROM project
-WHERE date >= date((SELECT MAX(date) FROM project), ?)
-ORDER BY done, date DESC, ended_at DESC, session_uuid
+WITH member AS (
+  SELECT session_uuid, date FROM project_index
+  WHERE project IN ({marks}) AND substance > 0 AND date >= ? AND session_uuid != ?)
+SELECT h.session_uuid FROM handoffs AS h
+WHERE h.session_uuid IN (SELECT session_uuid FROM member WHERE date >= date((SELECT MAX(date) FROM member), ?))
+ORDER BY h.body LIKE '%## Open Threads' || char(10) || 'None.%', h.date DESC, h.ended_at DESC, h.session_uuid
 LIMIT ?
 """
 
@@ -203,10 +210,10 @@ def recent_in_projects(conn: sqlite3.Connection, projects: tuple[str, ...], *, c
     the last `span_days` days of the newest of them: those with open threads first, each group newest first."""
     marks = ",".join("?" * len(projects))
     ids = [uid for (uid,) in conn.execute(_RECENT_IN_PROJECTS.format(marks=marks),
-                                          (cutoff, exclude, *projects, f"-{max(1, span_days) - 1} days", limit))]
+                                          (*projects, cutoff, exclude, f"-{max(1, span_days) - 1} days", limit))]
     if not ids:
         return []
-    rows = conn.execute(f"SELECT {', '.join(RecentHandoff._fields)} FROM handoffs"
+    rows = conn.execute(f"SELECT {columns(RecentHandoff._fields)} FROM handoffs"
                         f" WHERE session_uuid IN ({','.join('?' * len(ids))})", ids)
     order = {uid: i for i, uid in enumerate(ids)}
     return sorted((RecentHandoff._make(row) for row in rows), key=lambda row: order[row.session_id])

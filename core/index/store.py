@@ -22,7 +22,7 @@ from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
 from eywa.core.index.migrations import Migration, migrate
-from eywa.core.index.readonly import index_path, open_index
+from eywa.core.index.readonly import columns, index_path, open_index
 from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION, needs_migrating
 from eywa.core.index.storage_faults import describe
 from eywa.core.index.term_blocks import BLOCKS_SCHEMA, IndexBounds, fill_blocks
@@ -295,10 +295,11 @@ class Store:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
     # -- sources ----------------------------------------------------------------------------------
-    def source_states(self) -> dict[str, SourceState]:
-        """path -> its state, for every source file seen before."""
-        rows = self.conn.execute(f"SELECT path, {', '.join(SourceState._fields)} FROM sources")
-        return {path: SourceState(*state) for path, *state in rows}
+    def source_states(self) -> Iterator[tuple[str, SourceState]]:
+        """(path, its state) of every source file seen before, in the order of the paths' code points, read as
+        they are used: a large disk's states are never all in memory at once."""
+        rows = self.conn.execute(f"SELECT path, {columns(SourceState._fields)} FROM sources ORDER BY path")
+        return ((path, SourceState(*state)) for path, *state in rows)
 
     def put_source(self, path: str, size: int, mtime_ns: int, session_id: str | None, kind: str,
                    bad_lines: int, *, version: str = "", unknown: dict[tuple[str, str], int] | None = None) -> None:

@@ -22,6 +22,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Collection
 from pathlib import Path
+from typing import cast
 
 import orjson
 import tantivy
@@ -241,8 +242,7 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
     rarer = [terms for terms in units if len(terms) > 1 or searcher.doc_freq("body", terms[0]) <= common]
     depth = max(limit, PROXIMITY_POOL if PROXIMITY_SLOP else 0)
     hits = searcher.search(_words_query(schema, rarer or units, rarer, only), depth, count=False).hits
-    scores = dict(zip(searcher.fast_field_values("rid", [address for _, address in hits]),
-                      (score for score, _ in hits), strict=True))
+    scores: dict[int, float] = dict(zip(_rowids(searcher, hits), (score for score, _ in hits), strict=True))
     if PROXIMITY_SLOP and PROXIMITY_WEIGHT and scores:
         pool = _within(schema, scores)
         for a, b in itertools.pairwise(units):
@@ -251,8 +251,7 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
                                      PROXIMITY_WEIGHT)
                 # One search a pair: under one Should, tantivy would walk both phrases' matches in full.
                 found = searcher.search(Q.boolean_query([(must, near), (must, pool)]), len(scores), count=False).hits
-                for rid, (score, _) in zip(searcher.fast_field_values("rid", [address for _, address in found]),
-                                           found, strict=True):
+                for rid, (score, _) in zip(_rowids(searcher, found), found, strict=True):
                     scores[rid] += score
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
@@ -269,9 +268,14 @@ def _words_query(schema: tantivy.Schema, units: list[list[str]], rarer: list[lis
         for field, weight in fields:
             if weight > 0:
                 query = (Q.term_query(schema, field, terms[0]) if len(terms) == 1
-                         else Q.phrase_query(schema, field, terms))
+                         else Q.phrase_query(schema, field, cast("list[str | tuple[int, str]]", terms)))
                 clauses.append((should, Q.boost_query(query, weight)))
     return _restricted(schema, Q.boolean_query(clauses), only)
+
+
+def _rowids(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[int]:
+    """The handoff rowids of `hits`, read from the fast field `rid`."""
+    return cast(list[int], searcher.fast_field_values("rid", [address for _, address in hits]))
 
 
 def term_top(folder: Path, key: str, weights: dict[tuple[str, str], float], limit: int, *,
@@ -288,8 +292,8 @@ def term_top(folder: Path, key: str, weights: dict[tuple[str, str], float], limi
         for (field, term), weight in weights.items()]), only)
     searcher = index.searcher()
     hits = searcher.search(query, limit, count=False).hits
-    rows = searcher.fast_field_values("rid", [address for _, address in hits])
-    return sorted(zip(rows, (score for score, _ in hits), strict=True), key=lambda item: (-item[1], item[0]))
+    return sorted(zip(_rowids(searcher, hits), (score for score, _ in hits), strict=True),
+                  key=lambda item: (-item[1], item[0]))
 
 
 def _restricted(schema: tantivy.Schema, query: tantivy.Query, only: Collection[int] | None) -> tantivy.Query:

@@ -20,12 +20,13 @@ from pathlib import Path
 
 from eywa.core.config.clock import timestamp
 from eywa.core.config.private_files import private_dir
+from eywa.core.errors import EywaError
 
 SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{0,63}$")
 MAX_MARK_AGE_DAYS = 7  # Claude Code keeps transcripts 30 days; one not found in a week lives elsewhere
 
 
-class BadMark(ValueError):
+class BadMark(EywaError, ValueError):
     """The hook JSON has no usable session id."""
 
 

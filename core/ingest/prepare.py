@@ -6,23 +6,25 @@ can run ahead, in worker processes when there is enough to read; results come ba
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import multiprocessing
 import os
 import signal
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import Synchronized
 from multiprocessing.synchronize import Semaphore
+from typing import cast
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.columns import FulltextColumns, fulltext_columns
 from eywa.core.archive.renderer import Renderer
-from eywa.core.extract.deterministic import draft, session_terms
+from eywa.core.extract.deterministic import KeywordCandidates, draft, keyword_candidates, session_terms
 from eywa.core.handoffs.model import Handoff
+from eywa.core.ingest.apart import can_fork
 from eywa.core.sources.jsonl import ReadStats
 from eywa.core.sources.plugin import SessionFiles
 from eywa.core.sources.sessions import is_transcript, read_session
@@ -50,6 +52,7 @@ class PreparedSession:
     handoff: Handoff | None = None  # drafted, no keywords yet; None: empty, or not a Claude Code transcript
     terms: list[str] = field(default_factory=list)  # recorded in the document frequencies
     weights: Counter[str] = field(default_factory=Counter)  # of `terms`: all that keywords read
+    candidates: KeywordCandidates | None = None  # of `weights`, for a handoff of substance
 
 
 def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSession:
@@ -70,6 +73,8 @@ def prepare(group: SessionFiles, redact: Redact, zone: ZoneInfo) -> PreparedSess
     weights, prepared.terms = session_terms(session)
     prepared.weights = Counter({term: weights[term] for term in prepared.terms})
     prepared.handoff = draft(session, zone, group.projects)
+    if prepared.handoff.substance:
+        prepared.candidates = keyword_candidates(prepared.weights, tuple(prepared.handoff.projects))
     return prepared
 
 
@@ -77,7 +82,7 @@ def worker_count(groups: Sequence[SessionFiles]) -> int:
     """Worker processes worth starting for these sessions: one per CPU for a large ingest, none for a
     small one, and none when other threads run (the bot's ingest thread): forking a threaded process
     can copy a lock held by another thread."""
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if not can_fork():
         return 0
     if sum(f.size for group in groups for f in group.files) < PARALLEL_MIN_BYTES:
         return 0
@@ -87,7 +92,7 @@ def worker_count(groups: Sequence[SessionFiles]) -> int:
 
 
 def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: ZoneInfo,
-                      workers: int) -> Iterator[PreparedSession]:
+                      workers: int) -> Generator[PreparedSession, None, None]:
     """`prepare` of each group, in order; with `workers` > 0 in that many forked processes, which take
     the next session as they come free, a bounded number ahead of the consumer. Closing the iterator
     stops the workers."""
@@ -103,28 +108,33 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
     pipes: list[Connection] = []
     processes: list[BaseProcess] = []
     try:
-        for _ in range(workers):
-            receiver, sender = context.Pipe(duplex=False)
-            process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
-                                                          [*pipes, receiver]), daemon=True)
-            process.start()
-            sender.close()
-            pipes.append(receiver)
-            processes.append(process)
+        # Frozen, what the workers inherit is never visited by their collector: its pages stay shared, not copied.
+        gc.freeze()
+        try:
+            for _ in range(workers):
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
+                                                              [*pipes, receiver]), daemon=True)
+                process.start()
+                sender.close()
+                pipes.append(receiver)
+                processes.append(process)
+        finally:
+            gc.unfreeze()
         arrived: dict[int, PreparedSession] = {}
         open_pipes = dict(zip(pipes, processes, strict=True))
         for index in range(len(groups)):
             while index not in arrived:
                 if not open_pipes:
                     raise RuntimeError(f"no ingest worker prepared session {groups[index].session_id}")
-                for pipe in wait(list(open_pipes)):
+                for pipe in cast(list[Connection], wait(list(open_pipes))):
                     try:
                         done, result = pipe.recv()
                     except EOFError:  # that worker ran out of sessions to claim, or died
-                        process = open_pipes.pop(pipe)
-                        process.join()
-                        if process.exitcode:
-                            raise RuntimeError(f"an ingest worker died (exit code {process.exitcode})") from None
+                        gone = open_pipes.pop(pipe)
+                        gone.join()
+                        if gone.exitcode:
+                            raise RuntimeError(f"an ingest worker died (exit code {gone.exitcode})") from None
                         continue
                     if isinstance(result, BaseException):
                         raise result
@@ -134,9 +144,9 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
     finally:
         for pipe in pipes:
             pipe.close()
-        for process in processes:
-            process.terminate()
-            process.join()
+        for started in processes:
+            started.terminate()
+            started.join()
 
 
 def _work(groups: Sequence[SessionFiles], redact: Redact, zone: ZoneInfo, claimed: Synchronized,

@@ -12,7 +12,8 @@ import contextlib
 import dataclasses
 import datetime as dt
 import time
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,13 +24,16 @@ from eywa.core.config.clock import now
 from eywa.core.errors import IngestError
 from eywa.core.extract.deterministic import EXTRACTOR_NAME, HANDOFF_RULES, SUBSTANCE_RULES, with_keywords
 from eywa.core.handoffs.model import atomic_write, handoff_relpath
-from eywa.core.index.store import Store
+from eywa.core.index.store import SourceState, Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import link_runs
+from eywa.core.ingest.allocator import bound_allocator
+from eywa.core.ingest.apart import apart
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
+from eywa.core.ingest.spool import SessionSpool
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.common import parse_time
@@ -109,6 +113,7 @@ def ingest(store: Store, paths: IngestPaths, *, redactor: Redactor, zone: ZoneIn
     limits the run to the given session ids (both by full id). `workers`: processes reading sessions
     (default: as many as pay off, see `prepare.worker_count`); the result is the same for any number.
     Stored text written under older redaction rules is redacted again first (core/ingest/reredact.py)."""
+    bound_allocator()
     run = reredact.begin(store, redactor)
     with store.scrubbing() if run is not None else contextlib.nullcontext():
         return _ingest(store, paths, redactor, zone, progress, only, force, workers, run)
@@ -132,76 +137,36 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     reredact.redact_copies(store, paths.spokes_dir, redactor, progress, run)
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
-    force = force | frozenset(marks) | _judged_by_older_rules(store)
-    files = scan_sources(enabled)
-    report.files_seen = len(files)
-    known = store.source_states()
-    changed = {str(f.path) for f in files if (state := known.get(str(f.path))) is None
-               or (state.size, state.mtime_ns) != (f.size, f.mtime_ns)}
-    report.files_changed = len(changed)
-    # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
-    # stays with it while unchanged: recorded under the parent's id.
-    files = [dataclasses.replace(f, role=AGENT_RUN) if f.role == "main" and str(f.path) not in changed
-             and known[str(f.path)].kind == AGENT_RUN else f for f in files]
-
-    def parent_of(source: SourceFile) -> str | None:
-        state = known.get(str(source.path))
-        if state is not None and str(source.path) not in changed and state.session_id:
-            return state.session_id
-        return file_session(source)
-
-    groups = group_sessions(files, parent_of)
-    for group in groups.values():
-        group.projects = paths.projects.get(group.machine)
-    linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
-    force |= frozenset(linked.values())
-    if marks:
-        expire_marks(marks, set(groups))
-    if run is not None:
-        # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
-        queued = reredact.pending(store)
-        present = {group.session_id for group in groups.values()} & queued & set(store.handoff_ids(EXTRACTOR_NAME))
-        force |= frozenset(present)
-        run.redrafted += len(present)
-        reredact.redact_stored(store, sorted(queued - present), paths.handoffs_dir, paths.archive_dir, redactor,
-                               run, progress)
-        in_place_before = run.in_place
-    dirty = [
-        g for g in groups.values()
-        if (only is None or g.session_id in only)
-        and (g.session_id in force or any(str(f.path) in changed for f in g.files))
-    ]
-    forgotten = store.forgotten()
-    if forgotten:
-        _keep_out(store, [g for g in dirty if g.session_id in forgotten], paths)
-        dirty = [g for g in dirty if g.session_id not in forgotten]
-    dirty.sort(key=lambda g: (_first_time(g), g.session_id))
+    dirty, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run, report)
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
-    with contextlib.closing(prepared), store.staged_text_index():
-        done = 0
-        while done < len(dirty):
+    with contextlib.closing(dirty), contextlib.closing(prepared), store.staged_text_index():
+        done, group = 0, dirty[0] if len(dirty) else None
+        while group is not None:
             # A batch's first session is read before its transaction begins, so that reading a large
             # session never holds the write lock; small ones join the batch while it is young.
-            began, first, session = time.perf_counter(), done, next(prepared)
+            began, session = time.perf_counter(), next(prepared)
             superseded: list[Path] = []
+            settled: list[Path] = []  # the SessionEnd marks of the batch's sessions
             with store.transaction():
                 terms = TermStats(store.conn)
                 while True:
-                    superseded += _store_session(store, terms, dirty[done], session, paths, report)
+                    superseded += _store_session(store, terms, group, session, paths, report)
+                    if group.session_id in marks:
+                        settled.append(marks[group.session_id])
                     done += 1
                     if progress is not None:
-                        progress(done, len(dirty), dirty[done - 1].session_id)
-                    if (done == len(dirty) or time.perf_counter() - began >= _BATCH_SECONDS
-                            or sum(f.size for f in dirty[done].files) > _BATCH_MAX_SESSION_BYTES):
+                        progress(done, len(dirty), group.session_id)
+                    group = dirty[done] if done < len(dirty) else None
+                    if (group is None or time.perf_counter() - began >= _BATCH_SECONDS
+                            or sum(f.size for f in group.files) > _BATCH_MAX_SESSION_BYTES):
                         break
                     session = next(prepared)
                 terms.flush()
             for path in superseded:
                 path.unlink(missing_ok=True)
-            for group in dirty[first:done]:
-                if group.session_id in marks:
-                    clear_mark(marks[group.session_id])
+            for mark in settled:
+                clear_mark(mark)
     report.seconds = time.perf_counter() - started
     with store.transaction():
         store.set_meta("last_ingest_at", now().isoformat(timespec="seconds"))
@@ -219,17 +184,105 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     return report
 
 
+def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Redactor, progress: Progress | None,
+           only: set[str] | None, force: frozenset[str], marks: dict[str, Path], run: reredact.ReRedaction | None,
+           report: IngestReport) -> tuple[SessionSpool, int]:
+    """The sessions to read, oldest first, spooled to a file; and the re-redaction's in-place count before them.
+    The lists of every file and state seen are made in a child process (`_plan`): this one never holds them."""
+    force = force | frozenset(marks) | _judged_by_older_rules(store)
+    # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
+    queued = reredact.pending(store) if run is not None else set()
+    redraftable = queued & set(store.handoff_ids(EXTRACTOR_NAME)) if queued else set()
+    spool = SessionSpool(paths.projects)
+    plan = apart(_plan, store.path, paths, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
+    spool.ends = plan.ends
+    report.files_seen, report.files_changed = plan.files_seen, plan.files_changed
+    if marks:
+        expire_marks(marks, plan.marked)
+    in_place_before = 0
+    if run is not None:
+        run.redrafted += len(plan.redrafted)
+        reredact.redact_stored(store, sorted(queued - plan.redrafted), paths.handoffs_dir, paths.archive_dir,
+                               redactor, run, progress)
+        in_place_before = run.in_place
+    if plan.kept_out:
+        _keep_out(store, plan.kept_out, paths)
+    return spool, in_place_before
+
+
+@dataclass
+class _Plan:
+    files_seen: int
+    files_changed: int
+    marked: set[str]  # the sessions with a SessionEnd mark that were found
+    redrafted: set[str]  # the sessions queued for re-redaction that are drafted again
+    kept_out: list[SessionFiles]  # forgotten sessions with new or changed files
+    ends: array[int]  # the spool's offsets
+
+
+def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | None, force: frozenset[str],
+          marks: set[str], redraftable: set[str], forgotten: set[str], spool: SessionSpool) -> _Plan:
+    """Scan the sources, group their files into sessions and spool those to read (in `_queue`'s child process)."""
+    files = scan_sources(enabled)
+    reader = Store(db, read_only=True)
+    changed, parents, linked_runs = _compared(files, reader.source_states())
+    reader.close()
+    # A run of another agent's CLI linked to the Claude Code session that started it (core/ingest/agent_runs.py)
+    # stays with it while unchanged: recorded under the parent's id.
+    files = [dataclasses.replace(f, role=AGENT_RUN) if f.location in linked_runs else f for f in files]
+
+    def parent_of(source: SourceFile) -> str | None:
+        return parents.get(source.location) or file_session(source)
+
+    groups = group_sessions(files, parent_of)
+    for group in groups.values():
+        group.projects = paths.projects.get(group.machine)
+    linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
+    redrafted = redraftable & set(groups)
+    force |= frozenset(linked.values()) | redrafted
+    dirty = [
+        g for g in groups.values()
+        if (only is None or g.session_id in only)
+        and (g.session_id in force or any(f.location in changed for f in g.files))
+    ]
+    kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
+    dirty.sort(key=lambda g: (_first_time(g), g.session_id))
+    ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
+    return _Plan(len(files), len(changed), marks & set(groups), redrafted, kept_out, ends)
+
+
+def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
+              ) -> tuple[set[str], dict[str, str], set[str]]:
+    """The paths of `files` new or changed since their recorded state; the session recorded for each unchanged
+    file; the unchanged main files recorded as agent runs. The states, in path order, are read alongside."""
+    changed: set[str] = set()
+    parents: dict[str, str] = {}
+    linked_runs: set[str] = set()
+    path, state = next(states, ("", None))
+    for source in sorted(files, key=lambda f: f.location):
+        while state is not None and path < source.location:
+            path, state = next(states, ("", None))
+        if state is None or path != source.location or (state.size, state.mtime_ns) != (source.size, source.mtime_ns):
+            changed.add(source.location)
+            continue
+        if state.session_id:
+            parents[source.location] = state.session_id
+        if source.role == "main" and state.kind == AGENT_RUN:
+            linked_runs.add(source.location)
+    return changed, parents, linked_runs
+
+
 def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
     """Forgotten sessions (core/ingest/forget.py) stay out: their files are recorded unread, and a copy a spoke
     pushed again is deleted (as `eywa forget` deleted the first)."""
     with store.transaction():
         for group in groups:
             for source in group.files:
-                copy = paths.spoke_copy(str(source.path))
+                copy = paths.spoke_copy(source.location)
                 if copy is not None:
                     copy.unlink(missing_ok=True)
                 else:
-                    store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, "forgotten", 0)
+                    store.put_source(source.location, source.size, source.mtime_ns, group.session_id, "forgotten", 0)
 
 
 def _judged_by_older_rules(store: Store) -> frozenset[str]:
@@ -260,13 +313,13 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
 
     def record_sources(kind_of_main: str) -> None:
         for source in group.files:
-            file_stats = stats.get(str(source.path))
+            file_stats = stats.get(source.location)
             if file_stats is None:  # gone between the scan and the read: unrecorded, so seen anew if it returns
                 continue
             kind = kind_of_main if source.role == "main" else source.role
             unknown = {("type", name): n for name, n in file_stats.unknown_types.items()}
             unknown.update({("field", name): n for name, n in file_stats.unknown_fields.items()})
-            store.put_source(str(source.path), source.size, source.mtime_ns, group.session_id, kind,
+            store.put_source(source.location, source.size, source.mtime_ns, group.session_id, kind,
                              file_stats.bad_lines, version=file_stats.version, unknown=unknown)
 
     if prepared.handoff is None:  # empty, or not a Claude Code transcript
@@ -276,7 +329,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     superseded = _fold_runs(store, terms, group, paths)
     terms.record(prepared.session_id, prepared.terms)
     handoff = with_keywords(prepared.handoff, weights=prepared.weights, df=terms.df,
-                            total_docs=terms.document_count())
+                            total_docs=terms.document_count(), candidates=prepared.candidates)
     relpath = handoff_relpath(handoff)
     old = store.handoff_path(prepared.session_id)
     # Files first, row last: a crash in between leaves files that the next run rewrites identically.
@@ -302,9 +355,8 @@ def _fold_runs(store: Store, terms: TermStats, group: SessionFiles, paths: Inges
     transaction that stores the session, so that no run is ever counted twice or lost); their files."""
     gone: list[Path] = []
     for source in group.subagents:
-        if source.role != AGENT_RUN:
+        if source.role != AGENT_RUN or (own := file_session(source)) is None:
             continue
-        own = file_session(source)
         relpath = store.handoff_path(own)
         if relpath is not None:
             store.delete_handoff(own)

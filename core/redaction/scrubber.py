@@ -393,7 +393,7 @@ def _check_assignment(m: re.Match[str]) -> _Hit | None:
         return None  # counts, ids, names and settings: a password may be a word, a key is not
     start, end = m.span("qval") if quoted else m.span("uval")
     if not quoted and end - start == _UNQUOTED_SCAN:  # the bound keeps rejections cheap; take the rest
-        end = _UNQUOTED_REST.match(text, end).end()
+        end = _UNQUOTED_REST.match(text, end).end()  # type: ignore[union-attr]  # `.*` always matches
     return start, end, kind
 
 
@@ -446,13 +446,13 @@ def _build_gate(rules: Sequence[_Rule]) -> tuple[re.Pattern[str], dict[str, tupl
         similar.setdefault((trigger[at:], at, tuple(trigger_rules)), []).append(trigger)
     branches: dict[str, list[tuple[bool, str]]] = {}
     groups: dict[str, tuple[int, tuple[_Rule, ...]]] = {}
-    for n, ((tail, at, trigger_rules), triggers) in enumerate(similar.items()):
+    for n, ((tail, at, rules), triggers) in enumerate(similar.items()):
         rest = re.escape(tail[1:])
         head = "".join(_char_class({t[i] for t in triggers}) for i in range(at))
         behind = f"(?<={head}{re.escape(tail)})" if at else ""
         group = f"t{n}"
-        groups[group] = (at + len(tail), trigger_rules)
-        aheads = [rule.ahead(at + len(tail)) if rule.ahead else "" for rule in trigger_rules]
+        groups[group] = (at + len(tail), rules)
+        aheads = [rule.ahead(at + len(tail)) if rule.ahead else "" for rule in rules]
         ahead = "" if "" in aheads else "(?:" + "|".join(aheads) + ")"
         # alternatives that begin with a literal fail fast in C; pure look-behinds go last
         branches.setdefault(tail[0], []).append((not rest, f"{rest}{behind}{ahead}(?P<{group}>)"))

@@ -188,9 +188,9 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
     dense = np.empty(len(rowid), dtype=np.intp)
     dense[order] = np.cumsum(new_rowid) - 1
     raw = np.bincount(dense, weights=np.repeat(row_weights, counts))
-    first = order[new_rowid]  # a posting of each handoff: all of them hold its day and minutes
-    found = rowid[first]
-    day, minutes = records[first, 1].astype(np.int64), records[first, 2].astype(np.float64)
+    firsts = order[new_rowid]  # a posting of each handoff: all of them hold its day and minutes
+    found = rowid[firsts]
+    day, minutes = records[firsts, 1].astype(np.int64), records[firsts, 2].astype(np.float64)
     age = np.maximum(1.0, (today - day + 1).astype(np.float64))
     duration = 1.0 + m.duration_boost * np.log(minutes + 1.0)
     return found, raw * m.recencies(age) * duration

@@ -1,5 +1,6 @@
 """The one query path of every front end: the query's time words understood, its handoffs ranked, and the
-text `eywa get` and the MCP tool answer with.
+text `eywa get` and the MCP tool answer with. `query_handoffs` is the reader both paths call: `Eywa.recall` (the API,
+the bot, the MCP server, the hub the hooks ask) and `eywa get` (light), each with its own settings' defaults.
 
 Kept free of pydantic and the settings model, so that `eywa get` can answer from a light start-up
 (see `eywa.cli.main`): a user waits on that command, and the settings model's imports are slow (bench/RESULTS.md).
@@ -11,16 +12,19 @@ import datetime as dt
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, NamedTuple, cast, overload
 
 import orjson
 
+from eywa.core.config.clock import now
 from eywa.core.index.readonly import HandoffRow, handoffs_by_id, machine_count
 from eywa.core.retrieval.query_tokens import tokenize_query
 from eywa.core.retrieval.time_words import Window, last_days, understood
 
 if TYPE_CHECKING:
     import sqlite3
+
+    from eywa.core.retrieval.scorer import Mode
 
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
 
@@ -125,7 +129,30 @@ class Results(Sequence[HandoffRecord]):
         return iter(self.records)
 
 
-def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir: Path, mode: str,
+class RecallDefaults(NamedTuple):
+    """What a query takes from the settings where it says nothing: the settings model (core/api.py) and the
+    light reader (`eywa get`) each give these, and `query_handoffs` alone applies them."""
+
+    handoffs_dir: Path
+    mode: str
+    days_back: int | None
+    max_handoffs: int
+    zone: dt.tzinfo
+
+
+def query_handoffs(conn: sqlite3.Connection, query: str | None, defaults: RecallDefaults, *,
+                   days_back: int | None = None, max_results: int | None = None, project: str | None = None,
+                   mode: str | None = None, offset: int = 0, agent: str | None = None, machine: str | None = None,
+                   asked_on: dt.date | None = None) -> Results:
+    """The best handoffs for `query` with `defaults` filling what is not given (`asked_on`: the day the query
+    was first asked, for its next pages; default today in the settings' zone)."""
+    return _ranked_records(conn, query, handoffs_dir=defaults.handoffs_dir, mode=mode or defaults.mode,
+                          today=asked_on or now().astimezone(defaults.zone).date(),
+                          days_back=days_back or defaults.days_back, max_results=max_results or defaults.max_handoffs,
+                          project=project, offset=offset, agent=agent, machine=machine)
+
+
+def _ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir: Path, mode: str,
                    today: dt.date, days_back: int | None, max_results: int, project: str | None = None,
                    offset: int = 0, agent: str | None = None, machine: str | None = None) -> Results:
     """The best handoffs for `query`, best first; the most recent ones without words, or when none match.
@@ -144,7 +171,7 @@ def ranked_records(conn: sqlite3.Connection, query: str | None, *, handoffs_dir:
     missed = None
 
     def ranked(days: Window | None, count: int = max_results, skip: int = offset) -> list:
-        return rank(conn, words or None, mode=mode, now=today, since=days.since if days else None,
+        return rank(conn, words or None, mode=cast("Mode", mode), now=today, since=days.since if days else None,
                     until=days.until if days else None, prefer=first, days_back=days_back,
                     max_results=count, project=project, offset=skip, agent=agent, machine=machine)
 

@@ -186,6 +186,14 @@ def _state(conn: sqlite3.Connection) -> _ConnState:
     return state
 
 
+def _lowered(value: str | None) -> str | None:
+    return value.strip().lower() if value and value.strip() else None
+
+
+def _iso(day: datetime.date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
 def rank(
     conn: sqlite3.Connection,
     query: str | None,
@@ -221,8 +229,7 @@ def rank(
     if max_results <= 0:
         return []
     offset = max(0, offset)
-    filters = readonly.Filters(*(value.strip().lower() if value and value.strip() else None
-                                 for value in (project, agent, machine)),
+    filters = readonly.Filters(_lowered(project), _lowered(agent), _lowered(machine),
                                since.isoformat() if since else None, until.isoformat() if until else None)
     tokens = tokenize_query(query or "")
     if tokens:
@@ -233,7 +240,7 @@ def rank(
             now=now,
             days_back=KEYWORDS_DAYS_BACK if days_back is None else days_back,
             filters=filters,
-            prefer=None if prefer is None else tuple(day.isoformat() if day else None for day in prefer),
+            prefer=None if prefer is None else (_iso(prefer[0]), _iso(prefer[1])),
             hybrid_keywords_weight=HYBRID_KEYWORDS_WEIGHT if hybrid_keywords_weight is None
             else hybrid_keywords_weight,
             hybrid_pool=HYBRID_POOL if hybrid_pool is None else hybrid_pool,
@@ -433,8 +440,8 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
             holding.append(found)
         listed.append((row, holding))
     weights: list[dict[str, float]] = []
-    for (_, vocab, factor), terms in zip(tables, wanted, strict=True):
-        counts = vocab.df(sorted(terms))
+    for (_, vocab, factor), held in zip(tables, wanted, strict=True):
+        counts = vocab.df(sorted(held))
         # Summed as `_term_weights` sums them: once for each query token the term holds.
         weights.append({term: sum(factor * _idf(handoffs, count) for token in p.tokens if token in term)
                         for term, count in counts.items()})

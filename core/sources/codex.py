@@ -238,7 +238,7 @@ class Codex(AgentSource):
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """`codex exec` says so in its session_meta (source, originator)."""
-        first = first_record(file.path)
+        first = first_record(file.path) or {}
         meta = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
         if not isinstance(meta, dict) or not (meta.get("source") == "exec" or meta.get("originator") == "codex_exec"):
             return None, ""

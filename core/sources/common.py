@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from eywa.core.session import Session, ToolCall
 from eywa.core.sources.jsonl import ReadStats, read_records
@@ -77,7 +77,7 @@ class Clock:
 
 def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolCall:
     """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them."""
-    return ToolCall(id=call_id, name=name, input=trim_input(arguments, redact))  # type: ignore[arg-type]
+    return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
 
 
 def keep_output(call: ToolCall, output: str, redact: Redact) -> None:

@@ -198,7 +198,7 @@ def _calls(data: dict, redact: Redact) -> list[ToolCall]:
         if not isinstance(request, dict):
             continue
         name = str(request.get("name") or "?")
-        args = request.get("arguments") if isinstance(request.get("arguments"), dict) else {}
+        args = got if isinstance(got := request.get("arguments"), dict) else {}
         if name in ("bash", "powershell"):
             args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
         elif name == "task":  # a subagent's run, as Claude Code's Agent tool names one
@@ -242,14 +242,14 @@ class Copilot(AgentSource):
         """The working folder in each session's `session.start` (its first line)."""
         found = set()
         for events in (folder / "session-state").glob("*/events.jsonl"):
-            cwd = self.run_start(SourceFile(events, 0, 0, "main", self.kind))[1]
+            cwd = self.run_start(SourceFile(str(events), 0, 0, "main", self.kind))[1]
             if cwd.startswith("/"):
                 found.add(cwd)
         return found
 
     def run_start(self, file: SourceFile) -> tuple[dt.datetime | None, str]:
         """Its `session.start` event: when, and the working folder of its context."""
-        first = first_record(file.path)
+        first = first_record(file.path) or {}
         data = first.get("data") if isinstance(first, dict) and first.get("type") == "session.start" else None
         if not isinstance(data, dict):
             return None, ""

@@ -38,15 +38,15 @@ def scan_files(root: Path, kind: str = CLAUDE_CODE, machine: str = "") -> list[S
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(folder / entry.name)
                 elif plugin.wanted(entry.name) and entry.is_file():
-                    path = folder / entry.name  # shares its folder's parts: one path a file, many files
+                    path = folder / entry.name
                     layout = plugin.layout(path.relative_to(root).parts)
                     if layout is None:
                         continue
                     info = entry.stat()
-                    found.append(SourceFile(path, info.st_size, info.st_mtime_ns, layout, kind, machine))
+                    found.append(SourceFile(str(path), info.st_size, info.st_mtime_ns, layout, kind, machine))
             except FileNotFoundError:
                 continue
-    found.sort(key=lambda f: str(f.path))
+    found.sort(key=lambda f: f.location)
     return found
 
 

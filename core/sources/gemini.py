@@ -107,7 +107,7 @@ def _legacy(path: Path, stats: ReadStats, meta: dict) -> list[dict]:
 
 def _tool(raw: dict, redact: Redact) -> ToolCall:
     name = str(raw.get("name") or "?")
-    args = raw.get("args") if isinstance(raw.get("args"), dict) else {}
+    args = got if isinstance(got := raw.get("args"), dict) else {}
     if name == "run_shell_command":
         args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
     elif name == "invoke_agent":  # a subagent's run, as Claude Code's Agent tool names one
@@ -115,7 +115,7 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
                                "description": str(args.get("prompt") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
-    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
+    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)
     output = result_text(raw.get("result"))
     keep_output(call, shell_output(output), redact)
     code = EXIT_RE.search(output)

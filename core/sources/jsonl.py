@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -121,7 +121,7 @@ class _Decompressed(io.RawIOBase):
 
 
 def read_records(path: Path, stats: ReadStats | None = None,
-                 decode: Callable[[bytes], object] = orjson.loads) -> Iterator[dict]:
+                 decode: Callable[[bytes], object] = orjson.loads) -> Generator[dict, None, None]:
     """Yield each JSON object of the file in order. Never raises for bad content; OSError propagates.
 
     `decode` may read a line as less than all of it (core/sources/claude/records.py); a line it raises

@@ -29,15 +29,20 @@ Redact = Callable[[str], str]
 AGENT_RUN = "agent-run"  # a file's role once linked to the session whose shell tool ran it (core/ingest/agent_runs.py)
 
 
-# Slots: an ingest holds one of each per file seen, hundreds of thousands on a large disk.
+# Slots, and the path as a string (a Path object holds its parts too: twice the memory): an ingest holds one of
+# each per file seen, hundreds of thousands on a large disk.
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    path: Path
+    location: str  # its path
     size: int
     mtime_ns: int
     role: str  # main | agent-file | subagents-dir (a subagent's file) | agent-run
     agent: str = CLAUDE_CODE  # the agent whose folder it was found in (core/sources)
     machine: str = ""  # the machine of that source
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
 
 
 @dataclass(slots=True)

@@ -127,8 +127,8 @@ class _Builder:
     def _outcome(self, record: dict, parts: list[dict]) -> None:
         result = record.get("toolCallResult")
         result = result if isinstance(result, dict) else {}
-        response = next((part["functionResponse"] for part in parts if isinstance(part.get("functionResponse"), dict)),
-                        {})
+        response: dict = next((part["functionResponse"] for part in parts
+                               if isinstance(part.get("functionResponse"), dict)), {})
         call = self.calls.get(str(result.get("callId") or response.get("id")))
         if call is None:
             return
@@ -142,7 +142,7 @@ class _Builder:
     def _compaction(self, payload: object, stamp: dt.datetime | None) -> None:
         history = payload.get("compressedHistory") if isinstance(payload, dict) else None
         first = history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}
-        parts = first.get("parts") if isinstance(first.get("parts"), list) else []
+        parts = got if isinstance(got := first.get("parts"), list) else []
         summary = _TAG_RE.sub("", _text([p for p in parts if isinstance(p, dict)]).split(_RESUME_NOTE, 1)[0]).strip()
         self.s.events.append(Event("compaction", stamp, text=cut(summary, 4000, self.redact), meta={"trigger": "auto"}))
 
@@ -154,7 +154,7 @@ def _text(parts: list[dict]) -> str:
 
 def _tool(call: dict, redact: Redact) -> ToolCall:
     name = str(call.get("name") or "?")
-    args = call.get("args") if isinstance(call.get("args"), dict) else {}
+    args = got if isinstance(got := call.get("args"), dict) else {}
     if name == "run_shell_command":
         args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
     elif name == "agent":  # a subagent's run, as Claude Code's Agent tool names one
@@ -162,7 +162,7 @@ def _tool(call: dict, redact: Redact) -> ToolCall:
                 "description": str(args.get("prompt") or args.get("description") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and edits are not kept, as for Claude Code
-    return tool_call(str(call.get("id") or ""), _TOOLS.get(name, name), args, redact)  # type: ignore[arg-type]
+    return tool_call(str(call.get("id") or ""), _TOOLS.get(name, name), args, redact)
 
 
 def build_qwen_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:

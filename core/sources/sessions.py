@@ -19,9 +19,9 @@ def read_session(group: SessionFiles, redact: Redact) -> tuple[Session, dict[str
     for source in runs:
         plugin = agent(source.agent)
         run, run_stats = plugin.read(plugin.own_id(source), [source], redact)
-        if str(source.path) in run_stats:
+        if source.location in run_stats:
             stats.update(run_stats)
-            session.source_files.append(str(source.path))
+            session.source_files.append(source.location)
             session.bad_lines += run.bad_lines
             if run.events:
                 session.subagents.append(plugin.fold(run, redact))

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from eywa.core.errors import LLMAuthError, LLMStop
+from eywa.core.errors import EywaError, LLMAuthError, LLMStop
+from eywa.core.index.llm_tables import Usage
 
 log = logging.getLogger("eywa.llm")
 
@@ -42,39 +43,12 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 }
 
 
-class RequestRejected(Exception):
+class RequestRejected(EywaError):
     """A 4xx for this one request (its content or parameters); other requests may well succeed."""
 
 
-class TransientFailure(Exception):
+class TransientFailure(EywaError):
     """429, 529, 5xx or timeouts went on through every retry."""
-
-
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-
-    def add(self, other: Usage) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens
-        self.cache_read_input_tokens += other.cache_read_input_tokens
-
-    @classmethod
-    def of(cls, usage: Any) -> Usage:
-        return cls(
-            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-            cache_creation_input_tokens=int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
-            cache_read_input_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
-        )
 
 
 def cost_usd(model: str, usage: Usage, *, batch: bool = False) -> float | None:
@@ -252,14 +226,14 @@ class LLMClient:
         lifecycle = getattr(info, "lifecycle", "active")
         if lifecycle == "active":
             return self._offline_deprecation()
-        current = ", ".join(self._current_models() or [])
+        models = ", ".join(self._current_models() or [])
         retires = getattr(info, "retires_at", None)
         when = f" on {retires.date().isoformat()}" if retires is not None else ""
         if lifecycle == "retired":
             raise LLMStop(f"llm.model {self.model!r} is retired and no longer answers; set llm.model to a current "
-                          f"model: {current}")
+                          f"model: {models}")
         return [f"llm.model {self.model!r} is deprecated and retires{when}; set llm.model to a current model "
-                f"before then: {current}"]
+                f"before then: {models}"]
 
     def _current_models(self) -> list[str] | None:
         try:
@@ -283,7 +257,7 @@ class LLMClient:
 
     # -- message batches ----------------------------------------------------------------------------
     def create_batch(self, requests: list[dict[str, Any]]) -> str:
-        batch = self._call("a message batch", lambda: self._client.messages.batches.create(requests=requests))
+        batch = self._call("a message batch", lambda: self._client.messages.batches.create(requests=requests))  # type: ignore[arg-type]  # dicts of Request's shape
         return str(batch.id)
 
     def batch_status(self, batch_id: str) -> BatchStatus:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from eywa.core.extract.llm.anthropic_client import Usage
+from eywa.core.index.llm_tables import Usage
 
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from eywa.core.config.settings import LLMSettings
-from eywa.core.extract.llm.anthropic_client import Usage, cost_usd
+from eywa.core.extract.llm.anthropic_client import cost_usd
 from eywa.core.extract.llm.candidates import Backlog, Candidate
+from eywa.core.index.llm_tables import Usage
 
 EXPECTED_OUTPUT_TOKENS = 700  # a typical handoff answer, for estimates (max_tokens is the ceiling)
 

@@ -69,7 +69,7 @@ class Candidates:
             markdown = (self.settings.archive_dir / session.archive_path).read_text(encoding="utf-8")
         except (FileNotFoundError, UnicodeDecodeError):
             return None
-        trim_tokens = self.settings.llm.input_token_budget
+        trim_tokens = self.settings.llm.input_token_limit
         text, abridged = trim_markdown(markdown, trim_tokens)
         facts = facts_in(session.body)
         content = user_content(text, projects=session.projects, candidate_keywords=session.keywords,

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eywa.core.errors import LLMStop
-from eywa.core.extract.llm.anthropic_client import Usage
 from eywa.core.extract.llm.backend import Call, Outcome
 from eywa.core.extract.llm.prompt import SYSTEM_PROMPT, InvalidAnswer, answer_schema, read_fields
+from eywa.core.index.llm_tables import Usage
 
 if TYPE_CHECKING:
     from eywa.core.config.settings import Settings
@@ -164,8 +164,8 @@ class _Failed(Exception):
 
 
 def _call(result: dict[str, Any]) -> Call:
-    usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
-    models = result.get("modelUsage") if isinstance(result.get("modelUsage"), dict) else {}
+    usage = got if isinstance(got := result.get("usage"), dict) else {}
+    models = got if isinstance(got := result.get("modelUsage"), dict) else {}
     cost = result.get("total_cost_usd")
     tokens = [int(usage.get(name) or 0) for name in
               ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]

@@ -8,6 +8,7 @@ usage row. The tables and their SQL are core/index/llm_tables.py's."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeGuard
 
 from eywa.core.config.clock import now
 from eywa.core.extract.llm.backend import Call
@@ -19,7 +20,7 @@ MAX_ATTEMPTS = 3  # a session that fell back this often waits for a change (or `
 FINAL_KINDS = ("refused", "rejected")  # outcomes no retry can change
 
 
-def answered(state: LLMState | None, content_hash: str) -> bool:
+def answered(state: LLMState | None, content_hash: str) -> TypeGuard[LLMState]:
     """A validated answer is stored for this very content: it is put back, never asked again."""
     return state is not None and bool(state.result) and state.done_hash == content_hash
 

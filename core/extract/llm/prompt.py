@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from eywa.core.errors import EywaError
 from eywa.core.extract.llm.anthropic_client import Answer
 from eywa.core.handoffs.model import STATUSES, Handoff, format_duration
 
@@ -25,7 +26,7 @@ TOOL_NAME = "record_handoff"
 CHARS_PER_TOKEN = 3.0  # conservative for code-heavy English on the current tokenizer (no API call to count)
 
 
-class InvalidAnswer(ValueError):
+class InvalidAnswer(EywaError, ValueError):
     """The answer is not a valid handoff; the message is what the model is told on its second try."""
 
 
@@ -189,8 +190,11 @@ class HandoffFields(BaseModel):
         if self.substance >= 1 and not self.what_happened:
             raise ValueError("what_happened: give 2-5 outcomes for a session with work")
         self.insights = self.insights[:5]
-        paths: set[str] = set()
-        self.key_files = [f for f in self.key_files if f.path and not (f.path in paths or paths.add(f.path))][:8]
+        firsts: dict[str, KeyFile] = {}
+        for item in self.key_files:
+            if item.path:
+                firsts.setdefault(item.path, item)
+        self.key_files = list(firsts.values())[:8]
         return self
 
 

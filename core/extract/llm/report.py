@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eywa.core.config.clock import now
-from eywa.core.extract.llm.anthropic_client import Usage
+from eywa.core.index.llm_tables import Usage
 
 Progress = Callable[[int, int, str], None]  # (done, total, the session or batch just finished)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude.records import decode_parts, part_value, raw_string, top_level
-from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, parse_time, trim_input
+from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, parse_time, tool_call
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -314,10 +314,9 @@ class _Builder:
                 if (msg_id, "u:" + tool_id) in self.seen_blocks:
                     continue
                 self.seen_blocks.add((msg_id, "u:" + tool_id))
-                raw_input = part_value(block.get("input"))
-                raw_input = raw_input if isinstance(raw_input, dict) else {}
-                call = ToolCall(id=tool_id, name=str(block.get("name") or "?"),
-                                input=trim_input(raw_input, self.redact))
+                given = part_value(block.get("input"))
+                raw_input = given if isinstance(given, dict) else {}
+                call = tool_call(tool_id, str(block.get("name") or "?"), raw_input, self.redact)
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
                     self.s.todos = [t for t in call.input["todos"] if isinstance(t, dict)]
                 self.tools[tool_id] = call
@@ -379,8 +378,8 @@ class _FieldCensus:
     def _note(self, kind: object, version: object, fields: Callable[[], dict]) -> None:
         if isinstance(version, str) and version:
             self.stats.version = version[:40]
-        known = KNOWN_FIELDS.get(kind) if isinstance(kind, str) else None
-        if known is None or self.sampled.get(kind, 0) >= FIELD_SAMPLE:
+        if not isinstance(kind, str) or (known := KNOWN_FIELDS.get(kind)) is None \
+                or self.sampled.get(kind, 0) >= FIELD_SAMPLE:
             return
         self.sampled[kind] = self.sampled.get(kind, 0) + 1
         for name in fields():

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, TypedDict
+from collections.abc import Callable
+from typing import Annotated, TypedDict, cast
 
 import msgspec
 import orjson
@@ -89,7 +90,7 @@ class _Record(TypedDict, total=False):
     content: msgspec.Raw
 
 
-_decode = msgspec.json.Decoder(_Record).decode
+_decode = cast("Callable[[bytes], dict]", msgspec.json.Decoder(_Record).decode)  # a _Record is a dict
 _decode_names = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode  # keys only: values stay undecoded
 _DIGIT = bytes(range(48, 58))
 

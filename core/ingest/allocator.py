@@ -1,0 +1,25 @@
+"""glibc's allocator held to fixed bounds for an ingest. By default it raises its threshold for returning freed
+blocks to the system each time a large block (a long session's text) is freed, and gives each thread (tantivy's
+indexing and merging ones) an arena of its own: the ingesting process grew with the sessions it had read."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+_M_MMAP_THRESHOLD = -3  # mallopt's parameters, from glibc's malloc.h
+_M_ARENA_MAX = -8
+MMAP_THRESHOLD = 1024 * 1024  # a larger block (a long session's text) is mapped, and unmapped when freed
+ARENA_MAX = 2
+
+
+def bound_allocator() -> None:
+    """Fix the thresholds for this process (and the workers it forks); nothing where glibc is not the allocator."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    mallopt(_M_ARENA_MAX, ARENA_MAX)
