@@ -302,6 +302,6 @@ def facts_in(body: str) -> list[str]:
     return [line for line in lines if line.startswith(FACT_PREFIXES)]
 
 
-def status_with(status: str, facts: list[str]) -> str:
+def status_with(status: str | None, facts: list[str]) -> str | None:
     """An LLM's status given the facts: uncommitted work or a failing check is never `done`."""
     return "partial" if status == "done" and any(f.startswith(BLOCKING_PREFIXES) for f in facts) else status

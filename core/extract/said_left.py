@@ -112,10 +112,10 @@ def open_choice(found: tuple[Sentence, ...], index: int) -> str | None:
         before = list(found[:index])
         while before and not before[-1].listed:
             before.pop()
-        items = []
+        items: list[str] = []
         while before and before[-1].listed:
             items.insert(0, before.pop().text)
-        options = [_NUMBERED_RE.match(item).group(1) for item in items if _NUMBERED_RE.match(item)]
+        options = [m.group(1) for item in items if (m := _NUMBERED_RE.match(item))]
     names = [name for option in options[:3] if (name := _option_name(option))]
     if len(names) < 2:
         return None
