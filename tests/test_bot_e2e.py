@@ -351,7 +351,8 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
     sessions, threads = digest.text.split("\n\nOpen threads\n")
     assert lines[2] == "claude_p (4)" and sessions.count("\n• ") == 7
     assert threads.split("\n") == [  # the open threads by project, each naming its session
-        "deep-manifest", "• Next: Ready for git push when you want to publish! (a7da6a22)",
+        "deep-manifest", "• Not pushed: branch ahead of 'origin/master' by 4 commits (a7da6a22)",  # the session facts
+        "• Next: Ready for git push when you want to publish! (a7da6a22)",
         "jssoundrecorder", "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
         "• To do: Test drone synth with new AudioWorklet implementation (7acd37a8)"]
     mark = world.fake.mark()
