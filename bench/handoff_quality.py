@@ -94,12 +94,9 @@ def _file_found(path: str, listed: list[str]) -> bool:
 _EMPTY = {"headline": "", "status": None, "open_threads": [], "insights": [], "key_files": []}
 
 
-def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
-    """`handoffs`: session id -> {headline, status, open_threads, insights, key_files}."""
-    n = len(labels)
-    f1 = status = 0.0
-    tp = fp = fn = 0
-    threads = threads_found = decisions = decisions_found = files = files_found = 0
+def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float, int, int, int, int]:
+    """Summed headline F1, statuses right, and open-work detection's true/false positives and misses."""
+    f1, status, tp, fp, fn = 0.0, 0, 0, 0, 0
     for label in labels:
         got = handoffs.get(label["id"], _EMPTY)
         f1 += headline_f1(got["headline"], label["headline"])
@@ -108,6 +105,16 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
         tp += said and truth
         fp += said and not truth
         fn += truth and not said
+    return f1, status, tp, fp, fn
+
+
+def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
+    """`handoffs`: session id -> {headline, status, open_threads, insights, key_files}."""
+    n = len(labels)
+    f1, status, tp, fp, fn = _session_level(labels, handoffs)
+    threads = threads_found = decisions = decisions_found = files = files_found = 0
+    for label in labels:
+        got = handoffs.get(label["id"], _EMPTY)
         for item in label["open_threads"]:
             threads += 1
             threads_found += matched(item["match"], got["open_threads"])
@@ -132,17 +139,10 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
 def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     """The strict matcher (see the module's doc): per-item content-word F1 >= 0.3, one to one."""
     n = len(labels)
-    f1 = status = 0.0
-    tp = fp = fn = 0
+    f1, status, tp, fp, fn = _session_level(labels, handoffs)
     threads = threads_found = decisions = decisions_found = files = files_found = said_items = 0
     for label in labels:
         got = handoffs.get(label["id"], _EMPTY)
-        f1 += headline_f1(got["headline"], label["headline"])
-        status += got["status"] == label["status"]
-        said, truth = bool(got["open_threads"]), bool(label["open_threads"])
-        tp += said and truth
-        fp += said and not truth
-        fn += truth and not said
         said_items += len(got["open_threads"])
         threads += len(label["open_threads"])
         threads_found += matched_one_to_one([_label_text(i) for i in label["open_threads"]], got["open_threads"])
