@@ -182,9 +182,10 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
     assert "session" in result.stderr and "%" in result.stderr
 
 
-def test_get_starts_without_the_settings_model(cli_env: dict[str, str]) -> None:
-    probe = ("import sys; from eywa.cli.main import main; main(['get', 'rewind']);"
-             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram'} & set(sys.modules);"
+@pytest.mark.parametrize("mode", ["keywords", "hybrid"])
+def test_get_starts_without_the_settings_model_or_numpy(cli_env: dict[str, str], mode: str) -> None:
+    probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
+             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy'} & set(sys.modules);"
              "print(sorted(heavy), file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
     assert result.stderr.strip() == "[]"
