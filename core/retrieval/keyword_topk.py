@@ -162,10 +162,17 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
                 else:
                     raw[rowid] = weight
                     when[rowid] = (day, minutes)
+    # Thousands of handoffs share a few hundred days and durations: each multiplier computed once.
+    recency: dict[int, float] = {}
+    duration: dict[int, float] = {}
     scores: dict[int, float] = {}
     for rowid, total in raw.items():
         day, minutes = when[rowid]
-        scores[rowid] = total * m.recency(max(1.0, float(today - day + 1))) * m.duration(minutes)
+        if (by_day := recency.get(day)) is None:
+            by_day = recency[day] = m.recency(max(1.0, float(today - day + 1)))
+        if (by_length := duration.get(minutes)) is None:
+            by_length = duration[minutes] = m.duration(minutes)
+        scores[rowid] = total * by_day * by_length
     return scores
 
 
