@@ -182,7 +182,7 @@ def test_ingest_without_a_backend_imports_no_llm_prompt(cli_env: dict[str, str])
              " file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, text=True, capture_output=True)
     assert result.stderr.strip() == "[]"
-    assert "0 sessions updated" in result.stdout
+    assert "sessions updated" in result.stdout
 
 
 def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
