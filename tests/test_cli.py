@@ -174,6 +174,17 @@ def test_reindex_imports_handoffs_of_the_original(cli_env: dict[str, str], tmp_p
     assert found[0]["session_id"] == "8735508d" and found[0]["projects"] == ["eywa", "pratchett-os"]
 
 
+def test_ingest_without_a_backend_imports_no_llm_prompt(cli_env: dict[str, str]) -> None:
+    env = {k: v for k, v in cli_env.items() if k != "ANTHROPIC_API_KEY"}
+    env["EYWA_LLM__CLAUDE_CODE_COMMAND"] = "claude-not-installed"
+    probe = ("import sys; from eywa.cli.main import main; main(['ingest']);"
+             "print(sorted({'eywa.core.extract.llm.cli_backend', 'eywa.core.extract.llm.prompt'} & set(sys.modules)),"
+             " file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, text=True, capture_output=True)
+    assert result.stderr.strip() == "[]"
+    assert "sessions updated" in result.stdout
+
+
 def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EYWA_")}
     env.update(HOME=str(tmp_path), EYWA_DATA_DIR=str(tmp_path / "d"),
@@ -182,9 +193,10 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
     assert "session" in result.stderr and "%" in result.stderr
 
 
-def test_get_starts_without_the_settings_model(cli_env: dict[str, str]) -> None:
-    probe = ("import sys; from eywa.cli.main import main; main(['get', 'rewind']);"
-             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram'} & set(sys.modules);"
+@pytest.mark.parametrize("mode", ["keywords", "hybrid"])
+def test_get_starts_without_the_settings_model_or_numpy(cli_env: dict[str, str], mode: str) -> None:
+    probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
+             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy'} & set(sys.modules);"
              "print(sorted(heavy), file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
     assert result.stderr.strip() == "[]"

@@ -4,8 +4,8 @@ score = raw * recency(age) * duration(minutes), raw = the sum of the weights of 
 lists. A query word inside keywords of most handoffs matches nearly every handoff, and summing every
 posting is too slow at scale (bench/RESULTS.md). So each term's
 postings are kept in blocks, one per term and week of the handoff's date (`term_blocks`, kept by
-triggers on the inverted indexes: core/index/term_blocks.py), as fixed-width hex records the reader turns
-into arrays at once.
+triggers on the inverted indexes: core/index/term_blocks.py), as fixed-width hex records the reader unpacks
+at once (in C: no numpy to import at every start).
 Every term of a handoff lies in blocks of the same week, so reading all matched terms' blocks of some
 weeks scores the handoffs of those weeks completely. The weeks are read newest first: the recency window
 and two weeks more, then back as far as the k-th best score found asks (at most doubling what was read),
@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import heapq
 import math
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
@@ -29,7 +30,6 @@ from eywa.core.index.readonly import handoff_dates
 from eywa.core.index.term_blocks import (
     JULIAN_ORDINAL,
     KIND,
-    RECORD_CHARS,
     WEEK,
     IndexBounds,
     blocks,
@@ -38,8 +38,6 @@ from eywa.core.index.term_blocks import (
 
 if TYPE_CHECKING:
     import sqlite3
-
-    import numpy
 
 _UNREADABLE_AGE = 1e6  # an unreadable date counts as very old (recency 0), as day 0 does in a block
 class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several times as much to make
@@ -71,16 +69,6 @@ class Multipliers:
         if self.days_back is None or age <= self.days_back:
             return 1.0 + self.boost / math.sqrt(age)
         return 0.5 ** ((age - self.days_back) / 7.0)
-
-    def recencies(self, ages: numpy.ndarray) -> numpy.ndarray:
-        """`recency` of each of an array of ages."""
-        import numpy as np
-
-        boost = 1.0 + self.boost / np.sqrt(ages)
-        if self.days_back is None:
-            return boost
-        with np.errstate(over="ignore"):  # an unreadable date (day 0) is very old: recency 0
-            return np.where(ages <= self.days_back, boost, 0.5 ** ((ages - self.days_back) / 7.0))
 
     def duration(self, minutes: int) -> float:
         return 1.0 + self.duration_boost * math.log(minutes + 1.0)
@@ -116,8 +104,6 @@ _R = TypeVar("_R", bound=_Scored)
 def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multipliers, bounds: IndexBounds, *,
         limit: int, offset: int = 0, only: Iterable[int] | None = None) -> list[Ranked]:
     """Handoffs of substance > 0 (among the rowids `only` when given) by score desc, date desc, session_uuid."""
-    import numpy as np
-
     terms = list(terms)
     k = limit + offset
     if k <= 0 or not terms:
@@ -125,12 +111,12 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     m = multipliers
     names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in KIND.items()}
     weights = {(KIND[t.table], t.term): t.weight for t in terms}
-    allowed = None if only is None else np.fromiter(only, dtype=np.int64)
-    if allowed is not None and not len(allowed):
+    allowed = None if only is None else set(only)
+    if allowed is not None and not allowed:
         return []
     today = m.now.toordinal() + JULIAN_ORDINAL
     most = _most_raw(bounds, terms) * m.duration(bounds.max_duration)
-    rowids, scores = np.empty(0, dtype=np.int64), np.empty(0)
+    scores: dict[int, float] = {}
     threshold, newer, oldest = -math.inf, None, None
 
     def needed(week: int) -> bool:
@@ -140,13 +126,11 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     # The window first: the weeks first .. newer (None: and every later one).
     first = (today - (m.days_back or 0)) // WEEK - 2
     while True:
-        found, scored = _score_weeks(conn, names, weights, first, newer, m, today)
-        if allowed is not None:
-            kept = np.isin(found, allowed)
-            found, scored = found[kept], scored[kept]
-        rowids, scores = np.concatenate((rowids, found)), np.concatenate((scores, scored))
+        found = _score_weeks(conn, names, weights, first, newer, m, today)
+        # The weeks read do not overlap: each handoff is found once.
+        scores.update(found if allowed is None else {rowid: s for rowid, s in found.items() if rowid in allowed})
         if len(scores) >= k:
-            threshold = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+            threshold = heapq.nlargest(k, scores.values())[-1]
         if not needed(first - 1):
             break
         if oldest is None:  # looked up only when older weeks could matter
@@ -159,45 +143,40 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         first -= 1
         while first > deepest and (threshold == -math.inf or needed(first - 1)):
             first -= 1
-    kept = scores * (1.0 + 1e-9) >= threshold
-    return _ranked(conn, rowids[kept], scores[kept])[offset:k]
+    return _ranked(conn, {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= threshold})[offset:k]
 
 
 def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float], first: int,
-                 newer: int | None, m: Multipliers, today: int) -> tuple[numpy.ndarray, numpy.ndarray]:
-    """The rowids of the handoffs dated in weeks [first, newer) and their scores: every term of such a
-    handoff is in blocks of its week, so these are complete."""
-    import numpy as np
-
-    texts: list[str] = []
-    row_weights: list[float] = []
-    counts: list[int] = []
+                 newer: int | None, m: Multipliers, today: int) -> dict[int, float]:
+    """The handoffs dated in weeks [first, newer) by rowid, and their scores: every term of such a handoff
+    is in blocks of its week, so these are complete."""
+    raw: dict[int, float] = {}
+    when: dict[int, tuple[int, int]] = {}  # a posting of each handoff: all of them hold its day and minutes
     for kind, terms in names.items():
         for block in blocks(conn, kind, terms, first, newer):
-            texts.append(block.docs)
-            row_weights.append(weights[(kind, block.term)])
-            counts.append(len(block.docs) // RECORD_CHARS)
-    if not texts:
-        return np.empty(0, dtype=np.int64), np.empty(0)
-    records = np.frombuffer(bytes.fromhex("".join(texts)), dtype=">u4").reshape(-1, 3)
-    # Rowids made dense through a sort, the cheapest way measured; bincount sums each handoff's weights in
-    # the order read, so equal term sets give equal sums.
-    rowid = records[:, 0].astype(np.int64)
-    order = np.argsort(rowid)
-    new_rowid = np.concatenate(([True], rowid[order][1:] != rowid[order][:-1]))
-    dense = np.empty(len(rowid), dtype=np.intp)
-    dense[order] = np.cumsum(new_rowid) - 1
-    raw = np.bincount(dense, weights=np.repeat(row_weights, counts))
-    firsts = order[new_rowid]  # a posting of each handoff: all of them hold its day and minutes
-    found = rowid[firsts]
-    day, minutes = records[firsts, 1].astype(np.int64), records[firsts, 2].astype(np.float64)
-    age = np.maximum(1.0, (today - day + 1).astype(np.float64))
-    duration = 1.0 + m.duration_boost * np.log(minutes + 1.0)
-    return found, raw * m.recencies(age) * duration
+            weight = weights[(kind, block.term)]
+            for rowid, day, minutes in struct.iter_unpack(">III", bytes.fromhex(block.docs)):
+                # Each handoff's weights summed in the order read, so equal term sets give equal sums.
+                if rowid in raw:
+                    raw[rowid] += weight
+                else:
+                    raw[rowid] = weight
+                    when[rowid] = (day, minutes)
+    # Thousands of handoffs share a few hundred days and durations: each multiplier computed once.
+    recency: dict[int, float] = {}
+    duration: dict[int, float] = {}
+    scores: dict[int, float] = {}
+    for rowid, total in raw.items():
+        day, minutes = when[rowid]
+        if (by_day := recency.get(day)) is None:
+            by_day = recency[day] = m.recency(max(1.0, float(today - day + 1)))
+        if (by_length := duration.get(minutes)) is None:
+            by_length = duration[minutes] = m.duration(minutes)
+        scores[rowid] = total * by_day * by_length
+    return scores
 
 
-def _ranked(conn: sqlite3.Connection, rowids: numpy.ndarray, scores: numpy.ndarray) -> list[Ranked]:
-    score = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+def _ranked(conn: sqlite3.Connection, score: dict[int, float]) -> list[Ranked]:
     return ordered([Ranked(row.session_id, score[row.rowid], row.date) for row in handoff_dates(conn, list(score))])
 
 

@@ -13,8 +13,10 @@ chosen and keeps everything else (state, caps, the content hash, concurrency) th
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from eywa.core.index.llm_tables import Usage
@@ -82,6 +84,14 @@ def api_key(settings: Settings) -> str:
     return settings.llm.api_key.get_secret_value().strip() or os.environ.get("ANTHROPIC_API_KEY", "").strip()
 
 
+def find_cli(command: str) -> str | None:
+    """The Claude Code executable: `command` as a path, or looked up on PATH."""
+    if os.sep in command:
+        path = Path(command).expanduser()
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    return shutil.which(command)
+
+
 def choose_backend(settings: Settings) -> Choice:
     """The backend `llm.backend` names, or for `auto` the first that can work: the API key, a signed-in
     Claude Code CLI, the deterministic extractor. Asks the CLI (`claude auth status`, no network) only
@@ -96,13 +106,15 @@ def choose_backend(settings: Settings) -> Choice:
     if wanted == "anthropic":
         return Choice("deterministic", "llm.backend is anthropic but no API key is set (ANTHROPIC_API_KEY or "
                                        "llm.api_key)")
-    from eywa.core.extract.llm.cli_backend import auth_status, find_cli
-
     why = "no API key and " if wanted == "auto" else "llm.backend is claude-code but "
     cli = find_cli(settings.llm.claude_code_command)
     if cli is None:
         return Choice("deterministic", f"{why}no Claude Code CLI ({settings.llm.claude_code_command!r} is not "
                                        f"on PATH; llm.claude_code_command names it)")
+    # Imported only with a CLI to ask: cli_backend imports the prompt and the handoff model, a tenth of a
+    # second that an ingest without a backend never needs.
+    from eywa.core.extract.llm.cli_backend import auth_status
+
     status = auth_status(cli)
     if not status.signed_in:
         return Choice("deterministic", f"{why}Claude Code is not signed in ({status.detail}): run `claude` "

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -44,14 +43,6 @@ _QUOTA_RE = re.compile(r"usage limit|hit your limit|out of (?:extra )?usage|cred
 class AuthStatus:
     signed_in: bool
     detail: str  # "signed in with a Claude subscription (max)", "authMethod none", why it could not be asked
-
-
-def find_cli(command: str) -> str | None:
-    """The Claude Code executable: `command` as a path, or looked up on PATH."""
-    if os.sep in command:
-        path = Path(command).expanduser()
-        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-    return shutil.which(command)
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
