@@ -3,59 +3,70 @@ sessions to read live in a child process and a temporary file (core/ingest/apart
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
-import pytest
-
-import eywa.core.ingest.run
-from eywa.core.index.store import Store
-from eywa.core.ingest.run import IngestPaths, ingest
-from eywa.core.redaction.scrubber import default_redactor
-from eywa.core.sources import CLAUDE_CODE, Source
-
-from .test_ingest_parallel import ZONE
-
+ROOT = Path(__file__).resolve().parent.parent
 _PER_FILE_BOUND = 100  # bytes; the lists of files, states and sessions took about 1,100 a file in this process
 
 
-def _queued_peak(tmp_path: Path, files: int, monkeypatch: pytest.MonkeyPatch) -> int:
-    """The most memory Python held in this process during a first ingest of `files` empty transcripts, up to the
-    moment it starts reading the sessions queued (the reading holds one batch of sessions at a time)."""
-    projects = tmp_path / f"projects-{files}" / "-home-u-p"
+def _queued_peak(tmp: Path, files: int) -> int:
+    """The most memory Python held during a first ingest of `files` empty transcripts, up to the moment it starts
+    reading the sessions queued (the reading holds one batch of sessions at a time)."""
+    import eywa.core.ingest.run as run
+    from eywa.core.index.store import Store
+    from eywa.core.redaction.scrubber import default_redactor
+    from eywa.core.sources import CLAUDE_CODE, Source
+
+    projects = tmp / f"projects-{files}" / "-home-u-p"
     projects.mkdir(parents=True)
     for number in range(files):
         (projects / f"00000000-0000-4000-8000-{number:012d}.jsonl").touch()
-    data = tmp_path / f"data-{files}"
+    data = tmp / f"data-{files}"
     store = Store(data / "index.sqlite3")
-    paths = IngestPaths((Source(CLAUDE_CODE, projects.parent),), data / "handoffs", data / "archive")
+    paths = run.IngestPaths((Source(CLAUDE_CODE, projects.parent),), data / "handoffs", data / "archive")
     peaks: list[int] = []
-    reading = eywa.core.ingest.run.prepared_in_order
+    reading = run.prepared_in_order
 
     def measured(*args: object) -> object:
         peaks.append(tracemalloc.get_traced_memory()[1])
         return reading(*args)
 
-    monkeypatch.setattr(eywa.core.ingest.run, "prepared_in_order", measured)
+    run.prepared_in_order = measured  # type: ignore[assignment]
     tracemalloc.start()
     try:
-        report = ingest(store, paths, redactor=default_redactor(), zone=ZONE, workers=0)
+        report = run.ingest(store, paths, redactor=default_redactor(), zone=ZoneInfo("Europe/Berlin"), workers=0)
     finally:
         tracemalloc.stop()
         store.close()
+        run.prepared_in_order = reading
     assert report.files_seen == report.sessions_skipped == files
     return peaks[0]
 
 
-def _per_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> float:
-    return (_queued_peak(tmp_path, 2_000, monkeypatch) - _queued_peak(tmp_path, 200, monkeypatch)) / 1_800
+def per_file_here(tmp: str, in_process: bool) -> float:
+    """Bytes held per file found, 200 files against 2,000; `in_process`: the planning step not forked apart."""
+    import eywa.core.ingest.run as run
+
+    if in_process:
+        run.apart = lambda step, *args: step(*args)  # type: ignore[assignment]
+    return (_queued_peak(Path(tmp), 2_000) - _queued_peak(Path(tmp), 200)) / 1_800
 
 
-def test_ingest_memory_does_not_grow_with_the_files_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _per_file(tmp_path, monkeypatch) < _PER_FILE_BOUND
+def _per_file(tmp_path: Path, in_process: bool = False) -> float:
+    # A fresh interpreter: a thread another test left running would rightly keep the ingest from forking.
+    code = f"from tests.test_ingest_memory import per_file_here; print(per_file_here({str(tmp_path)!r}, {in_process}))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return float(done.stdout.split()[-1])
 
 
-def test_the_same_measure_sees_the_lists_made_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               ) -> None:
-    monkeypatch.setattr(eywa.core.ingest.run, "apart", lambda step, *args: step(*args))
-    assert _per_file(tmp_path, monkeypatch) > 5 * _PER_FILE_BOUND
+def test_ingest_memory_does_not_grow_with_the_files_found(tmp_path: Path) -> None:
+    assert _per_file(tmp_path) < _PER_FILE_BOUND
+
+
+def test_the_same_measure_sees_the_lists_made_in_this_process(tmp_path: Path) -> None:
+    assert _per_file(tmp_path, in_process=True) > 5 * _PER_FILE_BOUND
