@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
+from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
@@ -44,7 +45,6 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:")
-_OPEN_THREADS_RE = re.compile(r"^## Open Threads\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -297,9 +297,7 @@ def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> l
 
 def facts_in(body: str) -> list[str]:
     """The fact threads of a stored handoff's sections (ingest drafted them; an LLM handoff kept them)."""
-    section = _OPEN_THREADS_RE.search(body)
-    lines = [line[2:].strip() for line in section.group(1).splitlines() if line.startswith("- ")] if section else []
-    return [line for line in lines if line.startswith(FACT_PREFIXES)]
+    return [line for line in parse_sections(body)["open_threads"] if line.startswith(FACT_PREFIXES)]
 
 
 def status_with(status: str | None, facts: list[str]) -> str | None:
