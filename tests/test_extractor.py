@@ -8,6 +8,7 @@ import pytest
 
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
+from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft, extract, session_terms
 from eywa.core.extract.terms import GENERIC, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
@@ -481,3 +482,31 @@ def test_the_words_a_keyword_candidate_holds_do_not_depend_on_the_other_candidat
     assert any(len(words) > 1 for words in plan.covers.values())
     for subset in (plan.terms[::2], plan.terms[1::3], [term for term in plan.terms if "-" in term]):
         assert subset and _covered_words(subset, valued) == {term: plan.covers[term] for term in subset}
+
+
+def test_files_the_session_deleted_with_the_shell_are_key_files() -> None:
+    """4555072a removes the `entire start` command: its tests go with `rm`, not an edit tool."""
+    handoff = draft(corpus_session("4555072a-e039-4937-b6ea-dcb86152dd55"), ZoneInfo("UTC"))
+    listed = " ".join(handoff.key_files)
+    assert "`cmd/entire/cli/start_test.go`" in listed
+    assert "`cmd/entire/cli/integration_test/start_test.go`" in listed
+
+
+def test_a_folder_removed_recursively_is_no_key_file() -> None:
+    """8b418ea5 moves help.go and then `rm -rf`s the emptied `commands/` folder."""
+    handoff = draft(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"), ZoneInfo("UTC"))
+    assert not any("commands" in line for line in handoff.key_files)
+    assert any("`cmd/entire/cli/help.go`" in line for line in handoff.key_files)
+
+
+@pytest.mark.parametrize(("command", "files"), [
+    ("git rm a.go b_test.go", ["a.go", "b_test.go"]),
+    ("git mv old/x.py new/x.py && git commit -m 'move'", ["old/x.py", "new/x.py"]),
+    ("rm -f docs/geese.md", ["docs/geese.md"]),
+    ("rm -rf build/ && make", []),
+    ("git rm --cached secrets.env", []),
+    ("rm *.tmp", []),
+    ("echo rm a.go", []),
+])
+def test_the_files_a_command_line_deletes_or_moves(command: str, files: list[str]) -> None:
+    assert commands.files_changed(command) == files

@@ -13,6 +13,8 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
 _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
+_FILE_OPS_RE = re.compile(r"^(?:git\s+(?:rm|mv)|rm|mv)\s+(.+)$", re.DOTALL)
+_RECURSIVE_RE = re.compile(r"^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--cached)$")
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
@@ -123,3 +125,22 @@ def paths_in(args: str) -> list[str]:
     except ValueError:
         words = args.split()
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
+
+
+def files_changed(command: str) -> list[str]:
+    """The files a command line deletes or moves (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`): both ends of
+    a move; not a recursive removal (a folder, a build's output), an untracking (`--cached`) or a glob."""
+    found = []
+    for step in steps(command):
+        match = _FILE_OPS_RE.match(bare(step))
+        if not match:
+            continue
+        try:
+            words = shlex.split(match.group(1))
+        except ValueError:
+            continue
+        if any(_RECURSIVE_RE.match(word) for word in words):
+            continue
+        found += [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&") and
+                  not w.endswith("/")]
+    return found

@@ -14,6 +14,7 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
+from eywa.core.extract import commands
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
 from eywa.core.extract.insights import insights
@@ -51,7 +52,8 @@ SUBSTANCE_RULES = "3"
 # headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
 # the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
 # approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
-HANDOFF_RULES = "8"
+# "9": files the shell deleted or moved (`git rm`, `git mv`, `rm`) are key files.
+HANDOFF_RULES = "9"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -434,6 +436,11 @@ def _edited_files(session: Session) -> Counter[str]:
     for call in session.tool_calls:
         if call.name in _WRITE_TOOLS and not call.is_error:
             counts[relative_path(tool_target(call, session.cwd), session.cwd)] += 1
+        elif call.name == "Bash" and not call.is_error and isinstance(call.input.get("command"), str):
+            for path in commands.files_changed(call.input["command"]):
+                path = relative_path(path, session.cwd)
+                if not path.startswith(("/", "~", "..")):  # a scratch file elsewhere is not the work
+                    counts[path] += 1
     for run in session.subagents:
         for path in run.files_written:
             counts[relative_path(path, session.cwd)] += 1
