@@ -15,6 +15,7 @@ from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
     caveats,
     clause,
+    findings_left,
     labelled_step,
     offers_not_taken,
     open_choice,
@@ -266,7 +267,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
-                                                          *steps_not_taken(events)]]
+                                                          *steps_not_taken(events), *findings_left(events)]]
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 

@@ -238,3 +238,159 @@ def steps_not_taken(events: list[Event]) -> list[str]:
 
 def _content(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _DANGLING}
+
+
+# A review's list of what it found ("### Issues", "## P3 Findings (Optional Improvements)", "### Recommendations"),
+# not a report of what was fixed ("## Issues Fixed").
+_FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|findings?|concerns?|suggestions?|recommendations|"
+                                  r"nits?|(?:suggested|possible|potential|optional|further) improvements?)\b.*)$",
+                                  re.IGNORECASE)
+_SETTLED_RE = re.compile(r"\b(?:fixed|resolved|addressed|done|applied|completed|summary|synthesis)\b", re.IGNORECASE)
+_HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
+_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b.*\b(?:fixed|resolved|addressed)\b",
+                                  re.IGNORECASE)
+_HEADING_LEVEL_RE = re.compile(r"^(#{1,6})\s+(.*)$")
+# One finding: a numbered heading under the section ("#### 1. `x` is never reset"), a bold line ("**2. Commit message
+# could be more descriptive**"), a list item of the section's own level ("1. Fix the panic in `id.Generate()`").
+_FINDING_ITEM_RE = re.compile(r"^(?:\d+[.)]|[-*])\s+(.+)$")
+_BOLD_ITEM_RE = re.compile(r"^\*\*(?:\d+[.)]\s+)?([^*]{6,}?)\*\*(.*)$")
+_NO_ISSUE_RE = re.compile(r"✅|\b(?:non-issue|not an issue|no action|no change needed|just noting|good|cleaner|useful|"
+                          r"strengths?)\b", re.IGNORECASE)
+# Code, not a word: camelCase, snake_case, a call, a path ("Agent" is a word the fix's code may hold for any reason)
+_CODE_LIKE_RE = re.compile(r"[a-z][A-Z]|[_./()]|\w\d")
+_BARE_NAME_RE = re.compile(r"\b[A-Za-z]\w*(?:[a-z][A-Z]|_)\w*\b")
+_NUMBER_RE = re.compile(r"^(\d+)[.)]\s+")
+_SHORT_REPLY = 20  # words of a reply that picks findings by number
+_PICK_RE = re.compile(r"\b(\d{1,2})(?:\s*(?:-|to)\s*(\d{1,2}))?\b")
+_FILE_NAME_RE = re.compile(r"\.\w{1,5}(?::[\d-]+)?$")
+# "yes", "fix them all": the user took every finding up
+_ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
+_CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
+_LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
+MAX_FINDINGS = 4
+
+
+def _findings(text: str) -> list[tuple[str, str]]:
+    """(title, body) of each finding a review message lists under a heading of issues, findings or suggestions: the
+    items of one kind under it or under each of its subheadings (bold lines, numbered items or bullets: the first
+    item's kind), else each subheading with what follows it ("#### 1. `x` is never reset")."""
+    groups: list[tuple[str, list[tuple[str, str, str]]]] = []  # (subheading, [(kind, title, body)])
+    level = 0  # the findings heading's level; 0: not under one
+    for line in _CODE_FENCE_RE.sub("\n", text).splitlines():
+        stripped = line.strip()
+        heading = _HEADING_LEVEL_RE.match(stripped)
+        depth = len(heading.group(1)) if heading else 0
+        if heading and level and depth > level:
+            groups.append((heading.group(2), []))
+            continue
+        if heading:
+            level = depth if _FINDINGS_HEADING_RE.match(stripped) and not _SETTLED_RE.search(stripped) else 0
+            if level:
+                groups.append(("", []))
+            continue
+        if not level or not stripped or stripped.startswith("|") or set(stripped) <= set("-=*_ "):
+            continue
+        bold = _BOLD_ITEM_RE.match(stripped)
+        listed = _FINDING_ITEM_RE.match(line)
+        kind, title = ("bold", bold.group(1)) if bold else \
+            ("numbered" if line[:1].isdigit() else "bullet", listed.group(1)) if listed else ("", stripped)
+        items = groups[-1][1]
+        if kind and (not items or items[0][0] == kind):
+            items.append((kind, title, ""))
+        elif items:
+            items[-1] = (*items[-1][:2], f"{items[-1][2]} {stripped}".strip())
+        else:
+            items.append(("", "", stripped))
+    found = []
+    for subheading, items in groups:
+        if items and items[0][0]:
+            found += [(title, body) for _, title, body in items]
+        elif subheading:
+            found.append((subheading, " ".join(body for _, _, body in items)))
+    return [(title.replace("**", "").strip(" :"), body) for title, body in found]
+
+
+def _numbers(text: str) -> set[int]:
+    """The numbers a reply picks: "3", "fix issue 1", "1-4", "6,7,8,10"."""
+    found: set[int] = set()
+    for first, last in _PICK_RE.findall(text):
+        found |= set(range(int(first), int(last or first) + 1)) if int(last or first) - int(first) < 20 else set()
+    return found
+
+
+def _settled(text: str) -> bool:
+    """A report of findings fixed ("## ✅ All Critical Issues Fixed"), not a review."""
+    return "#" in text and any(_SETTLED_FINDINGS_RE.search(h) for h in _HEADING_LINE_RE.findall(text))
+
+
+def _code_names(text: str) -> set[str]:
+    return {name.strip("()").removesuffix("()") for name in _CODE_NAME_RE.findall(text) + _BARE_NAME_RE.findall(text)
+            if _CODE_LIKE_RE.search(name)}
+
+
+def _finding_thread(title: str, body: str) -> str:
+    """"Not fixed (review): <its title>", with the first sentence of its body when the title names little."""
+    title = _plain_title(title)
+    said = title
+    if len(title.split()) < 8 and body:
+        first = sentences(_LOCATION_RE.sub("", body.lstrip("-* ")))
+        if first:
+            said = f"{title}: {first[0].text}"
+    return "Not fixed (review): " + clause(said, 20)
+
+
+def _plain_title(title: str) -> str:
+    return re.sub(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", "", title.replace("**", ""),
+                  flags=re.IGNORECASE).strip(" :")
+
+
+def findings_left(events: list[Event]) -> list[str]:
+    """The findings of the agent's last review (a message listing issues, findings or suggestions under a heading)
+    that no later edit touched: none of the code names it gives (`findSessionIndex`, `common.go`) is in a later
+    edit. Findings it calls no issue are left out."""
+    at, listed = -1, []
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and "#" in event.text and not _settled(event.text) and (
+                found := _findings(event.text)):
+            at, listed = index, found
+    if at < 0:
+        return []
+    reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
+    if reply is not None and (_YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
+        return []
+    later = [e for e in events[at + 1:] if e.kind == "assistant"]
+    if any(_settled(e.text) for e in later):
+        return []
+    last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in _EDIT_TOOLS
+                     and not e.tool.is_error), default=-1)
+    edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in _EDIT_TOOLS
+             and not e.tool.is_error]
+    # what the edits changed, and what the agent said before one of them (a whole file rewritten is cut short)
+    edited = " ".join([str(call.input.get(key, "")) for call in edits
+                       for key in ("file_path", "old_string", "new_string", "content", "edits")]
+                      + [e.text for e in events[at + 1:last_edit] if e.kind == "assistant"])
+    asked = [e.text for e in events[at + 1:] if e.kind == "user"]
+    taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
+    left = []
+    for position, (numbered, body) in enumerate(listed, 1):
+        number = _NUMBER_RE.match(numbered)
+        title = _NUMBER_RE.sub("", numbered)
+        # the user took it up: by its number ("fix issue 1", "6,7,8,10") or in words ("add warnings for the agent
+        # resolution" for "... silently skips sessions on agent resolution failure")
+        if (int(number.group(1)) if number else position) in taken or any(
+                len(_content(title) & _content(text)) >= 2 for text in asked):
+            continue
+        if _NO_ISSUE_RE.search(f"{title} {body}"):
+            continue
+        names = _code_names(title) or _code_names(body)  # what the title names is what the finding is about
+        # the code it names, else the files: a file the session edited for another finding fixes no other
+        named = {n for n in names if not _FILE_NAME_RE.search(n)} or \
+            {_FILE_NAME_RE.sub(lambda m: m.group(0).split(":")[0], n).rsplit("/", 1)[-1] for n in names}
+        if any(name in edited for name in named) or (not named and edits):
+            continue
+        left.append(_finding_thread(title, body))
+    return list(dict.fromkeys(left))[:MAX_FINDINGS]
+
+
+_CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
