@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
+    caveat,
     caveats,
     clause,
     findings_left,
@@ -194,11 +195,12 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                     threads.append(Thread(_question(found, index, plan), True))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
-            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":"):
-                if _LATER_RE.search(text):
-                    threads.append(Thread("Later: " + clause(text), False))
-                elif _NEXT_STEP_RE.search(text):
-                    threads.append(Thread("Next: " + clause(text), True))
+            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
+                    _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
+                later = bool(_LATER_RE.search(text))
+                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text), not later))
+            elif last and caveat(found, index) is not None:
+                threads.append(Thread("Caveat: " + str(caveat(found, index)), False))
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
     return threads

@@ -37,13 +37,21 @@ CAVEAT_RE = re.compile(
     r"out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
     r"temporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|revert)|"
     r"(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
-    # "If Windows support becomes important later, you could ...": a follow-up left for later
-    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem))\b[^.]*\b"
-    r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
+    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
+    # consider:": a follow-up left for later
+    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem)|continues?|"
+    r"continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))\b[^.]*\b(?:you|we) "
+    r"(?:could|can|would|might)\b|"
+    # "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth implementing
+    # initially", "Minor cleanup opportunity": work named and left to the person
+    r"\b(?:delete|remove|clean up|revert|close|archive)\b[^.]{0,60}\bmanually\b|"
+    r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
+    r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|\bclean-?up opportunit(?:y|ies))", re.IGNORECASE)
 # A piece of every caveat above: substring tests rule out most messages before any regex runs.
 _CAVEAT_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not",
                   "documented", "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "temp",
-                  "debug", "later", "future", "becomes")
+                  "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually", "worth",
+                  "opportunit")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
@@ -174,6 +182,18 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
+    """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
+    consider:") with the first two items of its list."""
+    said = found[index].text
+    if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
+        return None
+    if said.endswith(":"):
+        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
+        return clause(f"{said} {'; '.join(items)}") if items else None
+    return clause(said)
+
+
 def caveats(events: list[Event], before: int) -> list[str]:
     """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
     what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
@@ -184,13 +204,12 @@ def caveats(events: list[Event], before: int) -> list[str]:
         lowered = text.lower()
         if index >= before or not any(piece in lowered for piece in _CAVEAT_PIECES):
             continue
-        for sentence in sentences(text):
-            said = sentence.text
-            if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
+        listed = sentences(text)
+        for at in range(len(listed)):
+            said = caveat(listed, at)
+            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
                 continue
-            if _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
-                continue
-            found.append((index, "Caveat: " + clause(said)))
+            found.append((index, "Caveat: " + said))
     for index, call in calls:
         posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
         if posted is None or index >= before or call.is_error:
