@@ -31,6 +31,7 @@ from .test_extractor import corpus_session
 UTC = ZoneInfo("UTC")
 FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure)"
 UNCOMMITTED = "Uncommitted: `retry.py` edited after the last commit"
+NOT_PUSHED = "Not pushed: 1 commit on main"  # `commit -q` prints no hash; the branch is `git status`'s
 
 
 def _agent_session(name: str, path: Path) -> Session:
@@ -83,7 +84,8 @@ def test_the_pinned_clis_still_write_sessions_left_failing_and_uncommitted(tmp_p
     """The real CLIs, run now against the scripted servers (~5 s): the same facts as the committed sessions."""
     check_transcripts.generate(tmp_path / "checks")
     for agent, path in check_transcripts.fixture_sessions(tmp_path / "checks").items():
-        assert [t.text for t in session_facts(_agent_session(agent, path)).threads()] == [FAILING, UNCOMMITTED]
+        assert [t.text for t in session_facts(_agent_session(agent, path)).threads()] == [
+            FAILING, UNCOMMITTED, NOT_PUSHED]
 
 
 @pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell"])
@@ -269,7 +271,8 @@ def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
     finally:
         server.close()
     assert "status: partial" in handoff
-    assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- Add backoff(attempt) to the retry loop" in handoff
+    assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- {NOT_PUSHED}\n- Add backoff(attempt) to the retry loop" \
+        in handoff
     assert FAILING in server.message_requests[0]["messages"][0]["content"]
 
 

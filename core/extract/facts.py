@@ -105,8 +105,7 @@ class Facts:
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
                                 False))
         for folder, made in self.unpushed.items():
-            # a commit never pushed only when its output showed it made (`commit -q` shows nothing)
-            if (folder or not self.ahead) and (folder in self.pushed or any(made)):
+            if folder or not self.ahead:
                 found.append(Thread(f"Not pushed: {self._commits(folder, made)}", False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
