@@ -115,13 +115,13 @@ class Facts:
         return found
 
     def _commits(self, folder: str, made: list[str]) -> str:
-        """"commit 5fddc49 on dipree/wingman", "2 commits on main (the last 5fddc49) after the last push"."""
+        """"commit 5fddc49 on dipree/wingman", "2 commits on main after the last push, the last 5fddc49"."""
         last = next((ref for ref in reversed(made) if ref), "")
-        what = f"commit {last}" if len(made) == 1 and last else \
-            f"{len(made)} commit{'s' if len(made) > 1 else ''}" + (f" (the last {last})" if last else "")
+        what = f"commit {last}" if len(made) == 1 and last else f"{len(made)} commit{'s' if len(made) > 1 else ''}"
         on = f" on {self.branch[folder]}" if self.branch.get(folder) else ""
         after = " after the last push" if folder in self.pushed else ""
-        return f"{what}{on}{after}" + (f" in `{folder}`" if folder else "")
+        where = f" in `{folder}`" if folder else ""
+        return f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "")
 
     def happened(self) -> list[str]:
         """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),

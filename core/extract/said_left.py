@@ -191,7 +191,8 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if said.endswith(":"):
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
         return clause(f"{said} {'; '.join(items)}") if items else None
-    return clause(said)
+    # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
+    return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
 
 
 def caveats(events: list[Event], before: int) -> list[str]:
