@@ -248,3 +248,26 @@ def test_a_caveat_in_the_closing_message_is_a_thread() -> None:
 def test_doing_something_manually_is_no_caveat() -> None:
     """cb2e607c: "This is much cleaner than manually hunting for cache files": no work left."""
     assert _threads("cb2e607c-c758-415a-8b45-c49e4631906a") == []
+
+
+_REVIEW = "## Review\n\n### Issues\n\n1. **`parseConfig` drops empty keys** - an empty value is skipped silently\n" \
+          "2. **`loadCache` never expires** - entries live for the whole process\n"
+
+
+def _edit_code(old: str, new: str) -> Event:
+    return Event("tool", T0, tool=ToolCall("e2", "Edit", {"file_path": "/tmp/widgets/config.py", "old_string": old,
+                                                         "new_string": new}))
+
+
+def test_a_review_of_code_nobody_edited_after_leaves_its_findings() -> None:
+    events = [Event("user", T0, text="Review the config module"), Event("assistant", T0, text=_REVIEW),
+              Event("user", T0, text="fix the cache one"), _edit_code("def loadCache():", "def loadCache(ttl):"),
+              Event("assistant", T0, text="Done: `loadCache` now takes a ttl.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): `parseConfig` drops empty keys - an empty value is skipped silently"]
+
+
+def test_issues_the_turn_fixed_before_reporting_them_are_no_findings_left() -> None:
+    events = [Event("user", T0, text="Fix the config bugs"), _edit_code("def parseConfig(raw):", "def parseConfig(r):"),
+              _edit_code("def loadCache():", "def loadCache(ttl):"), Event("assistant", T0, text=_REVIEW)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []

@@ -366,8 +366,9 @@ def _plain_title(title: str) -> str:
 
 def findings_left(events: list[Event]) -> list[str]:
     """The findings of the agent's last review (a message listing issues, findings or suggestions under a heading)
-    that no later edit touched: none of the code names it gives (`findSessionIndex`, `common.go`) is in a later
-    edit. Findings it calls no issue are left out."""
+    that the user did not take up and no later edit touched: none of the code names it gives (`findSessionIndex`,
+    `common.go`) is in a later edit. Findings it calls no issue, and those about code its own turn edited before it
+    (a report of issues met and fixed), are left out."""
     at, listed = -1, []
     for index, event in enumerate(events):
         if event.kind == "assistant" and "#" in event.text and not _settled(event.text) and (
@@ -391,6 +392,9 @@ def findings_left(events: list[Event]) -> list[str]:
                       + [e.text for e in events[at + 1:last_edit] if e.kind == "assistant"])
     asked = [e.text for e in events[at + 1:] if e.kind == "user"]
     taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
+    prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
+    before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
+                      and e.tool.name in _EDIT_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
     left = []
     for position, (numbered, body) in enumerate(listed, 1):
         number = _NUMBER_RE.match(numbered)
@@ -406,7 +410,7 @@ def findings_left(events: list[Event]) -> list[str]:
         # the code it names, else the files: a file the session edited for another finding fixes no other
         named = {n for n in names if not _FILE_NAME_RE.search(n)} or \
             {_FILE_NAME_RE.sub(lambda m: m.group(0).split(":")[0], n).rsplit("/", 1)[-1] for n in names}
-        if any(name in edited for name in named) or (not named and edits):
+        if any(name in edited or name in before for name in named) or (not named and edits):
             continue
         left.append(_finding_thread(title, body))
     return list(dict.fromkeys(left))[:MAX_FINDINGS]
