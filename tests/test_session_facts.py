@@ -19,7 +19,7 @@ from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
-from eywa.core.session import Session
+from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
 
@@ -286,3 +286,25 @@ def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> 
     terms = weighted_terms(read_session(group, identity)[0])
     framed = [t for t in terms if any(w in t for w in ("continued", "portion", "primary", "conversation"))]
     assert framed == [] and "iso-weeks" in " ".join(terms)
+
+
+def test_a_file_the_user_asked_for_as_temporary_and_never_removed_is_a_note() -> None:
+    """63784323: "can you write me this into a markdown file? (just a temporary one in the root)"."""
+    threads, status = _facts("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert threads == ["Temporary file still in the repository: `shadow-branch-suffixes.md`"] and status == "done"
+
+
+def test_a_file_named_like_a_temporary_one_but_not_asked_for_as_one_is_no_note() -> None:
+    """e7eb742c writes `cmd/entire/cli/debug.go`, a `debug` command: a feature, not a scratch file."""
+    assert not any(t.startswith("Temporary") for t in _facts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")[0])
+
+
+def test_a_scratch_file_removed_later_is_no_note() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    session.events = [Event("user", None, text="Try the parser on a sample"),
+                      Event("tool", None, tool=ToolCall("w", "Write", {"file_path": "/tmp/widgets/scratch_parse.py"})),
+                      Event("tool", None, tool=ToolCall("b", "Bash", {"command": "python3 scratch_parse.py && "
+                                                                                  "rm scratch_parse.py"}))]
+    assert session_facts(session).temporary == []
+    session.events = session.events[:2]
+    assert session_facts(session).temporary == ["scratch_parse.py"]

@@ -25,6 +25,10 @@ _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", 
 # A repository made to try something out: created by the command itself, or in a temporary folder.
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
 _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+_TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
+                               re.IGNORECASE)
+_TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
+_REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _TEMP_FOLDERS = ("/tmp", "/private/tmp", "/var/folders")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
@@ -52,7 +56,7 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:")
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:", "Not run:", "Temporary file still")
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class Facts:
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
+    temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -90,6 +95,7 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
+        found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.plan_left:
@@ -229,6 +235,28 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def _temporary_left(session: Session) -> list[str]:
+    """Files written as temporary that no later command removed: named so (`tmp_notes.md`, `scratch.py`), or the
+    first file written after a prompt asking for a temporary one ("write this into a markdown file (just a
+    temporary one in the root)")."""
+    found: dict[str, None] = {}
+    asked = False
+    for event in session.events:
+        if event.kind == "user":
+            asked = bool(_TEMPORARY_ASK_RE.search(event.text))
+        call = event.tool
+        if call is None or call.is_error:
+            continue
+        if call.name == "Write" and (path := _path(call, session.cwd)) is not None:
+            if asked or _TEMPORARY_NAME_RE.search(_name(path)):
+                found[path] = None
+            asked = False
+        elif call.name == "Bash" and _REMOVE_RE.search(command := str(call.input.get("command", ""))):
+            for path in [p for p in found if _name(p) in command]:
+                del found[path]
+    return list(found)
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -305,6 +333,7 @@ def session_facts(session: Session) -> Facts:
     if committed:
         facts.uncommitted = list(edited)
     facts.plan_left = _plan_left(session)
+    facts.temporary = _temporary_left(session)
     if not facts.pr and _drafted_in_reply(session):
         facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
