@@ -308,3 +308,14 @@ def test_a_scratch_file_removed_later_is_no_note() -> None:
     assert session_facts(session).temporary == []
     session.events = session.events[:2]
     assert session_facts(session).temporary == ["scratch_parse.py"]
+
+
+def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")
+    status = ToolCall("s", "Bash", {"command": "git status"},
+                      output="On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit")
+    session.events = [Event("tool", None, tool=commit)]
+    assert [t.text for t in session_facts(session).threads()] == ["Not pushed: commit 1a2b3c4 on main"]
+    session.events.append(Event("tool", None, tool=status))
+    assert session_facts(session).threads() == []

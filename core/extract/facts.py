@@ -309,6 +309,8 @@ def session_facts(session: Session) -> Facts:
                 ahead = _AHEAD_RE.search(output)
                 if ahead or (step.verb == "status" and _IN_SYNC_RE.search(output)):
                     facts.ahead = (ahead.group(1), int(ahead.group(2))) if ahead else None
+                    if not ahead:  # up to date with its upstream: the person pushed in between
+                        facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     edited = _after_status(edited, output)
                     if on := _ON_BRANCH_RE.search(output):
