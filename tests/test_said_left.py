@@ -271,3 +271,10 @@ def test_issues_the_turn_fixed_before_reporting_them_are_no_findings_left() -> N
     events = [Event("user", T0, text="Fix the config bugs"), _edit_code("def parseConfig(raw):", "def parseConfig(r):"),
               _edit_code("def loadCache():", "def loadCache(ttl):"), Event("assistant", T0, text=_REVIEW)]
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_caveat_pointing_back_names_what_it_points_at() -> None:
+    """63784323: "... would require recognizing that the worktree now matches `-1`'s content. This adds complexity and
+    may not be worth implementing initially.": "this" is the sentence before."""
+    assert 'Caveat: Detecting that we should "go back" to `-1`: This adds complexity and may not be worth ' \
+           "implementing initially." in _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")

@@ -76,6 +76,7 @@ _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
                         r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+_POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
@@ -191,6 +192,9 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if said.endswith(":"):
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
         return clause(f"{said} {'; '.join(items)}") if items else None
+    if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
+        # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
+        return f"{clause(found[index - 1].text, THREAD_WORDS // 2).rstrip('.…')}: {clause(said, THREAD_WORDS // 2)}"
     # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
     return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
 
