@@ -278,3 +278,9 @@ def test_a_caveat_pointing_back_names_what_it_points_at() -> None:
     may not be worth implementing initially.": "this" is the sentence before."""
     assert 'Caveat: Detecting that we should "go back" to `-1`: This adds complexity and may not be worth ' \
            "implementing initially." in _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")
+
+
+def test_a_research_answers_key_findings_are_no_review() -> None:
+    answer = "## Key Findings\n\n1. Yes, `claude -p` can use WebSearch\n2. Tools can be limited with `--tools`\n"
+    events = [Event("user", T0, text="Can claude -p search the web?"), Event("assistant", T0, text=answer)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []

@@ -265,9 +265,11 @@ def _content(text: str) -> set[str]:
 
 
 # A review's list of what it found ("### Issues", "## P3 Findings (Optional Improvements)", "### Recommendations"),
-# not a report of what was fixed ("## Issues Fixed").
-_FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|findings?|concerns?|suggestions?|recommendations|"
-                                  r"nits?|(?:suggested|possible|potential|optional|further) improvements?)\b.*)$",
+# not a report of what was fixed ("## Issues Fixed"); "findings" only with a severity: "Key Findings" are answers.
+_FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|concerns?|suggestions?|recommendations|nits?|"
+                                  r"(?:suggested|possible|potential|optional|further) improvements?)\b.*|"
+                                  r".*\b(?:p\d|critical|important|major|minor|high|medium|low|nice-to-have|optional)\b"
+                                  r".*\bfindings?\b.*|.*\bfindings?\b.*\b(?:p\d|critical|important|optional)\b.*)$",
                                   re.IGNORECASE)
 _SETTLED_RE = re.compile(r"\b(?:fixed|resolved|addressed|done|applied|completed|summary|synthesis)\b", re.IGNORECASE)
 _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
