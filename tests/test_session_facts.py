@@ -319,3 +319,12 @@ def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_
     assert [t.text for t in session_facts(session).threads()] == ["Not pushed: commit 1a2b3c4 on main"]
     session.events.append(Event("tool", None, tool=status))
     assert session_facts(session).threads() == []
+
+
+def test_a_commit_whose_pull_request_was_opened_is_not_left_unpushed() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    session.events = [Event("tool", None, tool=ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"},
+                                                        output="[retry 1a2b3c4] Add retry")),
+                      Event("tool", None, tool=ToolCall("p", "Bash", {"command": "gh pr create --fill"},
+                                                        output="https://github.com/acme/widgets/pull/7"))]
+    assert session_facts(session).threads() == []
