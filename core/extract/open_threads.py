@@ -199,8 +199,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                     _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text), not later))
-            elif last and caveat(found, index) is not None:
-                threads.append(Thread("Caveat: " + str(caveat(found, index)), False))
+            elif last and (said := caveat(found, index)) is not None:
+                threads.append(Thread("Caveat: " + said, False))
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
     return threads
