@@ -191,3 +191,96 @@ def test_a_deferral_the_agent_posted_in_a_pr_reply_is_a_caveat() -> None:
 def test_pr_replies_that_defer_nothing_leave_no_caveat() -> None:
     # three review replies posted with gh api, each saying what was fixed
     assert draft(corpus_session("030e1e67-6bf0-492d-8bd3-cc3383ec93ab"), ZoneInfo("UTC")).open_threads == []
+
+
+# -- a review's findings left ------------------------------------------------------------------------------------
+def _threads(session_id: str) -> list[str]:
+    return draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+
+
+def test_review_findings_the_user_did_not_take_up_and_no_edit_touched_are_threads() -> None:
+    """76d407bd: the user had findings 1 and 2 fixed; 3 (`reaggregateFromEntries`) was left, 4 is a "Non-issue"."""
+    assert _threads("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe") == [
+        "Not fixed (review): `reaggregateFromEntries` is now a hard error on missing metadata"]
+
+
+def test_a_finding_taken_up_in_the_users_words_or_fixed_by_an_edit_is_not_left() -> None:
+    """09a2c705: "let's add some warnings for the failing agent resolution" took finding 6; the `sync.Once` cache (1)
+    was edited; 2, 4, 5 and 7 were left."""
+    threads = [t for t in _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5") if t.startswith("Not fixed (review)")]
+    assert len(threads) == 4 and threads[0].startswith("Not fixed (review): `RestoreLogsOnly` skips sessions")
+    assert not any("printMultiSessionResumeCommands" in t or "protectedDirsCache" in t for t in threads)
+
+
+def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
+    """9667a07f: finding 1 was fixed (`contentSb73` renamed), 3 was asked about by the user; 2 and 4 were left."""
+    assert _threads("9667a07f-c677-4f9d-9b21-da366e5add6a") == [
+        'Not fixed (review): Commit message could be more descriptive: The message "small refactor" understates the '
+        "consolidation work…",
+        "Not fixed (review): Optional documentation comment: Could explain why EnsureEntireGitignore lives in "
+        "strategy/common.go."]
+
+
+def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
+    """e5fcdc73: "Want me to fix these?" - "yes" (some were already fixed on the PR's branch, with no edit here)."""
+    assert _threads("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == []
+
+
+# -- work left to the person ---------------------------------------------------------------------------------------
+def test_work_left_to_the_person_mid_session_is_a_caveat() -> None:
+    threads = _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert any(t.startswith("Caveat: You may want to delete that one manually") for t in threads)
+    assert "Caveat: Worth filing an issue on the Linear MCP server to add `issue` parameter support for document " \
+           "creation." in threads
+
+
+def test_a_caveat_leading_a_list_names_its_first_items() -> None:
+    assert _threads("488c5296-fc78-4fdf-8cfd-f1cae9454bd0") == [
+        "Caveat: If you continue to hit timeouts, you could also consider: Retrying the release; Running notarization "
+        "in parallel"]
+
+
+def test_a_caveat_in_the_closing_message_is_a_thread() -> None:
+    assert _threads("4555072a-e039-4937-b6ea-dcb86152dd55") == [
+        "Caveat: Minor cleanup opportunity, but not the same issue that caused the test failure."]
+
+
+def test_doing_something_manually_is_no_caveat() -> None:
+    """cb2e607c: "This is much cleaner than manually hunting for cache files": no work left."""
+    assert _threads("cb2e607c-c758-415a-8b45-c49e4631906a") == []
+
+
+_REVIEW = "## Review\n\n### Issues\n\n1. **`parseConfig` drops empty keys** - an empty value is skipped silently\n" \
+          "2. **`loadCache` never expires** - entries live for the whole process\n"
+
+
+def _edit_code(old: str, new: str) -> Event:
+    return Event("tool", T0, tool=ToolCall("e2", "Edit", {"file_path": "/tmp/widgets/config.py", "old_string": old,
+                                                         "new_string": new}))
+
+
+def test_a_review_of_code_nobody_edited_after_leaves_its_findings() -> None:
+    events = [Event("user", T0, text="Review the config module"), Event("assistant", T0, text=_REVIEW),
+              Event("user", T0, text="fix the cache one"), _edit_code("def loadCache():", "def loadCache(ttl):"),
+              Event("assistant", T0, text="Done: `loadCache` now takes a ttl.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): `parseConfig` drops empty keys - an empty value is skipped silently"]
+
+
+def test_issues_the_turn_fixed_before_reporting_them_are_no_findings_left() -> None:
+    events = [Event("user", T0, text="Fix the config bugs"), _edit_code("def parseConfig(raw):", "def parseConfig(r):"),
+              _edit_code("def loadCache():", "def loadCache(ttl):"), Event("assistant", T0, text=_REVIEW)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_caveat_pointing_back_names_what_it_points_at() -> None:
+    """63784323: "... would require recognizing that the worktree now matches `-1`'s content. This adds complexity and
+    may not be worth implementing initially.": "this" is the sentence before."""
+    assert 'Caveat: Detecting that we should "go back" to `-1`: This adds complexity and may not be worth ' \
+           "implementing initially." in _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")
+
+
+def test_a_research_answers_key_findings_are_no_review() -> None:
+    answer = "## Key Findings\n\n1. Yes, `claude -p` can use WebSearch\n2. Tools can be limited with `--tools`\n"
+    events = [Event("user", T0, text="Can claude -p search the web?"), Event("assistant", T0, text=answer)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []

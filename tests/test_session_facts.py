@@ -19,7 +19,7 @@ from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
-from eywa.core.session import Session
+from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
 
@@ -31,6 +31,7 @@ from .test_extractor import corpus_session
 UTC = ZoneInfo("UTC")
 FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure)"
 UNCOMMITTED = "Uncommitted: `retry.py` edited after the last commit"
+NOT_PUSHED = "Not pushed: 1 commit on main"  # `commit -q` prints no hash; the branch is `git status`'s
 
 
 def _agent_session(name: str, path: Path) -> Session:
@@ -83,7 +84,8 @@ def test_the_pinned_clis_still_write_sessions_left_failing_and_uncommitted(tmp_p
     """The real CLIs, run now against the scripted servers (~5 s): the same facts as the committed sessions."""
     check_transcripts.generate(tmp_path / "checks")
     for agent, path in check_transcripts.fixture_sessions(tmp_path / "checks").items():
-        assert [t.text for t in session_facts(_agent_session(agent, path)).threads()] == [FAILING, UNCOMMITTED]
+        assert [t.text for t in session_facts(_agent_session(agent, path)).threads()] == [
+            FAILING, UNCOMMITTED, NOT_PUSHED]
 
 
 @pytest.mark.parametrize("name", ["codex-greeting", "gemini-farewell"])
@@ -122,9 +124,38 @@ def _facts(session_id: str) -> tuple[list[str], str]:
 
 
 def test_edits_after_the_sessions_last_commit_are_uncommitted_and_keep_it_partial() -> None:
-    threads, status = _facts("1c38adc0-5071-4382-9e53-de8c30e2265f")
-    assert "Uncommitted: `cmd/entire/cli/git_operations_test.go` edited after the last commit" in threads
-    assert status == "partial"
+    threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
+    assert "Uncommitted: `.entire/settings.json`" not in " ".join(threads)  # left out of the commit, never edited
+    session = corpus_session("1c38adc0-5071-4382-9e53-de8c30e2265f")
+    assert session_facts(session).uncommitted == []  # its only commits are in repositories it made in /tmp
+
+
+def test_commits_in_a_repository_the_session_made_to_try_something_are_not_its_own() -> None:
+    """1c38adc0 (labelled done, nothing open, blind): `cd /tmp && ... git init && git add . && git commit`."""
+    assert _facts("1c38adc0-5071-4382-9e53-de8c30e2265f") == ([], "done")
+
+
+def test_a_commit_never_pushed_is_a_note_naming_it_and_its_branch() -> None:
+    """ae68c513 (blind label: "Commit 5fddc49c on dipree/entire-wingman was made but not pushed")."""
+    threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
+    assert threads == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"] and status == "done"
+
+
+def test_a_session_that_pushed_its_commits_has_none_not_pushed() -> None:
+    assert not any(t.startswith("Not pushed") for t in _facts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe")[0])
+
+
+def test_a_test_run_the_user_stopped_with_a_word_and_never_run_after_is_a_note() -> None:
+    """07d86da7: `mise run test:ci` refused ("don't run CI or integration tests, too slow"), `mise run test` after."""
+    threads, status = _facts("07d86da7-2e39-4276-a0d5-7b46a85b8750")
+    assert threads == ['Not run: `mise run test:ci`, stopped by the user: '
+                       '"don\'t run CI or integration tests, too slow."']
+    assert status == "done"
+
+
+def test_a_test_run_stopped_without_a_word_is_no_note_as_the_user_went_on_to_something_else() -> None:
+    """d50aed65: `mise run test:ci` stopped, then "Commit"."""
+    assert not any(t.startswith("Not run") for t in _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")[0])
 
 
 def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_status_lists_them() -> None:
@@ -134,7 +165,7 @@ def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_st
 
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:
     """setup_test.go was committed by the person: the status lists stanza_test.go only, which is then committed."""
-    assert _facts("c4a6d0ff-2c86-4f56-8509-c4737bcb5768")[0] == []
+    assert not any(t.startswith("Uncommitted") for t in _facts("c4a6d0ff-2c86-4f56-8509-c4737bcb5768")[0])
 
 
 def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leaves_it_done() -> None:
@@ -150,7 +181,8 @@ def test_a_git_status_run_after_the_commit_in_the_same_command_line_gives_the_co
 
 
 def test_a_commit_after_the_last_push_is_not_pushed() -> None:
-    assert "Not pushed: 1 commit after the last push" in _facts("c010174c-a7cd-4bcc-b7d4-61258d6c463f")[0]
+    assert "Not pushed: 1 commit on alex/fix-gemini-checkpointing after the last push" in _facts(
+        "c010174c-a7cd-4bcc-b7d4-61258d6c463f")[0]
 
 
 def test_a_push_with_git_dash_c_to_the_sessions_own_folder_counts_as_its_push() -> None:
@@ -239,7 +271,8 @@ def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
     finally:
         server.close()
     assert "status: partial" in handoff
-    assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- Add backoff(attempt) to the retry loop" in handoff
+    assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- {NOT_PUSHED}\n- Add backoff(attempt) to the retry loop" \
+        in handoff
     assert FAILING in server.message_requests[0]["messages"][0]["content"]
 
 
@@ -253,3 +286,45 @@ def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> 
     terms = weighted_terms(read_session(group, identity)[0])
     framed = [t for t in terms if any(w in t for w in ("continued", "portion", "primary", "conversation"))]
     assert framed == [] and "iso-weeks" in " ".join(terms)
+
+
+def test_a_file_the_user_asked_for_as_temporary_and_never_removed_is_a_note() -> None:
+    """63784323: "can you write me this into a markdown file? (just a temporary one in the root)"."""
+    threads, status = _facts("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert threads == ["Temporary file still in the repository: `shadow-branch-suffixes.md`"] and status == "done"
+
+
+def test_a_file_named_like_a_temporary_one_but_not_asked_for_as_one_is_no_note() -> None:
+    """e7eb742c writes `cmd/entire/cli/debug.go`, a `debug` command: a feature, not a scratch file."""
+    assert not any(t.startswith("Temporary") for t in _facts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")[0])
+
+
+def test_a_scratch_file_removed_later_is_no_note() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    session.events = [Event("user", None, text="Try the parser on a sample"),
+                      Event("tool", None, tool=ToolCall("w", "Write", {"file_path": "/tmp/widgets/scratch_parse.py"})),
+                      Event("tool", None, tool=ToolCall("b", "Bash", {"command": "python3 scratch_parse.py && "
+                                                                                  "rm scratch_parse.py"}))]
+    assert session_facts(session).temporary == []
+    session.events = session.events[:2]
+    assert session_facts(session).temporary == ["scratch_parse.py"]
+
+
+def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")
+    status = ToolCall("s", "Bash", {"command": "git status"},
+                      output="On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit")
+    session.events = [Event("tool", None, tool=commit)]
+    assert [t.text for t in session_facts(session).threads()] == ["Not pushed: commit 1a2b3c4 on main"]
+    session.events.append(Event("tool", None, tool=status))
+    assert session_facts(session).threads() == []
+
+
+def test_a_commit_whose_pull_request_was_opened_is_not_left_unpushed() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    session.events = [Event("tool", None, tool=ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"},
+                                                        output="[retry 1a2b3c4] Add retry")),
+                      Event("tool", None, tool=ToolCall("p", "Bash", {"command": "gh pr create --fill"},
+                                                        output="https://github.com/acme/widgets/pull/7"))]
+    assert session_facts(session).threads() == []

@@ -52,7 +52,9 @@ SUBSTANCE_RULES = "3"
 # headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
 # the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
 # approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
-# "9": files the shell deleted or moved (`git rm`, `git mv`, `rm`) are key files.
+# "9": a commit never pushed (named, with its branch); commits in a scratch repository not the session's; a test run
+# the user stopped with a word; a review's findings left; work left to the person ("delete that one manually");
+# files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files.
 HANDOFF_RULES = "9"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -16,11 +16,23 @@ from dataclasses import dataclass, field
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
+from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
+_COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
+# A repository made to try something out: created by the command itself, or in a temporary folder.
+# A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
+_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+_TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
+                               re.IGNORECASE)
+_TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
+_REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
+_SCRATCH_RE = re.compile(r"\bgit\s+init\b")
+_TEMP_FOLDERS = ("/tmp", "/private/tmp", "/var/folders")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
+_ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
@@ -44,7 +56,7 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:")
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:", "Not run:", "Temporary file still")
 
 
 @dataclass(frozen=True)
@@ -58,12 +70,16 @@ class CheckRun:
 @dataclass
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
-    unpushed: dict[str, int] = field(default_factory=dict)  # repository folder -> commits after its last push
+    unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
+    pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
+    branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
     ahead: tuple[str, int] | None = None  # (upstream, commits) by the session's own git status, and its commits after
     pr: str = ""  # created | drafted | failed
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
+    stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
+    temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -79,6 +95,9 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
+        found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
+        for command, said in self.stopped.items():
+            found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
@@ -87,20 +106,28 @@ class Facts:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
             found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
-        for folder, count in self.unpushed.items():
-            where = f" in `{folder}`" if folder else ""
-            commits = f"{count} commit{'s' if count > 1 else ''}"
-            found.append(Thread(f"Not pushed: {commits} after the last push{where}", False))
-        if self.ahead and not self.unpushed:
+        if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
                                 False))
+        for folder, made in self.unpushed.items():
+            if folder or not self.ahead:
+                found.append(Thread(f"Not pushed: {self._commits(folder, made)}", False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
             found.append(Thread(f"PR not opened: its description was {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         return found
+
+    def _commits(self, folder: str, made: list[str]) -> str:
+        """"commit 5fddc49 on dipree/wingman", "2 commits on main after the last push, the last 5fddc49"."""
+        last = next((ref for ref in reversed(made) if ref), "")
+        what = f"commit {last}" if len(made) == 1 and last else f"{len(made)} commit{'s' if len(made) > 1 else ''}"
+        on = f" on {self.branch[folder]}" if self.branch.get(folder) else ""
+        after = " after the last push" if folder in self.pushed else ""
+        where = f" in `{folder}`" if folder else ""
+        return f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "")
 
     def happened(self) -> list[str]:
         """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
@@ -208,13 +235,34 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def _temporary_left(session: Session) -> list[str]:
+    """Files written as temporary that no later command removed: named so (`tmp_notes.md`, `scratch.py`), or the
+    first file written after a prompt asking for a temporary one ("write this into a markdown file (just a
+    temporary one in the root)")."""
+    found: dict[str, None] = {}
+    asked = False
+    for event in session.events:
+        if event.kind == "user":
+            asked = bool(_TEMPORARY_ASK_RE.search(event.text))
+        call = event.tool
+        if call is None or call.is_error:
+            continue
+        if call.name == "Write" and (path := _path(call, session.cwd)) is not None:
+            if asked or _TEMPORARY_NAME_RE.search(_name(path)):
+                found[path] = None
+            asked = False
+        elif call.name == "Bash" and _REMOVE_RE.search(command := str(call.input.get("command", ""))):
+            for path in [p for p in found if _name(p) in command]:
+                del found[path]
+    return list(found)
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
     staged: list[str] = []
     committed = False
     current = ""  # the folder the agent's shell is in, when not the session's
-    pushed: set[str] = set()  # the repositories pushed to
     for call in session.tool_calls:
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
@@ -224,12 +272,19 @@ def session_facts(session: Session) -> Facts:
                     facts.pr, facts.pr_note = "drafted", path
             continue
         command = call.input.get("command") if call.name == "Bash" else None
+        if isinstance(command, str) and call.rejected:
+            said = _STOPPED_RE.search(call.error)
+            facts.stopped |= {check.command: clause(said.group(1), 16) for check in commands.checks(command)
+                              if said and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:
             continue
         ok = not call.is_error
         repo, current = _folder(command, current, session.cwd)
         output = call.output or call.error
-        for step in commands.git_steps(command):
+        # a repository made to try something out: its commits are no work of the session's
+        scratch = bool(_SCRATCH_RE.search(command)) or repo.startswith(_TEMP_FOLDERS)
+        made = iter(_COMMITTED_RE.findall(output))
+        for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += commands.paths_in(step.args) or ["."]
             elif step.verb == "commit" and ok:
@@ -240,20 +295,26 @@ def session_facts(session: Session) -> Facts:
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
                 staged = []
-                if repo in pushed:
-                    facts.unpushed[repo] = facts.unpushed.get(repo, 0) + 1
+                branch, ref = next(made, ("", ""))
+                facts.unpushed.setdefault(repo, []).append(ref)
+                if branch:
+                    facts.branch[repo] = branch
                 if facts.ahead:
                     facts.ahead = (facts.ahead[0], facts.ahead[1] + 1)
             elif step.verb == "push" and ok:
-                pushed.add(repo)
+                facts.pushed.add(repo)
                 facts.unpushed.pop(repo, None)
                 facts.ahead = None
             elif step.verb in ("status", "log") and ok:
                 ahead = _AHEAD_RE.search(output)
                 if ahead or (step.verb == "status" and _IN_SYNC_RE.search(output)):
                     facts.ahead = (ahead.group(1), int(ahead.group(2))) if ahead else None
+                    if not ahead:  # up to date with its upstream: the person pushed in between
+                        facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     edited = _after_status(edited, output)
+                    if on := _ON_BRANCH_RE.search(output):
+                        facts.branch[repo] = on.group(1)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
@@ -261,6 +322,7 @@ def session_facts(session: Session) -> Facts:
         if commands.opens_pr(command):
             if ok or _PR_URL_RE.search(output):
                 facts.pr, facts.pr_note = "created", ""
+                facts.unpushed.pop(repo, None)  # a pull request opened: its branch is on the remote
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
         found = commands.checks(command)
@@ -269,10 +331,12 @@ def session_facts(session: Session) -> Facts:
             if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
                 continue  # the exit status may be another step's, and the output does not say
             passed = not call.is_error if verdict is None else not verdict
+            facts.stopped.pop(check.command, None)
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed:
         facts.uncommitted = list(edited)
     facts.plan_left = _plan_left(session)
+    facts.temporary = _temporary_left(session)
     if not facts.pr and _drafted_in_reply(session):
         facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):

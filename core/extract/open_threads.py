@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
+    caveat,
     caveats,
     clause,
+    findings_left,
     labelled_step,
     offers_not_taken,
     open_choice,
@@ -193,11 +195,12 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                     threads.append(Thread(_question(found, index, plan), True))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
-            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":"):
-                if _LATER_RE.search(text):
-                    threads.append(Thread("Later: " + clause(text), False))
-                elif _NEXT_STEP_RE.search(text):
-                    threads.append(Thread("Next: " + clause(text), True))
+            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
+                    _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
+                later = bool(_LATER_RE.search(text))
+                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text), not later))
+            elif last and (said := caveat(found, index)) is not None:
+                threads.append(Thread("Caveat: " + said, False))
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
     return threads
@@ -266,7 +269,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
-                                                          *steps_not_taken(events)]]
+                                                          *steps_not_taken(events), *findings_left(events)]]
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 

@@ -37,13 +37,21 @@ CAVEAT_RE = re.compile(
     r"out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
     r"temporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|revert)|"
     r"(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
-    # "If Windows support becomes important later, you could ...": a follow-up left for later
-    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem))\b[^.]*\b"
-    r"(?:you|we) (?:could|can|would|might)\b)", re.IGNORECASE)
+    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
+    # consider:": a follow-up left for later
+    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem)|continues?|"
+    r"continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))\b[^.]*\b(?:you|we) "
+    r"(?:could|can|would|might)\b|"
+    # "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth implementing
+    # initially", "Minor cleanup opportunity": work named and left to the person
+    r"\b(?:delete|remove|clean up|revert|close|archive)\b[^.]{0,60}\bmanually\b|"
+    r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
+    r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|\bclean-?up opportunit(?:y|ies))", re.IGNORECASE)
 # A piece of every caveat above: substring tests rule out most messages before any regex runs.
 _CAVEAT_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not",
                   "documented", "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "temp",
-                  "debug", "later", "future", "becomes")
+                  "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually", "worth",
+                  "opportunit")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
@@ -68,6 +76,7 @@ _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
                         r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+_POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
@@ -174,6 +183,22 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
+    """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
+    consider:") with the first two items of its list."""
+    said = found[index].text
+    if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
+        return None
+    if said.endswith(":"):
+        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
+        return clause(f"{said} {'; '.join(items)}") if items else None
+    if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
+        # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
+        return f"{clause(found[index - 1].text, THREAD_WORDS // 2).rstrip('.…')}: {clause(said, THREAD_WORDS // 2)}"
+    # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
+    return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
+
+
 def caveats(events: list[Event], before: int) -> list[str]:
     """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
     what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
@@ -184,13 +209,12 @@ def caveats(events: list[Event], before: int) -> list[str]:
         lowered = text.lower()
         if index >= before or not any(piece in lowered for piece in _CAVEAT_PIECES):
             continue
-        for sentence in sentences(text):
-            said = sentence.text
-            if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
+        listed = sentences(text)
+        for at in range(len(listed)):
+            said = caveat(listed, at)
+            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
                 continue
-            if _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
-                continue
-            found.append((index, "Caveat: " + clause(said)))
+            found.append((index, "Caveat: " + said))
     for index, call in calls:
         posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
         if posted is None or index >= before or call.is_error:
@@ -238,3 +262,165 @@ def steps_not_taken(events: list[Event]) -> list[str]:
 
 def _content(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _DANGLING}
+
+
+# A review's list of what it found ("### Issues", "## P3 Findings (Optional Improvements)", "### Recommendations"),
+# not a report of what was fixed ("## Issues Fixed"); "findings" only with a severity: "Key Findings" are answers.
+_FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|concerns?|suggestions?|recommendations|nits?|"
+                                  r"(?:suggested|possible|potential|optional|further) improvements?)\b.*|"
+                                  r".*\b(?:p\d|critical|important|major|minor|high|medium|low|nice-to-have|optional)\b"
+                                  r".*\bfindings?\b.*|.*\bfindings?\b.*\b(?:p\d|critical|important|optional)\b.*)$",
+                                  re.IGNORECASE)
+_SETTLED_RE = re.compile(r"\b(?:fixed|resolved|addressed|done|applied|completed|summary|synthesis)\b", re.IGNORECASE)
+_HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
+_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b.*\b(?:fixed|resolved|addressed)\b",
+                                  re.IGNORECASE)
+_HEADING_LEVEL_RE = re.compile(r"^(#{1,6})\s+(.*)$")
+# One finding: a numbered heading under the section ("#### 1. `x` is never reset"), a bold line ("**2. Commit message
+# could be more descriptive**"), a list item of the section's own level ("1. Fix the panic in `id.Generate()`").
+_FINDING_ITEM_RE = re.compile(r"^(?:\d+[.)]|[-*])\s+(.+)$")
+_BOLD_ITEM_RE = re.compile(r"^\*\*(?:\d+[.)]\s+)?([^*]{6,}?)\*\*(.*)$")
+_NO_ISSUE_RE = re.compile(r"✅|\b(?:non-issue|not an issue|no action|no change needed|just noting|good|cleaner|useful|"
+                          r"strengths?)\b", re.IGNORECASE)
+# Code, not a word: camelCase, snake_case, a call, a path ("Agent" is a word the fix's code may hold for any reason)
+_CODE_LIKE_RE = re.compile(r"[a-z][A-Z]|[_./()]|\w\d")
+_BARE_NAME_RE = re.compile(r"\b[A-Za-z]\w*(?:[a-z][A-Z]|_)\w*\b")
+_NUMBER_RE = re.compile(r"^(\d+)[.)]\s+")
+_SHORT_REPLY = 20  # words of a reply that picks findings by number
+_PICK_RE = re.compile(r"\b(\d{1,2})(?:\s*(?:-|to)\s*(\d{1,2}))?\b")
+_FILE_NAME_RE = re.compile(r"\.\w{1,5}(?::[\d-]+)?$")
+# "yes", "fix them all": the user took every finding up
+_ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
+_CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
+_LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
+MAX_FINDINGS = 4
+
+
+def _findings(text: str) -> list[tuple[str, str]]:
+    """(title, body) of each finding a review message lists under a heading of issues, findings or suggestions: the
+    items of one kind under it or under each of its subheadings (bold lines, numbered items or bullets: the first
+    item's kind), else each subheading with what follows it ("#### 1. `x` is never reset")."""
+    groups: list[tuple[str, list[tuple[str, str, str]]]] = []  # (subheading, [(kind, title, body)])
+    level = 0  # the findings heading's level; 0: not under one
+    for line in _CODE_FENCE_RE.sub("\n", text).splitlines():
+        stripped = line.strip()
+        heading = _HEADING_LEVEL_RE.match(stripped)
+        depth = len(heading.group(1)) if heading else 0
+        if heading and level and depth > level:
+            groups.append((heading.group(2), []))
+            continue
+        if heading:
+            level = depth if _FINDINGS_HEADING_RE.match(stripped) and not _SETTLED_RE.search(stripped) else 0
+            if level:
+                groups.append(("", []))
+            continue
+        if not level or not stripped or stripped.startswith("|") or set(stripped) <= set("-=*_ "):
+            continue
+        bold = _BOLD_ITEM_RE.match(stripped)
+        listed = _FINDING_ITEM_RE.match(line)
+        kind, title = ("bold", bold.group(1)) if bold else \
+            ("numbered" if line[:1].isdigit() else "bullet", listed.group(1)) if listed else ("", stripped)
+        items = groups[-1][1]
+        if kind and (not items or items[0][0] == kind):
+            items.append((kind, title, ""))
+        elif items:
+            items[-1] = (*items[-1][:2], f"{items[-1][2]} {stripped}".strip())
+        else:
+            items.append(("", "", stripped))
+    found = []
+    for subheading, items in groups:
+        if items and items[0][0]:
+            found += [(title, body) for _, title, body in items]
+        elif subheading:
+            found.append((subheading, " ".join(body for _, _, body in items)))
+    return [(title.replace("**", "").strip(" :"), body) for title, body in found]
+
+
+def _numbers(text: str) -> set[int]:
+    """The numbers a reply picks: "3", "fix issue 1", "1-4", "6,7,8,10"."""
+    found: set[int] = set()
+    for first, last in _PICK_RE.findall(text):
+        found |= set(range(int(first), int(last or first) + 1)) if int(last or first) - int(first) < 20 else set()
+    return found
+
+
+def _settled(text: str) -> bool:
+    """A report of findings fixed ("## ✅ All Critical Issues Fixed"), not a review."""
+    return "#" in text and any(_SETTLED_FINDINGS_RE.search(h) for h in _HEADING_LINE_RE.findall(text))
+
+
+def _code_names(text: str) -> set[str]:
+    return {name.strip("()").removesuffix("()") for name in _CODE_NAME_RE.findall(text) + _BARE_NAME_RE.findall(text)
+            if _CODE_LIKE_RE.search(name)}
+
+
+def _finding_thread(title: str, body: str) -> str:
+    """"Not fixed (review): <its title>", with the first sentence of its body when the title names little."""
+    title = _plain_title(title)
+    said = title
+    if len(title.split()) < 8 and body:
+        first = sentences(_LOCATION_RE.sub("", body.lstrip("-* ")))
+        if first:
+            said = f"{title}: {first[0].text}"
+    return "Not fixed (review): " + clause(said, 20)
+
+
+def _plain_title(title: str) -> str:
+    return re.sub(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", "", title.replace("**", ""),
+                  flags=re.IGNORECASE).strip(" :")
+
+
+def findings_left(events: list[Event]) -> list[str]:
+    """The findings of the agent's last review (a message listing issues, findings or suggestions under a heading)
+    that the user did not take up and no later edit touched: none of the code names it gives (`findSessionIndex`,
+    `common.go`) is in a later edit. Findings it calls no issue, and those about code its own turn edited before it
+    (a report of issues met and fixed), are left out."""
+    at, listed = -1, []
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and "#" in event.text and not _settled(event.text) and (
+                found := _findings(event.text)):
+            at, listed = index, found
+    if at < 0:
+        return []
+    reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
+    if reply is not None and (_YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
+        return []
+    later = [e for e in events[at + 1:] if e.kind == "assistant"]
+    if any(_settled(e.text) for e in later):
+        return []
+    last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in _EDIT_TOOLS
+                     and not e.tool.is_error), default=-1)
+    edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in _EDIT_TOOLS
+             and not e.tool.is_error]
+    # what the edits changed, and what the agent said before one of them (a whole file rewritten is cut short)
+    edited = " ".join([str(call.input.get(key, "")) for call in edits
+                       for key in ("file_path", "old_string", "new_string", "content", "edits")]
+                      + [e.text for e in events[at + 1:last_edit] if e.kind == "assistant"])
+    asked = [e.text for e in events[at + 1:] if e.kind == "user"]
+    taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
+    prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
+    before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
+                      and e.tool.name in _EDIT_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
+    left = []
+    for position, (numbered, body) in enumerate(listed, 1):
+        number = _NUMBER_RE.match(numbered)
+        title = _NUMBER_RE.sub("", numbered)
+        # the user took it up: by its number ("fix issue 1", "6,7,8,10") or in words ("add warnings for the agent
+        # resolution" for "... silently skips sessions on agent resolution failure")
+        if (int(number.group(1)) if number else position) in taken or any(
+                len(_content(title) & _content(text)) >= 2 for text in asked):
+            continue
+        if _NO_ISSUE_RE.search(f"{title} {body}"):
+            continue
+        names = _code_names(title) or _code_names(body)  # what the title names is what the finding is about
+        # the code it names, else the files: a file the session edited for another finding fixes no other
+        named = {n for n in names if not _FILE_NAME_RE.search(n)} or \
+            {_FILE_NAME_RE.sub(lambda m: m.group(0).split(":")[0], n).rsplit("/", 1)[-1] for n in names}
+        if any(name in edited or name in before for name in named) or (not named and edits):
+            continue
+        left.append(_finding_thread(title, body))
+    return list(dict.fromkeys(left))[:MAX_FINDINGS]
+
+
+_CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
