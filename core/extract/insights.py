@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.open_threads import WRITE_TOOLS
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.session import Session
 
@@ -70,7 +71,8 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
                           re.IGNORECASE)
 # "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
-                             r"in line with|mirroring|the same (?:way|pattern) as|separating)\b", re.IGNORECASE)
+                             r"in line with|mirroring|the same (?:way|pattern) as|separating|to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
+                             r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures)|following|per (?:the |project )?)\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
@@ -163,8 +165,8 @@ class Insight:
         return self.kind == "Root cause"
 
     def line(self) -> str:
-        head = f"{self.kind}: {self.topic}" if self.topic else self.kind
-        return f"**{head}** -- {self.text}"
+        """As the LLM's insights render (core/extract/llm/prompt.py): the kind is left to the text, whose words say it."""
+        return f"**{self.topic}** -- {self.text}" if self.topic else self.text
 
 
 def _code_topic(text: str) -> tuple[int, str]:
@@ -291,7 +293,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
             kind = "Root cause"
-        elif (cued or choice_heading or choice_label) and (outcome(body) is None or _REASON_RE.search(text)):
+        elif (cued or choice_heading or choice_label) and (outcome(body) is None or done_with_reason or _REASON_RE.search(text) or re.search(r"\b(?:instead of|rather than)\b", text, re.I)):
             kind = "Decision"
         elif existing:
             kind = "Found"
@@ -299,7 +301,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             continue
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
-        if strength <= 0 and len(text) < 80:  # a short detail of a list with a weak cue ("more causes form fatigue")
+        if strength <= 0 and len(text) < 80 and not done_with_reason:  # a short detail of a list with a weak cue ("more causes form fatigue")
             continue
         if label_match and _KIND_LABEL_RE.match(label):  # "Root Cause: ...", "Fix: ..."
             text = text[label_match.end():]  # the kind says it: the text keeps only what follows its label
@@ -341,13 +343,48 @@ def _named(words: set[str]) -> set[str]:
     return {w for w in words if len(w) > 3 and w not in _PLAIN_WORDS}
 
 
+# "Replaced `os.Chdir()` with `t.Chdir()` which handles cleanup automatically": a change to code the session wrote,
+# with its reason or the alternative it set aside
+_CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
+_CODE_RE = re.compile(r"`([^`]{3,80})`")
+
+
+def _written(session: Session) -> str:
+    """Everything the session wrote with its edit tools: paths, new text."""
+    return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
+                     for value in call.input.values())
+
+
+def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
+    """The sentences that name code the session wrote and say why it was so written, or what it replaced:
+    decisions stated as changes, ranked after those the agent states as a choice."""
+    result: list[Insight] = []
+    for sentence in found:
+        text = sentence.text
+        if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or _NARRATION_RE.match(text) \
+                or NEXT_LINE_RE.match(text) or _HEDGE_RE.search(text):
+            continue
+        if not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
+            continue
+        if not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+            continue
+        text = text[:-1] + "." if text.endswith(":") else text
+        result.append(Insight("Decision", topic_of(text), text, -1))
+    return result
+
+
 def insights(session: Session) -> list[str]:
     """The best few decisions and root causes of a session, as `**Kind: topic** -- explanation` lines:
     root causes first (at most `MAX_CAUSES`), then choices and findings; the most plainly stated first,
     in the session's order among equals; a repeat of one already kept (most of its words) left out."""
     found: list[tuple[int, int, Insight]] = []
+    written = _written(session)
     for order, text in enumerate(_messages(session)):
-        found += [(order, position, item) for position, item in enumerate(insights_in(sentences(text)))]
+        said = sentences(text)
+        stated = insights_in(said)
+        texts = {item.text for item in stated}
+        changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
+        found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
     kept: list[tuple[int, int, Insight]] = []
     kept_words: list[set[str]] = []
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].kind == "Found", -f[2].strength, f[0], f[1]))
