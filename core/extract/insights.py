@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.open_threads import WRITE_TOOLS
 from eywa.core.extract.said_left import NEXT_LINE_RE
+from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 6
@@ -61,6 +62,8 @@ _RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|wo
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
                         r"this way|for consistency|matching|consistent with|similar to|in line with|mirroring|"
                         r"separating)\b", re.IGNORECASE)
+# "Replaced X instead of Y": what a change replaced, said beside it
+_REPLACED_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
 # "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
 _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
 # "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
@@ -71,8 +74,10 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
                           re.IGNORECASE)
 # "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
-                             r"in line with|mirroring|the same (?:way|pattern) as|separating|to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
-                             r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures)|following|per (?:the |project )?)\b", re.IGNORECASE)
+                             r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
+                             r"per (?:the |project )?|"
+                             r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
+                             r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
@@ -153,6 +158,21 @@ _EXAMPLE_LEADS = ("e.g. ", "e.g., ", "like ", "such as ")
 _LITERALS = frozenset("true false nil null none undefined string int bool error any object str dict list".split())
 
 
+# "Now let me", "I'll", "I need to": the words that announce a step, not part of the choice it states
+_ANNOUNCING = (r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i need to|i can|we need to)\s+"
+               r"(?:now\s+|also\s+|just\s+)?")
+_ANNOUNCING_RE = re.compile(_ANNOUNCING + r"(?=[a-z])", re.IGNORECASE)
+
+
+def as_stated(text: str) -> str:
+    """The step without the words that announce it: "Let me use `x` instead" -> "Use `x` instead"."""
+    match = _ANNOUNCING_RE.match(text)
+    if not match:
+        return text
+    rest = text[match.end():]
+    return rest[:1].upper() + rest[1:]
+
+
 @dataclass(frozen=True)
 class Insight:
     kind: str  # "Root cause" | "Decision" | "Found"
@@ -165,8 +185,9 @@ class Insight:
         return self.kind == "Root cause"
 
     def line(self) -> str:
-        """As the LLM's insights render (core/extract/llm/prompt.py): the kind is left to the text, whose words say it."""
-        return f"**{self.topic}** -- {self.text}" if self.topic else self.text
+        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
+        text = as_stated(self.text)
+        return f"**{self.topic}** -- {text}" if self.topic else text
 
 
 def _code_topic(text: str) -> tuple[int, str]:
@@ -293,7 +314,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
             kind = "Root cause"
-        elif (cued or choice_heading or choice_label) and (outcome(body) is None or done_with_reason or _REASON_RE.search(text) or re.search(r"\b(?:instead of|rather than)\b", text, re.I)):
+        elif (cued or choice_heading or choice_label) and (
+                outcome(body) is None or done_with_reason or _REASON_RE.search(text) or _REPLACED_RE.search(text)):
             kind = "Decision"
         elif existing:
             kind = "Found"
@@ -301,7 +323,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             continue
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
-        if strength <= 0 and len(text) < 80 and not done_with_reason:  # a short detail of a list with a weak cue ("more causes form fatigue")
+        # a short detail of a list with a weak cue ("more causes form fatigue")
+        if strength <= 0 and len(text) < 80 and not done_with_reason:
             continue
         if label_match and _KIND_LABEL_RE.match(label):  # "Root Cause: ...", "Fix: ..."
             text = text[label_match.end():]  # the kind says it: the text keeps only what follows its label
@@ -347,6 +370,9 @@ def _named(words: set[str]) -> set[str]:
 # with its reason or the alternative it set aside
 _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
+# "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
+_ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|switch|extract|move|update|change|make|"
+                                  r"rename|remove)\b", re.IGNORECASE)
 
 
 def _written(session: Session) -> str:
@@ -361,15 +387,38 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     result: list[Insight] = []
     for sentence in found:
         text = sentence.text
-        if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or _NARRATION_RE.match(text) \
-                or NEXT_LINE_RE.match(text) or _HEDGE_RE.search(text):
+        if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
+                or _HEDGE_RE.search(text):
             continue
-        if not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
+        names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
+        if not names:
             continue
-        if not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+        announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
+        if _NARRATION_RE.match(text) and not announced:
+            continue
+        reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
+        # a change said with neither: one of code (a function, a field), not a list of files touched
+        if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
             continue
         text = text[:-1] + "." if text.endswith(":") else text
-        result.append(Insight("Decision", topic_of(text), text, -1))
+        result.append(Insight("Decision", topic_of(text), text, -1 if reasoned else -3 if announced else -2))
+    return result
+
+
+# "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
+_TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
+COMMIT_STRENGTH = 0
+
+
+def commit_reasons(session: Session) -> list[Insight]:
+    """The sentences of the commit messages' bodies the session wrote: what a subject leaves out, most often why."""
+    result: list[Insight] = []
+    for body in commit_bodies(session):
+        prose = "\n".join(line for line in body.splitlines() if not _TRAILER_RE.match(line))
+        for sentence in sentences(prose):
+            text = sentence.text
+            if 40 <= len(text) <= 300 and not text.endswith((":", "…")):
+                result.append(Insight("Decision", topic_of(text), text, COMMIT_STRENGTH))
     return result
 
 
@@ -385,6 +434,7 @@ def insights(session: Session) -> list[str]:
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
+    found += [(len(found), position, item) for position, item in enumerate(commit_reasons(session))]
     kept: list[tuple[int, int, Insight]] = []
     kept_words: list[set[str]] = []
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].kind == "Found", -f[2].strength, f[0], f[1]))
