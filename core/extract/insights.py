@@ -355,6 +355,7 @@ def _words(text: str) -> set[str]:
 
 
 RESTATED_WORDS = 3
+REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
                          "rather better cleaner simpler safer approach change changes code file files test tests "
@@ -370,6 +371,10 @@ def _named(words: set[str]) -> set[str]:
 # with its reason or the alternative it set aside
 _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
+# "Add the missing imports": a chore, not a choice
+_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b", re.IGNORECASE)
+# "But if `SaveChanges` is called before ...": a case the code meets, not a change made
+_SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
 _ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|switch|extract|move|update|change|make|"
                                   r"rename|remove)\b", re.IGNORECASE)
@@ -388,13 +393,13 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     for sentence in found:
         text = sentence.text
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
-                or _HEDGE_RE.search(text):
+                or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
         if not names:
             continue
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
-        if _NARRATION_RE.match(text) and not announced:
+        if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(text):
             continue
         reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
         # a change said with neither: one of code (a function, a field), not a list of files touched
@@ -408,6 +413,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
 COMMIT_STRENGTH = 0
+MIN_REASON_WORDS = 6
 
 
 def commit_reasons(session: Session) -> list[Insight]:
@@ -417,7 +423,8 @@ def commit_reasons(session: Session) -> list[Insight]:
         prose = "\n".join(line for line in body.splitlines() if not _TRAILER_RE.match(line))
         for sentence in sentences(prose):
             text = sentence.text
-            if 40 <= len(text) <= 300 and not text.endswith((":", "…")):
+            # "settings/settings.go (the dedicated package)": an item of a list of what changed, no reason
+            if 40 <= len(text) <= 300 and len(text.split()) >= MIN_REASON_WORDS and not text.endswith((":", "…")):
                 result.append(Insight("Decision", topic_of(text), text, COMMIT_STRENGTH))
     return result
 
@@ -444,7 +451,7 @@ def insights(session: Session) -> list[str]:
         if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES):
             continue
         words = _words(item.text)
-        if any(len(words & other) >= 0.6 * min(len(words), len(other)) for other in kept_words):
+        if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
             continue
         # one recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend
         # against putting test secrets in the README"): the words that name what it is about recur
