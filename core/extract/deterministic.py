@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
+from eywa.core.extract.gist import LAST_REPORTS, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
@@ -52,7 +53,8 @@ SUBSTANCE_RULES = "3"
 # the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
 # approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
 # "9": insights without the kind word; changes to code the session wrote, said with a reason, what they replace, as
-# an outcome or announced, and the commit bodies it wrote, as decisions.
+# an outcome or announced, and the commit bodies it wrote, as decisions; a headline that would be the closing outcome
+# is the gist of it, the last reports' leads and the first request (core/extract/gist.py).
 HANDOFF_RULES = "9"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
@@ -179,7 +181,7 @@ def closing_outcome(session: Session) -> str:
             continue
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
-                      for i, s in enumerate(found) if (o := _lead_in(s.text)))
+                      for i, s in enumerate(found) if (o := lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(headline_words(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
@@ -194,17 +196,6 @@ _MINOR_OUTCOME_RE = re.compile(
     r"^(?:both|all|the|these|those|everything)(?: (?:of )?the)?(?: [\w-]+){0,2}? (?:files?|changes?|code|tests?|"
     r"implementation|issues?|errors?|(?:error )?messages?|functions?|places?|fix(?:es)?|updates?|edits?) "
     r"(?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
-
-
-_LEAD_IN_WORDS = 6
-
-
-def _lead_in(text: str) -> str | None:
-    """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
-    handle both formats:"): long enough to say what was done, its colon dropped."""
-    if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
-        return outcome(text.rstrip(":"))
-    return outcome(text)
 
 
 # Commit subjects that name no work: one word ("init", "wip"), a first commit, a merge.
@@ -237,6 +228,10 @@ def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str
     closing = closing_outcome(session)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
+    if closing:  # the last report may name only its last step: the gist of the reports and the first request
+        leads = [closing, *report_leads(session)[-LAST_REPORTS:], *map(_prompt_headline, prompts[:1])]
+        closing = gist([words for lead in leads if (words := headline_words(lead)) != UNTITLED
+                        and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(
