@@ -9,18 +9,24 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.insights import insights, insights_in, topic_of
+from eywa.core.extract.insights import Insight, chosen, insights, insights_in, topic_of
 
 from .test_extractor import corpus_session
 
 
+def kinded(item: Insight) -> str:
+    """The insight with its kind, as the rules tell it (the handoff's line leaves the kind to the text's words)."""
+    head = f"{item.kind}: {item.topic}" if item.topic else item.kind
+    return f"**{head}** -- {item.text}"
+
+
 @cache
 def session_insights(prefix: str) -> tuple[str, ...]:
-    return tuple(insights(corpus_session(prefix)))
+    return tuple(map(kinded, chosen(corpus_session(prefix))))
 
 
 def lines_of(text: str) -> list[str]:
-    return [item.line() for item in insights_in(sentences(text))]
+    return [kinded(item) for item in insights_in(sentences(text))]
 
 
 def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:
@@ -265,11 +271,12 @@ def test_a_session_with_few_decisions_gains_none_from_the_higher_cap() -> None:
 
 
 def test_an_approach_announced_with_its_purpose_or_the_alternative_set_aside_is_a_decision() -> None:
-    found = insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))
-    assert any("I'll update to use `cmd.CommandPath()` which gives the full command path." in line for line in found)
-    assert any("I'll add a helper function to make the command string testable" in line for line in found)
-    found = insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
-    assert any("Let me use `slices.Equal` instead" in line for line in found)
+    """The handoff's line states the approach without the words that announce it ("I'll", "Let me")."""
+    found = [line.split("** -- ")[-1] for line in insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))]
+    assert "Update to use `cmd.CommandPath()` which gives the full command path." in found
+    assert any(line.startswith("Add a helper function to make the command string testable") for line in found)
+    found = [line.split("** -- ")[-1] for line in insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))]
+    assert any(line.startswith("Use `slices.Equal` instead") for line in found)
 
 
 def test_a_step_announced_before_what_it_shows_is_no_decision() -> None:

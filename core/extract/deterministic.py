@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, asked, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
@@ -229,7 +229,8 @@ def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
-        leads = [closing, *report_leads(session)[-LAST_REPORTS:], *map(_prompt_headline, prompts[:1])]
+        leads = [closing, *report_leads(session)[-LAST_REPORTS:],
+                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
         closing = gist([words for lead in leads if (words := headline_words(lead)) != UNTITLED
                         and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]

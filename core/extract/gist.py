@@ -20,6 +20,7 @@ please thanks need want like see look check make use using used get got run
 _WORD_RE = re.compile(r"[a-z0-9]+")
 LAST_REPORTS = 3  # the report leads weighed: the last ones, where the work is reported done
 LENGTH_PRIOR = 4  # words added to a candidate's length: a longer headline needs more recurring words per word
+MIN_WORDS = 3  # of a candidate after the first, words that are not common
 
 
 def _words(text: str) -> set[str]:
@@ -47,18 +48,32 @@ def report_leads(session: Session) -> list[str]:
         first = next(((s.text, s.listed) for s in sentences(event.text) if lead_in(s.text)), None)
         if first and not first[1]:
             found.append(lead_in(first[0]) or "")
-        found += [name for heading in headings(event.text) if (name := heading_name(heading))]
+        title = next((name for heading in headings(event.text)[:1] if (name := heading_name(heading))), None)
+        if title:  # a report's title, not the name of one of its sections ("Session State Changes")
+            found.append(title)
     return [lead for lead in found if lead and not lead.endswith("?")]
 
 
+# "What does `entire session show` do", "When I'm in a fork branch": a question or a case, not the work asked for
+# ("Update these tests?" asks for work: the request's "can you" is gone)
+_NOT_ASKED_RE = re.compile(r"^(?:what|why|how|where|which|who|when|if|is|are|do|does|did|can|could|would|should|i "
+                           r"(?:just|think|see|don't|noticed))\b", re.IGNORECASE)
+
+
+def asked(request: str) -> bool:
+    """Whether a prompt's request asks for work (a candidate headline), not a question or a case."""
+    return not _NOT_ASKED_RE.search(request)
+
+
 def gist(candidates: list[str], session: Session) -> str:
-    """The candidate whose words recur in most of the session's messages, per word (the first of equals); "" if none."""
+    """The candidate whose words recur in most of the session's messages, per word (the first of equals); "" if none.
+    The first candidate (the closing outcome) may be short."""
     texts = [event.text for event in session.events if event.kind in ("user", "assistant") and event.text]
     recurring = Counter(word for text in texts for word in _words(text))
     best, best_score = "", -1.0
-    for candidate in candidates:
+    for rank, candidate in enumerate(candidates):
         words = _words(candidate)
-        if not words:
+        if not words or rank and len(words) < MIN_WORDS:  # "Fix these", "Take a look": says not what
             continue
         score = sum(recurring[word] for word in words) / (len(words) + LENGTH_PRIOR)
         if score > best_score:

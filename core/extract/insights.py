@@ -429,22 +429,25 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
-def insights(session: Session) -> list[str]:
-    """The best few decisions and root causes of a session, as `**Kind: topic** -- explanation` lines:
-    root causes first (at most `MAX_CAUSES`), then choices and findings; the most plainly stated first,
-    in the session's order among equals; a repeat of one already kept (most of its words) left out."""
+def chosen(session: Session) -> list[Insight]:
+    """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
+    choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
+    already kept (most of its words) left out."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    for order, text in enumerate(_messages(session)):
+    messages = _messages(session)
+    for order, text in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
-    found += [(len(found), position, item) for position, item in enumerate(commit_reasons(session))]
+    found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     kept: list[tuple[int, int, Insight]] = []
     kept_words: list[set[str]] = []
-    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].kind == "Found", -f[2].strength, f[0], f[1]))
+    # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
+    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
+                                          f[0], f[1]))
     causes = 0
     for entry in ranked:
         item = entry[2]
@@ -463,4 +466,9 @@ def insights(session: Session) -> list[str]:
         kept_words.append(words)
         causes += item.cause
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    return [item.line() for _, _, item in kept]
+    return [item for _, _, item in kept]
+
+
+def insights(session: Session) -> list[str]:
+    """The `chosen` insights as handoff lines (`**topic** -- explanation`)."""
+    return [item.line() for item in chosen(session)]
