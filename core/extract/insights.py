@@ -17,6 +17,8 @@ from eywa.core.session import Session
 
 MAX_INSIGHTS = 6
 MAX_CAUSES = 2
+MAX_REPORTED = 2
+REPORTED = -2  # the strength of a change reported with no reason (`changes_in`)
 
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -390,8 +392,12 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     """The sentences that name code the session wrote and say why it was so written, or what it replaced:
     decisions stated as changes, ranked after those the agent states as a choice."""
     result: list[Insight] = []
+    # the message's first outcome is What Happened's bullet (core/extract/deterministic.py): not said twice
+    lead = next((s.text for s in found if outcome(s.text)), None)
     for sentence in found:
         text = sentence.text
+        if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+            continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
                 or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
             continue
@@ -406,7 +412,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
             continue
         text = text[:-1] + "." if text.endswith(":") else text
-        result.append(Insight("Decision", topic_of(text), text, -1 if reasoned else -3 if announced else -2))
+        result.append(Insight("Decision", topic_of(text), text, -1 if reasoned else -3 if announced else REPORTED))
     return result
 
 
@@ -448,10 +454,11 @@ def chosen(session: Session) -> list[Insight]:
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
-    causes = 0
+    causes = reported = 0
     for entry in ranked:
         item = entry[2]
-        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES):
+        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
+                item.strength == REPORTED and reported == MAX_REPORTED):
             continue
         words = _words(item.text)
         if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
@@ -465,6 +472,7 @@ def chosen(session: Session) -> list[Insight]:
         kept.append(entry)
         kept_words.append(words)
         causes += item.cause
+        reported += item.strength == REPORTED
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     return [item for _, _, item in kept]
 
