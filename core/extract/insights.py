@@ -19,6 +19,8 @@ MAX_INSIGHTS = 6
 MAX_CAUSES = 2
 MAX_REPORTED = 2
 REPORTED = -2  # the strength of a change reported with no reason (`changes_in`)
+LIMIT = -4  # the strength of a limit of the code found (`changes_in`)
+MAX_LIMITS = 2
 
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -375,6 +377,11 @@ _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, no
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
 # "Add the missing imports": a chore, not a choice
 _CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b", re.IGNORECASE)
+# "`runExplainSession` wraps the error without preserving the type", "The `commands/` directory only contains
+# `help.go`": what a piece of code does not do, or only does: the finding a change follows from
+_LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
+                       r"don't|do not|isn't|is not|aren't|can't|cannot|never|no longer|(?:is|are) deprecated|"
+                       r"(?:wraps|returns|uses|reads|writes|calls)\b.*\bwithout)\b(?!.*\bexists?\b)", re.IGNORECASE)
 # "But if `SaveChanges` is called before ...": a case the code meets, not a change made
 _SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
@@ -390,7 +397,8 @@ def _written(session: Session) -> str:
 
 def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     """The sentences that name code the session wrote and say why it was so written, or what it replaced:
-    decisions stated as changes, ranked after those the agent states as a choice."""
+    decisions stated as changes, ranked after those the agent states as a choice; and what named code does not
+    do or only does, the finding such a change follows from."""
     result: list[Insight] = []
     # the message's first outcome is What Happened's bullet (core/extract/deterministic.py): not said twice
     lead = next((s.text for s in found if outcome(s.text)), None)
@@ -400,6 +408,9 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
                 or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
+            continue
+        if _LIMIT_RE.match(text):
+            result.append(Insight("Found", topic_of(text), text, LIMIT))
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
         if not names:
@@ -454,11 +465,12 @@ def chosen(session: Session) -> list[Insight]:
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
-    causes = reported = 0
+    causes = reported = limits = 0
     for entry in ranked:
         item = entry[2]
         if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
-                item.strength == REPORTED and reported == MAX_REPORTED):
+                item.strength == REPORTED and reported == MAX_REPORTED) or (
+                item.strength == LIMIT and limits == MAX_LIMITS):
             continue
         words = _words(item.text)
         if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
@@ -473,6 +485,7 @@ def chosen(session: Session) -> list[Insight]:
         kept_words.append(words)
         causes += item.cause
         reported += item.strength == REPORTED
+        limits += item.strength == LIMIT
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     return [item for _, _, item in kept]
 
