@@ -8,7 +8,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
@@ -390,10 +390,11 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     return found
 
 
-def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str]:
+def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = ()) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done."""
-    outcomes = _outcomes(session)
+    only for a session that reports nothing done. An outcome an insight already says (`said`) is left out."""
+    said = [line.lower() for line in said]
+    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:
@@ -494,9 +495,9 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     )
     if substance:
         facts = session_facts(session)
-        handoff.what_happened = with_checks(what_happened(session, requests), facts) or [
-            "Short exchange with no recorded steps"]
         handoff.insights = insights(session)
+        handoff.what_happened = with_checks(what_happened(session, requests, handoff.insights), facts) or [
+            "Short exchange with no recorded steps"]
         handoff.key_files = key_files(session) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

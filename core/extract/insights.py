@@ -16,7 +16,7 @@ from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 6
-MAX_CAUSES = 2
+MAX_CAUSES = 1
 MAX_REPORTED = 2
 REPORTED = -2  # the strength of a change reported with no reason (`changes_in`)
 LIMIT = -4  # the strength of a limit of the code found (`changes_in`)
@@ -400,12 +400,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     decisions stated as changes, ranked after those the agent states as a choice; and what named code does not
     do or only does, the finding such a change follows from."""
     result: list[Insight] = []
-    # the message's first outcome is What Happened's bullet (core/extract/deterministic.py): not said twice
-    lead = next((s.text for s in found if outcome(s.text)), None)
     for sentence in found:
         text = sentence.text
-        if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
-            continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
                 or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
             continue
