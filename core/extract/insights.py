@@ -7,6 +7,7 @@ sentence. Plain regular expressions over a few messages: the extractor runs on e
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
@@ -17,10 +18,10 @@ from eywa.core.session import Session
 
 MAX_INSIGHTS = 6
 MAX_CAUSES = 1
-MAX_REPORTED = 2
-REPORTED = -2  # the strength of a change reported with no reason (`changes_in`)
-LIMIT = -4  # the strength of a limit of the code found (`changes_in`)
-MAX_LIMITS = 2
+# The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
+# with its reason or what it replaced, a change reported, one announced, a limit of the code found.
+REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
+NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -375,8 +376,9 @@ def _named(words: set[str]) -> set[str]:
 # with its reason or the alternative it set aside
 _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
-# "Add the missing imports": a chore, not a choice
-_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b", re.IGNORECASE)
+# "Add the missing imports", "Add tests for `x`": a chore, not a choice
+_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b",
+                       re.IGNORECASE)
 # "`runExplainSession` wraps the error without preserving the type", "The `commands/` directory only contains
 # `help.go`": what a piece of code does not do, or only does: the finding a change follows from
 _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
@@ -419,7 +421,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
             continue
         text = text[:-1] + "." if text.endswith(":") else text
-        result.append(Insight("Decision", topic_of(text), text, -1 if reasoned else -3 if announced else REPORTED))
+        result.append(Insight("Decision", topic_of(text), text,
+                              REASONED if reasoned else ANNOUNCED if announced else REPORTED))
     return result
 
 
@@ -461,12 +464,12 @@ def chosen(session: Session) -> list[Insight]:
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
-    causes = reported = limits = 0
+    causes = 0
+    notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
         if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
-                item.strength == REPORTED and reported == MAX_REPORTED) or (
-                item.strength == LIMIT and limits == MAX_LIMITS):
+                notes[item.strength] == NOTES_OF_A_KIND.get(item.strength)):
             continue
         words = _words(item.text)
         if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
@@ -480,8 +483,7 @@ def chosen(session: Session) -> list[Insight]:
         kept.append(entry)
         kept_words.append(words)
         causes += item.cause
-        reported += item.strength == REPORTED
-        limits += item.strength == LIMIT
+        notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     return [item for _, _, item in kept]
 
