@@ -341,7 +341,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
 _PLAN_PROMPT = "Implement the following plan:"
 
 
-def _messages(session: Session) -> list[str]:
+def agent_messages(session: Session) -> list[str]:
     """What Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved, or one a
     new session was started to carry out)."""
     found: list[str] = []
@@ -414,7 +414,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if not names:
             continue
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
-        if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(text):
+        if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
             continue
         reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
         # a change said with neither: one of code (a function, a field), not a list of files touched
@@ -451,7 +451,7 @@ def chosen(session: Session) -> list[Insight]:
     already kept (most of its words) left out."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    messages = _messages(session)
+    messages = agent_messages(session)
     for order, text in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
