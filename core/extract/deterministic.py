@@ -229,10 +229,11 @@ def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
-        leads = [closing, *report_leads(session)[-LAST_REPORTS:],
+        leads = [*report_leads(session)[-LAST_REPORTS:],
                  *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
-        closing = gist([words for lead in leads if (words := headline_words(lead)) != UNTITLED
-                        and not _MINOR_OUTCOME_RE.match(words)], session) or closing
+        first = "" if _MINOR_OUTCOME_RE.match(headline_words(closing)) else headline_words(closing)
+        closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
+                               and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(

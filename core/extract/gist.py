@@ -65,15 +65,15 @@ def asked(request: str) -> bool:
     return not _NOT_ASKED_RE.search(request)
 
 
-def gist(candidates: list[str], session: Session) -> str:
-    """The candidate whose words recur in most of the session's messages, per word (the first of equals); "" if none.
-    The first candidate (the closing outcome) may be short."""
+def gist(first: str, others: list[str], session: Session) -> str:
+    """Of `first` (the closing outcome, "" for none) and `others`, the one whose words recur in most of the session's
+    messages, per word; `first` among equals. Another needs `MIN_WORDS` words ("Fix these" says not what)."""
     texts = [event.text for event in session.events if event.kind in ("user", "assistant") and event.text]
     recurring = Counter(word for text in texts for word in _words(text))
     best, best_score = "", -1.0
-    for rank, candidate in enumerate(candidates):
+    for rank, candidate in enumerate((first, *others)):
         words = _words(candidate)
-        if not words or rank and len(words) < MIN_WORDS:  # "Fix these", "Take a look": says not what
+        if not words or rank and len(words) < MIN_WORDS:
             continue
         score = sum(recurring[word] for word in words) / (len(words) + LENGTH_PRIOR)
         if score > best_score:
