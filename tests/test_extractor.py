@@ -9,7 +9,8 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, session_terms
-from eywa.core.extract.terms import GENERIC, commit_subjects
+from eywa.core.extract.gist import asked
+from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.projects import projects_from_cwd
@@ -497,3 +498,41 @@ def test_the_words_a_keyword_candidate_holds_do_not_depend_on_the_other_candidat
     assert any(len(words) > 1 for words in plan.covers.values())
     for subset in (plan.terms[::2], plan.terms[1::3], [term for term in plan.terms if "-" in term]):
         assert subset and _covered_words(subset, valued) == {term: plan.covers[term] for term in subset}
+
+
+def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
+    # the last report: "Added `ValidateBranchName` - validates user-provided branch names ..."; an earlier one's lead,
+    # whose words the whole session keeps using, names the work
+    assert corpus_closing("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Added `ValidateBranchName`")
+    assert corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105") == (
+        "Fixed HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
+    # a closing report that names the work stays; a commit subject comes before either
+    docs = "189d8afc-493f-49af-b59e-6a1ee9676a6e"
+    assert corpus_headline(docs) == corpus_closing(docs)
+    assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
+        "Fix context param shadowing and log file FD leak in parent process")
+
+
+def test_a_question_a_case_or_a_short_request_is_no_gist() -> None:
+    # "What does entire session show do": the request is a question
+    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Removed the `entire session show` command"
+    assert not asked("What does `entire session show` do") and not asked("When I'm in a fork branch")
+    assert asked("Update these tests?")  # "can you" is gone: it asks for work
+    # "Fix these": says not what, beside a minor closing outcome
+    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Both type checking issues have been resolved"
+
+
+def test_what_happened_leaves_out_an_outcome_an_insight_says() -> None:
+    handoff = draft(corpus_session("22c5d52e-9602-4ffe-aaa1-0265b115ef3d"), ZoneInfo("UTC"))
+    assert "I added a Docs category since you have 3 doc-only PRs." in handoff.insights
+    assert not any("Docs category" in bullet for bullet in handoff.what_happened)
+    assert "Created `CHANGELOG.md`" in handoff.what_happened  # an outcome no insight says stays
+
+
+def test_a_commit_body_is_read_from_a_heredoc_cut_short_or_from_later_messages() -> None:
+    # a long command is stored cut: the heredoc's end is missing
+    cut = "git commit -m \"$(cat <<'EOF'\nFix the hook\n\nThe hook returned early, so the JSON broke.\n\nCo-Author…"
+    assert commit_bodies_in(cut) == ["The hook returned early, so the JSON broke.\n\nCo-Author…"]
+    assert commit_bodies_in('git commit -m "Subject" -m "Why it was done." && git push') == ["Why it was done."]
+    assert commit_bodies_in("git commit -am 'Subject\nWhy it was done.'") == ["Why it was done."]
+    assert commit_bodies_in('git commit -m "Subject only"') == [] and commit_bodies_in("git status") == []
