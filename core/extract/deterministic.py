@@ -52,9 +52,10 @@ SUBSTANCE_RULES = "3"
 # headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
 # the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
 # approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
-# "9": insights without the kind word; changes to code the session wrote, said with a reason, what they replace, as
-# an outcome or announced, and the commit bodies it wrote, as decisions; a headline that would be the closing outcome
-# is the gist of it, the last reports' leads and the first request (core/extract/gist.py).
+# "9": insights without the kind word, one root cause; changes to code the session wrote, said with a reason or what
+# they replace, reported or announced, limits of named code, and the commit bodies it wrote, as insights; What
+# Happened without an outcome an insight says; a headline that would be the closing outcome is the gist of it, the
+# last reports' leads and the first request (core/extract/gist.py).
 HANDOFF_RULES = "9"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
