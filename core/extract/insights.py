@@ -402,8 +402,13 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     decisions stated as changes, ranked after those the agent states as a choice; and what named code does not
     do or only does, the finding such a change follows from."""
     result: list[Insight] = []
+    # the message's first outcome is What Happened's bullet: said again without a reason, it adds nothing (and the
+    # handoff's text indexed for recall would weigh its words twice: bench/RESULTS.md)
+    lead = next((s.text for s in found if outcome(s.text)), None)
     for sentence in found:
         text = sentence.text
+        if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+            continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
                 or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
             continue
