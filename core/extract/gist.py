@@ -39,8 +39,8 @@ def lead_in(text: str) -> str | None:
 
 
 def report_leads(session: Session) -> list[str]:
-    """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and the
-    headings that name work ("AudioWorklet Migration Complete")."""
+    """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
+    title when its first heading names work ("AudioWorklet Migration Complete")."""
     found: list[str] = []
     for event in session.events:
         if event.kind != "assistant" or not event.text:

@@ -1,7 +1,9 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
-wrote) that give a cause, a choice and its reason, or an approach rejected, each under the topic it is
-about: the concept a report's label names, else the code identifier it names, else the subject of the
-sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
+wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
+announced to code it wrote, with their reason or what they replaced; what named code does not do; and the
+bodies of the commits it wrote. Each under the topic it is about: the concept a report's label names, else the
+code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
+extractor runs on every ingest.
 """
 
 from __future__ import annotations
@@ -433,7 +435,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
 
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
-COMMIT_STRENGTH = 0
+COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
 MIN_REASON_WORDS = 6
 
 
