@@ -9,8 +9,9 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
-from eywa.core.extract.deterministic import draft, extract, session_terms
-from eywa.core.extract.terms import GENERIC, commit_subjects
+from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, session_terms
+from eywa.core.extract.gist import asked
+from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.projects import projects_from_cwd
@@ -294,9 +295,9 @@ def test_insights_have_real_topics_and_skip_asides() -> None:
                                     "each job, so that every message gets it."),
     ]
     found = run_extract(s).insights
-    assert found[0] == ("**Root cause: digest job** -- The digest job ran in UTC while the owner lives in Berlin, "
+    assert found[0] == ("**digest job** -- The digest job ran in UTC while the owner lives in Berlin, "
                         "so it fired an hour early.")
-    assert found[1].startswith("**Decision: RetryAfter** -- I'd suggest keeping")
+    assert found[1].startswith("**RetryAfter** -- I'd suggest keeping")
     assert not any("Actually" in item or "scope" in item for item in found)
 
 
@@ -331,20 +332,33 @@ def corpus_headline(session_id: str) -> str:
     return draft(corpus_session(session_id), ZoneInfo("UTC")).headline
 
 
-def reported_headline(*reports: str) -> str:
-    """The headline of `session_with_work` without its commit, Claude's `reports` appended."""
+def reported_session(*reports: str) -> Session:
+    """`session_with_work` without its commit, Claude's `reports` appended."""
     s = session_with_work()
     s.events[4:5] = []
     s.events += [Event("assistant", T0, text=report) for report in reports]
-    return run_extract(s).headline
+    return s
+
+
+def reported_headline(*reports: str) -> str:
+    return run_extract(reported_session(*reports)).headline
+
+
+def reported_closing(*reports: str) -> str:
+    """The closing report's outcome as a headline candidate (the headline is the gist of it and others)."""
+    return headline_words(closing_outcome(reported_session(*reports)))
+
+
+def corpus_closing(session_id: str) -> str:
+    return headline_words(closing_outcome(corpus_session(session_id)))
 
 
 def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
     # "The code has been improved to properly handle ... based on the entry type:" then the list of how.
-    headline = corpus_headline("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
-    assert headline.startswith("The code has been improved to properly handle the different timestamp")
+    closing = corpus_closing("b45ad5d8-81fb-4bcb-baba-19d9f503d731")
+    assert closing.startswith("The code has been improved to properly handle the different timestamp")
     # A lead-in too short to say what ("Done. I've implemented:") is no outcome.
-    assert reported_headline("I've implemented:\n\n- Added the digest job") == "Added the digest job"
+    assert reported_closing("I've implemented:\n\n- Added the digest job") == "Added the digest job"
 
 
 def test_a_numbered_section_heading_names_no_work() -> None:
@@ -356,7 +370,7 @@ def test_a_numbered_section_heading_names_no_work() -> None:
 
 def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
     # "## Summary: Claude Code `-p` with WebSearch and Task Tool", not the next heading "WebSearch in `-p` Mode".
-    assert corpus_headline("256ba646-2c15-437a-98e9-4171aafd030e") == "Claude Code `-p` with WebSearch and Task Tool"
+    assert corpus_closing("256ba646-2c15-437a-98e9-4171aafd030e") == "Claude Code `-p` with WebSearch and Task Tool"
 
 
 @pytest.mark.parametrize(("session_id", "asked"), [
@@ -382,23 +396,23 @@ def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
     assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
     # A clause end inside backticks is none; with no clause end left, the cut is between words.
-    headline = reported_headline("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
-                                 "own, which also handles flood limits")
+    headline = reported_closing("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
+                                "own, which also handles flood limits")
     assert headline == "Replaced the `retry - backoff` wrapper of the digest sender"
 
 
 def test_a_lead_ins_last_word_does_not_dangle() -> None:
     # "The release workflow now uses `nick-fields/retry@v3` with:" and its settings listed below.
-    headline = corpus_headline("c93f3533-0f6b-4a61-99bd-7b788208ad61")
-    assert headline == "The release workflow now uses `nick-fields/retry@v3`"
+    closing = corpus_closing("c93f3533-0f6b-4a61-99bd-7b788208ad61")
+    assert closing == "The release workflow now uses `nick-fields/retry@v3`"
 
 
 def test_a_report_nearly_all_code_gives_way_to_an_earlier_one_in_words() -> None:
     # The last report: "Changed `fmt.Fprintf(cmd.OutOrStderr(), err)` to `fmt.Fprintf(...)`"; the one before
     # says what the session did: "The output now follows the brew style:".
-    assert corpus_headline("d64b50bb-125b-4b54-867a-e59841e553d8") == "The output now follows the brew style"
+    assert corpus_closing("d64b50bb-125b-4b54-867a-e59841e553d8") == "The output now follows the brew style"
     code = "Changed `send(chat, text)` to `send(chat, text, retry=True)`"
-    assert reported_headline(code) == code  # no other report
+    assert reported_closing(code) == code  # no other report
 
 
 @pytest.mark.parametrize(("session_id", "achieved"), [
@@ -407,9 +421,12 @@ def test_a_report_nearly_all_code_gives_way_to_an_earlier_one_in_words() -> None
     ("37a27d31-4a70-427b-8518-5fad6045d347", "Resolved the conflict in `manual_commit_hooks.go`"),
 ])
 def test_commit_subjects_naming_no_work_are_passed_over(session_id: str, achieved: str) -> None:
-    # Their only commits: "Initial commit", "init", "Merge origin/main into alex/ent-207-...".
+    # Their only commits: "Initial commit", "init", "Merge origin/main into alex/ent-207-...": Claude's report is
+    # the headline's first candidate, the commit none
     session = corpus_session(session_id)
-    assert commit_subjects(session) and corpus_headline(session_id).startswith(achieved)
+    headline = corpus_headline(session_id)
+    assert commit_subjects(session) and not any(headline.startswith(subject) for subject in commit_subjects(session))
+    assert corpus_closing(session_id).startswith(achieved)
 
 
 def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
@@ -419,7 +436,7 @@ def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -
     asked = "Add a scheduled telegram digest with open threads grouped by project"
     assert reported_headline("Created `bot/digest.py`.") == asked
     said = "Created `bot/digest.py` with the job and its schedule"
-    assert reported_headline(f"{said}.") == said
+    assert reported_closing(f"{said}.") == said
 
 
 def test_a_prompt_that_is_only_a_link_gives_way_to_the_next_one_not_untitled_session() -> None:
@@ -451,11 +468,11 @@ def test_pending_todo_files_are_open_until_marked_complete() -> None:
 
 def test_a_minor_last_step_gives_way_to_an_earlier_report() -> None:
     # the last report: "Both files have been updated successfully"; an earlier one names the work
-    assert corpus_headline("48f428f9-72d8-40b2-9594-953019809473") == "GitHub Actions Workflow"
+    assert corpus_closing("48f428f9-72d8-40b2-9594-953019809473") == "GitHub Actions Workflow"
     # "Both error messages now include the underlying error with `%w`", after the fetch was rewritten
-    assert not corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Both error messages")
+    assert not corpus_closing("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Both error messages")
     # a last report whose subject names the thing changed stays the headline
-    assert corpus_headline("189d8afc-493f-49af-b59e-6a1ee9676a6e") == \
+    assert corpus_closing("189d8afc-493f-49af-b59e-6a1ee9676a6e") == \
         "The architecture docs have been updated to document the token usage tracking"
 
 
@@ -510,3 +527,41 @@ def test_a_folder_removed_recursively_is_no_key_file() -> None:
 ])
 def test_the_files_a_command_line_deletes_or_moves(command: str, files: list[str]) -> None:
     assert commands.files_changed(command) == files
+
+
+def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
+    # the last report: "Added `ValidateBranchName` - validates user-provided branch names ..."; an earlier one's lead,
+    # whose words the whole session keeps using, names the work
+    assert corpus_closing("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Added `ValidateBranchName`")
+    assert corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105") == (
+        "Fixed HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
+    # a closing report that names the work stays; a commit subject comes before either
+    docs = "189d8afc-493f-49af-b59e-6a1ee9676a6e"
+    assert corpus_headline(docs) == corpus_closing(docs)
+    assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
+        "Fix context param shadowing and log file FD leak in parent process")
+
+
+def test_a_question_a_case_or_a_short_request_is_no_gist() -> None:
+    # "What does entire session show do": the request is a question
+    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Removed the `entire session show` command"
+    assert not asked("What does `entire session show` do") and not asked("When I'm in a fork branch")
+    assert asked("Update these tests?")  # "can you" is gone: it asks for work
+    # "Fix these": says not what, beside a minor closing outcome
+    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Both type checking issues have been resolved"
+
+
+def test_what_happened_leaves_out_an_outcome_an_insight_says() -> None:
+    handoff = draft(corpus_session("22c5d52e-9602-4ffe-aaa1-0265b115ef3d"), ZoneInfo("UTC"))
+    assert "I added a Docs category since you have 3 doc-only PRs." in handoff.insights
+    assert not any("Docs category" in bullet for bullet in handoff.what_happened)
+    assert "Created `CHANGELOG.md`" in handoff.what_happened  # an outcome no insight says stays
+
+
+def test_a_commit_body_is_read_from_a_heredoc_cut_short_or_from_later_messages() -> None:
+    # a long command is stored cut: the heredoc's end is missing
+    cut = "git commit -m \"$(cat <<'EOF'\nFix the hook\n\nThe hook returned early, so the JSON broke.\n\nCo-Author…"
+    assert commit_bodies_in(cut) == ["The hook returned early, so the JSON broke.\n\nCo-Author…"]
+    assert commit_bodies_in('git commit -m "Subject" -m "Why it was done." && git push') == ["Why it was done."]
+    assert commit_bodies_in("git commit -am 'Subject\nWhy it was done.'") == ["Why it was done."]
+    assert commit_bodies_in('git commit -m "Subject only"') == [] and commit_bodies_in("git status") == []

@@ -9,23 +9,35 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.insights import insights, insights_in, topic_of
+from eywa.core.extract.insights import REPORTED, Insight, agent_messages, chosen, insights, insights_in, topic_of
 
 from .test_extractor import corpus_session
 
 
+def kinded(item: Insight) -> str:
+    """The insight with its kind, as the rules tell it (the handoff's line leaves the kind to the text's words)."""
+    head = f"{item.kind}: {item.topic}" if item.topic else item.kind
+    return f"**{head}** -- {item.text}"
+
+
 @cache
 def session_insights(prefix: str) -> tuple[str, ...]:
-    return tuple(insights(corpus_session(prefix)))
+    return tuple(map(kinded, chosen(corpus_session(prefix))))
 
 
 def lines_of(text: str) -> list[str]:
-    return [item.line() for item in insights_in(sentences(text))]
+    return [kinded(item) for item in insights_in(sentences(text))]
+
+
+def stated(session_id: str) -> list[str]:
+    """Every insight the rules read in the session's messages, before the few are chosen."""
+    messages = agent_messages(corpus_session(session_id))
+    return [kinded(item) for text in messages for item in insights_in(sentences(text))]
 
 
 def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:
     assert ("**Root cause: replace** -- The key fix was adding `replace` - that's what was missing and causing your "
-            "shadow branch not to be created.") in session_insights("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+            "shadow branch not to be created.") in stated("20b81bf8-77cd-4205-8ac9-727b573a70e4")
 
 
 def test_a_report_label_of_the_kind_leaves_the_text_and_the_code_names_the_topic() -> None:
@@ -265,14 +277,93 @@ def test_a_session_with_few_decisions_gains_none_from_the_higher_cap() -> None:
 
 
 def test_an_approach_announced_with_its_purpose_or_the_alternative_set_aside_is_a_decision() -> None:
-    found = insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))
-    assert any("I'll update to use `cmd.CommandPath()` which gives the full command path." in line for line in found)
-    assert any("I'll add a helper function to make the command string testable" in line for line in found)
-    found = insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
-    assert any("Let me use `slices.Equal` instead" in line for line in found)
+    """The handoff's line states the approach without the words that announce it ("I'll", "Let me")."""
+    found = [line.split("** -- ")[-1] for line in insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))]
+    assert "Update to use `cmd.CommandPath()` which gives the full command path." in found
+    assert any(line.startswith("Add a helper function to make the command string testable") for line in found)
+    found = [line.split("** -- ")[-1] for line in insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))]
+    assert any(line.startswith("Use `slices.Equal` instead") for line in found)
 
 
 def test_a_step_announced_before_what_it_shows_is_no_decision() -> None:
     # "Let me use the test data instead:" introduces the command after it
     found = insights(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"))
     assert not any("Let me use the test data instead" in line for line in found)
+
+
+def texts(session_id: str) -> list[str]:
+    """The handoff's insight lines without their topic."""
+    return [line.split("** -- ", 1)[-1] for line in insights(corpus_session(session_id))]
+
+
+def test_the_line_leaves_the_kind_to_the_text_and_keeps_the_topic() -> None:
+    found = insights(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))
+    assert found[0].startswith("**FileModificationTools** -- The `FileModificationTools` list in `types.go` was")
+    assert not any(line.startswith(("**Decision", "**Root cause", "**Found")) for line in found)
+
+
+def test_one_root_cause_at_most_leaves_the_slots_to_decisions() -> None:
+    # two root causes stated ("The `FileModificationTools` list ... was missing", "The key fix was adding `replace`")
+    assert sum(item.cause for item in chosen(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))) == 1
+
+
+def test_a_report_line_with_its_reason_is_a_decision() -> None:
+    # "Replaced `os.Chdir()` with `t.Chdir()` which handles cleanup automatically": what it replaced and why
+    assert "Replaced `os.Chdir()` with `t.Chdir()` which handles cleanup automatically" in texts(
+        "34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")
+    assert lines_of("Replaced `os.Chdir()` with `t.Chdir()` in the three tests.") == []
+
+
+def test_a_change_to_code_the_session_wrote_with_what_it_set_aside_is_a_decision() -> None:
+    found = chosen(corpus_session("97007e37-53bd-4456-9a49-c0f8081081a7"))
+    assert any(item.text == "`CapitalizeFirst(s)` - Capitalizes first rune, not first byte" for item in found)
+    # a session that wrote no code: nothing said of code is a change it made
+    assert all(item.strength >= 0 for item in chosen(corpus_session("70fc6d83-147d-4fdf-b015-bd67eeb11883")))
+
+
+def test_a_change_reported_naming_code_the_session_wrote_is_a_decision_not_a_list_of_files() -> None:
+    found = texts("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")
+    assert any(line.startswith("`mergeJSON` - Added strict validation at the start") for line in found)
+    # "Deleted `start.go`, `start_test.go`, `integration_test/start_test.go`": files touched, no choice
+    assert not any(line.startswith("Deleted `start.go`") for line in texts("4555072a-e039-4937-b6ea-dcb86152dd55"))
+
+
+def test_changes_reported_without_a_reason_are_two_at_most() -> None:
+    # a docs session reporting each of its additions (`TokenUsage` field, type, format example, step 6)
+    found = chosen(corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e"))
+    assert sum(item.strength == REPORTED for item in found) == 2
+
+
+def test_a_change_announced_naming_code_the_session_then_wrote_is_a_decision_without_its_announcing_words() -> None:
+    assert "Create a shared `stringutil` package that both cli and strategy can import." in texts(
+        "97007e37-53bd-4456-9a49-c0f8081081a7")
+    # "I need to add the missing imports (`os/exec` and `path/filepath`)", "Add tests for ...": chores
+    found = texts("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6")
+    assert not any("missing imports" in line or line.startswith("Add tests") for line in found)
+
+
+def test_a_case_the_code_meets_is_no_change_made() -> None:
+    # "But if `SaveChanges`/`SaveTaskCheckpoint` are called before that completes ..., they try to preserve ..."
+    assert not any(line.startswith("But if") for line in texts("b25a8b6e-b748-4911-bc05-dfa90cd63948"))
+
+
+def test_what_named_code_only_does_is_a_finding() -> None:
+    assert "The `commands/` directory only contains `help.go`." in texts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    # "The `encoding/json` import is already in place.": no limit of the code
+    assert not any("already in place" in line for line in texts("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"))
+
+
+def test_the_commit_bodies_the_session_wrote_give_its_reasons() -> None:
+    found = texts("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b")
+    assert ("Rename 'context' parameter to 'additionalContext' in hook response functions to avoid shadowing the "
+            "imported context package.") in found
+    assert not any("Co-Authored-By" in line for line in found)
+    # a body's list of files ("- settings/settings.go (the dedicated package)"): too short to give a reason
+    assert not any(line.startswith("settings/settings.go") for line in texts("15a48867-a078-4afc-afaa-c00798fc36e8"))
+
+
+def test_two_lines_sharing_half_their_words_are_one_insight() -> None:
+    # "Add detection for rebase (and cherry-pick/revert ...) at the start of `PrepareCommitMsg`" and "Add a function
+    # to detect rebase/cherry-pick/revert state and check it early in `PrepareCommitMsg`"
+    found = texts("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6")
+    assert sum("cherry-pick/revert" in line and "PrepareCommitMsg" in line for line in found) == 1

@@ -8,7 +8,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
@@ -17,6 +17,7 @@ from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
+from eywa.core.extract.gist import LAST_REPORTS, asked, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
 from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
 from eywa.core.extract.terms import (
@@ -54,7 +55,11 @@ SUBSTANCE_RULES = "3"
 # approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
 # "9": a commit never pushed (named, with its branch); commits in a scratch repository not the session's; a test run
 # the user stopped with a word; a review's findings left; work left to the person ("delete that one manually");
-# files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files.
+# files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files; insights without the kind word, one root
+# cause; changes to code the session wrote, said with a reason or what they replace, reported or announced, limits
+# of named code, and the commit bodies it wrote, as insights; What Happened without an outcome an insight says; a
+# headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
+# (core/extract/gist.py).
 HANDOFF_RULES = "9"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
@@ -181,7 +186,7 @@ def closing_outcome(session: Session) -> str:
             continue
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
-                      for i, s in enumerate(found) if (o := _lead_in(s.text)))
+                      for i, s in enumerate(found) if (o := lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(headline_words(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
@@ -196,17 +201,6 @@ _MINOR_OUTCOME_RE = re.compile(
     r"^(?:both|all|the|these|those|everything)(?: (?:of )?the)?(?: [\w-]+){0,2}? (?:files?|changes?|code|tests?|"
     r"implementation|issues?|errors?|(?:error )?messages?|functions?|places?|fix(?:es)?|updates?|edits?) "
     r"(?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
-
-
-_LEAD_IN_WORDS = 6
-
-
-def _lead_in(text: str) -> str | None:
-    """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
-    handle both formats:"): long enough to say what was done, its colon dropped."""
-    if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
-        return outcome(text.rstrip(":"))
-    return outcome(text)
 
 
 # Commit subjects that name no work: one word ("init", "wip"), a first commit, a merge.
@@ -239,6 +233,12 @@ def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str
     closing = closing_outcome(session)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
+    if closing:  # the last report may name only its last step: the gist of the reports and the first request
+        leads = [*report_leads(session)[-LAST_REPORTS:],
+                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
+        first = "" if _MINOR_OUTCOME_RE.match(headline_words(closing)) else headline_words(closing)
+        closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
+                               and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(
@@ -396,10 +396,11 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     return found
 
 
-def what_happened(session: Session, requests: list[tuple[str, str]]) -> list[str]:
+def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = ()) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done."""
-    outcomes = _outcomes(session)
+    only for a session that reports nothing done. An outcome an insight already says (`said`) is left out."""
+    said = [line.lower() for line in said]
+    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:
@@ -505,9 +506,9 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     )
     if substance:
         facts = session_facts(session)
-        handoff.what_happened = with_checks(what_happened(session, requests), facts) or [
-            "Short exchange with no recorded steps"]
         handoff.insights = insights(session)
+        handoff.what_happened = with_checks(what_happened(session, requests, handoff.insights), facts) or [
+            "Short exchange with no recorded steps"]
         handoff.key_files = key_files(session) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

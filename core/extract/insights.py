@@ -1,20 +1,29 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
-wrote) that give a cause, a choice and its reason, or an approach rejected, each under the topic it is
-about: the concept a report's label names, else the code identifier it names, else the subject of the
-sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
+wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
+announced to code it wrote, with their reason or what they replaced; what named code does not do; and the
+bodies of the commits it wrote. Each under the topic it is about: the concept a report's label names, else the
+code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
+extractor runs on every ingest.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.open_threads import WRITE_TOOLS
 from eywa.core.extract.said_left import NEXT_LINE_RE
+from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 6
-MAX_CAUSES = 2
+MAX_CAUSES = 1
+# The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
+# with its reason or what it replaced, a change reported, one announced, a limit of the code found.
+REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
+NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -60,6 +69,8 @@ _RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|wo
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
                         r"this way|for consistency|matching|consistent with|similar to|in line with|mirroring|"
                         r"separating)\b", re.IGNORECASE)
+# "Replaced X instead of Y": what a change replaced, said beside it
+_REPLACED_RE = re.compile(r"\b(?:instead of|rather than)\b", re.IGNORECASE)
 # "I removed them because ...": the reason of Claude's own act is a choice, not the cause of a fault.
 _OWN_ACT_RE = re.compile(r"^(?:so |and )?(?:i|we)(?:'ve| have)? (?:also )?[a-z]+ed\b", re.IGNORECASE)
 # "The constant was inlined ..., since ...": a change reported in the passive, with the reason for it.
@@ -70,7 +81,10 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
                           re.IGNORECASE)
 # "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
-                             r"in line with|mirroring|the same (?:way|pattern) as|separating)\b", re.IGNORECASE)
+                             r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
+                             r"per (?:the |project )?|"
+                             r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
+                             r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
@@ -151,6 +165,21 @@ _EXAMPLE_LEADS = ("e.g. ", "e.g., ", "like ", "such as ")
 _LITERALS = frozenset("true false nil null none undefined string int bool error any object str dict list".split())
 
 
+# "Now let me", "I'll", "I need to": the words that announce a step, not part of the choice it states
+_ANNOUNCING = (r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i need to|i can|we need to)\s+"
+               r"(?:now\s+|also\s+|just\s+)?")
+_ANNOUNCING_RE = re.compile(_ANNOUNCING + r"(?=[a-z])", re.IGNORECASE)
+
+
+def as_stated(text: str) -> str:
+    """The step without the words that announce it: "Let me use `x` instead" -> "Use `x` instead"."""
+    match = _ANNOUNCING_RE.match(text)
+    if not match:
+        return text
+    rest = text[match.end():]
+    return rest[:1].upper() + rest[1:]
+
+
 @dataclass(frozen=True)
 class Insight:
     kind: str  # "Root cause" | "Decision" | "Found"
@@ -163,8 +192,9 @@ class Insight:
         return self.kind == "Root cause"
 
     def line(self) -> str:
-        head = f"{self.kind}: {self.topic}" if self.topic else self.kind
-        return f"**{head}** -- {self.text}"
+        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
+        text = as_stated(self.text)
+        return f"**{self.topic}** -- {text}" if self.topic else text
 
 
 def _code_topic(text: str) -> tuple[int, str]:
@@ -291,7 +321,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
             kind = "Root cause"
-        elif (cued or choice_heading or choice_label) and (outcome(body) is None or _REASON_RE.search(text)):
+        elif (cued or choice_heading or choice_label) and (
+                outcome(body) is None or done_with_reason or _REASON_RE.search(text) or _REPLACED_RE.search(text)):
             kind = "Decision"
         elif existing:
             kind = "Found"
@@ -299,7 +330,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             continue
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
-        if strength <= 0 and len(text) < 80:  # a short detail of a list with a weak cue ("more causes form fatigue")
+        # a short detail of a list with a weak cue ("more causes form fatigue")
+        if strength <= 0 and len(text) < 80 and not done_with_reason:
             continue
         if label_match and _KIND_LABEL_RE.match(label):  # "Root Cause: ...", "Fix: ..."
             text = text[label_match.end():]  # the kind says it: the text keeps only what follows its label
@@ -311,7 +343,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
 _PLAN_PROMPT = "Implement the following plan:"
 
 
-def _messages(session: Session) -> list[str]:
+def agent_messages(session: Session) -> list[str]:
     """What Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved, or one a
     new session was started to carry out)."""
     found: list[str] = []
@@ -330,6 +362,7 @@ def _words(text: str) -> set[str]:
 
 
 RESTATED_WORDS = 3
+REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
                          "rather better cleaner simpler safer approach change changes code file files test tests "
@@ -341,23 +374,112 @@ def _named(words: set[str]) -> set[str]:
     return {w for w in words if len(w) > 3 and w not in _PLAIN_WORDS}
 
 
-def insights(session: Session) -> list[str]:
-    """The best few decisions and root causes of a session, as `**Kind: topic** -- explanation` lines:
-    root causes first (at most `MAX_CAUSES`), then choices and findings; the most plainly stated first,
-    in the session's order among equals; a repeat of one already kept (most of its words) left out."""
+# "Replaced `os.Chdir()` with `t.Chdir()` which handles cleanup automatically": a change to code the session wrote,
+# with its reason or the alternative it set aside
+_CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
+_CODE_RE = re.compile(r"`([^`]{3,80})`")
+# "Add the missing imports", "Add tests for `x`": a chore, not a choice
+_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b",
+                       re.IGNORECASE)
+# "`runExplainSession` wraps the error without preserving the type", "The `commands/` directory only contains
+# `help.go`": what a piece of code does not do, or only does: the finding a change follows from
+_LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
+                       r"don't|do not|isn't|is not|aren't|can't|cannot|never|no longer|(?:is|are) deprecated|"
+                       r"(?:wraps|returns|uses|reads|writes|calls)\b.*\bwithout)\b(?!.*\bexists?\b)", re.IGNORECASE)
+# "But if `SaveChanges` is called before ...": a case the code meets, not a change made
+_SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
+# "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
+_ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|switch|extract|move|update|change|make|"
+                                  r"rename|remove)\b", re.IGNORECASE)
+
+
+def _written(session: Session) -> str:
+    """Everything the session wrote with its edit tools: paths, new text."""
+    return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
+                     for value in call.input.values())
+
+
+def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
+    """The sentences that name code the session wrote and say why it was so written, or what it replaced:
+    decisions stated as changes, ranked after those the agent states as a choice; and what named code does not
+    do or only does, the finding such a change follows from."""
+    result: list[Insight] = []
+    # the message's first outcome is What Happened's bullet: said again without a reason, it adds nothing (and the
+    # handoff's text indexed for recall would weigh its words twice: bench/RESULTS.md)
+    lead = next((s.text for s in found if outcome(s.text)), None)
+    for sentence in found:
+        text = sentence.text
+        if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+            continue
+        if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
+                or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
+            continue
+        if _LIMIT_RE.match(text):
+            result.append(Insight("Found", topic_of(text), text, LIMIT))
+            continue
+        names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
+        if not names:
+            continue
+        announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
+        if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
+            continue
+        reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
+        # a change said with neither: one of code (a function, a field), not a list of files touched
+        if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
+            continue
+        text = text[:-1] + "." if text.endswith(":") else text
+        result.append(Insight("Decision", topic_of(text), text,
+                              REASONED if reasoned else ANNOUNCED if announced else REPORTED))
+    return result
+
+
+# "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
+_TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
+COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
+MIN_REASON_WORDS = 6
+
+
+def commit_reasons(session: Session) -> list[Insight]:
+    """The sentences of the commit messages' bodies the session wrote: what a subject leaves out, most often why."""
+    result: list[Insight] = []
+    for body in commit_bodies(session):
+        prose = "\n".join(line for line in body.splitlines() if not _TRAILER_RE.match(line))
+        for sentence in sentences(prose):
+            text = sentence.text
+            # "settings/settings.go (the dedicated package)": an item of a list of what changed, no reason
+            if 40 <= len(text) <= 300 and len(text.split()) >= MIN_REASON_WORDS and not text.endswith((":", "…")):
+                result.append(Insight("Decision", topic_of(text), text, COMMIT_STRENGTH))
+    return result
+
+
+def chosen(session: Session) -> list[Insight]:
+    """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
+    choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
+    already kept (most of its words) left out."""
     found: list[tuple[int, int, Insight]] = []
-    for order, text in enumerate(_messages(session)):
-        found += [(order, position, item) for position, item in enumerate(insights_in(sentences(text)))]
+    written = _written(session)
+    messages = agent_messages(session)
+    for order, text in enumerate(messages):
+        said = sentences(text)
+        stated = insights_in(said)
+        texts = {item.text for item in stated}
+        changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
+        found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
+    found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     kept: list[tuple[int, int, Insight]] = []
     kept_words: list[set[str]] = []
-    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].kind == "Found", -f[2].strength, f[0], f[1]))
+    # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
+    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
+                                          f[0], f[1]))
     causes = 0
+    notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES):
+        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
+                notes[item.strength] == NOTES_OF_A_KIND.get(item.strength)):
             continue
         words = _words(item.text)
-        if any(len(words & other) >= 0.6 * min(len(words), len(other)) for other in kept_words):
+        if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
             continue
         # one recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend
         # against putting test secrets in the README"): the words that name what it is about recur
@@ -368,5 +490,11 @@ def insights(session: Session) -> list[str]:
         kept.append(entry)
         kept_words.append(words)
         causes += item.cause
+        notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    return [item.line() for _, _, item in kept]
+    return [item for _, _, item in kept]
+
+
+def insights(session: Session) -> list[str]:
+    """The `chosen` insights as handoff lines (`**topic** -- explanation`)."""
+    return [item.line() for item in chosen(session)]

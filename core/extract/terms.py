@@ -113,6 +113,31 @@ def commits_in(command: str) -> list[str]:
             if (subject := next((g for g in match.groups() if g), "").strip().splitlines()[0].strip())]
 
 
+_COMMIT_START_RE = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
+# Its end may be missing: a long command is stored cut.
+_HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?[^\n]*\n(.*?)(?:\n\s*\1\b|\Z)""", re.DOTALL)
+_MESSAGE_RE = re.compile(r"""\s-[a-zA-Z]*m\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
+
+
+def commit_bodies_in(command: str) -> list[str]:
+    """The bodies (the lines after the subject) of the `git commit` messages in one shell command line: a heredoc's
+    lines, or the `-m` paragraphs after the first."""
+    found: list[str] = []
+    starts = [m.start() for m in _COMMIT_START_RE.finditer(command)]
+    for start, end in zip(starts, [*starts[1:], len(command)], strict=False):
+        part = command[start:end]
+        heredoc = _HEREDOC_RE.search(part)
+        if heredoc:
+            body = heredoc.group(2).strip().split("\n", 1)[1:]
+        else:
+            messages = [next(g for g in m.groups() if g is not None) for m in _MESSAGE_RE.finditer(part)]
+            body = [*messages[0].split("\n", 1)[1:], *messages[1:]] if messages else []
+        text = "\n".join(body).strip()
+        if text:
+            found.append(text)
+    return found
+
+
 def pr_titles_in(command: str) -> list[str]:
     """Titles of the pull requests one shell command line opens (`gh pr create --title ...`)."""
     if "gh" not in command:
@@ -133,6 +158,11 @@ def _from_commands(session: Session, read: Callable[[str], list[str]]) -> list[s
 def commit_subjects(session: Session) -> list[str]:
     """Subjects of the `git commit -m` commands the session ran."""
     return _from_commands(session, commits_in)
+
+
+def commit_bodies(session: Session) -> list[str]:
+    """Bodies of the `git commit` messages the session wrote (what the subject leaves out: often why)."""
+    return _from_commands(session, commit_bodies_in)
 
 
 def pr_titles(session: Session) -> list[str]:

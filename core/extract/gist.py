@@ -1,0 +1,81 @@
+"""The gist of a session: of a few candidate headlines (the closing report's outcome, the leads of the last reports,
+the first request), the one whose words recur most across the session's messages. The last report often names only
+its last step ("Added `ValidateBranchName` ..."); the words the whole conversation keeps using name the work."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from eywa.core.extract.claude_words import heading_name, headings, outcome, sentences
+from eywa.core.session import Session
+
+# Words that recur in any conversation (connectives, chat, generic verbs): no sign of what it is about.
+_COMMON = frozenset("""
+a an and the of to in on for with by from is are was be it its this that as at or into after before when so i you we
+me my our your let now can could would should will do does did not no yes just also all any some if then there here
+what which how why have has had been being were them they their these those than more most only one two sure ok okay
+please thanks need want like see look check make use using used get got run
+""".split())
+_WORD_RE = re.compile(r"[a-z0-9]+")
+LAST_REPORTS = 3  # the report leads weighed: the last ones, where the work is reported done
+LENGTH_PRIOR = 4  # words added to a candidate's length: a longer headline needs more recurring words per word
+MIN_WORDS = 3  # of a candidate after the first, words that are not common
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in _WORD_RE.findall(text.lower()) if len(word) > 1 and word not in _COMMON}
+
+
+_LEAD_IN_WORDS = 6
+
+
+def lead_in(text: str) -> str | None:
+    """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
+    handle both formats:"): long enough to say what was done, its colon dropped."""
+    if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
+        return outcome(text.rstrip(":"))
+    return outcome(text)
+
+
+def report_leads(session: Session) -> list[str]:
+    """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
+    title when its first heading names work ("AudioWorklet Migration Complete")."""
+    found: list[str] = []
+    for event in session.events:
+        if event.kind != "assistant" or not event.text:
+            continue
+        first = next(((s.text, s.listed) for s in sentences(event.text) if lead_in(s.text)), None)
+        if first and not first[1]:
+            found.append(lead_in(first[0]) or "")
+        title = next((name for heading in headings(event.text)[:1] if (name := heading_name(heading))), None)
+        if title:  # a report's title, not the name of one of its sections ("Session State Changes")
+            found.append(title)
+    return [lead for lead in found if lead and not lead.endswith("?")]
+
+
+# "What does `entire session show` do", "When I'm in a fork branch": a question or a case, not the work asked for
+# ("Update these tests?" asks for work: the request's "can you" is gone)
+_NOT_ASKED_RE = re.compile(r"^(?:what|why|how|where|which|who|when|if|is|are|do|does|did|can|could|would|should|i "
+                           r"(?:just|think|see|don't|noticed))\b", re.IGNORECASE)
+
+
+def asked(request: str) -> bool:
+    """Whether a prompt's request asks for work (a candidate headline), not a question or a case."""
+    return not _NOT_ASKED_RE.search(request)
+
+
+def gist(first: str, others: list[str], session: Session) -> str:
+    """Of `first` (the closing outcome, "" for none) and `others`, the one whose words recur in most of the session's
+    messages, per word; `first` among equals. Another needs `MIN_WORDS` words ("Fix these" says not what)."""
+    texts = [event.text for event in session.events if event.kind in ("user", "assistant") and event.text]
+    recurring = Counter(word for text in texts for word in _words(text))
+    best, best_score = "", -1.0
+    for rank, candidate in enumerate((first, *others)):
+        words = _words(candidate)
+        if not words or rank and len(words) < MIN_WORDS:
+            continue
+        score = sum(recurring[word] for word in words) / (len(words) + LENGTH_PRIOR)
+        if score > best_score:
+            best, best_score = candidate, score
+    return best
