@@ -93,6 +93,15 @@ def _most_raw(bounds: IndexBounds, terms: Iterable[Term]) -> float:
     return sum(sum(heapq.nlargest(most[table], found)) for table, found in weights.items())
 
 
+class _Parts(NamedTuple):
+    """A handoff read by `_score_weeks`: its raw sum, its multipliers, and how many of its projects were read."""
+
+    raw: float
+    by_day: float
+    by_length: float
+    projects: int
+
+
 class Ranked(NamedTuple):
     session_id: str
     score: float
@@ -123,7 +132,7 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         return []
     read, skimmed = _split(terms)
     if skimmed:
-        parts: dict[int, tuple[float, float, float]] = {}
+        parts: dict[int, _Parts] = {}
         _read(conn, read, terms, multipliers, bounds, k, allowed, parts)
         found = _completed(conn, parts, skimmed, multipliers, bounds, k)
         if found is not None:
@@ -144,10 +153,10 @@ def _split(terms: list[Term]) -> tuple[list[Term], list[Term]]:
 
 def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multipliers: Multipliers,
           bounds: IndexBounds, k: int, allowed: set[int] | None,
-          parts: dict[int, tuple[float, float, float]] | None = None) -> dict[int, float]:
+          parts: dict[int, _Parts] | None = None) -> dict[int, float]:
     """The scores from `terms` of the handoffs of the weeks that can reach the k best, the weeks bounded by
     what a handoff could get from `every` term; those under the k-th best score left out. `parts`: also
-    filled with every handoff read, as (its raw sum, recency, duration)."""
+    filled with every handoff read."""
     m = multipliers
     names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in KIND.items()}
     weights = {(KIND[t.table], t.term): t.weight for t in terms}
@@ -186,27 +195,35 @@ def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multip
     return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= threshold}
 
 
-def _completed(conn: sqlite3.Connection, parts: dict[int, tuple[float, float, float]], skimmed: list[Term],
-               m: Multipliers, bounds: IndexBounds, k: int) -> dict[int, float] | None:
+def _completed(conn: sqlite3.Connection, parts: dict[int, _Parts], skimmed: list[Term], m: Multipliers,
+               bounds: IndexBounds, k: int) -> dict[int, float] | None:
     """The k best of the handoffs read (`parts`), each completed with the skimmed terms its lists hold, most
     promising first until no other could reach the k-th; None when a handoff holding skimmed terms alone
     could (every posting must then be read). Reading stopped only where `every` term's bound fell under a
     threshold that completing only raises, so no older handoff is missed."""
     if not parts:
         return None
-    extra = _most_raw(bounds, skimmed)
-    hopes = sorted(parts, key=lambda rowid: -((parts[rowid][0] + extra) * parts[rowid][1] * parts[rowid][2]))
+    # The most the skimmed terms can add to a handoff, by how many of its projects were read already.
+    weights = {table: sorted((t.weight for t in skimmed if t.table == table), reverse=True)
+               for table in ("project_index", "keyword_index")}
+    keywords = sum(weights["keyword_index"][:bounds.max_keywords])
+    extra = [sum(weights["project_index"][:max(0, bounds.max_projects - read)]) + keywords
+             for read in range(bounds.max_projects + 1)]
+
+    def hope(part: _Parts) -> float:
+        return (part.raw + extra[min(part.projects, bounds.max_projects)]) * part.by_day * part.by_length
+
+    hopes = sorted(parts, key=lambda rowid: -hope(parts[rowid]))
     scores: dict[int, float] = {}
     best: list[float] = []  # the k best scores so far, a min-heap
     at = 0
     while at < len(hopes):
-        raw, by_day, by_length = parts[hopes[at]]
-        if len(best) == k and not _may_reach((raw + extra) * by_day * by_length, best[0]):
+        if len(best) == k and not _may_reach(hope(parts[hopes[at]]), best[0]):
             break
         batch = hopes[at : at + _COMPLETED]
         at += len(batch)
         for row in substantial_listed(conn, batch):
-            raw, by_day, by_length = parts[row.rowid]
+            raw, by_day, by_length, _ = parts[row.rowid]
             listed = {"project_index": {value.lower() for value in orjson.loads(row.projects)},
                       "keyword_index": {value.lower() for value in orjson.loads(row.keywords)}}
             for term in skimmed:  # in one order for every handoff, so equal term sets give equal sums
@@ -217,19 +234,21 @@ def _completed(conn: sqlite3.Connection, parts: dict[int, tuple[float, float, fl
                 heapq.heappush(best, score)
             elif score > best[0]:
                 heapq.heapreplace(best, score)
-    if len(best) < k or _may_reach(extra * m.recency(1.0) * m.duration(bounds.max_duration), best[0]):
+    if len(best) < k or _may_reach(extra[0] * m.recency(1.0) * m.duration(bounds.max_duration), best[0]):
         return None
     return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= best[0]}
 
 
 def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float], first: int,
                  newer: int | None, m: Multipliers, today: int,
-                 parts: dict[int, tuple[float, float, float]] | None = None) -> dict[int, float]:
+                 parts: dict[int, _Parts] | None = None) -> dict[int, float]:
     """The handoffs dated in weeks [first, newer) by rowid, and their scores: every term of such a handoff
-    is in blocks of its week, so these are complete. `parts`: also given each one's raw sum and multipliers."""
+    is in blocks of its week, so these are complete. `parts`: also given each one's `_Parts`."""
     raw: dict[int, float] = {}
     when: dict[int, tuple[int, int]] = {}  # a posting of each handoff: all of them hold its day and minutes
+    projects: dict[int, int] = {}
     for kind, terms in names.items():
+        counted = parts is not None and kind == KIND["project_index"]
         for block in blocks(conn, kind, terms, first, newer):
             weight = weights[(kind, block.term)]
             for rowid, day, minutes in struct.iter_unpack(">III", bytes.fromhex(block.docs)):
@@ -239,6 +258,8 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
                 else:
                     raw[rowid] = weight
                     when[rowid] = (day, minutes)
+                if counted:
+                    projects[rowid] = projects.get(rowid, 0) + 1
     # Thousands of handoffs share a few hundred days and durations: each multiplier computed once.
     recency: dict[int, float] = {}
     duration: dict[int, float] = {}
@@ -251,7 +272,7 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
             by_length = duration[minutes] = m.duration(minutes)
         scores[rowid] = total * by_day * by_length
         if parts is not None:
-            parts[rowid] = (total, by_day, by_length)
+            parts[rowid] = _Parts(total, by_day, by_length, projects.get(rowid, 0))
     return scores
 
 
