@@ -36,16 +36,19 @@ def _command(commands: argparse._SubParsersAction, name: str, help: str, *lines:
                                epilog=examples(*lines), formatter_class=HelpFormatter)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with `only` "get" that one alone: `eywa get` is the command a user waits on, and
+    building all of them costs it several milliseconds."""
     parser = program("eywa", "Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
                      "eywa ingest", 'eywa get "rewind gemini"', "eywa last 10",
                      "eywa COMMAND --help   (every option of a command, with an example)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = _command(commands, "ingest", "read new and changed transcripts into handoffs", "eywa ingest",
-                      "eywa ingest --progress never   # no bar, for a cron job")
-    ingest.add_argument("--progress", choices=["auto", "always", "never"],
-                        help="progress bar: auto shows it on a terminal only (default: ingest.show_progress)")
+    if only != "get":
+        ingest = _command(commands, "ingest", "read new and changed transcripts into handoffs", "eywa ingest",
+                          "eywa ingest --progress never   # no bar, for a cron job")
+        ingest.add_argument("--progress", choices=["auto", "always", "never"],
+                            help="progress bar: auto shows it on a terminal only (default: ingest.show_progress)")
 
     get = _command(commands, "get", "print the handoffs that best match a query", 'eywa get "rewind gemini"',
                    'eywa get "what did I do yesterday on the bot"',
@@ -60,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("--machine", metavar="M", help="only sessions that ran on machine M (see `eywa last`)")
     get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
     get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
+    if only == "get":
+        return parser
 
     last = _command(commands, "last", "list the latest sessions, one line each", "eywa last 10",
                     "eywa last --agent codex --project cli")
@@ -154,8 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command named in `argv`, past the options before it."""
+    given = list(argv)
+    while given and given[0].startswith("-"):
+        if given.pop(0) == "--config" and given:
+            given.pop(0)
+    return given[0] if given else None
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser()
+    parser = _parser("get" if _command_of(sys.argv[1:] if argv is None else argv) == "get" else None)
     complete(parser)
     args = parser.parse_args(argv)
     if args.command == "completion":

@@ -201,3 +201,16 @@ def test_get_starts_without_the_settings_model_or_numpy(cli_env: dict[str, str],
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
     assert result.stderr.strip() == "[]"
     assert result.stdout.startswith("## Eywa: ")
+
+
+@pytest.mark.parametrize("argv", [
+    ["get", "rewind", "gemini"], ["--config", "c.yaml", "get", "--mode", "keywords", "--max", "5", "x"],
+    ["--config=c.yaml", "get", "--json", "--days-back", "3", "--agent", "Codex", "q"], ["get"]])
+def test_get_alone_parses_as_every_command_does(argv: list[str]) -> None:
+    """`eywa get` builds only its own parser (the command a user waits on): same arguments, same help."""
+    from eywa.cli.main import _command_of, _parser
+
+    assert _command_of(argv) == "get"
+    assert vars(_parser("get").parse_args(argv)) == vars(_parser().parse_args(argv))
+    assert _parser("get")._subparsers._group_actions[0].choices["get"].format_help() == \
+        _parser()._subparsers._group_actions[0].choices["get"].format_help()

@@ -99,8 +99,12 @@ def _random_terms(conn: sqlite3.Connection, rng: random.Random) -> list[Term]:
                     for p in rng.sample(sorted(pdf), rng.randint(0, 2))]
 
 
+@pytest.mark.parametrize("read_postings", [keyword_topk.READ_POSTINGS, 0, 40])
 @pytest.mark.parametrize("seed", range(16))
-def test_top_equals_scoring_every_posting(filled: Store, seed: int) -> None:
+def test_top_equals_scoring_every_posting(filled: Store, seed: int, read_postings: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also with the common terms left to the handoffs' own lists (`read_postings` 0: all but the heaviest)."""
+    monkeypatch.setattr(keyword_topk, "READ_POSTINGS", read_postings)
     rng = random.Random(seed)
     conn = filled.conn
     terms = _random_terms(conn, rng)
@@ -136,9 +140,12 @@ def test_top_reads_only_the_recent_weeks_that_can_reach_the_top(filled: Store,
     assert read < weeks / 4  # a year of weeks; a term in every other handoff is settled within weeks
 
 
+@pytest.mark.parametrize("read_postings", [keyword_topk.READ_POSTINGS, 0])
 @pytest.mark.parametrize("query", ["kw01", "kw00 kw03", "kw01 kw02 kw17", "alpha kw05", "kw0", "kw03 gamma"])
-def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str) -> None:
+def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str, read_postings: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Through `rank`: the query's terms and their idf weights, paging and the project filter."""
+    monkeypatch.setattr(keyword_topk, "READ_POSTINGS", read_postings)
     conn = filled.conn
     month_ago, weeks_ago = NOW - dt.timedelta(days=30), NOW - dt.timedelta(days=130)
     for kwargs in ({}, {"days_back": 60}, {"offset": 2}, {"project": "alpha"},
@@ -158,6 +165,37 @@ def test_rank_keywords_equals_scoring_every_posting(filled: Store, query: str) -
         assert expected
         assert [h.session_id for h in found] == [uid for uid, _ in expected]
         assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+
+
+@pytest.mark.parametrize(("k", "days_back"), [(1, 14), (2, 14), (2, 60)])
+def test_a_common_term_is_not_read_when_the_handoffs_found_settle_the_top(filled: Store, k: int, days_back: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A light term of many postings beside a heavy rare one: only the rare one's blocks are read, the handoffs
+    found are completed from their own lists, and the top is what scoring every posting gives."""
+    conn = filled.conn
+    df = dict(conn.execute("SELECT keyword, COUNT(*) FROM keyword_index GROUP BY keyword"))
+    common = max(df, key=df.__getitem__)
+    recent = [kw for (kw,) in conn.execute(
+        "SELECT k.keyword FROM keyword_index AS k JOIN handoffs AS h ON h.session_uuid = k.session_uuid"
+        " WHERE h.substance > 0 AND h.date BETWEEN ? AND ?", ((NOW - dt.timedelta(days=10)).isoformat(), str(NOW)))]
+    rare = sorted(recent, key=df.__getitem__)[:2]  # in recent handoffs: they win the top
+    terms = [Term("keyword_index", common, 0.2, df[common]),
+             *(Term("keyword_index", word, 9.0, df[word]) for word in rare)]
+    monkeypatch.setattr(keyword_topk, "READ_POSTINGS", sum(df[word] for word in rare))
+    read: list[str] = []
+    score_weeks = keyword_topk._score_weeks
+
+    def counted(conn: sqlite3.Connection, names: dict[str, str], *rest: object) -> object:
+        read.append(names["k"])
+        return score_weeks(conn, names, *rest)
+
+    monkeypatch.setattr(keyword_topk, "_score_weeks", counted)
+    m = Multipliers(NOW, days_back, 1.0, 0.1)
+    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=k)
+    expected = _brute_force(conn, terms, m, k, None)
+    assert [h.session_id for h in found] == [uid for uid, _ in expected]
+    assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+    assert read and all(common not in names for names in read)
 
 
 def _blocks(conn: sqlite3.Connection) -> dict[tuple[str, str, int], list[str]]:

@@ -192,6 +192,26 @@ def test_substring_matches_count_each_term_once(store: Store) -> None:
     assert hits[1].score == pytest.approx(hits[0].score, abs=1e-9)
 
 
+@pytest.mark.parametrize("mode", ["keywords", "hybrid"])
+def test_a_word_common_among_the_keywords_counts_only_as_a_whole_keyword(store: Store, mode: Mode,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query word held by more keywords than KEYWORD_MATCHES matches the keyword that is the word alone; held by
+    fewer, every keyword holding it, as the original's formula does."""
+    from eywa.core.retrieval import scorer
+
+    add(store, make("A", keywords=("api",)), make("B", keywords=("api-gateway", "rapid")),
+        make("C", keywords=("graphql-api", "api-keys")), make("D", keywords=("other",)))
+    assert set(uids(rank(store.conn, "api", mode=mode, now=NOW))) == {"A", "B", "C"}
+    monkeypatch.setattr(scorer, "KEYWORD_MATCHES", 4)  # 5 keywords hold "api"
+    hits = rank(store.conn, "api", mode=mode, now=NOW)
+    assert [(hit.session_id, hit.match) for hit in hits][:1] == [("A", True)]
+    assert all(not hit.match for hit in hits[1:])
+    if mode == "keywords":
+        assert hits[0].score == pytest.approx(2 * math.log(4) * 2, abs=1e-9)
+    monkeypatch.setattr(scorer, "KEYWORD_MATCHES", 5)
+    assert set(uids(rank(store.conn, "api", mode=mode, now=NOW))) == {"A", "B", "C"}
+
+
 def test_ties_by_date_then_uuid(store: Store) -> None:
     add(
         store,
@@ -437,10 +457,15 @@ def test_rejects_unknown_mode_and_handles_datetime(store: Store) -> None:
     assert rank(store.conn, "alpha", mode="keywords", now=NOW, max_results=0) == []
 
 
-def test_hybrid_pool_keyword_scores_equal_the_query_term_weights_summed(store: Store) -> None:
+@pytest.mark.parametrize("common_above", [300, 1])
+def test_hybrid_pool_keyword_scores_equal_the_query_term_weights_summed(store: Store, common_above: int,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The pool's keyword scores, from each session's own terms, are what the vocabulary-wide weights give:
-    substrings, a term holding two query tokens, mixed case, a term in every handoff (idf 0), projects."""
+    substrings, a term holding two query tokens, mixed case, a term in every handoff (idf 0), projects, and
+    words common among the keywords (`common_above` 1: each word held by two keywords or more)."""
     from eywa.core.retrieval import scorer
+
+    monkeypatch.setattr(scorer, "KEYWORD_MATCHES", common_above)
 
     add(store,
         make("A", projects=("Eywa-Bot",), keywords=("Telegram-Digest", "voice", "MISC")),

@@ -305,21 +305,23 @@ def project_df(conn: sqlite3.Connection) -> TermCounts:
 _TRIGRAM = 3  # the shortest word the keywords' trigram index finds; a shorter one is looked for in every keyword
 
 
-def keywords_containing(conn: sqlite3.Connection, token: str) -> list[tuple[str, int]]:
+def keywords_containing(conn: sqlite3.Connection, token: str, limit: int = -1) -> list[tuple[str, int]]:
     """(keyword, its number of handoffs) of each keyword equal to or containing `token`, in keyword order: through
     the store's trigram index of the keywords (keyword_trigrams), never the whole vocabulary read in Python (it
-    grows with every handoff)."""
-    scan = ("SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0",
-            "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword")
+    grows with every handoff). With a `limit`, the first that many found (the search stops there), in keyword
+    order."""
+    scan = ("SELECT keyword, df FROM keyword_df WHERE instr(keyword, ?) > 0 LIMIT ?",
+            "SELECT keyword, COUNT(*) FROM keyword_index WHERE instr(keyword, ?) > 0 GROUP BY keyword LIMIT ?")
     if len(token) < _TRIGRAM or "%" in token or "_" in token:
-        return _counts(conn, *scan, (token,))
+        return _counts(conn, *scan, (token, limit))
     try:
         # The trigrams find the candidates; FTS5 checks LIKE on each keyword itself.
-        return conn.execute("SELECT k.keyword, k.df FROM keyword_trigrams AS t"
-                            " JOIN keyword_vocab AS v ON v.id = t.rowid JOIN keyword_df AS k ON k.keyword = v.keyword"
-                            " WHERE t.keyword LIKE ? ORDER BY k.keyword", (f"%{token}%",)).fetchall()
+        # Sorted here: an ORDER BY would have SQLite find every match before the first `limit`.
+        return sorted(conn.execute("SELECT k.keyword, k.df FROM keyword_trigrams AS t JOIN keyword_vocab AS v"
+                                   " ON v.id = t.rowid JOIN keyword_df AS k ON k.keyword = v.keyword"
+                                   " WHERE t.keyword LIKE ? LIMIT ?", (f"%{token}%", limit)))
     except sqlite3.OperationalError:  # an index no store of this version has opened yet
-        return _counts(conn, *scan, (token,))
+        return _counts(conn, *scan, (token, limit))
 
 
 def keyword_counts(conn: sqlite3.Connection, keywords: list[str]) -> dict[str, int]:

@@ -12,6 +12,12 @@ and two weeks more, then back as far as the k-th best score found asks (at most 
 until the most a handoff older than what was read could score (the heaviest terms it could list, at the
 recency of the newest unread day, at the longest duration) falls under it: recency never grows with age.
 The result is what scoring every posting gives, ties included.
+
+A common term (a whole keyword or a project of many handoffs) weighs little but has the most postings: the
+terms beyond READ_POSTINGS postings, lightest first, are left unread while the rest settle which weeks to
+read; then the handoffs found are completed, most promising first, with the common terms their own lists
+hold, until none left could reach the k-th score, nor a handoff holding common terms alone. When the latter
+could, every posting is read as above.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import orjson
 
-from eywa.core.index.readonly import handoff_dates
+from eywa.core.index.readonly import handoff_dates, substantial_listed
 from eywa.core.index.term_blocks import (
     JULIAN_ORDINAL,
     KIND,
@@ -40,6 +46,10 @@ if TYPE_CHECKING:
     import sqlite3
 
 _UNREADABLE_AGE = 1e6  # an unreadable date counts as very old (recency 0), as day 0 does in a block
+# The postings (document frequencies summed, heaviest terms first) read before the lighter terms are left to the
+# handoffs' own lists; read at call time, so a test can lower it.
+READ_POSTINGS = 20_000
+_COMPLETED = 64  # handoffs completed at a time
 class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several times as much to make
     table: str  # project_index or keyword_index
     term: str
@@ -83,6 +93,15 @@ def _most_raw(bounds: IndexBounds, terms: Iterable[Term]) -> float:
     return sum(sum(heapq.nlargest(most[table], found)) for table, found in weights.items())
 
 
+class _Parts(NamedTuple):
+    """A handoff read by `_score_weeks`: its raw sum, its multipliers, and how many of its projects were read."""
+
+    raw: float
+    by_day: float
+    by_length: float
+    projects: int
+
+
 class Ranked(NamedTuple):
     session_id: str
     score: float
@@ -108,14 +127,41 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     k = limit + offset
     if k <= 0 or not terms:
         return []
-    m = multipliers
-    names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in KIND.items()}
-    weights = {(KIND[t.table], t.term): t.weight for t in terms}
     allowed = None if only is None else set(only)
     if allowed is not None and not allowed:
         return []
+    read, skimmed = _split(terms)
+    if skimmed:
+        parts: dict[int, _Parts] = {}
+        _read(conn, read, terms, multipliers, bounds, k, allowed, parts)
+        found = _completed(conn, parts, skimmed, multipliers, bounds, k)
+        if found is not None:
+            return _ranked(conn, found)[offset:k]
+    return _ranked(conn, _read(conn, terms, terms, multipliers, bounds, k, allowed))[offset:k]
+
+
+def _split(terms: list[Term]) -> tuple[list[Term], list[Term]]:
+    """The terms to read, heaviest first until READ_POSTINGS postings (at least one), and the rest."""
+    ordered = sorted(terms, key=lambda term: (-term.weight, term.df))
+    postings = 0
+    for number, term in enumerate(ordered):
+        postings += term.df
+        if number and postings > READ_POSTINGS:
+            return ordered[:number], ordered[number:]
+    return ordered, []
+
+
+def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multipliers: Multipliers,
+          bounds: IndexBounds, k: int, allowed: set[int] | None,
+          parts: dict[int, _Parts] | None = None) -> dict[int, float]:
+    """The scores from `terms` of the handoffs of the weeks that can reach the k best, the weeks bounded by
+    what a handoff could get from `every` term; those under the k-th best score left out. `parts`: also
+    filled with every handoff read."""
+    m = multipliers
+    names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in KIND.items()}
+    weights = {(KIND[t.table], t.term): t.weight for t in terms}
     today = m.now.toordinal() + JULIAN_ORDINAL
-    most = _most_raw(bounds, terms) * m.duration(bounds.max_duration)
+    most = _most_raw(bounds, every) * m.duration(bounds.max_duration)
     scores: dict[int, float] = {}
     threshold, newer, oldest = -math.inf, None, None
 
@@ -126,7 +172,7 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     # The window first: the weeks first .. newer (None: and every later one).
     first = (today - (m.days_back or 0)) // WEEK - 2
     while True:
-        found = _score_weeks(conn, names, weights, first, newer, m, today)
+        found = _score_weeks(conn, names, weights, first, newer, m, today, parts)
         # The weeks read do not overlap: each handoff is found once.
         scores.update(found if allowed is None else {rowid: s for rowid, s in found.items() if rowid in allowed})
         if len(scores) >= k:
@@ -143,16 +189,66 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
         first -= 1
         while first > deepest and (threshold == -math.inf or needed(first - 1)):
             first -= 1
-    return _ranked(conn, {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= threshold})[offset:k]
+    if parts is not None and allowed is not None:
+        for rowid in [rowid for rowid in parts if rowid not in allowed]:
+            del parts[rowid]
+    return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= threshold}
+
+
+def _completed(conn: sqlite3.Connection, parts: dict[int, _Parts], skimmed: list[Term], m: Multipliers,
+               bounds: IndexBounds, k: int) -> dict[int, float] | None:
+    """The k best of the handoffs read (`parts`), each completed with the skimmed terms its lists hold, most
+    promising first until no other could reach the k-th; None when a handoff holding skimmed terms alone
+    could (every posting must then be read). Reading stopped only where `every` term's bound fell under a
+    threshold that completing only raises, so no older handoff is missed."""
+    if not parts:
+        return None
+    # The most the skimmed terms can add to a handoff, by how many of its projects were read already.
+    weights = {table: sorted((t.weight for t in skimmed if t.table == table), reverse=True)
+               for table in ("project_index", "keyword_index")}
+    keywords = sum(weights["keyword_index"][:bounds.max_keywords])
+    extra = [sum(weights["project_index"][:max(0, bounds.max_projects - read)]) + keywords
+             for read in range(bounds.max_projects + 1)]
+
+    def hope(part: _Parts) -> float:
+        return (part.raw + extra[min(part.projects, bounds.max_projects)]) * part.by_day * part.by_length
+
+    hopes = sorted(parts, key=lambda rowid: -hope(parts[rowid]))
+    scores: dict[int, float] = {}
+    best: list[float] = []  # the k best scores so far, a min-heap
+    at = 0
+    while at < len(hopes):
+        if len(best) == k and not _may_reach(hope(parts[hopes[at]]), best[0]):
+            break
+        batch = hopes[at : at + _COMPLETED]
+        at += len(batch)
+        for row in substantial_listed(conn, batch):
+            raw, by_day, by_length, _ = parts[row.rowid]
+            listed = {"project_index": {value.lower() for value in orjson.loads(row.projects)},
+                      "keyword_index": {value.lower() for value in orjson.loads(row.keywords)}}
+            for term in skimmed:  # in one order for every handoff, so equal term sets give equal sums
+                if term.term in listed[term.table]:
+                    raw += term.weight
+            scores[row.rowid] = score = raw * by_day * by_length
+            if len(best) < k:
+                heapq.heappush(best, score)
+            elif score > best[0]:
+                heapq.heapreplace(best, score)
+    if len(best) < k or _may_reach(extra[0] * m.recency(1.0) * m.duration(bounds.max_duration), best[0]):
+        return None
+    return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= best[0]}
 
 
 def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float], first: int,
-                 newer: int | None, m: Multipliers, today: int) -> dict[int, float]:
+                 newer: int | None, m: Multipliers, today: int,
+                 parts: dict[int, _Parts] | None = None) -> dict[int, float]:
     """The handoffs dated in weeks [first, newer) by rowid, and their scores: every term of such a handoff
-    is in blocks of its week, so these are complete."""
+    is in blocks of its week, so these are complete. `parts`: also given each one's `_Parts`."""
     raw: dict[int, float] = {}
     when: dict[int, tuple[int, int]] = {}  # a posting of each handoff: all of them hold its day and minutes
+    projects: dict[int, int] = {}
     for kind, terms in names.items():
+        counted = parts is not None and kind == KIND["project_index"]
         for block in blocks(conn, kind, terms, first, newer):
             weight = weights[(kind, block.term)]
             for rowid, day, minutes in struct.iter_unpack(">III", bytes.fromhex(block.docs)):
@@ -162,6 +258,8 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
                 else:
                     raw[rowid] = weight
                     when[rowid] = (day, minutes)
+                if counted:
+                    projects[rowid] = projects.get(rowid, 0) + 1
     # Thousands of handoffs share a few hundred days and durations: each multiplier computed once.
     recency: dict[int, float] = {}
     duration: dict[int, float] = {}
@@ -173,6 +271,8 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
         if (by_length := duration.get(minutes)) is None:
             by_length = duration[minutes] = m.duration(minutes)
         scores[rowid] = total * by_day * by_length
+        if parts is not None:
+            parts[rowid] = _Parts(total, by_day, by_length, projects.get(rowid, 0))
     return scores
 
 

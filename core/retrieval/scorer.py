@@ -63,6 +63,10 @@ HYBRID_KEYWORDS_WEIGHT = 0.08
 # scores are those of these sessions, or of the keyword ranking's own pool as deep when the full text
 # matches fewer sessions or a page of them scores under the keyword weight (see `_hybrid`).
 HYBRID_POOL = 100
+# A query word held by more distinct keywords than this is common among them (a project's name, "test"): it counts
+# only where it is a whole keyword. Each keyword holding it would be a term every query reads; no query of the
+# retrieval benchmarks meets the bound (bench/RESULTS.md, "Scale: before and after (issue 29)", part four).
+KEYWORD_MATCHES = 300
 
 
 @dataclass(frozen=True)
@@ -115,21 +119,39 @@ class _Projects:
     def df(self, terms: list[str]) -> dict[str, int]:
         return {term: self._df[term] for term in terms if term in self._df}
 
+    def holds(self, token: str, term: str) -> bool:
+        return token in term
+
 
 class _Keywords:
     """The keywords with their document frequencies, left in the index: their number grows with every handoff,
     so each query asks for the terms holding its tokens and the counts of the terms it meets."""
 
-    __slots__ = ("_conn", "_df")
+    __slots__ = ("_conn", "_df", "_found")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._df: dict[str, int | None] = {}  # counts looked up so far; None: no handoff lists it
+        self._found: dict[tuple[str, int], tuple[list[tuple[str, int]], bool]] = {}  # containing's, and common
 
     def containing(self, token: str) -> list[tuple[str, int]]:
-        found = readonly.keywords_containing(self._conn, token)
-        self._df.update(found)
-        return found
+        return self._lookup(token)[0]
+
+    def holds(self, token: str, term: str) -> bool:
+        """Whether the keyword `term` counts as holding the query word `token`: as a substring, or, for a word
+        common among the keywords (KEYWORD_MATCHES), only as the keyword itself."""
+        return token in term and (term == token or not self._lookup(token)[1])
+
+    def _lookup(self, token: str) -> tuple[list[tuple[str, int]], bool]:
+        key = (token, KEYWORD_MATCHES)
+        if key not in self._found:
+            found = readonly.keywords_containing(self._conn, token, KEYWORD_MATCHES + 1)
+            common = len(found) > KEYWORD_MATCHES
+            if common:
+                found = list(self.df([token]).items())
+            self._df.update(found)
+            self._found[key] = (found, common)
+        return self._found[key]
 
     def df(self, terms: list[str]) -> dict[str, int]:
         missing = [term for term in terms if term not in self._df]
@@ -434,7 +456,9 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
         holding = []
         for number, terms in enumerate(row.lists):
             lowered = terms.lower()
-            found = [term for term in text_index.index_terms(orjson.loads(terms)) if any(t in term for t in p.tokens)
+            vocab = tables[number][1]
+            found = [term for term in text_index.index_terms(orjson.loads(terms))
+                     if any(vocab.holds(token, term) for token in p.tokens)
                      ] if any(token in lowered for token in p.tokens) else []
             wanted[number].update(found)
             holding.append(found)
@@ -443,7 +467,7 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
     for (_, vocab, factor), held in zip(tables, wanted, strict=True):
         counts = vocab.df(sorted(held))
         # Summed as `_term_weights` sums them: once for each query token the term holds.
-        weights.append({term: sum(factor * _idf(handoffs, count) for token in p.tokens if token in term)
+        weights.append({term: sum(factor * _idf(handoffs, count) for token in p.tokens if vocab.holds(token, term))
                         for term, count in counts.items()})
     scored = []
     for row, holding in listed:
