@@ -36,8 +36,15 @@ _FIX_ACTS = r"(?:add|updat|remov|chang|us|mak|mov|replac|sett|call|wrapp|renam|s
 # "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
 _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
                 r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
+# "Current warn-and-continue behavior is reasonable since ...", "The other two don't need fixing because ...", "were
+# already fixed in the latest PR commits": code judged right as it is, a choice to leave it, with its reason
+_LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appropriate|correct|safe|expected|"
+               r"sufficient)\b[^.]{0,30}?\b(?:since|because|given|as)\b|"
+               r"so (?:it's|it is|that's|this is|they're|they are) (?:fine|correct|safe|expected)\b|"
+               r"(?:don't|doesn't|do not|does not) need (?:fixing|to be (?:changed|fixed)|chang(?:es|ing))\b|"
+               r"(?:were|was|is|are) already (?:fixed|handled|addressed|resolved)\b")
 _CHOICE_RE = re.compile(
-    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
+    r"\b(" + _LEFT_AS_IS + r"|instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
     r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|"
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
@@ -51,7 +58,8 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
-               "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution")
+               "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution",
+               "correct", "expected", "need", "already")
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -60,7 +68,7 @@ _STRONG_RE = re.compile(
     r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
-_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
+_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|" + _LEFT_AS_IS + r"|rather than|"
                           r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is|"
                           r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A recommendation stays a decision when hedged ("I'd suggest ... might be simpler").
@@ -110,6 +118,19 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
     r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write)\b.*?(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
+    re.IGNORECASE)
+# "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
+# "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two helpers":
+# a change about to be (or just) made, with its reason said beside it; a decision even when it leads into a list
+_CHANGE_VERBS = r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|remove|document|create|rename|" \
+                r"skip|drop|delete|split|wrap|return|check for|leave)"
+_REASONED_STEP_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
+    r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b.{8,}?(?:,\s+|\s)(?:since|because)\s|"
+    r"^(?:since|because)\s[^,]{8,120},\s+(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
+    r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b|"
+    r"^to (?:keep|make|avoid|satisfy|match|support|ensure|prevent|preserve|simplify|pass)\b[^,]{5,100},\s+"
+    r"(?:i|we)(?:'ve| have)?\s+(?:also\s+)?[a-z]+ed\b",
     re.IGNORECASE)
 # "Yes, I can refactor to ...": an answer to the user that offers work, no choice made; "Something like `x` would
 # be cleaner": the recommendation before it said again.
@@ -273,6 +294,10 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
                 text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
+            continue
+        if _REASONED_STEP_RE.match(text) and 40 <= len(text) <= 300 and not _CHORE_RE.search(as_stated(text)):
+            text = text[:-1] + "." if text.endswith(":") else text
+            result.append(Insight("Decision", topic_of(text), text, 1))
             continue
         if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text) or \
                 _REPLY_RE.match(text):
