@@ -120,10 +120,10 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
-# "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two helpers":
-# a change about to be (or just) made, with its reason said beside it; a decision even when it leads into a list
-_CHANGE_VERBS = r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|remove|document|create|rename|" \
-                r"skip|drop|delete|split|wrap|return|check for|leave)"
+# "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
+# helpers": a change about to be (or just) made, with its reason beside it; a decision even leading into a list
+_CHANGE_VERBS = (r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|remove|document|create|"
+                 r"rename|skip|drop|delete|split|wrap|return|check for|leave)")
 _REASONED_STEP_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
     r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b.{8,}?(?:,\s+|\s)(?:since|because)\s|"
