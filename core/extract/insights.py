@@ -18,7 +18,7 @@ from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
-MAX_INSIGHTS = 6
+MAX_INSIGHTS = 8
 MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
