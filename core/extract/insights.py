@@ -90,8 +90,8 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
 # "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
                              r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
-                             r"per (?:the |project )?|for (?:better|improved|consistency|clarity|readability|simplicity|"
-                             r"safety)|"
+                             r"per (?:the |project )?|"
+                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety)|"
                              r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
                              r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
@@ -117,14 +117,15 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
-    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write)\b.*?(?:\binstead\b|\brather than\b|"
+    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|simplify)\b.*?"
+    r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
 # "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
 # helpers": a change about to be (or just) made, with its reason beside it; a decision even leading into a list
 _CHANGE_VERBS = (r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|remove|document|create|"
-                 r"rename|skip|drop|delete|split|wrap|return|check for|leave)")
+                 r"rename|skip|drop|delete|split|wrap|return|check for|leave|rewrite|modify|simplify)")
 _REASONED_STEP_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
     r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b.{8,}?(?:,\s+|\s)(?:since|because)\s|"
@@ -289,7 +290,10 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
-        if _ANNOUNCED_CHOICE_RE.match(text) and not text.endswith(":"):  # "Let me use the test data instead:": a step
+        # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
+        # properties for better browser compatibility:" names what it sets aside
+        if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
+            text = text[:-1] + "." if text.endswith(":") else text
             before = found[index - 1] if index else None
             if len(text) < 60 and before is not None and not before.listed and before.heading == sentence.heading:
                 text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
