@@ -128,9 +128,9 @@ def paths_in(args: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
 
 
-# "cat > notes.md <<'EOF'\n...\nEOF": a here-document's body is text, not steps (a Go `a > b` is no redirect); one
-# stored cut short runs to the end
-_HEREDOC_RE = re.compile(r"(<<-?\s*(['\"]?)(\w+)\2)([^\n]*)\n.*?(?:^\s*\3\s*$|\Z)", re.DOTALL | re.MULTILINE)
+# A here-document: the rest of its opening line ("<<'EOF' > notes.md"), its body up to its end word or, stored cut
+# short, to the end
+HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?(?P<rest>[^\n]*)\n(?P<body>.*?)(?:\n\s*\1\b|\Z)""", re.DOTALL)
 
 
 def files_changed(command: str) -> list[str]:
@@ -138,7 +138,8 @@ def files_changed(command: str) -> list[str]:
     ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`): both ends of a move; not a recursive removal
     (a folder, a build's output), an untracking (`--cached`) or a glob. A file written after `cd /elsewhere` is named
     under that folder."""
-    command = _HEREDOC_RE.sub(r"\1\4", command) if "<<" in command else command
+    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found = _written_by_shell(command) if any(mark in command for mark in (">", "tee ", "sed ")) else []
     for step in steps(command):
         match = _FILE_OPS_RE.match(bare(step))
