@@ -402,3 +402,11 @@ def test_a_change_made_for_better_something_is_said_with_its_reason() -> None:
 def test_an_approach_leading_into_a_list_with_what_it_sets_aside_is_a_decision() -> None:
     assert ("Rewrite the tokenizer display to use proper HTML ruby elements instead of CSS display properties for "
             "better browser compatibility.") in texts("b25638d7-b104-4f06-a797-70ac33d069ed")
+
+
+def test_two_options_weighed_or_one_judged_out_of_proportion_is_a_decision() -> None:
+    assert ("The false negative (creating unnecessary new suffix when user just added a comment) is less harmful than "
+            "the false positive (mixing incompatible work).") in texts("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert ("Failing the whole write feels too aggressive for what's essentially a best-effort dedup check."
+            in texts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
+    assert lines_of("The new parser in `parse.go` is more complex and slower to start.") == []

@@ -34,8 +34,13 @@ _CAUSE_RE = re.compile(
 # "The fix was updating ...": what the fix did ("The fix is working" says only that it works).
 _FIX_ACTS = r"(?:add|updat|remov|chang|us|mak|mov|replac|sett|call|wrapp|renam|skipp|read|writ)ing"
 # "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
+# "... is less harmful than ...", "Failing the whole write feels too aggressive for a best-effort check": two options
+# weighed, or one judged out of proportion
 _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
-                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
+                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - ))|"
+                r"(?:less|more) (?:harmful|risky|robust|reliable|fragile|invasive|complex|expensive) than|"
+                r"(?:is|are|feels?|seems?) too (?:aggressive|risky|complex|heavy|fragile|broad|invasive|expensive) "
+                r"(?:for|to)\b)")
 # "Current warn-and-continue behavior is reasonable since ...", "The other two don't need fixing because ...", "were
 # already fixed in the latest PR commits": code judged right as it is, a choice to leave it, with its reason
 _LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appropriate|correct|safe|expected|"
@@ -59,7 +64,7 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
                "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution",
-               "correct", "expected", "need", "already")
+               "correct", "expected", "need", "already", " than", "too ")
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
