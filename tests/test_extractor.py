@@ -524,9 +524,22 @@ def test_a_folder_removed_recursively_is_no_key_file() -> None:
     ("git rm --cached secrets.env", []),
     ("rm *.tmp", []),
     ("echo rm a.go", []),
+    ("cat > docs/notes.md <<'EOF'\nif a > b {\nrm x.go\nEOF", ["docs/notes.md"]),
+    ("go test ./... 2>&1 | tee test.log", ["test.log"]),
+    ("sed -i '' 's/old/new/' a.go b.go", ["a.go", "b.go"]),
+    ("echo 'KEY=1' >> .env && go build ./... 2> build.err > /dev/null", [".env"]),
+    ("cd /tmp/scratch && echo test > file.txt", ["/tmp/scratch/file.txt"]),
+    ("grep -n '^>>>>>>>' a.go && sed -n 1,5p a.go", []),
+    ("git commit -m \"$(cat <<'EOF'\nFormat: path<TAB>sha1 > out\n…", []),  # a body stored cut short
 ])
-def test_the_files_a_command_line_deletes_or_moves(command: str, files: list[str]) -> None:
+def test_the_files_a_command_line_deletes_moves_or_writes(command: str, files: list[str]) -> None:
     assert commands.files_changed(command) == files
+
+
+def test_scratch_files_the_shell_writes_outside_the_repository_are_no_key_files() -> None:
+    """1c38adc0 writes Go probes with `cat > /tmp/test_gogit.go <<'EOF'` and test repositories under /tmp."""
+    handoff = draft(corpus_session("1c38adc0-5071-4382-9e53-de8c30e2265f"), ZoneInfo("UTC"))
+    assert handoff.key_files and not any("tmp" in line or "file.txt" in line for line in handoff.key_files)
 
 
 def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:

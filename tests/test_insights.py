@@ -266,9 +266,10 @@ def test_a_choice_judged_appropriate_for_its_reason_is_a_decision() -> None:
 
 
 def test_a_session_rich_in_decisions_keeps_the_approach_it_finally_took() -> None:
-    # two root causes and three decisions before it: the approach finally taken, the sixth insight, was cut at four
+    # two root causes and three decisions before it: the approach finally taken was cut at four; it states more than
+    # eight causes, choices and changes with their reasons: eight kept
     found = insights(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
-    assert len(found) == 6
+    assert len(found) == 8
     assert any("rewrites instead of dynamic base detection" in line for line in found), found
 
 
@@ -367,3 +368,45 @@ def test_two_lines_sharing_half_their_words_are_one_insight() -> None:
     # to detect rebase/cherry-pick/revert state and check it early in `PrepareCommitMsg`"
     found = texts("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6")
     assert sum("cherry-pick/revert" in line and "PrepareCommitMsg" in line for line in found) == 1
+
+
+def test_code_judged_right_as_it_is_with_its_reason_is_a_decision() -> None:
+    # "The other two occurrences ... don't need fixing because they immediately overwrite ...": a choice to leave them
+    found = session_insights("b6b83817-c584-4561-86a0-bd4f974e7274")
+    assert any(line.startswith("**Decision") and "don't need fixing because" in line for line in found)
+    assert any("is reasonable since the review will be retried" in line
+               for line in texts("8897bd54-16f4-4a28-8e23-cb187c639e40"))
+    assert any("were already fixed in the latest PR commits" in line
+               for line in texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"))
+    # a verdict without its reason is praise, no choice
+    assert lines_of("The current error handling in `hooks.go` is reasonable.") == []
+
+
+def test_a_change_announced_with_its_reason_is_a_decision() -> None:
+    assert ("I should also document the transcript position tracking in the UserPromptSubmit section, since that's "
+            "where it's captured.") in texts("189d8afc-493f-49af-b59e-6a1ee9676a6e")
+    # "To keep the test maintainable and pass linting checks, I created two helper functions:" leads into its list
+    assert "To keep the test maintainable and pass linting checks, I created two helper functions." in texts(
+        "ee6078de-2c4f-428e-b137-aafce7251a7a")
+    # "Now I need to remove the unused import since ...": a chore; a check with its reason: no change
+    assert not any("unused import" in line for line in texts("89488521-e2e7-4d97-bc02-38197efdddc8"))
+    assert lines_of("Let me check the hook logs since the test failed twice in a row.") == []
+
+
+def test_a_change_made_for_better_something_is_said_with_its_reason() -> None:
+    found = texts("4379d1bf-ccb1-414e-a856-9791b73f3af2")
+    assert any("for better spacing" in line for line in found)
+    assert not any(line.startswith("I've added margin-bottom") for line in found)  # the lead, said without a reason
+
+
+def test_an_approach_leading_into_a_list_with_what_it_sets_aside_is_a_decision() -> None:
+    assert ("Rewrite the tokenizer display to use proper HTML ruby elements instead of CSS display properties for "
+            "better browser compatibility.") in texts("b25638d7-b104-4f06-a797-70ac33d069ed")
+
+
+def test_two_options_weighed_or_one_judged_out_of_proportion_is_a_decision() -> None:
+    assert ("The false negative (creating unnecessary new suffix when user just added a comment) is less harmful than "
+            "the false positive (mixing incompatible work).") in texts("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert ("Failing the whole write feels too aggressive for what's essentially a best-effort dedup check."
+            in texts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
+    assert lines_of("The new parser in `parse.go` is more complex and slower to start.") == []

@@ -3,6 +3,7 @@ request it opens, the checks it runs (tests, lint, build, type check) and what t
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -127,10 +128,19 @@ def paths_in(args: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
 
 
+# A here-document: the rest of its opening line ("<<'EOF' > notes.md"), its body up to its end word or, stored cut
+# short, to the end
+HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?(?P<rest>[^\n]*)\n(?P<body>.*?)(?:\n\s*\1\b|\Z)""", re.DOTALL)
+
+
 def files_changed(command: str) -> list[str]:
-    """The files a command line deletes or moves (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`): both ends of
-    a move; not a recursive removal (a folder, a build's output), an untracking (`--cached`) or a glob."""
-    found = []
+    """The files a command line deletes, moves or writes (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`, `sed -i
+    ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`): both ends of a move; not a recursive removal
+    (a folder, a build's output), an untracking (`--cached`) or a glob. A file written after `cd /elsewhere` is named
+    under that folder."""
+    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
+    found = _written_by_shell(command) if any(mark in command for mark in (">", "tee ", "sed ")) else []
     for step in steps(command):
         match = _FILE_OPS_RE.match(bare(step))
         if not match:
@@ -143,4 +153,35 @@ def files_changed(command: str) -> list[str]:
             continue
         found += [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&") and
                   not w.endswith("/")]
+    return found
+
+
+def _written_by_shell(command: str) -> list[str]:
+    """The files a command line's redirections (`> a`, `>> a`, not `2>` or `>&2`), `tee` and `sed -i` write."""
+    found: list[str] = []
+    folder = ""
+    for part in _SEPARATOR_RE.split(command.strip()):
+        lexer = shlex.shlex(bare(part), posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError:
+            continue
+        if words[:1] == ["cd"] and len(words) == 2:
+            folder = ("" if words[1].startswith(("/", "~")) else folder) + words[1].rstrip("/") + "/"
+            continue
+        targets: list[str] = []
+        for position, word in enumerate(words):
+            before = words[position - 1] if position else ""
+            if before in (">", ">>") and not (position > 1 and words[position - 2].isdigit()):
+                targets.append(word)
+            elif word == "tee":  # `... | tee -a a.log b.log`
+                targets += [w for w in itertools.takewhile(lambda w: w not in "|;&><", words[position + 1:])
+                            if not w.startswith("-")]
+        if words[:1] == ["sed"] and any(w.startswith(("-i", "--in-place")) for w in words):
+            # its file arguments: the words after the script (the first word, unless `-e` gives it)
+            args = [w for i, w in enumerate(words[1:], 1) if w and not w.startswith("-") and words[i - 1] != "-e"]
+            targets += args if "-e" in words else args[1:]
+        found += [folder + t if folder and not t.startswith(("/", "~")) else t for t in targets
+                  if t != "/dev/null" and not any(c in t for c in "*?$<>|&")]
     return found

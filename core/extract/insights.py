@@ -18,7 +18,7 @@ from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
-MAX_INSIGHTS = 6
+MAX_INSIGHTS = 8
 MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
@@ -34,10 +34,22 @@ _CAUSE_RE = re.compile(
 # "The fix was updating ...": what the fix did ("The fix is working" says only that it works).
 _FIX_ACTS = r"(?:add|updat|remov|chang|us|mak|mov|replac|sett|call|wrapp|renam|skipp|read|writ)ing"
 # "Option 2 is cleaner but ...", "would be worse here": a comparison; "The code is cleaner." alone is praise.
+# "... is less harmful than ...", "Failing the whole write feels too aggressive for a best-effort check": two options
+# weighed, or one judged out of proportion
 _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?:is|are) (?:worse|better|cleaner|"
-                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - )))")
+                r"simpler|safer|overkill)\b(?=.*?(?:\b(?:than|for|here|but|because|since)\b|[—:]| - ))|"
+                r"(?:less|more) (?:harmful|risky|robust|reliable|fragile|invasive|complex|expensive) than|"
+                r"(?:is|are|feels?|seems?) too (?:aggressive|risky|complex|heavy|fragile|broad|invasive|expensive) "
+                r"(?:for|to)\b)")
+# "Current warn-and-continue behavior is reasonable since ...", "The other two don't need fixing because ...", "were
+# already fixed in the latest PR commits": code judged right as it is, a choice to leave it, with its reason
+_LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appropriate|correct|safe|expected|"
+               r"sufficient)\b[^.]{0,30}?\b(?:since|because|given|as)\b|"
+               r"so (?:it's|it is|that's|this is|they're|they are) (?:fine|correct|safe|expected)\b|"
+               r"(?:don't|doesn't|do not|does not) need (?:fixing|to be (?:changed|fixed)|chang(?:es|ing))\b|"
+               r"(?:were|was|is|are) already (?:fixed|handled|addressed|resolved)\b")
 _CHOICE_RE = re.compile(
-    r"\b(instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
+    r"\b(" + _LEFT_AS_IS + r"|instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
     r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|"
     r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
@@ -51,7 +63,8 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
                "would", "worse", "better", "cleaner", "simpler", "safer", "overkill", "recommend", "suggest",
                "cleanest", "simplest", "safest", "best", "decided", "went with", "chose", "opted", "so that",
                "avoid", "trade", "worth", "unnecessary", "intent", "fall", "on purpose", " way", "switched",
-               "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution")
+               "fine", "enough", "sufficient", "safe", "appropriate", "acceptable", "reasonable", "resolution",
+               "correct", "expected", "need", "already", " than", "too ")
 # The strongest cues: Claude naming the cause or the choice outright, not only giving a reason.
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
@@ -60,7 +73,7 @@ _STRONG_RE = re.compile(
     r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
-_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|rather than|"
+_COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|" + _LEFT_AS_IS + r"|rather than|"
                           r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is|"
                           r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A recommendation stays a decision when hedged ("I'd suggest ... might be simpler").
@@ -83,6 +96,7 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
                              r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
                              r"per (?:the |project )?|"
+                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety)|"
                              r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
                              r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
@@ -108,8 +122,22 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
     r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
-    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write)\b.*?(?:\binstead\b|\brather than\b|"
+    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|simplify)\b.*?"
+    r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
+    re.IGNORECASE)
+# "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
+# "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
+# helpers": a change about to be (or just) made, with its reason beside it; a decision even leading into a list
+_CHANGE_VERBS = (r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|remove|document|create|"
+                 r"rename|skip|drop|delete|split|wrap|return|check for|leave|rewrite|modify|simplify)")
+_REASONED_STEP_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
+    r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b.{8,}?(?:,\s+|\s)(?:since|because)\s|"
+    r"^(?:since|because)\s[^,]{8,120},\s+(?:let me|i'll|i will|i should|we should|i need to|we need to)\s+"
+    r"(?:also\s+|just\s+|now\s+)?" + _CHANGE_VERBS + r"\b|"
+    r"^to (?:keep|make|avoid|satisfy|match|support|ensure|prevent|preserve|simplify|pass)\b[^,]{5,100},\s+"
+    r"(?:i|we)(?:'ve| have)?\s+(?:also\s+)?[a-z]+ed\b",
     re.IGNORECASE)
 # "Yes, I can refactor to ...": an answer to the user that offers work, no choice made; "Something like `x` would
 # be cleaner": the recommendation before it said again.
@@ -267,12 +295,19 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         text = sentence.text
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
-        if _ANNOUNCED_CHOICE_RE.match(text) and not text.endswith(":"):  # "Let me use the test data instead:": a step
+        # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
+        # properties for better browser compatibility:" names what it sets aside
+        if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
+            text = text[:-1] + "." if text.endswith(":") else text
             before = found[index - 1] if index else None
             if len(text) < 60 and before is not None and not before.listed and before.heading == sentence.heading:
                 text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
+            continue
+        if _REASONED_STEP_RE.match(text) and 40 <= len(text) <= 300 and not _CHORE_RE.search(as_stated(text)):
+            text = text[:-1] + "." if text.endswith(":") else text
+            result.append(Insight("Decision", topic_of(text), text, 1))
             continue
         if text.endswith(("?", "…")) or _NARRATION_RE.match(text) or NEXT_LINE_RE.match(text) or \
                 _REPLY_RE.match(text):

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from operator import itemgetter
 
+from eywa.core.extract.commands import HEREDOC_RE
 from eywa.core.session import Session
 
 _PART_RE = re.compile(r"[a-z][a-z0-9]{2,29}(?![a-z0-9])")
@@ -115,7 +116,6 @@ def commits_in(command: str) -> list[str]:
 
 _COMMIT_START_RE = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
 # Its end may be missing: a long command is stored cut.
-_HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?[^\n]*\n(.*?)(?:\n\s*\1\b|\Z)""", re.DOTALL)
 _MESSAGE_RE = re.compile(r"""\s-[a-zA-Z]*m\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
 
 
@@ -126,9 +126,9 @@ def commit_bodies_in(command: str) -> list[str]:
     starts = [m.start() for m in _COMMIT_START_RE.finditer(command)]
     for start, end in zip(starts, [*starts[1:], len(command)], strict=False):
         part = command[start:end]
-        heredoc = _HEREDOC_RE.search(part)
+        heredoc = HEREDOC_RE.search(part)
         if heredoc:
-            body = heredoc.group(2).strip().split("\n", 1)[1:]
+            body = heredoc.group("body").strip().split("\n", 1)[1:]
         else:
             messages = [next(g for g in m.groups() if g is not None) for m in _MESSAGE_RE.finditer(part)]
             body = [*messages[0].split("\n", 1)[1:], *messages[1:]] if messages else []
