@@ -163,6 +163,13 @@ def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_st
     assert threads == [] and status == "done"
 
 
+def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:
+    """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"); 9f26971d's status
+    lists only files it did not edit (above)."""
+    threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert "Uncommitted changes on main (its `git status`): `cmd/entire/cli/root.go`" in threads and status == "done"
+
+
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:
     """setup_test.go was committed by the person: the status lists stanza_test.go only, which is then committed."""
     assert not any(t.startswith("Uncommitted") for t in _facts("c4a6d0ff-2c86-4f56-8509-c4737bcb5768")[0])

@@ -4,8 +4,9 @@ last run of each kind of check (tests, lint, build, type check) and whether it p
 carried out lists to change that no edit touched. These facts become open threads in plain words, hold a
 session's status at `partial`, and show in What Happened.
 
-Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
-one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
+Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
+which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
+both trees agree)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:", "Not run:", "Temporary file still")
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
+                 "Temporary file still")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class CheckRun:
 @dataclass
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
+    committed: bool = True  # False: the session never committed, its own `git status` named them (a note)
     unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
     pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
     branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
@@ -105,7 +108,11 @@ class Facts:
         if self.uncommitted:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
-            found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+            if self.committed:
+                found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+            else:  # the person may commit: a note, as its `git status` showed it
+                on = f" on {self.branch['']}" if self.branch.get("") else ""
+                found.append(Thread(f"Uncommitted changes{on} (its `git status`): {named}{more}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
@@ -262,6 +269,7 @@ def session_facts(session: Session) -> Facts:
     edited: dict[str, None] = {}  # since the last commit, in order
     staged: list[str] = []
     committed = False
+    shown = False  # the session's own `git status` listed its edits as changed since its last commit
     current = ""  # the folder the agent's shell is in, when not the session's
     for call in session.tool_calls:
         if call.name in WRITE_TOOLS and not call.is_error:
@@ -294,7 +302,7 @@ def session_facts(session: Session) -> Facts:
                 for path in list(edited):
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
-                staged = []
+                staged, shown = [], False
                 branch, ref = next(made, ("", ""))
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
@@ -313,6 +321,7 @@ def session_facts(session: Session) -> Facts:
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     edited = _after_status(edited, output)
+                    shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     if on := _ON_BRANCH_RE.search(output):
                         facts.branch[repo] = on.group(1)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
@@ -333,8 +342,8 @@ def session_facts(session: Session) -> Facts:
             passed = not call.is_error if verdict is None else not verdict
             facts.stopped.pop(check.command, None)
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
-    if committed:
-        facts.uncommitted = list(edited)
+    if committed or shown:
+        facts.uncommitted, facts.committed = list(edited), committed
     facts.plan_left = _plan_left(session)
     facts.temporary = _temporary_left(session)
     if not facts.pr and _drafted_in_reply(session):
