@@ -335,3 +335,17 @@ def test_a_commit_whose_pull_request_was_opened_is_not_left_unpushed() -> None:
                       Event("tool", None, tool=ToolCall("p", "Bash", {"command": "gh pr create --fill"},
                                                         output="https://github.com/acme/widgets/pull/7"))]
     assert session_facts(session).threads() == []
+
+
+def test_a_manual_verification_step_of_the_plan_the_session_ended_on_is_a_note_when_never_run() -> None:
+    """ae68c513 (blind label: "The plan's manual verification step was never run; only fmt, lint and test:ci were"):
+    its plan's "2. Manual: run `echo ... | go run ...`", then only "commit this"."""
+    threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
+    manual = [t for t in threads if t.startswith("Not run: the plan's manual verification step: run `echo")]
+    assert len(manual) == 1 and "verify the JSON output" in manual[0] and status == "done"
+
+
+def test_a_plans_manual_step_is_no_note_once_a_new_request_followed_the_plan() -> None:
+    """d64b50bb: its plan's "Manual test: Run `entire unknowncommand`", then "please update our showSuggestion method
+    with this example from brew": new work."""
+    assert not any("manual" in t for t in _facts("d64b50bb-125b-4b54-867a-e59841e553d8")[0])
