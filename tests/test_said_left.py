@@ -284,3 +284,29 @@ def test_a_research_answers_key_findings_are_no_review() -> None:
     answer = "## Key Findings\n\n1. Yes, `claude -p` can use WebSearch\n2. Tools can be limited with `--tools`\n"
     events = [Event("user", T0, text="Can claude -p search the web?"), Event("assistant", T0, text=answer)]
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def _plan_call(name: str, key: str, text: str, *steps: tuple[str, str]) -> Event:
+    return Event("tool", T0, tool=ToolCall("p1", name, {key: [{text: step, "status": status} for step, status in steps]}))
+
+
+def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads() -> None:
+    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's."""
+    for agent, name, key, text in (("codex", "update_plan", "plan", "step"),
+                                   ("gemini", "write_todos", "todos", "description")):
+        handoff = draft(_session(
+            agent, Event("user", T0, text="Add a retry helper and its tests"),
+            _plan_call(name, key, text, ("Add retry helper", "in_progress"), ("Write retry tests", "pending")),
+            _edit("retry.py"),
+            _plan_call(name, key, text, ("Add retry helper", "completed"), ("Write retry tests", "pending")),
+            Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+        assert handoff.open_threads == ["To do: Write retry tests"] and handoff.status == "partial", agent
+
+
+def test_a_plan_whose_steps_are_all_completed_leaves_no_todo() -> None:
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"),
+        _plan_call("update_plan", "plan", "step", ("Add retry helper", "in_progress")), _edit("retry.py"),
+        _plan_call("update_plan", "plan", "step", ("Add retry helper", "completed")),
+        Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+    assert handoff.open_threads == [] and handoff.status == "done"

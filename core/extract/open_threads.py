@@ -25,6 +25,8 @@ from eywa.core.extract.said_left import (
 from eywa.core.session import Event, Session, ToolCall
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+# Other agents' todo lists: the tool -> (its list's key, an item's text key)
+_PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
 MAX_THREADS = 6
 _THREAD_CHARS = 240
 
@@ -93,12 +95,18 @@ def last_prompt_index(events: list[Event]) -> int:
 
 
 def task_list(session: Session) -> list[dict]:
-    """The last todo list: TodoWrite's, or the one TaskCreate and TaskUpdate built (ids are given in
-    creation order, from 1), whichever was written last."""
+    """The last todo list: TodoWrite's, Codex's `update_plan` steps, Gemini CLI's `write_todos`, or the one TaskCreate
+    and TaskUpdate built (ids are given in creation order, from 1), whichever was written last."""
     tasks: dict[str, dict] = {}
-    last_todo = last_task = -1
+    todos, last_todo, last_task = session.todos, -1, -1
     for index, call in enumerate(session.tool_calls):
         if call.name == "TodoWrite":
+            todos, last_todo = session.todos, index
+        elif call.name in _PLAN_TOOLS and not call.is_error:
+            key, text = _PLAN_TOOLS[call.name]
+            items = call.input.get(key)
+            todos = [{"content": str(item.get(text, "")), "status": item.get("status")}
+                     for item in items if isinstance(item, dict)] if isinstance(items, list) else []
             last_todo = index
         elif call.name == "TaskCreate" and not call.is_error:
             subject = call.input.get("subject") or call.input.get("description") or ""
@@ -109,7 +117,7 @@ def task_list(session: Session) -> list[dict]:
             if task is not None and isinstance(call.input.get("status"), str):
                 task["status"] = call.input["status"]
             last_task = index
-    return list(tasks.values()) if last_task > last_todo else session.todos
+    return list(tasks.values()) if last_task > last_todo else todos
 
 
 def _todo_threads(session: Session) -> list[Thread]:
