@@ -310,3 +310,20 @@ def test_a_plan_whose_steps_are_all_completed_leaves_no_todo() -> None:
         _plan_call("update_plan", "plan", "step", ("Add retry helper", "completed")),
         Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
     assert handoff.open_threads == [] and handoff.status == "done"
+
+
+def test_an_offer_made_as_a_statement_in_the_last_message_is_an_open_thread() -> None:
+    """Codex closes with "If you want, I can ..." where Claude asks "Want me to ...?"."""
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+        Event("assistant", T0, text="Added retry() to retry.py.\n\nIf you want, I can also add tests for the backoff "
+                                    "path.")), ZoneInfo("UTC"))
+    assert handoff.open_threads == ["Offered: also add tests for the backoff path"] and handoff.status == "done"
+
+
+def test_a_condition_that_is_no_offer_is_no_thread() -> None:
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+        Event("assistant", T0, text="Added retry() to retry.py. If you want retries off, set `RETRIES=0`.")),
+        ZoneInfo("UTC"))
+    assert handoff.open_threads == []

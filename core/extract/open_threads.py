@@ -61,6 +61,10 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
                               "way direction go ahead proceed continue any that this these those it with to the a "
                               "or of one instead implement start begin now for leave as-is move forward on "
                               "next apply make happy help".split())
+# "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
+_OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
+                            r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
+                            re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -201,6 +205,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
                     threads.append(Thread(_question(found, index, plan), True))
+            elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
+                threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
