@@ -287,7 +287,8 @@ def test_a_research_answers_key_findings_are_no_review() -> None:
 
 
 def _plan_call(name: str, key: str, text: str, *steps: tuple[str, str]) -> Event:
-    return Event("tool", T0, tool=ToolCall("p1", name, {key: [{text: step, "status": status} for step, status in steps]}))
+    items = [{text: step, "status": status} for step, status in steps]
+    return Event("tool", T0, tool=ToolCall("p1", name, {key: items}))
 
 
 def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads() -> None:

@@ -138,7 +138,8 @@ def test_commits_in_a_repository_the_session_made_to_try_something_are_not_its_o
 def test_a_commit_never_pushed_is_a_note_naming_it_and_its_branch() -> None:
     """ae68c513 (blind label: "Commit 5fddc49c on dipree/entire-wingman was made but not pushed")."""
     threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
-    assert [t for t in threads if t.startswith("Not pushed")] == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"]
+    pushed = [t for t in threads if t.startswith("Not pushed")]
+    assert pushed == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"]
     assert status == "done"
 
 
