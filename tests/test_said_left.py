@@ -221,6 +221,16 @@ def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
         "strategy/common.go."]
 
 
+def test_a_reviews_six_recommendations_are_all_threads_and_the_question_after_them_is_no_findings_body() -> None:
+    """70fc6d83 (blind labels: "The Gemini CLI string should become a constant", "A single JSONL line larger than
+    MaxChunkSize is passed through unchecked"): its "### Recommendations" list of six, then "Would you like me to
+    read the detailed review files ...?"."""
+    threads = [t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed (review)")]
+    assert len(threads) == 6
+    assert threads[-2:] == ["Not fixed (review): Handle single lines exceeding MaxChunkSize (error or split)",
+                            'Not fixed (review): Extract "Gemini CLI" to a constant']
+
+
 def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
     """e5fcdc73: "Want me to fix these?" - "yes" (some were already fixed on the PR's branch, with no edit here)."""
     assert _threads("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == []

@@ -55,7 +55,8 @@ SUBSTANCE_RULES = "3"
 # "9": a commit never pushed (named, with its branch); commits in a scratch repository not the session's; a test run
 # the user stopped with a word; a review's findings left; work left to the person ("delete that one manually");
 # files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files.
-# "10": edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents' todos.
+# "10": edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
+# todos; an offer said as a statement; up to six review findings and eight threads.
 HANDOFF_RULES = "10"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -27,7 +27,7 @@ from eywa.core.session import Event, Session, ToolCall
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Other agents' todo lists: the tool -> (its list's key, an item's text key)
 _PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
-MAX_THREADS = 6
+MAX_THREADS = 8
 _THREAD_CHARS = 240
 
 _NEXT_STEP_RE = re.compile(
