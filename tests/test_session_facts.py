@@ -234,6 +234,8 @@ def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
     ("uv run pytest -m unit -v", "tests"), ("go test ./... 2>&1", "tests"), ("pnpm test", "tests"),
     ("cargo clippy --all", "lint"), ("mise run lint", "lint"), ("npx tsc --noEmit", "types"),
     ("go build ./...", "build"), ("go test -c ./e2e -o /dev/null", "build"), ("CI=1 npm run build", "build"),
+    ("npx playwright test", "tests"), ("bundle exec rspec", "tests"), ("rake test", "tests"),
+    ("uv run ty check", "types"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
