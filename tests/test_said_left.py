@@ -221,6 +221,16 @@ def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
         "strategy/common.go."]
 
 
+def test_a_reviews_six_recommendations_are_all_threads_and_the_question_after_them_is_no_findings_body() -> None:
+    """70fc6d83 (blind labels: "The Gemini CLI string should become a constant", "A single JSONL line larger than
+    MaxChunkSize is passed through unchecked"): its "### Recommendations" list of six, then "Would you like me to
+    read the detailed review files ...?"."""
+    threads = [t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed (review)")]
+    assert len(threads) == 6
+    assert threads[-2:] == ["Not fixed (review): Handle single lines exceeding MaxChunkSize (error or split)",
+                            'Not fixed (review): Extract "Gemini CLI" to a constant']
+
+
 def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
     """e5fcdc73: "Want me to fix these?" - "yes" (some were already fixed on the PR's branch, with no edit here)."""
     assert _threads("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == []
@@ -284,3 +294,47 @@ def test_a_research_answers_key_findings_are_no_review() -> None:
     answer = "## Key Findings\n\n1. Yes, `claude -p` can use WebSearch\n2. Tools can be limited with `--tools`\n"
     events = [Event("user", T0, text="Can claude -p search the web?"), Event("assistant", T0, text=answer)]
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def _plan_call(name: str, key: str, text: str, *steps: tuple[str, str]) -> Event:
+    items = [{text: step, "status": status} for step, status in steps]
+    return Event("tool", T0, tool=ToolCall("p1", name, {key: items}))
+
+
+def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads() -> None:
+    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's."""
+    for agent, name, key, text in (("codex", "update_plan", "plan", "step"),
+                                   ("gemini", "write_todos", "todos", "description")):
+        handoff = draft(_session(
+            agent, Event("user", T0, text="Add a retry helper and its tests"),
+            _plan_call(name, key, text, ("Add retry helper", "in_progress"), ("Write retry tests", "pending")),
+            _edit("retry.py"),
+            _plan_call(name, key, text, ("Add retry helper", "completed"), ("Write retry tests", "pending")),
+            Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+        assert handoff.open_threads == ["To do: Write retry tests"] and handoff.status == "partial", agent
+
+
+def test_a_plan_whose_steps_are_all_completed_leaves_no_todo() -> None:
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"),
+        _plan_call("update_plan", "plan", "step", ("Add retry helper", "in_progress")), _edit("retry.py"),
+        _plan_call("update_plan", "plan", "step", ("Add retry helper", "completed")),
+        Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+    assert handoff.open_threads == [] and handoff.status == "done"
+
+
+def test_an_offer_made_as_a_statement_in_the_last_message_is_an_open_thread() -> None:
+    """Codex closes with "If you want, I can ..." where Claude asks "Want me to ...?"."""
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+        Event("assistant", T0, text="Added retry() to retry.py.\n\nIf you want, I can also add tests for the backoff "
+                                    "path.")), ZoneInfo("UTC"))
+    assert handoff.open_threads == ["Offered: also add tests for the backoff path"] and handoff.status == "done"
+
+
+def test_a_condition_that_is_no_offer_is_no_thread() -> None:
+    handoff = draft(_session(
+        "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+        Event("assistant", T0, text="Added retry() to retry.py. If you want retries off, set `RETRIES=0`.")),
+        ZoneInfo("UTC"))
+    assert handoff.open_threads == []

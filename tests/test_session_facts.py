@@ -138,7 +138,9 @@ def test_commits_in_a_repository_the_session_made_to_try_something_are_not_its_o
 def test_a_commit_never_pushed_is_a_note_naming_it_and_its_branch() -> None:
     """ae68c513 (blind label: "Commit 5fddc49c on dipree/entire-wingman was made but not pushed")."""
     threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
-    assert threads == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"] and status == "done"
+    pushed = [t for t in threads if t.startswith("Not pushed")]
+    assert pushed == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"]
+    assert status == "done"
 
 
 def test_a_session_that_pushed_its_commits_has_none_not_pushed() -> None:
@@ -155,12 +157,19 @@ def test_a_test_run_the_user_stopped_with_a_word_and_never_run_after_is_a_note()
 
 def test_a_test_run_stopped_without_a_word_is_no_note_as_the_user_went_on_to_something_else() -> None:
     """d50aed65: `mise run test:ci` stopped, then "Commit"."""
-    assert not any(t.startswith("Not run") for t in _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")[0])
+    assert not any("stopped by the user" in t for t in _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")[0])
 
 
 def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_status_lists_them() -> None:
     threads, status = _facts("9f26971d-da0a-46db-b911-e156aad9548e")
     assert threads == [] and status == "done"
+
+
+def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:
+    """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"); 9f26971d's status
+    lists only files it did not edit (above)."""
+    threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert "Uncommitted changes on main (its `git status`): `cmd/entire/cli/root.go`" in threads and status == "done"
 
 
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:
@@ -225,6 +234,8 @@ def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
     ("uv run pytest -m unit -v", "tests"), ("go test ./... 2>&1", "tests"), ("pnpm test", "tests"),
     ("cargo clippy --all", "lint"), ("mise run lint", "lint"), ("npx tsc --noEmit", "types"),
     ("go build ./...", "build"), ("go test -c ./e2e -o /dev/null", "build"), ("CI=1 npm run build", "build"),
+    ("npx playwright test", "tests"), ("bundle exec rspec", "tests"), ("rake test", "tests"),
+    ("uv run ty check", "types"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
@@ -328,3 +339,17 @@ def test_a_commit_whose_pull_request_was_opened_is_not_left_unpushed() -> None:
                       Event("tool", None, tool=ToolCall("p", "Bash", {"command": "gh pr create --fill"},
                                                         output="https://github.com/acme/widgets/pull/7"))]
     assert session_facts(session).threads() == []
+
+
+def test_a_manual_verification_step_of_the_plan_the_session_ended_on_is_a_note_when_never_run() -> None:
+    """ae68c513 (blind label: "The plan's manual verification step was never run; only fmt, lint and test:ci were"):
+    its plan's "2. Manual: run `echo ... | go run ...`", then only "commit this"."""
+    threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
+    manual = [t for t in threads if t.startswith("Not run: the plan's manual verification step: run `echo")]
+    assert len(manual) == 1 and "verify the JSON output" in manual[0] and status == "done"
+
+
+def test_a_plans_manual_step_is_no_note_once_a_new_request_followed_the_plan() -> None:
+    """d64b50bb: its plan's "Manual test: Run `entire unknowncommand`", then "please update our showSuggestion method
+    with this example from brew": new work."""
+    assert not any("manual" in t for t in _facts("d64b50bb-125b-4b54-867a-e59841e553d8")[0])

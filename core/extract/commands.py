@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
-                        r"pipenv run|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
+                        r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
 _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
@@ -21,8 +21,8 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
                          r"(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|rspec|phpunit|dotnet test|mvn test|"
                          r"gradle test|\./gradlew test|mix test|swift test|deno test|bats|make (?:test|check)\S*|"
-                         r"just test\S*|mise (?:run )?test\S*)\b")),
-    ("types", re.compile(r"^(?:mypy|pyright|tsc|basedpyright|(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
+                         r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test)\b")),
+    ("types", re.compile(r"^(?:mypy|pyright|tsc|basedpyright|ty check|(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
                          r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
     ("lint", re.compile(r"^(?:ruff(?: check)?|flake8|pylint|eslint|biome (?:check|lint)|golangci-lint|go vet|"
                         r"staticcheck|cargo clippy|shellcheck|rubocop|(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|"

@@ -59,7 +59,9 @@ SUBSTANCE_RULES = "3"
 # cause; changes to code the session wrote, said with a reason or what they replace, reported or announced, limits
 # of named code, and the commit bodies it wrote, as insights; What Happened without an outcome an insight says; a
 # headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
-# (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason.
+# (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason;
+# edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
+# todos; an offer said as a statement; up to six review findings and eight threads.
 HANDOFF_RULES = "10"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -4,8 +4,9 @@ last run of each kind of check (tests, lint, build, type check) and whether it p
 carried out lists to change that no edit touched. These facts become open threads in plain words, hold a
 session's status at `partial`, and show in What Happened.
 
-Edits count as uncommitted only in a session that committed itself (a `git status` it ran says which are left): in
-one that never did, the person commits, and its edits are no thread (the labelled sessions of both trees agree)."""
+Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
+which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
+both trees agree)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,20 @@ _PLAN_FILES_RE = re.compile(
     r"^(?:#+\s*|\*\*)?(?:Files?|Critical files?) (?:to )?(?:modify|change|create|update|edit|touch)\b", re.IGNORECASE)
 _PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(?:\*\*)?`([^`\s]+\.\w{1,6})`")
 _PLAN_PROMPT = "Implement the following plan"
+# A plan's section of how to check the work ("## Verification", "## Testing"), and its steps marked manual.
+_VERIFY_HEADING_RE = re.compile(
+    r"^#+\s*(?:\d+\.\s*)?(?:verification|verify|testing|test plan|how to (?:test|verify))\b", re.IGNORECASE)
+_STEP_ITEM_RE = re.compile(r"^(?:[-*]|\d+[.)])\s+(.+)$")
+_MANUAL_RE = re.compile(r"^\W*manual(?:ly)?\b|\bmanual (?:test|check|verification)", re.IGNORECASE)
+_MANUAL_MARK_RE = re.compile(r"^\W*manual(?:ly)?(?: (?:test|testing|check|verification))?\s*[:—–-]\s*", re.IGNORECASE)
+_CODE_RE = re.compile(r"`([^`]{4,})`")
+_SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Not pushed:", "PR not opened:", "Not run:", "Temporary file still")
+FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
+                 "Temporary file still")
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,7 @@ class CheckRun:
 @dataclass
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
+    committed: bool = True  # False: the session never committed, its own `git status` named them (a note)
     unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
     pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
     branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
@@ -78,6 +89,7 @@ class Facts:
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
+    manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
 
@@ -98,6 +110,10 @@ class Facts:
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
+        if self.manual_left:
+            more = f" (and {len(self.manual_left) - 1} more)" if len(self.manual_left) > 1 else ""
+            step = _CODE_RE.sub(_short_code, self.manual_left[0])
+            found.append(Thread(f"Not run: the plan's manual verification step{more}: {clause(step, 12)}", False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
@@ -105,7 +121,11 @@ class Facts:
         if self.uncommitted:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
-            found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+            if self.committed:
+                found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+            else:  # the person may commit: a note, as its `git status` showed it
+                on = f" on {self.branch['']}" if self.branch.get("") else ""
+                found.append(Thread(f"Uncommitted changes{on} (its `git status`): {named}{more}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
@@ -217,18 +237,56 @@ def _plan_files(plan: str) -> list[str]:
     return files
 
 
-def _plan_left(session: Session) -> list[str]:
-    """The files the last plan carried out (approved in plan mode, or given as "Implement the following plan")
-    lists to change that no edit after it touched."""
+def _last_plan(session: Session) -> tuple[str, int]:
+    """The last plan the session carried out (approved in plan mode, or given as "Implement the following plan"),
+    and the index of its event."""
     plan, after = "", 0
     for index, event in enumerate(session.events):
         if event.kind == "user" and event.text.startswith(_PLAN_PROMPT):
             plan, after = event.text, index
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
             plan, after = str(event.tool.input.get("plan", "")), index
+    return plan, after
+
+
+def _plan_left(session: Session, plan: str, after: int) -> list[str]:
+    """The files the last plan lists to change that no edit after it touched."""
     edited = {_name(tool_target(e.tool, session.cwd)) for e in session.events[after:]
               if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
     return [path for path in _plan_files(plan) if _name(path) not in edited]
+
+
+def _manual_checks_left(session: Session, plan: str, after: int) -> list[str]:
+    """The steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
+    "Manual testing:") whose command no later command ran, when the plan's work is what the session ended on: no
+    prompt after it but a short one ("commit this"); a new request is new work."""
+    if any(e.kind == "user" and len(e.text.split()) > _SHORT_PROMPT for e in session.events[after + 1:]):
+        return []
+    ran = " ".join(str(e.tool.input.get("command", "")) for e in session.events[after:]
+                   if e.tool is not None and e.tool.name == "Bash")
+    left, section, manual = [], False, False
+    for line in plan.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            section, manual = bool(_VERIFY_HEADING_RE.match(stripped)), False
+            continue
+        if not section or not stripped:
+            continue
+        item = _STEP_ITEM_RE.match(stripped)
+        if item is None:
+            manual = bool(_MANUAL_RE.search(stripped))  # a lead-in ("Manual testing:") for the items after it
+            continue
+        step = item.group(1)
+        command = _CODE_RE.search(step)
+        if (manual or _MANUAL_RE.match(step)) and not (command and command.group(1)[:30] in ran):
+            left.append(_MANUAL_MARK_RE.sub("", step))
+    return left
+
+
+def _short_code(code: re.Match[str]) -> str:
+    """A long command in a thread: its first words name it."""
+    words = code.group(1).split()
+    return code.group(0) if len(words) <= 4 else f"`{' '.join(words[:4])} …`"
 
 
 def _name(path: str) -> str:
@@ -262,6 +320,7 @@ def session_facts(session: Session) -> Facts:
     edited: dict[str, None] = {}  # since the last commit, in order
     staged: list[str] = []
     committed = False
+    shown = False  # the session's own `git status` listed its edits as changed since its last commit
     current = ""  # the folder the agent's shell is in, when not the session's
     for call in session.tool_calls:
         if call.name in WRITE_TOOLS and not call.is_error:
@@ -294,7 +353,7 @@ def session_facts(session: Session) -> Facts:
                 for path in list(edited):
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
-                staged = []
+                staged, shown = [], False
                 branch, ref = next(made, ("", ""))
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
@@ -313,6 +372,7 @@ def session_facts(session: Session) -> Facts:
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     edited = _after_status(edited, output)
+                    shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     if on := _ON_BRANCH_RE.search(output):
                         facts.branch[repo] = on.group(1)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
@@ -333,9 +393,11 @@ def session_facts(session: Session) -> Facts:
             passed = not call.is_error if verdict is None else not verdict
             facts.stopped.pop(check.command, None)
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
-    if committed:
-        facts.uncommitted = list(edited)
-    facts.plan_left = _plan_left(session)
+    if committed or shown:
+        facts.uncommitted, facts.committed = list(edited), committed
+    plan, after = _last_plan(session)
+    facts.plan_left = _plan_left(session, plan, after)
+    facts.manual_left = _manual_checks_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     if not facts.pr and _drafted_in_reply(session):
         facts.pr = "drafted"

@@ -25,7 +25,9 @@ from eywa.core.extract.said_left import (
 from eywa.core.session import Event, Session, ToolCall
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
-MAX_THREADS = 6
+# Other agents' todo lists: the tool -> (its list's key, an item's text key)
+_PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
+MAX_THREADS = 8
 _THREAD_CHARS = 240
 
 _NEXT_STEP_RE = re.compile(
@@ -59,6 +61,10 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
                               "way direction go ahead proceed continue any that this these those it with to the a "
                               "or of one instead implement start begin now for leave as-is move forward on "
                               "next apply make happy help".split())
+# "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
+_OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
+                            r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
+                            re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -93,12 +99,18 @@ def last_prompt_index(events: list[Event]) -> int:
 
 
 def task_list(session: Session) -> list[dict]:
-    """The last todo list: TodoWrite's, or the one TaskCreate and TaskUpdate built (ids are given in
-    creation order, from 1), whichever was written last."""
+    """The last todo list: TodoWrite's, Codex's `update_plan` steps, Gemini CLI's `write_todos`, or the one TaskCreate
+    and TaskUpdate built (ids are given in creation order, from 1), whichever was written last."""
     tasks: dict[str, dict] = {}
-    last_todo = last_task = -1
+    todos, last_todo, last_task = session.todos, -1, -1
     for index, call in enumerate(session.tool_calls):
         if call.name == "TodoWrite":
+            todos, last_todo = session.todos, index
+        elif call.name in _PLAN_TOOLS and not call.is_error:
+            key, text = _PLAN_TOOLS[call.name]
+            items = call.input.get(key)
+            todos = [{"content": str(item.get(text, "")), "status": item.get("status")}
+                     for item in items if isinstance(item, dict)] if isinstance(items, list) else []
             last_todo = index
         elif call.name == "TaskCreate" and not call.is_error:
             subject = call.input.get("subject") or call.input.get("description") or ""
@@ -109,7 +121,7 @@ def task_list(session: Session) -> list[dict]:
             if task is not None and isinstance(call.input.get("status"), str):
                 task["status"] = call.input["status"]
             last_task = index
-    return list(tasks.values()) if last_task > last_todo else session.todos
+    return list(tasks.values()) if last_task > last_todo else todos
 
 
 def _todo_threads(session: Session) -> list[Thread]:
@@ -193,6 +205,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
                     threads.append(Thread(_question(found, index, plan), True))
+            elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
+                threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (

@@ -293,7 +293,7 @@ _FILE_NAME_RE = re.compile(r"\.\w{1,5}(?::[\d-]+)?$")
 _ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
 _CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
 _LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
-MAX_FINDINGS = 4
+MAX_FINDINGS = 6
 
 
 def _findings(text: str) -> list[tuple[str, str]]:
@@ -359,7 +359,8 @@ def _finding_thread(title: str, body: str) -> str:
     title = _plain_title(title)
     said = title
     if len(title.split()) < 8 and body:
-        first = sentences(_LOCATION_RE.sub("", body.lstrip("-* ")))
+        # a question after the review ("Would you like me to ...?") is put to the user, not the finding's body
+        first = [s for s in sentences(_LOCATION_RE.sub("", body.lstrip("-* "))) if not s.text.endswith("?")]
         if first:
             said = f"{title}: {first[0].text}"
     return "Not fixed (review): " + clause(said, 20)
