@@ -6,18 +6,21 @@ The format is the original eywa-mcp's, so handoffs written by it import unchange
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, Field, field_validator
 
 from eywa.core.config.private_files import private_dir
 from eywa.core.handoffs.durations import format_duration
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["STATUSES", "Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff",
            "parse_sections", "parse_duration", "render_body", "split_front_matter", "handoff_from"]
@@ -171,6 +174,8 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
         raise ValueError("front matter is not closed by ---")
     meta = _simple_front_matter(text[3:end])
     if meta is None:
+        import yaml  # deferred: ingest writes handoffs and never parses them
+
         meta = yaml.safe_load(text[3:end])
     if not isinstance(meta, dict):
         raise ValueError("front matter is not a mapping")
@@ -184,8 +189,6 @@ _LINE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): (.*)")
 _ITEM_RE = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[^,"\[\]{}]*?)\s*(?:,|$)')
 # Characters YAML reads other than as themselves (line breaks it folds, characters it refuses): left to it.
 _UNUSUAL_RE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_RESOLVER = yaml.resolver.Resolver()
-_TYPED_STARTS = frozenset(first for first in _RESOLVER.yaml_implicit_resolvers if first)
 _STR, _INT, _TIMESTAMP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp"
 
 
@@ -209,6 +212,16 @@ def _simple_front_matter(block: str) -> dict[str, object] | None:
     return meta
 
 
+@functools.cache
+def _resolver() -> tuple[yaml.resolver.Resolver, frozenset[str], type[yaml.ScalarNode]]:
+    """YAML's resolver of implicit types, the first characters it has types for, its scalar node (imported when
+    first read: ingest writes handoffs and never reads one)."""
+    import yaml
+
+    resolver = yaml.resolver.Resolver()
+    return resolver, frozenset(first for first in resolver.yaml_implicit_resolvers if first), yaml.ScalarNode
+
+
 _UNREAD = object()
 _PLAIN_START_RE = re.compile(r"[A-Za-z0-9_/(]")  # a plain scalar's first character (no indicator, no . + -)
 _FLOW_INDICATORS = frozenset(",[]{}")
@@ -227,7 +240,8 @@ def _scalar(text: str, *, flow: bool) -> object:
             or (flow and _FLOW_INDICATORS.intersection(text)):
         return _UNREAD
     # YAML picks the implicit types to try by a plain scalar's first character: most start with none of those.
-    tag = _STR if text[0] not in _TYPED_STARTS else _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    resolver, typed_starts, node = _resolver()
+    tag = _STR if text[0] not in typed_starts else resolver.resolve(node, text, (True, False))
     if tag == _STR:
         return text
     if tag == _INT and re.fullmatch(r"0|[1-9][0-9]*", text):
