@@ -194,12 +194,18 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["keywords", "hybrid"])
-def test_get_starts_without_the_settings_model_or_numpy(cli_env: dict[str, str], mode: str) -> None:
+def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dict[str, str], mode: str) -> None:
+    """`eywa get` is the command a user waits on: none of these is on its path (dataclasses imports inspect,
+    orjson dataclasses and uuid, uuid platform), and a query without time words or digits compiles none of the
+    patterns that look for them."""
     probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
-             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy'} & set(sys.modules);"
-             "print(sorted(heavy), file=sys.stderr)")
+             "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy', 'dataclasses',"
+             " 'inspect', 'orjson', 'uuid', 'platform'} & set(sys.modules);"
+             "from eywa.core.retrieval import query_tokens, time_words;"
+             "compiled = time_words._compiled.cache_info().currsize + query_tokens._dates.cache_info().currsize;"
+             "print(sorted(heavy), compiled, file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
-    assert result.stderr.strip() == "[]"
+    assert result.stderr.strip() == "[] 0"
     assert result.stdout.startswith("## Eywa: ")
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 COLUMN = {"project_index": "project", "keyword_index": "keyword"}
@@ -102,8 +101,7 @@ def oldest_week(conn: sqlite3.Connection, names: dict[str, str]) -> int | None:
     return min(weeks, default=None)
 
 
-@dataclass(frozen=True)
-class IndexBounds:
+class IndexBounds(NamedTuple):
     """Index-wide maxima that bound a handoff nobody has read yet. Kept in `meta` and only ever raised
     (Store.put_handoff records each handoff), so reading them costs nothing; a deletion leaves them
     high, which a bound allows."""

@@ -13,18 +13,16 @@ idempotent); a missing, damaged or older index folder is rebuilt from the table 
 from __future__ import annotations
 
 import itertools
+import json
 import os
-import shutil
 import sqlite3
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Collection
 from pathlib import Path
 from typing import cast
 
-import orjson
 import tantivy
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
@@ -100,6 +98,9 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
     VERSION or of another SQLite index (a new data directory, an upgrade, a user who deleted either);
     then apply what is queued."""
     if not is_current(conn, folder):
+        import shutil  # here, not at the top: `eywa get` imports this module and never rebuilds (nor does uuid's
+        import uuid  # import of platform belong on its path)
+
         conn.execute("BEGIN IMMEDIATE")
         try:
             key = key_of(conn)
@@ -212,7 +213,7 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
     document.add_text("prompts", prompts)
     document.add_text("body", "\n".join((handoff, prompts, replies, actions, context)))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
-        for term in index_terms(orjson.loads(terms or "[]")):
+        for term in index_terms(json.loads(terms or "[]")):
             document.add_text(field, term)
     return document
 
@@ -319,6 +320,7 @@ def _readable(folder: Path) -> Path:
     if os.access(folder, os.W_OK):
         return folder
     import atexit
+    import shutil
     import tempfile
 
     stand_in = Path(tempfile.mkdtemp(prefix="eywa-text-index-"))

@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import datetime
 import heapq
+import json
 import math
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
-
-import orjson
 
 from eywa.core.index.readonly import handoff_dates, substantial_listed
 from eywa.core.index.term_blocks import (
@@ -57,8 +55,7 @@ class Term(NamedTuple):  # hundreds a query: a frozen dataclass costs several ti
     df: int
 
 
-@dataclass(frozen=True)
-class Multipliers:
+class Multipliers(NamedTuple):
     """The recency and duration multipliers, as every scorer computes them. With a window (`days_back`), the
     original's (docs/architecture.md, "The keywords formula"): 1 + boost / sqrt(age) inside it, halving every 7
     days beyond it. Without one (None), the bounded boost alone: the newest session gains at most a factor 1 + boost."""
@@ -158,7 +155,7 @@ def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multip
     what a handoff could get from `every` term; those under the k-th best score left out. `parts`: also
     filled with every handoff read."""
     m = multipliers
-    names = {kind: orjson.dumps([t.term for t in terms if t.table == table]).decode() for table, kind in KIND.items()}
+    names = {kind: json.dumps([t.term for t in terms if t.table == table]) for table, kind in KIND.items()}
     weights = {(KIND[t.table], t.term): t.weight for t in terms}
     today = m.now.toordinal() + JULIAN_ORDINAL
     most = _most_raw(bounds, every) * m.duration(bounds.max_duration)
@@ -224,8 +221,8 @@ def _completed(conn: sqlite3.Connection, parts: dict[int, _Parts], skimmed: list
         at += len(batch)
         for row in substantial_listed(conn, batch):
             raw, by_day, by_length, _ = parts[row.rowid]
-            listed = {"project_index": {value.lower() for value in orjson.loads(row.projects)},
-                      "keyword_index": {value.lower() for value in orjson.loads(row.keywords)}}
+            listed = {"project_index": {value.lower() for value in json.loads(row.projects)},
+                      "keyword_index": {value.lower() for value in json.loads(row.keywords)}}
             for term in skimmed:  # in one order for every handoff, so equal term sets give equal sums
                 if term.term in listed[term.table]:
                     raw += term.weight

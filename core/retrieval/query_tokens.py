@@ -5,6 +5,7 @@ text can match (dates and version numbers).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from eywa.core.archive.columns import MONTHS
@@ -62,10 +63,15 @@ _MONTH_NAMES = {name: name for name in _MONTHS} | {name[:3]: name for name in _M
 _MONTH = "(" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(\d{4}))?"
-_DAY_MONTH_RE = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}\b")
-_MONTH_DAY_RE = re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}")
-_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_VERSION_RE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w.]*\w)")
+
+
+@functools.cache
+def _dates() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Versions, day and month, month and day, ISO dates: compiled at the first query holding a digit, which
+    each of them needs (most queries hold none)."""
+    return (re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w.]*\w)"),
+            re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}\b"), re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}"),
+            re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"))
 
 
 def fts_phrases(text: str) -> list[str]:
@@ -77,13 +83,16 @@ def fts_phrases(text: str) -> list[str]:
     """
     lowered = text.lower()
     found: dict[str, None] = {}
-    for match in _VERSION_RE.finditer(lowered):
+    if not any(char.isdecimal() for char in lowered):  # what `\d` matches
+        return []
+    version, day_month, month_day, iso = _dates()
+    for match in version.finditer(lowered):
         found.setdefault(match.group(1).replace(".", " "), None)
-    for match in _DAY_MONTH_RE.finditer(lowered):
+    for match in day_month.finditer(lowered):
         _add_day(found, match.group(1), _MONTH_NAMES[match.group(2)], match.group(3))
-    for match in _MONTH_DAY_RE.finditer(lowered):
+    for match in month_day.finditer(lowered):
         _add_day(found, match.group(2), _MONTH_NAMES[match.group(1)], match.group(3))
-    for match in _ISO_RE.finditer(lowered):
+    for match in iso.finditer(lowered):
         month = int(match.group(2))
         if 1 <= month <= 12:
             _add_day(found, match.group(3), _MONTHS[month - 1], match.group(1))

@@ -9,12 +9,10 @@ Kept free of pydantic and the settings model, so that `eywa get` can answer from
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast, overload
-
-import orjson
 
 from eywa.core.config.clock import now
 from eywa.core.index.readonly import HandoffRow, handoffs_by_id, machine_count
@@ -29,8 +27,7 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 500  # a longer query is cut: nobody types more, and each word costs a lookup
 
 
-@dataclass
-class HandoffRecord:
+class HandoffRecord(NamedTuple):  # no dataclass: `dataclasses` imports `inspect`, milliseconds at each `eywa get`
     session_id: str
     short_id: str
     date: dt.date
@@ -87,24 +84,28 @@ class HandoffRecord:
 def record_from_row(row: HandoffRow, handoffs_dir: Path, score: float = 0.0, match: bool = True) -> HandoffRecord:
     return HandoffRecord(
         session_id=row.session_id, short_id=row.short_id, date=dt.date.fromisoformat(row.date),
-        headline=row.headline, projects=orjson.loads(row.projects), keywords=orjson.loads(row.keywords),
+        headline=row.headline, projects=json.loads(row.projects), keywords=json.loads(row.keywords),
         substance=row.substance, duration_min=row.duration_min, model=row.model, body=row.body,
         path=handoffs_dir / row.path, agent=row.agent, machine=row.machine, score=score, match=match,
     )
 
 
-@dataclass
 class Results(Sequence[HandoffRecord]):
     """The handoffs a query found, best first, and how they were chosen: what an answer says around them."""
 
-    records: list[HandoffRecord]
-    words: str  # the words matched, time words taken out ("" when none are left: a listing)
-    today: dt.date  # the day the query was asked, which time words count from
-    within: Window | None = None  # the only days searched (days_back, "7d"; with no words, the time words too)
-    asked: bool = False  # the query's own words named `within` ("7d", "yesterday"), not days_back alone
-    first: Window | None = None  # the days the time words name, whose sessions rank first
-    missed: Window | None = None  # with no words: the time words' days held no session, the latest instead
-    machines: int = 1  # how many machines the index holds sessions of
+    __slots__ = ("records", "words", "today", "within", "asked", "first", "missed", "machines")
+
+    def __init__(self, records: list[HandoffRecord], words: str, today: dt.date, within: Window | None = None,
+                 asked: bool = False, first: Window | None = None, missed: Window | None = None,
+                 machines: int = 1) -> None:
+        self.records = records
+        self.words = words  # the words matched, time words taken out ("" when none are left: a listing)
+        self.today = today  # the day the query was asked, which time words count from
+        self.within = within  # the only days searched (days_back, "7d"; with no words, the time words too)
+        self.asked = asked  # the query's own words named `within` ("7d", "yesterday"), not days_back alone
+        self.first = first  # the days the time words name, whose sessions rank first
+        self.missed = missed  # with no words: the time words' days held no session, the latest instead
+        self.machines = machines  # how many machines the index holds sessions of
 
     @property
     def no_match(self) -> bool:

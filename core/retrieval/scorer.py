@@ -13,18 +13,15 @@ that can still reach it; the full text's from core/index/text_index.py.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import datetime
+import json
 import math
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
-
-import orjson
 
 from eywa.core.index import readonly, text_index
 from eywa.core.index.term_blocks import IndexBounds
@@ -69,8 +66,7 @@ HYBRID_POOL = 100
 KEYWORD_MATCHES = 300
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     session_id: str
     score: float
     match: bool = True  # False: no match, one of the latest sessions listed instead
@@ -161,8 +157,7 @@ class _Keywords:
         return {term: count for term in terms if (count := self._df[term]) is not None}
 
 
-@dataclass
-class _ConnState:
+class _ConnState(NamedTuple):
     conn: sqlite3.Connection
     version: tuple[int, int]
     handoffs: int
@@ -276,8 +271,7 @@ def rank(
             for row in readonly.recent(conn, filters, limit=max_results, offset=offset)]
 
 
-@dataclass(frozen=True)
-class _Params:
+class _Params(NamedTuple):
     conn: sqlite3.Connection
     tokens: list[str]
     phrases: list[str]  # for the full text only: `keywords` keeps the original's tokens
@@ -300,7 +294,7 @@ class _Params:
         assert self.prefer is not None
         since = max((d for d in (self.filters.since, self.prefer[0]) if d), default=None)
         until = min((d for d in (self.filters.until, self.prefer[1]) if d), default=None)
-        return dataclasses.replace(self, filters=self.filters._replace(since=since, until=until))
+        return self._replace(filters=self.filters._replace(since=since, until=until))
 
 
 def _with_preferred(p: _Params, ranking: Callable[[_Params], list[_Row]]) -> list[_Row]:
@@ -457,7 +451,7 @@ def _keyword_raw(p: _Params, sessions: list[_Row]) -> list[_Row]:
         for number, terms in enumerate(row.lists):
             lowered = terms.lower()
             vocab = tables[number][1]
-            found = [term for term in text_index.index_terms(orjson.loads(terms))
+            found = [term for term in text_index.index_terms(json.loads(terms))
                      if any(vocab.holds(token, term) for token in p.tokens)
                      ] if any(token in lowered for token in p.tokens) else []
             wanted[number].update(found)

@@ -18,8 +18,9 @@ missed).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from eywa.core.archive.columns import MONTHS
@@ -76,7 +77,7 @@ class Understood(NamedTuple):
 
 def understood(query: str, today: dt.date) -> Understood:
     """`query` split into its words and the days its time words name (the days all of them allow)."""
-    found = sorted(((match, rule) for pattern, rule in _RULES for match in pattern.finditer(query)),
+    found = sorted(((match, rule) for pattern, rule in _rules(query) for match in pattern.finditer(query)),
                    key=lambda item: (item[0].start(), -item[0].end()))
     windows: dict[bool, Window] = {}  # filter or not -> window
     kept: list[str] = []
@@ -210,31 +211,51 @@ def _short(today: dt.date, match: re.Match[str]) -> Window | None:
     return last_days(count * (7 if match["unit"].lower() == "w" else 1), today) if count else None
 
 
-# (pattern, rule): each pattern is matched at word boundaries, case aside; where two phrases start at the
-# same place the longer is taken.
-_PHRASES: list[tuple[str, Rule]] = [
-    (r"(?:the\s+)?day\s+before\s+yesterday" + _PART_OF_DAY, _single(2)),
-    (r"yesterday" + _PART_OF_DAY + r"|last\s+night", _single(1)),
-    (r"(?:earlier\s+)?(?:today|tonight|this\s+(?:morning|afternoon|evening))", _single(0)),
-    (r"(?:(?:about|around|roughly|some)\s+)?" + _NUMBER + r"\s+" + _UNIT + r"\s+ago", _ago),
-    (r"(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past)\s+" + _NUMBER + r"\s+" + _UNIT + _NOT_OF, _last),
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAY_STEMS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# (pattern, needs, rule): each pattern is matched at word boundaries, case aside; where two phrases start at the
+# same place the longer is taken. `needs`: a match holds one of these (lowercase), so a query without any skips
+# compiling the pattern, most of a query's cost otherwise.
+_PHRASES: list[tuple[str, tuple[str, ...], Rule]] = [
+    (r"(?:the\s+)?day\s+before\s+yesterday" + _PART_OF_DAY, ("yesterday",), _single(2)),
+    (r"yesterday" + _PART_OF_DAY + r"|last\s+night", ("yesterday", "night"), _single(1)),
+    (r"(?:earlier\s+)?(?:today|tonight|this\s+(?:morning|afternoon|evening))",
+     ("today", "tonight", "morning", "afternoon", "evening"), _single(0)),
+    (r"(?:(?:about|around|roughly|some)\s+)?" + _NUMBER + r"\s+" + _UNIT + r"\s+ago", ("ago",), _ago),
+    (r"(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past)\s+" + _NUMBER + r"\s+" + _UNIT + _NOT_OF,
+     ("last", "past"), _last),
     (r"(?:(?:in|over|during|within)\s+)?(?:the\s+(?:last|past)|past)\s+(?P<unit>day|week|month|year)" + _NOT_OF,
-     _last),
-    (r"(?:in\s+)?(?:the\s+)?week\s+before\s+last", _week_before_last),
+     ("last", "past"), _last),
+    (r"(?:in\s+)?(?:the\s+)?week\s+before\s+last", ("last",), _week_before_last),
     (r"(?:(?:earlier|later)\s+)?(?:(?:in|during)\s+)?(?P<which>this|last|previous)\s+(?P<unit>week|month|year)"
-     + _NOT_OF, _calendar),
-    (r"(?:(?:over|during|on|at)\s+the\s+|(?:(?:over|during|on|at)\s+)?(?:this|last|past)\s+)weekend", _weekend),
+     + _NOT_OF, ("week", "month", "year"), _calendar),
+    (r"(?:(?:over|during|on|at)\s+the\s+|(?:(?:over|during|on|at)\s+)?(?:this|last|past)\s+)weekend", ("weekend",),
+     _weekend),
     (r"(?:(?P<how>on|last|since|this\s+past|past)\s+(?P<day>" + "|".join(sorted(_WEEKDAY, key=len, reverse=True))
-     + r")|(?<!the\s)(?P<day_alone>" + "|".join(_WEEKDAYS) + r"))\.?" + _PART_OF_DAY, _weekday),
+     + r")|(?<!the\s)(?P<day_alone>" + "|".join(_WEEKDAYS) + r"))\.?" + _PART_OF_DAY, _DAY_STEMS, _weekday),
     # A month with a day number before or after it is a calendar day: the full text's (see the docstring).
     (r"(?:(?:in|during|since|from|back\s+in|earlier\s+in|in\s+(?:early|late|mid)|early|late|mid|last)(?:\s+|-))+"
-     + _MONTH_NAME + r"(?:,?\s+" + _YEAR + r")?(?![\s,]*\d)", _month),
-    (r"(?<!\d\s)(?<!\d)(?<!of\s)" + _MONTH_NAME + r",?\s+" + _YEAR, _month),
-    (r"(?:in|during|since|from|back\s+in)\s+" + _YEAR + r"(?![\d.-])", _year),
+     + _MONTH_NAME + r"(?:,?\s+" + _YEAR + r")?(?![\s,]*\d)", _MONTH_STEMS, _month),
+    (r"(?<!\d\s)(?<!\d)(?<!of\s)" + _MONTH_NAME + r",?\s+" + _YEAR, _MONTH_STEMS, _month),
+    (r"(?:in|during|since|from|back\s+in)\s+" + _YEAR + r"(?![\d.-])", ("19", "20"), _year),
 ]
-_RULES: list[tuple[re.Pattern[str], Rule]] = [
-    (re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), rule) for pattern, rule in _PHRASES
-] + [(re.compile(r"^\s*(?!3d\b)(?P<count>\d{1,4})\s?(?P<unit>d|w)(?=\s|$)", re.IGNORECASE), _short)]  # "3d": 3D
+_RULES: list[tuple[str, tuple[str, ...], Rule]] = [
+    (rf"\b(?:{pattern})\b", needs, rule) for pattern, needs, rule in _PHRASES
+] + [(r"^\s*(?!3d\b)(?P<count>\d{1,4})\s?(?P<unit>d|w)(?=\s|$)", tuple("0123456789"), _short)]  # "3d": 3D
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _rules(query: str) -> Iterator[tuple[re.Pattern[str], Rule]]:
+    """The rules whose pattern could match `query`; every rule for a query that is not ASCII, some of whose
+    letters match ASCII ones case aside (the Kelvin sign, the long s)."""
+    lowered = query.lower() if query.isascii() else None
+    for pattern, needs, rule in _RULES:
+        if lowered is None or any(need in lowered for need in needs):
+            yield _compiled(pattern), rule
 
 
 # -- calendar arithmetic ----------------------------------------------------------------------------------
