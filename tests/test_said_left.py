@@ -338,3 +338,9 @@ def test_a_condition_that_is_no_offer_is_no_thread() -> None:
         Event("assistant", T0, text="Added retry() to retry.py. If you want retries off, set `RETRIES=0`.")),
         ZoneInfo("UTC"))
     assert handoff.open_threads == []
+
+
+def test_a_change_announced_last_and_made_before_the_session_stopped_is_done() -> None:
+    # 5a6312ee: "Let me write the table tests.", then the Edit and a green `go test`, then no report
+    handoff = draft(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"), ZoneInfo("UTC"))
+    assert (handoff.status, handoff.open_threads) == ("done", [])

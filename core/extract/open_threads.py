@@ -234,8 +234,9 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     missing = [name for name in wanted if not any(_ACTIONS[name].search(cmd) for cmd in ran)]
     if wanted and not missing:
         return None
-    if not wanted and tail and not any(c.is_error for c in tail) and _CHECK_INTENT_RE.match(intent.group(1)):
-        return None  # a check that went through: the session simply stopped reporting
+    if not wanted and tail and not any(c.is_error for c in tail) and (
+            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)):
+        return None  # a check, or an edit, that went through: the session simply stopped reporting
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
