@@ -56,10 +56,16 @@ def test_options_offered_with_no_choice_made_are_one_decide_thread_naming_them()
                        "`ClearRepoRootCache()` + document concurrent safety"]
 
 
-def test_a_question_offering_no_options_stays_a_question() -> None:
-    threads = draft(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c"), ZoneInfo("UTC")).open_threads
-    assert any(t.startswith("Question: ") and "commit and push these?" in t for t in threads), threads
-    assert not any(t.startswith("Decide:") for t in threads)
+def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
+    # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
+    threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads
+    assert threads == ["Offered: commit these changes"]
+
+
+def test_a_question_asking_to_go_on_with_the_work_stays_a_question() -> None:
+    threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
+    assert "Question: Want me to proceed with implementing all three locations using this approach?" in threads
+    assert not any(t.startswith(("Offered:", "Decide:")) for t in threads)
 
 
 def test_a_follow_up_left_for_later_mid_session_is_a_caveat() -> None:

@@ -61,8 +61,8 @@ SUBSTANCE_RULES = "3"
 # headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
 # (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason;
 # edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
-# todos; an offer said as a statement; up to six review findings and eight threads.
-HANDOFF_RULES = "10"
+# todos; an offer said as a statement; up to six review findings and eight threads. "11": round three (RESULTS.md).
+HANDOFF_RULES = "11"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0

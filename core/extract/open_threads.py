@@ -65,6 +65,8 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
                             re.IGNORECASE)
+_OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
+                             r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -204,7 +206,10 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
-                    threads.append(Thread(_question(found, index, plan), True))
+                    offer = _OFFER_ASKED_RE.match(text) if open_choice(found, index) is None else None
+                    # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
+                    threads.append(Thread("Offered: " + clause(offer.group(1)) if offer is not None
+                                          else _question(found, index, plan), True))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
