@@ -350,3 +350,15 @@ def test_a_change_announced_last_and_made_before_the_session_stopped_is_done() -
     # 5a6312ee: "Let me write the table tests.", then the Edit and a green `go test`, then no report
     handoff = draft(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"), ZoneInfo("UTC"))
     assert (handoff.status, handoff.open_threads) == ("done", [])
+
+
+def test_a_step_the_person_may_take_after_finished_work_is_named_and_leaves_it_done() -> None:
+    # bc3bf53b (blind label: done) ends "You may want to run `mise install` to install the new Go version."
+    handoff = draft(corpus_session("bc3bf53b-19fe-4209-b30a-a1acffaf6703"), ZoneInfo("UTC"))
+    assert handoff.status == "done"
+    assert handoff.open_threads == ["Next: You may want to run `mise install` to install the new Go version."]
+
+
+def test_a_step_the_session_still_owes_keeps_it_partial() -> None:
+    # 48f428f9's closing steps are the setup its work needs ("Create a GitHub App ...")
+    assert draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), ZoneInfo("UTC")).status == "partial"

@@ -67,6 +67,8 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
                             re.IGNORECASE)
 _OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
                              r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
+# "You may want to run `mise install`": a step the person may take after finished work, not the session's own
+_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -217,7 +219,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
                     _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))
-                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text), not later))
+                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
+                                      not later and not _LEFT_TO_PERSON_RE.search(text)))
             elif last and (said := caveat(found, index)) is not None:
                 threads.append(Thread("Caveat: " + said, False))
         for match in _TODO_RE.finditer(event.text):
