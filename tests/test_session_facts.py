@@ -353,3 +353,16 @@ def test_a_plans_manual_step_is_no_note_once_a_new_request_followed_the_plan() -
     """d64b50bb: its plan's "Manual test: Run `entire unknowncommand`", then "please update our showSuggestion method
     with this example from brew": new work."""
     assert not any("manual" in t for t in _facts("d64b50bb-125b-4b54-867a-e59841e553d8")[0])
+
+
+def test_a_server_started_in_the_background_and_never_stopped_is_still_running() -> None:
+    # 7acd37a8 starts `pnpm dev` twice in the background and stops only the first (its KillShell of the second names
+    # the first's id again); blind label: "A pnpm dev server ... was left running at the end"
+    facts = session_facts(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    assert facts.running == ["pnpm dev"]
+    assert "Still running: `pnpm dev`, started in the background and never stopped" in [t.text for t in facts.threads()]
+
+
+def test_a_command_moved_to_the_background_for_running_long_is_not_left_running() -> None:
+    # cb2e607c's reinstall went to the background by itself (no `run_in_background`) and ended there
+    assert session_facts(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a")).running == []

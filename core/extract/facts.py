@@ -30,6 +30,8 @@ _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
+# Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
+_BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _TEMP_FOLDERS = ("/tmp", "/private/tmp", "/var/folders")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
@@ -66,7 +68,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still")
+                 "Temporary file still", "Still running:")
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class Facts:
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
+    running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -108,6 +111,8 @@ class Facts:
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
+        found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
+                         False) for command in self.running]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.manual_left:
@@ -315,6 +320,19 @@ def _temporary_left(session: Session) -> list[str]:
     return list(found)
 
 
+def _still_running(session: Session) -> list[str]:
+    """Commands the session started in the background whose shell no later call stopped (a dev server left up); one
+    moved there for running long (no `run_in_background`) ends by itself."""
+    started: dict[str, str] = {}
+    for call in session.tool_calls:
+        if call.name == "Bash" and call.input.get("run_in_background") and (
+                found := _BACKGROUND_ID_RE.search(call.output)) is not None:
+            started[found.group(1)] = str(call.input.get("command", ""))
+        elif call.name in ("KillShell", "KillBash") and not call.is_error:
+            started.pop(str(call.input.get("shell_id", "")), None)
+    return list(started.values())
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -399,6 +417,7 @@ def session_facts(session: Session) -> Facts:
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left = _manual_checks_left(session, plan, after)
     facts.temporary = _temporary_left(session)
+    facts.running = _still_running(session)
     if not facts.pr and _drafted_in_reply(session):
         facts.pr = "drafted"
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
