@@ -452,9 +452,12 @@ def _edited_files(session: Session) -> Counter[str]:
     return counts
 
 
+MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
+
+
 def key_files(session: Session) -> list[str]:
     counts = _edited_files(session)
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_KEY_FILES]
     return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
 
 
