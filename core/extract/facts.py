@@ -40,6 +40,7 @@ _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committ
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
 _SHORT_STATUS_RE = re.compile(r"^ ?[MADRU]{1,2}\s+(\S+)$", re.MULTILINE)
+_UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
                           re.IGNORECASE)
@@ -95,6 +96,7 @@ class Facts:
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
+    unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -143,6 +145,9 @@ class Facts:
             found.append(Thread(f"PR not opened: its description was {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
+        if self.unticked:
+            more = f" (and {len(self.unticked) - 1} more)" if len(self.unticked) > 1 else ""
+            found.append(Thread(f"Not run: the PR's test plan{more}: {clause(self.unticked[0], 12)}", False))
         return found
 
     def _commits(self, folder: str, made: list[str]) -> str:
@@ -219,14 +224,13 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
-def _drafted_in_reply(session: Session) -> bool:
+def _drafted_in_reply(session: Session) -> str:
     """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
-    or titled as one."""
+    or titled as one: the reply that holds it, else ""."""
     start = last_prompt_index(session.events)
     asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
-    return any(e.kind == "assistant" and _SUMMARY_HEADING_RE.search(e.text) and (
-        asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))
-        for e in session.events[start + 1:])
+    return next((e.text for e in session.events[start + 1:] if e.kind == "assistant" and _SUMMARY_HEADING_RE.search(
+        e.text) and (asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))), "")
 
 
 def _plan_files(plan: str) -> list[str]:
@@ -400,6 +404,7 @@ def session_facts(session: Session) -> Facts:
         if commands.opens_pr(command):
             if ok or _PR_URL_RE.search(output):
                 facts.pr, facts.pr_note = "created", ""
+                facts.unticked = _UNTICKED_RE.findall(command)
                 facts.unpushed.pop(repo, None)  # a pull request opened: its branch is on the remote
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
@@ -418,8 +423,8 @@ def session_facts(session: Session) -> Facts:
     facts.manual_left = _manual_checks_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
-    if not facts.pr and _drafted_in_reply(session):
-        facts.pr = "drafted"
+    if not facts.pr and (draft := _drafted_in_reply(session)):
+        facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
