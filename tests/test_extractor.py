@@ -9,7 +9,7 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
-from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, session_terms
+from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, key_files, session_terms
 from eywa.core.extract.gist import asked
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
@@ -201,7 +201,7 @@ OPEN_WORK = {
     "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["In progress: Add WithAgent to hook_registry.go",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
-    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Question: ", "commit and push these?"]),
+    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Offered: commit and push these"]),
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
     "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Plan: Add Unit Tests for CLIVersion"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
@@ -578,3 +578,16 @@ def test_a_commit_body_is_read_from_a_heredoc_cut_short_or_from_later_messages()
     assert commit_bodies_in('git commit -m "Subject" -m "Why it was done." && git push') == ["Why it was done."]
     assert commit_bodies_in("git commit -am 'Subject\nWhy it was done.'") == ["Why it was done."]
     assert commit_bodies_in('git commit -m "Subject only"') == [] and commit_bodies_in("git status") == []
+
+
+def test_a_session_editing_more_than_eight_files_lists_them() -> None:
+    # 7acd37a8 edits 11 files; its blind label's `js/recordLive.js` and `package.json`, edited once, come after
+    # eight files edited as often or more
+    files = key_files(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    assert len(files) == 11
+    assert {"`js/recordLive.js` (1 edit)", "`package.json` (1 edit)"} <= set(files)
+
+
+def test_a_session_editing_few_files_lists_each_once() -> None:
+    files = key_files(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
+    assert files == ["`cmd/entire/cli/setup_test.go` (1 edit)"]

@@ -410,3 +410,13 @@ def test_two_options_weighed_or_one_judged_out_of_proportion_is_a_decision() -> 
     assert ("Failing the whole write feels too aggressive for what's essentially a best-effort dedup check."
             in texts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
     assert lines_of("The new parser in `parse.go` is more complex and slower to start.") == []
+
+
+def test_a_recommendation_said_plainly_is_a_decision() -> None:
+    # 22c5d52e: "I recommend the Keep a Changelog format — it's the closest thing to an industry standard."
+    found = session_insights("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+    assert any("I recommend the Keep a Changelog format" in line for line in found)
+
+
+def test_a_recommended_step_reported_as_past_is_no_decision() -> None:
+    assert lines_of("The reviewer recommended tests. Tests were added.") == []

@@ -56,10 +56,16 @@ def test_options_offered_with_no_choice_made_are_one_decide_thread_naming_them()
                        "`ClearRepoRootCache()` + document concurrent safety"]
 
 
-def test_a_question_offering_no_options_stays_a_question() -> None:
-    threads = draft(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c"), ZoneInfo("UTC")).open_threads
-    assert any(t.startswith("Question: ") and "commit and push these?" in t for t in threads), threads
-    assert not any(t.startswith("Decide:") for t in threads)
+def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
+    # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
+    threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads
+    assert threads == ["Offered: commit these changes"]
+
+
+def test_a_question_asking_to_go_on_with_the_work_stays_a_question() -> None:
+    threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
+    assert "Question: Want me to proceed with implementing all three locations using this approach?" in threads
+    assert not any(t.startswith(("Offered:", "Decide:")) for t in threads)
 
 
 def test_a_follow_up_left_for_later_mid_session_is_a_caveat() -> None:
@@ -338,3 +344,21 @@ def test_a_condition_that_is_no_offer_is_no_thread() -> None:
         Event("assistant", T0, text="Added retry() to retry.py. If you want retries off, set `RETRIES=0`.")),
         ZoneInfo("UTC"))
     assert handoff.open_threads == []
+
+
+def test_a_change_announced_last_and_made_before_the_session_stopped_is_done() -> None:
+    # 5a6312ee: "Let me write the table tests.", then the Edit and a green `go test`, then no report
+    handoff = draft(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"), ZoneInfo("UTC"))
+    assert (handoff.status, handoff.open_threads) == ("done", [])
+
+
+def test_a_step_the_person_may_take_after_finished_work_is_named_and_leaves_it_done() -> None:
+    # bc3bf53b (blind label: done) ends "You may want to run `mise install` to install the new Go version."
+    handoff = draft(corpus_session("bc3bf53b-19fe-4209-b30a-a1acffaf6703"), ZoneInfo("UTC"))
+    assert handoff.status == "done"
+    assert handoff.open_threads == ["Next: You may want to run `mise install` to install the new Go version."]
+
+
+def test_a_step_the_session_still_owes_keeps_it_partial() -> None:
+    # 48f428f9's closing steps are the setup its work needs ("Create a GitHub App ...")
+    assert draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), ZoneInfo("UTC")).status == "partial"

@@ -214,7 +214,7 @@ def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed
 
 
 def test_a_pr_description_asked_for_and_given_in_the_last_reply_is_a_pr_not_opened() -> None:
-    assert _facts("38917d7d-9f69-4210-a3b0-eed0a9e97575")[0] == [
+    assert _facts("38917d7d-9f69-4210-a3b0-eed0a9e97575")[0][:1] == [
         "PR not opened: its description was drafted in the last reply"]
 
 
@@ -353,3 +353,29 @@ def test_a_plans_manual_step_is_no_note_once_a_new_request_followed_the_plan() -
     """d64b50bb: its plan's "Manual test: Run `entire unknowncommand`", then "please update our showSuggestion method
     with this example from brew": new work."""
     assert not any("manual" in t for t in _facts("d64b50bb-125b-4b54-867a-e59841e553d8")[0])
+
+
+def test_a_server_started_in_the_background_and_never_stopped_is_still_running() -> None:
+    # 7acd37a8 starts `pnpm dev` twice in the background and stops only the first (its KillShell of the second names
+    # the first's id again); blind label: "A pnpm dev server ... was left running at the end"
+    facts = session_facts(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    assert facts.running == ["pnpm dev"]
+    assert "Still running: `pnpm dev`, started in the background and never stopped" in [t.text for t in facts.threads()]
+
+
+def test_a_command_moved_to_the_background_for_running_long_is_not_left_running() -> None:
+    # cb2e607c's reinstall went to the background by itself (no `run_in_background`) and ended there
+    assert session_facts(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a")).running == []
+
+
+def test_the_unchecked_test_plan_of_a_drafted_pr_is_not_run() -> None:
+    # 38917d7d drafts its PR in the last reply with three "- [ ] Verify ..." boxes it never ran
+    facts = session_facts(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"))
+    assert (facts.pr, len(facts.unticked)) == ("drafted", 3)
+    assert ("Not run: the PR's test plan (and 2 more): Verify telemetry is disabled when settings don't exist"
+            in [t.text for t in facts.threads()])
+
+
+def test_a_drafted_pr_with_no_test_plan_leaves_none_unticked() -> None:
+    facts = session_facts(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    assert (facts.pr, facts.unticked) == ("drafted", [])

@@ -61,8 +61,9 @@ SUBSTANCE_RULES = "3"
 # headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
 # (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason;
 # edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
-# todos; an offer said as a statement; up to six review findings and eight threads.
-HANDOFF_RULES = "10"
+# todos; an offer said as a statement; up to six review findings and eight threads. "11": offers asked, a server
+# left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
+HANDOFF_RULES = "11"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -452,9 +453,12 @@ def _edited_files(session: Session) -> Counter[str]:
     return counts
 
 
+MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
+
+
 def key_files(session: Session) -> list[str]:
     counts = _edited_files(session)
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_KEY_FILES]
     return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
 
 

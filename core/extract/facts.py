@@ -30,6 +30,8 @@ _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
+# Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
+_BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _TEMP_FOLDERS = ("/tmp", "/private/tmp", "/var/folders")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
@@ -38,6 +40,7 @@ _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committ
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
 _SHORT_STATUS_RE = re.compile(r"^ ?[MADRU]{1,2}\s+(\S+)$", re.MULTILINE)
+_UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
                           re.IGNORECASE)
@@ -66,7 +69,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still")
+                 "Temporary file still", "Still running:")
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,8 @@ class Facts:
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
+    running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
+    unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -108,6 +113,8 @@ class Facts:
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
+        found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
+                         False) for command in self.running]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.manual_left:
@@ -138,6 +145,9 @@ class Facts:
             found.append(Thread(f"PR not opened: its description was {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
+        if self.unticked:
+            more = f" (and {len(self.unticked) - 1} more)" if len(self.unticked) > 1 else ""
+            found.append(Thread(f"Not run: the PR's test plan{more}: {clause(self.unticked[0], 12)}", False))
         return found
 
     def _commits(self, folder: str, made: list[str]) -> str:
@@ -214,14 +224,13 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
-def _drafted_in_reply(session: Session) -> bool:
+def _drafted_in_reply(session: Session) -> str:
     """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
-    or titled as one."""
+    or titled as one: the reply that holds it, else ""."""
     start = last_prompt_index(session.events)
     asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
-    return any(e.kind == "assistant" and _SUMMARY_HEADING_RE.search(e.text) and (
-        asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))
-        for e in session.events[start + 1:])
+    return next((e.text for e in session.events[start + 1:] if e.kind == "assistant" and _SUMMARY_HEADING_RE.search(
+        e.text) and (asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))), "")
 
 
 def _plan_files(plan: str) -> list[str]:
@@ -315,6 +324,19 @@ def _temporary_left(session: Session) -> list[str]:
     return list(found)
 
 
+def _still_running(session: Session) -> list[str]:
+    """Commands the session started in the background whose shell no later call stopped (a dev server left up); one
+    moved there for running long (no `run_in_background`) ends by itself."""
+    started: dict[str, str] = {}
+    for call in session.tool_calls:
+        if call.name == "Bash" and call.input.get("run_in_background") and (
+                found := _BACKGROUND_ID_RE.search(call.output)) is not None:
+            started[found.group(1)] = str(call.input.get("command", ""))
+        elif call.name in ("KillShell", "KillBash") and not call.is_error:
+            started.pop(str(call.input.get("shell_id", "")), None)
+    return list(started.values())
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -382,6 +404,7 @@ def session_facts(session: Session) -> Facts:
         if commands.opens_pr(command):
             if ok or _PR_URL_RE.search(output):
                 facts.pr, facts.pr_note = "created", ""
+                facts.unticked = _UNTICKED_RE.findall(command)
                 facts.unpushed.pop(repo, None)  # a pull request opened: its branch is on the remote
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
@@ -399,8 +422,9 @@ def session_facts(session: Session) -> Facts:
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left = _manual_checks_left(session, plan, after)
     facts.temporary = _temporary_left(session)
-    if not facts.pr and _drafted_in_reply(session):
-        facts.pr = "drafted"
+    facts.running = _still_running(session)
+    if not facts.pr and (draft := _drafted_in_reply(session)):
+        facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts

@@ -48,10 +48,11 @@ _LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appr
                r"so (?:it's|it is|that's|this is|they're|they are) (?:fine|correct|safe|expected)\b|"
                r"(?:don't|doesn't|do not|does not) need (?:fixing|to be (?:changed|fixed)|chang(?:es|ing))\b|"
                r"(?:were|was|is|are) already (?:fixed|handled|addressed|resolved)\b")
+_RECOMMEND = r"i(?:'d| would)? (?:recommend|suggest)"  # "I'd recommend", "I recommend", "I would suggest"
 _CHOICE_RE = re.compile(
     r"\b(" + _LEFT_AS_IS + r"|instead of|rather than|" + _COMPARATIVE + r"|the (?:key |real |actual )fix (?:is|was)|"
-    r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|"
-    r"i'd (?:recommend|suggest)|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
+    r"the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|" +
+    _RECOMMEND + r"|my recommendation|(?:cleanest|simplest|safest|best) (?:fix|approach|option|way)|"
     r"decided|went with|chose|opted|so that|to avoid|trade-?off|not worth|unnecessary|would've been|"
     r"avoids?|the intent is|falls? back to|intentional(?:ly)?|on purpose|(?:that|this) way|switched from|"
     r"(?:so|since|because)\b[^.]{0,120}\b(?:is|are) (?:fine|enough|sufficient|safe|appropriate|acceptable|reasonable)|"
@@ -69,15 +70,15 @@ _CUE_PIECES = ("caus", "issue", "problem", "bug", "culprit", "turns out", "reaso
 _STRONG_RE = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |key |main )?(?:issue|problem|bug|culprit) (?:is|was)|"
     r"the (?:key |real |actual )fix (?:is|was)|the fix (?:is|was) (?:to|" + _FIX_ACTS + r")|turns out|"
-    r"that's (?:why|what)|which is why|i'd (?:recommend|suggest)|my recommendation|decided|went with|"
+    r"that's (?:why|what)|which is why|" + _RECOMMEND + r"|my recommendation|decided|went with|"
     r"chose|opted|the intent is|" + _COMPARATIVE + r"|rather than|"
     r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A comparison of options is a decision even when it gives its reason with "because".
 _COMPARED_RE = re.compile(r"\b(" + _COMPARATIVE + r"|" + _LEFT_AS_IS + r"|rather than|"
-                          r"i'd (?:recommend|suggest)|my recommendation|trade-?off|the intent is|"
+                          + _RECOMMEND + r"|my recommendation|trade-?off|the intent is|"
                           r"(?:cleanest|simplest|safest|best) (?:fix|approach|option|way))\b", re.IGNORECASE)
 # A recommendation stays a decision when hedged ("I'd suggest ... might be simpler").
-_RECOMMENDED_RE = re.compile(r"\b(i'd (?:recommend|suggest)|my recommendation|would be (?:worse|better|cleaner|"
+_RECOMMENDED_RE = re.compile(r"\b(" + _RECOMMEND + r"|my recommendation|would be (?:worse|better|cleaner|"
                              r"simpler|safer|overkill))\b", re.IGNORECASE)
 _REASON_RE = re.compile(r"\b(because|so that|to avoid|since|otherwise|which would|would've|trade-?off|that way|"
                         r"this way|for consistency|matching|consistent with|similar to|in line with|mirroring|"

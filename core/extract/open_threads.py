@@ -65,6 +65,10 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
                             re.IGNORECASE)
+_OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
+                             r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
+# "You may want to run `mise install`": a step the person may take after finished work, not the session's own
+_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -204,7 +208,10 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
-                    threads.append(Thread(_question(found, index, plan), True))
+                    offer = _OFFER_ASKED_RE.match(text) if open_choice(found, index) is None else None
+                    # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
+                    threads.append(Thread("Offered: " + clause(offer.group(1)) if offer is not None
+                                          else _question(found, index, plan), True))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
@@ -212,7 +219,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
                     _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))
-                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text), not later))
+                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
+                                      not later and not _LEFT_TO_PERSON_RE.search(text)))
             elif last and (said := caveat(found, index)) is not None:
                 threads.append(Thread("Caveat: " + said, False))
         for match in _TODO_RE.finditer(event.text):
@@ -234,8 +242,9 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     missing = [name for name in wanted if not any(_ACTIONS[name].search(cmd) for cmd in ran)]
     if wanted and not missing:
         return None
-    if not wanted and tail and not any(c.is_error for c in tail) and _CHECK_INTENT_RE.match(intent.group(1)):
-        return None  # a check that went through: the session simply stopped reporting
+    if not wanted and tail and not any(c.is_error for c in tail) and (
+            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)):
+        return None  # a check, or an edit, that went through: the session simply stopped reporting
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
