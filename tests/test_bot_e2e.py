@@ -353,7 +353,8 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
     assert threads.split("\n") == [  # the open threads by project, each naming its session
         "deep-manifest", "• Not pushed: branch ahead of 'origin/master' by 4 commits (a7da6a22)",  # the session facts
         "• Next: Ready for git push when you want to publish! (a7da6a22)",
-        "jssoundrecorder", "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
+        "jssoundrecorder", "• Still running: pnpm dev, started in the background and never stopped (7acd37a8)",
+        "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
         "• To do: Test drone synth with new AudioWorklet implementation (7acd37a8)"]
     mark = world.fake.mark()
     world.runner.run(job.run(world.app))  # nothing new since: nothing is sent
