@@ -7,6 +7,8 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import readonly
 from eywa.core.index.store import Store
@@ -88,3 +90,13 @@ def test_the_counts_of_an_index_from_before_them_are_counted_when_a_store_opens_
     store = Store(tmp_path / "i.sqlite3")
     assert readonly.handoff_count(store.conn) == 10 and readonly.handoff_count(store.conn, substantial=True) == 5
     assert dict(zip(*readonly.project_df(store.conn), strict=True)) == {"proj0": 4, "proj1": 3, "proj2": 3}
+
+
+def test_a_reindex_bounds_the_allocator_as_an_ingest_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Else each of the full-text index's merging threads keeps an arena of its own (bench/RESULTS.md, issue 29).
+    from eywa.core.ingest import reindex
+
+    bounded: list[bool] = []
+    monkeypatch.setattr(reindex, "bound_allocator", lambda: bounded.append(True))
+    reindex.reindex(Store(tmp_path / "i.sqlite3"), tmp_path / "handoffs", tmp_path / "archive")
+    assert bounded == [True]
