@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from eywa.core.handoffs.model import Handoff
-from eywa.core.index import readonly
+from eywa.core.index import readonly, text_index
 from eywa.core.index.store import Store
 
 
@@ -46,6 +46,15 @@ def _contents(conn: sqlite3.Connection) -> dict[str, object]:
     }
 
 
+def _searched(store: Store) -> dict[str, list[tuple[str, float]]]:
+    """What the full-text index finds for a few words and keywords, by session."""
+    names = dict(store.conn.execute("SELECT rowid, session_uuid FROM handoffs"))
+    folder, key = store.text_index_folder, text_index.key_of(store.conn)
+    found = {word: text_index.search(folder, key, [word], 100) for word in ("did", "headline 3", "7")}
+    found["kw3"] = text_index.term_top(folder, key, {("keywords", "kw3"): 1.0, ("projects", "proj1"): 0.5}, 100)
+    return {what: sorted((names[rid], round(score, 4)) for rid, score in hits) for what, hits in found.items()}
+
+
 def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_path: Path) -> None:
     handoffs = [_handoff(i, substance=i % 3) for i in range(60)]
     one_by_one, rebuilt = Store(tmp_path / "a.sqlite3"), Store(tmp_path / "b.sqlite3")
@@ -72,8 +81,9 @@ def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_p
         every = store.conn.execute("SELECT keyword, df FROM keyword_df ORDER BY keyword").fetchall()
         for word in ("kw1", "-x", "shared", "kw", "x", "nothing"):
             assert readonly.keywords_containing(store.conn, word) == [row for row in every if word in row[0]]
-    # The full-text index is made anew from the rebuilt rows.
+    # The full-text index is made anew from the rebuilt rows, and finds and scores what the other's finds.
     assert rebuilt.conn.execute("SELECT COUNT(*) FROM text_index_queue").fetchone()[0] == 0
+    assert _searched(rebuilt) == _searched(one_by_one)
     assert readonly.project_df(rebuilt.conn) == readonly.project_df(one_by_one.conn)
 
 
