@@ -1,21 +1,23 @@
-"""While tantivy builds a large full-text index, the pages of its files that this process maps are handed back to
-the kernel every moment: a merge reads its input segments through maps, and each page it read stayed counted in
-the process's memory until the merge ended (at a million handoffs, near 100 MB of a reindex's peak:
-bench/RESULTS.md, issue 29). MADV_PAGEOUT only reclaims what no other process maps, and a page needed again is
-read again, so nothing changes but the memory held. Linux only; elsewhere nothing is done."""
+"""While tantivy writes the full-text index, the pages of its files that this process maps are handed back to the
+kernel every moment: a merge reads its input segments through maps, and each page it read stayed counted in the
+process's memory until the merge ended, most of a large reindex's peak (bench/RESULTS.md, issue 29). MADV_PAGEOUT
+only reclaims what no other process maps, and a page needed again is read again, so nothing changes but the memory
+held. Linux only; elsewhere nothing is done."""
 
 from __future__ import annotations
 
 import ctypes
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
+Madvise = Callable[[int, int, int], int]  # madvise(2): address, length, advice
 _MADV_PAGEOUT = 21  # from the kernel's mman-common.h (Linux 5.4 and later)
 EVERY_SECONDS = 0.25
 
 
-def _madvise() -> ctypes._CFuncPtr | None:
+def _madvise() -> Madvise | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -26,7 +28,7 @@ def _madvise() -> ctypes._CFuncPtr | None:
     return madvise
 
 
-def page_out(folder: Path, madvise: ctypes._CFuncPtr) -> int:
+def page_out(folder: Path, madvise: Madvise) -> int:
     """Advise the kernel to reclaim the pages of this process's maps of files in `folder`; how many maps."""
     inside = f" {folder}/"
     found = 0
@@ -65,6 +67,6 @@ class Pager:
             self._thread.join()
             self._thread = None
 
-    def _run(self, madvise: ctypes._CFuncPtr) -> None:
+    def _run(self, madvise: Madvise) -> None:
         while not self._done.wait(EVERY_SECONDS):
             page_out(self.folder, madvise)
