@@ -7,8 +7,10 @@ import datetime as dt
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from eywa.core.handoffs.model import Handoff
-from eywa.core.index import readonly
+from eywa.core.index import readonly, text_index
 from eywa.core.index.store import Store
 
 
@@ -44,6 +46,15 @@ def _contents(conn: sqlite3.Connection) -> dict[str, object]:
     }
 
 
+def _searched(store: Store) -> dict[str, list[tuple[str, float]]]:
+    """What the full-text index finds for a few words and keywords, by session."""
+    names = dict(store.conn.execute("SELECT rowid, session_uuid FROM handoffs"))
+    folder, key = store.text_index_folder, text_index.key_of(store.conn)
+    found = {word: text_index.search(folder, key, [word], 100) for word in ("did", "headline 3", "7")}
+    found["kw3"] = text_index.term_top(folder, key, {("keywords", "kw3"): 1.0, ("projects", "proj1"): 0.5}, 100)
+    return {what: sorted((names[rid], round(score, 4)) for rid, score in hits) for what, hits in found.items()}
+
+
 def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_path: Path) -> None:
     handoffs = [_handoff(i, substance=i % 3) for i in range(60)]
     one_by_one, rebuilt = Store(tmp_path / "a.sqlite3"), Store(tmp_path / "b.sqlite3")
@@ -74,8 +85,9 @@ def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_p
             # At most a limit's worth, still in keyword order: enough to tell a word common among the keywords.
             first = readonly.keywords_containing(store.conn, word, 2)
             assert len(first) == min(2, len(holding)) and set(first) <= set(holding) and first == sorted(first)
-    # The full-text index is made anew from the rebuilt rows.
+    # The full-text index is made anew from the rebuilt rows, and finds and scores what the other's finds.
     assert rebuilt.conn.execute("SELECT COUNT(*) FROM text_index_queue").fetchone()[0] == 0
+    assert _searched(rebuilt) == _searched(one_by_one)
     assert readonly.project_df(rebuilt.conn) == readonly.project_df(one_by_one.conn)
 
 
@@ -92,3 +104,13 @@ def test_the_counts_of_an_index_from_before_them_are_counted_when_a_store_opens_
     store = Store(tmp_path / "i.sqlite3")
     assert readonly.handoff_count(store.conn) == 10 and readonly.handoff_count(store.conn, substantial=True) == 5
     assert dict(zip(*readonly.project_df(store.conn), strict=True)) == {"proj0": 4, "proj1": 3, "proj2": 3}
+
+
+def test_a_reindex_bounds_the_allocator_as_an_ingest_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Else each of the full-text index's merging threads keeps an arena of its own (bench/RESULTS.md, issue 29).
+    from eywa.core.ingest import reindex
+
+    bounded: list[bool] = []
+    monkeypatch.setattr(reindex, "bound_allocator", lambda: bounded.append(True))
+    reindex.reindex(Store(tmp_path / "i.sqlite3"), tmp_path / "handoffs", tmp_path / "archive")
+    assert bounded == [True]

@@ -70,3 +70,12 @@ def test_ingest_memory_does_not_grow_with_the_files_found(tmp_path: Path) -> Non
 
 def test_the_same_measure_sees_the_lists_made_in_this_process(tmp_path: Path) -> None:
     assert _per_file(tmp_path, in_process=True) > 5 * _PER_FILE_BOUND
+
+
+def test_the_planning_child_leaves_what_it_inherits_to_the_parents_pages() -> None:
+    # Unfrozen, the child's collector visits every inherited object and copies the pages that hold them.
+    code = ("import gc; from eywa.core.ingest.apart import apart, can_fork; "
+            "print(can_fork(), apart(gc.get_freeze_count) > 0, gc.get_freeze_count())")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "0"]  # frozen in the child only

@@ -262,7 +262,7 @@ class Store:
         """Within it, each transaction's full-text changes are handed to the full-text index once it commits,
         and indexed on tantivy's thread while the caller goes on; they become searchable at the end, or
         every STAGE_SECONDS (one index commit instead of one per ingest batch)."""
-        self._staging = text_index.Writer(self.text_index_folder)
+        self._staging = text_index.Writer(self.text_index_folder, paging_out=True)
         try:
             yield
         finally:

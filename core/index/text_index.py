@@ -25,6 +25,8 @@ from typing import cast
 
 import tantivy
 
+from eywa.core.index import page_out
+
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
 VERSION = "2"
@@ -97,6 +99,7 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
     """Rebuild the index from the `fulltext` table when its folder is missing, unreadable, of another
     VERSION or of another SQLite index (a new data directory, an upgrade, a user who deleted either);
     then apply what is queued."""
+    rebuilt = False
     if not is_current(conn, folder):
         import shutil  # here, not at the top: `eywa get` imports this module and never rebuilds (nor does uuid's
         import uuid  # import of platform belong on its path)
@@ -114,14 +117,18 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
                 conn.execute("DELETE FROM text_index_queue")
                 conn.execute("INSERT INTO text_index_queue(id) SELECT id FROM fulltext")
                 (folder / _VERSION_FILE).write_text(f"{VERSION} {key}", encoding="utf-8")
+                rebuilt = True
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-    writer = Writer(folder)
-    writer.stage(conn)
-    writer.commit(conn)
+    writer = Writer(folder, paging_out=rebuilt)  # a rebuild of a large index merges large segments
+    try:
+        writer.stage(conn)
+        writer.commit(conn)
+    finally:
+        writer.stop_paging()
 
 
 def reset(conn: sqlite3.Connection) -> None:
@@ -153,8 +160,11 @@ class Writer:
     (queue entries only grow in `seq`) or by the next store opened after.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, paging_out: bool = False) -> None:
+        """`paging_out`: while tantivy's writer is open, the pages of the index's files that this process maps
+        are handed back (core/index/page_out.py): for a large build, whose merges read large segments."""
         self.folder = folder
+        self._pager = page_out.Pager(folder) if paging_out else None
         self._writer: tantivy.IndexWriter | None = None
         self._schema: tantivy.Schema | None = None
         self._staged = 0  # the last queue seq staged
@@ -188,9 +198,16 @@ class Writer:
         if self._writer is None:
             return
         writer, self._writer = self._writer, None
-        writer.commit()
-        writer.wait_merging_threads()  # also releases the lock
+        try:
+            writer.commit()
+            writer.wait_merging_threads()  # also releases the lock
+        finally:
+            self.stop_paging()
         conn.execute("DELETE FROM text_index_queue WHERE seq <= ?", (self._staged,))
+
+    def stop_paging(self) -> None:
+        if self._pager is not None:
+            self._pager.stop()
 
     def _open(self) -> bool:
         if self._writer is None:
@@ -203,6 +220,8 @@ class Writer:
                 return False  # another process is writing the index: it stages this queue too
             self._schema = index.schema
             self._opened = time.monotonic()
+            if self._pager is not None:
+                self._pager.start()
         return True
 
 

@@ -1,6 +1,7 @@
-"""glibc's allocator held to fixed bounds for an ingest. By default it raises its threshold for returning freed
-blocks to the system each time a large block (a long session's text) is freed, and gives each thread (tantivy's
-indexing and merging ones) an arena of its own: the ingesting process grew with the sessions it had read."""
+"""glibc's allocator held to fixed bounds for an ingest or a reindex. By default it raises its threshold for
+returning freed blocks to the system each time a large block (a long session's text) is freed, and gives each
+thread (tantivy's indexing and merging ones) an arena of its own: the ingesting process grew with the sessions it
+had read, and a reindex's with the merges of its full-text index."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ the child ends, so the process that goes on (and the workers it forks later) nev
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import threading
 from collections.abc import Callable
@@ -23,7 +24,12 @@ def apart(step: Callable[..., T], *args: object) -> T:
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_run, args=(step, args, sender), daemon=True)
-    child.start()
+    # Frozen, what the child inherits is never visited by its collector: those pages stay shared, not copied.
+    gc.freeze()
+    try:
+        child.start()
+    finally:
+        gc.unfreeze()
     sender.close()
     try:
         ok, result = receiver.recv()

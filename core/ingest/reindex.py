@@ -10,6 +10,7 @@ from pathlib import Path
 from eywa.core.archive.columns import FULLTEXT_VERSION, fulltext_columns
 from eywa.core.handoffs.model import Handoff, atomic_write, handoff_from, handoff_relpath, split_front_matter
 from eywa.core.index.store import Store
+from eywa.core.ingest.allocator import bound_allocator
 
 
 def _read(path: Path, problems: list[str]) -> tuple[Handoff, bool] | None:
@@ -59,6 +60,7 @@ def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
             import_dir: Path | None = None) -> tuple[int, int, list[str]]:
     """(handoffs indexed, files imported, problems). The rebuild is one transaction: all or nothing. The files
     are read one at a time, so memory stays the same for any number of them."""
+    bound_allocator()  # the full-text index's indexing and merging threads would each keep an arena of their own
     problems: list[str] = []
     imported = import_originals(store, import_dir, handoffs_dir, problems) if import_dir else 0
     with store.rebuilding() as rebuild:

@@ -235,20 +235,25 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
         return parents.get(source.location) or file_session(source)
 
     groups = group_sessions(files, parent_of)
+    files_seen, files_changed = len(files), len(changed)
+    del files  # each is held by its group
     for group in groups.values():
         group.projects = paths.projects.get(group.machine)
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
-    redrafted = redraftable & set(groups)
+    redrafted = {sid for sid in redraftable if sid in groups}
+    marked = {sid for sid in marks if sid in groups}
     force |= frozenset(linked.values()) | redrafted
     dirty = [
         g for g in groups.values()
         if (only is None or g.session_id in only)
         and (g.session_id in force or any(f.location in changed for f in g.files))
     ]
+    del groups, changed  # before the sort's keys take their place: the plan's peak
+    parents.clear()
     kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
     ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
-    return _Plan(len(files), len(changed), marks & set(groups), redrafted, kept_out, ends)
+    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, ends)
 
 
 def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],

@@ -24,9 +24,11 @@ def scan_files(root: Path, kind: str = CLAUDE_CODE, machine: str = "") -> list[S
     """Every transcript file of agent `kind` under root with its size and mtime: one stat each, nothing read."""
     plugin = agent(kind)
     found: list[SourceFile] = []
-    stack = [root]
+    # Strings, not a Path a file: pathlib interns every name it parses, and the table of them stays as large as
+    # the most names held at once (about 100 bytes a file found).
+    stack: list[tuple[str, tuple[str, ...]]] = [(str(root), ())]
     while stack:
-        folder = stack.pop()
+        folder, relative = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except (FileNotFoundError, NotADirectoryError, PermissionError):
@@ -36,14 +38,13 @@ def scan_files(root: Path, kind: str = CLAUDE_CODE, machine: str = "") -> list[S
                 continue  # rsync's partial files (`.rsync-partial/`, `.<name>.XXXXXX`): never half a transcript
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(folder / entry.name)
+                    stack.append((entry.path, (*relative, entry.name)))
                 elif plugin.wanted(entry.name) and entry.is_file():
-                    path = folder / entry.name
-                    layout = plugin.layout(path.relative_to(root).parts)
+                    layout = plugin.layout((*relative, entry.name))
                     if layout is None:
                         continue
                     info = entry.stat()
-                    found.append(SourceFile(str(path), info.st_size, info.st_mtime_ns, layout, kind, machine))
+                    found.append(SourceFile(entry.path, info.st_size, info.st_mtime_ns, layout, kind, machine))
             except FileNotFoundError:
                 continue
     found.sort(key=lambda f: f.location)
