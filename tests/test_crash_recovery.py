@@ -184,14 +184,16 @@ def kill_chain(number: int, folder: Path, clean: Baseline) -> collections.Counte
     give the uninterrupted result (a run that ends before its kill point starts a fresh data directory)."""
     rng = random.Random(20260217 + number)
     landed: collections.Counter[str] = collections.Counter()
-    kills, round_ = 0, 0
+    kills, round_, attempts = 0, 0, 0
     while kills < KILLS_PER_CHAIN:
         round_ += 1
         data, note = folder / f"chain{number}-{round_}", folder / f"chain{number}-{round_}.note"
         stored = 0
         while kills < KILLS_PER_CHAIN:
             left = (SESSIONS - stored) / SESSIONS  # the share of the work this run has left to do
-            kind = ("write", "sql", "timed")[(kills + number) % 3]
+            # By attempt, not by kill: a timed kill that a quicker machine outran is followed by a counted one.
+            kind = ("write", "sql", "timed")[(attempts + number) % 3]
+            attempts += 1
             if kind == "write":
                 how, delay = ["write", str(rng.randint(1, max(1, int(clean.writes * left))))], None
             elif kind == "sql":
