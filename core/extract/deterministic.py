@@ -239,7 +239,8 @@ def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
         leads = [*report_leads(session)[-LAST_REPORTS:],
                  *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
-        first = "" if _MINOR_OUTCOME_RE.match(headline_words(closing)) else headline_words(closing)
+        words = headline_words(closing)
+        first = "" if _MINOR_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
                                and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]

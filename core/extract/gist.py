@@ -45,9 +45,9 @@ def report_leads(session: Session) -> list[str]:
     for event in session.events:
         if event.kind != "assistant" or not event.text:
             continue
-        first = next(((s.text, s.listed) for s in sentences(event.text) if lead_in(s.text)), None)
+        first = next(((lead, s.listed) for s in sentences(event.text) if (lead := lead_in(s.text))), None)
         if first and not first[1]:
-            found.append(lead_in(first[0]) or "")
+            found.append(first[0])
         title = next((name for heading in headings(event.text)[:1] if (name := heading_name(heading))), None)
         if title:  # a report's title, not the name of one of its sections ("Session State Changes")
             found.append(title)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
+    WRITE_TOOLS,
     caveat,
     caveats,
     clause,
@@ -24,7 +25,6 @@ from eywa.core.extract.said_left import (
 )
 from eywa.core.session import Event, Session, ToolCall
 
-WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Other agents' todo lists: the tool -> (its list's key, an item's text key)
 _PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
 MAX_THREADS = 8

@@ -13,6 +13,8 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.session import Event, ToolCall
 
+WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 MAX_CAVEATS = 2
 
@@ -366,9 +368,11 @@ def _finding_thread(title: str, body: str) -> str:
     return "Not fixed (review): " + clause(said, 20)
 
 
+_SEVERITY_RE = re.compile(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
+
+
 def _plain_title(title: str) -> str:
-    return re.sub(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", "", title.replace("**", ""),
-                  flags=re.IGNORECASE).strip(" :")
+    return _SEVERITY_RE.sub("", title.replace("**", "")).strip(" :")
 
 
 def findings_left(events: list[Event]) -> list[str]:
@@ -389,9 +393,9 @@ def findings_left(events: list[Event]) -> list[str]:
     later = [e for e in events[at + 1:] if e.kind == "assistant"]
     if any(_settled(e.text) for e in later):
         return []
-    last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in _EDIT_TOOLS
+    last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in WRITE_TOOLS
                      and not e.tool.is_error), default=-1)
-    edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in _EDIT_TOOLS
+    edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in WRITE_TOOLS
              and not e.tool.is_error]
     # what the edits changed, and what the agent said before one of them (a whole file rewritten is cut short)
     edited = " ".join([str(call.input.get(key, "")) for call in edits
@@ -401,7 +405,7 @@ def findings_left(events: list[Event]) -> list[str]:
     taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
     prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
-                      and e.tool.name in _EDIT_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
+                      and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
     left = []
     for position, (numbered, body) in enumerate(listed, 1):
         number = _NUMBER_RE.match(numbered)
@@ -424,4 +428,3 @@ def findings_left(events: list[Event]) -> list[str]:
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
-_EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")

@@ -58,7 +58,7 @@ class Pager:
         if self._madvise is None or self._thread is not None:
             return
         self._done.clear()
-        self._thread = threading.Thread(target=self._run, args=(self._madvise,), name="eywa-page-out", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="eywa-page-out", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -67,6 +67,7 @@ class Pager:
             self._thread.join()
             self._thread = None
 
-    def _run(self, madvise: Madvise) -> None:
+    def _run(self) -> None:
+        assert self._madvise is not None  # start() runs the thread only when there is one
         while not self._done.wait(EVERY_SECONDS):
-            page_out(self.folder, madvise)
+            page_out(self.folder, self._madvise)

@@ -39,6 +39,7 @@ from eywa.core.index.term_blocks import (
     blocks,
     oldest_week,
 )
+from eywa.core.index.text_index import index_terms
 
 if TYPE_CHECKING:
     import sqlite3
@@ -221,8 +222,8 @@ def _completed(conn: sqlite3.Connection, parts: dict[int, _Parts], skimmed: list
         at += len(batch)
         for row in substantial_listed(conn, batch):
             raw, by_day, by_length, _ = parts[row.rowid]
-            listed = {"project_index": {value.lower() for value in json.loads(row.projects)},
-                      "keyword_index": {value.lower() for value in json.loads(row.keywords)}}
+            listed = {"project_index": set(index_terms(json.loads(row.projects))),
+                      "keyword_index": set(index_terms(json.loads(row.keywords)))}
             for term in skimmed:  # in one order for every handoff, so equal term sets give equal sums
                 if term.term in listed[term.table]:
                     raw += term.weight
