@@ -283,6 +283,18 @@ def test_a_review_of_code_nobody_edited_after_leaves_its_findings() -> None:
         "Not fixed (review): `parseConfig` drops empty keys - an empty value is skipped silently"]
 
 
+def test_findings_only_talked_about_after_the_review_with_no_edit_are_still_left() -> None:
+    # no edit follows the review: the messages after it are no explanation of an edit (the slice up to the last
+    # edit once read as far as the session's second-last event, so a finding merely named there counted as fixed)
+    events = [Event("user", T0, text="Review the config module"), Event("assistant", T0, text=_REVIEW),
+              Event("user", T0, text="what does the cache one mean?"),
+              Event("assistant", T0, text="`loadCache` keeps each entry until the process exits."),
+              Event("assistant", T0, text="`parseConfig` skips a key whose value is empty.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads[-2:] == [
+        "Not fixed (review): `parseConfig` drops empty keys - an empty value is skipped silently",
+        "Not fixed (review): `loadCache` never expires - entries live for the whole process"]
+
+
 def test_issues_the_turn_fixed_before_reporting_them_are_no_findings_left() -> None:
     events = [Event("user", T0, text="Fix the config bugs"), _edit_code("def parseConfig(raw):", "def parseConfig(r):"),
               _edit_code("def loadCache():", "def loadCache(ttl):"), Event("assistant", T0, text=_REVIEW)]

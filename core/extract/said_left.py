@@ -380,21 +380,22 @@ def findings_left(events: list[Event]) -> list[str]:
     that the user did not take up and no later edit touched: none of the code names it gives (`findSessionIndex`,
     `common.go`) is in a later edit. Findings it calls no issue, and those about code its own turn edited before it
     (a report of issues met and fixed), are left out."""
-    at, listed = -1, []
+    at, listed, settled = -1, [], -1
     for index, event in enumerate(events):
-        if event.kind == "assistant" and "#" in event.text and not _settled(event.text) and (
-                found := _findings(event.text)):
+        if event.kind != "assistant" or "#" not in event.text:
+            continue
+        if _settled(event.text):
+            settled = index
+        elif found := _findings(event.text):
             at, listed = index, found
-    if at < 0:
+    if at < 0 or settled > at:  # a later report says the findings were fixed
         return []
     reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
     if reply is not None and (_YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
         return []
-    later = [e for e in events[at + 1:] if e.kind == "assistant"]
-    if any(_settled(e.text) for e in later):
-        return []
+    # with no edit after the review, nothing was said before one: both slices below are empty
     last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in WRITE_TOOLS
-                     and not e.tool.is_error), default=-1)
+                     and not e.tool.is_error), default=at)
     edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in WRITE_TOOLS
              and not e.tool.is_error]
     # what the edits changed, and what the agent said before one of them (a whole file rewritten is cut short)
