@@ -11,11 +11,10 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.archive.renderer import one_line
+from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
     WRITE_TOOLS,
-    caveat,
-    caveats,
     clause,
     findings_left,
     labelled_step,

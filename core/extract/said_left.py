@@ -11,7 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.session import Event, ToolCall
+from eywa.core.session import Event
 
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 
@@ -28,35 +28,6 @@ _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|directi
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
 _DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
-# Caveats and deferrals said in passing: what is known left, not a step taken.
-CAVEAT_RE = re.compile(
-    r"\b(?:not (?:yet )?(?:been )?(?:tested|verified)|untested|(?:haven't|have not|didn't|did not|couldn't|could not) "
-    r"(?:yet )?(?:test|verify|run|check)(?:ed)?\b(?! (?:any|anything|the existing))|only documented (?:in|by)|"
-    r"expect (?:some |a few )?(?:merge )?conflicts?|will (?:likely |probably )?conflict with|"
-    r"defer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?(?:later|"
-    r"follow|future|next|separate|another))|left (?:it |this |that )?(?:for|as) (?:a )?"
-    r"(?:follow-?up|later|future)|in a (?:later |separate |future )?follow-?up\b|"
-    r"out of scope for (?:this|now)|too complex (?:for|to) |known limitation|"
-    r"temporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|revert)|"
-    r"(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
-    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
-    # consider:": a follow-up left for later
-    r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|a problem)|continues?|"
-    r"continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))\b[^.]*\b(?:you|we) "
-    r"(?:could|can|would|might)\b|"
-    # "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth implementing
-    # initially", "Minor cleanup opportunity": work named and left to the person
-    r"\b(?:delete|remove|clean up|revert|close|archive)\b[^.]{0,60}\bmanually\b|"
-    r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
-    r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|\bclean-?up opportunit(?:y|ies))", re.IGNORECASE)
-# A piece of every caveat above: substring tests rule out most messages before any regex runs.
-_CAVEAT_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not",
-                  "documented", "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "temp",
-                  "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually", "worth",
-                  "opportunit")
-# "Let me clean up the debug code": a step announced, and taken next
-_ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
-                           re.IGNORECASE)
 # "Would you like me to commit these changes?", "Want me to open a PR?": an offer of a step the record can show done
 _OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
                        r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
@@ -69,16 +40,6 @@ _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|w
 _PICKED_RE = re.compile(r"^(?:ok(?:ay)?[,.]?\s+)?(?:(?:let'?s|lets|please|can you|go ahead and)\s+)?"
                         r"(?:first|start with|just|only)\b", re.IGNORECASE)
 MAX_STEPS_LEFT = 4
-_TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
-_UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
-# A later report that says the caveat no longer holds.
-_PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
-                        re.IGNORECASE)
-_CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
-# What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
-_POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
-                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
-_POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
@@ -140,23 +101,6 @@ def _lowered(name: str) -> str:
     return name[:1].lower() + name[1:] if first[1:].islower() else name
 
 
-def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
-    """A check (tests, lint, build, type check) ran and passed after event `at`."""
-    return any(i > at and not call.is_error and call.name == "Bash"
-               and commands.checks(str(call.input.get("command", ""))) for i, call in calls)
-
-
-def _resolved(said: str, later: str, calls: list[tuple[int, ToolCall]], at: int) -> bool:
-    """A check left undone that a passing check or a later report did; a temporary file later removed."""
-    lowered = said.lower()
-    if _TEMP_RE.search(lowered):
-        return bool(_CLEANED_RE.search(later)) or any(
-            i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
-    if _UNCHECKED_RE.search(lowered):
-        return _checked_after(calls, at) or bool(_PASSED_RE.search(later))
-    return False
-
-
 def offers_not_taken(events: list[Event], before: int) -> list[str]:
     """Offers to commit, push or open a PR ("Would you like me to commit these changes?") made before event
     `before` (the last message's own questions are read with it) that the user's next prompt did not take up
@@ -185,47 +129,6 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
-def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
-    """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
-    consider:") with the first two items of its list."""
-    said = found[index].text
-    if said.endswith("?") or _ANNOUNCED_RE.match(said) or not CAVEAT_RE.search(said):
-        return None
-    if said.endswith(":"):
-        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
-        return clause(f"{said} {'; '.join(items)}") if items else None
-    if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
-        # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
-        return f"{clause(found[index - 1].text, THREAD_WORDS // 2).rstrip('.…')}: {clause(said, THREAD_WORDS // 2)}"
-    # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
-    return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
-
-
-def caveats(events: list[Event], before: int) -> list[str]:
-    """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
-    what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
-    calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
-    messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
-    found: list[tuple[int, str]] = []
-    for position, (index, text) in enumerate(messages):
-        lowered = text.lower()
-        if index >= before or not any(piece in lowered for piece in _CAVEAT_PIECES):
-            continue
-        listed = sentences(text)
-        for at in range(len(listed)):
-            said = caveat(listed, at)
-            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), calls, index):
-                continue
-            found.append((index, "Caveat: " + said))
-    for index, call in calls:
-        posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
-        if posted is None or index >= before or call.is_error:
-            continue
-        later = " ".join(t for i, t in messages if i > index)
-        found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted.group(2))
-                  if CAVEAT_RE.search(s.text) and not _resolved(s.text, later, calls, index)]
-    return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
-
 def _steps_listed(text: str) -> list[str]:
     """The steps of the list that ends the message, when the sentence before it proposes them (at least two)."""
     found = sentences(text)
@@ -253,16 +156,16 @@ def steps_not_taken(events: list[Event]) -> list[str]:
             continue
         edited = " ".join(str(e.tool.input.get(key, "")) for e in events[index + 1:] if e.tool is not None
                           for key in ("old_string", "new_string", "content"))
-        asked = _content(reply.text)
+        asked = content_words(reply.text)
         for step in steps:
             names = re.findall(r"`([^`]+)`", step)
-            if any(name.strip("()") in edited for name in names) or len(_content(step) & asked) >= 2:
+            if any(name.strip("()") in edited for name in names) or len(content_words(step) & asked) >= 2:
                 continue
             found.append("Not taken: " + clause(step, 14))
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _DANGLING}
 
 
@@ -356,6 +259,14 @@ def _code_names(text: str) -> set[str]:
             if _CODE_LIKE_RE.search(name)}
 
 
+def named_code(text: str) -> set[str]:
+    """The code a sentence is about: the names it gives (`findSessionIndex`), else the files (`common.go`), by their
+    base name: a file edited for another reason touches no other name in it."""
+    names = _code_names(text)
+    return {n for n in names if not _FILE_NAME_RE.search(n)} or \
+        {_FILE_NAME_RE.sub(lambda m: m.group(0).split(":")[0], n).rsplit("/", 1)[-1] for n in names}
+
+
 def _finding_thread(title: str, body: str) -> str:
     """"Not fixed (review): <its title>", with the first sentence of its body when the title names little."""
     title = _plain_title(title)
@@ -414,14 +325,11 @@ def findings_left(events: list[Event]) -> list[str]:
         # the user took it up: by its number ("fix issue 1", "6,7,8,10") or in words ("add warnings for the agent
         # resolution" for "... silently skips sessions on agent resolution failure")
         if (int(number.group(1)) if number else position) in taken or any(
-                len(_content(title) & _content(text)) >= 2 for text in asked):
+                len(content_words(title) & content_words(text)) >= 2 for text in asked):
             continue
         if _NO_ISSUE_RE.search(f"{title} {body}"):
             continue
-        names = _code_names(title) or _code_names(body)  # what the title names is what the finding is about
-        # the code it names, else the files: a file the session edited for another finding fixes no other
-        named = {n for n in names if not _FILE_NAME_RE.search(n)} or \
-            {_FILE_NAME_RE.sub(lambda m: m.group(0).split(":")[0], n).rsplit("/", 1)[-1] for n in names}
+        named = named_code(title) or named_code(body)  # what the title names is what the finding is about
         if any(name in edited or name in before for name in named) or (not named and edits):
             continue
         left.append(_finding_thread(title, body))

@@ -1,0 +1,166 @@
+"""Caveats the agent named in passing, mid-session too, that nothing later resolved: a limitation of what it
+delivered, work it deferred or judged and left, a check it did not run, a temporary thing to clean up, a step
+left to the person. A sentence is a caveat when one family of shapes below says so and none of the exclusions
+does (a question, a step announced and taken next, a report of what was done); it is resolved when a later
+edit brought in the code it names, a later prompt took it up and an edit followed, a passing check ran after an
+unverified claim, or a temporary file was removed. Each renders as one short clause.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract import commands
+from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, clause, named_code
+from eywa.core.retrieval.query_tokens import STOPWORDS
+from eywa.core.session import Event, ToolCall
+
+MAX_CAVEATS = 2
+
+# Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    # "not yet tested", "I couldn't verify ...": a claim with no check behind it
+    ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified)|\buntested\b|"
+                   r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:test|verify|run|check)(?:ed)?\b"
+                   r"(?! (?:any|anything|the existing))"),
+    # "expect conflicts with PR #41", "deferred as too complex", "in a follow-up", "Worth fixing separately",
+    # "Address P2 items in follow-up PRs", "(not blocking for this PR)": work judged and left for later
+    ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
+                 r"\bwill (?:likely |probably )?conflict with|"
+                 r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
+                 r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
+                 r"(?:follow-?up|later|future)|\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
+                 r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
+                 r"\bout of scope for (?:this|now)|\btoo complex (?:for|to) |"
+                 r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
+                 r"\bnot (?:a )?block(?:ing|er)\b|\bworth (?:fixing|doing|documenting|revisiting|addressing|"
+                 r"thinking about|a comment)\b"),
+    # "Known limitation: ...", "Settings key (breaking change):", "The `[0.4.2]` section is a placeholder"
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bbreaking change\b|"
+                   r"\bplaceholder\b"),
+    # a temporary file or debug code still to clean up
+    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
+                  r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
+    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
+    # consider:", "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth
+    # implementing initially", "Minor cleanup opportunity", "You may need to reload your IDE window": work named and
+    # left to the person
+    ("left to the person", r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
+                           r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
+                           r"\b[^.]*\b(?:you|we) (?:could|can|would|might)\b|"
+                           r"\b(?:delete|remove|clean up|revert|close|archive)\b[^.]{0,60}\bmanually\b|"
+                           r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
+                           r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|"
+                           r"\bclean-?up opportunit(?:y|ies)|\byou (?:may|might) (?:also )?need to\b|"
+                           r"\byou can\b[^.]{0,60}\blater\b"),
+)
+_FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
+# A piece of every family above: substring tests rule out most messages before any regex runs.
+_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "breaking",
+           "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
+           "worth", "opportunit", "separately", "block", "need to", "known ")
+# "Let me clean up the debug code": a step announced, and taken next
+_ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
+                           re.IGNORECASE)
+_POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+_TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
+_UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
+# A later report that says the caveat no longer holds.
+_PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
+                        re.IGNORECASE)
+_CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
+# What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
+_POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
+                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+
+
+def kind_of(said: str) -> str | None:
+    """The family that makes the sentence a caveat, None when none does or it is a question or an announced step."""
+    if said.endswith("?") or _ANNOUNCED_RE.match(said):
+        return None
+    return next((name for name, pattern in _FAMILY_RES if pattern.search(said)), None)
+
+
+def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
+    """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
+    consider:") with the first two items of its list."""
+    said = found[index].text
+    if kind_of(said) is None:
+        return None
+    if said.endswith(":"):
+        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
+        return clause(f"{said} {'; '.join(items)}") if items else None
+    if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
+        # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
+        return f"{clause(found[index - 1].text, THREAD_WORDS // 2).rstrip('.…')}: {clause(said, THREAD_WORDS // 2)}"
+    # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
+    return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
+
+
+def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """A check (tests, lint, build, type check) ran and passed after event `at`."""
+    return any(i > at and not call.is_error and call.name == "Bash"
+               and commands.checks(str(call.input.get("command", ""))) for i, call in calls)
+
+
+def _edited_after(events: list[Event], at: int) -> str:
+    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
+    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
+                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
+                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
+
+
+def _topic_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in STOPWORDS}
+
+
+def _taken_up(said: str, events: list[Event], at: int) -> bool:
+    """A later prompt asked for it (two content words shared) and an edit followed that prompt."""
+    words = _topic_words(said)
+    for index in range(at + 1, len(events)):
+        if events[index].kind == "user" and len(words & _topic_words(events[index].text)) >= 2:
+            return bool(_edited_after(events, index))
+    return False
+
+
+def _resolved(said: str, later: str, events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """Resolved by what followed event `at`: a later edit touched the code it names, a later prompt took it up, a
+    passing check or a later report did a check left undone, a temporary file was removed."""
+    named = named_code(said)
+    if named and any(name in _edited_after(events, at) for name in named) or _taken_up(said, events, at):
+        return True
+    lowered = said.lower()
+    if _TEMP_RE.search(lowered):
+        return bool(_CLEANED_RE.search(later)) or any(
+            i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
+    if _UNCHECKED_RE.search(lowered):
+        return _checked_after(calls, at) or bool(_PASSED_RE.search(later))
+    return False
+
+
+def caveats(events: list[Event], before: int) -> list[str]:
+    """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
+    what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
+    calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
+    messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
+    found: list[tuple[int, str]] = []
+    for position, (index, text) in enumerate(messages):
+        lowered = text.lower()
+        if index >= before or not any(piece in lowered for piece in _PIECES):
+            continue
+        listed = sentences(text)
+        for at in range(len(listed)):
+            said = caveat(listed, at)
+            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), events, calls, index):
+                continue
+            found.append((index, "Caveat: " + said))
+    for index, call in calls:
+        posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
+        if posted is None or index >= before or call.is_error:
+            continue
+        later = " ".join(t for i, t in messages if i > index)
+        found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted.group(2))
+                  if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
+    return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
