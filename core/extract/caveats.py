@@ -17,6 +17,7 @@ from eywa.core.retrieval.query_tokens import STOPWORDS
 from eywa.core.session import Event, ToolCall
 
 MAX_CAVEATS = 2
+_FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
 _FAMILIES: tuple[tuple[str, str], ...] = (
@@ -25,20 +26,20 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:test|verify|run|check)(?:ed)?\b"
                    r"(?! (?:any|anything|the existing))"),
     # "expect conflicts with PR #41", "deferred as too complex", "in a follow-up", "Worth fixing separately",
-    # "Address P2 items in follow-up PRs", "(not blocking for this PR)": work judged and left for later
+    # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
                  r"\bwill (?:likely |probably )?conflict with|"
                  r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
                  r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
-                 r"(?:follow-?up|later|future)|\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
-                 r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
+                 r"(?:follow-?up|later|future)|"
                  r"\bout of scope for (?:this|now)|\btoo complex (?:for|to) |"
+                 r"\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
+                 r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
-                 r"\bnot (?:a )?block(?:ing|er)\b|\bworth (?:fixing|doing|documenting|revisiting|addressing|"
-                 r"thinking about|a comment)\b"),
-    # "Known limitation: ...", "Settings key (breaking change):", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bbreaking change\b|"
-                   r"\bplaceholder\b"),
+                 r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
+    # "Known limitation: ...", "Limitation: For private forks, you'd pass a PAT ...", "The `[0.4.2]` section is a
+    # placeholder"
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bplaceholder\b"),
     # a temporary file or debug code still to clean up
     ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
                   r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
@@ -53,18 +54,26 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                            r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
                            r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|"
                            r"\bclean-?up opportunit(?:y|ies)|\byou (?:may|might) (?:also )?need to\b|"
-                           r"\byou can\b[^.]{0,60}\blater\b"),
+                           r"\byou can\b[^.]{0,60}\blater\b|"
+                           # "If you have existing URLs ..., you'll need to remove those angle brackets manually"
+                           r"^(?:if|when|once)\b[^.]{0,100},\s*you(?:'ll|'d| will| would| may| might)? "
+                           r"(?:also |still )?(?:need|have|want) to\b"),
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
-           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "breaking",
+           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
-           "worth", "opportunit", "separately", "block", "need to", "known ")
+           "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+# Read on a phone: no "`file.go:12-30` —" before it, no link, no code longer than a name
+_LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s+")
+_URL_RE = re.compile(r":?\s*<?https?://\S+>?")
+_CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
+_LONG_CODE = 40  # characters of a code span: longer is a code dump
 _TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # A later report that says the caveat no longer holds.
@@ -74,6 +83,12 @@ _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
                         r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+
+
+def _plain(said: str) -> str:
+    """The sentence without its location, links and long code."""
+    said = _URL_RE.sub("", _LOCATION_RE.sub("", said))
+    return _CODE_SPAN_RE.sub(lambda m: "" if len(m.group(0).split("`")[1]) >= _LONG_CODE else m.group(0), said).strip()
 
 
 def kind_of(said: str) -> str | None:
@@ -89,12 +104,16 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     said = found[index].text
     if kind_of(said) is None:
         return None
+    said = _plain(said)
+    if len(re.findall(r"[A-Za-z]\w*", said)) < _FEWEST_WORDS and not _POINTING_RE.match(said):
+        return None  # "Not blocking — just worth thinking about.": says nothing on its own
     if said.endswith(":"):
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
         return clause(f"{said} {'; '.join(items)}") if items else None
     if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
-        return f"{clause(found[index - 1].text, THREAD_WORDS // 2).rstrip('.…')}: {clause(said, THREAD_WORDS // 2)}"
+        before = clause(_plain(found[index - 1].text), THREAD_WORDS // 2).rstrip(".…")
+        return f"{before}: {clause(said, THREAD_WORDS // 2)}"
     # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
     return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
 
@@ -140,6 +159,13 @@ def _resolved(said: str, later: str, events: list[Event], calls: list[tuple[int,
     return False
 
 
+def _said_again(said: str, later: list[tuple[int, str]]) -> bool:
+    """A later message names it again as a caveat (half its words): that one, nearer the end, is the thread."""
+    words = _topic_words(said)
+    return any(len(words & _topic_words(s.text)) * 2 >= len(words) and kind_of(s.text) is not None
+               for _, text in later if any(piece in text.lower() for piece in _PIECES) for s in sentences(text))
+
+
 def caveats(events: list[Event], before: int) -> list[str]:
     """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
     what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
@@ -153,7 +179,8 @@ def caveats(events: list[Event], before: int) -> list[str]:
         listed = sentences(text)
         for at in range(len(listed)):
             said = caveat(listed, at)
-            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), events, calls, index):
+            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), events, calls, index) \
+                    or _said_again(said, messages[position + 1:]):
                 continue
             found.append((index, "Caveat: " + said))
     for index, call in calls:
