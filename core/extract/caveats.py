@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract import commands
-from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.claude_words import Sentence, heading_name, sentences
 from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, clause, named_code
 from eywa.core.retrieval.query_tokens import STOPWORDS
 from eywa.core.session import Event, ToolCall
@@ -114,6 +114,9 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
         before = clause(_plain(found[index - 1].text), THREAD_WORDS // 2).rstrip(".…")
         return f"{before}: {clause(said, THREAD_WORDS // 2)}"
+    subject = heading_name(found[index].heading) if found[index].heading and not named_code(said) else None
+    if subject:
+        said = f"{subject}: {said}"
     # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
     return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
 
