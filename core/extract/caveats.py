@@ -1,9 +1,10 @@
 """Caveats the agent named in passing, mid-session too, that nothing later resolved: a limitation of what it
 delivered, work it deferred or judged and left, a check it did not run, a temporary thing to clean up, a step
-left to the person. A sentence is a caveat when one family of shapes below says so and none of the exclusions
-does (a question, a step announced and taken next, a report of what was done); it is resolved when a later
-edit brought in the code it names, a later prompt took it up and an edit followed, a passing check ran after an
-unverified claim, or a temporary file was removed. Each renders as one short clause.
+left to the person. A sentence is a caveat when one family of shapes below says so and it is no question and no
+step announced (and taken next); it is resolved when a later edit touched the code it names, a later prompt
+took it up and an edit followed, a later report says it done, a passing check ran after an unverified claim, a
+temporary file was removed, or a later message names it again (that one is the thread). Each renders as one
+short clause.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract import commands
-from eywa.core.extract.claude_words import Sentence, heading_name, sentences
+from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, clause, named_code
 from eywa.core.retrieval.query_tokens import STOPWORDS
 from eywa.core.session import Event, ToolCall
@@ -69,8 +70,9 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
-# Read on a phone: no "`file.go:12-30` —" before it, no link, no code longer than a name
-_LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s+")
+# Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
+# longer than a name
+_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|limitation|caveat)\s*(?:—|–|-|:)\s+", re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
@@ -92,7 +94,8 @@ def _plain(said: str) -> str:
 
 
 def kind_of(said: str) -> str | None:
-    """The family that makes the sentence a caveat, None when none does or it is a question or an announced step."""
+    """The family that makes the sentence a caveat, None when none does or it is a question or a step announced (and
+    taken next)."""
     if said.endswith("?") or _ANNOUNCED_RE.match(said):
         return None
     return next((name for name, pattern in _FAMILY_RES if pattern.search(said)), None)
@@ -147,11 +150,20 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
     return False
 
 
+def _reported_done(said: str, later: str) -> bool:
+    """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its words or
+    half of them."""
+    words = _topic_words(said)
+    return any(len(words & _topic_words(s.text)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
+               for s in sentences(later)) if later else False
+
+
 def _resolved(said: str, later: str, events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
     """Resolved by what followed event `at`: a later edit touched the code it names, a later prompt took it up, a
     passing check or a later report did a check left undone, a temporary file was removed."""
     named = named_code(said)
-    if named and any(name in _edited_after(events, at) for name in named) or _taken_up(said, events, at):
+    if named and any(name in _edited_after(events, at) for name in named) or _taken_up(said, events, at) \
+            or _reported_done(said, later):
         return True
     lowered = said.lower()
     if _TEMP_RE.search(lowered):

@@ -1,0 +1,131 @@
+"""Caveats named in passing (core/extract/caveats.py): the families of shapes each on the real session it came from
+and one it must not fire on; resolved later by an edit of the code it names, a prompt that took it up, a report
+that it was done, or its saying again; rendered without location, links or code dumps."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from eywa.core.extract.caveats import kind_of
+from eywa.core.extract.deterministic import draft
+from eywa.core.session import Event, Session, ToolCall
+
+from .test_extractor import corpus_session
+
+T0 = dt.datetime(2026, 12, 1, 10, 18, tzinfo=dt.UTC)
+
+
+def _threads(session_id: str) -> list[str]:
+    return draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+
+
+def _caveats(*events: Event) -> list[str]:
+    session = Session(session_id="2257c943-0000-4000-8000-000000000002", agent="codex", cwd="/tmp/widgets",
+                      first_ts=T0, last_ts=T0)
+    session.events = [Event("user", T0, text="Add a retry limit to the importer"), *events,
+                      Event("assistant", T0, text="Updated importer.py.")]
+    return [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("Caveat")]
+
+
+def _edit(old: str, new: str) -> Event:
+    return Event("tool", T0, tool=ToolCall("e1", "Edit", {"file_path": "/tmp/widgets/importer.py", "old_string": old,
+                                                         "new_string": new}))
+
+
+def _said(text: str) -> Event:
+    return Event("assistant", T0, text=text)
+
+
+_LEFT = "The retry limit is not configurable yet; worth fixing separately with a `RetryPolicy` setting."
+
+
+def test_the_families_name_deferrals_limitations_and_work_left_to_the_person() -> None:
+    assert kind_of("Worth fixing separately since the code comment will mislead anyone reading the Go source.") == \
+        "deferred"
+    assert kind_of("Address P2 items in follow-up PRs if desired (not blocking for this PR)") == "deferred"
+    assert kind_of("Limitation: For private forks, you'd pass a PAT via the `token` input.") == "limitation"
+    assert kind_of("You may need to reload your IDE window for the changes to take effect.") == "left to the person"
+    assert kind_of("If this is a CI-specific issue, you'd need to either update the CI golangci-lint version.") == \
+        "left to the person"
+
+
+def test_a_question_or_an_announced_step_is_no_caveat() -> None:
+    assert kind_of("Should I fix this separately?") is None
+    assert kind_of("Let me fix the comment separately in `checkpoint.go`.") is None
+
+
+def test_a_deferral_said_mid_session_takes_its_subject_from_its_heading() -> None:
+    """ba517c53 (blind label: "... flagged to fix separately and not fixed"): under "Issue 2: Code comment in
+    `checkpoint.go` uses 1-based indexing (separate issue)", "Worth fixing separately since ..."."""
+    assert _threads("ba517c53-22ac-41fe-8d0b-aad3b421f359") == [
+        "Caveat: Code comment in `checkpoint.go` uses 1-based indexing (separate issue): Worth fixing separately since "
+        "the code comment will mislead anyone reading the Go source."]
+
+
+def test_findings_worth_fixing_that_a_later_edit_fixed_are_no_caveat() -> None:
+    """45ba035c: "Two things are genuinely worth fixing: `hooks.go` — ...; `wingman_spawn_unix.go` — ..." and both
+    files were edited next: only its PR reply's deferral is left."""
+    assert _threads("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == [
+        "Caveat (PR reply): Will add targeted tests in a follow-up if the logic grows more complex."]
+
+
+def test_a_limitation_the_agent_labelled_is_a_caveat_without_its_label() -> None:
+    """2cfdacb8 (blind label: "Private forks need a PAT with read access to the fork passed via the token input")."""
+    assert "Caveat: For private forks, you'd pass a PAT via the `token` input that has read access to the fork." in \
+        _threads("2cfdacb8-9317-430f-8975-0709d2837d1c")
+
+
+def test_a_step_left_to_the_person_is_a_caveat() -> None:
+    """5ed31c36 (blind label: "The IDE may need reloading before the new config takes effect; not verified")."""
+    assert _threads("5ed31c36-bca8-40fd-8d24-f1a1f0af7901") == [
+        "Caveat: You may need to reload your IDE window for the changes to take effect.",
+        "Caveat: If you have existing URLs that were already wrapped in angle brackets, you'll need to remove those "
+        "angle brackets manually to fix the build errors."]
+
+
+def test_a_condition_the_person_would_need_to_act_on_is_a_caveat() -> None:
+    """9e44573d (old label: "If this is a CI-specific issue, you'd need to either update ... or add a revive rule
+    exclusion")."""
+    assert "Caveat: If this is a CI-specific issue, you'd need to either update the CI golangci-lint version to " \
+           "match local, or add a revive rule exclusion in `.golangci.yaml`." in \
+           _threads("9e44573d-4eb8-4de0-8659-418f3c68706d")
+
+
+def test_a_rebuild_announced_before_its_commands_is_no_caveat() -> None:
+    """1c38adc0 (labelled done, nothing open): "You'll need to rebuild the CLI for the fix to take effect:" leads into
+    a command, not a list of what is left."""
+    assert _threads("1c38adc0-5071-4382-9e53-de8c30e2265f") == []
+
+
+def test_links_and_code_dumps_are_left_out_of_a_caveat() -> None:
+    # 8b418ea5: "You may want to delete that one manually: https://linear.app/..."; cc432c40: "... using
+    # `syscall.SysProcAttr{CreationFlags: CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS}`."
+    assert "Caveat: You may want to delete that one manually" in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert _threads("cc432c40-914a-4c1a-a972-0103199a736a") == [
+        "Caveat: If Windows support becomes important later, you could implement proper detachment."]
+
+
+def test_a_caveat_said_again_later_is_one_thread() -> None:
+    """22c5d52e: "The `[0.4.2]` section is a placeholder — you can backfill it later ..." mid-session, then "You can
+    backfill the `[0.4.2]` section later if you want, ..." last: the last one is the thread."""
+    threads = _threads("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+    assert sum("[0.4.2]" in t for t in threads) == 1
+
+
+def test_a_caveat_that_says_nothing_on_its_own_is_no_thread() -> None:
+    assert _caveats(_said("Not blocking — just worth thinking about.")) == []
+
+
+def test_a_caveat_left_is_a_thread_and_resolved_later_is_not() -> None:
+    assert _caveats(_said(_LEFT)) == ["Caveat: " + _LEFT]
+    # a later edit brought in the code it names
+    assert _caveats(_said(_LEFT), _edit("MAX_RETRIES = 3", "policy = RetryPolicy(limit=3)")) == []
+    # a later prompt took it up and an edit followed
+    assert _caveats(_said(_LEFT), Event("user", T0, text="ok, make the retry limit configurable"),
+                    _edit("MAX_RETRIES = 3", "MAX_RETRIES = int(os.environ.get('RETRIES', 3))")) == []
+    # a later report says it was done
+    assert _caveats(_said(_LEFT), _said("Made the retry limit configurable through the importer settings.")) == []
+    # a prompt that shares its words with no edit after it took nothing up
+    assert _caveats(_said(_LEFT), Event("user", T0, text="why is the retry limit fixed?"),
+                    _said("It was fixed to keep the importer simple.")) == ["Caveat: " + _LEFT]
