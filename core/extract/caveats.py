@@ -138,11 +138,12 @@ def _edited_after(events: list[Event], at: int) -> str:
 
 
 def _topic_words(text: str) -> set[str]:
+    """Words of four letters or more that are no stop words: what two sentences share when about one thing."""
     return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in STOPWORDS}
 
 
 def _taken_up(said: str, events: list[Event], at: int) -> bool:
-    """A later prompt asked for it (two content words shared) and an edit followed that prompt."""
+    """A later prompt asked for it (two topic words shared) and an edit followed that prompt."""
     words = _topic_words(said)
     for index in range(at + 1, len(events)):
         if events[index].kind == "user" and len(words & _topic_words(events[index].text)) >= 2:
@@ -150,35 +151,36 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
     return False
 
 
-def _reported_done(said: str, later: str) -> bool:
-    """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its words or
-    half of them."""
+def _reported_done(said: str, later: list[str]) -> bool:
+    """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its topic
+    words or half of them."""
     words = _topic_words(said)
     return any(len(words & _topic_words(s.text)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
-               for s in sentences(later)) if later else False
+               for text in later for s in sentences(text))
 
 
-def _resolved(said: str, later: str, events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
-    """Resolved by what followed event `at`: a later edit touched the code it names, a later prompt took it up, a
-    passing check or a later report did a check left undone, a temporary file was removed."""
+def _resolved(said: str, later: list[str], events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """Resolved by what followed event `at` (`later`: the agent's later messages): a later edit touched the code it
+    names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
+    left undone, a temporary file was removed."""
     named = named_code(said)
     if named and any(name in _edited_after(events, at) for name in named) or _taken_up(said, events, at) \
             or _reported_done(said, later):
         return True
-    lowered = said.lower()
+    lowered, joined = said.lower(), " ".join(later)
     if _TEMP_RE.search(lowered):
-        return bool(_CLEANED_RE.search(later)) or any(
+        return bool(_CLEANED_RE.search(joined)) or any(
             i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
     if _UNCHECKED_RE.search(lowered):
-        return _checked_after(calls, at) or bool(_PASSED_RE.search(later))
+        return _checked_after(calls, at) or bool(_PASSED_RE.search(joined))
     return False
 
 
-def _said_again(said: str, later: list[tuple[int, str]]) -> bool:
-    """A later message names it again as a caveat (half its words): that one, nearer the end, is the thread."""
+def _said_again(said: str, later: list[str]) -> bool:
+    """A later message names it again as a caveat (half its topic words): that one, nearer the end, is the thread."""
     words = _topic_words(said)
     return any(len(words & _topic_words(s.text)) * 2 >= len(words) and kind_of(s.text) is not None
-               for _, text in later if any(piece in text.lower() for piece in _PIECES) for s in sentences(text))
+               for text in later if any(piece in text.lower() for piece in _PIECES) for s in sentences(text))
 
 
 def caveats(events: list[Event], before: int) -> list[str]:
@@ -192,17 +194,17 @@ def caveats(events: list[Event], before: int) -> list[str]:
         if index >= before or not any(piece in lowered for piece in _PIECES):
             continue
         listed = sentences(text)
+        later = [t for _, t in messages[position + 1:]]
         for at in range(len(listed)):
             said = caveat(listed, at)
-            if said is None or _resolved(said, " ".join(t for _, t in messages[position + 1:]), events, calls, index) \
-                    or _said_again(said, messages[position + 1:]):
+            if said is None or _resolved(said, later, events, calls, index) or _said_again(said, later):
                 continue
             found.append((index, "Caveat: " + said))
     for index, call in calls:
         posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
         if posted is None or index >= before or call.is_error:
             continue
-        later = " ".join(t for i, t in messages if i > index)
+        later = [t for i, t in messages if i > index]
         found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted.group(2))
                   if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
     return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
