@@ -106,6 +106,12 @@ def test_links_and_code_dumps_are_left_out_of_a_caveat() -> None:
         "Caveat: If Windows support becomes important later, you could implement proper detachment."]
 
 
+def test_a_caveat_the_user_said_yes_to_and_then_edited_is_resolved() -> None:
+    """2956cee6: "Worth documenting as a known limitation though." in a reply of thoughts, answered "yep do it", and
+    the edits that followed documented it ("`NormalizeAfterLoad` documents the one-way migration trade-off")."""
+    assert not any("known limitation" in t for t in _threads("2956cee6-6153-4ba6-ba24-3b7f3257549c"))
+
+
 def test_a_caveat_said_again_later_is_one_thread() -> None:
     """22c5d52e: "The `[0.4.2]` section is a placeholder — you can backfill it later ..." mid-session, then "You can
     backfill the `[0.4.2]` section later if you want, ..." last: the last one is the thread."""
@@ -124,6 +130,9 @@ def test_a_caveat_left_is_a_thread_and_resolved_later_is_not() -> None:
     # a later prompt took it up and an edit followed
     assert _caveats(_said(_LEFT), Event("user", T0, text="ok, make the retry limit configurable"),
                     _edit("MAX_RETRIES = 3", "MAX_RETRIES = int(os.environ.get('RETRIES', 3))")) == []
+    # the reply right after it said yes and an edit followed
+    assert _caveats(_said(_LEFT), Event("user", T0, text="yep do it"),
+                    _edit("MAX_RETRIES = 3", "MAX_RETRIES = 5")) == []
     # a later report says it was done
     assert _caveats(_said(_LEFT), _said("Made the retry limit configurable through the importer settings.")) == []
     # a prompt that shares its words with no edit after it took nothing up

@@ -13,7 +13,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
-from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, clause, named_code
+from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, YES_RE, clause, named_code
 from eywa.core.retrieval.query_tokens import STOPWORDS
 from eywa.core.session import Event, ToolCall
 
@@ -143,11 +143,16 @@ def _topic_words(text: str) -> set[str]:
 
 
 def _taken_up(said: str, events: list[Event], at: int) -> bool:
-    """A later prompt asked for it (two topic words shared) and an edit followed that prompt."""
+    """The user took it up and an edit followed: the next prompt said yes, or a later one shares two topic words."""
     words = _topic_words(said)
+    first = True
     for index in range(at + 1, len(events)):
-        if events[index].kind == "user" and len(words & _topic_words(events[index].text)) >= 2:
+        if events[index].kind != "user":
+            continue
+        # the reply right after it said yes ("yes", "fix them all"), or a later prompt names it
+        if first and YES_RE.match(events[index].text.strip()) or len(words & _topic_words(events[index].text)) >= 2:
             return bool(_edited_after(events, index))
+        first = False
     return False
 
 

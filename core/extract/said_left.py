@@ -32,7 +32,7 @@ _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
 _OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
                        r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
                        r"\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
-_YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
+YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
@@ -110,7 +110,7 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
         if event.kind != "assistant" or "?" not in event.text:
             continue
         reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
-        if reply is None or reply.kind != "user" or _YES_RE.match(reply.text.strip()):
+        if reply is None or reply.kind != "user" or YES_RE.match(reply.text.strip()):
             continue
         offers = [(s.text, m) for s in sentences(event.text) if (m := _OFFER_RE.match(s.text))]
         if not offers:
@@ -302,7 +302,7 @@ def findings_left(events: list[Event]) -> list[str]:
     if at < 0 or settled > at:  # a later report says the findings were fixed
         return []
     reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
-    if reply is not None and (_YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
+    if reply is not None and (YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
         return []
     # with no edit after the review, nothing was said before one: both slices below are empty
     last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in WRITE_TOOLS
