@@ -149,7 +149,7 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
     for index in range(at + 1, len(events)):
         if events[index].kind != "user":
             continue
-        # the reply right after it said yes ("yes", "fix them all"), or a later prompt names it
+        # the reply right after it said yes ("yep do it"), or a later prompt names it
         if first and YES_RE.match(events[index].text.strip()) or len(words & _topic_words(events[index].text)) >= 2:
             return bool(_edited_after(events, index))
         first = False

@@ -1,8 +1,8 @@
 """What the agent said is left, in its own words, for any agent: a labelled next-step line ("Next: add
 backoff(attempt)", "TODO: ...", "Remaining: ..."), options it offered with no choice made ("Decide: remove
-`t.Parallel()` or pass the path"), and caveats it named in passing, mid-session too ("not yet tested",
-"expect conflicts with PR #12", "deferred as too complex", a temporary file to clean up) that nothing later
-resolved. Each is one short clause: a thread is read on a phone.
+`t.Parallel()` or pass the path"), offers passed over, proposed steps not taken, a review's findings not taken
+up (the caveats it named in passing: core/extract/caveats.py). Each is one short clause: a thread is read on a
+phone.
 """
 
 from __future__ import annotations
