@@ -509,11 +509,16 @@ def test_files_the_session_deleted_with_the_shell_are_key_files() -> None:
     assert "`cmd/entire/cli/integration_test/start_test.go`" in listed
 
 
-def test_a_folder_removed_recursively_is_no_key_file() -> None:
-    """8b418ea5 moves help.go and then `rm -rf`s the emptied `commands/` folder."""
+def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it() -> None:
+    """8b418ea5 reads `commands/help.go`, writes it anew as `cli/help.go`, then `rm -rf`s the `commands/` folder: the
+    file read there is deleted (its blind label lists it), the folder itself is no key file."""
     handoff = draft(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"), ZoneInfo("UTC"))
-    assert not any("commands" in line for line in handoff.key_files)
-    assert any("`cmd/entire/cli/help.go`" in line for line in handoff.key_files)
+    listed = [line.split("`")[1] for line in handoff.key_files]
+    assert "cmd/entire/cli/commands/help.go" in listed and "cmd/entire/cli/help.go" in listed
+    assert "cmd/entire/cli/commands" not in listed
+    # a recursive removal of a folder the session never looked into (a build's output) names nothing
+    assert commands.folders_removed("rm -rf build/ && make") == ["build"]
+    assert commands.folders_removed("git rm -r --cached vendor && rm -f a.go") == []
 
 
 @pytest.mark.parametrize(("command", "files"), [
@@ -521,6 +526,10 @@ def test_a_folder_removed_recursively_is_no_key_file() -> None:
     ("git mv old/x.py new/x.py && git commit -m 'move'", ["old/x.py", "new/x.py"]),
     ("rm -f docs/geese.md", ["docs/geese.md"]),
     ("rm -rf build/ && make", []),
+    ("cp a.go b.go && cp -r src/ dst/", ["b.go"]),
+    ("cp x/a.html x/b.css /other/repo/ && cp c.svg /other/repo/icons", ["/other/repo/a.html", "/other/repo/b.css",
+                                                                    "/other/repo/icons/c.svg"]),
+    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules"]),
     ("git rm --cached secrets.env", []),
     ("rm *.tmp", []),
     ("echo rm a.go", []),

@@ -14,7 +14,8 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
 _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
-_FILE_OPS_RE = re.compile(r"^(?:git\s+(?:rm|mv)|rm|mv)\s+(.+)$", re.DOTALL)
+_FILE_OPS_RE = re.compile(r"^(git\s+(?:rm|mv)|rm|mv|cp)\s+(.+)$", re.DOTALL)
+_SUBMODULE_ADD_RE = re.compile(r"^git(?:\s+-C\s+\S+)?\s+submodule\s+add\b")
 _RECURSIVE_RE = re.compile(r"^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--cached)$")
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -134,26 +135,59 @@ HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?(?P<rest>[^\n]*)\n(?P<body>.*?
 
 
 def files_changed(command: str) -> list[str]:
-    """The files a command line deletes, moves or writes (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`, `sed -i
-    ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`): both ends of a move; not a recursive removal
-    (a folder, a build's output), an untracking (`--cached`) or a glob. A file written after `cd /elsewhere` is named
-    under that folder."""
+    """The files a command line deletes, moves, copies or writes (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`, `cp
+    a.go b.go`, `sed -i ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`, `git submodule add`'s
+    `.gitmodules`): both ends of a move, a copy's new file; not a recursive removal (a folder, a build's output:
+    `folders_removed`), an untracking (`--cached`) or a glob. A file written after `cd /elsewhere` is named under
+    that folder."""
     # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found = _written_by_shell(command) if any(mark in command for mark in (">", "tee ", "sed ")) else []
     for step in steps(command):
-        match = _FILE_OPS_RE.match(bare(step))
-        if not match:
+        step = bare(step)
+        if _SUBMODULE_ADD_RE.match(step):
+            found.append(".gitmodules")
             continue
-        try:
-            words = shlex.split(match.group(1))
-        except ValueError:
+        match = _FILE_OPS_RE.match(step)
+        words = _words(match.group(2)) if match else None
+        if not words or any(_RECURSIVE_RE.match(word) for word in words):
             continue
-        if any(_RECURSIVE_RE.match(word) for word in words):
-            continue
-        found += [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&") and
-                  not w.endswith("/")]
+        paths = [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
+        if match.group(1) == "cp":
+            found += _copied(paths)
+        else:
+            found += [path for path in paths if not path.endswith("/")]
     return found
+
+
+def folders_removed(command: str) -> list[str]:
+    """The folders a command line removes recursively (`rm -rf old/`, `git rm -r pkg/commands`)."""
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
+    found: list[str] = []
+    for step in steps(command):
+        match = _FILE_OPS_RE.match(bare(step))
+        words = _words(match.group(2)) if match and match.group(1).split()[-1] == "rm" else None
+        if words and "--cached" not in words and any(_RECURSIVE_RE.match(word) for word in words):
+            found += [w.rstrip("/") for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
+    return found
+
+
+def _words(args: str) -> list[str] | None:
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return None
+
+
+def _copied(paths: list[str]) -> list[str]:
+    """A copy's new files: the target, or each source's name inside it when it is a folder (several sources, a
+    trailing `/`, or a name without an extension for a source with one)."""
+    if len(paths) < 2:
+        return []
+    *sources, target = paths
+    into = len(sources) > 1 or target.endswith("/") or ("." not in target.rsplit("/", 1)[-1]
+                                                         and "." in sources[0].rsplit("/", 1)[-1])
+    return [f"{target.rstrip('/')}/{source.rsplit('/', 1)[-1]}" for source in sources] if into else [target]
 
 
 def _written_by_shell(command: str) -> list[str]:
