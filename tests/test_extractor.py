@@ -10,7 +10,7 @@ from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
 from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, key_files, session_terms
-from eywa.core.extract.gist import asked
+from eywa.core.extract.gist import asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
@@ -279,7 +279,7 @@ def test_headlines_are_cut_between_words() -> None:
     s.events.append(Event("assistant", T0, text="Done. Added the scheduled digest job that sends the open threads "
                                                 "of every project to the owner's chat at nine every morning."))
     headline = run_extract(s).headline
-    assert headline.startswith("Added the scheduled digest job")
+    assert headline.startswith("Add the scheduled digest job")
     assert len(headline.split()) <= 12 and headline.split()[-1] in (
         "the open threads of every project to the owner's chat at nine every morning".split())
     assert not headline.endswith(("the", "of", "to"))
@@ -394,7 +394,7 @@ def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     assert headline == "Look at the changes in this branch, I got this feedback"
     # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
     headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
-    assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
+    assert headline == "Add `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
     # A clause end inside backticks is none; with no clause end left, the cut is between words.
     headline = reported_closing("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
                                 "own, which also handles flood limits")
@@ -556,21 +556,35 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     # whose words the whole session keeps using, names the work
     assert corpus_closing("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Added `ValidateBranchName`")
     assert corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105") == (
-        "Fixed HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
+        "Fix HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
     # a closing report that names the work stays; a commit subject comes before either
     docs = "189d8afc-493f-49af-b59e-6a1ee9676a6e"
-    assert corpus_headline(docs) == corpus_closing(docs)
+    assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
     assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
         "Fix context param shadowing and log file FD leak in parent process")
 
 
+def test_a_reported_headline_reads_as_a_commit_subject() -> None:
+    # 775a7e0f's closing report "Removed the `entire session trailer` command", 189d8afc's "The architecture docs have
+    # been updated to document the token usage tracking feature.": blind labels say "Remove ...", "Document ..."
+    assert corpus_headline("775a7e0f-d6d5-47fe-a4c9-61f814abeae3") == "Remove the `entire session trailer` command"
+    assert corpus_headline("189d8afc-493f-49af-b59e-6a1ee9676a6e") == (
+        "Update the architecture docs to document the token usage tracking")
+    # a finding, a request and a word that is no report's verb stay as they are
+    for headline in ("Found 2 lint errors", "Fix tests", "Set the default strategy", "Speed up the digest",
+                     "The test has been flaky since Monday"):
+        assert commit_mood(headline) == headline
+    assert commit_mood("Simplified the parser") == "Simplify the parser"
+    assert commit_mood("Wrote the changelog") == "Write the changelog"
+
+
 def test_a_question_a_case_or_a_short_request_is_no_gist() -> None:
     # "What does entire session show do": the request is a question
-    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Removed the `entire session show` command"
+    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Remove the `entire session show` command"
     assert not asked("What does `entire session show` do") and not asked("When I'm in a fork branch")
     assert asked("Update these tests?")  # "can you" is gone: it asks for work
     # "Fix these": says not what, beside a minor closing outcome
-    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Both type checking issues have been resolved"
+    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Resolve both type checking issues"
 
 
 def test_what_happened_leaves_out_an_outcome_an_insight_says() -> None:

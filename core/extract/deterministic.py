@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, asked, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import edited_files, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -220,9 +220,9 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
-    "Main branch tests failing")."""
+    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
     headline = _headline_of(session, achieved, requests)
-    return headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline
+    return commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
 
 
 # "... - why?", ", right?", "?": what makes a headline a question
