@@ -9,6 +9,7 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
+from eywa.core.extract.claude_words import outcome
 from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, key_files, session_terms
 from eywa.core.extract.gist import asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
@@ -614,3 +615,10 @@ def test_a_session_editing_more_than_eight_files_lists_them() -> None:
 def test_a_session_editing_few_files_lists_each_once() -> None:
     files = key_files(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
     assert files == ["`cmd/entire/cli/setup_test.go` (1 edit)"]
+
+
+def test_a_pr_bodys_signature_is_no_outcome() -> None:
+    # 38917d7d's last reply drafts a PR description ending "🤖 Generated with [Claude Code](...)"
+    handoff = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), ZoneInfo("UTC"))
+    assert not any("Generated with" in line for line in handoff.what_happened)
+    assert outcome("Generated the changelog for the 0.4.3 release") == "Generated the changelog for the 0.4.3 release"
