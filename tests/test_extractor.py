@@ -10,7 +10,16 @@ from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import outcome
-from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, key_files, session_terms
+from eywa.core.extract.deterministic import (
+    _prompt_headline,
+    closing_outcome,
+    draft,
+    extract,
+    headline_words,
+    key_files,
+    meaningful_prompts,
+    session_terms,
+)
 from eywa.core.extract.gist import asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
@@ -381,9 +390,6 @@ def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
     ("00ef13bd-99a1-4001-a829-09985a069ab2", "Change this to use the current git user in the same way"),
     # "when running: ❯ entire enable ✓ Enabled (manual-commit) I'd like us to show more what else is setup."
     ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup"),
-    # "... we need to create ~/.config/fish.  Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782": the
-    # first request too short to say what, the attached file no part of the sentence.
-    ("79eb9f8a-232c-4a72-a26b-4b4520ef2152", "Add Mkdir_p as needed"),
 ])
 def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id: str, asked: str) -> None:
     assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort
@@ -391,7 +397,7 @@ def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id:
 
 def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
-    headline = corpus_headline("d563fb6b-39cf-4895-bb5f-681c33e58bbc")
+    headline = headline_words("Look at the changes in this branch, I got this feedback, let me know what to fix")
     assert headline == "Look at the changes in this branch, I got this feedback"
     # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
     headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
@@ -622,3 +628,20 @@ def test_a_pr_bodys_signature_is_no_outcome() -> None:
     handoff = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), ZoneInfo("UTC"))
     assert not any("Generated with" in line for line in handoff.what_happened)
     assert outcome("Generated the changelog for the 0.4.3 release") == "Generated the changelog for the 0.4.3 release"
+
+
+def test_a_report_naming_the_fix_it_made_is_the_headline() -> None:
+    # 2b945d54 asked "lint and test failures :(" and closed "The fix was updating `phase_prepare_commit_msg_test.go` to
+    # match the new `InitializeSession` signature ..."
+    assert corpus_headline("2b945d54-dd2b-4f60-b3b0-7b0252349003") == (
+        "Update `phase_prepare_commit_msg_test.go` to match the new `InitializeSession` signature")
+    # 0c97beba proposes one ("The fix is to remove `t.Parallel()` ..."), and the user refused the edit
+    assert not corpus_headline("0c97beba-bfcb-4f84-9950-e0354bfc808b").startswith("Remove")
+    # 79eb9f8a's "The fix adds `os.MkdirAll(...)` before opening the file." over its request, still read without the
+    # file the prompt attaches ("... Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782")
+    session = corpus_session("79eb9f8a-232c-4a72-a26b-4b4520ef2152")
+    assert _prompt_headline(meaningful_prompts(session)[0]) == "Add Mkdir_p as needed"
+    assert corpus_headline("79eb9f8a-232c-4a72-a26b-4b4520ef2152") == (
+        "Add `os.MkdirAll(filepath.Dir(rcFile), 0o755)` before opening the file")
+    # "The fix applies to all gitignore sources, not just global." (1c38adc0) says where it holds, not what it did
+    assert not corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Apply")

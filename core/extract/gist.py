@@ -30,12 +30,29 @@ def _words(text: str) -> set[str]:
 _LEAD_IN_WORDS = 6
 
 
+# "The fix was updating `x_test.go` to match ...", "The fix adds `os.MkdirAll(...)` before ...": a report naming the fix
+# it made ("The fix is to remove ..." proposes one; "The fix applies to ..." says where it holds)
+_FIX_RE = re.compile(r"^the fix (?:was (?:to )?)?(?P<verb>[a-z]+) (?!(?:to|for|in|on|at|with|only)\b)(?P<rest>.{8,})$",
+                     re.IGNORECASE)
+
+
 def lead_in(text: str) -> str | None:
     """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
-    handle both formats:"): long enough to say what was done, its colon dropped."""
+    handle both formats:"): long enough to say what was done, its colon dropped; a report naming its fix says what
+    was done ("The fix was updating `x` to ..." -> "Update `x` to ...")."""
     if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
         return outcome(text.rstrip(":"))
+    fix = _FIX_RE.match(text)
+    if fix and (base := _base(_past(fix.group("verb")))):
+        return f"{base.capitalize()} {fix.group('rest')}"
     return outcome(text)
+
+
+def _past(verb: str) -> str:
+    """The past tense a report would use for a verb said as "updating", "adds" or "remove" (for `_base`)."""
+    verb = verb.lower()
+    stem = verb[:-3] if verb.endswith("ing") else verb[:-1] if verb.endswith("s") else verb
+    return next((past for past in (stem + "ed", stem + "d") if past in OUTCOME_VERBS), "")
 
 
 def report_leads(session: Session) -> list[str]:
