@@ -83,8 +83,8 @@ def key_files(session: Session) -> list[str]:
     """The `MAX_KEY_FILES` files changed most (of as many, the last changed: where the work stands), code before tests
     before documents, each in the order the session came to them (the order a reader of the session lists them in)."""
     changes = _changes(session)
-    counts = Counter(changes)
-    first = {path: index for index, path in reversed(list(enumerate(changes)))}
+    counts = Counter(changes)  # in the order first changed
+    first = {path: rank for rank, path in enumerate(counts)}
     last = {path: index for index, path in enumerate(changes)}
     kept = sorted(counts, key=lambda path: (-counts[path], -last[path]))[:MAX_KEY_FILES]
     ranked = sorted(kept, key=lambda path: (_kind(path), first[path]))
