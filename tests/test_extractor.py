@@ -526,6 +526,7 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
     # a recursive removal of a folder the session never looked into (a build's output) names nothing
     assert commands.folders_removed("rm -rf build/ && make") == ["build"]
     assert commands.folders_removed("git rm -r --cached vendor && rm -f a.go") == []
+    assert commands.folders_removed("cd /tmp && rm -rf scratch/") == ["/tmp/scratch"]  # not the repository's `scratch`
 
 
 @pytest.mark.parametrize(("command", "files"), [
@@ -537,6 +538,8 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
     ("cp x/a.html x/b.css /other/repo/ && cp c.svg /other/repo/icons", ["/other/repo/a.html", "/other/repo/b.css",
                                                                     "/other/repo/icons/c.svg"]),
     ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules"]),
+    ("cd cmd/cli && git mv old.go new.go && cd ../web && rm app.js", ["cmd/cli/old.go", "cmd/cli/new.go",
+                                                                     "cmd/web/app.js"]),
     ("git rm --cached secrets.env", []),
     ("rm *.tmp", []),
     ("echo rm a.go", []),
