@@ -153,7 +153,7 @@ def files_changed(command: str) -> list[str]:
             continue
         match = _FILE_OPS_RE.match(step)
         words = _words(match.group(2)) if match else None
-        if not words or any(_RECURSIVE_RE.match(word) for word in words):
+        if match is None or not words or any(_RECURSIVE_RE.match(word) for word in words):
             continue
         paths = [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
         paths = _copied(paths) if match.group(1) == "cp" else [path for path in paths if not path.endswith("/")]
