@@ -9,8 +9,18 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
-from eywa.core.extract.deterministic import closing_outcome, draft, extract, headline_words, key_files, session_terms
-from eywa.core.extract.gist import asked
+from eywa.core.extract.claude_words import outcome
+from eywa.core.extract.deterministic import (
+    _prompt_headline,
+    closing_outcome,
+    draft,
+    extract,
+    headline_words,
+    key_files,
+    meaningful_prompts,
+    session_terms,
+)
+from eywa.core.extract.gist import asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
@@ -279,7 +289,7 @@ def test_headlines_are_cut_between_words() -> None:
     s.events.append(Event("assistant", T0, text="Done. Added the scheduled digest job that sends the open threads "
                                                 "of every project to the owner's chat at nine every morning."))
     headline = run_extract(s).headline
-    assert headline.startswith("Added the scheduled digest job")
+    assert headline.startswith("Add the scheduled digest job")
     assert len(headline.split()) <= 12 and headline.split()[-1] in (
         "the open threads of every project to the owner's chat at nine every morning".split())
     assert not headline.endswith(("the", "of", "to"))
@@ -380,9 +390,6 @@ def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
     ("00ef13bd-99a1-4001-a829-09985a069ab2", "Change this to use the current git user in the same way"),
     # "when running: ❯ entire enable ✓ Enabled (manual-commit) I'd like us to show more what else is setup."
     ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup"),
-    # "... we need to create ~/.config/fish.  Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782": the
-    # first request too short to say what, the attached file no part of the sentence.
-    ("79eb9f8a-232c-4a72-a26b-4b4520ef2152", "Add Mkdir_p as needed"),
 ])
 def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id: str, asked: str) -> None:
     assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort
@@ -390,11 +397,11 @@ def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id:
 
 def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
-    headline = corpus_headline("d563fb6b-39cf-4895-bb5f-681c33e58bbc")
+    headline = headline_words("Look at the changes in this branch, I got this feedback, let me know what to fix")
     assert headline == "Look at the changes in this branch, I got this feedback"
     # Cut at 90 characters too: "... in `main.go` (for future" ends before the parenthesis.
     headline = corpus_headline("cde341db-b80a-44f5-b0f2-94db2ef7a164")
-    assert headline == "Added `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
+    assert headline == "Add `runtime/trace` support via `ENTIRE_TRACE` env var in `main.go`"
     # A clause end inside backticks is none; with no clause end left, the cut is between words.
     headline = reported_closing("Replaced the `retry - backoff` wrapper of the digest sender with the library's "
                                 "own, which also handles flood limits")
@@ -509,11 +516,17 @@ def test_files_the_session_deleted_with_the_shell_are_key_files() -> None:
     assert "`cmd/entire/cli/integration_test/start_test.go`" in listed
 
 
-def test_a_folder_removed_recursively_is_no_key_file() -> None:
-    """8b418ea5 moves help.go and then `rm -rf`s the emptied `commands/` folder."""
+def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it() -> None:
+    """8b418ea5 reads `commands/help.go`, writes it anew as `cli/help.go`, then `rm -rf`s the `commands/` folder: the
+    file read there is deleted (its blind label lists it), the folder itself is no key file."""
     handoff = draft(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"), ZoneInfo("UTC"))
-    assert not any("commands" in line for line in handoff.key_files)
-    assert any("`cmd/entire/cli/help.go`" in line for line in handoff.key_files)
+    listed = [line.split("`")[1] for line in handoff.key_files]
+    assert "cmd/entire/cli/commands/help.go" in listed and "cmd/entire/cli/help.go" in listed
+    assert "cmd/entire/cli/commands" not in listed
+    # a recursive removal of a folder the session never looked into (a build's output) names nothing
+    assert commands.folders_removed("rm -rf build/ && make") == ["build"]
+    assert commands.folders_removed("git rm -r --cached vendor && rm -f a.go") == []
+    assert commands.folders_removed("cd /tmp && rm -rf scratch/") == ["/tmp/scratch"]  # not the repository's `scratch`
 
 
 @pytest.mark.parametrize(("command", "files"), [
@@ -521,6 +534,12 @@ def test_a_folder_removed_recursively_is_no_key_file() -> None:
     ("git mv old/x.py new/x.py && git commit -m 'move'", ["old/x.py", "new/x.py"]),
     ("rm -f docs/geese.md", ["docs/geese.md"]),
     ("rm -rf build/ && make", []),
+    ("cp a.go b.go && cp -r src/ dst/", ["b.go"]),
+    ("cp x/a.html x/b.css /other/repo/ && cp c.svg /other/repo/icons", ["/other/repo/a.html", "/other/repo/b.css",
+                                                                    "/other/repo/icons/c.svg"]),
+    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules"]),
+    ("cd cmd/cli && git mv old.go new.go && cd ../web && rm app.js", ["cmd/cli/old.go", "cmd/cli/new.go",
+                                                                     "cmd/web/app.js"]),
     ("git rm --cached secrets.env", []),
     ("rm *.tmp", []),
     ("echo rm a.go", []),
@@ -547,21 +566,35 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     # whose words the whole session keeps using, names the work
     assert corpus_closing("f744aef5-5139-4c21-91e5-3f44ce902105").startswith("Added `ValidateBranchName`")
     assert corpus_headline("f744aef5-5139-4c21-91e5-3f44ce902105") == (
-        "Fixed HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
+        "Fix HTTPS authentication issues in `entire resume` by replacing go-git's `Fetch()` calls")
     # a closing report that names the work stays; a commit subject comes before either
     docs = "189d8afc-493f-49af-b59e-6a1ee9676a6e"
-    assert corpus_headline(docs) == corpus_closing(docs)
+    assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
     assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
         "Fix context param shadowing and log file FD leak in parent process")
 
 
+def test_a_reported_headline_reads_as_a_commit_subject() -> None:
+    # 775a7e0f's closing report "Removed the `entire session trailer` command", 189d8afc's "The architecture docs have
+    # been updated to document the token usage tracking feature.": blind labels say "Remove ...", "Document ..."
+    assert corpus_headline("775a7e0f-d6d5-47fe-a4c9-61f814abeae3") == "Remove the `entire session trailer` command"
+    assert corpus_headline("189d8afc-493f-49af-b59e-6a1ee9676a6e") == (
+        "Update the architecture docs to document the token usage tracking")
+    # a finding, a request and a word that is no report's verb stay as they are
+    for headline in ("Found 2 lint errors", "Fix tests", "Set the default strategy", "Speed up the digest",
+                     "The test has been flaky since Monday"):
+        assert commit_mood(headline) == headline
+    assert commit_mood("Simplified the parser") == "Simplify the parser"
+    assert commit_mood("Wrote the changelog") == "Write the changelog"
+
+
 def test_a_question_a_case_or_a_short_request_is_no_gist() -> None:
     # "What does entire session show do": the request is a question
-    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Removed the `entire session show` command"
+    assert corpus_headline("d24899b5-6804-483b-be8d-421910d2ca39") == "Remove the `entire session show` command"
     assert not asked("What does `entire session show` do") and not asked("When I'm in a fork branch")
     assert asked("Update these tests?")  # "can you" is gone: it asks for work
     # "Fix these": says not what, beside a minor closing outcome
-    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Both type checking issues have been resolved"
+    assert corpus_headline("326189cf-5676-4237-8cde-1ce80aae4a9f") == "Resolve both type checking issues"
 
 
 def test_what_happened_leaves_out_an_outcome_an_insight_says() -> None:
@@ -591,3 +624,27 @@ def test_a_session_editing_more_than_eight_files_lists_them() -> None:
 def test_a_session_editing_few_files_lists_each_once() -> None:
     files = key_files(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
     assert files == ["`cmd/entire/cli/setup_test.go` (1 edit)"]
+
+
+def test_a_pr_bodys_signature_is_no_outcome() -> None:
+    # 38917d7d's last reply drafts a PR description ending "🤖 Generated with [Claude Code](...)"
+    handoff = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), ZoneInfo("UTC"))
+    assert not any("Generated with" in line for line in handoff.what_happened)
+    assert outcome("Generated the changelog for the 0.4.3 release") == "Generated the changelog for the 0.4.3 release"
+
+
+def test_a_report_naming_the_fix_it_made_is_the_headline() -> None:
+    # 2b945d54 asked "lint and test failures :(" and closed "The fix was updating `phase_prepare_commit_msg_test.go` to
+    # match the new `InitializeSession` signature ..."
+    assert corpus_headline("2b945d54-dd2b-4f60-b3b0-7b0252349003") == (
+        "Update `phase_prepare_commit_msg_test.go` to match the new `InitializeSession` signature")
+    # 0c97beba proposes one ("The fix is to remove `t.Parallel()` ..."), and the user refused the edit
+    assert not corpus_headline("0c97beba-bfcb-4f84-9950-e0354bfc808b").startswith("Remove")
+    # 79eb9f8a's "The fix adds `os.MkdirAll(...)` before opening the file." over its request, still read without the
+    # file the prompt attaches ("... Let's add Mkdir_p as needed.\n@/Users/.../setup.go:768-782")
+    session = corpus_session("79eb9f8a-232c-4a72-a26b-4b4520ef2152")
+    assert _prompt_headline(meaningful_prompts(session)[0]) == "Add Mkdir_p as needed"
+    assert corpus_headline("79eb9f8a-232c-4a72-a26b-4b4520ef2152") == (
+        "Add `os.MkdirAll(filepath.Dir(rcFile), 0o755)` before opening the file")
+    # "The fix applies to all gitignore sources, not just global." (1c38adc0) says where it holds, not what it did
+    assert not corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Apply")

@@ -37,6 +37,7 @@ _NOW_RE = re.compile(r"^(?:now\s+)?(?:`[^`]+`|the \w+|it|this|that|both|all \w+)
                      r"checks?|follows?|creates?|clarifies|documents?|supports?|respects?|keeps?)\b", re.IGNORECASE)
 # "`phase_test.go` — Changed ...", "**Fix**: Added ...": a label before the outcome of a report's line.
 _LABEL_RE = re.compile(r"^(?:`[^`]{1,80}`|[\w./()#-]{1,60}(?: [\w./()#-]{1,30}){0,3})\s*(?:—|–|-|:)\s+")
+_SIGNATURE_RE = re.compile(r"^Generated with (?:Claude Code|Codex|Gemini)", re.IGNORECASE)
 _DONE_RE = re.compile(r"^(?:done|fixed|perfect|great)\s*[-—–:.!]\s*", re.IGNORECASE)
 _PASSIVE_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:has|have) been\s+([a-z-]+)\b",
                          re.IGNORECASE)
@@ -100,8 +101,8 @@ def outcome(sentence: str) -> str | None:
     """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
     fixed ..."), or None when it does not say what was done."""
     if sentence.endswith(("?", ":")) or len(sentence) < 12 or sentence.isupper() or (
-            len(sentence) < 40 and FOUND_RE.search(sentence)):  # "Found the issue": the cause comes next
-        return None
+            len(sentence) < 40 and FOUND_RE.search(sentence)) or _SIGNATURE_RE.match(sentence):
+        return None  # "Found the issue": the cause comes next; "Generated with Claude Code": a PR body's signature
     # Substring tests first: each regex below needs its piece ("—" or ":", " now ", " been ").
     label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
     for text in (sentence, sentence[label.end():]) if label else (sentence,):

@@ -4,6 +4,7 @@ request it opens, the checks it runs (tests, lint, build, type check) and what t
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
 _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
-_FILE_OPS_RE = re.compile(r"^(?:git\s+(?:rm|mv)|rm|mv)\s+(.+)$", re.DOTALL)
+_FILE_OPS_RE = re.compile(r"^(git\s+(?:rm|mv)|rm|mv|cp)\s+(.+)$", re.DOTALL)
+_SUBMODULE_ADD_RE = re.compile(r"^git(?:\s+-C\s+\S+)?\s+submodule\s+add\b")
 _RECURSIVE_RE = re.compile(r"^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--cached)$")
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -134,54 +136,103 @@ HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?(?P<rest>[^\n]*)\n(?P<body>.*?
 
 
 def files_changed(command: str) -> list[str]:
-    """The files a command line deletes, moves or writes (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`, `sed -i
-    ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`): both ends of a move; not a recursive removal
-    (a folder, a build's output), an untracking (`--cached`) or a glob. A file written after `cd /elsewhere` is named
-    under that folder."""
+    """The files a command line deletes, moves, copies or writes (`git rm a.go`, `git mv a.go b/a.go`, `rm a.go`, `cp
+    a.go b.go`, `sed -i ... a.go`, `cat > a.md <<EOF`, `... | tee a.log`, `echo x >> a.txt`, `git submodule add`'s
+    `.gitmodules`): both ends of a move, a copy's new file; not a recursive removal (a folder, a build's output:
+    `folders_removed`), an untracking (`--cached`) or a glob. A file named after `cd elsewhere` is named under that
+    folder."""
     # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
-    found = _written_by_shell(command) if any(mark in command for mark in (">", "tee ", "sed ")) else []
-    for step in steps(command):
-        match = _FILE_OPS_RE.match(bare(step))
-        if not match:
+    found: list[str] = []
+    for folder, part in _parts_in_folders(command):
+        if any(mark in part for mark in (">", "tee ", "sed ")):
+            found += [_under(folder, path) for path in _written_by_shell(part)]
+        step = bare(_step(part))
+        if _SUBMODULE_ADD_RE.match(step):
+            found.append(_under(folder, ".gitmodules"))
             continue
-        try:
-            words = shlex.split(match.group(1))
-        except ValueError:
+        match = _FILE_OPS_RE.match(step)
+        words = _words(match.group(2)) if match else None
+        if match is None or not words or any(_RECURSIVE_RE.match(word) for word in words):
             continue
-        if any(_RECURSIVE_RE.match(word) for word in words):
-            continue
-        found += [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&") and
-                  not w.endswith("/")]
+        paths = [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
+        paths = _copied(paths) if match.group(1) == "cp" else [path for path in paths if not path.endswith("/")]
+        found += [_under(folder, path) for path in paths]
     return found
 
 
-def _written_by_shell(command: str) -> list[str]:
-    """The files a command line's redirections (`> a`, `>> a`, not `2>` or `>&2`), `tee` and `sed -i` write."""
+def folders_removed(command: str) -> list[str]:
+    """The folders a command line removes recursively (`rm -rf old/`, `git rm -r pkg/commands`)."""
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[str] = []
+    for folder, part in _parts_in_folders(command):
+        match = _FILE_OPS_RE.match(bare(_step(part)))
+        words = _words(match.group(2)) if match and match.group(1).split()[-1] == "rm" else None
+        if words and "--cached" not in words and any(_RECURSIVE_RE.match(word) for word in words):
+            found += [_under(folder, w.rstrip("/")) for w in words
+                      if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
+    return found
+
+
+def _parts_in_folders(command: str) -> list[tuple[str, str]]:
+    """(the folder a `cd` before it moved to, "" for none; the part) of each of a command line's parts but its `cd`s."""
+    found: list[tuple[str, str]] = []
     folder = ""
     for part in _SEPARATOR_RE.split(command.strip()):
-        lexer = shlex.shlex(bare(part), posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        try:
-            words = list(lexer)
-        except ValueError:
-            continue
+        words = _words(_step(part)) or []
         if words[:1] == ["cd"] and len(words) == 2:
             folder = ("" if words[1].startswith(("/", "~")) else folder) + words[1].rstrip("/") + "/"
-            continue
-        targets: list[str] = []
-        for position, word in enumerate(words):
-            before = words[position - 1] if position else ""
-            if before in (">", ">>") and not (position > 1 and words[position - 2].isdigit()):
-                targets.append(word)
-            elif word == "tee":  # `... | tee -a a.log b.log`
-                targets += [w for w in itertools.takewhile(lambda w: w not in "|;&><", words[position + 1:])
-                            if not w.startswith("-")]
-        if words[:1] == ["sed"] and any(w.startswith(("-i", "--in-place")) for w in words):
-            # its file arguments: the words after the script (the first word, unless `-e` gives it)
-            args = [w for i, w in enumerate(words[1:], 1) if w and not w.startswith("-") and words[i - 1] != "-e"]
-            targets += args if "-e" in words else args[1:]
-        found += [folder + t if folder and not t.startswith(("/", "~")) else t for t in targets
-                  if t != "/dev/null" and not any(c in t for c in "*?$<>|&")]
+        elif part.strip():
+            found.append((folder, part))
     return found
+
+
+def _step(part: str) -> str:
+    """A part without its pipe's later stages and its brackets."""
+    return part.split(" | ", 1)[0].strip().strip("()").strip()
+
+
+def _under(folder: str, path: str) -> str:
+    return posixpath.normpath(folder + path) if folder and not path.startswith(("/", "~")) else path
+
+
+def _words(args: str) -> list[str] | None:
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return None
+
+
+def _copied(paths: list[str]) -> list[str]:
+    """A copy's new files: the target, or each source's name inside it when it is a folder (several sources, a
+    trailing `/`, or a name without an extension for a source with one)."""
+    if len(paths) < 2:
+        return []
+    *sources, target = paths
+    into = len(sources) > 1 or target.endswith("/") or ("." not in target.rsplit("/", 1)[-1]
+                                                         and "." in sources[0].rsplit("/", 1)[-1])
+    return [f"{target.rstrip('/')}/{source.rsplit('/', 1)[-1]}" for source in sources] if into else [target]
+
+
+def _written_by_shell(part: str) -> list[str]:
+    """The files one part of a command line's redirections (`> a`, `>> a`, not `2>` or `>&2`), `tee` and `sed -i`
+    write."""
+    lexer = shlex.shlex(bare(part), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return []
+    targets: list[str] = []
+    for position, word in enumerate(words):
+        before = words[position - 1] if position else ""
+        if before in (">", ">>") and not (position > 1 and words[position - 2].isdigit()):
+            targets.append(word)
+        elif word == "tee":  # `... | tee -a a.log b.log`
+            targets += [w for w in itertools.takewhile(lambda w: w not in "|;&><", words[position + 1:])
+                        if not w.startswith("-")]
+    if words[:1] == ["sed"] and any(w.startswith(("-i", "--in-place")) for w in words):
+        # its file arguments: the words after the script (the first word, unless `-e` gives it)
+        args = [w for i, w in enumerate(words[1:], 1) if w and not w.startswith("-") and words[i - 1] != "-e"]
+        targets += args if "-e" in words else args[1:]
+    return [t for t in targets if t != "/dev/null" and not any(c in t for c in "*?$<>|&")]

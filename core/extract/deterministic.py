@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from eywa.core.archive.renderer import one_line, relative_path, tool_target
-from eywa.core.extract import commands
+from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, asked, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
-from eywa.core.extract.open_threads import WRITE_TOOLS, open_threads, status_of
+from eywa.core.extract.key_files import edited_files, key_files
+from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
     MAX_SESSION_TERMS,
@@ -65,12 +65,13 @@ SUBSTANCE_RULES = "3"
 # left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
 # "12": caveats (core/extract/caveats.py) in more shapes (deferred "separately" / to follow-up PRs, "Limitation:",
 # "you may need to", "If ..., you'd need to"), resolved by a later edit, prompt or report, led by their heading.
+# "12" also: key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`, `git submodule add`,
+# files inside a folder removed with `rm -r`), no scratch or plan files, code before tests before documents.
 HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
 MIN_WORD_SHARE = 0.1
-_WRITE_TOOLS = WRITE_TOOLS
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
     r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
@@ -126,13 +127,12 @@ def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
     """`requests` are the session's `requests_of`."""
     asked = len(meaningful_prompts(session)) + len(_commands(requests))
     calls = session.tool_calls
-    edits = sum(1 for c in calls if c.name in _WRITE_TOOLS and not c.is_error)
     replies = sum(1 for e in session.events if e.kind == "assistant")
     if not asked and not session.subagents:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if edits or len(calls) >= 10 or asked >= 3 or any(r.files_written for r in session.subagents):
+    if len(calls) >= 10 or asked >= 3 or edited_files(session):  # by any tool, a subagent, the shell
         return 2
     return 1
 
@@ -222,9 +222,9 @@ def headline_of(session: Session, achieved: list[str], requests: list[tuple[str,
     """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
-    "Main branch tests failing")."""
+    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
     headline = _headline_of(session, achieved, requests)
-    return headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline
+    return commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
 
 
 # "... - why?", ", right?", "?": what makes a headline a question
@@ -423,7 +423,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     runs = len(session.delegated_runs)
     if runs and len(bullets) < 5:
         bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
-    edits = _edited_files(session)
+    edits = edited_files(session)
     if edits and len(bullets) < 5:
         bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
     return bullets[:5]
@@ -438,31 +438,6 @@ def _spread(items: list[_T], count: int) -> list[_T]:
         return items
     step = (len(items) - 1) / (count - 1)
     return [items[round(i * step)] for i in range(count)]
-
-
-def _edited_files(session: Session) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for call in session.tool_calls:
-        if call.name in _WRITE_TOOLS and not call.is_error:
-            counts[relative_path(tool_target(call, session.cwd), session.cwd)] += 1
-        elif call.name == "Bash" and not call.is_error and isinstance(call.input.get("command"), str):
-            for path in commands.files_changed(call.input["command"]):
-                path = relative_path(path, session.cwd)
-                if not path.startswith(("/", "~", "..")):  # a scratch file elsewhere is not the work
-                    counts[path] += 1
-    for run in session.subagents:
-        for path in run.files_written:
-            counts[relative_path(path, session.cwd)] += 1
-    return counts
-
-
-MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
-
-
-def key_files(session: Session) -> list[str]:
-    counts = _edited_files(session)
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_KEY_FILES]
-    return [f"`{path}` ({n} edit{'s' if n > 1 else ''})" for path, n in ranked]
 
 
 def session_terms(session: Session) -> tuple[Counter[str], list[str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from eywa.core.extract.claude_words import heading_name, headings, outcome, sentences
+from eywa.core.extract.claude_words import OUTCOME_VERBS, heading_name, headings, outcome, sentences
 from eywa.core.session import Session
 
 # Words that recur in any conversation (connectives, chat, generic verbs): no sign of what it is about.
@@ -30,12 +30,29 @@ def _words(text: str) -> set[str]:
 _LEAD_IN_WORDS = 6
 
 
+# "The fix was updating `x_test.go` to match ...", "The fix adds `os.MkdirAll(...)` before ...": a report naming the fix
+# it made ("The fix is to remove ..." proposes one; "The fix applies to ..." says where it holds)
+_FIX_RE = re.compile(r"^the fix (?:was (?:to )?)?(?P<verb>[a-z]+) (?!(?:to|for|in|on|at|with|only)\b)(?P<rest>.{8,})$",
+                     re.IGNORECASE)
+
+
 def lead_in(text: str) -> str | None:
     """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
-    handle both formats:"): long enough to say what was done, its colon dropped."""
+    handle both formats:"): long enough to say what was done, its colon dropped; a report naming its fix says what
+    was done ("The fix was updating `x` to ..." -> "Update `x` to ...")."""
     if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
         return outcome(text.rstrip(":"))
+    fix = _FIX_RE.match(text)
+    if fix and (base := _base(_past(fix.group("verb")))):
+        return f"{base.capitalize()} {fix.group('rest')}"
     return outcome(text)
+
+
+def _past(verb: str) -> str:
+    """The past tense a report would use for a verb said as "updating", "adds" or "remove" (for `_base`)."""
+    verb = verb.lower()
+    stem = verb[:-3] if verb.endswith("ing") else verb[:-1] if verb.endswith("s") else verb
+    return next((past for past in (stem + "ed", stem + "d") if past in OUTCOME_VERBS), "")
 
 
 def report_leads(session: Session) -> list[str]:
@@ -79,3 +96,40 @@ def gist(first: str, others: list[str], session: Session) -> str:
         if score > best_score:
             best, best_score = candidate, score
     return best
+
+
+# A report's past tense in the mood of a commit subject ("Removed the command" -> "Remove the command"): the base form
+# of each verb a report opens with; a finding ("Found", "Identified", "Traced") is no change and keeps its words.
+_FINDINGS = frozenset({"found", "identified", "traced", "tracked"})
+_IRREGULAR = {"built": "build", "made": "make", "rewrote": "rewrite", "wrote": "write", "set": "set", "split": "split",
+              "committed": "commit", "dropped": "drop", "skipped": "skip"}
+_E_VERBS = frozenset("""change configure consolidate create decrease deduplicate define delete disable downgrade enable
+exclude expose generate handle ignore improve increase inline introduce merge migrate modernise modernize move populate
+rebase reduce release remove rename replace resolve restore restructure scope update upgrade wire""".split())
+_PASSIVE_RE = re.compile(r"^(?:(the|this|these|both|all) )?(?P<subject>(?:\S+ ){0,7}?\S+) (?:has|have) been "
+                         r"(?:successfully )?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.IGNORECASE)
+
+
+def _base(verb: str) -> str | None:
+    """The base form of a report's opening verb ("updated" -> "update"), None for any other word."""
+    verb = verb.lower()
+    if verb not in OUTCOME_VERBS or verb in _FINDINGS:
+        return None
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith("ied"):
+        return verb[:-3] + "y"
+    return verb[:-1] if verb[:-1] in _E_VERBS else verb[:-2]
+
+
+def commit_mood(headline: str) -> str:
+    """The headline as a commit subject says it: "Added the retry" -> "Add the retry", "The docs have been updated to
+    cover X" -> "Update the docs to cover X"; any other headline as it is."""
+    first, _, rest = headline.partition(" ")
+    if rest and (base := _base(first)):
+        return f"{base.capitalize()} {rest}"
+    passive = _PASSIVE_RE.match(headline)
+    if passive and (base := _base(passive.group("verb"))):
+        determiner = f"{passive.group(1).lower()} " if passive.group(1) else ""
+        return f"{base.capitalize()} {determiner}{passive.group('subject')}{passive.group('rest')}".rstrip(" !.")
+    return headline

@@ -31,7 +31,10 @@ _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.m
                      "<subagent_notification>")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
 _SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
-_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
+# A patch's files: added, updated, deleted, and the new name of an updated one it moves ("*** Move to: b.py").
+_PATCH_FILE_RE = re.compile(r"^\*\*\* (?:(Add|Update|Delete) File|(Move) to): (.+)$", re.MULTILINE)
+# apply_patch run through the shell (`["apply_patch", "*** Begin Patch ..."]`, `bash -lc "apply_patch <<'EOF' ..."`)
+_SHELL_PATCH_RE = re.compile(r"^(?:\S*sh -l?c\s+['\"]?)?apply_patch\b.*?(\*\*\* Begin Patch\n.*)", re.DOTALL)
 _SUFFIXES = (".jsonl", ".jsonl.zst")
 _UUID_CHARS = 36
 
@@ -150,7 +153,9 @@ class _Builder:
             command = arguments.get("cmd") or arguments.get("command") or ""
             if isinstance(command, list):
                 command = " ".join(str(part) for part in command)
-            calls = [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
+            patch = _SHELL_PATCH_RE.match(str(command).strip())
+            calls = patch_calls(call_id, patch.group(1), self.s.cwd, self.redact) if patch else \
+                [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
         else:
             calls = [tool_call(call_id, name, arguments, self.redact)]
         self.calls[call_id] = calls
@@ -162,13 +167,13 @@ class _Builder:
 
 
 def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:
-    """apply_patch as one Write (a new file) or Edit per file it touches."""
+    """apply_patch as one Write (a new file, a moved file's new name) or Edit per file it touches."""
     calls = []
-    for number, (action, name) in enumerate(_PATCH_FILE_RE.findall(patch)):
-        path = name.strip()
+    for number, (change, move, name) in enumerate(_PATCH_FILE_RE.findall(patch)):
+        action, path = change or move, name.strip()
         if cwd and not path.startswith("/"):
             path = cwd.rstrip("/") + "/" + path
-        calls.append(tool_call(f"{call_id}#{number}", "Write" if action == "Add" else "Edit",
+        calls.append(tool_call(f"{call_id}#{number}", "Write" if action in ("Add", "Move") else "Edit",
                                {"file_path": path, "change": action.lower()}, redact))
     return calls or [tool_call(call_id, "Edit", {"patch": patch}, redact)]
 

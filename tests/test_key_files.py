@@ -1,0 +1,93 @@
+"""Key files: the files a session changed by any tool of any agent (edit tools, the shell, subagents, Codex's
+apply_patch), scratch files left out, most worked on kept, in the order a reader of the session lists them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from eywa.core.extract.deterministic import draft
+from eywa.core.extract.key_files import MAX_KEY_FILES, key_files
+from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.codex import build_codex_session
+
+from .test_extractor import corpus_session
+
+
+def listed(session: Session) -> list[str]:
+    return [line.split("`")[1] for line in key_files(session)]
+
+
+def session_of(calls: list[tuple[str, dict]], cwd: str = "/r") -> Session:
+    return Session("s", cwd=cwd, events=[Event("tool", None, tool=ToolCall(str(i), name, args))
+                                         for i, (name, args) in enumerate(calls)])
+
+
+def test_a_file_a_subagent_reports_writing_is_a_key_file_when_its_transcript_is_not_kept() -> None:
+    # 70fc6d83's first reviewer: "The review has been written to `.../docs/requirements/soph-chunking/review-01.md`."
+    handoff = draft(corpus_session("70fc6d83-147d-4fdf-b015-bd67eeb11883"), ZoneInfo("UTC"))
+    assert handoff.key_files == ["`docs/requirements/soph-chunking/review-01.md` (1 edit)"]
+
+
+def test_a_subagent_describing_where_code_writes_names_no_key_file() -> None:
+    # 130d7b7e's explorer: "- Written to `.entire/logs/<session-id>.log`", how the logger works, not a file it wrote
+    handoff = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC"))
+    assert handoff.key_files and not any(".entire/logs" in line for line in handoff.key_files)
+    described = ToolCall("t", "Task", {}, result="Logs are written to `logs/app.log`. Created `.gitignore` with `a/`.")
+    assert listed(Session("s", cwd="/r", events=[Event("tool", None, tool=described)])) == []
+
+
+def test_the_agents_own_plan_files_are_no_key_files() -> None:
+    # 38917d7d edits its plan in ~/.claude/plans between two rounds of work on the repository
+    files = listed(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"))
+    assert files == ["cmd/entire/cli/setup.go", "cmd/entire/main.go", "cmd/entire/cli/telemetry/telemetry.go"]
+
+
+def test_files_copied_into_another_repository_and_a_submodule_added_are_key_files() -> None:
+    # 9e953218 copies the tokenizer into its own repository (`cp ... favicons/`) and mounts it with `git submodule add`
+    files = listed(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert ".gitmodules" in files and "/Users/dain/workspace/online-llm-tokenizer/favicons/token.svg" in files
+    assert len(files) == MAX_KEY_FILES
+
+
+def test_scratch_files_in_a_temporary_folder_are_no_key_files_whatever_tool_wrote_them() -> None:
+    session = session_of([("Write", {"file_path": "/tmp/probe.go", "content": ""}),
+                          ("Bash", {"command": "cp /r/a.go /private/tmp/x/a.go"}),
+                          ("Edit", {"file_path": "/r/a.go"}),
+                          ("Bash", {"command": "cp a.go ../sibling/a.go"})])
+    assert listed(session) == ["a.go", "../sibling/a.go"]
+
+
+def test_code_comes_before_tests_and_documents_each_in_the_order_the_session_came_to_them() -> None:
+    session = session_of([("Write", {"file_path": "/r/README.md"}), ("Edit", {"file_path": "/r/pkg/a_test.go"}),
+                          ("Edit", {"file_path": "/r/pkg/b.go"}), ("Edit", {"file_path": "/r/pkg/a.go"}),
+                          ("Edit", {"file_path": "/r/pkg/a.go"}), ("Edit", {"file_path": "/r/tests/test_c.py"})])
+    assert listed(session) == ["pkg/b.go", "pkg/a.go", "pkg/a_test.go", "tests/test_c.py", "README.md"]
+
+
+def test_past_the_cap_the_files_changed_most_then_last_stay() -> None:
+    early = [("Edit", {"file_path": f"/r/early{i}.go"}) for i in range(MAX_KEY_FILES)]
+    late = [("Edit", {"file_path": f"/r/late{i}.go"}) for i in range(3)]
+    files = listed(session_of([*early, ("Edit", {"file_path": "/r/early0.go"}), *late]))
+    assert len(files) == MAX_KEY_FILES and "early0.go" in files and {"late0.go", "late1.go", "late2.go"} <= set(files)
+    assert "early1.go" not in files and "early11.go" in files
+
+
+def test_codex_apply_patch_through_the_shell_and_a_moved_file_are_edits(tmp_path: Path) -> None:
+    patch = ("*** Begin Patch\n*** Add File: notes.md\n+hi\n*** Update File: old.py\n*** Move to: pkg/new.py\n"
+             "@@\n-a\n+b\n*** End Patch\n")
+    records = [{"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}},
+               {"timestamp": "2026-12-01T10:00:01Z", "type": "response_item",
+                "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                            "arguments": json.dumps({"command": ["apply_patch", patch]})}},
+               {"timestamp": "2026-12-01T10:00:02Z", "type": "response_item",
+                "payload": {"type": "function_call", "name": "exec_command", "call_id": "c2",
+                            "arguments": json.dumps({"cmd": "bash -lc \"apply_patch <<'EOF'\n" + patch + "EOF\""})}}]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    session = build_codex_session("s", [path], str)[0]
+    assert [(c.name, c.input["file_path"]) for c in session.tool_calls[:3]] == [
+        ("Write", "/w/notes.md"), ("Edit", "/w/old.py"), ("Write", "/w/pkg/new.py")]
+    assert len(session.tool_calls) == 6 and not any(c.name == "Bash" for c in session.tool_calls)
+    assert listed(session) == ["old.py", "pkg/new.py", "notes.md"]
