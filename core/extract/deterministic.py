@@ -65,8 +65,8 @@ SUBSTANCE_RULES = "3"
 # left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
 # "12": caveats (core/extract/caveats.py) in more shapes (deferred "separately" / to follow-up PRs, "Limitation:",
 # "you may need to", "If ..., you'd need to"), resolved by a later edit, prompt or report, led by their heading.
-# "12" also: key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`, `git submodule add`,
-# files inside a folder removed with `rm -r`), no scratch or plan files, code before tests before documents.
+# Also "12": key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`,
+# `git submodule add`, files in a folder removed with `rm -r`), no scratch or plan files, code, tests, documents.
 HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
