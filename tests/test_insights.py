@@ -303,9 +303,20 @@ def test_the_line_leaves_the_kind_to_the_text_and_keeps_the_topic() -> None:
     assert not any(line.startswith(("**Decision", "**Root cause", "**Found")) for line in found)
 
 
-def test_one_root_cause_at_most_leaves_the_slots_to_decisions() -> None:
-    # two root causes stated ("The `FileModificationTools` list ... was missing", "The key fix was adding `replace`")
-    assert sum(item.cause for item in chosen(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))) == 1
+def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> None:
+    # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
+    # trailers, since trailers already imports id")
+    found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
+    assert [item.cause for item in found] == [True, True]
+    assert found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    # eight choices stated: one root cause, ranked first, and the decisions keep the other places
+    assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
+
+
+def test_a_further_root_cause_comes_after_the_decisions() -> None:
+    found = chosen(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))
+    assert found[0].cause and found[-1].text.startswith("The key fix was adding `replace`")
+    assert not any(item.cause for item in found[1:-1])
 
 
 def test_a_report_line_with_its_reason_is_a_decision() -> None:

@@ -488,10 +488,22 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+def _repeats(item: Insight, kept: list[Insight]) -> bool:
+    """Whether `item` says again what one already kept says: most of the shorter one's words, or one
+    recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
+    putting test secrets in the README": the words that name what it is about recur)."""
+    words = _words(item.text)
+    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept):
+        return True
+    return bool(_RECOMMENDED_RE.search(item.text)) and any(
+        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS for k in kept if _RECOMMENDED_RE.search(k.text))
+
+
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out."""
+    already kept (most of its words) left out. Places still free then take the further root causes, in the same
+    order: most often the reason a decision was made, said apart from it."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_messages(session)
@@ -502,32 +514,27 @@ def chosen(session: Session) -> list[Insight]:
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
-    kept: list[tuple[int, int, Insight]] = []
-    kept_words: list[set[str]] = []
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
+    kept: list[tuple[int, int, Insight]] = []
+    held: list[tuple[int, int, Insight]] = []
     causes = 0
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
-                notes[item.strength] == NOTES_OF_A_KIND.get(item.strength)):
+        if item.cause and causes == MAX_CAUSES:
+            held.append(entry)
+        elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
-        words = _words(item.text)
-        if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
-            continue
-        # one recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend
-        # against putting test secrets in the README"): the words that name what it is about recur
-        if _RECOMMENDED_RE.search(item.text) and any(
-                len(_named(words) & _named(_words(other.text))) >= RESTATED_WORDS
-                for _, _, other in kept if _RECOMMENDED_RE.search(other.text)):
-            continue
-        kept.append(entry)
-        kept_words.append(words)
-        causes += item.cause
-        notes[item.strength] += 1
+        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
+            kept.append(entry)
+            causes += item.cause
+            notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
+    for entry in held:
+        if len(kept) < MAX_INSIGHTS and not _repeats(entry[2], [k for _, _, k in kept]):
+            kept.append(entry)
     return [item for _, _, item in kept]
 
 
