@@ -9,7 +9,17 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.insights import REPORTED, Insight, agent_messages, chosen, insights, insights_in, topic_of
+from eywa.core.extract.insights import (
+    FOLLOWED,
+    REPORTED,
+    Insight,
+    agent_messages,
+    chosen,
+    insights,
+    insights_in,
+    steps_on_findings,
+    topic_of,
+)
 
 from .test_extractor import corpus_session
 
@@ -431,3 +441,21 @@ def test_a_recommendation_said_plainly_is_a_decision() -> None:
 
 def test_a_recommended_step_reported_as_past_is_no_decision() -> None:
     assert lines_of("The reviewer recommended tests. Tests were added.") == []
+
+
+def test_a_step_announced_on_the_finding_before_it_is_one_decision_with_its_reason() -> None:
+    # "Local has a single rename commit while the remote has the wrapper script changes. Let me reset to the remote
+    # branch to work on the actual PR code."
+    assert ("Reset to the remote branch to work on the actual PR code, since local has a single rename commit while "
+            "the remote has the wrapper script changes.") in texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d")
+    assert [item.text for item in steps_on_findings(sentences(
+        "The linter found duplication between the two tests. Let me refactor to a table-driven test."))] == [
+        "Refactor to a table-driven test, since the linter found duplication between the two tests."]
+
+
+def test_no_step_joins_a_status_a_reply_or_a_step_that_names_nothing() -> None:
+    # "The fix is complete and all tests pass. Let me create a summary of what was fixed": where the work stands
+    assert not any(item.strength == FOLLOWED for item in chosen(corpus_session("b5f6af67-9cd0-42bb-8323-9ac99badee2d")))
+    assert steps_on_findings(sentences("Yes, I have access to LSP tools for Go. Let me use them.")) == []
+    assert steps_on_findings(sentences("The comment says output goes to `/dev/null`, but `nil` inherits the parent's "
+                                       "file descriptors. Let me fix this.")) == []

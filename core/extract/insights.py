@@ -23,6 +23,7 @@ MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
+FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -469,6 +470,45 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     return result
 
 
+# "Let me refactor to a table-driven test", "I'll reset to the remote branch": a change announced as the next step,
+# naming what it changes ("Fix this", "Update it" leave the finding to say it all)
+_STEP_RE = re.compile(_ANNOUNCING + r"(?:use|switch|update|add|extract|move|change|replace|keep|make|remove|document|"
+                      r"create|rename|drop|delete|split|wrap|rewrite|modify|simplify|fix|reset|restore|revert|refactor|"
+                      r"stage)\b(?! (?:it|this|that|them|those|these|both)\b[^\w\s]*$)\s+\S", re.IGNORECASE)
+# "The fix is complete and all tests pass", "The file ends at line 521", "Found Go version 1.25.5 in two files", "Yes,
+# I have access ...": where the work stands, where an edit goes or a reply, not a finding the step answers
+_NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|looks? (?:good|correct|right|fine)|"
+                            r"at line|ends at|line \d+|several|updated|fixed|remaining|found (?:the|two|\d+|it))\b|"
+                            r"^(?:you're right|step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
+                            r"two|i|i'm|i've)\b)", re.IGNORECASE)
+_LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
+                         "you using".split())
+
+
+def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
+    """A change announced right after the finding it answers, under one heading ("The linter found duplication
+    between the two tests. Let me refactor to a table-driven test"): the step with its reason, the finding, as one
+    decision ("Refactor to a table-driven test, since the linter found duplication between the two tests"). Ranked
+    last: where a rule kept the step or the finding alone, the joined line repeats it and is left out."""
+    result: list[Insight] = []
+    for before, sentence in zip(found, found[1:], strict=False):
+        step, finding = sentence.text, before.text
+        if sentence.listed or before.listed or before.heading != sentence.heading or not _STEP_RE.match(step) \
+                or step.endswith("?") or _CHORE_RE.search(as_stated(step)):
+            continue
+        if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
+                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
+            continue
+        first = re.split(r"[\s']", finding, maxsplit=1)[0].lower()
+        if first in _LOWER_START or first in ("since", "because"):
+            finding = finding[:1].lower() + finding[1:]
+        joined = ", " if first in ("since", "because") else ", since "
+        text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}."
+        if len(text) <= 300:
+            result.append(Insight("Decision", topic_of(text), text, FOLLOWED))
+    return result
+
+
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
 COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
@@ -502,8 +542,8 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out. Places still free then take the further root causes, in the same
-    order: most often the reason a decision was made, said apart from it."""
+    already kept (most of its words) left out. Places still free then take the further root causes (most often the
+    reason a decision was made, said apart from it), then the steps taken on a finding."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_messages(session)
@@ -512,7 +552,8 @@ def chosen(session: Session) -> list[Insight]:
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
+        items = [*stated, *changes, *steps_on_findings(said)]
+        found += [(order, position, item) for position, item in enumerate(items)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
@@ -523,7 +564,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES:
+        if item.cause and causes == MAX_CAUSES or item.strength == FOLLOWED:
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
