@@ -19,6 +19,7 @@ from eywa.core.extract.insights import (
     insights_in,
     steps_on_findings,
     topic_of,
+    user_directions,
 )
 
 from .test_extractor import corpus_session
@@ -459,3 +460,21 @@ def test_no_step_joins_a_status_a_reply_or_a_step_that_names_nothing() -> None:
     assert steps_on_findings(sentences("Yes, I have access to LSP tools for Go. Let me use them.")) == []
     assert steps_on_findings(sentences("The comment says output goes to `/dev/null`, but `nil` inherits the parent's "
                                        "file descriptors. Let me fix this.")) == []
+
+
+def test_a_prompt_that_redirects_the_work_and_an_edit_carried_out_is_a_choice_at_the_users_request() -> None:
+    # after the agent's comparison of Gemini and Claude Code: "let's first fix the bug with CWD"
+    assert "At the user's request: let's first fix the bug with CWD." in texts("f8e05984-93e4-45b7-b638-e6f011442db9")
+    # "thinking again: let's completely remove the start command", after it was hidden: the lead words go
+    assert "At the user's request: let's completely remove the start command." in texts(
+        "4555072a-e039-4937-b6ea-dcb86152dd55")
+
+
+def test_no_choice_at_the_users_request_from_a_question_an_approval_or_the_first_request() -> None:
+    # "now, what should we do re: findSessionIndex?", "yep let's do it": a question, an approval of the agent's plan
+    found = [item.text for _, item in user_directions(corpus_session("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))]
+    assert not any("findSessionIndex" in text or "let's do it" in text for text in found)
+    # the first prompt is the task itself, not a redirection ("... launches the session HTML page rather than
+    # regenerating it")
+    assert not any("rather than" in item.text
+                   for _, item in user_directions(corpus_session("89488521-e2e7-4d97-bc02-38197efdddc8")))

@@ -394,6 +394,56 @@ def agent_messages(session: Session) -> list[str]:
     return found
 
 
+USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
+# "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
+# C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
+_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|don't|do not|thinking again|first|"
+                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|also|just|not)|"
+                           r"(?:,|\band|\bbut) not)\b",
+                           re.IGNORECASE)
+# "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
+_APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
+                            r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
+MAX_DIRECTION = 160
+_PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+
+
+def user_directions(session: Session) -> list[tuple[int, Insight]]:
+    """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
+    of 'Strategy initialized' we should do ...") and that an edit then carried out: a choice made at the user's
+    request, with the number of agent messages before it (its place in the session). Not a question, not output
+    pasted, not an approval of what the agent proposed."""
+    result: list[tuple[int, Insight]] = []
+    said = 0
+    prompts = 0
+    events = session.events
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+        if event.kind != "user" or not event.text or event.text.startswith(_PLAN_PROMPT):
+            continue
+        prompts += 1
+        text = " ".join(event.text.split())
+        if prompts == 1 or len(text) > 300 or "?" in text or "\n" in event.text.strip() or \
+                not _DIRECTION_RE.search(text) or _APPROVAL_RE.search(text):
+            continue
+        carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+                            if e.kind == "user" and e.text or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
+        if not carried_out:
+            continue
+        text = next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
+        text = _LEAD_WORDS_RE.sub("", text)
+        if len(text) > MAX_DIRECTION:  # cut at a clause
+            cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
+            text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
+        text = text.rstrip(" .,;:")
+        preference, code = _code_topic(text)
+        result.append((said, Insight("Decision", code if preference >= 2 else "", f"At the user's request: {text}.",
+                                     USER)))
+    return result
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
 
@@ -554,6 +604,7 @@ def chosen(session: Session) -> list[Insight]:
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         items = [*stated, *changes, *steps_on_findings(said)]
         found += [(order, position, item) for position, item in enumerate(items)]
+    found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
