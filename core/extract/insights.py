@@ -531,6 +531,7 @@ _NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|loo
                             r"at line|ends at|line \d+|several|updated|fixed|remaining|found (?:the|two|\d+|it))\b|"
                             r"^(?:you're right|step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
                             r"two|i|i'm|i've)\b)", re.IGNORECASE)
+_BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using".split())
 
@@ -544,7 +545,7 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     for before, sentence in zip(found, found[1:], strict=False):
         step, finding = sentence.text, before.text
         if sentence.listed or before.listed or before.heading != sentence.heading or not _STEP_RE.match(step) \
-                or step.endswith("?") or _CHORE_RE.search(as_stated(step)):
+                or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
             continue
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
                 or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
@@ -625,7 +626,13 @@ def chosen(session: Session) -> list[Insight]:
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     for entry in held:
-        if len(kept) < MAX_INSIGHTS and not _repeats(entry[2], [k for _, _, k in kept]):
+        item = entry[2]
+        # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
+        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED
+                      and k.text.rstrip(".").lower() in item.text.lower()), None)
+        if alone is not None:
+            kept[alone] = (kept[alone][0], kept[alone][1], Insight("Decision", item.topic, item.text, item.strength))
+        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
             kept.append(entry)
     return [item for _, _, item in kept]
 
