@@ -192,7 +192,15 @@ def test_thinking_aloud_is_no_decision() -> None:
 
 def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> None:
     assert ("**Root cause** -- The tests expect custom error messages printed to stderr, but the command is "
-            "returning plain errors.") in session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792")
+            "returning plain errors.") in stated("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None:
+    # "... but the command is returning plain errors. Let me update the reset command to follow the error handling
+    # pattern from CLAUDE.md": the cause and what was done on it, one line
+    assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
+        "**Decision** -- Update the reset command to follow the error handling pattern from CLAUDE.md, since the tests "
+        "expect custom error messages printed to stderr, but the command is returning plain errors.",)
 
 
 def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
@@ -318,8 +326,7 @@ def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> N
     # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
     # trailers, since trailers already imports id")
     found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
-    assert [item.cause for item in found] == [True, True]
-    assert found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    assert found[1].cause and found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
     # eight choices stated: one root cause, ranked first, and the decisions keep the other places
     assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
 

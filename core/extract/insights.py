@@ -628,7 +628,7 @@ def chosen(session: Session) -> list[Insight]:
     for entry in held:
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
-        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED
+        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
                       and k.text.rstrip(".").lower() in item.text.lower()), None)
         if alone is not None:
             kept[alone] = (kept[alone][0], kept[alone][1], Insight("Decision", item.topic, item.text, item.strength))
