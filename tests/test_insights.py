@@ -485,3 +485,15 @@ def test_no_choice_at_the_users_request_from_a_question_an_approval_or_the_first
     # regenerating it")
     assert not any("rather than" in item.text
                    for _, item in user_directions(corpus_session("89488521-e2e7-4d97-bc02-38197efdddc8")))
+
+
+def test_a_choice_named_with_its_reason_is_kept_though_it_leads_into_what_follows() -> None:
+    # "The simplest fix is to add a `//nolint:maintidx` to the init function, since the pattern ... is deliberate and
+    # already established:" and the code after it
+    assert ("The simplest fix is to add a `//nolint:maintidx` to the init function, since the pattern of registering "
+            "handlers in init is deliberate and already established.") in texts("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    # a lead-in whose point is all in what follows ("... it now:", "we should probably:")
+    assert lines_of("The key change: instead of extracting files from the fork's tree and creating a single "
+                    "flattened commit, it now:") == []
+    assert lines_of("Since `SessionMetadataDir` can cause the exact bug we just fixed, the cleanest option is that we "
+                    "should probably:") == []

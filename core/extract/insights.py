@@ -183,7 +183,7 @@ _STOP_WORDS = frozenset("that this it a an the to of in on and or not no if when
                         "really actually then already itself now only".split())
 # A sentence that ends "... because of this line:" says its point in the code block after it.
 _DANGLING = frozenset("because of to with that this these following below here like as is are was line lines but "
-                      "and or so code".split())
+                      "and or so code now it could should would can will probably".split())
 _TOPIC_RE = re.compile(r"`([^`]{2,60})`")
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:-]*(?:\(\))?$")
 _PATH_LINE_RE = re.compile(r":\d+(?:-\d+)?$")
@@ -325,8 +325,11 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             text = f"{text} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
             continue
-        if text.endswith(":"):  # it announces what follows: worth keeping only as a fact of named code
-            if text[:-1].rsplit(None, 1)[-1].lower() in _DANGLING or not _code_topic(text)[0]:
+        # it announces what follows: worth keeping as a fact of named code, or a choice named with what it sets aside
+        # or its reason ("The simplest fix is to add a `//nolint:maintidx` ..., since the pattern ... is deliberate:")
+        if text.endswith(":"):
+            if text[:-1].rsplit(None, 1)[-1].lower() in _DANGLING or not (
+                    _code_topic(text)[0] or _STRONG_RE.search(text) and _REASON_RE.search(text)):
                 continue
             text = text[:-1] + "."
         heading = sentence.heading.lower()
