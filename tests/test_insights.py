@@ -497,3 +497,12 @@ def test_a_choice_named_with_its_reason_is_kept_though_it_leads_into_what_follow
                     "flattened commit, it now:") == []
     assert lines_of("Since `SessionMetadataDir` can cause the exact bug we just fixed, the cleanest option is that we "
                     "should probably:") == []
+
+
+def test_a_step_on_the_users_correction_says_it_was_theirs() -> None:
+    # "You're right, we should use real booleans. Let me fix both the reading and writing logic."
+    assert ("Fix both the reading and writing logic, since we should use real booleans (the user's correction)."
+            in texts("cab865ac-8278-406e-b5c2-c73d24d7f9ad"))
+    assert [item.text for item in steps_on_findings(sentences(
+        "The linter found duplication between the two tests. Let me refactor to a table-driven test."))
+        if "correction" in item.text] == []

@@ -532,8 +532,11 @@ _STEP_RE = re.compile(_ANNOUNCING + r"(?:use|switch|update|add|extract|move|chan
 # I have access ...": where the work stands, where an edit goes or a reply, not a finding the step answers
 _NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|looks? (?:good|correct|right|fine)|"
                             r"at line|ends at|line \d+|several|updated|fixed|remaining|found (?:the|two|\d+|it))\b|"
-                            r"^(?:you're right|step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
+                            r"^(?:step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
                             r"two|i|i'm|i've)\b)", re.IGNORECASE)
+_AGREED_RE = re.compile(r"^you're (?:absolutely |completely )?(?:right|correct)(?: that\b)?\s*[-—–,:.!]*\s*",
+                        re.IGNORECASE)
+_AGREED = " (the user's correction)"
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using".split())
@@ -547,6 +550,8 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     result: list[Insight] = []
     for before, sentence in zip(found, found[1:], strict=False):
         step, finding = sentence.text, before.text
+        agreed = _AGREED_RE.match(finding)  # "You're right, we should use real booleans": the user's correction
+        finding = finding[agreed.end():] if agreed else finding
         if sentence.listed or before.listed or before.heading != sentence.heading or not _STEP_RE.match(step) \
                 or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
             continue
@@ -557,7 +562,7 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
         if first in _LOWER_START or first in ("since", "because"):
             finding = finding[:1].lower() + finding[1:]
         joined = ", " if first in ("since", "because") else ", since "
-        text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}."
+        text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}{_AGREED if agreed else ''}."
         if len(text) <= 300:
             result.append(Insight("Decision", topic_of(text), text, FOLLOWED))
     return result
