@@ -24,6 +24,7 @@ MAX_CAUSES = 1
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
+FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -476,6 +477,12 @@ _CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b
 _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
                        r"don't|do not|isn't|is not|aren't|can't|cannot|never|no longer|(?:is|are) deprecated|"
                        r"(?:wraps|returns|uses|reads|writes|calls)\b.*\bwithout)\b(?!.*\bexists?\b)", re.IGNORECASE)
+# "Cobra doesn't propagate `Hidden` to children, so ...", "GoReleaser only supports `token` for the brews repository":
+# the same, said of a tool or a part named in plain words; not advice to the person, a step or where the work stands
+_FINDING_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w`'./()-]+ ){1,5}(?:doesn't|does not|don't|do not|can't|"
+                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|needs to|need to|only (?:checks|reads|"
+                         r"matches|contains|supports|uses))\b", re.IGNORECASE)
+_NOT_FINDING_RE = re.compile(r"^you\b|\blet me\b|\bnow\b", re.IGNORECASE)
 # "But if `SaveChanges` is called before ...": a case the code meets, not a change made
 _SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
@@ -506,6 +513,10 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             continue
         if _LIMIT_RE.match(text):
             result.append(Insight("Found", topic_of(text), text, LIMIT))
+            continue
+        if _FINDING_RE.match(text) and not (sentence.listed or text.endswith(":") or len(text) > 220
+                                            or _NARRATION_RE.match(text) or _NOT_FINDING_RE.search(text)):
+            result.append(Insight("Found", topic_of(text), text, FINDING))
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
         if not names:
@@ -602,7 +613,7 @@ def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the further root causes (most often the
-    reason a decision was made, said apart from it), then the steps taken on a finding."""
+    reason a decision was made, said apart from it), then the steps taken on a finding, then findings in plain words."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_messages(session)
@@ -624,7 +635,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength == FOLLOWED:
+        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING):
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
