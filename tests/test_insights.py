@@ -514,3 +514,9 @@ def test_what_a_tool_does_not_do_said_in_plain_words_fills_a_free_place() -> Non
                for line in texts("2a80b8d9-b65a-4c2e-8bf4-0df4958640fd"))
     # advice to the person ("You may need to reload your IDE window ..."), not a finding the work follows from
     assert not any(line.startswith("You may need") for line in texts("5ed31c36-bca8-40fd-8d24-f1a1f0af7901"))
+
+
+def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it() -> None:
+    # "I like Option C", then "yes" to the agent's question, then the edit: the option as the agent's message named it
+    assert "At the user's request: Option C — Thank you footer (Homebrew / many CLIs)." in texts(
+        "22c5d52e-9602-4ffe-aaa1-0265b115ef3d")

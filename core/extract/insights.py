@@ -410,6 +410,9 @@ _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", 
 _LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
                             r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
 MAX_DIRECTION = 160
+_OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
+_YES_RE = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|go ahead|do it|sounds good|lgtm|please do|proceed)\W*$",
+                     re.IGNORECASE)
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
 
 
@@ -421,10 +424,12 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
     result: list[tuple[int, Insight]] = []
     said = 0
     prompts = 0
+    last = ""
     events = session.events
     for index, event in enumerate(events):
         if event.kind == "assistant" and event.text:
             said += 1
+            last = event.text
         if event.kind != "user" or not event.text or event.text.startswith(_PLAN_PROMPT):
             continue
         prompts += 1
@@ -432,8 +437,10 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
         if prompts == 1 or len(text) > 300 or "?" in text or "\n" in event.text.strip() or \
                 not _DIRECTION_RE.search(text) or _APPROVAL_RE.search(text):
             continue
+        # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
         carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
-                            if e.kind == "user" and e.text or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
+                            if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
+                            or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
         if not carried_out:
             continue
         text = next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
@@ -442,6 +449,10 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
             cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
             text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
         text = text.rstrip(" .,;:")
+        picked = _OPTION_RE.search(text)
+        if picked:  # "I like Option C": the option as the agent's last message put it
+            text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(
+                rf"(?:option\s+)?{re.escape(picked.group(1))}\b\W", item.text, re.IGNORECASE)), text)
         preference, code = _code_topic(text)
         result.append((said, Insight("Decision", code if preference >= 2 else "", f"At the user's request: {text}.",
                                      USER)))
