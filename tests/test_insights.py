@@ -520,3 +520,9 @@ def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it
     # "I like Option C", then "yes" to the agent's question, then the edit: the option as the agent's message named it
     assert "At the user's request: Option C — Thank you footer (Homebrew / many CLIs)." in texts(
         "22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+
+
+def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
+    found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
+    assert any(line.startswith("The `shouldFilterFile` function at line 1033-1045 filters") for line in found)
+    assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found

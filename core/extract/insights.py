@@ -464,6 +464,7 @@ def _words(text: str) -> set[str]:
 
 
 RESTATED_WORDS = 3
+_FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
@@ -612,9 +613,11 @@ def commit_reasons(session: Session) -> list[Insight]:
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
-    putting test secrets in the README": the words that name what it is about recur)."""
+    putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
+    names the same code and says what was done, not what was wrong: no repeat."""
     words = _words(item.text)
-    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept):
+    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept
+           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
         return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS for k in kept if _RECOMMENDED_RE.search(k.text))
