@@ -526,3 +526,11 @@ def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
     found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
     assert any(line.startswith("The `shouldFilterFile` function at line 1033-1045 filters") for line in found)
     assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
+
+
+def test_a_verdict_after_an_interjection_is_read_without_it() -> None:
+    # "Good, `setupAgentHooksNonInteractive` already loads settings first ..., so it's fine": code left as it is
+    found = insights(corpus_session("cacf6cfb-e843-47af-9dc2-6a5af1137c53"))
+    assert any(line.endswith("`setupAgentHooksNonInteractive` already loads settings first and only modifies "
+                             "specific fields, so it's fine.") for line in found)
+    assert lines_of("Good, the tests pass now.") == []

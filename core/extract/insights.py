@@ -121,6 +121,7 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+_HEARD_RE = re.compile(r"^(?:good|great|perfect|ok(?:ay)?|right),\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
@@ -296,6 +297,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     announced = False
     for index, sentence in enumerate(found):
         text = sentence.text
+        heard = _HEARD_RE.match(text)  # "Good, `x` already loads settings first ..., so it's fine": the verdict
+        if heard and len(text) - heard.end() >= 40:
+            text = text[heard.end()].upper() + text[heard.end() + 1:]
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
         # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
