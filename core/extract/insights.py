@@ -566,7 +566,8 @@ _AGREED_RE = re.compile(r"^you're (?:absolutely |completely )?(?:right|correct)(
 _AGREED = " (the user's correction)"
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
-                         "you using".split())
+                         "you using when if once while after before".split())
+MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
 
 def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
@@ -590,7 +591,7 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
             finding = finding[:1].lower() + finding[1:]
         joined = ", " if first in ("since", "because") else ", since "
         text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}{_AGREED if agreed else ''}."
-        if len(text) <= 300:
+        if len(text) <= MAX_JOINED:
             result.append(Insight("Decision", topic_of(text), text, FOLLOWED))
     return result
 
