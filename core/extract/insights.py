@@ -557,7 +557,7 @@ _STEP_RE = re.compile(_ANNOUNCING + r"(?:use|switch|update|add|extract|move|chan
                       r"stage)\b(?! (?:it|this|that|them|those|these|both)\b[^\w\s]*$)\s+\S", re.IGNORECASE)
 # "The fix is complete and all tests pass", "The file ends at line 521", "Found Go version 1.25.5 in two files", "Yes,
 # I have access ...": where the work stands, where an edit goes or a reply, not a finding the step answers
-_NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|looks? (?:good|correct|right|fine)|"
+_NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|clean|looks? (?:good|correct|right|fine)|"
                             r"at line|ends at|line \d+|several|updated|fixed|remaining|found (?:the|two|\d+|it))\b|"
                             r"^(?:step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
                             r"two|i|i'm|i've)\b)", re.IGNORECASE)
