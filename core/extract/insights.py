@@ -1,7 +1,8 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
-announced to code it wrote, with their reason or what they replaced; what named code does not do; and the
-bodies of the commits it wrote. Each under the topic it is about: the concept a report's label names, else the
+announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
+it; what named code does not do; the bodies of the commits it wrote; and the user's prompts that redirected
+the work, carried out. Each under the topic it is about: the concept a report's label names, else the
 code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
 extractor runs on every ingest.
 """
@@ -468,7 +469,6 @@ def _words(text: str) -> set[str]:
 
 
 RESTATED_WORDS = 3
-_FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
@@ -615,6 +615,9 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+_FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
+
+
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
@@ -669,7 +672,7 @@ def chosen(session: Session) -> list[Insight]:
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
                       and k.text.rstrip(".").lower() in item.text.lower()), None)
         if alone is not None:
-            kept[alone] = (kept[alone][0], kept[alone][1], Insight("Decision", item.topic, item.text, item.strength))
+            kept[alone] = (kept[alone][0], kept[alone][1], item)
         elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
             kept.append(entry)
     return [item for _, _, item in kept]
