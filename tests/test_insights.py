@@ -9,7 +9,18 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.insights import REPORTED, Insight, agent_messages, chosen, insights, insights_in, topic_of
+from eywa.core.extract.insights import (
+    FOLLOWED,
+    REPORTED,
+    Insight,
+    agent_messages,
+    chosen,
+    insights,
+    insights_in,
+    steps_on_findings,
+    topic_of,
+    user_directions,
+)
 
 from .test_extractor import corpus_session
 
@@ -181,7 +192,15 @@ def test_thinking_aloud_is_no_decision() -> None:
 
 def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> None:
     assert ("**Root cause** -- The tests expect custom error messages printed to stderr, but the command is "
-            "returning plain errors.") in session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792")
+            "returning plain errors.") in stated("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None:
+    # "... but the command is returning plain errors. Let me update the reset command to follow the error handling
+    # pattern from CLAUDE.md": the cause and what was done on it, one line
+    assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
+        "**Decision** -- Update the reset command to follow the error handling pattern from CLAUDE.md, since the tests "
+        "expect custom error messages printed to stderr, but the command is returning plain errors.",)
 
 
 def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
@@ -303,9 +322,20 @@ def test_the_line_leaves_the_kind_to_the_text_and_keeps_the_topic() -> None:
     assert not any(line.startswith(("**Decision", "**Root cause", "**Found")) for line in found)
 
 
-def test_one_root_cause_at_most_leaves_the_slots_to_decisions() -> None:
-    # two root causes stated ("The `FileModificationTools` list ... was missing", "The key fix was adding `replace`")
-    assert sum(item.cause for item in chosen(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))) == 1
+def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> None:
+    # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
+    # trailers, since trailers already imports id")
+    found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
+    assert found[1].cause and found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    # eight choices stated: one root cause, ranked first, and the decisions keep the other places
+    assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
+
+
+def test_a_further_root_cause_comes_after_the_decisions() -> None:
+    found = chosen(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))
+    further = next(i for i, item in enumerate(found) if item.text.startswith("The key fix was adding `replace`"))
+    assert found[0].cause and found[further].cause
+    assert max(i for i, item in enumerate(found) if item.kind == "Decision") < further
 
 
 def test_a_report_line_with_its_reason_is_a_decision() -> None:
@@ -420,3 +450,87 @@ def test_a_recommendation_said_plainly_is_a_decision() -> None:
 
 def test_a_recommended_step_reported_as_past_is_no_decision() -> None:
     assert lines_of("The reviewer recommended tests. Tests were added.") == []
+
+
+def test_a_step_announced_on_the_finding_before_it_is_one_decision_with_its_reason() -> None:
+    # "Local has a single rename commit while the remote has the wrapper script changes. Let me reset to the remote
+    # branch to work on the actual PR code."
+    assert ("Reset to the remote branch to work on the actual PR code, since local has a single rename commit while "
+            "the remote has the wrapper script changes.") in texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d")
+    assert [item.text for item in steps_on_findings(sentences(
+        "The linter found duplication between the two tests. Let me refactor to a table-driven test."))] == [
+        "Refactor to a table-driven test, since the linter found duplication between the two tests."]
+
+
+def test_no_step_joins_a_status_a_reply_or_a_step_that_names_nothing() -> None:
+    # "The fix is complete and all tests pass. Let me create a summary of what was fixed": where the work stands
+    assert not any(item.strength == FOLLOWED for item in chosen(corpus_session("b5f6af67-9cd0-42bb-8323-9ac99badee2d")))
+    assert steps_on_findings(sentences("Yes, I have access to LSP tools for Go. Let me use them.")) == []
+    assert steps_on_findings(sentences("The comment says output goes to `/dev/null`, but `nil` inherits the parent's "
+                                       "file descriptors. Let me fix this.")) == []
+
+
+def test_a_prompt_that_redirects_the_work_and_an_edit_carried_out_is_a_choice_at_the_users_request() -> None:
+    # after the agent's comparison of Gemini and Claude Code: "let's first fix the bug with CWD"
+    assert "At the user's request: let's first fix the bug with CWD." in texts("f8e05984-93e4-45b7-b638-e6f011442db9")
+    # "thinking again: let's completely remove the start command", after it was hidden: the lead words go
+    assert "At the user's request: let's completely remove the start command." in texts(
+        "4555072a-e039-4937-b6ea-dcb86152dd55")
+
+
+def test_no_choice_at_the_users_request_from_a_question_an_approval_or_the_first_request() -> None:
+    # "now, what should we do re: findSessionIndex?", "yep let's do it": a question, an approval of the agent's plan
+    found = [item.text for _, item in user_directions(corpus_session("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))]
+    assert not any("findSessionIndex" in text or "let's do it" in text for text in found)
+    # the first prompt is the task itself, not a redirection ("... launches the session HTML page rather than
+    # regenerating it")
+    assert not any("rather than" in item.text
+                   for _, item in user_directions(corpus_session("89488521-e2e7-4d97-bc02-38197efdddc8")))
+
+
+def test_a_choice_named_with_its_reason_is_kept_though_it_leads_into_what_follows() -> None:
+    # "The simplest fix is to add a `//nolint:maintidx` to the init function, since the pattern ... is deliberate and
+    # already established:" and the code after it
+    assert ("The simplest fix is to add a `//nolint:maintidx` to the init function, since the pattern of registering "
+            "handlers in init is deliberate and already established.") in texts("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    # a lead-in whose point is all in what follows ("... it now:", "we should probably:")
+    assert lines_of("The key change: instead of extracting files from the fork's tree and creating a single "
+                    "flattened commit, it now:") == []
+    assert lines_of("Since `SessionMetadataDir` can cause the exact bug we just fixed, the cleanest option is that we "
+                    "should probably:") == []
+
+
+def test_a_step_on_the_users_correction_says_it_was_theirs() -> None:
+    # "You're right, we should use real booleans. Let me fix both the reading and writing logic."
+    assert ("Fix both the reading and writing logic, since we should use real booleans (the user's correction)."
+            in texts("cab865ac-8278-406e-b5c2-c73d24d7f9ad"))
+    assert [item.text for item in steps_on_findings(sentences(
+        "The linter found duplication between the two tests. Let me refactor to a table-driven test."))
+        if "correction" in item.text] == []
+
+
+def test_what_a_tool_does_not_do_said_in_plain_words_fills_a_free_place() -> None:
+    assert any(line.startswith("Cobra doesn't propagate `Hidden` to children, so commands like")
+               for line in texts("2a80b8d9-b65a-4c2e-8bf4-0df4958640fd"))
+    # advice to the person ("You may need to reload your IDE window ..."), not a finding the work follows from
+    assert not any(line.startswith("You may need") for line in texts("5ed31c36-bca8-40fd-8d24-f1a1f0af7901"))
+
+
+def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it() -> None:
+    # "I like Option C", then "yes" to the agent's question, then the edit: the option as the agent's message named it
+    assert "At the user's request: Option C — Thank you footer (Homebrew / many CLIs)." in texts(
+        "22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
+
+
+def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
+    found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
+    assert any(line.startswith("The `shouldFilterFile` function at line 1033-1045 filters") for line in found)
+    assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
+
+
+def test_a_verdict_after_an_interjection_is_read_without_it() -> None:
+    # "Good, `setupAgentHooksNonInteractive` already loads settings first ..., so it's fine": code left as it is
+    found = insights(corpus_session("cacf6cfb-e843-47af-9dc2-6a5af1137c53"))
+    assert any(line.endswith("`setupAgentHooksNonInteractive` already loads settings first and only modifies "
+                             "specific fields, so it's fine.") for line in found)
+    assert lines_of("Good, the tests pass now.") == []

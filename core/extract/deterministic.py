@@ -67,6 +67,8 @@ SUBSTANCE_RULES = "3"
 # "you may need to", "If ..., you'd need to"), resolved by a later edit, prompt or report, led by their heading.
 # Also "12": key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`,
 # `git submodule add`, files in a folder removed with `rm -r`), no scratch or plan files, code, tests, documents.
+# Also "12", insights: further root causes fill free places; a step on the finding before it; a prompt that
+# redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
 HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -1,7 +1,8 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
-announced to code it wrote, with their reason or what they replaced; what named code does not do; and the
-bodies of the commits it wrote. Each under the topic it is about: the concept a report's label names, else the
+announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
+it; what named code does not do; the bodies of the commits it wrote; and the user's prompts that redirected
+the work, carried out. Each under the topic it is about: the concept a report's label names, else the
 code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
 extractor runs on every ingest.
 """
@@ -23,6 +24,8 @@ MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
+FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
+FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -119,6 +122,7 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
+_HEARD_RE = re.compile(r"^(?:good|great|perfect|ok(?:ay)?|right),\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
@@ -182,7 +186,7 @@ _STOP_WORDS = frozenset("that this it a an the to of in on and or not no if when
                         "really actually then already itself now only".split())
 # A sentence that ends "... because of this line:" says its point in the code block after it.
 _DANGLING = frozenset("because of to with that this these following below here like as is are was line lines but "
-                      "and or so code".split())
+                      "and or so code now it could should would can will probably".split())
 _TOPIC_RE = re.compile(r"`([^`]{2,60})`")
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:-]*(?:\(\))?$")
 _PATH_LINE_RE = re.compile(r":\d+(?:-\d+)?$")
@@ -294,6 +298,9 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     announced = False
     for index, sentence in enumerate(found):
         text = sentence.text
+        heard = _HEARD_RE.match(text)  # "Good, `x` already loads settings first ..., so it's fine": the verdict
+        if heard and len(text) - heard.end() >= 40:
+            text = text[heard.end()].upper() + text[heard.end() + 1:]
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
         # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
@@ -324,8 +331,11 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             text = f"{text} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
             continue
-        if text.endswith(":"):  # it announces what follows: worth keeping only as a fact of named code
-            if text[:-1].rsplit(None, 1)[-1].lower() in _DANGLING or not _code_topic(text)[0]:
+        # it announces what follows: worth keeping as a fact of named code, or a choice named with what it sets aside
+        # or its reason ("The simplest fix is to add a `//nolint:maintidx` ..., since the pattern ... is deliberate:")
+        if text.endswith(":"):
+            if text[:-1].rsplit(None, 1)[-1].lower() in _DANGLING or not (
+                    _code_topic(text)[0] or _STRONG_RE.search(text) and _REASON_RE.search(text)):
                 continue
             text = text[:-1] + "."
         heading = sentence.heading.lower()
@@ -393,6 +403,67 @@ def agent_messages(session: Session) -> list[str]:
     return found
 
 
+USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
+# "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
+# C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
+_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|don't|do not|thinking again|first|"
+                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|also|just|not)|"
+                           r"(?:,|\band|\bbut) not)\b",
+                           re.IGNORECASE)
+# "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
+_APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
+                            r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
+MAX_DIRECTION = 160
+_OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
+_YES_RE = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|go ahead|do it|sounds good|lgtm|please do|proceed)\W*$",
+                     re.IGNORECASE)
+_PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+
+
+def user_directions(session: Session) -> list[tuple[int, Insight]]:
+    """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
+    of 'Strategy initialized' we should do ...") and that an edit then carried out: a choice made at the user's
+    request, with the number of agent messages before it (its place in the session). Not a question, not output
+    pasted, not an approval of what the agent proposed."""
+    result: list[tuple[int, Insight]] = []
+    said = 0
+    prompts = 0
+    last = ""
+    events = session.events
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+            last = event.text
+        if event.kind != "user" or not event.text or event.text.startswith(_PLAN_PROMPT):
+            continue
+        prompts += 1
+        text = " ".join(event.text.split())
+        if prompts == 1 or len(text) > 300 or "?" in text or "\n" in event.text.strip() or \
+                not _DIRECTION_RE.search(text) or _APPROVAL_RE.search(text):
+            continue
+        # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
+        carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+                            if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
+                            or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
+        if not carried_out:
+            continue
+        text = next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
+        text = _LEAD_WORDS_RE.sub("", text)
+        if len(text) > MAX_DIRECTION:  # cut at a clause
+            cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
+            text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
+        text = text.rstrip(" .,;:")
+        picked = _OPTION_RE.search(text)
+        if picked:  # "I like Option C": the option as the agent's last message put it
+            text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(
+                rf"(?:option\s+)?{re.escape(picked.group(1))}\b\W", item.text, re.IGNORECASE)), text)
+        preference, code = _code_topic(text)
+        result.append((said, Insight("Decision", code if preference >= 2 else "", f"At the user's request: {text}.",
+                                     USER)))
+    return result
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
 
@@ -422,6 +493,12 @@ _CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b
 _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
                        r"don't|do not|isn't|is not|aren't|can't|cannot|never|no longer|(?:is|are) deprecated|"
                        r"(?:wraps|returns|uses|reads|writes|calls)\b.*\bwithout)\b(?!.*\bexists?\b)", re.IGNORECASE)
+# "Cobra doesn't propagate `Hidden` to children, so ...", "GoReleaser only supports `token` for the brews repository":
+# the same, said of a tool or a part named in plain words; not advice to the person, a step or where the work stands
+_FINDING_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w`'./()-]+ ){1,5}(?:doesn't|does not|don't|do not|can't|"
+                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|needs to|need to|only (?:checks|reads|"
+                         r"matches|contains|supports|uses))\b", re.IGNORECASE)
+_NOT_FINDING_RE = re.compile(r"^you\b|\blet me\b|\bnow\b", re.IGNORECASE)
 # "But if `SaveChanges` is called before ...": a case the code meets, not a change made
 _SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
@@ -453,6 +530,10 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if _LIMIT_RE.match(text):
             result.append(Insight("Found", topic_of(text), text, LIMIT))
             continue
+        if _FINDING_RE.match(text) and not (sentence.listed or text.endswith(":") or len(text) > 220
+                                            or _NARRATION_RE.match(text) or _NOT_FINDING_RE.search(text)):
+            result.append(Insight("Found", topic_of(text), text, FINDING))
+            continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
         if not names:
             continue
@@ -466,6 +547,52 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         text = text[:-1] + "." if text.endswith(":") else text
         result.append(Insight("Decision", topic_of(text), text,
                               REASONED if reasoned else ANNOUNCED if announced else REPORTED))
+    return result
+
+
+# "Let me refactor to a table-driven test", "I'll reset to the remote branch": a change announced as the next step,
+# naming what it changes ("Fix this", "Update it" leave the finding to say it all)
+_STEP_RE = re.compile(_ANNOUNCING + r"(?:use|switch|update|add|extract|move|change|replace|keep|make|remove|document|"
+                      r"create|rename|drop|delete|split|wrap|rewrite|modify|simplify|fix|reset|restore|revert|refactor|"
+                      r"stage)\b(?! (?:it|this|that|them|those|these|both)\b[^\w\s]*$)\s+\S", re.IGNORECASE)
+# "The fix is complete and all tests pass", "The file ends at line 521", "Found Go version 1.25.5 in two files", "Yes,
+# I have access ...": where the work stands, where an edit goes or a reply, not a finding the step answers
+_NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|clean|looks? (?:good|correct|right|fine)|"
+                            r"at line|ends at|line \d+|several|updated|fixed|remaining|found (?:the|two|\d+|it))\b|"
+                            r"^(?:step \d|(?:now|next|first|then|yes|no|ok(?:ay)?|found|expected|most|one|"
+                            r"two|i|i'm|i've)\b)", re.IGNORECASE)
+_AGREED_RE = re.compile(r"^you're (?:absolutely |completely )?(?:right|correct)(?: that\b)?\s*[-—–,:.!]*\s*",
+                        re.IGNORECASE)
+_AGREED = " (the user's correction)"
+_BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
+_LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
+                         "you using when if once while after before".split())
+MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
+
+
+def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
+    """A change announced right after the finding it answers, under one heading ("The linter found duplication
+    between the two tests. Let me refactor to a table-driven test"): the step with its reason, the finding, as one
+    decision ("Refactor to a table-driven test, since the linter found duplication between the two tests"). Ranked
+    last: where a rule kept the step or the finding alone, the joined line repeats it and is left out."""
+    result: list[Insight] = []
+    for before, sentence in zip(found, found[1:], strict=False):
+        step, finding = sentence.text, before.text
+        agreed = _AGREED_RE.match(finding)  # "You're right, we should use real booleans": the user's correction
+        finding = finding[agreed.end():] if agreed else finding
+        if sentence.listed or before.listed or before.heading != sentence.heading or not _STEP_RE.match(step) \
+                or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
+            continue
+        if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
+                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
+            continue
+        first = re.split(r"[\s']", finding, maxsplit=1)[0].lower()
+        if first in _LOWER_START or first in ("since", "because"):
+            finding = finding[:1].lower() + finding[1:]
+        joined = ", " if first in ("since", "because") else ", since "
+        text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}{_AGREED if agreed else ''}."
+        if len(text) <= MAX_JOINED:
+            result.append(Insight("Decision", topic_of(text), text, FOLLOWED))
     return result
 
 
@@ -488,10 +615,27 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+_FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
+
+
+def _repeats(item: Insight, kept: list[Insight]) -> bool:
+    """Whether `item` says again what one already kept says: most of the shorter one's words, or one
+    recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
+    putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
+    names the same code and says what was done, not what was wrong: no repeat."""
+    words = _words(item.text)
+    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept
+           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
+        return True
+    return bool(_RECOMMENDED_RE.search(item.text)) and any(
+        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS for k in kept if _RECOMMENDED_RE.search(k.text))
+
+
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out."""
+    already kept (most of its words) left out. Places still free then take the further root causes (most often the
+    reason a decision was made, said apart from it), then the steps taken on a finding, then findings in plain words."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_messages(session)
@@ -500,34 +644,37 @@ def chosen(session: Session) -> list[Insight]:
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        found += [(order, position, item) for position, item in enumerate([*stated, *changes])]
+        items = [*stated, *changes, *steps_on_findings(said)]
+        found += [(order, position, item) for position, item in enumerate(items)]
+    found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
-    kept: list[tuple[int, int, Insight]] = []
-    kept_words: list[set[str]] = []
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
+    kept: list[tuple[int, int, Insight]] = []
+    held: list[tuple[int, int, Insight]] = []
     causes = 0
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if len(kept) == MAX_INSIGHTS or (item.cause and causes == MAX_CAUSES) or (
-                notes[item.strength] == NOTES_OF_A_KIND.get(item.strength)):
+        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING):
+            held.append(entry)
+        elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
-        words = _words(item.text)
-        if any(len(words & other) >= REPEAT_SHARE * min(len(words), len(other)) for other in kept_words):
-            continue
-        # one recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend
-        # against putting test secrets in the README"): the words that name what it is about recur
-        if _RECOMMENDED_RE.search(item.text) and any(
-                len(_named(words) & _named(_words(other.text))) >= RESTATED_WORDS
-                for _, _, other in kept if _RECOMMENDED_RE.search(other.text)):
-            continue
-        kept.append(entry)
-        kept_words.append(words)
-        causes += item.cause
-        notes[item.strength] += 1
+        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
+            kept.append(entry)
+            causes += item.cause
+            notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
+    for entry in held:
+        item = entry[2]
+        # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
+        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
+                      and k.text.rstrip(".").lower() in item.text.lower()), None)
+        if alone is not None:
+            kept[alone] = (kept[alone][0], kept[alone][1], item)
+        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
+            kept.append(entry)
     return [item for _, _, item in kept]
 
 
