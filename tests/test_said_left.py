@@ -4,11 +4,15 @@ offered with no choice made, caveats named in passing and not resolved later, ea
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.codex import build_codex_session
+from eywa.core.sources.gemini import build_gemini_session
 
 from .test_extractor import corpus_session
 
@@ -302,30 +306,73 @@ def test_a_research_answers_key_findings_are_no_review() -> None:
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
 
 
-def _plan_call(name: str, key: str, text: str, *steps: tuple[str, str]) -> Event:
-    items = [{text: step, "status": status} for step, status in steps]
-    return Event("tool", T0, tool=ToolCall("p1", name, {key: items}))
+def _codex_rollout(folder: Path, *plans: list[tuple[str, str]]) -> Session:
+    """A Codex CLI rollout: the request, `update_plan` before and after an `apply_patch` of retry.py, the report."""
+    def item(kind: str, **payload: object) -> dict:
+        return {"timestamp": "2026-12-01T10:18:44Z", "type": kind, "payload": payload}
+
+    def plan(number: int, steps: list[tuple[str, str]]) -> list[dict]:
+        arguments = json.dumps({"plan": [{"step": step, "status": status} for step, status in steps]})
+        return [item("response_item", type="function_call", name="update_plan", arguments=arguments,
+                     call_id=f"p{number}"),
+                item("response_item", type="function_call_output", call_id=f"p{number}", output="Plan updated")]
+
+    patch = "*** Begin Patch\n*** Update File: retry.py\n@@\n+def retry(): ...\n*** End Patch"
+    records = [item("session_meta", id="01a2311d-0000-7000-8000-000000000001", cwd="/tmp/widgets"),
+               item("response_item", type="message", role="user",
+                    content=[{"type": "input_text", "text": "Add a retry helper and its tests"}]),
+               *plan(1, plans[0]),
+               item("response_item", type="custom_tool_call", name="apply_patch", input=patch, call_id="e1"),
+               *[record for number, steps in enumerate(plans[1:], 2) for record in plan(number, steps)],
+               item("response_item", type="message", role="assistant",
+                    content=[{"type": "output_text", "text": "Added retry() to retry.py."}])]
+    path = folder / "rollout-2026-12-01T10-18-44-01a2311d-0000-7000-8000-000000000001.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in records) + "\n")
+    return build_codex_session("01a2311d-0000-7000-8000-000000000001", [path], lambda text: text)[0]
 
 
-def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads() -> None:
-    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's."""
-    for agent, name, key, text in (("codex", "update_plan", "plan", "step"),
-                                   ("gemini", "write_todos", "todos", "description")):
-        handoff = draft(_session(
-            agent, Event("user", T0, text="Add a retry helper and its tests"),
-            _plan_call(name, key, text, ("Add retry helper", "in_progress"), ("Write retry tests", "pending")),
-            _edit("retry.py"),
-            _plan_call(name, key, text, ("Add retry helper", "completed"), ("Write retry tests", "pending")),
-            Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
-        assert handoff.open_threads == ["To do: Write retry tests"] and handoff.status == "partial", agent
+def _gemini_chat(folder: Path, *plans: list[tuple[str, str]]) -> Session:
+    """A Gemini CLI chat: the request, `write_todos` before and after a `replace` in retry.py, the report."""
+    def todos(number: int, steps: list[tuple[str, str]]) -> dict:
+        args = {"todos": [{"description": step, "status": status} for step, status in steps]}
+        return {"id": f"t{number}", "name": "write_todos", "args": args, "status": "success",
+                "result": [{"functionResponse": {"id": f"t{number}", "response": {"output": "Todos updated"}}}]}
+
+    def reply(number: int, text: str, *calls: dict) -> dict:
+        return {"id": f"g{number}", "timestamp": "2026-12-01T10:18:59Z", "type": "gemini", "content": text,
+                "model": "gemini-2.5-pro", "toolCalls": list(calls)}
+
+    edit = {"id": "e1", "name": "replace", "args": {"file_path": "/tmp/widgets/retry.py"}, "status": "success",
+            "result": [{"functionResponse": {"id": "e1", "response": {"output": "Edited retry.py"}}}]}
+    records = [{"sessionId": "2257c943-0000-4000-8000-000000000002", "startTime": "2026-12-01T10:18:59Z",
+                "directories": ["/tmp/widgets"]},
+               {"id": "u1", "timestamp": "2026-12-01T10:18:59Z", "type": "user",
+                "content": [{"text": "Add a retry helper and its tests"}]},
+               reply(1, "", todos(1, plans[0]), edit),
+               reply(2, "Added retry() to retry.py.", *[todos(n, steps) for n, steps in enumerate(plans[1:], 2)])]
+    path = folder / "chats" / "session-2026-12-01T10-18-2257c943.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(json.dumps(record) for record in records) + "\n")
+    return build_gemini_session("2257c943-0000-4000-8000-000000000002", [path], lambda text: text)[0]
 
 
-def test_a_plan_whose_steps_are_all_completed_leaves_no_todo() -> None:
-    handoff = draft(_session(
-        "codex", Event("user", T0, text="Add a retry helper"),
-        _plan_call("update_plan", "plan", "step", ("Add retry helper", "in_progress")), _edit("retry.py"),
-        _plan_call("update_plan", "plan", "step", ("Add retry helper", "completed")),
-        Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads(tmp_path: Path) -> None:
+    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's:
+    each reader keeps the last one as the session's todos."""
+    for read in (_codex_rollout, _gemini_chat):
+        folder = tmp_path / read.__name__
+        folder.mkdir()
+        session = read(folder, [("Add retry helper", "in_progress"), ("Write retry tests", "pending")],
+                       [("Add retry helper", "completed"), ("Write retry tests", "pending")])
+        assert session.todos == [{"content": "Add retry helper", "status": "completed"},
+                                 {"content": "Write retry tests", "status": "pending"}], read.__name__
+        handoff = draft(session, ZoneInfo("UTC"))
+        assert handoff.open_threads == ["To do: Write retry tests"] and handoff.status == "partial", read.__name__
+
+
+def test_a_plan_whose_steps_are_all_completed_leaves_no_todo(tmp_path: Path) -> None:
+    session = _codex_rollout(tmp_path, [("Add retry helper", "in_progress")], [("Add retry helper", "completed")])
+    handoff = draft(session, ZoneInfo("UTC"))
     assert handoff.open_threads == [] and handoff.status == "done"
 
 

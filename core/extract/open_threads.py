@@ -25,8 +25,6 @@ from eywa.core.extract.said_left import (
 )
 from eywa.core.session import Event, Session, ToolCall
 
-# Other agents' todo lists: the tool -> (its list's key, an item's text key)
-_PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
 MAX_THREADS = 8
 _THREAD_CHARS = 240
 
@@ -102,36 +100,10 @@ def last_prompt_index(events: list[Event]) -> int:
     return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
 
 
-def task_list(session: Session) -> list[dict]:
-    """The last todo list: TodoWrite's, Codex's `update_plan` steps, Gemini CLI's `write_todos`, or the one TaskCreate
-    and TaskUpdate built (ids are given in creation order, from 1), whichever was written last."""
-    tasks: dict[str, dict] = {}
-    todos, last_todo, last_task = session.todos, -1, -1
-    for index, call in enumerate(session.tool_calls):
-        if call.name == "TodoWrite":
-            todos, last_todo = session.todos, index
-        elif call.name in _PLAN_TOOLS and not call.is_error:
-            key, text = _PLAN_TOOLS[call.name]
-            items = call.input.get(key)
-            todos = [{"content": str(item.get(text, "")), "status": item.get("status")}
-                     for item in items if isinstance(item, dict)] if isinstance(items, list) else []
-            last_todo = index
-        elif call.name == "TaskCreate" and not call.is_error:
-            subject = call.input.get("subject") or call.input.get("description") or ""
-            tasks[str(len(tasks) + 1)] = {"content": str(subject), "status": "pending"}
-            last_task = index
-        elif call.name == "TaskUpdate" and not call.is_error:
-            task = tasks.get(str(call.input.get("taskId", "")))
-            if task is not None and isinstance(call.input.get("status"), str):
-                task["status"] = call.input["status"]
-            last_task = index
-    return list(tasks.values()) if last_task > last_todo else todos
-
-
 def _todo_threads(session: Session) -> list[Thread]:
     return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
-            for t in task_list(session)
+            for t in session.todos
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
 
 

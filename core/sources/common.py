@@ -80,6 +80,13 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolC
     return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
 
 
+def todo_list(items: list, text: str) -> list[dict]:
+    """An agent's todo list as `Session.todos` holds it ({content, status}): Codex's `update_plan` names an item's
+    text `step`, Gemini CLI's `write_todos` `description`."""
+    return [{"content": str(item.get(text, "")), "status": item.get("status")} for item in items
+            if isinstance(item, dict)]
+
+
 def keep_output(call: ToolCall, output: str, redact: Redact) -> None:
     """The end of a shell command's output (other tools' outputs are not kept)."""
     if call.name == "Bash" and output.strip():
