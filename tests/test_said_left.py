@@ -409,3 +409,16 @@ def test_a_step_the_person_may_take_after_finished_work_is_named_and_leaves_it_d
 def test_a_step_the_session_still_owes_keeps_it_partial() -> None:
     # 48f428f9's closing steps are the setup its work needs ("Create a GitHub App ...")
     assert draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), ZoneInfo("UTC")).status == "partial"
+
+
+def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_aside() -> None:
+    """9667a07f fixes a review finding, closes "Ready to commit or merge.", then only answers "can you explain 3.":
+    the step it named is still left, a note (the blind label: "the agent said the branch was ready to commit")."""
+    handoff = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC"))
+    assert "Next: Ready to commit or merge." in handoff.open_threads and handoff.status == "done"
+
+
+def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
+    """ae68c513's last prompt, "commit this", is a step taken: what the turn before closed on is not carried over."""
+    threads = draft(corpus_session("ae68c513-db90-451f-940d-804a1d3d0986"), ZoneInfo("UTC")).open_threads
+    assert not any(t.startswith("Next: Changed wingman review injection") for t in threads)

@@ -74,6 +74,7 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
                             r"left to do|to-?dos?|action items|before (?:merging|releasing|you (?:merge|release)))\b",
                             re.IGNORECASE)
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+_STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
@@ -200,6 +201,29 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
     return threads
 
 
+def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:
+    """The next steps ("Ready to commit or merge.") closing the last turn that edited, when the turns after it
+    changed nothing (an aside: "can you explain 3."): still left, as notes."""
+    if start < 0 or any(_changes(call) for call in calls):
+        return []
+    for prompt in range(start - 1, -1, -1):
+        if events[prompt].kind != "user":
+            continue
+        turn = events[prompt + 1:start]
+        if any(e.tool is not None and _changes(e.tool) for e in turn):
+            replies = [e for e in turn if e.kind == "assistant" and e.text.strip()]
+            return [Thread(t.text, False) for t in _closing_threads(replies[-1:]) if t.text.startswith(_STEP_KINDS)]
+        start = prompt
+    return []
+
+
+def _changes(call: ToolCall) -> bool:
+    """An edit, or a commit, push or PR: a turn that took a step."""
+    command = str(call.input.get("command", "")) if call.name == "Bash" else ""
+    return not call.is_error and (call.name in WRITE_TOOLS or any(
+        _ACTIONS[name].search(command) for name in ("commit", "push", "pr")))
+
+
 def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     """The step Claude announced last ("Now let me commit, push and reply") when the session ended
     before its tool record shows it done."""
@@ -258,6 +282,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
         threads += _closing_threads(replies, plan_title(session))
+        threads += _steps_before_aside(events, start, calls)
         left = _intent_left(replies, tail)
         if left is not None:
             threads.append(left)
