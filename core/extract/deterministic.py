@@ -63,7 +63,7 @@ SUBSTANCE_RULES = "3"
 # edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
 # todos; an offer said as a statement; up to six review findings and eight threads. "11": offers asked, a server
 # left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
-HANDOFF_RULES = "11"
+HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
