@@ -224,7 +224,7 @@ def test_a_finding_taken_up_in_the_users_words_or_fixed_by_an_edit_is_not_left()
 
 def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
     """9667a07f: finding 1 was fixed (`contentSb73` renamed), 3 was asked about by the user; 2 and 4 were left."""
-    assert _threads("9667a07f-c677-4f9d-9b21-da366e5add6a") == [
+    assert [t for t in _threads("9667a07f-c677-4f9d-9b21-da366e5add6a") if t.startswith("Not fixed")] == [
         'Not fixed (review): Commit message could be more descriptive: The message "small refactor" understates the '
         "consolidation work…",
         "Not fixed (review): Optional documentation comment: Could explain why EnsureEntireGitignore lives in "
@@ -422,3 +422,22 @@ def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
     """ae68c513's last prompt, "commit this", is a step taken: what the turn before closed on is not carried over."""
     threads = draft(corpus_session("ae68c513-db90-451f-940d-804a1d3d0986"), ZoneInfo("UTC")).open_threads
     assert not any(t.startswith("Next: Changed wingman review injection") for t in threads)
+
+
+def test_an_offer_the_user_answered_with_a_question_of_their_own_is_a_note() -> None:
+    """fe0cdcc5 closes a turn with "Want me to adjust anything in the README wording?" and the user asks about
+    `--force` instead; its blind label: "the user never answered". 03a1382e's "Want me to fix this?" names the fix
+    of the sentence before it."""
+    handoff = draft(corpus_session("fe0cdcc5-cd91-4041-8742-e375aca7f56e"), ZoneInfo("UTC"))
+    assert "Offered, no answer: adjust anything in the README wording" in handoff.open_threads
+    assert handoff.status == "done"
+    threads = draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Offered, no answer: fix this (The fix: replace `getStagedFiles`") for t in threads)
+
+
+def test_an_offer_taken_later_is_no_note() -> None:
+    """2577a596's "add this to the CHANGELOG.md file?" is followed by a question, but CHANGELOG.md is edited later;
+    22c5d52e's "create this file?" is made again and answered "yes"."""
+    for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d"):
+        threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+        assert not [t for t in threads if t.startswith("Offered, no answer:")], session_id

@@ -58,7 +58,7 @@ _ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull 
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
                               "or of one instead implement start begin now for leave as-is move forward on "
-                              "next apply make happy help".split())
+                              "next apply make happy help this that these those any all anything".split())
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
@@ -67,6 +67,9 @@ _OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me 
                              r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
+_YES_RE = re.compile(r"^\s*(?:y|yes|yep|yeah|sure|ok(?:ay)?|no|nope|please)\b", re.IGNORECASE)
+_SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
+_FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -116,8 +119,7 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     choice = open_choice(found, index)
     if choice is not None:
         return choice
-    words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
-    if len(words) >= 2 or not index:
+    if len(_named_words(question)) >= 2 or not index:
         return "Question: " + clause(question)
     if plan:
         return f"Question: {question} ({clause(plan, 14)})"
@@ -224,6 +226,51 @@ def _changes(call: ToolCall) -> bool:
         _ACTIONS[name].search(command) for name in ("commit", "push", "pr")))
 
 
+def _offer_passed_over(session: Session, before: int) -> list[Thread]:
+    """The last offer that closed a turn ("Want me to adjust anything in the README wording?") and that the user
+    answered with a question of their own ("can you double check that `--force` ...?"): a note, unless a later edit
+    touched a file it names or the offer, made again, was accepted ("yes")."""
+    events = session.events
+    offers: list[tuple[int, tuple[Sentence, ...], str]] = []  # (the prompt after it, its message, the step)
+    for index in range(1, before):
+        said = sentences(events[index - 1].text) if events[index - 1].kind == "assistant" else ()
+        offer = _OFFER_ASKED_RE.match(said[-1].text) if said and events[index].kind == "user" else None
+        if offer is not None:
+            offers.append((index, said, offer.group(1)))
+    for position in range(len(offers) - 1, -1, -1):
+        index, said, offer = offers[position]
+        prompt = events[index].text.strip()
+        if not prompt.endswith("?") or _YES_RE.match(prompt):
+            continue
+        named = {_file_name(name) for name in _FILE_RE.findall(offer)}
+        edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
+                  if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
+        accepted = any(_YES_RE.match(events[later].text) and _named_words(step) & _named_words(offer)
+                       for later, _, step in offers[position + 1:])
+        if not named & edited and not accepted:
+            return [Thread("Offered, no answer: " + _offered(said, offer), False)]
+    return []
+
+
+def _named_words(text: str) -> set[str]:
+    """The words of a question or offer that name something ("README", "wording"), not the asking."""
+    return {w for w in re.findall(r"[a-z0-9_'-]+", text.lower()) if w not in _GENERIC_QUESTION}
+
+
+def _offered(said: tuple[Sentence, ...], offer: str) -> str:
+    """The step offered, its first option only; one that names nothing itself ("fix this") after the sentence
+    before it naming the most code ("The fix: replace `getStagedFiles` with ...")."""
+    step = clause(_SECOND_OPTION_RE.split(offer, 1)[0])
+    if len(_named_words(step)) >= 2 or len(said) < 2:
+        return step
+    named = max((s.text for s in said[-4:-1]), key=lambda text: (text.count("`"), len(text.split())))
+    return f"{step} ({clause(named, 14).rstrip('.:…')})"
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].strip("`'\"")
+
+
 def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     """The step Claude announced last ("Now let me commit, push and reply") when the session ended
     before its tool record shows it done."""
@@ -290,6 +337,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
                                                           *steps_not_taken(events), *findings_left(events)]]
+        threads += [t for t in _offer_passed_over(session, closing)
+                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 
