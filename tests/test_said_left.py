@@ -441,3 +441,15 @@ def test_an_offer_taken_later_is_no_note() -> None:
     for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d"):
         threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
         assert not [t for t in threads if t.startswith("Offered, no answer:")], session_id
+
+
+def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_too() -> None:
+    """Codex offers as a statement ("If you want, I can ..."); a "yes" takes it."""
+    def session(answer: str) -> Session:
+        return _session("codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+                        Event("assistant", T0, text="Added retry().\n\nIf you want, I can also add tests for the "
+                                                    "backoff path."),
+                        Event("user", T0, text=answer), Event("assistant", T0, text="It waits 2 ** attempt seconds."))
+    assert "Offered, no answer: also add tests for the backoff path" in draft(
+        session("how long does it wait between attempts?"), ZoneInfo("UTC")).open_threads
+    assert draft(session("yes, and how long does it wait?"), ZoneInfo("UTC")).open_threads == []

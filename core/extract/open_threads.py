@@ -227,16 +227,18 @@ def _changes(call: ToolCall) -> bool:
 
 
 def _offer_passed_over(session: Session, before: int) -> list[Thread]:
-    """The last offer that closed a turn ("Want me to adjust anything in the README wording?") and that the user
-    answered with a question of their own ("can you double check that `--force` ...?"): a note, unless a later edit
-    touched a file it names or the offer, made again, was accepted ("yes")."""
+    """The last offer that closed a turn ("Want me to adjust anything in the README wording?", "If you want, I can
+    also add tests for the backoff path.") and that the user answered with a question of their own ("can you double
+    check that `--force` ...?"): a note, unless a later edit touched a file it names or the offer, made again, was
+    accepted ("yes")."""
     events = session.events
     offers: list[tuple[int, tuple[Sentence, ...], str]] = []  # (the prompt after it, its message, the step)
     for index in range(1, before):
         said = sentences(events[index - 1].text) if events[index - 1].kind == "assistant" else ()
-        offer = _OFFER_ASKED_RE.match(said[-1].text) if said and events[index].kind == "user" else None
+        last = said[-1].text if said and events[index].kind == "user" else ""
+        offer = _OFFER_ASKED_RE.match(last) or _OFFER_SAID_RE.match(last)
         if offer is not None:
-            offers.append((index, said, offer.group(1)))
+            offers.append((index, said, offer.group(1).rstrip(".")))
     for position in range(len(offers) - 1, -1, -1):
         index, said, offer = offers[position]
         prompt = events[index].text.strip()
