@@ -66,9 +66,11 @@ def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     assert threads == ["Offered: commit these changes"]
 
 
-def test_a_question_asking_to_go_on_with_the_work_stays_a_question() -> None:
+def test_a_question_asking_to_go_on_with_the_work_stays_a_question_in_plain_words() -> None:
+    """130d7b7e's "Want me to proceed with implementing all three locations using this approach?": what it asks, not
+    the asking (its blind label: "The agent asked whether to implement all three call sites ...")."""
     threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
-    assert "Question: Want me to proceed with implementing all three locations using this approach?" in threads
+    assert "Asked whether to proceed with implementing all three locations using this approach" in threads
     assert not any(t.startswith(("Offered:", "Decide:")) for t in threads)
 
 
@@ -453,3 +455,12 @@ def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_to
     assert "Offered, no answer: also add tests for the backoff path" in draft(
         session("how long does it wait between attempts?"), ZoneInfo("UTC")).open_threads
     assert draft(session("yes, and how long does it wait?"), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_bare_ask_to_go_on_keeps_the_sentence_that_names_its_subject() -> None:
+    """"Shall I proceed?" names nothing: it stays a question after what it asks about."""
+    handoff = draft(_session(
+        "claude-code", Event("user", T0, text="How should the retry helper back off?"), _edit("retry.py"),
+        Event("assistant", T0, text="Exponential backoff with jitter fits the flood limits. Shall I proceed?")),
+        ZoneInfo("UTC"))
+    assert handoff.open_threads == ["Question: Exponential backoff with jitter fits the flood limits; Shall I proceed?"]

@@ -65,6 +65,8 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
                             re.IGNORECASE)
 _OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
                              r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
+_ASKED_TO_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i) (.+?)\s*\?$",
+                          re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
 _YES_RE = re.compile(r"^\s*(?:y|yes|yep|yeah|sure|ok(?:ay)?|no|nope|please)\b", re.IGNORECASE)
@@ -119,6 +121,9 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     choice = open_choice(found, index)
     if choice is not None:
         return choice
+    asked = _ASKED_TO_RE.match(question)
+    if asked is not None and len(_named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
+        return "Asked whether to " + clause(asked.group(1))
     if len(_named_words(question)) >= 2 or not index:
         return "Question: " + clause(question)
     if plan:
