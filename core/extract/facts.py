@@ -381,7 +381,7 @@ def session_facts(session: Session) -> Facts:
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown = [], False
-                branch, ref = found.groups() if (found := next(made, None)) else ("", "")
+                branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
                     facts.branch[repo] = branch

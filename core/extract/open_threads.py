@@ -241,9 +241,9 @@ def _offer_passed_over(session: Session, before: int) -> list[Thread]:
     for index in range(1, before):
         said = sentences(events[index - 1].text) if events[index - 1].kind == "assistant" else ()
         last = said[-1].text if said and events[index].kind == "user" else ""
-        offer = _OFFER_ASKED_RE.match(last) or _OFFER_SAID_RE.match(last)
-        if offer is not None:
-            offers.append((index, said, offer.group(1).rstrip(".")))
+        asked = _OFFER_ASKED_RE.match(last) or _OFFER_SAID_RE.match(last)
+        if asked is not None:
+            offers.append((index, said, asked.group(1).rstrip(".")))
     for position in range(len(offers) - 1, -1, -1):
         index, said, offer = offers[position]
         prompt = events[index].text.strip()
