@@ -79,6 +79,10 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
                             r"left to do|to-?dos?|action items|before (?:merging|releasing|you (?:merge|release)))\b",
                             re.IGNORECASE)
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+# A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
+_CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
+                             r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
+_DROPPED = 3  # threads of the steps dropped from a todo list
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
@@ -110,7 +114,9 @@ def _todo_threads(session: Session) -> list[Thread]:
     return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
             for t in session.todos
-            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
+            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()] + [
+        Thread("Not done, dropped from the todo list: " + _cut(item, 160), False)
+        for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
 def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:

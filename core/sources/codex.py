@@ -18,7 +18,17 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
-from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_files, todo_list, tool_call
+from eywa.core.sources.common import (
+    Clock,
+    cut,
+    fail,
+    keep_output,
+    keep_todos,
+    parse_time,
+    read_files,
+    todo_list,
+    tool_call,
+)
 from eywa.core.sources.jsonl import ReadStats, first_record, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
@@ -154,7 +164,7 @@ class _Builder:
         else:
             calls = [tool_call(call_id, name, arguments, self.redact)]
             if name == "update_plan" and isinstance(steps := calls[0].input.get("plan"), list):
-                self.s.todos = todo_list(steps, "step")
+                keep_todos(self.s, todo_list(steps, "step"), calls[0])
         self.calls[call_id] = calls
         for call in calls:
             self._add(call, stamp)

@@ -15,7 +15,7 @@ from pathlib import Path
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude.records import decode_parts, part_value, raw_string, top_level
-from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, parse_time, tool_call
+from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, keep_todos, parse_time, tool_call
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -320,7 +320,7 @@ class _Builder:
                 raw_input = given if isinstance(given, dict) else {}
                 call = tool_call(tool_id, str(block.get("name") or "?"), raw_input, self.redact)
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
-                    self.s.todos = [t for t in call.input["todos"] if isinstance(t, dict)]
+                    keep_todos(self.s, [t for t in call.input["todos"] if isinstance(t, dict)], call)
                     self.tasks_last = False
                 self.tools[tool_id] = call
                 self.s.events.append(Event("tool", stamp, tool=call))
