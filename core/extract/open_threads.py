@@ -58,7 +58,7 @@ _ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull 
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
                               "or of one instead implement start begin now for leave as-is move forward on "
-                              "next apply make happy help this that these those any all anything".split())
+                              "next apply make happy help all anything".split())
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
@@ -69,7 +69,8 @@ _ASKED_TO_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|
                           re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
-_YES_RE = re.compile(r"^\s*(?:y|yes|yep|yeah|sure|ok(?:ay)?|no|nope|please)\b", re.IGNORECASE)
+# A prompt that answers an offer: yes (group 1) or no
+_ANSWER_RE = re.compile(r"^\s*(?:(y|yes|yep|yeah|sure|ok(?:ay)?|please)|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
@@ -253,13 +254,13 @@ def _offer_passed_over(session: Session, before: int) -> list[Thread]:
     for position in range(len(offers) - 1, -1, -1):
         index, said, offer = offers[position]
         prompt = events[index].text.strip()
-        if not prompt.endswith("?") or _YES_RE.match(prompt):
+        if not prompt.endswith("?") or _ANSWER_RE.match(prompt):
             continue
         named = {_file_name(name) for name in _FILE_RE.findall(offer)}
         edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
                   if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
-        accepted = any(_YES_RE.match(events[later].text) and _named_words(step) & _named_words(offer)
-                       for later, _, step in offers[position + 1:])
+        accepted = any((answer := _ANSWER_RE.match(events[later].text)) and answer.group(1) and
+                       _named_words(step) & _named_words(offer) for later, _, step in offers[position + 1:])
         if not named & edited and not accepted:
             return [Thread("Offered, no answer: " + _offered(said, offer), False)]
     return []
