@@ -1,8 +1,9 @@
-"""What a session left open, and so its status: the pending items of its last todo or task list and the
-findings it filed as pending todo files, the questions, next steps and listed steps left (under "manual
-steps", "remaining", ...) of Claude's last messages, work the user interrupted or a plan refused, an
-announced step the session ended before, a request never answered. (What the session's actions left, a failing
-check among them: core/extract/facts.py.)
+"""What a session left open, and so its status: the pending items of its last todo or task list, the steps it
+took off that list unfinished, and the findings it filed as pending todo files, the questions, next steps and listed
+steps left (under "manual steps", "remaining", ...) of the agent's last messages (of its last turn that changed
+something, when the session ended on an aside), an offer the user passed over with a question, work the user
+interrupted or a plan refused, an announced step the session ended before, a request never answered. (What the
+session's actions left, a failing check among them: core/extract/facts.py.)
 """
 
 from __future__ import annotations
