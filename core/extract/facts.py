@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
+from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import Session, ToolCall
@@ -69,7 +69,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still", "Still running:")
+                 "Temporary file still", "Still running:", DROPPED_TODO)
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,7 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
+DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
@@ -117,7 +118,7 @@ def _todo_threads(session: Session) -> list[Thread]:
                    f"{_cut(str(t.get('content', '')), 160)}", True)
             for t in session.todos
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()] + [
-        Thread("Not done, dropped from the todo list: " + _cut(item, 160), False)
+        Thread(f"{DROPPED_TODO} {_cut(item, 160)}", False)
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
