@@ -280,7 +280,7 @@ def _offered(said: tuple[Sentence, ...], offer: str) -> str:
     if len(_named_words(step)) >= 2 or len(said) < 2:
         return step
     named = max((s.text for s in said[-4:-1]), key=lambda text: (text.count("`"), len(text.split())))
-    return f"{step} ({clause(named, 14).rstrip('.:…')})"
+    return f"{step} ({clause(named, 14).rstrip('.:')})"  # a cut sentence keeps its …
 
 
 def _file_name(path: str) -> str:
