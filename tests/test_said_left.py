@@ -482,9 +482,10 @@ def test_steps_the_agent_took_off_its_own_todo_list_unfinished_are_notes() -> No
 
 def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step() -> None:
     """7acd37a8 renames "Remove vendor prefixes (AudioContext, URL)"; 0cd9edf7's list changes after the user turned to
-    testing PR #68; 0bdbfa06 drops "Run tests to verify the fix", a check, not a change."""
+    testing PR #68; d88bceb6 drops "Run code simplicity review", a check, not a change."""
     assert corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e").todos_dropped == []
     assert "Add missing fields to session.State struct" not in corpus_session(
         "0cd9edf7-459c-4900-af40-cf2c64dea525").todos_dropped
-    threads = draft(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"), ZoneInfo("UTC")).open_threads
-    assert not [t for t in threads if t.startswith("Not done, dropped")]
+    session = corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")
+    assert session.todos_dropped == ["Run code simplicity review"]
+    assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("Not done, dropped")]
