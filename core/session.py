@@ -69,7 +69,10 @@ class Session:
     titles: list[str] = field(default_factory=list)  # custom-title / ai-title, newest last
     summaries: list[str] = field(default_factory=list)  # trusted `summary` records
     pr_links: list[str] = field(default_factory=list)
-    todos: list[dict] = field(default_factory=list)  # the last TodoWrite list, or the TaskCreate/TaskUpdate tasks
+    # the agent's last todo list ({content, status}): TodoWrite's, the TaskCreate/TaskUpdate tasks, Codex's
+    # `update_plan`, Gemini CLI's `write_todos`
+    todos: list[dict] = field(default_factory=list)
+    todos_dropped: list[str] = field(default_factory=list)  # unfinished items the agent took off its own list
     permission_modes: list[str] = field(default_factory=list)  # modes other than "default", in order seen (plan, ...)
     bad_lines: int = 0
     records: int = 0

@@ -4,11 +4,15 @@ offered with no choice made, caveats named in passing and not resolved later, ea
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.codex import build_codex_session
+from eywa.core.sources.gemini import build_gemini_session
 
 from .test_extractor import corpus_session
 
@@ -62,9 +66,11 @@ def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     assert threads == ["Offered: commit these changes"]
 
 
-def test_a_question_asking_to_go_on_with_the_work_stays_a_question() -> None:
+def test_a_question_asking_to_go_on_with_the_work_stays_a_question_in_plain_words() -> None:
+    """130d7b7e's "Want me to proceed with implementing all three locations using this approach?": what it asks, not
+    the asking (its blind label: "The agent asked whether to implement all three call sites ...")."""
     threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
-    assert "Question: Want me to proceed with implementing all three locations using this approach?" in threads
+    assert "Asked whether to proceed with implementing all three locations using this approach" in threads
     assert not any(t.startswith(("Offered:", "Decide:")) for t in threads)
 
 
@@ -220,7 +226,7 @@ def test_a_finding_taken_up_in_the_users_words_or_fixed_by_an_edit_is_not_left()
 
 def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
     """9667a07f: finding 1 was fixed (`contentSb73` renamed), 3 was asked about by the user; 2 and 4 were left."""
-    assert _threads("9667a07f-c677-4f9d-9b21-da366e5add6a") == [
+    assert [t for t in _threads("9667a07f-c677-4f9d-9b21-da366e5add6a") if t.startswith("Not fixed")] == [
         'Not fixed (review): Commit message could be more descriptive: The message "small refactor" understates the '
         "consolidation work…",
         "Not fixed (review): Optional documentation comment: Could explain why EnsureEntireGitignore lives in "
@@ -314,30 +320,76 @@ def test_a_research_answers_key_findings_are_no_review() -> None:
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
 
 
-def _plan_call(name: str, key: str, text: str, *steps: tuple[str, str]) -> Event:
-    items = [{text: step, "status": status} for step, status in steps]
-    return Event("tool", T0, tool=ToolCall("p1", name, {key: items}))
+def _codex_rollout(folder: Path, *plans: list[tuple[str, str]]) -> Session:
+    """A Codex CLI rollout: the request, `update_plan` before and after an `apply_patch` of retry.py, the report."""
+    def item(kind: str, **payload: object) -> dict:
+        return {"timestamp": "2026-12-01T10:18:44Z", "type": kind, "payload": payload}
+
+    def plan(number: int, steps: list[tuple[str, str]]) -> list[dict]:
+        arguments = json.dumps({"plan": [{"step": step, "status": status} for step, status in steps]})
+        return [item("response_item", type="function_call", name="update_plan", arguments=arguments,
+                     call_id=f"p{number}"),
+                item("response_item", type="function_call_output", call_id=f"p{number}", output="Plan updated")]
+
+    patch = "*** Begin Patch\n*** Update File: retry.py\n@@\n+def retry(): ...\n*** End Patch"
+    records = [item("session_meta", id="01a2311d-0000-7000-8000-000000000001", cwd="/tmp/widgets"),
+               item("response_item", type="message", role="user",
+                    content=[{"type": "input_text", "text": "Add a retry helper and its tests"}]),
+               *plan(1, plans[0]),
+               item("response_item", type="custom_tool_call", name="apply_patch", input=patch, call_id="e1"),
+               *[record for number, steps in enumerate(plans[1:], 2) for record in plan(number, steps)],
+               item("response_item", type="message", role="assistant",
+                    content=[{"type": "output_text", "text": "Added retry() to retry.py."}])]
+    path = folder / "rollout-2026-12-01T10-18-44-01a2311d-0000-7000-8000-000000000001.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in records) + "\n")
+    return build_codex_session("01a2311d-0000-7000-8000-000000000001", [path], lambda text: text)[0]
 
 
-def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads() -> None:
-    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's."""
-    for agent, name, key, text in (("codex", "update_plan", "plan", "step"),
-                                   ("gemini", "write_todos", "todos", "description")):
-        handoff = draft(_session(
-            agent, Event("user", T0, text="Add a retry helper and its tests"),
-            _plan_call(name, key, text, ("Add retry helper", "in_progress"), ("Write retry tests", "pending")),
-            _edit("retry.py"),
-            _plan_call(name, key, text, ("Add retry helper", "completed"), ("Write retry tests", "pending")),
-            Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
-        assert handoff.open_threads == ["To do: Write retry tests"] and handoff.status == "partial", agent
+def _gemini_chat(folder: Path, *plans: list[tuple[str, str]]) -> Session:
+    """A Gemini CLI chat: the request, `write_todos` before and after a `replace` in retry.py, the report."""
+    def todos(number: int, steps: list[tuple[str, str]]) -> dict:
+        args = {"todos": [{"description": step, "status": status} for step, status in steps]}
+        return {"id": f"t{number}", "name": "write_todos", "args": args, "status": "success",
+                "result": [{"functionResponse": {"id": f"t{number}", "response": {"output": "Todos updated"}}}]}
+
+    def reply(number: int, text: str, *calls: dict) -> dict:
+        return {"id": f"g{number}", "timestamp": "2026-12-01T10:18:59Z", "type": "gemini", "content": text,
+                "model": "gemini-2.5-pro", "toolCalls": list(calls)}
+
+    edit = {"id": "e1", "name": "replace", "args": {"file_path": "/tmp/widgets/retry.py"}, "status": "success",
+            "result": [{"functionResponse": {"id": "e1", "response": {"output": "Edited retry.py"}}}]}
+    records = [{"sessionId": "2257c943-0000-4000-8000-000000000002", "startTime": "2026-12-01T10:18:59Z",
+                "directories": ["/tmp/widgets"]},
+               {"id": "u1", "timestamp": "2026-12-01T10:18:59Z", "type": "user",
+                "content": [{"text": "Add a retry helper and its tests"}]},
+               reply(1, "", todos(1, plans[0]), edit),
+               reply(2, "Added retry() to retry.py.", *[todos(n, steps) for n, steps in enumerate(plans[1:], 2)])]
+    path = folder / "chats" / "session-2026-12-01T10-18-2257c943.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(json.dumps(record) for record in records) + "\n")
+    return build_gemini_session("2257c943-0000-4000-8000-000000000002", [path], lambda text: text)[0]
 
 
-def test_a_plan_whose_steps_are_all_completed_leaves_no_todo() -> None:
-    handoff = draft(_session(
-        "codex", Event("user", T0, text="Add a retry helper"),
-        _plan_call("update_plan", "plan", "step", ("Add retry helper", "in_progress")), _edit("retry.py"),
-        _plan_call("update_plan", "plan", "step", ("Add retry helper", "completed")),
-        Event("assistant", T0, text="Added retry() to retry.py.")), ZoneInfo("UTC"))
+def test_the_pending_steps_of_codex_update_plan_and_gemini_write_todos_are_open_threads(tmp_path: Path) -> None:
+    """Codex CLI's `update_plan` and Gemini CLI's `write_todos` are their todo lists, as TodoWrite is Claude Code's:
+    each reader keeps the last one as the session's todos."""
+    for read in (_codex_rollout, _gemini_chat):
+        folder = tmp_path / read.__name__
+        folder.mkdir()
+        session = read(folder, [("Add retry helper", "in_progress"), ("Write retry tests", "pending"),
+                                ("Document the retry flag", "pending")],
+                       [("Add retry helper", "completed"), ("Write retry tests", "pending")])
+        assert session.todos == [{"content": "Add retry helper", "status": "completed"},
+                                 {"content": "Write retry tests", "status": "pending"}], read.__name__
+        assert session.todos_dropped == ["Document the retry flag"], read.__name__
+        handoff = draft(session, ZoneInfo("UTC"))
+        assert handoff.open_threads == ["To do: Write retry tests", "Not done, dropped from the todo list: Document "
+                                        "the retry flag"] and handoff.status == "partial", read.__name__
+
+
+def test_a_plan_whose_steps_are_all_completed_leaves_no_todo(tmp_path: Path) -> None:
+    session = _codex_rollout(tmp_path, [("Add retry helper", "in_progress")], [("Add retry helper", "completed")])
+    handoff = draft(session, ZoneInfo("UTC"))
     assert handoff.open_threads == [] and handoff.status == "done"
 
 
@@ -374,3 +426,78 @@ def test_a_step_the_person_may_take_after_finished_work_is_named_and_leaves_it_d
 def test_a_step_the_session_still_owes_keeps_it_partial() -> None:
     # 48f428f9's closing steps are the setup its work needs ("Create a GitHub App ...")
     assert draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), ZoneInfo("UTC")).status == "partial"
+
+
+def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_aside() -> None:
+    """9667a07f fixes a review finding, closes "Ready to commit or merge.", then only answers "can you explain 3.":
+    the step it named is still left, a note (the blind label: "the agent said the branch was ready to commit")."""
+    handoff = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC"))
+    assert "Next: Ready to commit or merge." in handoff.open_threads and handoff.status == "done"
+
+
+def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
+    """ae68c513's last prompt, "commit this", is a step taken: what the turn before closed on is not carried over."""
+    threads = draft(corpus_session("ae68c513-db90-451f-940d-804a1d3d0986"), ZoneInfo("UTC")).open_threads
+    assert not any(t.startswith("Next: Changed wingman review injection") for t in threads)
+
+
+def test_an_offer_the_user_answered_with_a_question_of_their_own_is_a_note() -> None:
+    """fe0cdcc5 closes a turn with "Want me to adjust anything in the README wording?" and the user asks about
+    `--force` instead; its blind label: "the user never answered". 03a1382e's "Want me to fix this?" names the fix
+    of the sentence before it."""
+    handoff = draft(corpus_session("fe0cdcc5-cd91-4041-8742-e375aca7f56e"), ZoneInfo("UTC"))
+    assert "Offered, no answer: adjust anything in the README wording" in handoff.open_threads
+    assert handoff.status == "done"
+    threads = draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Offered, no answer: fix this (The fix: replace `getStagedFiles`") for t in threads)
+
+
+def test_an_offer_taken_later_is_no_note() -> None:
+    """2577a596's "add this to the CHANGELOG.md file?" is followed by a question, but CHANGELOG.md is edited later;
+    22c5d52e's "create this file?" is made again and answered "yes"."""
+    for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d"):
+        threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+        assert not [t for t in threads if t.startswith("Offered, no answer:")], session_id
+
+
+def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_too() -> None:
+    """Codex offers as a statement ("If you want, I can ..."); a "yes" takes it."""
+    def session(answer: str) -> Session:
+        return _session("codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+                        Event("assistant", T0, text="Added retry().\n\nIf you want, I can also add tests for the "
+                                                    "backoff path."),
+                        Event("user", T0, text=answer), Event("assistant", T0, text="It waits 2 ** attempt seconds."))
+    assert "Offered, no answer: also add tests for the backoff path" in draft(
+        session("how long does it wait between attempts?"), ZoneInfo("UTC")).open_threads
+    assert draft(session("yes, and how long does it wait?"), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_bare_ask_to_go_on_keeps_the_sentence_that_names_its_subject() -> None:
+    """"Shall I proceed?" names nothing: it stays a question after what it asks about."""
+    handoff = draft(_session(
+        "claude-code", Event("user", T0, text="How should the retry helper back off?"), _edit("retry.py"),
+        Event("assistant", T0, text="Exponential backoff with jitter fits the flood limits. Shall I proceed?")),
+        ZoneInfo("UTC"))
+    assert handoff.open_threads == ["Question: Exponential backoff with jitter fits the flood limits; Shall I proceed?"]
+
+
+def test_steps_the_agent_took_off_its_own_todo_list_unfinished_are_notes() -> None:
+    """b50aaf5c's last TodoWrite leaves out its two pending "Write unit tests for ..." steps (its blind label: "the
+    task spec's unit and integration tests for the new hooks were not written")."""
+    session = corpus_session("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1")
+    assert session.todos_dropped == ["Add helper functions for task metadata extraction",
+                                     "Write unit tests for task-start hook", "Write unit tests for task-complete hook"]
+    handoff = draft(session, ZoneInfo("UTC"))
+    assert "Not done, dropped from the todo list: Write unit tests for task-start hook" in handoff.open_threads
+    assert handoff.status == "done"
+
+
+def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step() -> None:
+    """7acd37a8 renames "Remove vendor prefixes (AudioContext, URL)"; 0cd9edf7's list changes after the user turned to
+    testing PR #68; d88bceb6 drops "Run code simplicity review", a check, not a change."""
+    assert corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e").todos_dropped == []
+    assert "Add missing fields to session.State struct" not in corpus_session(
+        "0cd9edf7-459c-4900-af40-cf2c64dea525").todos_dropped
+    session = corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")
+    assert session.todos_dropped == ["Run code simplicity review"]
+    assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("Not done, dropped")]

@@ -16,7 +16,7 @@ from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
 from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.facts import session_facts
+from eywa.core.extract.facts import facts_in, session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
 from eywa.core.session import Event, Session, ToolCall
@@ -285,6 +285,11 @@ def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
     assert f"## Open Threads\n- {FAILING}\n- {UNCOMMITTED}\n- {NOT_PUSHED}\n- Add backoff(attempt) to the retry loop" \
         in handoff
     assert FAILING in server.message_requests[0]["messages"][0]["content"]
+
+
+def test_a_step_dropped_from_the_todo_list_is_a_fact_an_llm_handoff_keeps() -> None:
+    body = "## Open Threads\n- Not done, dropped from the todo list: Write retry tests\n- Question: Which backoff?\n"
+    assert facts_in(body) == ["Not done, dropped from the todo list: Write retry tests"]
 
 
 # -- compaction ------------------------------------------------------------------------------------------------

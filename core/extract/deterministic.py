@@ -69,6 +69,8 @@ SUBSTANCE_RULES = "3"
 # `git submodule add`, files in a folder removed with `rm -r`), no scratch or plan files, code, tests, documents.
 # Also "12", insights: further root causes fill free places; a step on the finding before it; a prompt that
 # redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
+# Also "12", open threads: next steps of the last turn that changed something when only asides follow; the last offer
+# the user answered with a question of their own; "Asked whether to proceed with ..."; steps dropped from a todo list.
 HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
+from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import Session, ToolCall
@@ -69,7 +69,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still", "Still running:")
+                 "Temporary file still", "Still running:", DROPPED_TODO)
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,9 @@ class Facts:
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.manual_left:
-            more = f" (and {len(self.manual_left) - 1} more)" if len(self.manual_left) > 1 else ""
             step = _CODE_RE.sub(_short_code, self.manual_left[0])
-            found.append(Thread(f"Not run: the plan's manual verification step{more}: {clause(step, 12)}", False))
+            found.append(Thread(f"Not run: the plan's manual verification step{_more(self.manual_left)}: "
+                                f"{clause(step, 12)}", False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
@@ -146,8 +146,8 @@ class Facts:
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         if self.unticked:
-            more = f" (and {len(self.unticked) - 1} more)" if len(self.unticked) > 1 else ""
-            found.append(Thread(f"Not run: the PR's test plan{more}: {clause(self.unticked[0], 12)}", False))
+            found.append(Thread(f"Not run: the PR's test plan{_more(self.unticked)}: {clause(self.unticked[0], 12)}",
+                                False))
         return found
 
     def _commits(self, folder: str, made: list[str]) -> str:
@@ -172,6 +172,11 @@ class Facts:
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
             lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
+
+
+def _more(items: list[str]) -> str:
+    """" (and 2 more)" after a thread that names the first of `items`."""
+    return f" (and {len(items) - 1} more)" if len(items) > 1 else ""
 
 
 def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
@@ -364,7 +369,7 @@ def session_facts(session: Session) -> Facts:
         output = call.output or call.error
         # a repository made to try something out: its commits are no work of the session's
         scratch = bool(_SCRATCH_RE.search(command)) or repo.startswith(_TEMP_FOLDERS)
-        made = iter(_COMMITTED_RE.findall(output))
+        made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += commands.paths_in(step.args) or ["."]
@@ -376,7 +381,7 @@ def session_facts(session: Session) -> Facts:
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown = [], False
-                branch, ref = next(made, ("", ""))
+                branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
                     facts.branch[repo] = branch

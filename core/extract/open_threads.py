@@ -1,8 +1,9 @@
-"""What a session left open, and so its status: the pending items of its last todo or task list and the
-findings it filed as pending todo files, the questions, next steps and listed steps left (under "manual
-steps", "remaining", ...) of Claude's last messages, work the user interrupted or a plan refused, an
-announced step the session ended before, a request never answered. (What the session's actions left, a failing
-check among them: core/extract/facts.py.)
+"""What a session left open, and so its status: the pending items of its last todo or task list, the steps it
+took off that list unfinished, and the findings it filed as pending todo files, the questions, next steps and listed
+steps left (under "manual steps", "remaining", ...) of the agent's last messages (of its last turn that changed
+something, when the session ended on an aside), an offer the user passed over with a question, work the user
+interrupted or a plan refused, an announced step the session ended before, a request never answered. (What the
+session's actions left, a failing check among them: core/extract/facts.py.)
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from eywa.core.extract.said_left import (
 )
 from eywa.core.session import Event, Session, ToolCall
 
-# Other agents' todo lists: the tool -> (its list's key, an item's text key)
-_PLAN_TOOLS = {"update_plan": ("plan", "step"), "write_todos": ("todos", "description")}
 MAX_THREADS = 8
 _THREAD_CHARS = 240
 
@@ -59,15 +58,21 @@ _ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull 
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
                               "or of one instead implement start begin now for leave as-is move forward on "
-                              "next apply make happy help".split())
+                              "next apply make happy help all anything".split())
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
                             re.IGNORECASE)
 _OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
                              r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
+_ASKED_TO_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i) (.+?)\s*\?$",
+                          re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
+# A prompt that answers an offer: yes (group 1) or no
+_ANSWER_RE = re.compile(r"^\s*(?:(y|yes|yep|yeah|sure|ok(?:ay)?|please)|no|nope)\b", re.IGNORECASE)
+_SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
+_FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -75,6 +80,12 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
                             r"left to do|to-?dos?|action items|before (?:merging|releasing|you (?:merge|release)))\b",
                             re.IGNORECASE)
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+# A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
+_CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
+                             r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
+_DROPPED = 3  # threads of the steps dropped from a todo list
+DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
+_STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
@@ -101,37 +112,13 @@ def last_prompt_index(events: list[Event]) -> int:
     return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
 
 
-def task_list(session: Session) -> list[dict]:
-    """The last todo list: TodoWrite's, Codex's `update_plan` steps, Gemini CLI's `write_todos`, or the one TaskCreate
-    and TaskUpdate built (ids are given in creation order, from 1), whichever was written last."""
-    tasks: dict[str, dict] = {}
-    todos, last_todo, last_task = session.todos, -1, -1
-    for index, call in enumerate(session.tool_calls):
-        if call.name == "TodoWrite":
-            todos, last_todo = session.todos, index
-        elif call.name in _PLAN_TOOLS and not call.is_error:
-            key, text = _PLAN_TOOLS[call.name]
-            items = call.input.get(key)
-            todos = [{"content": str(item.get(text, "")), "status": item.get("status")}
-                     for item in items if isinstance(item, dict)] if isinstance(items, list) else []
-            last_todo = index
-        elif call.name == "TaskCreate" and not call.is_error:
-            subject = call.input.get("subject") or call.input.get("description") or ""
-            tasks[str(len(tasks) + 1)] = {"content": str(subject), "status": "pending"}
-            last_task = index
-        elif call.name == "TaskUpdate" and not call.is_error:
-            task = tasks.get(str(call.input.get("taskId", "")))
-            if task is not None and isinstance(call.input.get("status"), str):
-                task["status"] = call.input["status"]
-            last_task = index
-    return list(tasks.values()) if last_task > last_todo else todos
-
-
 def _todo_threads(session: Session) -> list[Thread]:
     return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
-            for t in task_list(session)
-            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
+            for t in session.todos
+            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()] + [
+        Thread(f"{DROPPED_TODO} {_cut(item, 160)}", False)
+        for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
 def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
@@ -142,8 +129,10 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     choice = open_choice(found, index)
     if choice is not None:
         return choice
-    words = {w for w in re.findall(r"[a-z0-9_'-]+", question.lower()) if w not in _GENERIC_QUESTION}
-    if len(words) >= 2 or not index:
+    asked = _ASKED_TO_RE.match(question)
+    if asked is not None and len(_named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
+        return "Asked whether to " + clause(asked.group(1))
+    if len(_named_words(question)) >= 2 or not index:
         return "Question: " + clause(question)
     if plan:
         return f"Question: {question} ({clause(plan, 14)})"
@@ -227,6 +216,76 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
     return threads
 
 
+def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:
+    """The next steps ("Ready to commit or merge.") closing the last turn that edited, when the turns after it
+    changed nothing (an aside: "can you explain 3."): still left, as notes."""
+    if start < 0 or any(_changes(call) for call in calls):
+        return []
+    for prompt in range(start - 1, -1, -1):
+        if events[prompt].kind != "user":
+            continue
+        turn = events[prompt + 1:start]
+        if any(e.tool is not None and _changes(e.tool) for e in turn):
+            replies = [e for e in turn if e.kind == "assistant" and e.text.strip()]
+            return [Thread(t.text, False) for t in _closing_threads(replies[-1:]) if t.text.startswith(_STEP_KINDS)]
+        start = prompt
+    return []
+
+
+def _changes(call: ToolCall) -> bool:
+    """An edit, or a commit, push or PR: a turn that took a step."""
+    command = str(call.input.get("command", "")) if call.name == "Bash" else ""
+    return not call.is_error and (call.name in WRITE_TOOLS or any(
+        _ACTIONS[name].search(command) for name in ("commit", "push", "pr")))
+
+
+def _offer_passed_over(session: Session, before: int) -> list[Thread]:
+    """The last offer that closed a turn ("Want me to adjust anything in the README wording?", "If you want, I can
+    also add tests for the backoff path.") and that the user answered with a question of their own ("can you double
+    check that `--force` ...?"): a note, unless a later edit touched a file it names or the offer, made again, was
+    accepted ("yes")."""
+    events = session.events
+    offers: list[tuple[int, tuple[Sentence, ...], str]] = []  # (the prompt after it, its message, the step)
+    for index in range(1, before):
+        said = sentences(events[index - 1].text) if events[index - 1].kind == "assistant" else ()
+        last = said[-1].text if said and events[index].kind == "user" else ""
+        asked = _OFFER_ASKED_RE.match(last) or _OFFER_SAID_RE.match(last)
+        if asked is not None:
+            offers.append((index, said, asked.group(1).rstrip(".")))
+    for position in range(len(offers) - 1, -1, -1):
+        index, said, offer = offers[position]
+        prompt = events[index].text.strip()
+        if not prompt.endswith("?") or _ANSWER_RE.match(prompt):
+            continue
+        named = {_file_name(name) for name in _FILE_RE.findall(offer)}
+        edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
+                  if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
+        accepted = any((answer := _ANSWER_RE.match(events[later].text)) and answer.group(1) and
+                       _named_words(step) & _named_words(offer) for later, _, step in offers[position + 1:])
+        if not named & edited and not accepted:
+            return [Thread("Offered, no answer: " + _offered(said, offer), False)]
+    return []
+
+
+def _named_words(text: str) -> set[str]:
+    """The words of a question or offer that name something ("README", "wording"), not the asking."""
+    return {w for w in re.findall(r"[a-z0-9_'-]+", text.lower()) if w not in _GENERIC_QUESTION}
+
+
+def _offered(said: tuple[Sentence, ...], offer: str) -> str:
+    """The step offered, its first option only; one that names nothing itself ("fix this") after the sentence
+    before it naming the most code ("The fix: replace `getStagedFiles` with ...")."""
+    step = clause(_SECOND_OPTION_RE.split(offer, 1)[0])
+    if len(_named_words(step)) >= 2 or len(said) < 2:
+        return step
+    named = max((s.text for s in said[-4:-1]), key=lambda text: (text.count("`"), len(text.split())))
+    return f"{step} ({clause(named, 14).rstrip('.:')})"  # a cut sentence keeps its …
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].strip("`'\"")
+
+
 def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     """The step Claude announced last ("Now let me commit, push and reply") when the session ended
     before its tool record shows it done."""
@@ -285,6 +344,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
         threads += _closing_threads(replies, plan_title(session))
+        threads += _steps_before_aside(events, start, calls)
         left = _intent_left(replies, tail)
         if left is not None:
             threads.append(left)
@@ -292,6 +352,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
                                                           *steps_not_taken(events), *findings_left(events)]]
+        threads += [t for t in _offer_passed_over(session, closing)
+                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 

@@ -18,7 +18,17 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
-from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_files, tool_call
+from eywa.core.sources.common import (
+    Clock,
+    cut,
+    fail,
+    keep_output,
+    keep_todos,
+    parse_time,
+    read_files,
+    todo_list,
+    tool_call,
+)
 from eywa.core.sources.jsonl import ReadStats, first_record, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 
@@ -158,6 +168,8 @@ class _Builder:
                 [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
         else:
             calls = [tool_call(call_id, name, arguments, self.redact)]
+            if name == "update_plan" and isinstance(steps := calls[0].input.get("plan"), list):
+                keep_todos(self.s, todo_list(steps, "step"), calls[0])
         self.calls[call_id] = calls
         for call in calls:
             self._add(call, stamp)

@@ -4,6 +4,7 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, cast
@@ -78,6 +79,38 @@ class Clock:
 def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolCall:
     """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them."""
     return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
+
+
+_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos"})
+_TODO_WORD_RE = re.compile(r"[a-z0-9_]{3,}")
+
+
+def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
+    """`todos`, written by `call`, as the session's todo list. An unfinished item of the list before that the new
+    one leaves out, in the same turn, while it keeps others of the old list and names the item no other way (a
+    rewrite, not a new task or a renamed step), the agent took off its own list: `session.todos_dropped`."""
+    old, session.todos = session.todos, todos
+    kept = {str(todo.get("content", "")) for todo in todos}
+    session.todos_dropped = [item for item in session.todos_dropped if item not in kept]
+    turn = next((event.kind == "tool" for event in reversed(session.events)
+                 if event.kind == "user" or (event.tool is not None and event.tool is not call
+                                             and event.tool.name in _TODO_TOOLS)), False)
+    before = {str(todo.get("content", "")) for todo in old}
+    if not turn or not kept & before:
+        return
+    for todo in old:
+        item = str(todo.get("content", ""))
+        words = set(_TODO_WORD_RE.findall(item.lower()))
+        renamed = any(len(words & set(_TODO_WORD_RE.findall(new.lower()))) * 2 >= len(words) for new in kept - before)
+        if item not in kept and todo.get("status") in ("pending", "in_progress") and not renamed:
+            session.todos_dropped.append(item)
+
+
+def todo_list(items: list, text: str) -> list[dict]:
+    """An agent's todo list as `Session.todos` holds it ({content, status}): Codex's `update_plan` names an item's
+    text `step`, Gemini CLI's `write_todos` `description`."""
+    return [{"content": str(item.get(text, "")), "status": item.get("status")} for item in items
+            if isinstance(item, dict)]
 
 
 def keep_output(call: ToolCall, output: str, redact: Redact) -> None:

@@ -20,7 +20,7 @@ import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import GEMINI
-from eywa.core.sources.common import Clock, fail, keep_output, parse_time, read_files, tool_call
+from eywa.core.sources.common import Clock, fail, keep_output, keep_todos, parse_time, read_files, todo_list, tool_call
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 from eywa.core.sources.sessions import as_run
@@ -188,7 +188,10 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
             calls = message.get("toolCalls")
             for raw in calls if isinstance(calls, list) else []:
                 if isinstance(raw, dict):
-                    session.events.append(Event("tool", stamp, tool=_tool(raw, redact)))
+                    session.events.append(Event("tool", stamp, tool=(call := _tool(raw, redact))))
+                    if call.name == "write_todos" and not call.is_error and isinstance(
+                            todos := call.input.get("todos"), list):
+                        keep_todos(session, todo_list(todos, "description"), call)
         elif kind == "error" and text:
             session.events.append(Event("api_error", stamp, text=redact(text[:400])))
 

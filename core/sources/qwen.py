@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
-from eywa.core.sources.common import Clock, cut, fail, keep_output, parse_time, read_jsonl, tool_call
+from eywa.core.sources.common import Clock, cut, fail, keep_output, keep_todos, parse_time, read_jsonl, tool_call
 from eywa.core.sources.gemini import EXIT_RE, TOOLS, result_text, shell_output
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
@@ -120,7 +120,7 @@ class _Builder:
             if isinstance(call, dict):
                 tool = _tool(call, self.redact)
                 if tool.name == "TodoWrite" and isinstance(tool.input.get("todos"), list):
-                    self.s.todos = [todo for todo in tool.input["todos"] if isinstance(todo, dict)]
+                    keep_todos(self.s, [todo for todo in tool.input["todos"] if isinstance(todo, dict)], tool)
                 self.calls[tool.id] = tool
                 self.s.events.append(Event("tool", stamp, tool=tool))
 

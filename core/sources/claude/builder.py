@@ -15,7 +15,7 @@ from pathlib import Path
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude.records import decode_parts, part_value, raw_string, top_level
-from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, parse_time, tool_call
+from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, keep_todos, parse_time, tool_call
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -81,6 +81,7 @@ class _Builder:
         self.unknown: dict[str, int] = {}
         self.known = 0
         self.tasks: dict[str, dict] = {}  # TaskCreate id -> {content, status}
+        self.tasks_last = False  # the task tools wrote the last list, not TodoWrite
 
     # -- bookkeeping ---------------------------------------------------------------------------------
     def _clock(self, record: dict) -> dt.datetime | None:
@@ -219,6 +220,7 @@ class _Builder:
             return
         if call.name in _TASK_TOOLS and isinstance(structured, dict):
             self._task_result(call, part_value(structured.get("task")))
+            self.tasks_last = True
         if isinstance(structured, dict) and "agentId" in structured:
             # Names as strings, counts as whole numbers: a damaged line may hold any type in either.
             call.subagent_stats = {key: structured[key] for key in ("agentId", "status")
@@ -318,7 +320,8 @@ class _Builder:
                 raw_input = given if isinstance(given, dict) else {}
                 call = tool_call(tool_id, str(block.get("name") or "?"), raw_input, self.redact)
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
-                    self.s.todos = [t for t in call.input["todos"] if isinstance(t, dict)]
+                    keep_todos(self.s, [t for t in call.input["todos"] if isinstance(t, dict)], call)
+                    self.tasks_last = False
                 self.tools[tool_id] = call
                 self.s.events.append(Event("tool", stamp, tool=call))
 
@@ -345,7 +348,7 @@ class _Builder:
             self.s.events.append(Event("compaction", stamp, text=text, meta={"trigger": "unknown"}))
 
     def finish(self) -> None:
-        if self.tasks:
+        if self.tasks and self.tasks_last:
             self.s.todos = list(self.tasks.values())
         for text, leaf in self.pending_summaries:
             if leaf in self.uuids and text not in self.s.summaries:
