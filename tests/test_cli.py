@@ -209,6 +209,30 @@ def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dic
     assert result.stdout.startswith("## Eywa: ")
 
 
+def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(cli_env: dict[str, str]) -> None:
+    """The program's `eywa get` leaves through `os._exit` once its output is flushed (an atexit handler never
+    runs), with the same output and exit code as a call of `main`; other commands finalize as usual."""
+    def program(*args: str) -> subprocess.CompletedProcess[str]:
+        probe = ("import atexit, sys; atexit.register(lambda: print('finalized', file=sys.stderr));"
+                 f"sys.argv = ['eywa', *{list(args)!r}]; from eywa.cli.main import main; raise SystemExit(main())")
+        return subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+
+    for args in (["get", "--max", "5", "gemini"], ["get", "--json", "rewind"], ["get", "--max", "9", "x"]):
+        ran = program(*args)
+        called = subprocess.run([sys.executable, "-c", f"import sys; from eywa.cli.main import main; "
+                                 f"sys.exit(main({args!r}))"], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+        assert "finalized" not in ran.stderr
+        assert (ran.stdout, ran.stderr, ran.returncode) == (called.stdout, called.stderr, called.returncode)
+    assert program("get", "--max", "9", "x").returncode == 1
+    assert "finalized" in program("last", "1").stderr
+    gone, write = os.pipe()
+    os.close(gone)  # the reader has left before a byte is written: the flush fails, and that is no error
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "get", "gemini"], cwd=ROOT, env=cli_env,
+                          stdout=write, stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 @pytest.mark.parametrize("argv", [
     ["get", "rewind", "gemini"], ["--config", "c.yaml", "get", "--mode", "keywords", "--max", "5", "x"],
     ["--config=c.yaml", "get", "--json", "--days-back", "3", "--agent", "Codex", "q"], ["get"]])
@@ -217,6 +241,6 @@ def test_get_alone_parses_as_every_command_does(argv: list[str]) -> None:
     from eywa.cli.main import _command_of, _parser
 
     assert _command_of(argv) == "get"
-    assert vars(_parser("get").parse_args(argv)) == vars(_parser().parse_args(argv))
-    assert _parser("get")._subparsers._group_actions[0].choices["get"].format_help() == \
+    assert vars(_parser(get_only=True).parse_args(argv)) == vars(_parser().parse_args(argv))
+    assert _parser(get_only=True)._subparsers._group_actions[0].choices["get"].format_help() == \
         _parser()._subparsers._group_actions[0].choices["get"].format_help()
