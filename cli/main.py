@@ -151,8 +151,8 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The program (`argv` None: the command line) or a call with these arguments. The program's `eywa get`
-    ends without the interpreter's finalization once its output is out: it writes nothing else, and tearing its
-    modules down costs it several milliseconds of the wait (bench/RESULTS.md)."""
+    ends without the interpreter's finalization once its output is out and its exit handlers have run: it writes
+    nothing else, and tearing its modules down costs it several milliseconds of the wait (bench/RESULTS.md)."""
     given = sys.argv[1:] if argv is None else list(argv)
     get = _command_of(given) == "get"
     try:
@@ -166,8 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
         code = 0
     if argv is None and get:
+        import atexit
         import os
 
+        atexit._run_exitfuncs()  # what the path registered still runs (a read-only index's stand-in folder removed)
         os._exit(code)
     return code
 

@@ -210,10 +210,13 @@ def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dic
 
 
 def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(cli_env: dict[str, str]) -> None:
-    """The program's `eywa get` leaves through `os._exit` once its output is flushed (an atexit handler never
-    runs), with the same output and exit code as a call of `main`; other commands finalize as usual."""
+    """The program's `eywa get` runs its exit handlers, then leaves through `os._exit` once its output is flushed
+    (no module is torn down, so a global's finalizer never runs), with the same output and exit code as a call of
+    `main`; other commands finalize as usual."""
     def program(*args: str) -> subprocess.CompletedProcess[str]:
-        probe = ("import atexit, sys; atexit.register(lambda: print('finalized', file=sys.stderr));"
+        probe = ("import atexit, sys\n"
+                 "class Torn:\n    def __del__(self): print('torn down', file=sys.stderr)\n"
+                 "torn = Torn(); atexit.register(lambda: print('exit handler', file=sys.stderr))\n"
                  f"sys.argv = ['eywa', *{list(args)!r}]; from eywa.cli.main import main; raise SystemExit(main())")
         return subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
 
@@ -221,10 +224,11 @@ def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(
         ran = program(*args)
         called = subprocess.run([sys.executable, "-c", f"import sys; from eywa.cli.main import main; "
                                  f"sys.exit(main({args!r}))"], cwd=ROOT, env=cli_env, text=True, capture_output=True)
-        assert "finalized" not in ran.stderr
-        assert (ran.stdout, ran.stderr, ran.returncode) == (called.stdout, called.stderr, called.returncode)
+        assert ran.stderr.endswith("exit handler\n") and "torn down" not in ran.stderr
+        assert (ran.stdout, ran.stderr.removesuffix("exit handler\n"), ran.returncode) == \
+            (called.stdout, called.stderr, called.returncode)
     assert program("get", "--max", "9", "x").returncode == 1
-    assert "finalized" in program("last", "1").stderr
+    assert program("last", "1").stderr.endswith("exit handler\ntorn down\n")
     gone, write = os.pipe()
     os.close(gone)  # the reader has left before a byte is written: the flush fails, and that is no error
     done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "get", "gemini"], cwd=ROOT, env=cli_env,
