@@ -196,11 +196,12 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mode", ["keywords", "hybrid"])
 def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dict[str, str], mode: str) -> None:
     """`eywa get` is the command a user waits on: none of these is on its path (dataclasses imports inspect,
-    orjson dataclasses and uuid, uuid platform), and a query without time words or digits compiles none of the
+    orjson dataclasses and uuid, uuid platform; argparse's help width shutil; the full-text writer's page-out
+    ctypes), and a query without time words or digits compiles none of the
     patterns that look for them."""
     probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
              "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy', 'dataclasses',"
-             " 'inspect', 'orjson', 'uuid', 'platform'} & set(sys.modules);"
+             " 'inspect', 'orjson', 'uuid', 'platform', 'shutil', 'ctypes'} & set(sys.modules);"
              "from eywa.core.retrieval import query_tokens, time_words;"
              "compiled = time_words._compiled.cache_info().currsize + query_tokens._dates.cache_info().currsize;"
              "print(sorted(heavy), compiled, file=sys.stderr)")
@@ -248,3 +249,18 @@ def test_get_alone_parses_as_every_command_does(argv: list[str]) -> None:
     assert vars(_parser(get_only=True).parse_args(argv)) == vars(_parser().parse_args(argv))
     assert _parser(get_only=True)._subparsers._group_actions[0].choices["get"].format_help() == \
         _parser()._subparsers._group_actions[0].choices["get"].format_help()
+
+
+@pytest.mark.parametrize("columns", [None, "", "x", "0", "57", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help formatter finds the width without shutil, as argparse's own does through it."""
+    import argparse
+
+    from eywa.cli.terminal import HelpFormatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert HelpFormatter("eywa")._width == argparse.RawDescriptionHelpFormatter("eywa")._width
+    assert HelpFormatter("eywa", width=40)._width == 40
