@@ -338,3 +338,22 @@ def test_eywa_get_migrates_an_index_an_older_eywa_wrote(tmp_path: Path, monkeypa
     conn = sqlite3.connect(data / "index.sqlite3")
     assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
     conn.close()
+
+
+def test_a_connections_keyword_lookups_stay_bounded_and_rank_alike(filled: Store,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot and the MCP server query one connection for days: the query words' keywords and their counts it
+    keeps are bounded (the least recently used word dropped, the counts begun again), and rank as fresh ones do."""
+    conn = filled.conn
+    queries = ["kw01", "kw00 kw03", "kw1", "alpha kw05", "kw0", "kw03 gamma", "kw2 kw3", "kw01"]
+    fresh = []
+    for query in queries:
+        scorer._CACHE.clear()
+        fresh.append(scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5))
+    monkeypatch.setattr(scorer, "FOUND_KEPT", 2)
+    monkeypatch.setattr(scorer, "COUNTS_KEPT", 5)
+    scorer._CACHE.clear()
+    for query, expected in zip(queries * 2, fresh * 2, strict=True):
+        assert scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5) == expected
+        keywords = scorer._state(conn).keywords
+        assert len(keywords._found) <= 2 and len(keywords._df) <= 5 + 40  # one lookup's counts past the bound
