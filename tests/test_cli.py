@@ -197,11 +197,11 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
 def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dict[str, str], mode: str) -> None:
     """`eywa get` is the command a user waits on: none of these is on its path (dataclasses imports inspect,
     orjson dataclasses and uuid, uuid platform; argparse's help width shutil; the full-text writer's page-out
-    ctypes), and a query without time words or digits compiles none of the
+    ctypes; the default zone, UTC, zoneinfo), and a query without time words or digits compiles none of the
     patterns that look for them."""
     probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
              "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy', 'dataclasses',"
-             " 'inspect', 'orjson', 'uuid', 'platform', 'shutil', 'ctypes'} & set(sys.modules);"
+             " 'inspect', 'orjson', 'uuid', 'platform', 'shutil', 'ctypes', 'zoneinfo'} & set(sys.modules);"
              "from eywa.core.retrieval import query_tokens, time_words;"
              "compiled = time_words._compiled.cache_info().currsize + query_tokens._dates.cache_info().currsize;"
              "print(sorted(heavy), compiled, file=sys.stderr)")
