@@ -36,15 +36,15 @@ def _command(commands: argparse._SubParsersAction, name: str, help: str, *lines:
                                epilog=examples(*lines), formatter_class=HelpFormatter)
 
 
-def _parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Every command's parser, or with `only` "get" that one alone: `eywa get` is the command a user waits on, and
-    building all of them costs it several milliseconds."""
+def _parser(get_only: bool = False) -> argparse.ArgumentParser:
+    """Every command's parser, or `get`'s alone: `eywa get` is the command a user waits on, and building all of
+    them costs it several milliseconds."""
     parser = program("eywa", "Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
                      "eywa ingest", 'eywa get "rewind gemini"', "eywa last 10",
                      "eywa COMMAND --help   (every option of a command, with an example)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    if only != "get":
+    if not get_only:
         ingest = _command(commands, "ingest", "read new and changed transcripts into handoffs", "eywa ingest",
                           "eywa ingest --progress never   # no bar, for a cron job")
         ingest.add_argument("--progress", choices=["auto", "always", "never"],
@@ -63,7 +63,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     get.add_argument("--machine", metavar="M", help="only sessions that ran on machine M (see `eywa last`)")
     get.add_argument("--mode", choices=["keywords", "bm25", "hybrid"], help="scorer (default: retrieval.mode)")
     get.add_argument("--json", action="store_true", help="ranked results as a JSON list")
-    if only == "get":
+    if get_only:
         return parser
 
     last = _command(commands, "last", "list the latest sessions, one line each", "eywa last 10",
@@ -150,13 +150,28 @@ def _fail(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The program (`argv` None: the command line) or a call with these arguments. The program's `eywa get`
+    ends without the interpreter's finalization once its output is out and its exit handlers have run: it writes
+    nothing else, and tearing its modules down costs it several milliseconds of the wait (bench/RESULTS.md)."""
+    given = sys.argv[1:] if argv is None else list(argv)
+    get = _command_of(given) == "get"
     try:
-        return _main(argv)
+        code = _main(given, get)
+        if argv is None and get:
+            sys.stdout.flush()
+            sys.stderr.flush()
     except BrokenPipeError:  # the reader of the output (head, less) has gone: nothing went wrong here
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
-        return 0
+        code = 0
+    if argv is None and get:
+        import atexit
+        import os
+
+        atexit._run_exitfuncs()  # what the path registered still runs (a read-only index's stand-in folder removed)
+        os._exit(code)
+    return code
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -168,8 +183,8 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return given[0] if given else None
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser("get" if _command_of(sys.argv[1:] if argv is None else argv) == "get" else None)
+def _main(argv: list[str], get_only: bool) -> int:
+    parser = _parser(get_only)
     complete(parser)
     args = parser.parse_args(argv)
     if args.command == "completion":

@@ -196,17 +196,46 @@ def test_ingest_shows_a_progress_bar_when_asked(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mode", ["keywords", "hybrid"])
 def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dict[str, str], mode: str) -> None:
     """`eywa get` is the command a user waits on: none of these is on its path (dataclasses imports inspect,
-    orjson dataclasses and uuid, uuid platform), and a query without time words or digits compiles none of the
+    orjson dataclasses and uuid, uuid platform; argparse's help width shutil; the full-text writer's page-out
+    ctypes; the default zone, UTC, zoneinfo), and a query without time words or digits compiles none of the
     patterns that look for them."""
     probe = (f"import sys; from eywa.cli.main import main; main(['get', '--mode', '{mode}', 'rewind']);"
              "heavy = {'pydantic', 'pydantic_settings', 'anthropic', 'mcp', 'telegram', 'numpy', 'dataclasses',"
-             " 'inspect', 'orjson', 'uuid', 'platform'} & set(sys.modules);"
+             " 'inspect', 'orjson', 'uuid', 'platform', 'shutil', 'ctypes', 'zoneinfo'} & set(sys.modules);"
              "from eywa.core.retrieval import query_tokens, time_words;"
              "compiled = time_words._compiled.cache_info().currsize + query_tokens._dates.cache_info().currsize;"
              "print(sorted(heavy), compiled, file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
     assert result.stderr.strip() == "[] 0"
     assert result.stdout.startswith("## Eywa: ")
+
+
+def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(cli_env: dict[str, str]) -> None:
+    """The program's `eywa get` runs its exit handlers, then leaves through `os._exit` once its output is flushed
+    (no module is torn down, so a global's finalizer never runs), with the same output and exit code as a call of
+    `main`; other commands finalize as usual."""
+    def program(*args: str) -> subprocess.CompletedProcess[str]:
+        probe = ("import atexit, sys\n"
+                 "class Torn:\n    def __del__(self): print('torn down', file=sys.stderr)\n"
+                 "torn = Torn(); atexit.register(lambda: print('exit handler', file=sys.stderr))\n"
+                 f"sys.argv = ['eywa', *{list(args)!r}]; from eywa.cli.main import main; raise SystemExit(main())")
+        return subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+
+    for args in (["get", "--max", "5", "gemini"], ["get", "--json", "rewind"], ["get", "--max", "9", "x"]):
+        ran = program(*args)
+        called = subprocess.run([sys.executable, "-c", f"import sys; from eywa.cli.main import main; "
+                                 f"sys.exit(main({args!r}))"], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+        assert ran.stderr.endswith("exit handler\n") and "torn down" not in ran.stderr
+        assert (ran.stdout, ran.stderr.removesuffix("exit handler\n"), ran.returncode) == \
+            (called.stdout, called.stderr, called.returncode)
+    assert program("get", "--max", "9", "x").returncode == 1
+    assert program("last", "1").stderr.endswith("exit handler\ntorn down\n")
+    gone, write = os.pipe()
+    os.close(gone)  # the reader has left before a byte is written: the flush fails, and that is no error
+    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "get", "gemini"], cwd=ROOT, env=cli_env,
+                          stdout=write, stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 @pytest.mark.parametrize("argv", [
@@ -217,6 +246,21 @@ def test_get_alone_parses_as_every_command_does(argv: list[str]) -> None:
     from eywa.cli.main import _command_of, _parser
 
     assert _command_of(argv) == "get"
-    assert vars(_parser("get").parse_args(argv)) == vars(_parser().parse_args(argv))
-    assert _parser("get")._subparsers._group_actions[0].choices["get"].format_help() == \
+    assert vars(_parser(get_only=True).parse_args(argv)) == vars(_parser().parse_args(argv))
+    assert _parser(get_only=True)._subparsers._group_actions[0].choices["get"].format_help() == \
         _parser()._subparsers._group_actions[0].choices["get"].format_help()
+
+
+@pytest.mark.parametrize("columns", [None, "", "x", "0", "57", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help formatter finds the width without shutil, as argparse's own does through it."""
+    import argparse
+
+    from eywa.cli.terminal import HelpFormatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert HelpFormatter("eywa")._width == argparse.RawDescriptionHelpFormatter("eywa")._width
+    assert HelpFormatter("eywa", width=40)._width == 40

@@ -198,6 +198,54 @@ def test_a_common_term_is_not_read_when_the_handoffs_found_settle_the_top(filled
     assert read and all(common not in names for names in read)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_reading_every_posting_after_the_first_pass_reads_no_block_twice(filled: Store, seed: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the handoffs found cannot settle the top (`_completed` gives up), every term is read: the blocks the
+    first pass read are kept, not read again, and the top is still what scoring every posting gives."""
+    monkeypatch.setattr(keyword_topk, "READ_POSTINGS", 0)
+    monkeypatch.setattr(keyword_topk, "_completed", lambda *args: None)
+    read: list[tuple[str, str, int]] = []
+    blocks = keyword_topk.blocks
+
+    def counted(*args: object) -> Iterator[object]:
+        for block in blocks(*args):  # type: ignore[arg-type]
+            read.append((str(args[1]), block.term, block.week))
+            yield block
+
+    monkeypatch.setattr(keyword_topk, "blocks", counted)
+    rng = random.Random(seed)
+    conn = filled.conn
+    terms = _random_terms(conn, rng)
+    m = Multipliers(NOW, rng.choice([1, 14, 60, None]), rng.choice([0.0, 1.0]), rng.choice([0.0, 0.1]))
+    project = rng.choice([None, "alpha"])
+    found = keyword_topk.top(conn, terms, m, IndexBounds.read(conn), limit=3, only=_project_rows(conn, project))
+    expected = _brute_force(conn, terms, m, 3, project)
+    assert [hit.session_id for hit in found] == [uid for uid, _ in expected]
+    assert [hit.score for hit in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+    assert read and len(read) == len(set(read))
+
+
+def test_the_handoffs_found_for_completing_are_only_those_the_filters_keep(filled: Store,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keyword_topk, "READ_POSTINGS", 0)
+    completing: list[set[int]] = []
+    completed = keyword_topk._completed
+
+    def seen(conn: sqlite3.Connection, parts: dict[int, object], *rest: object) -> object:
+        completing.append(set(parts))
+        return completed(conn, parts, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(keyword_topk, "_completed", seen)
+    conn = filled.conn
+    allowed = _project_rows(conn, "alpha")
+    assert allowed is not None
+    for seed in range(8):
+        terms = _random_terms(conn, random.Random(seed))
+        keyword_topk.top(conn, terms, Multipliers(NOW, 14, 1.0, 0.1), IndexBounds.read(conn), limit=3, only=allowed)
+    assert completing and any(completing) and all(found <= set(allowed) for found in completing)
+
+
 def _blocks(conn: sqlite3.Connection) -> dict[tuple[str, str, int], list[str]]:
     """Every block's records, in no particular order."""
     return {(kind, term, week): sorted(docs.split(" ")[1:])
@@ -290,3 +338,22 @@ def test_eywa_get_migrates_an_index_an_older_eywa_wrote(tmp_path: Path, monkeypa
     conn = sqlite3.connect(data / "index.sqlite3")
     assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (SCHEMA_VERSION,)
     conn.close()
+
+
+def test_a_connections_keyword_lookups_stay_bounded_and_rank_alike(filled: Store,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot and the MCP server query one connection for days: the query words' keywords and their counts it
+    keeps are bounded (the least recently used word dropped, the counts begun again), and rank as fresh ones do."""
+    conn = filled.conn
+    queries = ["kw01", "kw00 kw03", "kw1", "alpha kw05", "kw0", "kw03 gamma", "kw2 kw3", "kw01"]
+    fresh = []
+    for query in queries:
+        scorer._CACHE.clear()
+        fresh.append(scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5))
+    monkeypatch.setattr(scorer, "FOUND_KEPT", 2)
+    monkeypatch.setattr(scorer, "COUNTS_KEPT", 5)
+    scorer._CACHE.clear()
+    for query, expected in zip(queries * 2, fresh * 2, strict=True):
+        assert scorer.rank(conn, query, mode="keywords", now=NOW, max_results=5) == expected
+        keywords = scorer._state(conn).keywords
+        assert len(keywords._found) <= 2 and len(keywords._df) <= 5 + 40  # one lookup's counts past the bound

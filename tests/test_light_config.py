@@ -208,3 +208,18 @@ def test_an_older_config_name_of_a_key_still_sets_it_in_both(clean: dict[str, Pa
     light_config.check_every_key(light)  # the old name is no unknown key
     assert light.value("llm.input_token_limit") == 12000
     assert load_settings(config).llm.input_token_limit == 12000
+
+
+@pytest.mark.parametrize("name", ["UTC", "Europe/Berlin", "Asia/Tokyo", "Etc/UTC"])
+def test_the_zone_gives_the_days_the_settings_zone_gives(clean: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                         name: str) -> None:
+    """"UTC", the default, is datetime's own (no zoneinfo to import); every zone gives each instant the day the
+    settings model's zone gives it."""
+    import datetime as dt
+
+    monkeypatch.setenv("EYWA_TIMEZONE", name)
+    light, full = light_config.light_settings(None).zone, load_settings(None).zone
+    assert (light is dt.UTC) == (name == "UTC")
+    for hours in range(0, 24 * 400, 7):
+        instant = dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(hours=hours)
+        assert instant.astimezone(light).date() == instant.astimezone(full).date()

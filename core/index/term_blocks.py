@@ -78,12 +78,13 @@ def fill_blocks(conn: sqlite3.Connection) -> None:
 
 class Block(NamedTuple):
     term: str
+    week: int
     docs: str  # the postings, RECORD_CHARS each
 
 
 def blocks(conn: sqlite3.Connection, kind: str, terms: str, first: int, newer: int | None) -> Iterator[Block]:
     """The blocks of kind `kind` of the terms in the JSON list `terms`, of the weeks [first, newer)."""
-    sql = ("SELECT term, docs FROM term_blocks WHERE kind = ? AND term IN (SELECT value FROM json_each(?))"
+    sql = ("SELECT term, week, docs FROM term_blocks WHERE kind = ? AND term IN (SELECT value FROM json_each(?))"
            " AND week >= ?")
     params: list[object] = [kind, terms, first]
     if newer is not None:

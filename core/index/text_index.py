@@ -21,11 +21,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Collection
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import tantivy
 
-from eywa.core.index import page_out
+if TYPE_CHECKING:
+    from eywa.core.index.page_out import Pager
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
@@ -164,7 +165,11 @@ class Writer:
         """`paging_out`: while tantivy's writer is open, the pages of the index's files that this process maps
         are handed back (core/index/page_out.py): for a large build, whose merges read large segments."""
         self.folder = folder
-        self._pager = page_out.Pager(folder) if paging_out else None
+        self._pager: Pager | None = None
+        if paging_out:
+            from eywa.core.index import page_out  # here: it imports ctypes, which `eywa get` never needs
+
+            self._pager = page_out.Pager(folder)
         self._writer: tantivy.IndexWriter | None = None
         self._schema: tantivy.Schema | None = None
         self._staged = 0  # the last queue seq staged

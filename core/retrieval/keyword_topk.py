@@ -35,6 +35,7 @@ from eywa.core.index.term_blocks import (
     JULIAN_ORDINAL,
     KIND,
     WEEK,
+    Block,
     IndexBounds,
     blocks,
     oldest_week,
@@ -129,13 +130,15 @@ def top(conn: sqlite3.Connection, terms: Iterable[Term], multipliers: Multiplier
     if allowed is not None and not allowed:
         return []
     read, skimmed = _split(terms)
+    kept = _Kept()
     if skimmed:
         parts: dict[int, _Parts] = {}
-        _read(conn, read, terms, multipliers, bounds, k, allowed, parts)
+        _read(conn, read, terms, multipliers, bounds, k, allowed, kept, parts)
         found = _completed(conn, parts, skimmed, multipliers, bounds, k)
         if found is not None:
             return _ranked(conn, found)[offset:k]
-    return _ranked(conn, _read(conn, terms, terms, multipliers, bounds, k, allowed))[offset:k]
+        kept.recording = False  # every posting now: the blocks read above are not read again
+    return _ranked(conn, _read(conn, terms, terms, multipliers, bounds, k, allowed, kept))[offset:k]
 
 
 def _split(terms: list[Term]) -> tuple[list[Term], list[Term]]:
@@ -149,14 +152,53 @@ def _split(terms: list[Term]) -> tuple[list[Term], list[Term]]:
     return ordered, []
 
 
+class _Kept:
+    """The blocks a first pass reads (`recording`), and after it, the blocks a pass over more terms asks for: of
+    the weeks the first pass read (`since` on), only the other terms' are read from the index."""
+
+    __slots__ = ("blocks", "terms", "since", "recording")
+
+    def __init__(self) -> None:
+        self.blocks: dict[str, list[Block]] = {}  # by kind
+        self.terms: dict[str, set[str]] = {}  # by kind, the terms whose blocks are kept
+        self.since: int | None = None  # the first week read; every later one was
+        self.recording = True
+
+    def read(self, conn: sqlite3.Connection, kind: str, terms: list[str], first: int, newer: int | None
+             ) -> list[Block]:
+        """The blocks of `terms` of this kind of the weeks [first, newer), by term (each handoff's weights are
+        summed in this order, whichever pass reads them)."""
+        if self.recording:
+            self.since = first if self.since is None else min(self.since, first)
+        if not terms:
+            return []
+        if self.recording:
+            found = list(blocks(conn, kind, json.dumps(terms), first, newer))
+            self.blocks.setdefault(kind, []).extend(found)
+            self.terms.setdefault(kind, set()).update(terms)
+        elif self.since is None or (newer is not None and newer <= self.since):
+            found = list(blocks(conn, kind, json.dumps(terms), first, newer))
+        else:
+            since = max(first, self.since)
+            kept = self.terms.get(kind, set())
+            found = [block for block in self.blocks.get(kind, [])
+                     if block.week >= since and (newer is None or block.week < newer)]
+            if others := [term for term in terms if term not in kept]:
+                found += blocks(conn, kind, json.dumps(others), since, newer)
+            if first < since:
+                found += blocks(conn, kind, json.dumps(terms), first, since)
+        found.sort(key=lambda block: block.term)
+        return found
+
+
 def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multipliers: Multipliers,
-          bounds: IndexBounds, k: int, allowed: set[int] | None,
+          bounds: IndexBounds, k: int, allowed: set[int] | None, kept: _Kept,
           parts: dict[int, _Parts] | None = None) -> dict[int, float]:
-    """The scores from `terms` of the handoffs of the weeks that can reach the k best, the weeks bounded by
-    what a handoff could get from `every` term; those under the k-th best score left out. `parts`: also
+    """The scores from `terms` of the handoffs (among `allowed`) of the weeks that can reach the k best, the weeks
+    bounded by what a handoff could get from `every` term; those under the k-th best score left out. `parts`: also
     filled with every handoff read."""
     m = multipliers
-    names = {kind: json.dumps([t.term for t in terms if t.table == table]) for table, kind in KIND.items()}
+    names = {kind: [t.term for t in terms if t.table == table] for table, kind in KIND.items()}
     weights = {(KIND[t.table], t.term): t.weight for t in terms}
     today = m.now.toordinal() + JULIAN_ORDINAL
     most = _most_raw(bounds, every) * m.duration(bounds.max_duration)
@@ -170,15 +212,14 @@ def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multip
     # The window first: the weeks first .. newer (None: and every later one).
     first = (today - (m.days_back or 0)) // WEEK - 2
     while True:
-        found = _score_weeks(conn, names, weights, first, newer, m, today, parts)
         # The weeks read do not overlap: each handoff is found once.
-        scores.update(found if allowed is None else {rowid: s for rowid, s in found.items() if rowid in allowed})
+        scores.update(_score_weeks(conn, names, weights, first, newer, m, today, kept, allowed, parts))
         if len(scores) >= k:
             threshold = heapq.nlargest(k, scores.values())[-1]
         if not needed(first - 1):
             break
         if oldest is None:  # looked up only when older weeks could matter
-            oldest = oldest_week(conn, names)
+            oldest = oldest_week(conn, {kind: json.dumps(listed) for kind, listed in names.items()})
         if oldest is None or first <= oldest:
             break
         # Back as far as the k-th best score asks, at most twice as many weeks as read so far (while fewer
@@ -187,9 +228,6 @@ def _read(conn: sqlite3.Connection, terms: list[Term], every: list[Term], multip
         first -= 1
         while first > deepest and (threshold == -math.inf or needed(first - 1)):
             first -= 1
-    if parts is not None and allowed is not None:
-        for rowid in [rowid for rowid in parts if rowid not in allowed]:
-            del parts[rowid]
     return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= threshold}
 
 
@@ -237,17 +275,17 @@ def _completed(conn: sqlite3.Connection, parts: dict[int, _Parts], skimmed: list
     return {rowid: s for rowid, s in scores.items() if s * (1.0 + 1e-9) >= best[0]}
 
 
-def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[tuple[str, str], float], first: int,
-                 newer: int | None, m: Multipliers, today: int,
+def _score_weeks(conn: sqlite3.Connection, names: dict[str, list[str]], weights: dict[tuple[str, str], float],
+                 first: int, newer: int | None, m: Multipliers, today: int, kept: _Kept, allowed: set[int] | None,
                  parts: dict[int, _Parts] | None = None) -> dict[int, float]:
-    """The handoffs dated in weeks [first, newer) by rowid, and their scores: every term of such a handoff
-    is in blocks of its week, so these are complete. `parts`: also given each one's `_Parts`."""
+    """The handoffs dated in weeks [first, newer) (among `allowed`) by rowid, and their scores: every term of such
+    a handoff is in blocks of its week, so these are complete. `parts`: also given each one's `_Parts`."""
     raw: dict[int, float] = {}
     when: dict[int, tuple[int, int]] = {}  # a posting of each handoff: all of them hold its day and minutes
     projects: dict[int, int] = {}
     for kind, terms in names.items():
         counted = parts is not None and kind == KIND["project_index"]
-        for block in blocks(conn, kind, terms, first, newer):
+        for block in kept.read(conn, kind, terms, first, newer):
             weight = weights[(kind, block.term)]
             for rowid, day, minutes in struct.iter_unpack(">III", bytes.fromhex(block.docs)):
                 # Each handoff's weights summed in the order read, so equal term sets give equal sums.
@@ -263,6 +301,8 @@ def _score_weeks(conn: sqlite3.Connection, names: dict[str, str], weights: dict[
     duration: dict[int, float] = {}
     scores: dict[int, float] = {}
     for rowid, total in raw.items():
+        if allowed is not None and rowid not in allowed:
+            continue
         day, minutes = when[rowid]
         if (by_day := recency.get(day)) is None:
             by_day = recency[day] = m.recency(max(1.0, float(today - day + 1)))

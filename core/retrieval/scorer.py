@@ -64,6 +64,11 @@ HYBRID_POOL = 100
 # only where it is a whole keyword. Each keyword holding it would be a term every query reads; no query of the
 # retrieval benchmarks meets the bound (bench/RESULTS.md, "Scale: before and after (issue 29)", part four).
 KEYWORD_MATCHES = 300
+# What a connection's state keeps of the keywords looked up (the bot and the MCP server answer for days on one
+# connection, and every new query word adds to it): the query words' keywords, least recently used dropped, and
+# their counts, begun again past this many.
+FOUND_KEPT = 1024
+COUNTS_KEPT = 200_000
 
 
 class Hit(NamedTuple):
@@ -140,21 +145,32 @@ class _Keywords:
 
     def _lookup(self, token: str) -> tuple[list[tuple[str, int]], bool]:
         key = (token, KEYWORD_MATCHES)
-        if key not in self._found:
-            found = readonly.keywords_containing(self._conn, token, KEYWORD_MATCHES + 1)
-            common = len(found) > KEYWORD_MATCHES
-            if common:
-                found = list(self.df([token]).items())
-            self._df.update(found)
-            self._found[key] = (found, common)
-        return self._found[key]
+        if key in self._found:
+            self._found[key] = self._found.pop(key)  # the most recently used last
+            return self._found[key]
+        found = readonly.keywords_containing(self._conn, token, KEYWORD_MATCHES + 1)
+        common = len(found) > KEYWORD_MATCHES
+        if common:
+            found = list(self.df([token]).items())
+        self._bound_counts()
+        self._df.update(found)
+        self._found[key] = (found, common)
+        if len(self._found) > FOUND_KEPT:
+            del self._found[next(iter(self._found))]
+        return found, common
 
     def df(self, terms: list[str]) -> dict[str, int]:
+        self._bound_counts()
         missing = [term for term in terms if term not in self._df]
         if missing:
             found = readonly.keyword_counts(self._conn, missing)
             self._df.update({term: found.get(term) for term in missing})
         return {term: count for term in terms if (count := self._df[term]) is not None}
+
+    def _bound_counts(self) -> None:
+        """The counts looked up, begun again past COUNTS_KEPT (each is one indexed lookup to read again)."""
+        if len(self._df) > COUNTS_KEPT:
+            self._df.clear()
 
 
 class _ConnState(NamedTuple):
