@@ -19,6 +19,7 @@ from eywa.core.extract.deterministic import draft
 from eywa.core.redaction.scrubber import default_redactor
 from eywa.core.sources.claude import subagent_parent
 from eywa.core.sources.claude.builder import build_session
+from eywa.core.sources.claude.catalogue import KNOWN_FIELDS
 from eywa.core.sources.claude.records import decode_parts, part_value
 from eywa.core.sources.discovery import group_sessions, scan_files
 from eywa.core.sources.jsonl import ReadStats, read_records
@@ -62,6 +63,32 @@ def test_a_damaged_session_is_built_the_same_from_its_kept_parts(
     with pytest.MonkeyPatch.context() as monkeypatch:
         parts, whole = _both_ways(monkeypatch, [path], [])
     assert parts == whole
+
+
+_SURROGATE = "\ud800".encode("utf-8", "surrogatepass")  # b"\xed\xa0\x80": invalid UTF-8
+_OLDER = orjson.dumps({"type": "user", "uuid": "u1", "version": "2.1.17", "message": {"content": "go on"}})
+_TASK_UPDATE = (b'"message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"TaskUpdate",'
+                b'"input":{"taskId":"2","status":"in_progress"}}]}')
+
+
+@pytest.mark.parametrize("damaged", [
+    b'{"parentUuid":"u1","' + _SURROGATE + b'isSidechain":false,"version":"2.1.39",' + _TASK_UPDATE + b"}",
+    b'{"parentUuid":"u1","isSidechain":false,"version":"2.1.' + _SURROGATE + b'39",' + _TASK_UPDATE + b"}",
+    b'{"parentUuid":"u1","slug":"a' + _SURROGATE + b'b","version":"2.1.39",' + _TASK_UPDATE + b"}",
+    b'{"parentUuid":"u1","\\ud800isSidechain":false,"version":"2.1.39",' + _TASK_UPDATE + b"}",
+], ids=["bytes in a name", "bytes in the version", "bytes in a skipped value", "escape in a name"])
+def test_a_line_with_a_lone_surrogate_is_kept_and_noted_as_read_both_ways(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damaged: bytes) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_OLDER + b"\n" + damaged.replace(b"{", b'{"type":"assistant","uuid":"a1",', 1) + b"\n")
+    kept = list(read_records(path))[-1]  # the reader keeps the line, its invalid UTF-8 or surrogate as U+FFFD
+    assert "\ufffd" in str(kept)
+    parts, whole = _both_ways(monkeypatch, [path], [])
+    assert parts == whole
+    (stats,) = build_session("s", [path], [], default_redactor().redact)[1].values()
+    assert stats.records == 2 and stats.bad_lines == 0
+    assert stats.version == kept["version"]  # the file's version is its last kept record's
+    assert stats.unknown_fields == {f"assistant.{name}": 1 for name in kept if name not in KNOWN_FIELDS["assistant"]}
 
 
 def test_tool_outputs_thinking_and_progress_payloads_are_not_decoded() -> None:

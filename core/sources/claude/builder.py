@@ -9,12 +9,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
-from eywa.core.sources.claude.records import decode_parts, part_value, raw_string, top_level
+from eywa.core.sources.claude.records import decode_parts, part_value, top_level
 from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, keep_todos, parse_time, tool_call
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
@@ -360,25 +360,34 @@ class _Builder:
 
 
 class _FieldCensus:
-    """The line decoder of one file that also notes its CLI version and the fields it does not know: of the
-    lines `decode_parts` reads and of those the reader decodes whole alike."""
+    """Reads one file's records, noting its CLI version and the fields it does not know of each record as the
+    reader keeps it, so that both decoders note the same: a line `decode_parts` reads by its parts, a line the
+    reader decodes whole by the records it gives (none for junk, U+FFFD for invalid UTF-8 or a lone surrogate)."""
 
     def __init__(self, stats: ReadStats) -> None:
         self.stats = stats
         self.sampled: dict[str, int] = {}
+        self._whole = False  # the current line went to the reader's whole decoding
 
-    def decode(self, line: bytes) -> dict:
+    def records(self, path: Path) -> Iterator[dict]:
+        # The reader decodes the next line only once the current line's records are taken: `_whole` is theirs.
+        for record in read_records(path, self.stats, self._decode):
+            if self._whole:
+                self._note(record.get("type"), record.get("version"), record.keys)
+            yield record
+
+    def _decode(self, line: bytes) -> dict:
+        self._whole = False
         try:
             parts = decode_parts(line)
         except (ValueError, RecursionError):
-            fields = top_level(line)
-            self._note(raw_string(fields.get("type")), raw_string(fields.get("version")), lambda: fields)
+            self._whole = True
             raise
         if isinstance(parts, dict):  # a line that is not one JSON object is the reader's to count
             self._note(parts.get("type"), parts.get("version"), lambda: top_level(line))
         return parts
 
-    def _note(self, kind: object, version: object, fields: Callable[[], dict]) -> None:
+    def _note(self, kind: object, version: object, fields: Callable[[], Iterable[str]]) -> None:
         if isinstance(version, str) and version:
             self.stats.version = version[:40]
         if not isinstance(kind, str) or (known := KNOWN_FIELDS.get(kind)) is None \
@@ -448,7 +457,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         file_stats = ReadStats()
         stats[str(path)] = file_stats
         try:
-            for record in read_records(path, file_stats, _FieldCensus(file_stats).decode):
+            for record in _FieldCensus(file_stats).records(path):
                 builder.add(record)
         except OSError:
             del stats[str(path)]  # vanished: no statistics, so ingest looks at it again next time
@@ -462,7 +471,7 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
         # An orphan has no main file: its subagents are all that tells where and when it ran.
         on_record = builder.note_context if session.orphan else None
         try:
-            run = build_subagent(read_records(path, file_stats, _FieldCensus(file_stats).decode), redact,
+            run = build_subagent(_FieldCensus(file_stats).records(path), redact,
                                  agent_id=agent_id, source=layout, meta=meta, on_record=on_record)
         except OSError:
             del stats[str(path)]

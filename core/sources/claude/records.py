@@ -105,21 +105,15 @@ def decode_parts(line: bytes) -> dict:
 
 
 def top_level(line: bytes) -> dict[str, msgspec.Raw]:
-    """A line's top-level fields, their values undecoded ({} if the line is not one JSON object)."""
+    """A line's top-level fields, their values undecoded ({} if the line is not one JSON object). A name with
+    invalid UTF-8 (which `decode_parts` skips unchecked) is read with U+FFFD, as the reader reads the line."""
     try:
         return _decode_names(line)
-    except (msgspec.DecodeError, RecursionError):
-        return {}
-
-
-def raw_string(value: msgspec.Raw | None) -> str | None:
-    """An undecoded value that is a JSON string, as a string; None for anything else."""
-    if value is None or bytes(memoryview(value)[:1]) != b'"':
-        return None
-    try:
-        return msgspec.json.decode(value, type=str)
     except msgspec.DecodeError:
-        return None
+        readable = line.decode("utf-8", errors="replace").encode()
+        return top_level(readable) if readable != line else {}
+    except RecursionError:
+        return {}
 
 
 def _may_hold_digits(line: bytes, run: int) -> bool:
