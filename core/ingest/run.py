@@ -47,6 +47,10 @@ Progress = Callable[[int, int, str], None]
 # their pages for every session; a batch shares that work, and a second keeps other writers' waits short.
 _BATCH_SECONDS = 1.0
 _BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
+# From this many bytes of transcripts to read, the full-text index's pages are paged out while it is written
+# (core/index/page_out.py): that bounds the memory of a large ingest's merges, but drops the pages from the page
+# cache too, so a smaller ingest (the bot's every few minutes) leaves them for the next search (bench/RESULTS.md).
+PAGE_OUT_BYTES = 200_000_000
 
 
 @dataclass
@@ -137,10 +141,12 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     reredact.redact_copies(store, paths.spokes_dir, redactor, progress, run)
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
-    dirty, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run, report)
+    dirty, to_read, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run,
+                                             report)
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
-    with contextlib.closing(dirty), contextlib.closing(prepared), store.staged_text_index():
+    with (contextlib.closing(dirty), contextlib.closing(prepared),
+          store.staged_text_index(paging_out=to_read >= PAGE_OUT_BYTES)):
         done, group = 0, dirty[0] if len(dirty) else None
         while group is not None:
             # A batch's first session is read before its transaction begins, so that reading a large
@@ -186,8 +192,9 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
 
 def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Redactor, progress: Progress | None,
            only: set[str] | None, force: frozenset[str], marks: dict[str, Path], run: reredact.ReRedaction | None,
-           report: IngestReport) -> tuple[SessionSpool, int]:
-    """The sessions to read, oldest first, spooled to a file; and the re-redaction's in-place count before them.
+           report: IngestReport) -> tuple[SessionSpool, int, int]:
+    """The sessions to read, oldest first, spooled to a file; the bytes of their files; and the re-redaction's
+    in-place count before them.
     The lists of every file and state seen are made in a child process (`_plan`): this one never holds them."""
     force = force | frozenset(marks) | _judged_by_older_rules(store)
     # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
@@ -207,7 +214,7 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
         in_place_before = run.in_place
     if plan.kept_out:
         _keep_out(store, plan.kept_out, paths)
-    return spool, in_place_before
+    return spool, plan.to_read, in_place_before
 
 
 @dataclass
@@ -218,6 +225,7 @@ class _Plan:
     redrafted: set[str]  # the sessions queued for re-redaction that are drafted again
     kept_out: list[SessionFiles]  # forgotten sessions with new or changed files
     ends: array[int]  # the spool's offsets
+    to_read: int  # the bytes of the spooled sessions' files
 
 
 def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | None, force: frozenset[str],
@@ -252,8 +260,9 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     parents.clear()
     kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
     dirty.sort(key=lambda g: (_first_time(g), g.session_id))
+    to_read = sum(f.size for g in dirty if g.session_id not in forgotten for f in g.files)
     ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
-    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, ends)
+    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, ends, to_read)
 
 
 def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
