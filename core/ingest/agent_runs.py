@@ -65,13 +65,15 @@ def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed
     """Move each run of another agent's CLI started by a Claude Code session's Bash call into that session's group
     (as an `agent-run` file). Runs already linked (kind `agent-run`) are regrouped by the caller; these are
     the others. Returns {run's own session id: parent session id} for the runs linked now."""
+    linked: dict[str, str] = {}
+    runs = [(run_id, group) for run_id, group in groups.items()
+            if group.agent != CLAUDE_CODE and len(group.main) == 1 and not group.subagents]
+    if not runs:
+        return linked  # no map of every Claude Code file: a large disk of them alone is planned in less memory
     parent_of_file = {f.location: g.session_id for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main}
     fresh = [f.mtime_ns for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main if f.location in changed]
     windows: dict[str, list[_Window]] = {}
-    linked: dict[str, str] = {}
-    for run_id, group in list(groups.items()):
-        if group.agent == CLAUDE_CODE or len(group.main) != 1 or group.subagents:
-            continue
+    for run_id, group in runs:
         source = group.main[0]
         if source.location not in changed and not any(0 <= t - source.mtime_ns <= _RETRY_NS for t in fresh):
             continue  # tried when it was last written, and no parent of it can have changed since

@@ -201,8 +201,8 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
     queued = reredact.pending(store) if run is not None else set()
     redraftable = queued & set(store.handoff_ids(EXTRACTOR_NAME)) if queued else set()
     spool = SessionSpool(paths.projects)
-    plan = apart(_plan, store.path, paths, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
-    spool.ends = plan.ends
+    plan = apart(_plan, store.path, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
+    spool.spans = plan.spans
     report.files_seen, report.files_changed = plan.files_seen, plan.files_changed
     if marks:
         expire_marks(marks, plan.marked)
@@ -224,11 +224,11 @@ class _Plan:
     marked: set[str]  # the sessions with a SessionEnd mark that were found
     redrafted: set[str]  # the sessions queued for re-redaction that are drafted again
     kept_out: list[SessionFiles]  # forgotten sessions with new or changed files
-    ends: array[int]  # the spool's offsets
+    spans: array[int]  # the spool's records, in reading order
     to_read: int  # the bytes of the spooled sessions' files
 
 
-def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | None, force: frozenset[str],
+def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozenset[str],
           marks: set[str], redraftable: set[str], forgotten: set[str], spool: SessionSpool) -> _Plan:
     """Scan the sources, group their files into sessions and spool those to read (in `_queue`'s child process)."""
     files = scan_sources(enabled)
@@ -245,24 +245,32 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     groups = group_sessions(files, parent_of)
     files_seen, files_changed = len(files), len(changed)
     del files  # each is held by its group
-    for group in groups.values():
-        group.projects = paths.projects.get(group.machine)
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
     redrafted = {sid for sid in redraftable if sid in groups}
     marked = {sid for sid in marks if sid in groups}
     force |= frozenset(linked.values()) | redrafted
-    dirty = [
-        g for g in groups.values()
-        if (only is None or g.session_id in only)
-        and (g.session_id in force or any(f.location in changed for f in g.files))
-    ]
-    del groups, changed  # before the sort's keys take their place: the plan's peak
     parents.clear()
-    kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
-    dirty.sort(key=lambda g: (_first_time(g), g.session_id))
-    to_read = sum(f.size for g in dirty if g.session_id not in forgotten for f in g.files)
-    ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
-    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, ends, to_read)
+    kept_out: list[SessionFiles] = []
+    keys: list[tuple[str, str]] = []  # the place in the queue of each session spooled, in the order spooled
+    to_read = 0
+    while groups:
+        # Each group let go of as it is spooled (its paths too): the queue is sorted as numbers of records in the
+        # spool, not as the sessions themselves, so the keys never sit beside every group.
+        _, group = groups.popitem()
+        files = group.files
+        dirty = (only is None or group.session_id in only) and (
+            group.session_id in force or any(f.location in changed for f in files))
+        changed.difference_update(f.location for f in files)
+        if not dirty:
+            continue
+        if group.session_id in forgotten:
+            kept_out.append(group)
+            continue
+        keys.append((_first_time(group), group.session_id))
+        to_read += sum(f.size for f in files)
+        spool.add(group)
+    spans = spool.ordered(sorted(range(len(keys)), key=keys.__getitem__))
+    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, spans, to_read)
 
 
 def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
