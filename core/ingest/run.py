@@ -27,7 +27,7 @@ from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import SourceState, Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
-from eywa.core.ingest.agent_runs import link_runs
+from eywa.core.ingest.agent_runs import link_runs, may_link
 from eywa.core.ingest.allocator import bound_allocator
 from eywa.core.ingest.apart import apart
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
@@ -37,7 +37,7 @@ from eywa.core.ingest.spool import SessionSpool
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.common import parse_time
-from eywa.core.sources.discovery import file_session, group_sessions, scan_sources
+from eywa.core.sources.discovery import file_session, group_sessions, scan_sources, session_key
 from eywa.core.sources.jsonl import peek_fields
 from eywa.core.sources.plugin import AGENT_RUN, SessionFiles, SourceFile
 from eywa.core.sources.projects import ProjectNames
@@ -64,7 +64,17 @@ class IngestReport:
     bad_lines: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
-    updated: list[str] = field(default_factory=list)
+    # The updated sessions' ids, each ended by a NUL (no file name holds one): 37 bytes a session, not a list's 93,
+    # held through a first ingest of a large disk for the LLM pass after it.
+    _updated: bytearray = field(default_factory=bytearray, repr=False)
+
+    @property
+    def updated(self) -> list[str]:
+        """The ids of the sessions updated, in the order they were stored."""
+        return self._updated.decode().split("\0")[:-1]
+
+    def add_updated(self, session_id: str) -> None:
+        self._updated += session_id.encode() + b"\0"
 
     def summary(self) -> str:
         return (
@@ -76,7 +86,7 @@ class IngestReport:
         )
 
     def to_json(self) -> str:
-        data = {k: v for k, v in self.__dict__.items() if k != "updated"}
+        data = {k: v for k, v in self.__dict__.items() if k != "_updated"}
         return orjson.dumps(data).decode()
 
 
@@ -242,8 +252,13 @@ def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozens
     def parent_of(source: SourceFile) -> str | None:
         return parents.get(source.location) or file_session(source)
 
-    groups = group_sessions(files, parent_of)
     files_seen, files_changed = len(files), len(changed)
+    if 2 * len(changed) < len(files) and not may_link(files, changed):
+        # Only the sessions that may be read are grouped: the plan of an ingest after the first holds what changed,
+        # not every session of the disk (a run of another agent to link may join any session: then all are).
+        wanted = force | marks | redraftable | {session_key(f, parent_of) for f in files if f.location in changed}
+        files = [f for f in files if session_key(f, parent_of) in wanted]
+    groups = group_sessions(files, parent_of)
     del files  # each is held by its group
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
     redrafted = {sid for sid in redraftable if sid in groups}
@@ -365,7 +380,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     report.sessions_updated += 1
     report.subagent_runs += prepared.subagent_runs
     report.orphans += int(prepared.orphan)
-    report.updated.append(prepared.session_id)
+    report.add_updated(prepared.session_id)
     if old is not None and old != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
         superseded += [paths.handoffs_dir / old, paths.archive_dir / old]
