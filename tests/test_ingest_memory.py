@@ -79,3 +79,20 @@ def test_the_planning_child_leaves_what_it_inherits_to_the_parents_pages() -> No
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "0"]  # frozen in the child only
+
+
+def test_the_report_holds_the_updated_sessions_ids_in_less_than_a_list_of_them() -> None:
+    import uuid
+
+    from eywa.core.ingest.run import IngestReport
+
+    report = IngestReport()
+    tracemalloc.start()
+    try:
+        for number in range(10_000):
+            report.add_updated(str(uuid.UUID(int=number)))  # a new string each, as each session stored gives
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert report.updated == [str(uuid.UUID(int=number)) for number in range(10_000)]
+    assert held < 50 * 10_000  # a list kept each string: 93 bytes a session

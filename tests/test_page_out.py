@@ -51,31 +51,79 @@ def test_the_pages_of_a_mapped_index_file_are_handed_back(tmp_path: Path) -> Non
         assert inside_map[:16] == segment.read_bytes()[:16]  # and read again as it was
 
 
-def test_a_rebuild_and_an_ingests_staging_page_out_while_tantivy_writes(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+class _Recorded(page_out.Pager):
+    """A pager that records when it would run: `running` while started, each start in `started`."""
+
     running: list[Path] = []
     started: list[Path] = []
 
-    class Recorded(page_out.Pager):
-        def start(self) -> None:
-            running.append(self.folder)
-            started.append(self.folder)
+    def start(self) -> None:
+        self.running.append(self.folder)
+        self.started.append(self.folder)
 
-        def stop(self) -> None:
-            if self.folder in running:
-                running.remove(self.folder)
+    def stop(self) -> None:
+        if self.folder in self.running:
+            self.running.remove(self.folder)
 
-    monkeypatch.setattr(page_out, "Pager", Recorded)
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> type[_Recorded]:
+    monkeypatch.setattr(_Recorded, "running", [])
+    monkeypatch.setattr(_Recorded, "started", [])
+    monkeypatch.setattr(page_out, "Pager", _Recorded)
+    return _Recorded
+
+
+def test_a_rebuild_and_a_large_staging_page_out_while_tantivy_writes(tmp_path: Path, recorded: type[_Recorded]) -> None:
     store = Store(tmp_path / "index.sqlite3")
     folder = store.text_index_folder
     with store.transaction():
         store.conn.execute("INSERT INTO fulltext(session_uuid, handoff) VALUES('s', 'text')")
-    assert started == []  # a change is applied to the index as it is
-    with store.staged_text_index():
+    assert recorded.started == []  # a change is applied to the index as it is
+    with store.staged_text_index(paging_out=True):
         with store.transaction():
             store.conn.execute("INSERT INTO fulltext(session_uuid, handoff) VALUES('t', 'text')")
-        assert running == [folder]  # from the writer's opening ...
-    assert running == [] and started == [folder]  # ... to its commit
+        assert recorded.running == [folder]  # from the writer's opening ...
+    assert recorded.running == [] and recorded.started == [folder]  # ... to its commit
+    with store.staged_text_index():  # a small ingest's: the index's pages stay in the page cache for searches
+        with store.transaction():
+            store.conn.execute("INSERT INTO fulltext(session_uuid, handoff) VALUES('u', 'text')")
+    assert recorded.started == [folder]
     text_index.reset(store.conn)
     text_index.ensure(store.conn, folder)  # rebuilt from the table
-    assert started == [folder] * 2 and running == []
+    assert recorded.started == [folder] * 2 and recorded.running == []
+
+
+def test_a_rebuild_that_fails_while_staging_stops_paging_out(tmp_path: Path, recorded: type[_Recorded],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path / "index.sqlite3")
+    with store.transaction():
+        store.conn.execute("INSERT INTO fulltext(session_uuid, handoff) VALUES('s', 'text')")
+    text_index.reset(store.conn)
+
+    def failing(rid: int, *columns: object) -> object:
+        raise ValueError("cannot index")
+
+    monkeypatch.setattr(text_index, "_document", failing)
+    with pytest.raises(ValueError, match="cannot index"):
+        text_index.ensure(store.conn, store.text_index_folder)
+    assert recorded.started == [store.text_index_folder] and recorded.running == []
+
+
+def test_an_ingest_pages_out_only_when_it_reads_many_bytes(env: dict[str, Path], recorded: type[_Recorded],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from eywa.core.api import Eywa
+    from eywa.core.config.settings import load_settings
+    from eywa.core.ingest import run
+
+    from .conftest import link_corpus
+
+    link_corpus(env["projects"], 3)
+    read = sum(path.stat().st_size for path in env["projects"].rglob("*.jsonl"))
+    eywa = Eywa(load_settings())
+    monkeypatch.setattr(run, "PAGE_OUT_BYTES", read + 1)
+    first = eywa.ingest()
+    assert first.sessions_updated == 3 and recorded.started == []
+    monkeypatch.setattr(run, "PAGE_OUT_BYTES", read)
+    assert eywa.ingest(force=frozenset(first.updated)).sessions_updated == 3
+    assert recorded.started == [eywa.store.text_index_folder]

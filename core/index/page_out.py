@@ -7,10 +7,11 @@ held. Linux only; elsewhere nothing is done."""
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from eywa.core import libc
 
 Madvise = Callable[[int, int, int], int]  # madvise(2): address, length, advice
 _MADV_PAGEOUT = 21  # from the kernel's mman-common.h (Linux 5.4 and later)
@@ -18,14 +19,7 @@ EVERY_SECONDS = 0.25
 
 
 def _madvise() -> Madvise | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):
-        return None
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    return madvise
+    return libc.function("madvise", ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 
 
 def page_out(folder: Path, madvise: Madvise) -> int:

@@ -258,11 +258,11 @@ class Store:
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextlib.contextmanager
-    def staged_text_index(self) -> Iterator[None]:
+    def staged_text_index(self, *, paging_out: bool = False) -> Iterator[None]:
         """Within it, each transaction's full-text changes are handed to the full-text index once it commits,
         and indexed on tantivy's thread while the caller goes on; they become searchable at the end, or
-        every STAGE_SECONDS (one index commit instead of one per ingest batch)."""
-        self._staging = text_index.Writer(self.text_index_folder, paging_out=True)
+        every STAGE_SECONDS (one index commit instead of one per ingest batch). `paging_out`: as `Writer`'s."""
+        self._staging = text_index.Writer(self.text_index_folder, paging_out=paging_out)
         try:
             yield
         finally:

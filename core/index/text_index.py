@@ -127,9 +127,8 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
     writer = Writer(folder, paging_out=rebuilt)  # a rebuild of a large index merges large segments
     try:
         writer.stage(conn)
-        writer.commit(conn)
     finally:
-        writer.stop_paging()
+        writer.commit(conn)  # what was staged was committed to SQLite, so it may be committed whatever failed after
 
 
 def reset(conn: sqlite3.Connection) -> None:
@@ -207,12 +206,9 @@ class Writer:
             writer.commit()
             writer.wait_merging_threads()  # also releases the lock
         finally:
-            self.stop_paging()
+            if self._pager is not None:
+                self._pager.stop()
         conn.execute("DELETE FROM text_index_queue WHERE seq <= ?", (self._staged,))
-
-    def stop_paging(self) -> None:
-        if self._pager is not None:
-            self._pager.stop()
 
     def _open(self) -> bool:
         if self._writer is None:

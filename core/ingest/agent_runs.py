@@ -12,6 +12,7 @@ after it was last written (the parent's tool_result lands after the run ends).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import datetime as dt
 from pathlib import Path
@@ -20,7 +21,7 @@ from eywa.core.sources import CLAUDE_CODE, KINDS, agent
 from eywa.core.sources.claude import encode_cwd
 from eywa.core.sources.common import parse_time
 from eywa.core.sources.jsonl import peek_fields, read_records
-from eywa.core.sources.plugin import AGENT_RUN, SessionFiles
+from eywa.core.sources.plugin import AGENT_RUN, SessionFiles, SourceFile
 
 _SLACK = dt.timedelta(seconds=2)  # clocks of two processes writing their own files
 _RETRY_NS = 10 * 60 * 10**9  # a Claude Code transcript written this soon after a run may be its parent's
@@ -61,17 +62,34 @@ def _windows(path: Path) -> list[_Window]:
     return windows
 
 
+def may_link(files: list[SourceFile], changed: set[str]) -> bool:
+    """`link_runs` may link a run now: a main file of another agent changed, or a changed Claude Code transcript
+    was written within `_RETRY_NS` after one (its parent's tool_result lands after the run ends)."""
+    fresh = sorted(f.mtime_ns for f in files if f.agent == CLAUDE_CODE and f.role == "main" and f.location in changed)
+    for file in files:
+        if file.agent == CLAUDE_CODE or file.role != "main":
+            continue
+        if file.location in changed:
+            return True
+        after = bisect.bisect_left(fresh, file.mtime_ns)
+        if after < len(fresh) and fresh[after] - file.mtime_ns <= _RETRY_NS:
+            return True
+    return False
+
+
 def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed: set[str]) -> dict[str, str]:
     """Move each run of another agent's CLI started by a Claude Code session's Bash call into that session's group
     (as an `agent-run` file). Runs already linked (kind `agent-run`) are regrouped by the caller; these are
     the others. Returns {run's own session id: parent session id} for the runs linked now."""
+    linked: dict[str, str] = {}
+    runs = [(run_id, group) for run_id, group in groups.items()
+            if group.agent != CLAUDE_CODE and len(group.main) == 1 and not group.subagents]
+    if not runs:
+        return linked  # no map of every Claude Code file: a large disk of them alone is planned in less memory
     parent_of_file = {f.location: g.session_id for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main}
     fresh = [f.mtime_ns for g in groups.values() if g.agent == CLAUDE_CODE for f in g.main if f.location in changed]
     windows: dict[str, list[_Window]] = {}
-    linked: dict[str, str] = {}
-    for run_id, group in list(groups.items()):
-        if group.agent == CLAUDE_CODE or len(group.main) != 1 or group.subagents:
-            continue
+    for run_id, group in runs:
         source = group.main[0]
         if source.location not in changed and not any(0 <= t - source.mtime_ns <= _RETRY_NS for t in fresh):
             continue  # tried when it was last written, and no parent of it can have changed since

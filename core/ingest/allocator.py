@@ -5,8 +5,7 @@ had read, and a reindex's with the merges of its full-text index."""
 
 from __future__ import annotations
 
-import ctypes
-import sys
+from eywa.core import libc
 
 _M_MMAP_THRESHOLD = -3  # mallopt's parameters, from glibc's malloc.h
 _M_ARENA_MAX = -8
@@ -16,11 +15,8 @@ ARENA_MAX = 2
 
 def bound_allocator() -> None:
     """Fix the thresholds for this process (and the workers it forks); nothing where glibc is not the allocator."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    mallopt = libc.function("mallopt")
+    if mallopt is None:
         return
     mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     mallopt(_M_ARENA_MAX, ARENA_MAX)

@@ -27,7 +27,7 @@ from eywa.core.handoffs.model import atomic_write, handoff_relpath
 from eywa.core.index.store import SourceState, Store
 from eywa.core.index.term_stats import TermStats
 from eywa.core.ingest import reredact
-from eywa.core.ingest.agent_runs import link_runs
+from eywa.core.ingest.agent_runs import link_runs, may_link
 from eywa.core.ingest.allocator import bound_allocator
 from eywa.core.ingest.apart import apart
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
@@ -37,7 +37,7 @@ from eywa.core.ingest.spool import SessionSpool
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.common import parse_time
-from eywa.core.sources.discovery import file_session, group_sessions, scan_sources
+from eywa.core.sources.discovery import file_session, group_sessions, scan_sources, session_key
 from eywa.core.sources.jsonl import peek_fields
 from eywa.core.sources.plugin import AGENT_RUN, SessionFiles, SourceFile
 from eywa.core.sources.projects import ProjectNames
@@ -47,6 +47,10 @@ Progress = Callable[[int, int, str], None]
 # their pages for every session; a batch shares that work, and a second keeps other writers' waits short.
 _BATCH_SECONDS = 1.0
 _BATCH_MAX_SESSION_BYTES = 4_000_000  # a larger session starts a batch: it is read outside any transaction
+# From this many bytes of transcripts to read, the full-text index's pages are paged out while it is written
+# (core/index/page_out.py): that bounds the memory of a large ingest's merges, but drops the pages from the page
+# cache too, so a smaller ingest (the bot's every few minutes) leaves them for the next search (bench/RESULTS.md).
+PAGE_OUT_BYTES = 200_000_000
 
 
 @dataclass
@@ -60,7 +64,17 @@ class IngestReport:
     bad_lines: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
-    updated: list[str] = field(default_factory=list)
+    # The updated sessions' ids, each ended by a NUL (no file name holds one): 37 bytes a session, not a list's 93,
+    # held through a first ingest of a large disk for the LLM pass after it.
+    _updated: bytearray = field(default_factory=bytearray, repr=False)
+
+    @property
+    def updated(self) -> list[str]:
+        """The ids of the sessions updated, in the order they were stored."""
+        return self._updated.decode().split("\0")[:-1]
+
+    def add_updated(self, session_id: str) -> None:
+        self._updated += session_id.encode() + b"\0"
 
     def summary(self) -> str:
         return (
@@ -72,7 +86,7 @@ class IngestReport:
         )
 
     def to_json(self) -> str:
-        data = {k: v for k, v in self.__dict__.items() if k != "updated"}
+        data = {k: v for k, v in self.__dict__.items() if k != "_updated"}
         return orjson.dumps(data).decode()
 
 
@@ -137,10 +151,12 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
     refresh_fulltext(store, paths.archive_dir)  # an index split by an older eywa: before new sessions
     reredact.redact_copies(store, paths.spokes_dir, redactor, progress, run)
     marks = read_marks(paths.pending_dir) if paths.pending_dir is not None else {}
-    dirty, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run, report)
+    dirty, to_read, in_place_before = _queue(store, paths, enabled, redactor, progress, only, force, marks, run,
+                                             report)
     workers = worker_count(dirty) if workers is None else workers
     prepared = prepared_in_order(dirty, redact, zone, workers)
-    with contextlib.closing(dirty), contextlib.closing(prepared), store.staged_text_index():
+    with (contextlib.closing(dirty), contextlib.closing(prepared),
+          store.staged_text_index(paging_out=to_read >= PAGE_OUT_BYTES)):
         done, group = 0, dirty[0] if len(dirty) else None
         while group is not None:
             # A batch's first session is read before its transaction begins, so that reading a large
@@ -186,16 +202,17 @@ def _ingest(store: Store, paths: IngestPaths, redactor: Redactor, zone: ZoneInfo
 
 def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Redactor, progress: Progress | None,
            only: set[str] | None, force: frozenset[str], marks: dict[str, Path], run: reredact.ReRedaction | None,
-           report: IngestReport) -> tuple[SessionSpool, int]:
-    """The sessions to read, oldest first, spooled to a file; and the re-redaction's in-place count before them.
+           report: IngestReport) -> tuple[SessionSpool, int, int]:
+    """The sessions to read, oldest first, spooled to a file; the bytes of their files; and the re-redaction's
+    in-place count before them.
     The lists of every file and state seen are made in a child process (`_plan`): this one never holds them."""
     force = force | frozenset(marks) | _judged_by_older_rules(store)
     # A deterministic handoff is drafted again from its transcript; any other stored text is redacted as it lies.
     queued = reredact.pending(store) if run is not None else set()
     redraftable = queued & set(store.handoff_ids(EXTRACTOR_NAME)) if queued else set()
     spool = SessionSpool(paths.projects)
-    plan = apart(_plan, store.path, paths, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
-    spool.ends = plan.ends
+    plan = apart(_plan, store.path, enabled, only, force, set(marks), redraftable, store.forgotten(), spool)
+    spool.spans = plan.spans
     report.files_seen, report.files_changed = plan.files_seen, plan.files_changed
     if marks:
         expire_marks(marks, plan.marked)
@@ -207,7 +224,7 @@ def _queue(store: Store, paths: IngestPaths, enabled: list[Source], redactor: Re
         in_place_before = run.in_place
     if plan.kept_out:
         _keep_out(store, plan.kept_out, paths)
-    return spool, in_place_before
+    return spool, plan.to_read, in_place_before
 
 
 @dataclass
@@ -217,10 +234,11 @@ class _Plan:
     marked: set[str]  # the sessions with a SessionEnd mark that were found
     redrafted: set[str]  # the sessions queued for re-redaction that are drafted again
     kept_out: list[SessionFiles]  # forgotten sessions with new or changed files
-    ends: array[int]  # the spool's offsets
+    spans: array[int]  # the spool's records, in reading order
+    to_read: int  # the bytes of the spooled sessions' files
 
 
-def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | None, force: frozenset[str],
+def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozenset[str],
           marks: set[str], redraftable: set[str], forgotten: set[str], spool: SessionSpool) -> _Plan:
     """Scan the sources, group their files into sessions and spool those to read (in `_queue`'s child process)."""
     files = scan_sources(enabled)
@@ -234,26 +252,40 @@ def _plan(db: Path, paths: IngestPaths, enabled: list[Source], only: set[str] | 
     def parent_of(source: SourceFile) -> str | None:
         return parents.get(source.location) or file_session(source)
 
-    groups = group_sessions(files, parent_of)
     files_seen, files_changed = len(files), len(changed)
+    if 2 * len(changed) < len(files) and not may_link(files, changed):
+        # Only the sessions that may be read are grouped: the plan of an ingest after the first holds what changed,
+        # not every session of the disk (a run of another agent to link may join any session: then all are).
+        wanted = force | marks | redraftable | {session_key(f, parent_of) for f in files if f.location in changed}
+        files = [f for f in files if session_key(f, parent_of) in wanted]
+    groups = group_sessions(files, parent_of)
     del files  # each is held by its group
-    for group in groups.values():
-        group.projects = paths.projects.get(group.machine)
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
     redrafted = {sid for sid in redraftable if sid in groups}
     marked = {sid for sid in marks if sid in groups}
     force |= frozenset(linked.values()) | redrafted
-    dirty = [
-        g for g in groups.values()
-        if (only is None or g.session_id in only)
-        and (g.session_id in force or any(f.location in changed for f in g.files))
-    ]
-    del groups, changed  # before the sort's keys take their place: the plan's peak
     parents.clear()
-    kept_out = [dataclasses.replace(g, projects=None) for g in dirty if g.session_id in forgotten]
-    dirty.sort(key=lambda g: (_first_time(g), g.session_id))
-    ends = spool.fill(g for g in dirty if g.session_id not in forgotten)
-    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, ends)
+    kept_out: list[SessionFiles] = []
+    keys: list[tuple[str, str]] = []  # the place in the queue of each session spooled, in the order spooled
+    to_read = 0
+    while groups:
+        # Each group let go of as it is spooled (its paths too): the queue is sorted as numbers of records in the
+        # spool, not as the sessions themselves, so the keys never sit beside every group.
+        _, group = groups.popitem()
+        files = group.files
+        dirty = (only is None or group.session_id in only) and (
+            group.session_id in force or any(f.location in changed for f in files))
+        changed.difference_update(f.location for f in files)
+        if not dirty:
+            continue
+        if group.session_id in forgotten:
+            kept_out.append(group)
+            continue
+        keys.append((_first_time(group), group.session_id))
+        to_read += sum(f.size for f in files)
+        spool.add(group)
+    spans = spool.ordered(sorted(range(len(keys)), key=keys.__getitem__))
+    return _Plan(files_seen, files_changed, marked, redrafted, kept_out, spans, to_read)
 
 
 def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
@@ -348,7 +380,7 @@ def _store_session(store: Store, terms: TermStats, group: SessionFiles, prepared
     report.sessions_updated += 1
     report.subagent_runs += prepared.subagent_runs
     report.orphans += int(prepared.orphan)
-    report.updated.append(prepared.session_id)
+    report.add_updated(prepared.session_id)
     if old is not None and old != relpath.as_posix():
         # The session's day moved (it went on past midnight): the old files are superseded.
         superseded += [paths.handoffs_dir / old, paths.archive_dir / old]

@@ -67,9 +67,8 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
     spawned: list[tuple[str, SourceFile]] = []  # subagents' runs written as sessions of their own (Codex's)
     for source in files:
         if source.role == "main":
-            plugin = agent(source.agent)
-            sid = plugin.named_session(source) or parent_of(source) or source.path.stem
-            if plugin.spawned(source, sid):
+            sid = session_key(source, parent_of)
+            if agent(source.agent).spawned(source, sid):
                 spawned.append((sid, source))
                 continue
             sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).main.append(source)
@@ -78,6 +77,13 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
     for source in files:
         if source.role == "main":
             continue
-        sid = parent_of(source) or source.path.stem
+        sid = session_key(source, parent_of)
         sessions.setdefault(sid, SessionFiles(sid, agent=source.agent, machine=source.machine)).subagents.append(source)
     return sessions
+
+
+def session_key(source: SourceFile, parent_of: Callable[[SourceFile], str | None]) -> str:
+    """The id of the session `group_sessions` puts the file in."""
+    if source.role == "main":
+        return agent(source.agent).named_session(source) or parent_of(source) or source.path.stem
+    return parent_of(source) or source.path.stem
