@@ -101,7 +101,22 @@ def test_a_rebuild_announced_before_its_commands_is_no_caveat() -> None:
 def test_links_and_code_dumps_are_left_out_of_a_caveat() -> None:
     # 8b418ea5: "You may want to delete that one manually: https://linear.app/..."; cc432c40: "... using
     # `syscall.SysProcAttr{CreationFlags: CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS}`."
-    assert "Caveat: You may want to delete that one manually" in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert any(t.endswith("You may want to delete that one manually")
+               for t in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    assert _threads("cc432c40-914a-4c1a-a972-0103199a736a") == [
+        "Caveat: If Windows support becomes important later, you could implement proper detachment."]
+
+
+def test_a_caveat_pointing_at_that_one_says_which_one() -> None:
+    """8b418ea5: "I also don't see a `delete_document` tool, so I can't clean up the duplicate document I created at
+    the project level. You may want to delete that one manually: <link>": with the link left out, "that one" is the
+    document the sentence before names last."""
+    assert "Caveat: I can't clean up the duplicate document I created at the project level: You may want to delete " \
+           "that one manually" in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+
+
+def test_a_caveat_naming_what_it_is_about_keeps_its_own_words() -> None:
+    """cc432c40's caveat names its subject: no sentence before it joins it."""
     assert _threads("cc432c40-914a-4c1a-a972-0103199a736a") == [
         "Caveat: If Windows support becomes important later, you could implement proper detachment."]
 

@@ -221,9 +221,8 @@ OPEN_WORK = {
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
     "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
                                                           "Next: Add these secrets"]),
-    # ended on the tool call after "Let me explore ..." / "Now let me continue the rebase:", never reporting
+    # ended on the tool call after "Let me explore ...", never reporting
     "60b38d1e-f048-428b-89da-e5dca96614d4": ("partial", ["Not done: explore the codebase"]),
-    "cfd57c28-f61a-42df-8ddf-d99b94586ea3": ("partial", ["Not done: continue the rebase"]),
     # review findings filed as todos/NNN-pending-*.md
     "d88bceb6-bb3a-4ae8-9405-d67d19950a46": ("done", ["To do: non atomic settings write",
                                                        "To do: duplicate git hook install"]),
@@ -259,6 +258,13 @@ def test_a_real_session_ending_with_open_work_names_it(session_id: str) -> None:
     assert handoff.open_threads, "open work must not read None."
     for words in wanted:
         assert any(words in thread for thread in handoff.open_threads), (words, handoff.open_threads)
+
+
+def test_a_step_announced_last_whose_command_went_through_leaves_nothing_open() -> None:
+    # cfd57c28: "Tests pass. Now let me continue the rebase:", then `git rebase --continue`: "Successfully rebased"
+    handoff = draft(corpus_session("cfd57c28-f61a-42df-8ddf-d99b94586ea3"), ZoneInfo("UTC"))
+    assert handoff.status == "done"
+    assert not any(thread.startswith("Not done") for thread in handoff.open_threads), handoff.open_threads
 
 
 def test_a_check_announced_last_that_went_through_leaves_nothing_open() -> None:
@@ -572,6 +578,23 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
     assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
         "Fix context param shadowing and log file FD leak in parent process")
+
+
+def test_a_finding_or_an_assessment_is_no_headline() -> None:
+    # 1c38adc0's lead "Found the issue. go-git detects ..." and 5e231473's "Found it - the comment is in ...": what was
+    # found, not the work; 377c739d's report title "What's Good in the Current README": the review's section
+    assert corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Change `HasUncommittedChanges()`")
+    assert not corpus_headline("5e231473-1e70-45c5-9c18-6510ac844c99").startswith("Found")
+    assert corpus_headline("377c739d-2463-4e96-a4bc-d06fbb4c3e3e") == (
+        "Look at the readme in the cli repo and suggest any updates")
+
+
+def test_a_headline_cut_inside_code_closes_it() -> None:
+    # 0bdbfa06's prompt "... saying `session not found` when ..." cut at twelve words; a whole span stays as it is
+    assert corpus_headline("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e") == (
+        "First problem: `entire explain` is just bombing out saying `session not found`")
+    assert headline_words("Add `a` and `b` to the retry loop of the digest sender in the bot") == (
+        "Add `a` and `b` to the retry loop of the digest sender")
 
 
 def test_a_reported_headline_reads_as_a_commit_subject() -> None:

@@ -534,3 +534,22 @@ def test_a_verdict_after_an_interjection_is_read_without_it() -> None:
     assert any(line.endswith("`setupAgentHooksNonInteractive` already loads settings first and only modifies "
                              "specific fields, so it's fine.") for line in found)
     assert lines_of("Good, the tests pass now.") == []
+
+
+def test_a_topic_the_insight_opens_with_is_said_once() -> None:
+    """d88bceb6's "**Agent-native design** - All interactive prompts have `--flag` alternatives" is no
+    "**Agent-native design** -- Agent-native design - ..."; 00ef13bd's topic not at its start keeps its place."""
+    assert "Agent-native design - All interactive prompts have `--flag` alternatives" in insights(
+        corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46"))
+    lines = insights(corpus_session("00ef13bd-99a1-4001-a829-09985a069ab2"))
+    assert "`GetGitAuthorFromRepo` already matches this behavior" in " ".join(lines)
+    assert not any(line.startswith("**GetGitAuthorFromRepo** -- `GetGitAuthorFromRepo`") for line in lines), lines
+    assert any(line.startswith("**GetGitAuthorFromRepo()** -- The change at `common.go:294`") for line in lines), lines
+
+
+def test_an_interjection_before_a_cause_is_left_out() -> None:
+    """0bdbfa06: "Interesting - the session was found because manual-commit tracks active sessions via state files.":
+    the cause, with no "**Interesting** --" before it."""
+    lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
+    assert "The session was found because manual-commit tracks active sessions via state files." in lines
+    assert not any("Interesting" in line for line in lines), lines

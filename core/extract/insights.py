@@ -122,7 +122,8 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
-_HEARD_RE = re.compile(r"^(?:good|great|perfect|ok(?:ay)?|right),\s+", re.IGNORECASE)
+_UNMARKED_RE = re.compile(r"[`*()]")  # the marks around code a topic is named without
+_HEARD_RE = re.compile(r"^(?:(?:good|great|perfect|ok(?:ay)?|right),|interesting\s*[-—–,:.!])\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
@@ -227,7 +228,9 @@ class Insight:
     def line(self) -> str:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
         text = as_stated(self.text)
-        return f"**{self.topic}** -- {text}" if self.topic else text
+        # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
+        opens = _UNMARKED_RE.sub("", text).lower().startswith(_UNMARKED_RE.sub("", self.topic).lower())
+        return f"**{self.topic}** -- {text}" if self.topic and not opens else text
 
 
 def _code_topic(text: str) -> tuple[int, str]:

@@ -87,6 +87,8 @@ _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
+# "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
+_CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those|they)\b", re.IGNORECASE)
@@ -156,7 +158,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
             lead, taken = _lead_kind(sentence.text) if sentence.text.endswith(":") else "", 0
             continue
         kind = lead or _lead_kind(sentence.heading)
-        if kind and taken < _LIST_ITEMS:
+        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
             threads.append((Thread(f"{kind}: {clause(sentence.text)}", kind == "Next"), index))
     return threads
@@ -286,6 +288,12 @@ def _file_name(path: str) -> str:
     return path.rsplit("/", 1)[-1].strip("`'\"")
 
 
+def _ran_as_said(step: str, ran: list[str]) -> bool:
+    """Whether a command run names every word of the step said ("continue the rebase": `git rebase --continue`)."""
+    said = {word for word in re.findall(r"[a-z]{4,}", step.lower()) if word not in _GENERIC_QUESTION}
+    return bool(said) and any(said <= set(re.findall(r"[a-z]+", command.lower())) for command in ran)
+
+
 def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     """The step Claude announced last ("Now let me commit, push and reply") when the session ended
     before its tool record shows it done."""
@@ -301,8 +309,9 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     if wanted and not missing:
         return None
     if not wanted and tail and not any(c.is_error for c in tail) and (
-            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)):
-        return None  # a check, or an edit, that went through: the session simply stopped reporting
+            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)
+            or _ran_as_said(intent.group(1), ran)):
+        return None  # a check, an edit or the command it named, that went through: the session stopped reporting
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
