@@ -553,3 +553,17 @@ def test_an_interjection_before_a_cause_is_left_out() -> None:
     lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
     assert "The session was found because manual-commit tracks active sessions via state files." in lines
     assert not any("Interesting" in line for line in lines), lines
+
+
+def test_a_choice_of_list_items_named_only_by_number_is_no_insight() -> None:
+    """45ba035c's "My recommendation: Fix items 1, 2, 3, 4 (and 8), and 5." and 377c739d's prompts "let's start with
+    implementing suggestions 1-4 first", "now let's do 6,7,8,10": the list they number is not in the handoff."""
+    assert not any("items 1, 2" in line for line in insights(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b")))
+    lines = insights(corpus_session("377c739d-2463-4e96-a4bc-d06fbb4c3e3e"))
+    assert not any("1-4" in line or "6,7,8,10" in line for line in lines), lines
+
+
+def test_a_choice_of_numbered_items_that_says_what_they_are_stays() -> None:
+    """09a2c705: "I'd suggest addressing items 3 and 6 before merge (lint verification + stderr warnings) ..."."""
+    assert any(line.startswith("I'd suggest addressing items 3 and 6 before merge (lint verification")
+               for line in insights(corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5")))

@@ -479,6 +479,21 @@ _PLAIN_WORDS = frozenset("that this with from would could should which there the
                          "recommend suggest".split())
 
 
+# "Fix items 1, 2, 3, 4 (and 8), and 5", "suggestions 1-4", "do 6,7,8,10": a list's items named by their numbers
+_NUMBERED_RE = re.compile(r"\b(?:items?|suggestions?|steps?|points?|issues?|findings?|options?|#)\s*\d+"
+                          r"(?:\W+(?:and\W+)?\d+)*\W*|\b\d+(?:\s*[,-]\s*\d+)+\b", re.IGNORECASE)
+_ASKING_WORDS = frozenset("recommendation user's request let's start first implementing implement fix address "
+                          "addressing now".split())
+BY_NUMBER_WORDS = 3  # named words a choice of numbered items must say besides them to read alone
+
+
+def _by_number(text: str) -> bool:
+    """Whether a choice names what it chose only by the numbers of a list the reader does not see."""
+    if not _NUMBERED_RE.search(text):
+        return False
+    return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
+
+
 def _named(words: set[str]) -> set[str]:
     """The words that say what a sentence is about: longer than three letters, not connectives or verdicts."""
     return {w for w in words if len(w) > 3 and w not in _PLAIN_WORDS}
@@ -651,6 +666,7 @@ def chosen(session: Session) -> list[Insight]:
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
+    found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))
