@@ -567,3 +567,10 @@ def test_a_choice_of_numbered_items_that_says_what_they_are_stays() -> None:
     """09a2c705: "I'd suggest addressing items 3 and 6 before merge (lint verification + stderr warnings) ..."."""
     assert any(line.startswith("I'd suggest addressing items 3 and 6 before merge (lint verification")
                for line in insights(corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5")))
+
+
+def test_a_topic_the_insight_opens_with_as_a_path_is_said_once() -> None:
+    """0bdbfa06: "`cmd/entire/cli/explain_test.go`: Updated tests to expect new behavior ..." under no
+    "**explain_test.go** --"."""
+    lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
+    assert "`cmd/entire/cli/explain_test.go`: Updated tests to expect new behavior (overview instead of error)" in lines

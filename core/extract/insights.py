@@ -229,7 +229,9 @@ class Insight:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
         text = as_stated(self.text)
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
-        opens = _UNMARKED_RE.sub("", text).lower().startswith(_UNMARKED_RE.sub("", self.topic).lower())
+        # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
+        first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
+        opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic)
         return f"**{self.topic}** -- {text}" if self.topic and not opens else text
 
 
