@@ -153,3 +153,17 @@ def test_a_caveat_left_is_a_thread_and_resolved_later_is_not() -> None:
     # a prompt that shares its words with no edit after it took nothing up
     assert _caveats(_said(_LEFT), Event("user", T0, text="why is the retry limit fixed?"),
                     _said("It was fixed to keep the importer simple.")) == ["Caveat: " + _LEFT]
+
+
+def test_a_caveat_whose_sentence_before_a_review_finding_says_is_one_thread() -> None:
+    """09a2c705: the review finding "`resolveTranscriptPathFromMetadata` returns empty on non-home paths: If the
+    transcript was originally stored outside `$HOME`..." and the caveat read with that sentence: one thread."""
+    threads = _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5")
+    assert not any(t.startswith("Caveat: If the transcript was originally stored") for t in threads), threads
+    assert any(t.startswith("Not fixed (review): `resolveTranscriptPathFromMetadata`") for t in threads), threads
+
+
+def test_a_caveat_read_with_its_sentence_before_stays_when_no_other_thread_says_it() -> None:
+    """63784323: "Detecting that we should "go back" to `-1`: This adds complexity ..."."""
+    threads = _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert any(t.startswith("Caveat: Detecting that we should") for t in threads), threads

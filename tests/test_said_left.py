@@ -509,3 +509,9 @@ def test_a_listed_step_is_a_thread_an_outcome_to_read_into_is_not() -> None:
     threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), ZoneInfo("UTC")).open_threads
     assert "Later: Check `.entire/logs/<session-id>.log` for filter-related log messages" in threads
     assert not any(t.startswith("Later: If ") for t in threads), threads
+
+
+def test_a_reply_s_connective_is_no_part_of_the_step() -> None:
+    """0a76fbfe: "And yes, investigating the checkout/reset shims removal is a great follow-up — ..."."""
+    threads = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Later: Investigating the checkout/reset shims removal") for t in threads), threads

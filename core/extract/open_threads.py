@@ -92,6 +92,7 @@ _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those|they)\b", re.IGNORECASE)
+_LEAD_RE = re.compile(r"^(?:and|but|so|also)(?: (?:yes|yeah))?,\s+(?=[a-z])", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
 
 
@@ -363,8 +364,26 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                                                           *steps_not_taken(events), *findings_left(events)]]
         threads += [t for t in _offer_passed_over(session, closing)
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
-    unique = list({t.text: t for t in threads}.values())
-    return unique[:MAX_THREADS], kind
+    unique = list({t.text: t for t in map(_without_lead, threads)}.values())
+    return [t for t in unique if not _said_by_another(t, unique)][:MAX_THREADS], kind
+
+
+def _without_lead(thread: Thread) -> Thread:
+    """"Later: And yes, investigating ..." -> "Later: Investigating ...": a reply's connective, no part of the step."""
+    kind, sep, body = thread.text.partition(": ")
+    lead = _LEAD_RE.match(body) if sep else None
+    if lead is None:
+        return thread
+    rest = body[lead.end():]
+    return Thread(f"{kind}: {rest[:1].upper()}{rest[1:]}", thread.blocking)
+
+
+def _said_by_another(thread: Thread, threads: list[Thread]) -> bool:
+    """A caveat read with the sentence before it ("Caveat: If the transcript was ... `$HOME`: This is an acceptable
+    tradeoff ...") whose sentence before another thread already says (a review's finding quoting it)."""
+    before = thread.text.removeprefix("Caveat: ").split(": ", 1)
+    return thread.text.startswith("Caveat: ") and len(before) == 2 and any(
+        before[0].rstrip("…") in other.text for other in threads if other is not thread)
 
 
 def plan_title(session: Session) -> str:
