@@ -543,7 +543,7 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
     ("cp a.go b.go && cp -r src/ dst/", ["b.go"]),
     ("cp x/a.html x/b.css /other/repo/ && cp c.svg /other/repo/icons", ["/other/repo/a.html", "/other/repo/b.css",
                                                                     "/other/repo/icons/c.svg"]),
-    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules"]),
+    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules", "vendor/b"]),
     ("cd cmd/cli && git mv old.go new.go && cd ../web && rm app.js", ["cmd/cli/old.go", "cmd/cli/new.go",
                                                                      "cmd/web/app.js"]),
     ("git rm --cached secrets.env", []),
@@ -559,6 +559,23 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
 ])
 def test_the_files_a_command_line_deletes_moves_or_writes(command: str, files: list[str]) -> None:
     assert commands.files_changed(command) == files
+
+
+def test_of_the_files_a_command_line_changes_those_it_deletes() -> None:
+    assert commands.files_deleted("git mv a.go b.go && rm -f c.go && git rm d.go e.go && cp f.go g.go") == [
+        "c.go", "d.go", "e.go"]
+    assert commands.files_deleted("git rm --cached secrets.env && rm -rf build/") == []
+
+
+def test_a_key_file_the_session_deleted_last_says_so() -> None:
+    """8b418ea5's `commands/help.go` (its folder removed with `rm -rf`), 8897bd54's `.entire/REVIEW.md` (`rm`): no
+    file left to open, not "(1 edit)"; 9e953218's submodule `public/tokenizer`, removed with `git rm` and added
+    again, is there."""
+    files = key_files(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    assert "`cmd/entire/cli/commands/help.go` (deleted)" in files and "`cmd/entire/cli/root.go` (2 edits)" in files
+    assert "`.entire/REVIEW.md` (deleted)" in key_files(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"))
+    files = key_files(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert "`public/tokenizer.html` (deleted)" in files and "`public/tokenizer` (3 edits)" in files, files
 
 
 def test_scratch_files_the_shell_writes_outside_the_repository_are_no_key_files() -> None:
