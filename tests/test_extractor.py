@@ -688,3 +688,11 @@ def test_a_report_naming_the_fix_it_made_is_the_headline() -> None:
         "Add `os.MkdirAll(filepath.Dir(rcFile), 0o755)` before opening the file")
     # "The fix applies to all gitignore sources, not just global." (1c38adc0) says where it holds, not what it did
     assert not corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Apply")
+
+
+def test_what_the_editor_reports_is_no_outcome() -> None:
+    # cfd57c28: "The diagnostics now show only pre-existing lint suggestions ...": the IDE's report, no work done
+    assert outcome("The diagnostics now show only pre-existing lint suggestions") is None
+    assert corpus_headline("cfd57c28-f61a-42df-8ddf-d99b94586ea3") != (
+        "The diagnostics now show only pre-existing lint suggestions")
+    assert outcome("The parser now handles both formats") == "The parser now handles both formats"
