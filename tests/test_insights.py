@@ -574,3 +574,13 @@ def test_a_topic_the_insight_opens_with_as_a_path_is_said_once() -> None:
     "**explain_test.go** --"."""
     lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
     assert "`cmd/entire/cli/explain_test.go`: Updated tests to expect new behavior (overview instead of error)" in lines
+
+
+def test_per_as_for_each_is_no_reason() -> None:
+    """d88bceb6's "`004-pending-p3-duplicate-git-hook-install.md` - `InstallGitHook` called twice per enable": a
+    count, not a change made per a rule; fe1ffae3's "... excluded from `gosec` and `wrapcheck` per the golangci
+    config, so that's fine" still gives one."""
+    assert not any("called twice per enable" in line
+                   for line in insights(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")))
+    assert any("per the golangci config" in line
+               for line in insights(corpus_session("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")))

@@ -74,7 +74,8 @@ SUBSTANCE_RULES = "3"
 # "13": what is said, read against the sessions: a topic the insight opens with said once; a step announced last whose
 # command ran is done; no conditional list item, a "that one" caveat with its referent; no finding as headline; no
 # choice of list items named only by their numbers ("Fix items 1, 2, 3"); no thread said twice, no "And yes," lead;
-# a key file the session deleted last reads "(deleted)"; what the editor's diagnostics show is no outcome.
+# a key file the session deleted last reads "(deleted)"; what the editor's diagnostics show is no outcome; "per" as
+# "for each" is no reason.
 HANDOFF_RULES = "13"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
