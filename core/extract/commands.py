@@ -158,9 +158,9 @@ def _file_ops(command: str) -> list[tuple[str, bool]]:
         if any(mark in part for mark in (">", "tee ", "sed ")):
             found += [(_under(folder, path), False) for path in _written_by_shell(part)]
         step = bare(_step(part))
-        if _SUBMODULE_ADD_RE.match(step):
+        if submodule := _SUBMODULE_ADD_RE.match(step):
             # its `.gitmodules`, and the folder it names, back when an earlier `git rm` deleted it
-            args = [w for w in (_words(step[_SUBMODULE_ADD_RE.match(step).end():]) or []) if not w.startswith("-")]
+            args = [w for w in (_words(step[submodule.end():]) or []) if not w.startswith("-")]
             found += [(_under(folder, path), False) for path in [".gitmodules", *args[1:2]]]
             continue
         match = _FILE_OPS_RE.match(step)
