@@ -101,7 +101,22 @@ def test_a_rebuild_announced_before_its_commands_is_no_caveat() -> None:
 def test_links_and_code_dumps_are_left_out_of_a_caveat() -> None:
     # 8b418ea5: "You may want to delete that one manually: https://linear.app/..."; cc432c40: "... using
     # `syscall.SysProcAttr{CreationFlags: CREATE_NEW_PROCESS_GROUP | DETACHED_PROCESS}`."
-    assert "Caveat: You may want to delete that one manually" in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+    assert any(t.endswith("You may want to delete that one manually")
+               for t in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    assert _threads("cc432c40-914a-4c1a-a972-0103199a736a") == [
+        "Caveat: If Windows support becomes important later, you could implement proper detachment."]
+
+
+def test_a_caveat_pointing_at_that_one_says_which_one() -> None:
+    """8b418ea5: "I also don't see a `delete_document` tool, so I can't clean up the duplicate document I created at
+    the project level. You may want to delete that one manually: <link>": with the link left out, "that one" is the
+    document the sentence before names last."""
+    assert "Caveat: I can't clean up the duplicate document I created at the project level: You may want to delete " \
+           "that one manually" in _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
+
+
+def test_a_caveat_naming_what_it_is_about_keeps_its_own_words() -> None:
+    """cc432c40's caveat names its subject: no sentence before it joins it."""
     assert _threads("cc432c40-914a-4c1a-a972-0103199a736a") == [
         "Caveat: If Windows support becomes important later, you could implement proper detachment."]
 
@@ -138,3 +153,17 @@ def test_a_caveat_left_is_a_thread_and_resolved_later_is_not() -> None:
     # a prompt that shares its words with no edit after it took nothing up
     assert _caveats(_said(_LEFT), Event("user", T0, text="why is the retry limit fixed?"),
                     _said("It was fixed to keep the importer simple.")) == ["Caveat: " + _LEFT]
+
+
+def test_a_caveat_whose_sentence_before_a_review_finding_says_is_one_thread() -> None:
+    """09a2c705: the review finding "`resolveTranscriptPathFromMetadata` returns empty on non-home paths: If the
+    transcript was originally stored outside `$HOME`..." and the caveat read with that sentence: one thread."""
+    threads = _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5")
+    assert not any(t.startswith("Caveat: If the transcript was originally stored") for t in threads), threads
+    assert any(t.startswith("Not fixed (review): `resolveTranscriptPathFromMetadata`") for t in threads), threads
+
+
+def test_a_caveat_read_with_its_sentence_before_stays_when_no_other_thread_says_it() -> None:
+    """63784323: "Detecting that we should "go back" to `-1`: This adds complexity ..."."""
+    threads = _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")
+    assert any(t.startswith("Caveat: Detecting that we should") for t in threads), threads

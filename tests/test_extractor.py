@@ -221,9 +221,8 @@ OPEN_WORK = {
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
     "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
                                                           "Next: Add these secrets"]),
-    # ended on the tool call after "Let me explore ..." / "Now let me continue the rebase:", never reporting
+    # ended on the tool call after "Let me explore ...", never reporting
     "60b38d1e-f048-428b-89da-e5dca96614d4": ("partial", ["Not done: explore the codebase"]),
-    "cfd57c28-f61a-42df-8ddf-d99b94586ea3": ("partial", ["Not done: continue the rebase"]),
     # review findings filed as todos/NNN-pending-*.md
     "d88bceb6-bb3a-4ae8-9405-d67d19950a46": ("done", ["To do: non atomic settings write",
                                                        "To do: duplicate git hook install"]),
@@ -259,6 +258,13 @@ def test_a_real_session_ending_with_open_work_names_it(session_id: str) -> None:
     assert handoff.open_threads, "open work must not read None."
     for words in wanted:
         assert any(words in thread for thread in handoff.open_threads), (words, handoff.open_threads)
+
+
+def test_a_step_announced_last_whose_command_went_through_leaves_nothing_open() -> None:
+    # cfd57c28: "Tests pass. Now let me continue the rebase:", then `git rebase --continue`: "Successfully rebased"
+    handoff = draft(corpus_session("cfd57c28-f61a-42df-8ddf-d99b94586ea3"), ZoneInfo("UTC"))
+    assert handoff.status == "done"
+    assert not any(thread.startswith("Not done") for thread in handoff.open_threads), handoff.open_threads
 
 
 def test_a_check_announced_last_that_went_through_leaves_nothing_open() -> None:
@@ -537,7 +543,7 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
     ("cp a.go b.go && cp -r src/ dst/", ["b.go"]),
     ("cp x/a.html x/b.css /other/repo/ && cp c.svg /other/repo/icons", ["/other/repo/a.html", "/other/repo/b.css",
                                                                     "/other/repo/icons/c.svg"]),
-    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules"]),
+    ("git submodule add https://github.com/a/b.git vendor/b", [".gitmodules", "vendor/b"]),
     ("cd cmd/cli && git mv old.go new.go && cd ../web && rm app.js", ["cmd/cli/old.go", "cmd/cli/new.go",
                                                                      "cmd/web/app.js"]),
     ("git rm --cached secrets.env", []),
@@ -553,6 +559,23 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
 ])
 def test_the_files_a_command_line_deletes_moves_or_writes(command: str, files: list[str]) -> None:
     assert commands.files_changed(command) == files
+
+
+def test_of_the_files_a_command_line_changes_those_it_deletes() -> None:
+    assert commands.files_deleted("git mv a.go b.go && rm -f c.go && git rm d.go e.go && cp f.go g.go") == [
+        "c.go", "d.go", "e.go"]
+    assert commands.files_deleted("git rm --cached secrets.env && rm -rf build/") == []
+
+
+def test_a_key_file_the_session_deleted_last_says_so() -> None:
+    """8b418ea5's `commands/help.go` (its folder removed with `rm -rf`), 8897bd54's `.entire/REVIEW.md` (`rm`): no
+    file left to open, not "(1 edit)"; 9e953218's submodule `public/tokenizer`, removed with `git rm` and added
+    again, is there."""
+    files = key_files(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    assert "`cmd/entire/cli/commands/help.go` (deleted)" in files and "`cmd/entire/cli/root.go` (2 edits)" in files
+    assert "`.entire/REVIEW.md` (deleted)" in key_files(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"))
+    files = key_files(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert "`public/tokenizer.html` (deleted)" in files and "`public/tokenizer` (3 edits)" in files, files
 
 
 def test_scratch_files_the_shell_writes_outside_the_repository_are_no_key_files() -> None:
@@ -572,6 +595,23 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
     assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
         "Fix context param shadowing and log file FD leak in parent process")
+
+
+def test_a_finding_or_an_assessment_is_no_headline() -> None:
+    # 1c38adc0's lead "Found the issue. go-git detects ..." and 5e231473's "Found it - the comment is in ...": what was
+    # found, not the work; 377c739d's report title "What's Good in the Current README": the review's section
+    assert corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Change `HasUncommittedChanges()`")
+    assert not corpus_headline("5e231473-1e70-45c5-9c18-6510ac844c99").startswith("Found")
+    assert corpus_headline("377c739d-2463-4e96-a4bc-d06fbb4c3e3e") == (
+        "Look at the readme in the cli repo and suggest any updates")
+
+
+def test_a_headline_cut_inside_code_closes_it() -> None:
+    # 0bdbfa06's prompt "... saying `session not found` when ..." cut at twelve words; a whole span stays as it is
+    assert corpus_headline("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e") == (
+        "First problem: `entire explain` is just bombing out saying `session not found`")
+    assert headline_words("Add `a` and `b` to the retry loop of the digest sender in the bot") == (
+        "Add `a` and `b` to the retry loop of the digest sender")
 
 
 def test_a_reported_headline_reads_as_a_commit_subject() -> None:
@@ -648,3 +688,11 @@ def test_a_report_naming_the_fix_it_made_is_the_headline() -> None:
         "Add `os.MkdirAll(filepath.Dir(rcFile), 0o755)` before opening the file")
     # "The fix applies to all gitignore sources, not just global." (1c38adc0) says where it holds, not what it did
     assert not corpus_headline("1c38adc0-5071-4382-9e53-de8c30e2265f").startswith("Apply")
+
+
+def test_what_the_editor_reports_is_no_outcome() -> None:
+    # cfd57c28: "The diagnostics now show only pre-existing lint suggestions ...": the IDE's report, no work done
+    assert outcome("The diagnostics now show only pre-existing lint suggestions") is None
+    assert corpus_headline("cfd57c28-f61a-42df-8ddf-d99b94586ea3") != (
+        "The diagnostics now show only pre-existing lint suggestions")
+    assert outcome("The parser now handles both formats") == "The parser now handles both formats"

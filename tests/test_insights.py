@@ -534,3 +534,53 @@ def test_a_verdict_after_an_interjection_is_read_without_it() -> None:
     assert any(line.endswith("`setupAgentHooksNonInteractive` already loads settings first and only modifies "
                              "specific fields, so it's fine.") for line in found)
     assert lines_of("Good, the tests pass now.") == []
+
+
+def test_a_topic_the_insight_opens_with_is_said_once() -> None:
+    """d88bceb6's "**Agent-native design** - All interactive prompts have `--flag` alternatives" is no
+    "**Agent-native design** -- Agent-native design - ..."; 00ef13bd's topic not at its start keeps its place."""
+    assert "Agent-native design - All interactive prompts have `--flag` alternatives" in insights(
+        corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46"))
+    lines = insights(corpus_session("00ef13bd-99a1-4001-a829-09985a069ab2"))
+    assert "`GetGitAuthorFromRepo` already matches this behavior" in " ".join(lines)
+    assert not any(line.startswith("**GetGitAuthorFromRepo** -- `GetGitAuthorFromRepo`") for line in lines), lines
+    assert any(line.startswith("**GetGitAuthorFromRepo()** -- The change at `common.go:294`") for line in lines), lines
+
+
+def test_an_interjection_before_a_cause_is_left_out() -> None:
+    """0bdbfa06: "Interesting - the session was found because manual-commit tracks active sessions via state files.":
+    the cause, with no "**Interesting** --" before it."""
+    lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
+    assert "The session was found because manual-commit tracks active sessions via state files." in lines
+    assert not any("Interesting" in line for line in lines), lines
+
+
+def test_a_choice_of_list_items_named_only_by_number_is_no_insight() -> None:
+    """45ba035c's "My recommendation: Fix items 1, 2, 3, 4 (and 8), and 5." and 377c739d's prompts "let's start with
+    implementing suggestions 1-4 first", "now let's do 6,7,8,10": the list they number is not in the handoff."""
+    assert not any("items 1, 2" in line for line in insights(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b")))
+    lines = insights(corpus_session("377c739d-2463-4e96-a4bc-d06fbb4c3e3e"))
+    assert not any("1-4" in line or "6,7,8,10" in line for line in lines), lines
+
+
+def test_a_choice_of_numbered_items_that_says_what_they_are_stays() -> None:
+    """09a2c705: "I'd suggest addressing items 3 and 6 before merge (lint verification + stderr warnings) ..."."""
+    assert any(line.startswith("I'd suggest addressing items 3 and 6 before merge (lint verification")
+               for line in insights(corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5")))
+
+
+def test_a_topic_the_insight_opens_with_as_a_path_is_said_once() -> None:
+    """0bdbfa06: "`cmd/entire/cli/explain_test.go`: Updated tests to expect new behavior ..." under no
+    "**explain_test.go** --"."""
+    lines = insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e"))
+    assert "`cmd/entire/cli/explain_test.go`: Updated tests to expect new behavior (overview instead of error)" in lines
+
+
+def test_per_as_for_each_is_no_reason() -> None:
+    """d88bceb6's "`004-pending-p3-duplicate-git-hook-install.md` - `InstallGitHook` called twice per enable": a
+    count, not a change made per a rule; fe1ffae3's "... excluded from `gosec` and `wrapcheck` per the golangci
+    config, so that's fine" still gives one."""
+    assert not any("called twice per enable" in line
+                   for line in insights(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")))
+    assert any("per the golangci config" in line
+               for line in insights(corpus_session("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")))

@@ -251,7 +251,7 @@ def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
 # -- work left to the person ---------------------------------------------------------------------------------------
 def test_work_left_to_the_person_mid_session_is_a_caveat() -> None:
     threads = _threads("8b418ea5-895d-4ad5-abe8-4489d36e454f")
-    assert any(t.startswith("Caveat: You may want to delete that one manually") for t in threads)
+    assert any(t.startswith("Caveat: ") and t.endswith("You may want to delete that one manually") for t in threads)
     assert "Caveat: Worth filing an issue on the Linear MCP server to add `issue` parameter support for document " \
            "creation." in threads
 
@@ -501,3 +501,17 @@ def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step()
     session = corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")
     assert session.todos_dropped == ["Run code simplicity review"]
     assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("Not done, dropped")]
+
+
+def test_a_listed_step_is_a_thread_an_outcome_to_read_into_is_not() -> None:
+    """8c816805's "Next Steps for Debugging": "1. Check `.entire/logs/<session-id>.log` ...", "2. If you see "no filter
+    configured", the settings aren't loading": the check is left to do, the condition says what a result would mean."""
+    threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), ZoneInfo("UTC")).open_threads
+    assert "Later: Check `.entire/logs/<session-id>.log` for filter-related log messages" in threads
+    assert not any(t.startswith("Later: If ") for t in threads), threads
+
+
+def test_a_reply_s_connective_is_no_part_of_the_step() -> None:
+    """0a76fbfe: "And yes, investigating the checkout/reset shims removal is a great follow-up — ..."."""
+    threads = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Later: Investigating the checkout/reset shims removal") for t in threads), threads

@@ -70,6 +70,8 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
                            re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+_LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
+_THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
 _LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|limitation|caveat)\s*(?:—|–|-|:)\s+", re.IGNORECASE)
@@ -113,9 +115,13 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if said.endswith(":"):
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
         return clause(f"{said} {'; '.join(items)}") if items else None
-    if _POINTING_RE.match(said) and index and not found[index - 1].text.endswith((":", "?")):
+    if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said)) and index \
+            and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
-        before = clause(_plain(found[index - 1].text), THREAD_WORDS // 2).rstrip(".…")
+        before, room = _plain(found[index - 1].text), THREAD_WORDS // 2
+        if not _POINTING_RE.match(said):  # "delete that one": the one the last clause before names, whole
+            before, room = _LAST_CLAUSE_RE.split(before)[-1], THREAD_WORDS - len(said.split())
+        before = clause(before, room).rstrip(".…")
         return f"{before}: {clause(said, THREAD_WORDS // 2)}"
     subject = heading_name(found[index].heading) if found[index].heading and not named_code(said) else None
     if subject:

@@ -97,6 +97,10 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(found)
 
 
+# "The diagnostics now show only pre-existing lint suggestions": what the editor reports, not what was done
+_EDITOR_RE = re.compile(r"^(?:the )?(?:lsp |ide )?diagnostics?\b", re.IGNORECASE)
+
+
 def outcome(sentence: str) -> str | None:
     """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
     fixed ..."), or None when it does not say what was done."""
@@ -115,7 +119,8 @@ def outcome(sentence: str) -> str | None:
         return None
     sentence = _DONE_RE.sub("", sentence)
     passive = _PASSIVE_RE.match(sentence) if " been " in lowered else None
-    if _NOW_RE.match(sentence) or (passive and passive.group(1).lower() in OUTCOME_VERBS):
+    if (_NOW_RE.match(sentence) or (passive and passive.group(1).lower() in OUTCOME_VERBS)) \
+            and not _EDITOR_RE.match(sentence):
         return sentence[:1].upper() + sentence[1:]
     return None
 

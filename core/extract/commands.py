@@ -141,15 +141,27 @@ def files_changed(command: str) -> list[str]:
     `.gitmodules`): both ends of a move, a copy's new file; not a recursive removal (a folder, a build's output:
     `folders_removed`), an untracking (`--cached`) or a glob. A file named after `cd elsewhere` is named under that
     folder."""
+    return [path for path, _ in _file_ops(command)]
+
+
+def files_deleted(command: str) -> list[str]:
+    """Of `files_changed`, the files the command line deletes (`rm a.go`, `git rm a.go`)."""
+    return [path for path, deleted in _file_ops(command) if deleted]
+
+
+def _file_ops(command: str) -> list[tuple[str, bool]]:
+    """(path, whether the step deletes it) of each file `files_changed` names."""
     # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
-    found: list[str] = []
+    found: list[tuple[str, bool]] = []
     for folder, part in _parts_in_folders(command):
         if any(mark in part for mark in (">", "tee ", "sed ")):
-            found += [_under(folder, path) for path in _written_by_shell(part)]
+            found += [(_under(folder, path), False) for path in _written_by_shell(part)]
         step = bare(_step(part))
-        if _SUBMODULE_ADD_RE.match(step):
-            found.append(_under(folder, ".gitmodules"))
+        if submodule := _SUBMODULE_ADD_RE.match(step):
+            # its `.gitmodules`, and the folder it names, back when an earlier `git rm` deleted it
+            args = [w for w in (_words(step[submodule.end():]) or []) if not w.startswith("-")]
+            found += [(_under(folder, path), False) for path in [".gitmodules", *args[1:2]]]
             continue
         match = _FILE_OPS_RE.match(step)
         words = _words(match.group(2)) if match else None
@@ -157,7 +169,8 @@ def files_changed(command: str) -> list[str]:
             continue
         paths = [w for w in words if not w.startswith("-") and not any(c in w for c in "*?$<>|&")]
         paths = _copied(paths) if match.group(1) == "cp" else [path for path in paths if not path.endswith("/")]
-        found += [_under(folder, path) for path in paths]
+        deletes = match.group(1).split()[-1] == "rm"
+        found += [(_under(folder, path), deletes) for path in paths]
     return found
 
 

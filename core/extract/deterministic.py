@@ -71,7 +71,12 @@ SUBSTANCE_RULES = "3"
 # redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
 # Also "12", open threads: next steps of the last turn that changed something when only asides follow; the last offer
 # the user answered with a question of their own; "Asked whether to proceed with ..."; steps dropped from a todo list.
-HANDOFF_RULES = "12"
+# "13": what is said, read against the sessions: a topic the insight opens with said once; a step announced last whose
+# command ran is done; no conditional list item, a "that one" caveat with its referent; no finding as headline; no
+# choice of list items named only by their numbers ("Fix items 1, 2, 3"); no thread said twice, no "And yes," lead;
+# a key file the session deleted last reads "(deleted)"; what the editor's diagnostics show is no outcome; "per" as
+# "for each" is no reason.
+HANDOFF_RULES = "13"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -294,7 +299,10 @@ def headline_words(text: str) -> str:
     ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
             if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS
             and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
-    return _words(cut[:ends[-1]], HEADLINE_WORDS) if ends else cut
+    if ends:
+        return _words(cut[:ends[-1]], HEADLINE_WORDS)
+    # "... saying `session not found": a code span the cut opens, it closes
+    return cut + "`" if cut.count("`") % 2 else cut
 
 
 @dataclass(frozen=True, slots=True)

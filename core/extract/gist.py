@@ -68,7 +68,9 @@ def report_leads(session: Session) -> list[str]:
         title = next((name for heading in headings(event.text)[:1] if (name := heading_name(heading))), None)
         if title:  # a report's title, not the name of one of its sections ("Session State Changes")
             found.append(title)
-    return [lead for lead in found if lead and not lead.endswith("?")]
+    # "Found it - the comment is in ...", "What's Good in the Current README": a finding or an assessment, no work done
+    return [lead for lead in found if lead and not lead.endswith("?") and asked(lead)
+            and lead.split(None, 1)[0].lower() not in _FINDINGS]
 
 
 # "What does `entire session show` do", "When I'm in a fork branch": a question or a case, not the work asked for

@@ -99,7 +99,7 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
 # "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
                              r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
-                             r"per (?:the |project )?|"
+                             r"per (?:the|project|our|your|review|user|claude\.md|agents\.md)\b|"
                              r"for (?:better|improved|consistency|clarity|readability|simplicity|safety)|"
                              r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
                              r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
@@ -122,7 +122,8 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
                            r"(?:now )?i (?:also |still |first )?need to|now i|i should|i can |good|great|perfect|"
                            r"ok(?:ay)?|hmm|i see|"
                            r"all (?:\w+ )*tests? pass)\b", re.IGNORECASE)
-_HEARD_RE = re.compile(r"^(?:good|great|perfect|ok(?:ay)?|right),\s+", re.IGNORECASE)
+_UNMARKED_RE = re.compile(r"[`*()]")  # the marks around code a topic is named without
+_HEARD_RE = re.compile(r"^(?:(?:good|great|perfect|ok(?:ay)?|right),|interesting\s*[-—–,:.!])\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
 _ANNOUNCED_CHOICE_RE = re.compile(
@@ -227,7 +228,11 @@ class Insight:
     def line(self) -> str:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
         text = as_stated(self.text)
-        return f"**{self.topic}** -- {text}" if self.topic else text
+        # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
+        # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
+        first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
+        opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic)
+        return f"**{self.topic}** -- {text}" if self.topic and not opens else text
 
 
 def _code_topic(text: str) -> tuple[int, str]:
@@ -476,6 +481,21 @@ _PLAIN_WORDS = frozenset("that this with from would could should which there the
                          "recommend suggest".split())
 
 
+# "Fix items 1, 2, 3, 4 (and 8), and 5", "suggestions 1-4", "do 6,7,8,10": a list's items named by their numbers
+_NUMBERED_RE = re.compile(r"\b(?:items?|suggestions?|steps?|points?|issues?|findings?|options?|#)\s*\d+"
+                          r"(?:\W+(?:and\W+)?\d+)*\W*|\b\d+(?:\s*[,-]\s*\d+)+\b", re.IGNORECASE)
+_ASKING_WORDS = frozenset("recommendation user's request let's start first implementing implement fix address "
+                          "addressing now".split())
+BY_NUMBER_WORDS = 3  # named words a choice of numbered items must say besides them to read alone
+
+
+def _by_number(text: str) -> bool:
+    """Whether a choice names what it chose only by the numbers of a list the reader does not see."""
+    if not _NUMBERED_RE.search(text):
+        return False
+    return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
+
+
 def _named(words: set[str]) -> set[str]:
     """The words that say what a sentence is about: longer than three letters, not connectives or verdicts."""
     return {w for w in words if len(w) > 3 and w not in _PLAIN_WORDS}
@@ -648,6 +668,7 @@ def chosen(session: Session) -> list[Insight]:
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
+    found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
                                           f[0], f[1]))

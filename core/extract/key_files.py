@@ -31,12 +31,12 @@ def _scratch(path: str) -> bool:
 
 def edited_files(session: Session) -> Counter[str]:
     """Path (relative to the session's folder when inside it) -> how many changes, in the order first changed."""
-    return Counter(_changes(session))
+    return Counter(path for path, _ in _changes(session))
 
 
-def _changes(session: Session) -> list[str]:
-    """The path of each change, in order."""
-    found: list[str] = []
+def _changes(session: Session) -> list[tuple[str, bool]]:
+    """(the path, whether the change deleted it) of each change, in order."""
+    found: list[tuple[str, bool]] = []
     known: dict[str, None] = {}  # the files read or written so far, as the agent named them: what `rm -r` deletes
     for call in session.tool_calls:
         if call.is_error:
@@ -45,17 +45,20 @@ def _changes(session: Session) -> list[str]:
         if isinstance(path, str) and call.name in (*WRITE_TOOLS, "Read"):
             known[path] = None
             if call.name in WRITE_TOOLS:
-                found.append(relative_path(path, session.cwd))
+                found.append((relative_path(path, session.cwd), False))
         if call.name == "Bash" and isinstance(call.input.get("command"), str):
             command = call.input["command"]
-            found += [relative_path(changed, session.cwd) for changed in commands.files_changed(command)]
+            deleted = set(commands.files_deleted(command))
+            found += [(relative_path(changed, session.cwd), changed in deleted)
+                      for changed in commands.files_changed(command)]
             for folder in commands.folders_removed(command):
-                found += _inside(folder, known, session.cwd)
+                found += [(path, True) for path in _inside(folder, known, session.cwd)]
         elif call.name in ("Task", "Agent") and call.result:
             # a run whose transcript is kept names its writes below: a path counted already is not counted again
-            found += [path for path in _reported_writes(call.result, session.cwd) if path not in found]
-    found += [relative_path(path, session.cwd) for run in session.subagents for path in run.files_written]
-    return [path for path in found if not _scratch(path)]
+            seen = {path for path, _ in found}
+            found += [(path, False) for path in _reported_writes(call.result, session.cwd) if path not in seen]
+    found += [(relative_path(path, session.cwd), False) for run in session.subagents for path in run.files_written]
+    return [(path, gone) for path, gone in found if not _scratch(path)]
 
 
 def _absolute(path: str, cwd: str) -> str:
@@ -83,9 +86,17 @@ def key_files(session: Session) -> list[str]:
     """The `MAX_KEY_FILES` files changed most (of as many, the last changed: where the work stands), code before tests
     before documents, each in the order the session came to them (the order a reader of the session lists them in)."""
     changes = _changes(session)
-    counts = Counter(changes)  # in the order first changed
+    counts = Counter(path for path, _ in changes)  # in the order first changed
     first = {path: rank for rank, path in enumerate(counts)}
-    last = {path: index for index, path in enumerate(changes)}
+    last = {path: index for index, (path, _) in enumerate(changes)}
+    gone = dict(changes)  # whether its last change deleted it
     kept = sorted(counts, key=lambda path: (-counts[path], -last[path]))[:MAX_KEY_FILES]
     ranked = sorted(kept, key=lambda path: (_kind(path), first[path]))
-    return [f"`{path}` ({counts[path]} edit{'s' if counts[path] > 1 else ''})" for path in ranked]
+    return [f"`{path}` ({_changed(counts[path], gone[path])})" for path in ranked]
+
+
+def _changed(count: int, deleted: bool) -> str:
+    """"2 edits", or for a file the session deleted last "deleted" ("1 edit, then deleted"): no file left to open."""
+    edits = count - deleted
+    said = f"{edits} edit{'s' if edits > 1 else ''}"
+    return ("deleted" if not edits else f"{said}, then deleted") if deleted else said

@@ -87,9 +87,12 @@ _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
+# "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
+_CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those|they)\b", re.IGNORECASE)
+_LEAD_RE = re.compile(r"^(?:and|but|so|also)(?: (?:yes|yeah))?,\s+(?=[a-z])", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
 
 
@@ -156,7 +159,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
             lead, taken = _lead_kind(sentence.text) if sentence.text.endswith(":") else "", 0
             continue
         kind = lead or _lead_kind(sentence.heading)
-        if kind and taken < _LIST_ITEMS:
+        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
             threads.append((Thread(f"{kind}: {clause(sentence.text)}", kind == "Next"), index))
     return threads
@@ -286,6 +289,12 @@ def _file_name(path: str) -> str:
     return path.rsplit("/", 1)[-1].strip("`'\"")
 
 
+def _ran_as_said(step: str, ran: list[str]) -> bool:
+    """Whether a command run names every word of the step said ("continue the rebase": `git rebase --continue`)."""
+    said = {word for word in re.findall(r"[a-z]{4,}", step.lower()) if word not in _GENERIC_QUESTION}
+    return bool(said) and any(said <= set(re.findall(r"[a-z]+", command.lower())) for command in ran)
+
+
 def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     """The step Claude announced last ("Now let me commit, push and reply") when the session ended
     before its tool record shows it done."""
@@ -301,8 +310,9 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     if wanted and not missing:
         return None
     if not wanted and tail and not any(c.is_error for c in tail) and (
-            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)):
-        return None  # a check, or an edit, that went through: the session simply stopped reporting
+            _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)
+            or _ran_as_said(intent.group(1), ran)):
+        return None  # a check, an edit or the command it named, that went through: the session stopped reporting
     return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
 
 
@@ -354,8 +364,26 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                                                           *steps_not_taken(events), *findings_left(events)]]
         threads += [t for t in _offer_passed_over(session, closing)
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
-    unique = list({t.text: t for t in threads}.values())
-    return unique[:MAX_THREADS], kind
+    unique = list({t.text: t for t in map(_without_lead, threads)}.values())
+    return [t for t in unique if not _said_by_another(t, unique)][:MAX_THREADS], kind
+
+
+def _without_lead(thread: Thread) -> Thread:
+    """"Later: And yes, investigating ..." -> "Later: Investigating ...": a reply's connective, no part of the step."""
+    kind, sep, body = thread.text.partition(": ")
+    lead = _LEAD_RE.match(body) if sep else None
+    if lead is None:
+        return thread
+    rest = body[lead.end():]
+    return Thread(f"{kind}: {rest[:1].upper()}{rest[1:]}", thread.blocking)
+
+
+def _said_by_another(thread: Thread, threads: list[Thread]) -> bool:
+    """A caveat read with the sentence before it ("Caveat: If the transcript was ... `$HOME`: This is an acceptable
+    tradeoff ...") whose sentence before another thread already says (a review's finding quoting it)."""
+    before = thread.text.removeprefix("Caveat: ").split(": ", 1)
+    return thread.text.startswith("Caveat: ") and len(before) == 2 and any(
+        before[0].rstrip("…") in other.text for other in threads if other is not thread)
 
 
 def plan_title(session: Session) -> str:
