@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.open_threads import WRITE_TOOLS
-from eywa.core.extract.said_left import NEXT_LINE_RE
+from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.session import Session
 
@@ -416,8 +416,7 @@ _LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actu
                             r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
 MAX_DIRECTION = 160
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
-_YES_RE = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|go ahead|do it|sounds good|lgtm|please do|proceed)\W*$",
-                     re.IGNORECASE)
+_YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
 
 

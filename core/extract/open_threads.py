@@ -15,7 +15,9 @@ from eywa.core.archive.renderer import one_line
 from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
+    ASK_PREFIX,
     WRITE_TOOLS,
+    YES_WORDS,
     clause,
     findings_left,
     labelled_step,
@@ -63,14 +65,14 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
                             re.IGNORECASE)
-_OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
-                             r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
-_ASKED_TO_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i) (.+?)\s*\?$",
-                          re.IGNORECASE)
+# not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
+_OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
+                             re.IGNORECASE)
+_ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
 # A prompt that answers an offer: yes (group 1) or no
-_ANSWER_RE = re.compile(r"^\s*(?:(y|yes|yep|yeah|sure|ok(?:ay)?|please)|no|nope)\b", re.IGNORECASE)
+_ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)

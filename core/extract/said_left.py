@@ -28,11 +28,14 @@ _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|directi
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
 _DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
+# "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
+ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
 # "Would you like me to commit these changes?", "Want me to open a PR?": an offer of a step the record can show done
-_OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
-                       r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
-                       r"\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
-YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
+_OFFER_RE = re.compile(rf"^{ASK_PREFIX}\s+((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b"
+                       r".{0,40}?\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
+# The words a reply says yes with ("yep do it", "sounds good"), for each reader of a reply
+YES_WORDS = r"(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please(?: do)?|lgtm|sounds good|proceed)"
+YES_RE = re.compile(rf"^{YES_WORDS}\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
