@@ -13,9 +13,9 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
-from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, YES_RE, clause, named_code
+from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, named_code
 from eywa.core.retrieval.query_tokens import STOPWORDS
-from eywa.core.session import Event, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, ToolCall
 
 MAX_CAVEATS = 2
 _FEWEST_WORDS = 7  # of a caveat that names what it is about

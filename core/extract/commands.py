@@ -141,8 +141,6 @@ def files_changed(command: str) -> list[str]:
     `.gitmodules`): both ends of a move, a copy's new file; not a recursive removal (a folder, a build's output:
     `folders_removed`), an untracking (`--cached`) or a glob. A file named after `cd elsewhere` is named under that
     folder."""
-    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
-    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[str] = []
     for folder, part in _parts_in_folders(command):
         if any(mark in part for mark in (">", "tee ", "sed ")):
@@ -163,7 +161,6 @@ def files_changed(command: str) -> list[str]:
 
 def folders_removed(command: str) -> list[str]:
     """The folders a command line removes recursively (`rm -rf old/`, `git rm -r pkg/commands`)."""
-    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[str] = []
     for folder, part in _parts_in_folders(command):
         match = _FILE_OPS_RE.match(bare(_step(part)))
@@ -176,6 +173,8 @@ def folders_removed(command: str) -> list[str]:
 
 def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     """(the folder a `cd` before it moved to, "" for none; the part) of each of a command line's parts but its `cd`s."""
+    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, str]] = []
     folder = ""
     for part in _SEPARATOR_RE.split(command.strip()):

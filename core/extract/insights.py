@@ -14,10 +14,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
-from eywa.core.extract.open_threads import WRITE_TOOLS
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS
 from eywa.core.extract.terms import commit_bodies
-from eywa.core.session import Session
+from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_INSIGHTS = 8
 MAX_CAUSES = 1

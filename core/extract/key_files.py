@@ -9,13 +9,12 @@ from collections import Counter
 
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract import commands
-from eywa.core.extract.said_left import WRITE_TOOLS
-from eywa.core.session import Session
+from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
 # Where nothing is the work: temporary folders, and what an agent keeps of its own (plans, transcripts).
-_SCRATCH_RE = re.compile(r"^(?:/private)?/(?:tmp|var/folders)/|^/dev/|/\.claude/(?:plans|projects|todos)/|"
-                         r"/\.codex/sessions/|/\.gemini/tmp/")
+TEMP_FOLDERS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/")
+_SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/sessions/|/\.gemini/tmp/")
 # A subagent's report of a file it wrote: "The review has been written to `docs/review-01.md`", "I have created the
 # file `docs/color.md`", "Review written to `x.md`" (not "Created `.gitignore` with ...", which describes code).
 _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|saved|wrote|exported)(?: [\w-]+){0,3} "
@@ -26,7 +25,7 @@ _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
 
 
 def _scratch(path: str) -> bool:
-    return bool(_SCRATCH_RE.search(path))
+    return path.startswith(TEMP_FOLDERS) or bool(_SCRATCH_RE.search(path))
 
 
 def edited_files(session: Session) -> Counter[str]:

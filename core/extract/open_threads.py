@@ -16,7 +16,6 @@ from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
-    WRITE_TOOLS,
     YES_WORDS,
     clause,
     findings_left,
@@ -25,7 +24,7 @@ from eywa.core.extract.said_left import (
     open_choice,
     steps_not_taken,
 )
-from eywa.core.session import Event, Session, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
 _THREAD_CHARS = 240

@@ -11,9 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.session import Event
-
-WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+from eywa.core.session import WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 MAX_CAVEATS = 2
