@@ -155,8 +155,7 @@ def steps_not_taken(events: list[Event]) -> list[str]:
         steps = _steps_listed(event.text)
         if not steps:
             continue
-        edited = " ".join(str(e.tool.input.get(key, "")) for e in events[index + 1:] if e.tool is not None
-                          for key in ("old_string", "new_string", "content"))
+        edited = edited_after(events, index)
         asked = content_words(reply.text)
         for step in steps:
             names = re.findall(r"`([^`]+)`", step)
@@ -164,6 +163,13 @@ def steps_not_taken(events: list[Event]) -> list[str]:
                 continue
             found.append("Not taken: " + clause(step, 14))
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
+
+
+def edited_after(events: list[Event], at: int) -> str:
+    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
+    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
+                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
+                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
 
 
 def content_words(text: str) -> set[str]:
