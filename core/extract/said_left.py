@@ -130,6 +130,13 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def edited_after(events: list[Event], at: int) -> str:
+    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
+    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
+                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
+                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
+
+
 def _steps_listed(text: str) -> list[str]:
     """The steps of the list that ends the message, when the sentence before it proposes them (at least two)."""
     found = sentences(text)
@@ -163,13 +170,6 @@ def steps_not_taken(events: list[Event]) -> list[str]:
                 continue
             found.append("Not taken: " + clause(step, 14))
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
-
-
-def edited_after(events: list[Event], at: int) -> str:
-    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
-    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
-                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
-                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
 
 
 def content_words(text: str) -> set[str]:
