@@ -18,7 +18,7 @@ from eywa.core.extract.claude_words import code_share, heading_name, headings, o
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
 from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
-from eywa.core.extract.key_files import edited_files, key_files
+from eywa.core.extract.key_files import changed_files, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -127,8 +127,8 @@ def _commands(requests: list[tuple[str, str]]) -> list[str]:
     return [text for kind, text in requests if kind == "command"]
 
 
-def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
-    """`requests` are the session's `requests_of`."""
+def substance_of(session: Session, requests: list[tuple[str, str]], changes: list[str]) -> int:
+    """`requests` are the session's `requests_of`, `changes` its `changed_files`."""
     asked = len(meaningful_prompts(session)) + len(_commands(requests))
     calls = session.tool_calls
     replies = sum(1 for e in session.events if e.kind == "assistant")
@@ -136,7 +136,7 @@ def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if len(calls) >= 10 or asked >= 3 or edited_files(session):  # by any tool, a subagent, the shell
+    if len(calls) >= 10 or asked >= 3 or changes:  # by any tool, a subagent, the shell
         return 2
     return 1
 
@@ -406,9 +406,11 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     return found
 
 
-def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = ()) -> list[str]:
+def what_happened(session: Session, requests: list[tuple[str, str]], changes: list[str],
+                  said: Collection[str] = ()) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done. An outcome an insight already says (`said`) is left out."""
+    only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
+    says (`said`) is left out."""
     said = [line.lower() for line in said]
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
     if outcomes:
@@ -427,7 +429,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     runs = len(session.delegated_runs)
     if runs and len(bullets) < 5:
         bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
-    edits = edited_files(session)
+    edits = set(changes)
     if edits and len(bullets) < 5:
         bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
     return bullets[:5]
@@ -471,7 +473,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     commits = commit_subjects(session)
     achieved = [*pr_titles(session), *commits]
     requests = requests_of(session)  # one pass over the events for all three parts
-    substance = substance_of(session, requests)
+    changes = changed_files(session)
+    substance = substance_of(session, requests, changes)
     projects = (names or ProjectNames()).of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
@@ -495,9 +498,9 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     if substance:
         facts = session_facts(session)
         handoff.insights = insights(session)
-        handoff.what_happened = with_checks(what_happened(session, requests, handoff.insights), facts) or [
+        handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights), facts) or [
             "Short exchange with no recorded steps"]
-        handoff.key_files = key_files(session) if substance == 2 else []
+        handoff.key_files = key_files(changes) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()
         handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])

@@ -28,13 +28,8 @@ def _scratch(path: str) -> bool:
     return path.startswith(TEMP_FOLDERS) or bool(_SCRATCH_RE.search(path))
 
 
-def edited_files(session: Session) -> Counter[str]:
-    """Path (relative to the session's folder when inside it) -> how many changes, in the order first changed."""
-    return Counter(_changes(session))
-
-
-def _changes(session: Session) -> list[str]:
-    """The path of each change, in order."""
+def changed_files(session: Session) -> list[str]:
+    """The path of each change (relative to the session's folder when inside it), in order: read once per draft."""
     found: list[str] = []
     known: dict[str, None] = {}  # the files read or written so far, as the agent named them: what `rm -r` deletes
     for call in session.tool_calls:
@@ -78,10 +73,10 @@ def _kind(path: str) -> int:
     return 2 if _DOC_RE.search(path) else 1 if _TEST_RE.search(path) else 0
 
 
-def key_files(session: Session) -> list[str]:
+def key_files(changes: list[str]) -> list[str]:
     """The `MAX_KEY_FILES` files changed most (of as many, the last changed: where the work stands), code before tests
-    before documents, each in the order the session came to them (the order a reader of the session lists them in)."""
-    changes = _changes(session)
+    before documents, each in the order the session came to them (the order a reader of the session lists them in).
+    `changes`: the session's `changed_files`."""
     counts = Counter(changes)  # in the order first changed
     first = {path: rank for rank, path in enumerate(counts)}
     last = {path: index for index, path in enumerate(changes)}
