@@ -38,16 +38,12 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
-    # "Known limitation: ...", "Limitation: For private forks, you'd pass a PAT ...", "The `[0.4.2]` section is a
-    # placeholder"
+    # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bplaceholder\b"),
     # a temporary file or debug code still to clean up
     ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
                   r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
-    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
-    # consider:", "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth
-    # implementing initially", "Minor cleanup opportunity", "You may need to reload your IDE window": work named and
-    # left to the person
+    # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
     ("left to the person", r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
                            r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
                            r"\b[^.]*\b(?:you|we) (?:could|can|would|might)\b|"

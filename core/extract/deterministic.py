@@ -37,40 +37,9 @@ from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
 
 EXTRACTOR_NAME = "deterministic"
-# The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
-# again on the next ingest (core/ingest/run.py): "2" counts slash commands Claude acted on as requests; "3"
-# dates a session no record dates by its file (core/ingest/prepare.py), where it was 1970-01-01.
+# The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
-# The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
-# every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
-# commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
-# commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
-# words they hold, triples among them. "5": insights named for the concept or code they are about,
-# read from plans too, ranked by how plainly Claude states them; headlines from a report's lead-in, a
-# prompt's request, cut at a clause end. "6": the session's facts (core/extract/facts.py): uncommitted edits,
-# unpushed commits, a PR not opened, a check left failing as threads and status; checks in What Happened. "7":
-# what the agent said is left (core/extract/said_left.py), threads one clause; no minor step or question as
-# headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
-# the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
-# approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
-# "9": a commit never pushed (named, with its branch); commits in a scratch repository not the session's; a test run
-# the user stopped with a word; a review's findings left; work left to the person ("delete that one manually");
-# files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files; insights without the kind word, one root
-# cause; changes to code the session wrote, said with a reason or what they replace, reported or announced, limits
-# of named code, and the commit bodies it wrote, as insights; What Happened without an outcome an insight says; a
-# headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
-# (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason;
-# edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
-# todos; an offer said as a statement; up to six review findings and eight threads. "11": offers asked, a server
-# left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
-# "12": caveats (core/extract/caveats.py) in more shapes (deferred "separately" / to follow-up PRs, "Limitation:",
-# "you may need to", "If ..., you'd need to"), resolved by a later edit, prompt or report, led by their heading.
-# Also "12": key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`,
-# `git submodule add`, files in a folder removed with `rm -r`), no scratch or plan files, code, tests, documents.
-# Also "12", insights: further root causes fill free places; a step on the finding before it; a prompt that
-# redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
-# Also "12", open threads: next steps of the last turn that changed something when only asides follow; the last offer
-# the user answered with a question of their own; "Asked whether to proceed with ..."; steps dropped from a todo list.
+# The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
 HANDOFF_RULES = "12"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.

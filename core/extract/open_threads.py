@@ -353,8 +353,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
                                                           *steps_not_taken(events), *findings_left(events)]]
-        threads += [t for t in _offer_passed_over(session, closing)
-                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
+        threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
+                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     unique = list({t.text: t for t in threads}.values())
     return unique[:MAX_THREADS], kind
 
