@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
+from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
 from eywa.core.extract.said_left import clause
@@ -55,7 +56,6 @@ _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 _PLAN_FILES_RE = re.compile(
     r"^(?:#+\s*|\*\*)?(?:Files?|Critical files?) (?:to )?(?:modify|change|create|update|edit|touch)\b", re.IGNORECASE)
 _PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(?:\*\*)?`([^`\s]+\.\w{1,6})`")
-_PLAN_PROMPT = "Implement the following plan"
 # A plan's section of how to check the work ("## Verification", "## Testing"), and its steps marked manual.
 _VERIFY_HEADING_RE = re.compile(
     r"^#+\s*(?:\d+\.\s*)?(?:verification|verify|testing|test plan|how to (?:test|verify))\b", re.IGNORECASE)
@@ -256,7 +256,7 @@ def _last_plan(session: Session) -> tuple[str, int]:
     and the index of its event."""
     plan, after = "", 0
     for index, event in enumerate(session.events):
-        if event.kind == "user" and event.text.startswith(_PLAN_PROMPT):
+        if event.kind == "user" and event.text.startswith(PLAN_PROMPT):
             plan, after = event.text, index
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
             plan, after = str(event.tool.input.get("plan", "")), index
