@@ -37,8 +37,7 @@ def _command(commands: argparse._SubParsersAction, name: str, help: str, *lines:
 
 
 def _parser(get_only: bool = False) -> argparse.ArgumentParser:
-    """Every command's parser, or `get`'s alone: `eywa get` is the command a user waits on, and building all of
-    them costs it several milliseconds."""
+    """Every command's parser, or `get`'s alone: `eywa get` is the command a user waits on (bench/RESULTS.md)."""
     parser = program("eywa", "Memory for coding agents: Claude Code, Codex CLI and Gemini CLI sessions to handoffs.",
                      "eywa ingest", 'eywa get "rewind gemini"', "eywa last 10",
                      "eywa COMMAND --help   (every option of a command, with an example)")
@@ -150,28 +149,33 @@ def _fail(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The program (`argv` None: the command line) or a call with these arguments. The program's `eywa get`
-    ends without the interpreter's finalization once its output is out and its exit handlers have run: it writes
-    nothing else, and tearing its modules down costs it several milliseconds of the wait (bench/RESULTS.md)."""
+    """The command line (`argv` None) or a call with these arguments: the exit code, always returned (`run` is
+    the program)."""
     given = sys.argv[1:] if argv is None else list(argv)
-    get = _command_of(given) == "get"
     try:
-        code = _main(given, get)
-        if argv is None and get:
-            sys.stdout.flush()
-            sys.stderr.flush()
+        code = _main(given, _command_of(given) == "get")
+        sys.stdout.flush()
+        sys.stderr.flush()
     except BrokenPipeError:  # the reader of the output (head, less) has gone: nothing went wrong here
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
         code = 0
-    if argv is None and get:
-        import atexit
-        import os
-
-        atexit._run_exitfuncs()  # what the path registered still runs (a read-only index's stand-in folder removed)
-        os._exit(code)
     return code
+
+
+def run() -> None:
+    """The program `eywa`. Its `eywa get` ends without the interpreter's finalization once `main` has flushed its
+    output and its exit handlers have run: it writes nothing else, and tearing its modules down is a share of the
+    wait (bench/RESULTS.md, "Why the code is as it is")."""
+    code = main()
+    if _command_of(sys.argv[1:]) != "get":
+        raise SystemExit(code)
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()  # what the path registered still runs (a read-only index's stand-in folder removed)
+    os._exit(code)  # skips threading's join too: the get path starts no thread (tests/test_cli.py proves it)
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

@@ -75,12 +75,12 @@ def completion_script(program: str, shell: str) -> str:
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Examples in an epilog keep their lines; defaults are said in each help text. The width is the terminal's
-    as `shutil.get_terminal_size` finds it (argparse's own asks shutil, whose import costs `eywa get` 2 ms: a
-    parser makes a formatter for every argument it is given)."""
+    as `shutil.get_terminal_size` finds it, without importing shutil (bench/RESULTS.md)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("width") is None and len(args) < 4:  # argparse's own default asks shutil
+            kwargs["width"] = _columns() - 2
+        super().__init__(*args, **kwargs)
 
 
 def _columns() -> int:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+# The tools that change a file, by the names every source reads its agent's edits as (core/sources)
+WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+
 
 @dataclass
 class ToolCall:

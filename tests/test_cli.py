@@ -211,15 +211,20 @@ def test_get_starts_without_the_settings_model_numpy_or_dataclasses(cli_env: dic
 
 
 def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(cli_env: dict[str, str]) -> None:
-    """The program's `eywa get` runs its exit handlers, then leaves through `os._exit` once its output is flushed
-    (no module is torn down, so a global's finalizer never runs), with the same output and exit code as a call of
-    `main`; other commands finalize as usual."""
+    """The program's `eywa get` (`run`, the installed `eywa`) runs its exit handlers, then leaves through `os._exit`
+    once its output is flushed (no module is torn down, so a global's finalizer never runs), with the same output
+    and exit code as a call of `main`; other commands finalize as usual."""
+    import tomllib
+
     def program(*args: str) -> subprocess.CompletedProcess[str]:
         probe = ("import atexit, sys\n"
                  "class Torn:\n    def __del__(self): print('torn down', file=sys.stderr)\n"
                  "torn = Torn(); atexit.register(lambda: print('exit handler', file=sys.stderr))\n"
-                 f"sys.argv = ['eywa', *{list(args)!r}]; from eywa.cli.main import main; raise SystemExit(main())")
+                 f"sys.argv = ['eywa', *{list(args)!r}]; from eywa.cli.main import run; run()")
         return subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["eywa"] == "eywa.cli.main:run"
 
     for args in (["get", "--max", "5", "gemini"], ["get", "--json", "rewind"], ["get", "--max", "9", "x"]):
         ran = program(*args)
@@ -232,10 +237,30 @@ def test_get_as_the_program_ends_without_finalizing_yet_writes_its_whole_output(
     assert program("last", "1").stderr.endswith("exit handler\ntorn down\n")
     gone, write = os.pipe()
     os.close(gone)  # the reader has left before a byte is written: the flush fails, and that is no error
-    done = subprocess.run([sys.executable, "-m", "eywa.cli.main", "get", "gemini"], cwd=ROOT, env=cli_env,
-                          stdout=write, stderr=subprocess.PIPE, text=True)
+    for way in (["-c", "from eywa.cli.main import run; run()"], ["-m", "eywa.cli.main"]):
+        done = subprocess.run([sys.executable, *way, "get", "gemini"], cwd=ROOT, env=cli_env, stdout=write,
+                              stderr=subprocess.PIPE, text=True)
+        assert (done.returncode, done.stderr) == (0, "")
     os.close(write)
-    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_get_run_in_process_returns_and_keeps_the_callers_exit_work(cli_env: dict[str, str]) -> None:
+    """`main` always returns: a caller that runs the module in its own process (a profiler) still does its own
+    work at exit (`python -m cProfile -m eywa.cli.main get ...` prints its statistics)."""
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-s", "cumulative", "-m", "eywa.cli.main", "get",
+                           "gemini"], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+    assert done.returncode == 0 and done.stdout.startswith("## Eywa: ") and "function calls" in done.stdout
+
+
+def test_get_leaves_no_thread_that_its_fast_exit_would_cut_short(cli_env: dict[str, str]) -> None:
+    """The program's `eywa get` leaves through `os._exit`, which joins no thread: the get path starts none that is
+    still running when its output is out."""
+    probe = ("import sys, threading; from eywa.cli.main import main;"
+             "code = main(['get', '--mode', 'hybrid', 'rewind']);"
+             "running = [t.name for t in threading.enumerate() if not t.daemon and t is not threading.main_thread()];"
+             "print(code, running, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=cli_env, text=True, capture_output=True)
+    assert done.stderr.strip() == "0 []" and done.stdout.startswith("## Eywa: ")
 
 
 @pytest.mark.parametrize("argv", [

@@ -12,6 +12,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import outcome
 from eywa.core.extract.deterministic import (
     _prompt_headline,
+    changed_files,
     closing_outcome,
     draft,
     extract,
@@ -571,10 +572,11 @@ def test_a_key_file_the_session_deleted_last_says_so() -> None:
     """8b418ea5's `commands/help.go` (its folder removed with `rm -rf`), 8897bd54's `.entire/REVIEW.md` (`rm`): no
     file left to open, not "(1 edit)"; 9e953218's submodule `public/tokenizer`, removed with `git rm` and added
     again, is there."""
-    files = key_files(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
+    files = key_files(changed_files(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f")))
     assert "`cmd/entire/cli/commands/help.go` (deleted)" in files and "`cmd/entire/cli/root.go` (2 edits)" in files
-    assert "`.entire/REVIEW.md` (deleted)" in key_files(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"))
-    files = key_files(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    review = corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40")
+    assert "`.entire/REVIEW.md` (deleted)" in key_files(changed_files(review))
+    files = key_files(changed_files(corpus_session("9e953218-585f-4692-89df-9e0747a31c68")))
     assert "`public/tokenizer.html` (deleted)" in files and "`public/tokenizer` (3 edits)" in files, files
 
 
@@ -656,13 +658,13 @@ def test_a_commit_body_is_read_from_a_heredoc_cut_short_or_from_later_messages()
 def test_a_session_editing_more_than_eight_files_lists_them() -> None:
     # 7acd37a8 edits 11 files; its blind label's `js/recordLive.js` and `package.json`, edited once, come after
     # eight files edited as often or more
-    files = key_files(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    files = key_files(changed_files(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e")))
     assert len(files) == 11
     assert {"`js/recordLive.js` (1 edit)", "`package.json` (1 edit)"} <= set(files)
 
 
 def test_a_session_editing_few_files_lists_each_once() -> None:
-    files = key_files(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
+    files = key_files(changed_files(corpus_session("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a")))
     assert files == ["`cmd/entire/cli/setup_test.go` (1 edit)"]
 
 

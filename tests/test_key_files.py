@@ -8,7 +8,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.key_files import MAX_KEY_FILES, key_files
+from eywa.core.extract.key_files import MAX_KEY_FILES, changed_files, key_files
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.codex import build_codex_session
 
@@ -16,7 +16,7 @@ from .test_extractor import corpus_session
 
 
 def listed(session: Session) -> list[str]:
-    return [line.split("`")[1] for line in key_files(session)]
+    return [line.split("`")[1] for line in key_files(changed_files(session))]
 
 
 def session_of(calls: list[tuple[str, dict]], cwd: str = "/r") -> Session:

@@ -13,7 +13,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
-from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, YES_RE, clause, named_code
+from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
 from eywa.core.retrieval.query_tokens import STOPWORDS
 from eywa.core.session import Event, ToolCall
 
@@ -38,16 +38,12 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
-    # "Known limitation: ...", "Limitation: For private forks, you'd pass a PAT ...", "The `[0.4.2]` section is a
-    # placeholder"
+    # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bplaceholder\b"),
     # a temporary file or debug code still to clean up
     ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
                   r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
-    # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
-    # consider:", "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth
-    # implementing initially", "Minor cleanup opportunity", "You may need to reload your IDE window": work named and
-    # left to the person
+    # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
     ("left to the person", r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
                            r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
                            r"\b[^.]*\b(?:you|we) (?:could|can|would|might)\b|"
@@ -136,13 +132,6 @@ def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
                and commands.checks(str(call.input.get("command", ""))) for i, call in calls)
 
 
-def _edited_after(events: list[Event], at: int) -> str:
-    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
-    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
-                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
-                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
-
-
 def _topic_words(text: str) -> set[str]:
     """Words of four letters or more that are no stop words: what two sentences share when about one thing."""
     return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in STOPWORDS}
@@ -157,7 +146,7 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
             continue
         # the reply right after it said yes ("yep do it"), or a later prompt names it
         if first and YES_RE.match(events[index].text.strip()) or len(words & _topic_words(events[index].text)) >= 2:
-            return bool(_edited_after(events, index))
+            return bool(edited_after(events, index))
         first = False
     return False
 
@@ -175,8 +164,8 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
     left undone, a temporary file was removed."""
     named = named_code(said)
-    if named and any(name in _edited_after(events, at) for name in named) or _taken_up(said, events, at) \
-            or _reported_done(said, later):
+    edited = edited_after(events, at) if named else ""
+    if any(name in edited for name in named) or _taken_up(said, events, at) or _reported_done(said, later):
         return True
     lowered, joined = said.lower(), " ".join(later)
     if _TEMP_RE.search(lowered):
@@ -187,11 +176,17 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     return False
 
 
+def _may_hold_one(text: str) -> bool:
+    """Whether the text holds a piece of some family: the others hold no caveat."""
+    lowered = text.lower()
+    return any(piece in lowered for piece in _PIECES)
+
+
 def _said_again(said: str, later: list[str]) -> bool:
     """A later message names it again as a caveat (half its topic words): that one, nearer the end, is the thread."""
     words = _topic_words(said)
     return any(len(words & _topic_words(s.text)) * 2 >= len(words) and kind_of(s.text) is not None
-               for text in later if any(piece in text.lower() for piece in _PIECES) for s in sentences(text))
+               for text in later if _may_hold_one(text) for s in sentences(text))
 
 
 def caveats(events: list[Event], before: int) -> list[str]:
@@ -201,8 +196,7 @@ def caveats(events: list[Event], before: int) -> list[str]:
     messages = [(i, e.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text]
     found: list[tuple[int, str]] = []
     for position, (index, text) in enumerate(messages):
-        lowered = text.lower()
-        if index >= before or not any(piece in lowered for piece in _PIECES):
+        if index >= before or not _may_hold_one(text):
             continue
         listed = sentences(text)
         later = [t for _, t in messages[position + 1:]]

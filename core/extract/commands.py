@@ -151,8 +151,6 @@ def files_deleted(command: str) -> list[str]:
 
 def _file_ops(command: str) -> list[tuple[str, bool]]:
     """(path, whether the step deletes it) of each file `files_changed` names."""
-    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
-    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, bool]] = []
     for folder, part in _parts_in_folders(command):
         if any(mark in part for mark in (">", "tee ", "sed ")):
@@ -176,7 +174,6 @@ def _file_ops(command: str) -> list[tuple[str, bool]]:
 
 def folders_removed(command: str) -> list[str]:
     """The folders a command line removes recursively (`rm -rf old/`, `git rm -r pkg/commands`)."""
-    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[str] = []
     for folder, part in _parts_in_folders(command):
         match = _FILE_OPS_RE.match(bare(_step(part)))
@@ -189,6 +186,8 @@ def folders_removed(command: str) -> list[str]:
 
 def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     """(the folder a `cd` before it moved to, "" for none; the part) of each of a command line's parts but its `cd`s."""
+    # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
+    command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, str]] = []
     folder = ""
     for part in _SEPARATOR_RE.split(command.strip()):

@@ -18,7 +18,7 @@ from eywa.core.extract.claude_words import code_share, heading_name, headings, o
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
 from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
-from eywa.core.extract.key_files import edited_files, key_files
+from eywa.core.extract.key_files import changed_files, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -37,45 +37,9 @@ from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
 
 EXTRACTOR_NAME = "deterministic"
-# The rules of `substance_of`. An index judged by other rules has its sessions of no substance judged
-# again on the next ingest (core/ingest/run.py): "2" counts slash commands Claude acted on as requests; "3"
-# dates a session no record dates by its file (core/ingest/prepare.py), where it was 1970-01-01.
+# The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
-# The rules of the whole deterministic handoff: an index whose handoffs were drafted by other rules has
-# every deterministic handoff drafted again on the next ingest. "2": Claude's own words (headline from
-# commits, PRs and its closing summary; outcomes; decisions; open threads; status). "3": keywords weigh
-# commit subjects and PR titles over the rest, edited file names less. "4": keywords chosen for the
-# words they hold, triples among them. "5": insights named for the concept or code they are about,
-# read from plans too, ranked by how plainly Claude states them; headlines from a report's lead-in, a
-# prompt's request, cut at a clause end. "6": the session's facts (core/extract/facts.py): uncommitted edits,
-# unpushed commits, a PR not opened, a check left failing as threads and status; checks in What Happened. "7":
-# what the agent said is left (core/extract/said_left.py), threads one clause; no minor step or question as
-# headline; no reply, pros-and-cons list or restated recommendation as decision. "8": steps proposed in a list that
-# the user took only part of; up to six insights; caveats in what the agent posted on GitHub (a PR reply); an
-# approach announced with its purpose or the alternative set aside ("Let me use `slices.Equal` instead") a decision.
-# "9": a commit never pushed (named, with its branch); commits in a scratch repository not the session's; a test run
-# the user stopped with a word; a review's findings left; work left to the person ("delete that one manually");
-# files the shell deleted or moved (`git rm`, `git mv`, `rm`) key files; insights without the kind word, one root
-# cause; changes to code the session wrote, said with a reason or what they replace, reported or announced, limits
-# of named code, and the commit bodies it wrote, as insights; What Happened without an outcome an insight says; a
-# headline that would be the closing outcome is the gist of it, the last reports' leads and the first request
-# (core/extract/gist.py). "10": up to eight insights; code judged right as it is, changes announced, with a reason;
-# edits a never-committing session's own `git status` listed; a plan's manual checks not run; other agents'
-# todos; an offer said as a statement; up to six review findings and eight threads. "11": offers asked, a server
-# left running, a PR's unchecked test plan, a closing "you may want to" not blocking, twelve key files, "I recommend".
-# "12": caveats (core/extract/caveats.py) in more shapes (deferred "separately" / to follow-up PRs, "Limitation:",
-# "you may need to", "If ..., you'd need to"), resolved by a later edit, prompt or report, led by their heading.
-# Also "12": key files from every writer (core/extract/key_files.py: a subagent's reported write, `cp`,
-# `git submodule add`, files in a folder removed with `rm -r`), no scratch or plan files, code, tests, documents.
-# Also "12", insights: further root causes fill free places; a step on the finding before it; a prompt that
-# redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
-# Also "12", open threads: next steps of the last turn that changed something when only asides follow; the last offer
-# the user answered with a question of their own; "Asked whether to proceed with ..."; steps dropped from a todo list.
-# "13": what is said, read against the sessions: a topic the insight opens with said once; a step announced last whose
-# command ran is done; no conditional list item, a "that one" caveat with its referent; no finding as headline; no
-# choice of list items named only by their numbers ("Fix items 1, 2, 3"); no thread said twice, no "And yes," lead;
-# a key file the session deleted last reads "(deleted)"; what the editor's diagnostics show is no outcome; "per" as
-# "for each" is no reason.
+# The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
 HANDOFF_RULES = "13"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
@@ -132,8 +96,8 @@ def _commands(requests: list[tuple[str, str]]) -> list[str]:
     return [text for kind, text in requests if kind == "command"]
 
 
-def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
-    """`requests` are the session's `requests_of`."""
+def substance_of(session: Session, requests: list[tuple[str, str]], changes: list[tuple[str, bool]]) -> int:
+    """`requests` are the session's `requests_of`, `changes` its `changed_files`."""
     asked = len(meaningful_prompts(session)) + len(_commands(requests))
     calls = session.tool_calls
     replies = sum(1 for e in session.events if e.kind == "assistant")
@@ -141,7 +105,7 @@ def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if len(calls) >= 10 or asked >= 3 or edited_files(session):  # by any tool, a subagent, the shell
+    if len(calls) >= 10 or asked >= 3 or changes:  # by any tool, a subagent, the shell
         return 2
     return 1
 
@@ -414,9 +378,11 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     return found
 
 
-def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = ()) -> list[str]:
+def what_happened(session: Session, requests: list[tuple[str, str]], changes: list[tuple[str, bool]],
+                  said: Collection[str] = ()) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done. An outcome an insight already says (`said`) is left out."""
+    only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
+    says (`said`) is left out."""
     said = [line.lower() for line in said]
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
     if outcomes:
@@ -435,7 +401,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     runs = len(session.delegated_runs)
     if runs and len(bullets) < 5:
         bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
-    edits = edited_files(session)
+    edits = {path for path, _ in changes}
     if edits and len(bullets) < 5:
         bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
     return bullets[:5]
@@ -479,7 +445,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     commits = commit_subjects(session)
     achieved = [*pr_titles(session), *commits]
     requests = requests_of(session)  # one pass over the events for all three parts
-    substance = substance_of(session, requests)
+    changes = changed_files(session)
+    substance = substance_of(session, requests, changes)
     projects = (names or ProjectNames()).of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
@@ -503,9 +470,9 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     if substance:
         facts = session_facts(session)
         handoff.insights = insights(session)
-        handoff.what_happened = with_checks(what_happened(session, requests, handoff.insights), facts) or [
+        handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights), facts) or [
             "Short exchange with no recorded steps"]
-        handoff.key_files = key_files(session) if substance == 2 else []
+        handoff.key_files = key_files(changes) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()
         handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])

@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, WRITE_TOOLS, Thread, last_prompt_index
+from eywa.core.extract.directions import PLAN_PROMPT
+from eywa.core.extract.key_files import TEMP_FOLDERS
+from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
-from eywa.core.session import Session, ToolCall
+from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
-# A repository made to try something out: created by the command itself, or in a temporary folder.
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
 _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
@@ -32,8 +33,8 @@ _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|sc
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
 _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
+# A repository made to try something out: created by the command itself, or in a temporary folder.
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
-_TEMP_FOLDERS = ("/tmp", "/private/tmp", "/var/folders")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
@@ -55,7 +56,6 @@ _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 _PLAN_FILES_RE = re.compile(
     r"^(?:#+\s*|\*\*)?(?:Files?|Critical files?) (?:to )?(?:modify|change|create|update|edit|touch)\b", re.IGNORECASE)
 _PLAN_ITEM_RE = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(?:\*\*)?`([^`\s]+\.\w{1,6})`")
-_PLAN_PROMPT = "Implement the following plan"
 # A plan's section of how to check the work ("## Verification", "## Testing"), and its steps marked manual.
 _VERIFY_HEADING_RE = re.compile(
     r"^#+\s*(?:\d+\.\s*)?(?:verification|verify|testing|test plan|how to (?:test|verify))\b", re.IGNORECASE)
@@ -256,7 +256,7 @@ def _last_plan(session: Session) -> tuple[str, int]:
     and the index of its event."""
     plan, after = "", 0
     for index, event in enumerate(session.events):
-        if event.kind == "user" and event.text.startswith(_PLAN_PROMPT):
+        if event.kind == "user" and event.text.startswith(PLAN_PROMPT):
             plan, after = event.text, index
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
             plan, after = str(event.tool.input.get("plan", "")), index
@@ -368,7 +368,7 @@ def session_facts(session: Session) -> Facts:
         repo, current = _folder(command, current, session.cwd)
         output = call.output or call.error
         # a repository made to try something out: its commits are no work of the session's
-        scratch = bool(_SCRATCH_RE.search(command)) or repo.startswith(_TEMP_FOLDERS)
+        scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:

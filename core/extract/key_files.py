@@ -9,13 +9,12 @@ from collections import Counter
 
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract import commands
-from eywa.core.extract.said_left import WRITE_TOOLS
-from eywa.core.session import Session
+from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
 # Where nothing is the work: temporary folders, and what an agent keeps of its own (plans, transcripts).
-_SCRATCH_RE = re.compile(r"^(?:/private)?/(?:tmp|var/folders)/|^/dev/|/\.claude/(?:plans|projects|todos)/|"
-                         r"/\.codex/sessions/|/\.gemini/tmp/")
+TEMP_FOLDERS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/")
+_SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/sessions/|/\.gemini/tmp/")
 # A subagent's report of a file it wrote: "The review has been written to `docs/review-01.md`", "I have created the
 # file `docs/color.md`", "Review written to `x.md`" (not "Created `.gitignore` with ...", which describes code).
 _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|saved|wrote|exported)(?: [\w-]+){0,3} "
@@ -26,16 +25,12 @@ _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
 
 
 def _scratch(path: str) -> bool:
-    return bool(_SCRATCH_RE.search(path))
+    return path.startswith(TEMP_FOLDERS) or bool(_SCRATCH_RE.search(path))
 
 
-def edited_files(session: Session) -> Counter[str]:
-    """Path (relative to the session's folder when inside it) -> how many changes, in the order first changed."""
-    return Counter(path for path, _ in _changes(session))
-
-
-def _changes(session: Session) -> list[tuple[str, bool]]:
-    """(the path, whether the change deleted it) of each change, in order."""
+def changed_files(session: Session) -> list[tuple[str, bool]]:
+    """(the path, relative to the session's folder when inside it; whether the change deleted it) of each change, in
+    order: read once per draft."""
     found: list[tuple[str, bool]] = []
     known: dict[str, None] = {}  # the files read or written so far, as the agent named them: what `rm -r` deletes
     for call in session.tool_calls:
@@ -82,10 +77,10 @@ def _kind(path: str) -> int:
     return 2 if _DOC_RE.search(path) else 1 if _TEST_RE.search(path) else 0
 
 
-def key_files(session: Session) -> list[str]:
+def key_files(changes: list[tuple[str, bool]]) -> list[str]:
     """The `MAX_KEY_FILES` files changed most (of as many, the last changed: where the work stands), code before tests
-    before documents, each in the order the session came to them (the order a reader of the session lists them in)."""
-    changes = _changes(session)
+    before documents, each in the order the session came to them (the order a reader of the session lists them in).
+    `changes`: the session's `changed_files`."""
     counts = Counter(path for path, _ in changes)  # in the order first changed
     first = {path: rank for rank, path in enumerate(counts)}
     last = {path: index for index, (path, _) in enumerate(changes)}

@@ -15,7 +15,8 @@ from eywa.core.archive.renderer import one_line
 from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.said_left import (
-    WRITE_TOOLS,
+    ASK_PREFIX,
+    YES_WORDS,
     clause,
     findings_left,
     labelled_step,
@@ -23,7 +24,7 @@ from eywa.core.extract.said_left import (
     open_choice,
     steps_not_taken,
 )
-from eywa.core.session import Event, Session, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
 _THREAD_CHARS = 240
@@ -63,14 +64,14 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
                             re.IGNORECASE)
-_OFFER_ASKED_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i) "
-                             r"(?!proceed|go ahead|continue|start|begin)(.{8,}?)\s*\?$", re.IGNORECASE)
-_ASKED_TO_RE = re.compile(r"^(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i) (.+?)\s*\?$",
-                          re.IGNORECASE)
+# not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
+_OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
+                             re.IGNORECASE)
+_ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
 # "You may want to run `mise install`": a step the person may take after finished work, not the session's own
 _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
 # A prompt that answers an offer: yes (group 1) or no
-_ANSWER_RE = re.compile(r"^\s*(?:(y|yes|yep|yeah|sure|ok(?:ay)?|please)|no|nope)\b", re.IGNORECASE)
+_ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
@@ -362,8 +363,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
                                                           *steps_not_taken(events), *findings_left(events)]]
-        threads += [t for t in _offer_passed_over(session, closing)
-                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]  # offers_not_taken's
+        threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
+                    if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())
     return [t for t in unique if not _said_by_another(t, unique)][:MAX_THREADS], kind
 

@@ -11,9 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.session import Event
-
-WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+from eywa.core.session import WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 MAX_CAVEATS = 2
@@ -28,11 +26,14 @@ _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|directi
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
 _DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
+# "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
+ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
 # "Would you like me to commit these changes?", "Want me to open a PR?": an offer of a step the record can show done
-_OFFER_RE = re.compile(r"^(?:would you like me to|do you want me to|want me to|shall i|should i)\s+"
-                       r"((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b.{0,40}?"
-                       r"\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
-YES_RE = re.compile(r"^(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please|lgtm|sounds good)\b", re.IGNORECASE)
+_OFFER_RE = re.compile(rf"^{ASK_PREFIX}\s+((?:also |now |go ahead and )?(?:commit|push|(?:open|create|submit|raise)\b"
+                       r".{0,40}?\b(?:pr|pull request))\b.*\?)$", re.IGNORECASE)
+# The words a reply says yes with ("yep do it", "sounds good"), for each reader of a reply
+YES_WORDS = r"(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please(?: do)?|lgtm|sounds good|proceed)"
+YES_RE = re.compile(rf"^{YES_WORDS}\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
@@ -129,6 +130,13 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def edited_after(events: list[Event], at: int) -> str:
+    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
+    return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
+                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
+                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
+
+
 def _steps_listed(text: str) -> list[str]:
     """The steps of the list that ends the message, when the sentence before it proposes them (at least two)."""
     found = sentences(text)
@@ -154,8 +162,7 @@ def steps_not_taken(events: list[Event]) -> list[str]:
         steps = _steps_listed(event.text)
         if not steps:
             continue
-        edited = " ".join(str(e.tool.input.get(key, "")) for e in events[index + 1:] if e.tool is not None
-                          for key in ("old_string", "new_string", "content"))
+        edited = edited_after(events, index)
         asked = content_words(reply.text)
         for step in steps:
             names = re.findall(r"`([^`]+)`", step)

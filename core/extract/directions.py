@@ -1,0 +1,68 @@
+"""The user's directions: the prompts that corrected or redirected the work and that an edit then carried out,
+read from what the user typed, not the agent's words (core/extract/insights.py ranks them with the agent's choices).
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.said_left import YES_WORDS
+from eywa.core.session import WRITE_TOOLS, Session
+
+PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out a plan approved in another
+# "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
+# C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
+_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|don't|do not|thinking again|first|"
+                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|also|just|not)|"
+                           r"(?:,|\band|\bbut) not)\b",
+                           re.IGNORECASE)
+# "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
+_APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
+                            r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
+MAX_DIRECTION = 160
+_OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
+_YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
+_PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+
+
+def directions(session: Session) -> list[tuple[int, str]]:
+    """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
+    of 'Strategy initialized' we should do ...") and that an edit then carried out, in the user's words, with the
+    number of agent messages before each (its place in the session). Not a question, not output pasted, not an
+    approval of what the agent proposed."""
+    result: list[tuple[int, str]] = []
+    said = 0
+    prompts = 0
+    last = ""
+    events = session.events
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+            last = event.text
+        if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT):
+            continue
+        prompts += 1
+        text = " ".join(event.text.split())
+        if prompts == 1 or len(text) > 300 or "?" in text or "\n" in event.text.strip() or \
+                not _DIRECTION_RE.search(text) or _APPROVAL_RE.search(text):
+            continue
+        # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
+        carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+                            if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
+                            or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
+        if not carried_out:
+            continue
+        text = next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
+        text = _LEAD_WORDS_RE.sub("", text)
+        if len(text) > MAX_DIRECTION:  # cut at a clause
+            cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
+            text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
+        text = text.rstrip(" .,;:")
+        picked = _OPTION_RE.search(text)
+        if picked:  # "I like Option C": the option as the agent's last message put it
+            text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(
+                rf"(?:option\s+)?{re.escape(picked.group(1))}\b\W", item.text, re.IGNORECASE)), text)
+        result.append((said, text))
+    return result
