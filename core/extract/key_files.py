@@ -37,6 +37,8 @@ def edited_files(session: Session) -> Counter[str]:
 def _changes(session: Session) -> list[str]:
     """The path of each change, in order."""
     found: list[str] = []
+    # a run whose transcript is kept names its writes there: a path it reports is counted once, from that transcript
+    kept = {relative_path(path, session.cwd) for run in session.subagents for path in run.files_written}
     known: dict[str, None] = {}  # the files read or written so far, as the agent named them: what `rm -r` deletes
     for call in session.tool_calls:
         if call.is_error:
@@ -52,8 +54,7 @@ def _changes(session: Session) -> list[str]:
             for folder in commands.folders_removed(command):
                 found += _inside(folder, known, session.cwd)
         elif call.name in ("Task", "Agent") and call.result:
-            # a run whose transcript is kept names its writes below: a path counted already is not counted again
-            found += [path for path in _reported_writes(call.result, session.cwd) if path not in found]
+            found += [path for path in _reported_writes(call.result, session.cwd) if path not in (*found, *kept)]
     found += [relative_path(path, session.cwd) for run in session.subagents for path in run.files_written]
     return [path for path in found if not _scratch(path)]
 
