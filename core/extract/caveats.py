@@ -24,8 +24,8 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
     ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified)|\buntested\b|"
-                   r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:test|verify|run|check)(?:ed)?\b"
-                   r"(?! (?:any|anything|the existing))"),
+                   r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:(?:test|verify)(?:ed)?\b|run\b"
+                   r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))"),
     # "expect conflicts with PR #41", "deferred as too complex", "in a follow-up", "Worth fixing separately",
     # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
@@ -40,10 +40,13 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
     # "Known limitation: ...", "Limitation: For private forks, you'd pass a PAT ...", "The `[0.4.2]` section is a
     # placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bplaceholder\b"),
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|"
+                   r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
+                   r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
-    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
-                  r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
+    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|"
+                  r"revert)(?![^.]*\bautomatic)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|"
+                  r"debug)\b"),
     # "If Windows support becomes important later, you could ...", "If you continue to hit timeouts, you could also
     # consider:", "You may want to delete that one manually", "Worth filing an issue on ...", "may not be worth
     # implementing initially", "Minor cleanup opportunity", "You may need to reload your IDE window": work named and
@@ -55,7 +58,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                            r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
                            r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|"
                            r"\bclean-?up opportunit(?:y|ies)|\byou (?:may|might) (?:also )?need to\b|"
-                           r"\byou can\b[^.]{0,60}\blater\b|"
+                           r"\byou can\b[^.]{0,60}\blater\b(?=\s*(?:[.,;:!)—–]|$|if\b|when\b|once\b|as\b))|"
                            # "If you have existing URLs ..., you'll need to remove those angle brackets manually"
                            r"^(?:if|when|once)\b[^.]{0,100},\s*you(?:'ll|'d| will| would| may| might)? "
                            r"(?:also |still )?(?:need|have|want) to\b"),
@@ -72,7 +75,8 @@ _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|limitation|caveat)\s*(?:—|–|-|:)\s+", re.IGNORECASE)
+_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat)s?)\s*(?:—|–|-|:)\s+",
+                          re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
