@@ -406,14 +406,15 @@ def agent_messages(session: Session) -> list[str]:
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
 # "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
-_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|don't|do not|thinking again|first|"
-                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|also|just|not)|"
+_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
+                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
                            r"(?:,|\band|\bbut) not)\b",
                            re.IGNORECASE)
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
-_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
-                            r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
+# ("no" only with its mark: "no need to ..." is the direction itself)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no(?=\s*[,:.!-])|fine|alright|actually|thinking again|so|"
+                            r"and|but|also)\s*[,:.!-]?\s+)+", re.IGNORECASE)
 MAX_DIRECTION = 160
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|go ahead|do it|sounds good|lgtm|please do|proceed)\W*$",
@@ -496,9 +497,9 @@ _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [
 # "Cobra doesn't propagate `Hidden` to children, so ...", "GoReleaser only supports `token` for the brews repository":
 # the same, said of a tool or a part named in plain words; not advice to the person, a step or where the work stands
 _FINDING_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w`'./()-]+ ){1,5}(?:doesn't|does not|don't|do not|can't|"
-                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|needs to|need to|only (?:checks|reads|"
+                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|only (?:checks|reads|"
                          r"matches|contains|supports|uses))\b", re.IGNORECASE)
-_NOT_FINDING_RE = re.compile(r"^you\b|\blet me\b|\bnow\b", re.IGNORECASE)
+_NOT_FINDING_RE = re.compile(r"^(?:you|i|we|it)\b|\blet me\b|\bnow\b", re.IGNORECASE)
 # "But if `SaveChanges` is called before ...": a case the code meets, not a change made
 _SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
