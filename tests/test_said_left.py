@@ -501,3 +501,11 @@ def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step()
     session = corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")
     assert session.todos_dropped == ["Run code simplicity review"]
     assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("Not done, dropped")]
+
+
+def test_a_step_dropped_while_an_unrelated_one_is_added_is_a_dropped_step(tmp_path: Path) -> None:
+    # "Update the docs for the API" and "Update the tests for the CLI" share only "update": no rename
+    session = _codex_rollout(tmp_path, [("Add retry helper", "in_progress"),
+                                        ("Update the docs for the API", "pending")],
+                             [("Add retry helper", "completed"), ("Update the tests for the CLI", "pending")])
+    assert session.todos_dropped == ["Update the docs for the API"]

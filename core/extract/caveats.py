@@ -14,7 +14,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.said_left import THREAD_WORDS, WRITE_TOOLS, YES_RE, clause, named_code
-from eywa.core.retrieval.query_tokens import STOPWORDS
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Event, ToolCall
 
 MAX_CAVEATS = 2
@@ -141,20 +141,15 @@ def _edited_after(events: list[Event], at: int) -> str:
                     for key in ("file_path", "old_string", "new_string", "content", "edits"))
 
 
-def _topic_words(text: str) -> set[str]:
-    """Words of four letters or more that are no stop words: what two sentences share when about one thing."""
-    return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in STOPWORDS}
-
-
 def _taken_up(said: str, events: list[Event], at: int) -> bool:
     """The user took it up and an edit followed: the next prompt said yes, or a later one shares two topic words."""
-    words = _topic_words(said)
+    words = content_words(said, 4)
     first = True
     for index in range(at + 1, len(events)):
         if events[index].kind != "user":
             continue
         # the reply right after it said yes ("yep do it"), or a later prompt names it
-        if first and YES_RE.match(events[index].text.strip()) or len(words & _topic_words(events[index].text)) >= 2:
+        if first and YES_RE.match(events[index].text.strip()) or len(words & content_words(events[index].text, 4)) >= 2:
             return bool(_edited_after(events, index))
         first = False
     return False
@@ -163,8 +158,8 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
 def _reported_done(said: str, later: list[str]) -> bool:
     """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its topic
     words or half of them."""
-    words = _topic_words(said)
-    return any(len(words & _topic_words(s.text)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
+    words = content_words(said, 4)
+    return any(len(words & content_words(s.text, 4)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
                for text in later for s in sentences(text))
 
 
@@ -187,8 +182,8 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
 
 def _said_again(said: str, later: list[str]) -> bool:
     """A later message names it again as a caveat (half its topic words): that one, nearer the end, is the thread."""
-    words = _topic_words(said)
-    return any(len(words & _topic_words(s.text)) * 2 >= len(words) and kind_of(s.text) is not None
+    words = content_words(said, 4)
+    return any(len(words & content_words(s.text, 4)) * 2 >= len(words) and kind_of(s.text) is not None
                for text in later if any(piece in text.lower() for piece in _PIECES) for s in sentences(text))
 
 

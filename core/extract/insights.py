@@ -17,6 +17,7 @@ from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, ou
 from eywa.core.extract.open_threads import WRITE_TOOLS
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session
 
 MAX_INSIGHTS = 8
@@ -465,16 +466,17 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
     return result
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
-
-
 RESTATED_WORDS = 3
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
                          "rather better cleaner simpler safer approach change changes code file files test tests "
                          "recommend suggest".split())
+
+
+def _words(text: str) -> set[str]:
+    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too."""
+    return content_words(text, stopwords=frozenset())
 
 
 def _named(words: set[str]) -> set[str]:
@@ -629,7 +631,8 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
            if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
         return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
-        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS for k in kept if _RECOMMENDED_RE.search(k.text))
+        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
+        for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
 def chosen(session: Session) -> list[Insight]:

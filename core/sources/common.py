@@ -4,11 +4,11 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, cast
 
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session, ToolCall
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
@@ -82,7 +82,6 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolC
 
 
 _TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos"})
-_TODO_WORD_RE = re.compile(r"[a-z0-9_]{3,}")
 
 
 def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
@@ -100,8 +99,8 @@ def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
         return
     for todo in old:
         item = str(todo.get("content", ""))
-        words = set(_TODO_WORD_RE.findall(item.lower()))
-        renamed = any(len(words & set(_TODO_WORD_RE.findall(new.lower()))) * 2 >= len(words) for new in kept - before)
+        words = content_words(item)  # "Update the docs" and "Update the tests" share no more than "update"
+        renamed = any(len(words & content_words(new)) * 2 >= len(words) for new in kept - before)
         if item not in kept and todo.get("status") in ("pending", "in_progress") and not renamed:
             session.todos_dropped.append(item)
 
