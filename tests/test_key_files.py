@@ -98,3 +98,15 @@ def test_a_write_a_subagent_reports_and_its_kept_transcript_names_counts_once() 
     session = Session("s", cwd="/r", events=[Event("tool", None, tool=reported)],
                       subagents=[SubagentRun("a1", files_written=["/r/docs/review-01.md"])])
     assert key_files(session) == ["`docs/review-01.md` (1 edit)"]
+
+
+def test_a_short_session_that_wrote_only_scratch_files_is_one_small_task() -> None:
+    # substance 2 is what gives a handoff its Key Files: scratch and plan files are none, so a plan or a probe in /tmp
+    # alone is substance 1 (searchable like 2); a file of the work makes it 2
+    def substance(path: str) -> int:
+        session = session_of([("Write", {"file_path": path, "content": "x"})], cwd="/r")
+        session.events.insert(0, Event("user", None, text="Sketch a plan for the retry limit of the importer"))
+        session.events.append(Event("assistant", None, text="Wrote the plan."))
+        return draft(session, ZoneInfo("UTC")).substance
+    assert substance("/Users/a/.claude/plans/retry.md") == substance("/tmp/probe.py") == 1
+    assert substance("/r/importer.py") == 2

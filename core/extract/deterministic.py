@@ -136,7 +136,7 @@ def substance_of(session: Session, requests: list[tuple[str, str]]) -> int:
         return 0
     if not replies and not calls and not session.subagents:
         return 0
-    if len(calls) >= 10 or asked >= 3 or edited_files(session):  # by any tool, a subagent, the shell
+    if len(calls) >= 10 or asked >= 3 or edited_files(session):  # by any tool, a subagent, the shell; no scratch
         return 2
     return 1
 
