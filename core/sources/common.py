@@ -81,7 +81,7 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolC
     return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
 
 
-_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos"})
+_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})
 
 
 def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
@@ -89,6 +89,12 @@ def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
     one leaves out, in the same turn, while it keeps others of the old list and names the item no other way (a
     rewrite, not a new task or a renamed step), the agent took off its own list: `session.todos_dropped`."""
     old, session.todos = session.todos, todos
+    drop_todos(session, old, todos, call)
+
+
+def drop_todos(session: Session, old: list[dict], todos: list[dict], call: ToolCall) -> None:
+    """The unfinished items of `old` that `todos`, written by `call`, took off the list, as `keep_todos` tells them:
+    into `session.todos_dropped`."""
     kept = {str(todo.get("content", "")) for todo in todos}
     session.todos_dropped = [item for item in session.todos_dropped if item not in kept]
     turn = next((event.kind == "tool" for event in reversed(session.events)
