@@ -71,7 +71,7 @@ SUBSTANCE_RULES = "3"
 # redirects the work, carried out, a choice at the user's request; a choice named with its reason before a list.
 # Also "12", open threads: next steps of the last turn that changed something when only asides follow; the last offer
 # the user answered with a question of their own; "Asked whether to proceed with ..."; steps dropped from a todo list.
-HANDOFF_RULES = "12"
+HANDOFF_RULES = "13"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
