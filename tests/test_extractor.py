@@ -9,7 +9,7 @@ import pytest
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
-from eywa.core.extract.claude_words import outcome
+from eywa.core.extract.claude_words import OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
     _prompt_headline,
     changed_files,
@@ -21,7 +21,7 @@ from eywa.core.extract.deterministic import (
     meaningful_prompts,
     session_terms,
 )
-from eywa.core.extract.gist import asked, commit_mood
+from eywa.core.extract.gist import _base, asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
@@ -628,6 +628,33 @@ def test_a_reported_headline_reads_as_a_commit_subject() -> None:
         assert commit_mood(headline) == headline
     assert commit_mood("Simplified the parser") == "Simplify the parser"
     assert commit_mood("Wrote the changelog") == "Write the changelog"
+    # the subject moved after the verb is no longer the sentence's first word: a pronoun or plain word loses its
+    # capital, an acronym keeps it
+    assert commit_mood("It has been fixed") == "Fix it"
+    assert commit_mood("Tests have been added for the parser") == "Add tests for the parser"
+    assert commit_mood("API docs have been updated") == "Update API docs"
+
+
+# Each report verb and its base form: a verb added to OUTCOME_VERBS must be added here, with the base it should give
+# ("used" would give "us" by the regular rule).
+_BASES = dict(pair.split(":") for pair in """added:add addressed:address adjusted:adjust applied:apply built:build
+bumped:bump changed:change cherry-picked:cherry-pick clarified:clarify cleaned:clean committed:commit
+configured:configure consolidated:consolidate converted:convert corrected:correct created:create decreased:decrease
+deduplicated:deduplicate defined:define deleted:delete disabled:disable documented:document downgraded:downgrade
+dropped:drop enabled:enable excluded:exclude exported:export exposed:expose extracted:extract fixed:fix
+generated:generate guarded:guard handled:handle ignored:ignore implemented:implement imported:import improved:improve
+increased:increase inlined:inline installed:install introduced:introduce made:make merged:merge migrated:migrate
+modernised:modernise modernized:modernize moved:move opened:open populated:populate published:publish pushed:push
+rebased:rebase reduced:reduce refactored:refactor registered:register released:release removed:remove renamed:rename
+replaced:replace resolved:resolve restored:restore restructured:restructure reverted:revert rewrote:rewrite
+scoped:scope set:set simplified:simplify skipped:skip split:split squashed:squash switched:switch unified:unify
+updated:update upgraded:upgrade wired:wire wrote:write""".split())
+
+
+def test_every_report_verb_has_its_base_form_and_a_finding_none() -> None:
+    assert {verb: _base(verb) for verb in OUTCOME_VERBS if verb not in _BASES} == dict.fromkeys(
+        ("found", "identified", "traced", "tracked"))
+    assert {verb: _base(verb) for verb in _BASES} == _BASES
 
 
 def test_a_question_a_case_or_a_short_request_is_no_gist() -> None:

@@ -14,6 +14,7 @@ from eywa.core.extract.insights import (
     REPORTED,
     Insight,
     agent_messages,
+    changes_in,
     chosen,
     insights,
     insights_in,
@@ -21,6 +22,7 @@ from eywa.core.extract.insights import (
     topic_of,
     user_directions,
 )
+from eywa.core.session import Event, Session, ToolCall
 
 from .test_extractor import corpus_session
 
@@ -486,6 +488,31 @@ def test_no_choice_at_the_users_request_from_a_question_an_approval_or_the_first
     # regenerating it")
     assert not any("rather than" in item.text
                    for _, item in user_directions(corpus_session("89488521-e2e7-4d97-bc02-38197efdddc8")))
+
+
+def _directed(prompt: str) -> list[str]:
+    """What user_directions reads in `prompt`, the second of a session, when an edit follows it."""
+    edit = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/a.py", "new_string": "b"}))
+    session = Session("s", cwd="/r", events=[Event("user", None, text="Add a retry limit to the importer"),
+                                             Event("assistant", None, text="Done."), Event("user", None, text=prompt),
+                                             edit])
+    return [item.text for _, item in user_directions(session)]
+
+
+def test_an_ordinary_follow_up_is_no_choice_at_the_users_request() -> None:
+    assert _directed("run the linter first and fix what it reports") == []
+    assert _directed("don't forget to update the changelog too") == []
+    assert _directed("let's also add a --verbose flag") == []
+    # a correction keeps its words: "no need" is the direction, no lead word
+    assert _directed("no need to deprecate it, remove it completely") == [
+        "At the user's request: no need to deprecate it, remove it completely."]
+
+
+def test_a_step_or_a_remark_in_plain_words_is_no_finding() -> None:
+    for said in ("We need to add a migration for the new column before the release.",
+                 "I don't see any other callers of this function in the repository.",
+                 "It doesn't matter much which order the hooks are registered in."):
+        assert changes_in(sentences(said), "") == []
 
 
 def test_a_choice_named_with_its_reason_is_kept_though_it_leads_into_what_follows() -> None:

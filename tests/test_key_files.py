@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.key_files import MAX_KEY_FILES, changed_files, key_files
-from eywa.core.session import Event, Session, ToolCall
+from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.codex import build_codex_session
 
 from .test_extractor import corpus_session
@@ -91,3 +91,22 @@ def test_codex_apply_patch_through_the_shell_and_a_moved_file_are_edits(tmp_path
         ("Write", "/w/notes.md"), ("Edit", "/w/old.py"), ("Write", "/w/pkg/new.py")]
     assert len(session.tool_calls) == 6 and not any(c.name == "Bash" for c in session.tool_calls)
     assert listed(session) == ["old.py", "pkg/new.py", "notes.md"]
+
+
+def test_a_write_a_subagent_reports_and_its_kept_transcript_names_counts_once() -> None:
+    reported = ToolCall("t", "Task", {}, result="The review has been written to `docs/review-01.md`.")
+    session = Session("s", cwd="/r", events=[Event("tool", None, tool=reported)],
+                      subagents=[SubagentRun("a1", files_written=["/r/docs/review-01.md"])])
+    assert key_files(changed_files(session)) == ["`docs/review-01.md` (1 edit)"]
+
+
+def test_a_short_session_that_wrote_only_scratch_files_is_one_small_task() -> None:
+    # substance 2 is what gives a handoff its Key Files: scratch and plan files are none, so a plan or a probe in /tmp
+    # alone is substance 1 (searchable like 2); a file of the work makes it 2
+    def substance(path: str) -> int:
+        session = session_of([("Write", {"file_path": path, "content": "x"})], cwd="/r")
+        session.events.insert(0, Event("user", None, text="Sketch a plan for the retry limit of the importer"))
+        session.events.append(Event("assistant", None, text="Wrote the plan."))
+        return draft(session, ZoneInfo("UTC")).substance
+    assert substance("/Users/a/.claude/plans/retry.md") == substance("/tmp/probe.py") == 1
+    assert substance("/r/importer.py") == 2

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
 
@@ -515,3 +516,45 @@ def test_a_reply_s_connective_is_no_part_of_the_step() -> None:
     """0a76fbfe: "And yes, investigating the checkout/reset shims removal is a great follow-up — ..."."""
     threads = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), ZoneInfo("UTC")).open_threads
     assert any(t.startswith("Later: Investigating the checkout/reset shims removal") for t in threads), threads
+def test_a_step_dropped_while_an_unrelated_one_is_added_is_a_dropped_step(tmp_path: Path) -> None:
+    # "Update the docs for the API" and "Update the tests for the CLI" share only "update": no rename
+    session = _codex_rollout(tmp_path, [("Add retry helper", "in_progress"),
+                                        ("Update the docs for the API", "pending")],
+                             [("Add retry helper", "completed"), ("Update the tests for the CLI", "pending")])
+    assert session.todos_dropped == ["Update the docs for the API"]
+
+
+def _claude_tasks(folder: Path, *updates: dict) -> Session:
+    """A Claude Code session: the request, two TaskCreate calls, then `updates` (TaskUpdate inputs), in one turn."""
+    records: list[dict] = [{"type": "user", "uuid": "u0", "timestamp": "2026-12-01T10:18:44Z",
+                            "message": {"role": "user", "content": "track the migration work"}}]
+
+    def call(number: int, name: str, args: dict, result: dict) -> None:
+        records.append({"type": "assistant", "uuid": f"a{number}", "timestamp": "2026-12-01T10:18:45Z",
+                        "message": {"id": f"m{number}", "role": "assistant", "model": "claude-opus-4-5",
+                                    "content": [{"type": "tool_use", "id": f"t{number}", "name": name,
+                                                 "input": args}]}})
+        records.append({"type": "user", "uuid": f"r{number}", "timestamp": "2026-12-01T10:18:46Z",
+                        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{number}",
+                                                                 "content": "ok"}]}, "toolUseResult": result})
+
+    subjects = ("Write the migration", "Add the backfill of old rows", "Update the changelog")
+    for number, subject in enumerate(subjects, 1):
+        call(number, "TaskCreate", {"subject": subject}, {"task": {"id": str(number), "subject": subject}})
+    for number, update in enumerate(updates, 4):
+        call(number, "TaskUpdate", update, {"success": True, "taskId": update["taskId"]})
+    path = folder / "01a2311d-0000-7000-8000-000000000003.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in records) + "\n")
+    return build_session("01a2311d-0000-7000-8000-000000000003", [path], [], lambda text: text)[0]
+
+
+def test_an_unfinished_claude_task_deleted_is_a_dropped_step(tmp_path: Path) -> None:
+    session = _claude_tasks(tmp_path, {"taskId": "1", "status": "completed"}, {"taskId": "2", "status": "deleted"})
+    assert session.todos == [{"content": "Write the migration", "status": "completed"},
+                             {"content": "Update the changelog", "status": "pending"}]
+    assert session.todos_dropped == ["Add the backfill of old rows"]
+    threads = draft(session, ZoneInfo("UTC")).open_threads
+    assert "Not done, dropped from the todo list: Add the backfill of old rows" in threads
+    # a finished task deleted drops nothing
+    assert _claude_tasks(tmp_path, {"taskId": "1", "status": "completed"},
+                         {"taskId": "1", "status": "deleted"}).todos_dropped == []

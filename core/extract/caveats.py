@@ -14,7 +14,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
-from eywa.core.retrieval.query_tokens import STOPWORDS
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Event, ToolCall
 
 MAX_CAVEATS = 2
@@ -24,8 +24,8 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
     ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified)|\buntested\b|"
-                   r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:test|verify|run|check)(?:ed)?\b"
-                   r"(?! (?:any|anything|the existing))"),
+                   r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:(?:test|verify)(?:ed)?\b|run\b"
+                   r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))"),
     # "expect conflicts with PR #41", "deferred as too complex", "in a follow-up", "Worth fixing separately",
     # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
@@ -39,10 +39,13 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|\bplaceholder\b"),
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|"
+                   r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
+                   r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
-    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|clean|"
-                  r"revert)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b"),
+    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|"
+                  r"revert)(?![^.]*\bautomatic)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|"
+                  r"debug)\b"),
     # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
     ("left to the person", r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
                            r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
@@ -51,7 +54,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                            r"\bworth (?:filing|opening|raising|reporting) (?:an? |the )?(?:issue|bug|ticket)|"
                            r"\bnot (?:be )?worth (?:implementing|doing|adding|building)|"
                            r"\bclean-?up opportunit(?:y|ies)|\byou (?:may|might) (?:also )?need to\b|"
-                           r"\byou can\b[^.]{0,60}\blater\b|"
+                           r"\byou can\b[^.]{0,60}\blater\b(?=\s*(?:[.,;:!)—–]|$|if\b|when\b|once\b|as\b))|"
                            # "If you have existing URLs ..., you'll need to remove those angle brackets manually"
                            r"^(?:if|when|once)\b[^.]{0,100},\s*you(?:'ll|'d| will| would| may| might)? "
                            r"(?:also |still )?(?:need|have|want) to\b"),
@@ -70,7 +73,8 @@ _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|limitation|caveat)\s*(?:—|–|-|:)\s+", re.IGNORECASE)
+_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat)s?)\s*(?:—|–|-|:)\s+",
+                          re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
@@ -132,20 +136,17 @@ def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
                and commands.checks(str(call.input.get("command", ""))) for i, call in calls)
 
 
-def _topic_words(text: str) -> set[str]:
-    """Words of four letters or more that are no stop words: what two sentences share when about one thing."""
-    return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", text.lower()) if w not in STOPWORDS}
 
 
 def _taken_up(said: str, events: list[Event], at: int) -> bool:
     """The user took it up and an edit followed: the next prompt said yes, or a later one shares two topic words."""
-    words = _topic_words(said)
+    words = content_words(said, 4)
     first = True
     for index in range(at + 1, len(events)):
         if events[index].kind != "user":
             continue
         # the reply right after it said yes ("yep do it"), or a later prompt names it
-        if first and YES_RE.match(events[index].text.strip()) or len(words & _topic_words(events[index].text)) >= 2:
+        if first and YES_RE.match(events[index].text.strip()) or len(words & content_words(events[index].text, 4)) >= 2:
             return bool(edited_after(events, index))
         first = False
     return False
@@ -154,8 +155,8 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
 def _reported_done(said: str, later: list[str]) -> bool:
     """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its topic
     words or half of them."""
-    words = _topic_words(said)
-    return any(len(words & _topic_words(s.text)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
+    words = content_words(said, 4)
+    return any(len(words & content_words(s.text, 4)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
                for text in later for s in sentences(text))
 
 
@@ -184,8 +185,8 @@ def _may_hold_one(text: str) -> bool:
 
 def _said_again(said: str, later: list[str]) -> bool:
     """A later message names it again as a caveat (half its topic words): that one, nearer the end, is the thread."""
-    words = _topic_words(said)
-    return any(len(words & _topic_words(s.text)) * 2 >= len(words) and kind_of(s.text) is not None
+    words = content_words(said, 4)
+    return any(len(words & content_words(s.text, 4)) * 2 >= len(words) and kind_of(s.text) is not None
                for text in later if _may_hold_one(text) for s in sentences(text))
 
 

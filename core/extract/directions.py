@@ -13,14 +13,15 @@ from eywa.core.session import WRITE_TOOLS, Session
 PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out a plan approved in another
 # "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
-_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|don't|do not|thinking again|first|"
-                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|also|just|not)|"
+_DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
+                           r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
                            r"(?:,|\band|\bbut) not)\b",
                            re.IGNORECASE)
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
-_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no|fine|alright|actually|thinking again|so|and|but|also)"
-                            r"\s*[,:.!-]?\s+)+", re.IGNORECASE)
+# ("no" only with its mark: "no need to ..." is the direction itself)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no(?=\s*[,:.!-])|fine|alright|actually|thinking again|so|"
+                            r"and|but|also)\s*[,:.!-]?\s+)+", re.IGNORECASE)
 MAX_DIRECTION = 160
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own

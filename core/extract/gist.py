@@ -133,5 +133,8 @@ def commit_mood(headline: str) -> str:
     passive = _PASSIVE_RE.match(headline)
     if passive and (base := _base(passive.group("verb"))):
         determiner = f"{passive.group(1).lower()} " if passive.group(1) else ""
-        return f"{base.capitalize()} {determiner}{passive.group('subject')}{passive.group('rest')}".rstrip(" !.")
+        subject = passive.group("subject")
+        if subject[:1].isupper() and subject.split(" ", 1)[0][1:].islower():  # "It", "Tests"; not "API", "`Foo`"
+            subject = subject[0].lower() + subject[1:]
+        return f"{base.capitalize()} {determiner}{subject}{passive.group('rest')}".rstrip(" !.")
     return headline

@@ -17,6 +17,7 @@ from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, ou
 from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_INSIGHTS = 8
@@ -416,10 +417,6 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
     return result
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if len(w) > 2}
-
-
 RESTATED_WORDS = 3
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
@@ -441,6 +438,9 @@ def _by_number(text: str) -> bool:
     if not _NUMBERED_RE.search(text):
         return False
     return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
+def _words(text: str) -> set[str]:
+    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too."""
+    return content_words(text, stopwords=frozenset())
 
 
 def _named(words: set[str]) -> set[str]:
@@ -463,9 +463,9 @@ _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [
 # "Cobra doesn't propagate `Hidden` to children, so ...", "GoReleaser only supports `token` for the brews repository":
 # the same, said of a tool or a part named in plain words; not advice to the person, a step or where the work stands
 _FINDING_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w`'./()-]+ ){1,5}(?:doesn't|does not|don't|do not|can't|"
-                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|needs to|need to|only (?:checks|reads|"
+                         r"cannot|isn't|is not|aren't|never|won't|has no|have no|only (?:checks|reads|"
                          r"matches|contains|supports|uses))\b", re.IGNORECASE)
-_NOT_FINDING_RE = re.compile(r"^you\b|\blet me\b|\bnow\b", re.IGNORECASE)
+_NOT_FINDING_RE = re.compile(r"^(?:you|i|we|it)\b|\blet me\b|\bnow\b", re.IGNORECASE)
 # "But if `SaveChanges` is called before ...": a case the code meets, not a change made
 _SCENARIO_RE = re.compile(r"^(?:but |and |or )?(?:if|when|unless|whenever)\b", re.IGNORECASE)
 # "Let me create a shared `stringutil` package that both cli and strategy can import": the change about to be made
@@ -595,7 +595,8 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
            if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
         return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
-        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS for k in kept if _RECOMMENDED_RE.search(k.text))
+        len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
+        for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
 def chosen(session: Session) -> list[Insight]:

@@ -32,6 +32,8 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
     """(the path, relative to the session's folder when inside it; whether the change deleted it) of each change, in
     order: read once per draft."""
     found: list[tuple[str, bool]] = []
+    # a run whose transcript is kept names its writes there: a path it reports is counted once, from that transcript
+    kept = {relative_path(path, session.cwd) for run in session.subagents for path in run.files_written}
     known: dict[str, None] = {}  # the files read or written so far, as the agent named them: what `rm -r` deletes
     for call in session.tool_calls:
         if call.is_error:
@@ -49,8 +51,7 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
             for folder in commands.folders_removed(command):
                 found += [(path, True) for path in _inside(folder, known, session.cwd)]
         elif call.name in ("Task", "Agent") and call.result:
-            # a run whose transcript is kept names its writes below: a path counted already is not counted again
-            seen = {path for path, _ in found}
+            seen = {path for path, _ in found} | kept
             found += [(path, False) for path in _reported_writes(call.result, session.cwd) if path not in seen]
     found += [(relative_path(path, session.cwd), False) for run in session.subagents for path in run.files_written]
     return [(path, gone) for path, gone in found if not _scratch(path)]

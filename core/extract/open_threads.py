@@ -24,6 +24,7 @@ from eywa.core.extract.said_left import (
     open_choice,
     steps_not_taken,
 )
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
@@ -58,8 +59,8 @@ _ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull 
                  "reply": r"\b(?:reply|respond|comment)"}
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
-                              "or of one instead implement start begin now for leave as-is move forward on "
-                              "next apply make happy help all anything".split())
+                              "or of one instead implement start begin now for leave move forward on "
+                              "next apply make happy help all anything as is".split())
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
@@ -273,7 +274,7 @@ def _offer_passed_over(session: Session, before: int) -> list[Thread]:
 
 def _named_words(text: str) -> set[str]:
     """The words of a question or offer that name something ("README", "wording"), not the asking."""
-    return {w for w in re.findall(r"[a-z0-9_'-]+", text.lower()) if w not in _GENERIC_QUESTION}
+    return content_words(text, 2, _GENERIC_QUESTION)
 
 
 def _offered(said: tuple[Sentence, ...], offer: str) -> str:

@@ -11,6 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
@@ -170,10 +171,6 @@ def steps_not_taken(events: list[Event]) -> list[str]:
                 continue
             found.append("Not taken: " + clause(step, 14))
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _DANGLING}
 
 
 # A review's list of what it found ("### Issues", "## P3 Findings (Optional Improvements)", "### Recommendations"),

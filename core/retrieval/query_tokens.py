@@ -43,6 +43,13 @@ try use used want was week worked work working yesterday
 """
 
 STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_QUERY_FILLER.split())
+_CONTENT_WORD_RE = re.compile(r"[a-z0-9_]+")
+
+
+def content_words(text: str, shortest: int = 3, stopwords: frozenset[str] = STOPWORDS) -> set[str]:
+    """The words of `text` of `shortest` characters or more that are no `stopwords`: what two texts share when they
+    are about one thing."""
+    return {w for w in _CONTENT_WORD_RE.findall(text.lower()) if len(w) >= shortest and w not in stopwords}
 
 
 def tokenize_query(text: str) -> list[str]:

@@ -4,11 +4,11 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, cast
 
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session, ToolCall
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
@@ -81,8 +81,7 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolC
     return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
 
 
-_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos"})
-_TODO_WORD_RE = re.compile(r"[a-z0-9_]{3,}")
+_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})
 
 
 def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
@@ -90,6 +89,12 @@ def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
     one leaves out, in the same turn, while it keeps others of the old list and names the item no other way (a
     rewrite, not a new task or a renamed step), the agent took off its own list: `session.todos_dropped`."""
     old, session.todos = session.todos, todos
+    drop_todos(session, old, todos, call)
+
+
+def drop_todos(session: Session, old: list[dict], todos: list[dict], call: ToolCall) -> None:
+    """The unfinished items of `old` that `todos`, written by `call`, took off the list, as `keep_todos` tells them:
+    into `session.todos_dropped`."""
     kept = {str(todo.get("content", "")) for todo in todos}
     session.todos_dropped = [item for item in session.todos_dropped if item not in kept]
     turn = next((event.kind == "tool" for event in reversed(session.events)
@@ -100,8 +105,8 @@ def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
         return
     for todo in old:
         item = str(todo.get("content", ""))
-        words = set(_TODO_WORD_RE.findall(item.lower()))
-        renamed = any(len(words & set(_TODO_WORD_RE.findall(new.lower()))) * 2 >= len(words) for new in kept - before)
+        words = content_words(item)  # "Update the docs" and "Update the tests" share no more than "update"
+        renamed = any(len(words & content_words(new)) * 2 >= len(words) for new in kept - before)
         if item not in kept and todo.get("status") in ("pending", "in_progress") and not renamed:
             session.todos_dropped.append(item)
 

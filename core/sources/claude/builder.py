@@ -15,7 +15,16 @@ from pathlib import Path
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude.records import decode_parts, part_value, top_level
-from eywa.core.sources.common import ERROR_KEEP, Clock, cut, keep_output, keep_todos, parse_time, tool_call
+from eywa.core.sources.common import (
+    ERROR_KEEP,
+    Clock,
+    cut,
+    drop_todos,
+    keep_output,
+    keep_todos,
+    parse_time,
+    tool_call,
+)
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -272,8 +281,10 @@ class _Builder:
         elif call.name == "TaskUpdate":
             known = self.tasks.get(str(call.input.get("taskId")))
             status = call.input.get("status")
-            if known is not None and status == "deleted":
+            if known is not None and status == "deleted":  # an unfinished task deleted is a step dropped
+                old = list(self.tasks.values())
                 del self.tasks[str(call.input.get("taskId"))]
+                drop_todos(self.s, old, list(self.tasks.values()), call)
             elif known is not None and isinstance(status, str):
                 known["status"] = status
 
