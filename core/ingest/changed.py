@@ -9,8 +9,8 @@ from eywa.core.sources.plugin import SourceFile
 
 class ChangedFiles(Container[str]):
     """The paths changed among the files scanned, held as the smaller set: the changed paths, or the others. A first
-    ingest finds every file changed and holds an empty set (a set of 100,000 paths costs about 5 MB beside the plan's
-    groups). Asked only about paths of the files scanned."""
+    ingest finds every file changed and holds an empty set, not one of every path beside the plan's groups. Asked only
+    about paths of the files scanned."""
 
     def __init__(self, scanned: list[SourceFile], changed: set[str]) -> None:
         self._count = len(changed)

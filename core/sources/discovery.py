@@ -69,9 +69,9 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
 
 class Groups(MutableMapping[str, SessionFiles]):
     """The sessions of a list of files, {session id: its files}, held as ranges of the list (an ingest's plan groups
-    every file of a large disk at once: a `SessionFiles` with its two lists a session cost about 430 bytes, this
-    about 150). Each `SessionFiles` is made when asked for; one taken by `[]` is kept, so that changing it holds.
-    Sessions in the order they are found: of main files first, then of subagents' runs, then of other files."""
+    every file of a large disk at once: a `SessionFiles` with its two lists a session cost over twice as much). Each
+    `SessionFiles` is made when asked for; one taken by `[]` is kept, so that changing it holds. Sessions in the
+    order they are found: of main files first, then of subagents' runs, then of other files."""
 
     def __init__(self, files: list[SourceFile], parent_of: Callable[[SourceFile], str | None]) -> None:
         self._files: list[SourceFile | None] = list(files)
