@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import datetime as dt
+from collections.abc import Container, MutableMapping
 from pathlib import Path
 
 from eywa.core.sources import CLAUDE_CODE, KINDS, agent
@@ -62,7 +63,7 @@ def _windows(path: Path) -> list[_Window]:
     return windows
 
 
-def may_link(files: list[SourceFile], changed: set[str]) -> bool:
+def may_link(files: list[SourceFile], changed: Container[str]) -> bool:
     """`link_runs` may link a run now: a main file of another agent changed, or a changed Claude Code transcript
     was written within `_RETRY_NS` after one (its parent's tool_result lands after the run ends)."""
     fresh = sorted(f.mtime_ns for f in files if f.agent == CLAUDE_CODE and f.role == "main" and f.location in changed)
@@ -77,7 +78,8 @@ def may_link(files: list[SourceFile], changed: set[str]) -> bool:
     return False
 
 
-def link_runs(groups: dict[str, SessionFiles], claude_roots: list[Path], changed: set[str]) -> dict[str, str]:
+def link_runs(groups: MutableMapping[str, SessionFiles], claude_roots: list[Path], changed: Container[str],
+              ) -> dict[str, str]:
     """Move each run of another agent's CLI started by a Claude Code session's Bash call into that session's group
     (as an `agent-run` file). Runs already linked (kind `agent-run`) are regrouped by the caller; these are
     the others. Returns {run's own session id: parent session id} for the runs linked now."""

@@ -30,6 +30,7 @@ from eywa.core.ingest import reredact
 from eywa.core.ingest.agent_runs import link_runs, may_link
 from eywa.core.ingest.allocator import bound_allocator
 from eywa.core.ingest.apart import apart
+from eywa.core.ingest.changed import ChangedFiles
 from eywa.core.ingest.pending import clear_mark, expire_marks, read_marks
 from eywa.core.ingest.prepare import PreparedSession, prepared_in_order, worker_count
 from eywa.core.ingest.reindex import refresh_fulltext
@@ -275,7 +276,7 @@ def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozens
         files = group.files
         dirty = (only is None or group.session_id in only) and (
             group.session_id in force or any(f.location in changed for f in files))
-        changed.difference_update(f.location for f in files)
+        changed.let_go(f.location for f in files)
         if not dirty:
             continue
         if group.session_id in forgotten:
@@ -289,7 +290,7 @@ def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozens
 
 
 def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]],
-              ) -> tuple[set[str], dict[str, str], set[str]]:
+              ) -> tuple[ChangedFiles, dict[str, str], set[str]]:
     """The paths of `files` new or changed since their recorded state; the session recorded for each unchanged
     file; the unchanged main files recorded as agent runs. The states, in path order, are read alongside."""
     changed: set[str] = set()
@@ -306,7 +307,7 @@ def _compared(files: list[SourceFile], states: Iterator[tuple[str, SourceState]]
             parents[source.location] = state.session_id
         if source.role == "main" and state.kind == AGENT_RUN:
             linked_runs.add(source.location)
-    return changed, parents, linked_runs
+    return ChangedFiles(files, changed), parents, linked_runs
 
 
 def _keep_out(store: Store, groups: list[SessionFiles], paths: IngestPaths) -> None:
