@@ -56,7 +56,7 @@ def test_session_end_marks_the_session_and_the_next_ingest_extracts_it(installed
     assert mark.exists(), "SessionEnd left no mark"
     assert installed.eywa("ingest").returncode == 0
     assert not mark.exists()
-    assert installed.headline(run.session_id) == "Renamed load_config to read_config"  # what Claude reported done
+    assert installed.headline(run.session_id) == "Rename load_config to read_config"  # its report, as a commit subject
 
 
 def test_mcp_tool_is_found_through_toolsearch_and_answers_plain_markdown(installed: ClaudeCode,
