@@ -6,6 +6,7 @@ from __future__ import annotations
 import mmap
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,46 @@ def test_an_ingest_pages_out_only_when_it_reads_many_bytes(env: dict[str, Path],
     monkeypatch.setattr(run, "PAGE_OUT_BYTES", read)
     assert eywa.ingest(force=frozenset(first.updated)).sessions_updated == 3
     assert recorded.started == [eywa.store.text_index_folder]
+
+
+def _anonymous_kb() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssAnon:"))
+
+
+@linux_only
+def test_a_pager_hands_back_what_the_allocator_holds_free(tmp_path: Path) -> None:
+    import ctypes
+
+    c = ctypes.CDLL(None)
+    c.malloc.restype, c.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    c.free.argtypes = [ctypes.c_void_p]
+    blocks = [c.malloc(4096) for _ in range(16_384)]  # 64 MB in small blocks, as a merge's buffers
+    for block in blocks:
+        ctypes.memset(block, 1, 4096)
+    kept = c.malloc(4096)  # a block still in use above them: glibc keeps the freed ones below
+    for block in blocks:
+        c.free(block)
+    held = _anonymous_kb()
+    pager = page_out.Pager(tmp_path)
+    pager.start()
+    try:
+        deadline = time.monotonic() + 10
+        while _anonymous_kb() > held - 32_000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        pager.stop()
+        c.free(kept)
+    assert _anonymous_kb() <= held - 32_000
+
+
+def test_a_rebuild_lets_go_of_sqlites_page_caches_before_tantivy_builds(tmp_path: Path) -> None:
+    store = Store(tmp_path / "index.sqlite3")
+    with store.transaction():
+        store.conn.execute("INSERT INTO fulltext(session_uuid, handoff) VALUES('s', 'text')")
+    text_index.reset(store.conn)
+    run: list[str] = []
+    store.conn.set_trace_callback(run.append)
+    text_index.ensure(store.conn, store.text_index_folder)
+    staged = next(i for i, sql in enumerate(run) if "FROM text_index_queue WHERE seq" in sql)
+    assert "PRAGMA shrink_memory" in run[:staged]

@@ -2,7 +2,8 @@
 kernel every moment: a merge reads its input segments through maps, and each page it read stayed counted in the
 process's memory until the merge ended, most of a large reindex's peak (bench/RESULTS.md, issue 29). MADV_PAGEOUT
 only reclaims what no other process maps, and a page needed again is read again, so nothing changes but the memory
-held. Linux only; elsewhere nothing is done."""
+held. Each pass also hands back the pages glibc's allocator holds free (`malloc_trim`): a merge frees its buffers
+amid blocks still in use, which glibc otherwise keeps. Linux only; elsewhere nothing is done."""
 
 from __future__ import annotations
 
@@ -14,12 +15,17 @@ from pathlib import Path
 from eywa.core import libc
 
 Madvise = Callable[[int, int, int], int]  # madvise(2): address, length, advice
+Trim = Callable[[int], int]  # malloc_trim(3): the bytes to leave at the heap's top
 _MADV_PAGEOUT = 21  # from the kernel's mman-common.h (Linux 5.4 and later)
 EVERY_SECONDS = 0.25
 
 
 def _madvise() -> Madvise | None:
     return libc.function("madvise", ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+
+
+def _malloc_trim() -> Trim | None:
+    return libc.function("malloc_trim", ctypes.c_size_t)
 
 
 def page_out(folder: Path, madvise: Madvise) -> int:
@@ -40,11 +46,12 @@ def page_out(folder: Path, madvise: Madvise) -> int:
 
 
 class Pager:
-    """`page_out(folder)` every EVERY_SECONDS on a thread of its own, from `start` to `stop`."""
+    """`page_out(folder)` and `malloc_trim` every EVERY_SECONDS on a thread of its own, from `start` to `stop`."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._madvise = _madvise()
+        self._trim = _malloc_trim()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -64,4 +71,6 @@ class Pager:
     def _run(self) -> None:
         assert self._madvise is not None  # start() runs the thread only when there is one
         while not self._done.wait(EVERY_SECONDS):
+            if self._trim is not None:
+                self._trim(0)
             page_out(self.folder, self._madvise)

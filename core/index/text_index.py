@@ -119,6 +119,7 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
                 conn.execute("INSERT INTO text_index_queue(id) SELECT id FROM fulltext")
                 (folder / _VERSION_FILE).write_text(f"{VERSION} {key}", encoding="utf-8")
                 rebuilt = True
+                conn.execute("PRAGMA shrink_memory")  # a reindex's page caches, not read while tantivy builds
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
