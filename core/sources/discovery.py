@@ -150,6 +150,7 @@ class Groups(MutableMapping[str, SessionFiles]):
         if not self._count:  # emptied (an ingest's plan, as it spools them): nothing more is held
             self._files, self._number, self._ids, self._taken = [], {}, [], {}
             self._spawned, self._alive, self._starts, self._order = bytearray(), bytearray(), array("q"), array("q")
+            self._last = 0
 
     def __iter__(self) -> Iterator[str]:
         return (sid for number, sid in enumerate(self._ids) if self._alive[number])
