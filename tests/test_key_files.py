@@ -52,6 +52,13 @@ def test_files_copied_into_another_repository_and_a_submodule_added_are_key_file
     assert len(files) == MAX_KEY_FILES
 
 
+def test_past_the_cap_files_still_there_stay_before_files_deleted() -> None:
+    # 9e953218 moves four files out of `public/` (deleted there) and writes a README beside them in their new repository
+    files = listed(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert "/Users/dain/workspace/online-llm-tokenizer/README.md" in files
+    assert "public/tokenizer.js" in files and "public/tokenizer.html" not in files
+
+
 def test_scratch_files_in_a_temporary_folder_are_no_key_files_whatever_tool_wrote_them() -> None:
     session = session_of([("Write", {"file_path": "/tmp/probe.go", "content": ""}),
                           ("Bash", {"command": "cp /r/a.go /private/tmp/x/a.go"}),
