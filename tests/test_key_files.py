@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.key_files import MAX_KEY_FILES, MAX_READ_KEY_FILES, changed_files, files_read, key_files
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
@@ -170,3 +172,13 @@ def test_read_files_take_only_the_places_the_changes_leave() -> None:
     assert len(key_files(changed_files(session), read_of(session))) == MAX_KEY_FILES
     few = session_of([edits[0], *reads])
     assert key_files(changed_files(few), read_of(few))[1:] == [f"`r{i}.go` (read)" for i in range(MAX_READ_KEY_FILES)]
+
+
+@pytest.mark.parametrize(("test", "code"), [("pkg/x_test.go", "pkg/x.go"), ("tests/test_x.py", "src/x.py"),
+                                            ("spec/x_spec.rb", "lib/x.rb"), ("src/x.test.ts", "src/x.ts"),
+                                            ("src/XTest.java", "src/X.java")])
+def test_the_code_a_changed_test_tests_is_read_by_its_name_in_each_language(test: str, code: str) -> None:
+    other = code.replace("x", "y").replace("X", "Y")
+    session = session_of([("Read", {"file_path": f"/r/{code}"}), ("Read", {"file_path": f"/r/{other}"}),
+                          ("Edit", {"file_path": f"/r/{test}"})])
+    assert read_of(session) == [code]

@@ -25,13 +25,14 @@ _SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/s
 _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|saved|wrote|exported)(?: [\w-]+){0,3} "
                                 r"(?:to|at|in) `([^`\s]+)`|\bcreated (?:the |a |a new )?file `([^`\s]+)`",
                                 re.IGNORECASE)
-_TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
+_TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
+                      r"\.(?:test|spec)\.\w+$|\wTests?\.(?:java|kt|cs|swift|scala)$")
 _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
 # Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets.
 _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
                           r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env$", re.IGNORECASE)
-# The code a test tests: `x_test.go`, `test_x.py`, `x_test.py`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
-_TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
+# The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
+_TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
 
 
 def _scratch(path: str) -> bool:
