@@ -31,6 +31,7 @@ _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
 # Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets.
 _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
                           r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env$", re.IGNORECASE)
+_NAME_RE = re.compile(r"[\w.-]+")
 # The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
 _TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
 
@@ -100,19 +101,17 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
         if call.name == "Read" and not call.is_error and isinstance(path, str) and path:
             reads[relative_path(path, session.cwd)] += 1
     worked = {posixpath.dirname(path) + "/" for path in changed if path.startswith("/")}
-    texts = [event.text for event in session.events if event.kind == "assistant" and event.text]
-    plans = _plans(session)
+    said = [_names(event.text) for event in session.events if event.kind == "assistant" and event.text]
+    planned = set().union(*map(_names, _plans(session)))
     tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
     scored = []
     for rank, (path, count) in enumerate(reads.items()):
         if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (
                 path.startswith("/") and not any(path.startswith(folder) for folder in worked)):
             continue
-        named = _named_re(path)
-        said = sum(bool(named.search(text)) for text in texts)
-        signs = (count > 1, any(named.search(text) for text in texts[-LAST_REPORTS:]),
-                 any(named.search(plan) for plan in plans), said > 1,
-                 _kind(path) == 0 and _tested(path) in tested)
+        name = path.rsplit("/", 1)[-1]
+        signs = (count > 1, any(name in names for names in said[-LAST_REPORTS:]), name in planned,
+                 sum(name in names for names in said) > 1, _kind(path) == 0 and _tested(path) in tested)
         if any(signs):
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
@@ -130,9 +129,9 @@ def _plans(session: Session) -> list[str]:
     return found
 
 
-def _named_re(path: str) -> re.Pattern[str]:
-    """The file named by its path or its name, not as part of another name."""
-    return re.compile(rf"(?<![\w.-]){re.escape(path.rsplit('/', 1)[-1])}(?![\w-])")
+def _names(text: str) -> set[str]:
+    """The file names a text could name (`x.go` of "`cmd/x.go`", of "in x.go."): its runs of name characters."""
+    return {word.rstrip(".") for word in _NAME_RE.findall(text)}
 
 
 def _tested(path: str) -> str:
