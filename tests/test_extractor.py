@@ -577,7 +577,7 @@ def test_a_key_file_the_session_deleted_last_says_so() -> None:
     review = corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40")
     assert "`.entire/REVIEW.md` (deleted)" in key_files(changed_files(review))
     files = key_files(changed_files(corpus_session("9e953218-585f-4692-89df-9e0747a31c68")))
-    assert "`public/tokenizer.html` (deleted)" in files and "`public/tokenizer` (3 edits)" in files, files
+    assert "`public/tokenizer.js` (deleted)" in files and "`public/tokenizer` (3 edits)" in files, files
 
 
 def test_scratch_files_the_shell_writes_outside_the_repository_are_no_key_files() -> None:

@@ -1,5 +1,6 @@
 """Key files: the files a session changed by any tool of any agent (edit tools, the shell, subagents, Codex's
-apply_patch), scratch files left out, most worked on kept, in the order a reader of the session lists them."""
+apply_patch), scratch files left out, most worked on kept, in the order a reader of the session lists them; beside a
+few changes, the files it read that its work turned on."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.key_files import MAX_KEY_FILES, changed_files, key_files
+from eywa.core.extract.key_files import MAX_KEY_FILES, MAX_READ_KEY_FILES, changed_files, files_read, key_files
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.codex import build_codex_session
 
@@ -49,6 +52,13 @@ def test_files_copied_into_another_repository_and_a_submodule_added_are_key_file
     files = listed(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
     assert ".gitmodules" in files and "/Users/dain/workspace/online-llm-tokenizer/favicons/token.svg" in files
     assert len(files) == MAX_KEY_FILES
+
+
+def test_past_the_cap_files_still_there_stay_before_files_deleted() -> None:
+    # 9e953218 moves four files out of `public/` (deleted there) and writes a README beside them in their new repository
+    files = listed(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert "/Users/dain/workspace/online-llm-tokenizer/README.md" in files
+    assert "public/tokenizer.js" in files and "public/tokenizer.html" not in files
 
 
 def test_scratch_files_in_a_temporary_folder_are_no_key_files_whatever_tool_wrote_them() -> None:
@@ -110,3 +120,65 @@ def test_a_short_session_that_wrote_only_scratch_files_is_one_small_task() -> No
         return draft(session, ZoneInfo("UTC")).substance
     assert substance("/Users/a/.claude/plans/retry.md") == substance("/tmp/probe.py") == 1
     assert substance("/r/importer.py") == 2
+
+
+def read_of(session: Session) -> list[str]:
+    return files_read(session, changed_files(session))
+
+
+def test_a_file_the_plan_names_and_the_session_read_is_a_key_file_marked_read() -> None:
+    # 38917d7d's plan (refused, then carried out anyway) adds a test in `telemetry_test.go`, which it read, never edited
+    handoff = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), ZoneInfo("UTC"))
+    assert handoff.key_files[3] == "`cmd/entire/cli/telemetry/telemetry_test.go` (read)"
+    assert not any("/plans/" in line for line in handoff.key_files)
+
+
+def test_the_code_a_changed_test_tests_is_a_key_file_when_only_read() -> None:
+    # 768de5d6 edits only `redact/redact_test.go`, reading `redact/redact.go` once to write it
+    handoff = draft(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"), ZoneInfo("UTC"))
+    assert handoff.key_files == ["`redact/redact_test.go` (12 edits)", "`redact/redact.go` (read)"]
+
+
+def test_the_files_a_session_read_again_come_after_its_changes_at_most_a_few() -> None:
+    # c26d2153 writes documents from the code it reads again and again (`auto_commit.go` five times)
+    handoff = draft(corpus_session("c26d2153-23c8-42ed-ab6c-808579b64e5b"), ZoneInfo("UTC"))
+    read = [line for line in handoff.key_files if line.endswith("(read)")]
+    assert read[0] == "`cmd/entire/cli/strategy/auto_commit.go` (read)" and len(read) == MAX_READ_KEY_FILES
+    assert not any(line.endswith("(read)") for line in handoff.key_files[:-len(read)])
+
+
+def test_files_read_once_and_never_named_are_no_key_files() -> None:
+    # 87a7858d reads four files once each, to write one test, and names none of them after
+    assert read_of(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041")) == []
+
+
+def test_reads_outside_the_project_scratch_secrets_and_images_are_no_key_files() -> None:
+    reads = [("Read", {"file_path": path}) for path in ("/home/u/.zshrc", "/tmp/out.log", "/r/.env", "/r/shot.png",
+                                                        "/r/node_modules/x/index.js", "/other/repo/a.go", "/r/b.go")]
+    session = session_of([("Edit", {"file_path": "/r/a.go"}), *reads, *reads])
+    assert read_of(session) == ["b.go"]
+    # a file beside one the session changed in another folder is the project's too
+    session = session_of([("Edit", {"file_path": "/other/repo/a.go"}), *reads, *reads])
+    assert "/other/repo/a.go" not in read_of(session) and "b.go" in read_of(session)
+    assert read_of(session_of([("Edit", {"file_path": "/other/repo/c.go"}), *reads, *reads])) == [
+        "/other/repo/a.go", "b.go"]
+
+
+def test_read_files_take_only_the_places_the_changes_leave() -> None:
+    edits = [("Edit", {"file_path": f"/r/e{i}.go"}) for i in range(MAX_KEY_FILES - 1)]
+    reads = [("Read", {"file_path": f"/r/r{i}.go"}) for i in range(4)] * 2
+    session = session_of([*edits, *reads])
+    assert key_files(changed_files(session), read_of(session))[-1] == "`r0.go` (read)"
+    assert len(key_files(changed_files(session), read_of(session))) == MAX_KEY_FILES
+    few = session_of([edits[0], *reads])
+    assert key_files(changed_files(few), read_of(few))[1:] == [f"`r{i}.go` (read)" for i in range(MAX_READ_KEY_FILES)]
+
+
+@pytest.mark.parametrize(("test", "code"), [("pkg/x_test.go", "pkg/x.go"), ("tests/test_x.py", "src/x.py"),
+                                            ("spec/x_spec.rb", "lib/x.rb"), ("src/x.test.ts", "src/x.ts"),
+                                            ("src/XTest.java", "src/X.java")])
+def test_the_code_a_changed_test_tests_is_read_by_its_name_in_each_language(test: str, code: str) -> None:
+    other = code.replace("x", "y").replace("X", "Y")
+    session = session_of([("Read", {"file_path": f"/r/{code}"}), ("Read", {"file_path": f"/r/{other}"}),
+                          ("Edit", {"file_path": f"/r/{test}"})])
+    assert read_of(session) == [code]

@@ -18,7 +18,7 @@ from eywa.core.extract.claude_words import code_share, heading_name, headings, o
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
 from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
-from eywa.core.extract.key_files import changed_files, key_files
+from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -40,7 +40,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "13"
+HANDOFF_RULES = "14"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -472,7 +472,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         handoff.insights = insights(session)
         handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights), facts) or [
             "Short exchange with no recorded steps"]
-        handoff.key_files = key_files(changes) if substance == 2 else []
+        handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()
         handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])

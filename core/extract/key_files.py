@@ -1,17 +1,22 @@
 """The files a session changed, by any tool of any agent: its edit tools, its shell (written, copied, moved, deleted),
 its subagents (their own transcripts, or what a run reports it wrote when its transcript is not kept). Scratch files
-(a temporary folder, the agent's own plans and transcripts) are not the work."""
+(a temporary folder, the agent's own plans and transcripts) are not the work. Beside a few changes: the files the
+session read that the work turned on (read again, named in its plan or its last reports, the code a changed test
+tests)."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract import commands
+from eywa.core.extract.gist import LAST_REPORTS
 from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
+MAX_READ_KEY_FILES = 3  # read files listed beside the changes: the few a reader opens to follow the work
 # Where nothing is the work: temporary folders, and what an agent keeps of its own (plans, transcripts).
 TEMP_FOLDERS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/")
 _SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/sessions/|/\.gemini/tmp/")
@@ -20,8 +25,15 @@ _SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/s
 _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|saved|wrote|exported)(?: [\w-]+){0,3} "
                                 r"(?:to|at|in) `([^`\s]+)`|\bcreated (?:the |a |a new )?file `([^`\s]+)`",
                                 re.IGNORECASE)
-_TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
+_TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
+                      r"\.(?:test|spec)\.\w+$|\wTests?\.(?:java|kt|cs|swift|scala)$")
 _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
+# Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets.
+_NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
+                          r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env$", re.IGNORECASE)
+_NAME_RE = re.compile(r"[\w.-]+")
+# The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
+_TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
 
 
 def _scratch(path: str) -> bool:
@@ -78,17 +90,71 @@ def _kind(path: str) -> int:
     return 2 if _DOC_RE.search(path) else 1 if _TEST_RE.search(path) else 0
 
 
-def key_files(changes: list[tuple[str, bool]]) -> list[str]:
-    """The `MAX_KEY_FILES` files changed most (of as many, the last changed: where the work stands), code before tests
-    before documents, each in the order the session came to them (the order a reader of the session lists them in).
-    `changes`: the session's `changed_files`."""
+def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
+    """The files the session read but did not change that its work turned on, best first: read again, named in its plan,
+    in its last reports or twice in its words, or the code a changed test tests (the more of these, the better). Only
+    the project's: inside the session's folder or a folder it changed files in. `changes`: its `changed_files`."""
+    changed = {path for path, _ in changes}
+    reads: Counter[str] = Counter()
+    for call in session.tool_calls:
+        path = call.input.get("file_path") or call.input.get("path")
+        if call.name == "Read" and not call.is_error and isinstance(path, str) and path:
+            reads[relative_path(path, session.cwd)] += 1
+    worked = {posixpath.dirname(path) + "/" for path in changed if path.startswith("/")}
+    said = [_names(event.text) for event in session.events if event.kind == "assistant" and event.text]
+    planned = set().union(*map(_names, _plans(session)))
+    tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
+    scored = []
+    for rank, (path, count) in enumerate(reads.items()):
+        if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (
+                path.startswith("/") and not any(path.startswith(folder) for folder in worked)):
+            continue
+        name = path.rsplit("/", 1)[-1]
+        signs = (count > 1, any(name in names for names in said[-LAST_REPORTS:]), name in planned,
+                 sum(name in names for names in said) > 1, _kind(path) == 0 and _tested(path) in tested)
+        if any(signs):
+            scored.append((-sum(signs), -count, rank, path))
+    return [path for *_, path in sorted(scored)]
+
+
+def _plans(session: Session) -> list[str]:
+    """The session's plans: what it gave to approve (even refused: it names the files the work is about) and wrote to
+    its plan files."""
+    found = []
+    for call in session.tool_calls:
+        if call.name == "ExitPlanMode":
+            found.append(str(call.input.get("plan", "")))
+        elif call.name in WRITE_TOOLS and "/plans/" in str(call.input.get("file_path", "")):
+            found.append(str(call.input.get("content") or call.input.get("new_string") or ""))
+    return found
+
+
+def _names(text: str) -> set[str]:
+    """The file names a text could name (`x.go` of "`cmd/x.go`", of "in x.go."): its runs of name characters."""
+    return {word.rstrip(".") for word in _NAME_RE.findall(text)}
+
+
+def _tested(path: str) -> str:
+    """A file's name without its test marks and extension: the same for a test and the code it tests."""
+    name = path.rsplit("/", 1)[-1]
+    match = _TESTED_RE.match(name)
+    return match.group("stem").lower() if match else name.lower()
+
+
+def key_files(changes: list[tuple[str, bool]], read: list[str] | None = None) -> list[str]:
+    """The `MAX_KEY_FILES` files changed most (of as many, those still there, then the last changed: where the work
+    stands), code before tests before documents, each in the order the session came to them (the order a reader of the
+    session lists them in); then, in the places left, up to `MAX_READ_KEY_FILES` of the files it `read` (`files_read`),
+    marked read. `changes`: the session's `changed_files`."""
     counts = Counter(path for path, _ in changes)  # in the order first changed
     first = {path: rank for rank, path in enumerate(counts)}
     last = {path: index for index, (path, _) in enumerate(changes)}
     gone = dict(changes)  # whether its last change deleted it
-    kept = sorted(counts, key=lambda path: (-counts[path], -last[path]))[:MAX_KEY_FILES]
+    kept = sorted(counts, key=lambda path: (gone[path], -counts[path], -last[path]))[:MAX_KEY_FILES]
     ranked = sorted(kept, key=lambda path: (_kind(path), first[path]))
-    return [f"`{path}` ({_changed(counts[path], gone[path])})" for path in ranked]
+    places = min(MAX_READ_KEY_FILES, MAX_KEY_FILES - len(ranked))
+    return [f"`{path}` ({_changed(counts[path], gone[path])})" for path in ranked] + [
+        f"`{path}` (read)" for path in (read or [])[:places]]
 
 
 def _changed(count: int, deleted: bool) -> str:
