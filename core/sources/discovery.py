@@ -91,29 +91,28 @@ class Groups(MutableMapping[str, SessionFiles]):
             return 2 * self._number[sessions[i]] + (kind[i] > 0)
 
         # A counting sort, each part's files in the order visited: part p is _files[_bounds[p]:_bounds[p + 1]].
-        sizes = array("q", bytes(8 * (2 * len(self._number) + 1)))
+        self._bounds = array("q", bytes(8 * (2 * len(self._number) + 1)))
         for i in visited:
-            sizes[part(i) + 1] += 1
-        self._bounds = array("q", accumulate(sizes))
-        free = sizes  # each part's next place
-        free[:] = self._bounds
+            self._bounds[part(i) + 1] += 1
+        self._bounds = array("q", accumulate(self._bounds))
+        free = array("q", self._bounds)  # each part's next place
         self._files = [_GONE] * len(files)
         for i in visited:
             self._files[free[part(i)]] = files[i]
             free[part(i)] += 1
-        self._set: dict[str, SessionFiles] = {}
+        self._kept: dict[str, SessionFiles] = {}  # sessions set anew
 
     def __getitem__(self, sid: str) -> SessionFiles:
-        return self._set[sid] if sid in self._set else self._made(sid, self._number[sid])
+        return self._kept[sid] if sid in self._kept else self._made(sid, self._number[sid])
 
     def __setitem__(self, sid: str, group: SessionFiles) -> None:
         if sid not in self._number:
             raise KeyError(f"{sid}: sessions are grouped from the files, not added")
-        self._set[sid] = group
+        self._kept[sid] = group
 
     def __delitem__(self, sid: str) -> None:
         self._let_go(self._number.pop(sid))
-        self._set.pop(sid, None)
+        self._kept.pop(sid, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._number)
@@ -125,7 +124,7 @@ class Groups(MutableMapping[str, SessionFiles]):
         """The last session and its files, taken out (`MutableMapping`'s takes the first: a scan of the dict's emptied
         front each time)."""
         sid, n = self._number.popitem()
-        group = self._set.pop(sid, None) or self._made(sid, n)
+        group = self._kept.pop(sid, None) or self._made(sid, n)
         self._let_go(n)
         return sid, group
 
