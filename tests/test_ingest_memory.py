@@ -96,3 +96,14 @@ def test_the_report_holds_the_updated_sessions_ids_in_less_than_a_list_of_them()
         tracemalloc.stop()
     assert report.updated == [str(uuid.UUID(int=number)) for number in range(10_000)]
     assert held < 50 * 10_000  # a list kept each string: 93 bytes a session
+
+
+def test_the_reports_ids_are_decoded_once_and_those_added_after_a_read_are_seen() -> None:
+    from eywa.core.ingest.run import IngestReport
+
+    report = IngestReport()
+    report.add_updated("first")
+    read = report.updated
+    assert read == ["first"] and report.updated is read and not report._updated  # kept decoded, not decoded again
+    report.add_updated("second")
+    assert report.updated == ["first", "second"] and "first" not in report.to_json()

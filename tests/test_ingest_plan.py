@@ -23,13 +23,13 @@ MINUTE = 60 * 10**9
 def _grouped(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of files each ingest groups from now on (its plan run in this process, to be seen)."""
     counts: list[int] = []
-    grouping = run.group_sessions
+    grouping = run.Groups
 
-    def counted(files: list[SourceFile], parent_of: object) -> object:
+    def counted(files: list[SourceFile], sessions: list[str]) -> object:
         counts.append(len(files))
-        return grouping(files, parent_of)  # type: ignore[arg-type]
+        return grouping(files, sessions)
 
-    monkeypatch.setattr(run, "group_sessions", counted)
+    monkeypatch.setattr(run, "Groups", counted)
     monkeypatch.setattr(run, "apart", lambda step, *args: step(*args))
     return counts
 

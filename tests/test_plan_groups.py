@@ -7,6 +7,8 @@ from __future__ import annotations
 import tracemalloc
 from collections.abc import Callable
 
+import pytest
+
 from eywa.core.ingest.changed import ChangedFiles
 from eywa.core.sources import CODEX, KINDS, agent
 from eywa.core.sources.discovery import file_session, group_sessions, scan_files, session_key
@@ -56,20 +58,26 @@ def _claude(number: int) -> SourceFile:
                       1_700_000_000_000_000_000 + number, "main")
 
 
-def test_a_session_taken_by_index_keeps_what_is_added_and_popping_lets_every_file_go() -> None:
+def test_a_session_set_back_keeps_what_is_added_and_popping_lets_every_file_go() -> None:
     files = [_claude(n) for n in range(3)]
     groups = group_sessions(files, file_session)
-    first, last = files[0].location.rsplit("/", 1)[1][:-6], files[2].location.rsplit("/", 1)[1][:-6]
+    first, middle, last = (f.location.rsplit("/", 1)[1][:-6] for f in files)
     extra = SourceFile("/q/run.jsonl", 1, 1, "agent-run", CODEX)
-    groups[first].subagents.append(extra)  # as `link_runs` links a run to its parent
+    group = groups[first]
+    group.subagents.append(extra)  # as `link_runs` links a run to its parent
+    assert groups[first].subagents == []  # made anew when asked for, as a shelf's entries are
+    groups[first] = group
     assert groups[first].subagents == [extra]
+    with pytest.raises(KeyError):
+        groups["not-grouped"] = group
     del groups[last]
-    assert last not in groups and len(groups) == 2 and [g.session_id for g in groups.values()] == [
-        first, files[1].location.rsplit("/", 1)[1][:-6]]
+    assert last not in groups and len(groups) == 2 and [g.session_id for g in groups.values()] == [first, middle]
     popped = [groups.popitem() for _ in range(2)]
-    assert [sid for sid, _ in popped] == [files[1].location.rsplit("/", 1)[1][:-6], first]
+    assert [sid for sid, _ in popped] == [middle, first]
     assert popped[1][1].subagents == [extra] and popped[1][1].main == [files[0]]
     assert not groups and list(groups.items()) == [] and groups._files == []  # nothing held once drained
+    with pytest.raises(KeyError):
+        groups.popitem()
 
 
 def test_grouping_a_large_disk_costs_a_fraction_of_a_session_object_a_file() -> None:
@@ -89,16 +97,14 @@ def test_grouping_a_large_disk_costs_a_fraction_of_a_session_object_a_file() -> 
     assert ranges < 0.6 * lists  # a fraction of what the lists held, whatever the suite interned before
 
 
-def test_changed_files_of_a_first_ingest_hold_no_paths_and_answer_as_the_set() -> None:
+def test_changed_files_of_a_first_ingest_hold_no_paths_and_answer_as_the_set_however_often_asked() -> None:
     files = [_claude(n) for n in range(10)]
     every = ChangedFiles(files, {f.location for f in files})
     some = ChangedFiles(files, {files[3].location})
     most = ChangedFiles(files, {f.location for f in files[1:]})
     assert len(every._paths) == 0 and len(some._paths) == 1 and len(most._paths) == 1  # the smaller side held
     assert [len(every), len(some), len(most)] == [10, 1, 9]
-    assert all(f.location in every for f in files)
-    assert [f.location in some for f in files] == [n == 3 for n in range(10)]
-    assert [f.location in most for f in files] == [n != 0 for n in range(10)]
-    some.let_go([files[3].location])
-    assert not some._paths
-
+    for _ in range(2):  # nothing a path was asked about is let go of: a second asking answers the same
+        assert all(f.location in every for f in files)
+        assert [f.location in some for f in files] == [n == 3 for n in range(10)]
+        assert [f.location in most for f in files] == [n != 0 for n in range(10)]

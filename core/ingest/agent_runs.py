@@ -112,7 +112,9 @@ def link_runs(groups: MutableMapping[str, SessionFiles], claude_roots: list[Path
         if len(matches) == 1:
             parent = matches.pop()
             del groups[run_id]
-            groups[parent].subagents.append(dataclasses.replace(source, role=AGENT_RUN))
+            group = groups[parent]
+            group.subagents.append(dataclasses.replace(source, role=AGENT_RUN))
+            groups[parent] = group  # a plan's groups are made when asked for: set, it is kept
             linked[run_id] = parent
     return linked
 

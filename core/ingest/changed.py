@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container
 
 from eywa.core.sources.plugin import SourceFile
 
@@ -23,7 +23,3 @@ class ChangedFiles(Container[str]):
     def __len__(self) -> int:
         """How many of the files scanned changed."""
         return self._count
-
-    def let_go(self, paths: Iterable[str]) -> None:
-        """Paths never asked about again (their session is planned): their strings may be freed."""
-        self._paths.difference_update(paths)

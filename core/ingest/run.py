@@ -38,7 +38,7 @@ from eywa.core.ingest.spool import SessionSpool
 from eywa.core.redaction.scrubber import Redactor
 from eywa.core.sources import CLAUDE_CODE, Source
 from eywa.core.sources.common import parse_time
-from eywa.core.sources.discovery import file_session, group_sessions, scan_sources, session_key
+from eywa.core.sources.discovery import Groups, file_session, scan_sources, session_key
 from eywa.core.sources.jsonl import peek_fields
 from eywa.core.sources.plugin import AGENT_RUN, SessionFiles, SourceFile
 from eywa.core.sources.projects import ProjectNames
@@ -66,13 +66,16 @@ class IngestReport:
     bytes_read: int = 0
     seconds: float = 0.0
     # The updated sessions' ids, each ended by a NUL (no file name holds one): 37 bytes a session, not a list's 93,
-    # held through a first ingest of a large disk for the LLM pass after it.
+    # held through a first ingest of a large disk for the LLM pass after it; moved to `_read` when read.
     _updated: bytearray = field(default_factory=bytearray, repr=False)
+    _read: list[str] = field(default_factory=list, repr=False)
 
     @property
     def updated(self) -> list[str]:
-        """The ids of the sessions updated, in the order they were stored."""
-        return self._updated.decode().split("\0")[:-1]
+        """The ids of the sessions updated, in the order they were stored (each decoded once)."""
+        self._read += self._updated.decode().split("\0")[:-1]
+        self._updated.clear()
+        return self._read
 
     def add_updated(self, session_id: str) -> None:
         self._updated += session_id.encode() + b"\0"
@@ -87,7 +90,7 @@ class IngestReport:
         )
 
     def to_json(self) -> str:
-        data = {k: v for k, v in self.__dict__.items() if k != "_updated"}
+        data = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
         return orjson.dumps(data).decode()
 
 
@@ -257,10 +260,14 @@ def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozens
     if 2 * len(changed) < len(files) and not may_link(files, changed):
         # Only the sessions that may be read are grouped: the plan of an ingest after the first holds what changed,
         # not every session of the disk (a run of another agent to link may join any session: then all are).
-        wanted = force | marks | redraftable | {session_key(f, parent_of) for f in files if f.location in changed}
-        files = [f for f in files if session_key(f, parent_of) in wanted]
-    groups = group_sessions(files, parent_of)
-    del files  # each is held by its group
+        of_changed = {f.location: session_key(f, parent_of) for f in files if f.location in changed}
+        wanted = force | marks | redraftable | set(of_changed.values())
+        kept = [(f, sid) for f in files if (sid := of_changed.get(f.location) or session_key(f, parent_of)) in wanted]
+        files, sessions = [f for f, _ in kept], [sid for _, sid in kept]
+    else:
+        sessions = [session_key(f, parent_of) for f in files]
+    groups = Groups(files, sessions)
+    del files, sessions  # each file is held by its group
     linked = link_runs(groups, [s.path for s in enabled if s.kind == CLAUDE_CODE], changed)
     redrafted = {sid for sid in redraftable if sid in groups}
     marked = {sid for sid in marks if sid in groups}
@@ -270,13 +277,12 @@ def _plan(db: Path, enabled: list[Source], only: set[str] | None, force: frozens
     keys: list[tuple[str, str]] = []  # the place in the queue of each session spooled, in the order spooled
     to_read = 0
     while groups:
-        # Each group let go of as it is spooled (its paths too): the queue is sorted as numbers of records in the
-        # spool, not as the sessions themselves, so the keys never sit beside every group.
+        # Each group let go of as it is spooled: the queue is sorted as numbers of records in the spool, not as the
+        # sessions themselves, so the keys never sit beside every group.
         _, group = groups.popitem()
         files = group.files
         dirty = (only is None or group.session_id in only) and (
             group.session_id in force or any(f.location in changed for f in files))
-        changed.let_go(f.location for f in files)
         if not dirty:
             continue
         if group.session_id in forgotten:

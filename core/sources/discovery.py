@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, ItemsView, Iterator, MutableMapping, ValuesView
+from collections.abc import Callable, Iterator, MutableMapping
+from itertools import accumulate
 from pathlib import Path
 
 from eywa.core.sources import CLAUDE_CODE, Source, agent
@@ -64,122 +65,80 @@ def group_sessions(files: list[SourceFile], parent_of: Callable[[SourceFile], st
 
     Files whose session cannot be told are grouped under their own stem, so nothing is lost.
     """
-    return Groups(files, parent_of)
+    return Groups(files, [session_key(source, parent_of) for source in files])
+
+
+_GONE = SourceFile("", 0, 0, "")  # the place of a file let go of
 
 
 class Groups(MutableMapping[str, SessionFiles]):
-    """The sessions of a list of files, {session id: its files}, held as ranges of the list (an ingest's plan groups
-    every file of a large disk at once: a `SessionFiles` with its two lists a session cost over twice as much). Each
-    `SessionFiles` is made when asked for; one taken by `[]` is kept, so that changing it holds. Sessions in the
-    order they are found: of main files first, then of subagents' runs, then of other files."""
+    """{session id: its files} of the files found, `sessions[i]` the session of `files[i]`: one list of the files,
+    each session's together, with its bounds in it; a `SessionFiles` is made when asked for (a plan groups every file
+    of a large disk at once, and a `SessionFiles` with its two lists a session cost over twice as much). Sessions in
+    the order they are found: of main files first, then of subagents' runs, then of other files. A session taken out
+    lets go of its files; one set anew (a run linked to it) is kept as given."""
 
-    def __init__(self, files: list[SourceFile], parent_of: Callable[[SourceFile], str | None]) -> None:
-        self._files: list[SourceFile | None] = list(files)
-        self._number: dict[str, int] = {}  # a session's number, in the order of the mapping
-        group = array("q", bytes(8 * len(files)))  # each file's session number
-        self._spawned = bytearray(len(files))  # main files that are subagents' runs (Codex's): with the subagents
-        spawned: list[tuple[int, str]] = []
-        for index, source in enumerate(files):
-            if source.role == "main":
-                sid = session_key(source, parent_of)
-                if agent(source.agent).spawned(source, sid):
-                    self._spawned[index] = 1
-                    spawned.append((index, sid))  # numbered after every main file's session
-                else:
-                    group[index] = self._add(sid)
-        for index, sid in spawned:
-            group[index] = self._add(sid)
-        for index, source in enumerate(files):
-            if source.role != "main":
-                group[index] = self._add(session_key(source, parent_of))
-        self._ids = list(self._number)  # by number
-        # The files of session n are self._order[self._starts[n]:self._starts[n + 1]], in the list's order.
-        self._starts = array("q", bytes(8 * (len(self._number) + 1)))
-        for number in group:
-            self._starts[number + 1] += 1
-        for number in range(len(self._number)):
-            self._starts[number + 1] += self._starts[number]
-        self._order = array("q", bytes(8 * len(files)))
-        filled = array("q", self._starts)
-        for index, number in enumerate(group):
-            self._order[filled[number]] = index
-            filled[number] += 1
-        self._alive = bytearray(b"\1" * len(self._number))
-        self._count = self._last = len(self._number)  # alive; `popitem`'s next number is below `_last`
-        self._taken: dict[str, SessionFiles] = {}  # those taken by `[]`
+    def __init__(self, files: list[SourceFile], sessions: list[str]) -> None:
+        # Each file's part of its session: 0 its main files, 1 main files that are subagents' runs (Codex's), 2 others
+        kind = bytes(2 if f.role != "main" else agent(f.agent).spawned(f, sid)
+                     for f, sid in zip(files, sessions, strict=True))
+        visited = array("q", (i for k in range(3) for i in range(len(files)) if kind[i] == k))
+        self._number: dict[str, int] = {}  # each session's number, in the order visited
+        for i in visited:
+            self._number.setdefault(sessions[i], len(self._number))
 
-    def _add(self, sid: str) -> int:
-        return self._number.setdefault(sid, len(self._number))
+        def part(i: int) -> int:  # session n's main files are part 2n, its subagents' 2n + 1
+            return 2 * self._number[sessions[i]] + (kind[i] > 0)
 
-    def _made(self, sid: str, number: int) -> SessionFiles:
-        main: list[SourceFile] = []
-        spawned: list[SourceFile] = []
-        others: list[SourceFile] = []
-        for index in self._order[self._starts[number]:self._starts[number + 1]]:
-            source = self._files[index]
-            assert source is not None
-            (others if source.role != "main" else spawned if self._spawned[index] else main).append(source)
-        first = (main or spawned or others)[0]
-        return SessionFiles(sid, main, spawned + others, agent=first.agent, machine=first.machine)
+        # A counting sort, each part's files in the order visited: part p is _files[_bounds[p]:_bounds[p + 1]].
+        self._bounds = array("q", bytes(8 * (2 * len(self._number) + 1)))
+        for i in visited:
+            self._bounds[part(i) + 1] += 1
+        self._bounds = array("q", accumulate(self._bounds))
+        free = array("q", self._bounds)  # each part's next place
+        self._files = [_GONE] * len(files)
+        for i in visited:
+            self._files[free[part(i)]] = files[i]
+            free[part(i)] += 1
+        self._kept: dict[str, SessionFiles] = {}  # sessions set anew
 
     def __getitem__(self, sid: str) -> SessionFiles:
-        if sid in self._taken:
-            return self._taken[sid]
-        number = self._number[sid]
-        if not self._alive[number]:
-            raise KeyError(sid)
-        group = self._taken[sid] = self._made(sid, number)
-        return group
-
-    def __contains__(self, sid: object) -> bool:
-        number = self._number.get(sid) if isinstance(sid, str) else None
-        return number is not None and bool(self._alive[number])
+        return self._kept[sid] if sid in self._kept else self._made(sid, self._number[sid])
 
     def __setitem__(self, sid: str, group: SessionFiles) -> None:
-        raise TypeError("sessions are grouped from the files, not set")
+        if sid not in self._number:
+            raise KeyError(f"{sid}: sessions are grouped from the files, not added")
+        self._kept[sid] = group
 
     def __delitem__(self, sid: str) -> None:
-        number = self._number[sid]
-        if not self._alive[number]:
-            raise KeyError(sid)
-        self._alive[number] = 0
-        self._count -= 1
-        self._taken.pop(sid, None)
-        for index in self._order[self._starts[number]:self._starts[number + 1]]:
-            self._files[index] = None  # let go of, as the session is
-        if not self._count:  # emptied (an ingest's plan, as it spools them): nothing more is held
-            self._files, self._number, self._ids, self._taken = [], {}, [], {}
-            self._spawned, self._alive, self._starts, self._order = bytearray(), bytearray(), array("q"), array("q")
-            self._last = 0
+        self._let_go(self._number.pop(sid))
+        self._kept.pop(sid, None)
 
     def __iter__(self) -> Iterator[str]:
-        return (sid for number, sid in enumerate(self._ids) if self._alive[number])
+        return iter(self._number)
 
     def __len__(self) -> int:
-        return self._count
-
-    def items(self) -> _Items:
-        """Each session with its files, made one at a time as iterated (not kept unless taken by `[]` before)."""
-        return _Items(self)
-
-    def values(self) -> _Values:
-        return _Values(self)
-
-    def _each(self) -> Iterator[tuple[str, SessionFiles]]:
-        for number, sid in enumerate(self._ids):
-            if self._alive[number]:
-                yield sid, self._taken.get(sid) or self._made(sid, number)
+        return len(self._number)
 
     def popitem(self) -> tuple[str, SessionFiles]:
-        """The last session and its files, taken out: its files are let go of by the mapping."""
-        while self._last > 0:
-            self._last -= 1
-            if self._alive[self._last]:
-                sid = self._ids[self._last]
-                group = self._taken.get(sid) or self._made(sid, self._last)
-                del self[sid]
-                return sid, group
-        raise KeyError("popitem(): no sessions")
+        """The last session and its files, taken out (`MutableMapping`'s takes the first: a scan of the dict's emptied
+        front each time)."""
+        sid, n = self._number.popitem()
+        group = self._kept.pop(sid, None) or self._made(sid, n)
+        self._let_go(n)
+        return sid, group
+
+    def _made(self, sid: str, n: int) -> SessionFiles:
+        start, split, end = self._bounds[2 * n:2 * n + 3]
+        main, subagents = self._files[start:split], self._files[split:end]
+        first = (main or subagents)[0]
+        return SessionFiles(sid, main, subagents, agent=first.agent, machine=first.machine)
+
+    def _let_go(self, n: int) -> None:
+        start, _, end = self._bounds[2 * n:2 * n + 3]
+        self._files[start:end] = [_GONE] * (end - start)
+        if not self._number:  # emptied (an ingest's plan, as it spools them): nothing more is held
+            self._files, self._bounds = [], array("q")
 
 
 def session_key(source: SourceFile, parent_of: Callable[[SourceFile], str | None]) -> str:
@@ -187,17 +146,3 @@ def session_key(source: SourceFile, parent_of: Callable[[SourceFile], str | None
     if source.role == "main":
         return agent(source.agent).named_session(source) or parent_of(source) or source.path.stem
     return parent_of(source) or source.path.stem
-
-
-class _Items(ItemsView[str, SessionFiles]):
-    _mapping: Groups
-
-    def __iter__(self) -> Iterator[tuple[str, SessionFiles]]:
-        return self._mapping._each()
-
-
-class _Values(ValuesView[SessionFiles]):
-    _mapping: Groups
-
-    def __iter__(self) -> Iterator[SessionFiles]:
-        return (group for _, group in self._mapping._each())
