@@ -207,6 +207,32 @@ def test_a_failed_one_file_lint_covered_by_a_later_passing_lint_is_no_thread() -
     assert not any(t.startswith("Lint failing") for t in _facts("f744aef5-5139-4c21-91e5-3f44ce902105")[0])
 
 
+def test_a_whole_check_that_failed_and_only_a_narrower_run_of_its_kind_passed_after_is_not_rerun() -> None:
+    """ca8cc13b: `mise run lint` failed, then only `golangci-lint run` on two packages passed: a note, not blocking."""
+    threads, status = _facts("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    assert threads[0] == ("Lint not rerun: `mise run lint` failed; only `golangci-lint run "
+                          "./cmd/entire/cli/agent/openclaw/ ./cmd/entire/cli/` passed after")
+    assert status == "done"
+
+
+@pytest.mark.parametrize("session_id", [
+    "f744aef5-5139-4c21-91e5-3f44ce902105",  # a one-file lint failed, then `mise run lint` passed
+    "0bdbfa06-acf1-473a-b3e4-6a03313d1d0e",  # `mise run test -- -run TestExplain` failed, then `mise run test` passed
+    "12a546d1-83a7-49a6-abba-5400db340b43",  # `pytest -m browser --tb=short` failed, then `pytest -m browser` passed
+])
+def test_a_failed_check_that_a_later_whole_run_or_the_same_run_passed_is_no_thread(session_id: str) -> None:
+    assert session_facts(corpus_session(session_id)).not_rerun() == []
+
+
+@pytest.mark.parametrize(("command", "part"), [
+    ("mise run lint", False), ("go test ./...", False), ("uv run pytest", False), ("mise run test:ci", False),
+    ("go test ./cmd/entire/cli/...", True), ("pytest tests/test_x.py::test_y", True), ("pytest -k retry", True),
+    ("go test ./pkg -run TestX", True), ("mise run test -- ./redact/...", True), ("npx eslint src/a.ts", True),
+])
+def test_a_check_on_a_path_package_or_test_name_runs_on_part_of_the_project(command: str, part: bool) -> None:
+    assert commands.scoped(command) is part
+
+
 def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed() -> None:
     """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
     session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")

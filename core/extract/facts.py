@@ -68,8 +68,8 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still", "Still running:", DROPPED_TODO)
+FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Uncommitted changes",
+                 "Not pushed:", "PR not opened:", "Not run:", "Temporary file still", "Still running:", DROPPED_TODO)
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,23 @@ class Facts:
         last = {run.kind: run for run in self.runs}
         return [run for run in last.values() if not run.passed]
 
+    def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
+        """(the failed run, the last run of its kind) of each kind whose last run passed on part of the project only
+        (`golangci-lint run ./cmd/cli/` after `mise run lint` failed): the failed run that no later run of the same
+        command, nor a later pass of the whole check, covers; the whole one when several."""
+        left = []
+        for kind in dict.fromkeys(run.kind for run in self.runs):
+            runs = [run for run in self.runs if run.kind == kind]
+            if not runs[-1].passed:
+                continue  # `failing` says it
+            open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
+                later.command == run.command or (later.passed and not commands.scoped(later.command))
+                for later in runs[at + 1:])]
+            if open_:
+                left.append((next((run for run in reversed(open_) if not commands.scoped(run.command)), open_[-1]),
+                             runs[-1]))
+        return left
+
     def threads(self) -> list[Thread]:
         """Uncommitted work and a failing check block `done`; a commit not pushed or a PR not opened is a note
         (the person may push and open it themselves)."""
@@ -112,6 +129,10 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
+        for run, last in self.not_rerun():
+            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
+                                f"only `{one_line(last.command, 80)}` passed after", False))
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
