@@ -233,6 +233,29 @@ def test_a_check_on_a_path_package_or_test_name_runs_on_part_of_the_project(comm
     assert commands.scoped(command) is part
 
 
+def test_a_command_that_failed_and_never_ran_through_again_is_a_note_with_its_verdict() -> None:
+    """f6833005: the harness step `verify-rewind` printed "✗ FAIL", the agent called it expected and left it."""
+    threads, status = _facts("f6833005-7be4-4178-bb37-a0e9feadc36b")
+    assert threads == ["Failed, not run again: `test-harness.sh verify-rewind`: ✗ FAIL: extra.js should not exist "
+                       "after rewind"]
+    assert status == "done"
+
+
+@pytest.mark.parametrize("session_id", [
+    "37a27d31-4a70-427b-8518-5fad6045d347",  # `git merge` stopped on a conflict, then committed through
+    "d64b50bb-125b-4b54-867a-e59841e553d8",  # `/tmp/entire-test enabl`: a usage error of a binary built in /tmp
+    "cb2e607c-c758-415a-8b45-c49e4631906a",  # `cd /tmp && coderabbit-extract`: tried outside the repository
+    "03a1382e-ecd5-42c4-b3d4-5c659e165904",  # `git cat-file`, `git config`: probes that read
+    "1c38adc0-5071-4382-9e53-de8c30e2265f",  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
+    "2cfdacb8-9317-430f-8975-0709d2837d1c",  # `python3 -c "import yaml ..."`: no module, the agent turned to ruby
+])
+def test_a_failed_probe_experiment_scratch_run_missing_tool_or_conflict_committed_through_is_no_note(
+        session_id: str) -> None:
+    failed = session_facts(corpus_session(session_id)).failed
+    assert not any(command.startswith(("git", "entire-test", "coderabbit", "go run", "python3"))
+                   for command, _ in failed)
+
+
 def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed() -> None:
     """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
     session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")
