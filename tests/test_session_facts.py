@@ -215,6 +215,17 @@ def test_a_whole_check_that_failed_and_only_a_narrower_run_of_its_kind_passed_af
     assert status == "done"
 
 
+@pytest.mark.parametrize(("session_id", "thread"), [
+    ("0a76fbfe-d767-433e-b4b1-a39e044f21e8",
+     "Tests not rerun: `mise run test:integration` failed (11 failures); only `mise run test` passed after"),
+    ("a7da6a22-facc-4fcd-8bab-f83c87862004",
+     "Tests not rerun: `pytest --cov-fail-under=99` failed; only `pytest` passed after"),
+])
+def test_a_failed_check_is_not_covered_by_a_pass_of_another_suite_or_of_fewer_requirements(
+        session_id: str, thread: str) -> None:
+    assert thread in _facts(session_id)[0]
+
+
 @pytest.mark.parametrize("session_id", [
     "f744aef5-5139-4c21-91e5-3f44ce902105",  # a one-file lint failed, then `mise run lint` passed
     "0bdbfa06-acf1-473a-b3e4-6a03313d1d0e",  # `mise run test -- -run TestExplain` failed, then `mise run test` passed

@@ -128,16 +128,17 @@ class Facts:
         return [run for run in last.values() if not run.passed]
 
     def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
-        """(the failed run, the last run of its kind) of each kind whose last run passed on part of the project only
-        (`golangci-lint run ./cmd/cli/` after `mise run lint` failed): the failed run that no later run of the same
-        command, nor a later pass of the whole check, covers; the whole one when several."""
+        """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
+        later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
+        run ./cmd/cli/` after `mise run lint` failed; `mise run test` after `mise run test:integration` failed): the
+        whole one when several."""
         left = []
         for kind in dict.fromkeys(run.kind for run in self.runs):
             runs = [run for run in self.runs if run.kind == kind]
             if not runs[-1].passed:
                 continue  # `failing` says it
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
-                later.command == run.command or (later.passed and not commands.scoped(later.command))
+                later.command == run.command or (later.passed and _covers(later.command, run.command))
                 for later in runs[at + 1:])]
             if open_:
                 left.append((next((run for run in reversed(open_) if not commands.scoped(run.command)), open_[-1]),
@@ -217,6 +218,13 @@ class Facts:
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
             lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
+
+
+def _covers(later: str, failed: str) -> bool:
+    """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
+    or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
+    `mise run test:integration`)."""
+    return not commands.scoped(later) and (commands.scoped(failed) or set(failed.split()) <= set(later.split()))
 
 
 def _more(items: list[str]) -> str:
