@@ -252,6 +252,13 @@ def test_a_command_that_failed_and_never_ran_through_again_is_a_note_with_its_ve
     assert status == "done"
 
 
+def test_a_failed_commands_verdict_is_said_without_the_symbol_before_it() -> None:
+    """2cfdacb8: ruby's YAML check failed ("'Psych::Parser#_native_parse': (<unknown>): did not find expected key"),
+    and the agent called it expected."""
+    assert session_facts(corpus_session("2cfdacb8-9317-430f-8975-0709d2837d1c")).failed == [
+        ("ruby -ryaml", "did not find expected key while parsing a block mapping at line…")]
+
+
 @pytest.mark.parametrize("session_id", [
     "37a27d31-4a70-427b-8518-5fad6045d347",  # `git merge` stopped on a conflict, then committed through
     "d64b50bb-125b-4b54-867a-e59841e553d8",  # `/tmp/entire-test enabl`: a usage error of a binary built in /tmp

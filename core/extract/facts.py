@@ -66,6 +66,7 @@ _LONG_PATH_RE = re.compile(r"\S*/\S*/\S+")
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
                          r"unknown (?:option|flag)")
+_CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_BULLETS = 5  # of What Happened
@@ -420,6 +421,8 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
                                for ln in (call.error + "\n" + call.output).splitlines()) if ln]
         said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
             (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
+        while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
+            said = said[code.end():]
         left.append((_named(program), clause(said, 12)))
     return left[-MAX_FAILED:]
 
