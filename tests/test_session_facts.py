@@ -359,6 +359,13 @@ def test_a_step_dropped_from_the_todo_list_is_a_fact_an_llm_handoff_keeps() -> N
     assert facts_in(body) == ["Not done, dropped from the todo list: Write retry tests"]
 
 
+def test_a_check_not_rerun_and_a_command_failed_are_facts_an_llm_handoff_keeps() -> None:
+    body = ("## Open Threads\n- Lint not rerun: `mise run lint` failed; only `golangci-lint run ./a/` passed after\n"
+            "- Failed, not run again: `check.sh verify`: ✗ FAIL: x\n- Question: Which backoff?\n")
+    assert facts_in(body) == ["Lint not rerun: `mise run lint` failed; only `golangci-lint run ./a/` passed after",
+                              "Failed, not run again: `check.sh verify`: ✗ FAIL: x"]
+
+
 # -- compaction ------------------------------------------------------------------------------------------------
 def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> None:
     from eywa.core.sources.discovery import file_session, group_sessions, scan_files
