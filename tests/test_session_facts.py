@@ -216,14 +216,22 @@ def test_a_whole_check_that_failed_and_only_a_narrower_run_of_its_kind_passed_af
 
 
 @pytest.mark.parametrize(("session_id", "thread"), [
-    ("0a76fbfe-d767-433e-b4b1-a39e044f21e8",
-     "Tests not rerun: `mise run test:integration` failed (11 failures); only `mise run test` passed after"),
     ("a7da6a22-facc-4fcd-8bab-f83c87862004",
      "Tests not rerun: `pytest --cov-fail-under=99` failed; only `pytest` passed after"),
 ])
 def test_a_failed_check_is_not_covered_by_a_pass_of_another_suite_or_of_fewer_requirements(
         session_id: str, thread: str) -> None:
     assert thread in _facts(session_id)[0]
+
+
+def test_a_failed_check_whose_rerun_the_user_stopped_is_said_once_with_their_words() -> None:
+    """0a76fbfe: `mise run test:integration` failed (11), only `mise run test` passed after, and the user stopped its
+    rerun ("main is clean")."""
+    facts = session_facts(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+    assert [run.command for run, _ in facts.not_rerun()] == ["mise run test:integration"]
+    threads = [t.text for t in facts.threads()]
+    assert "Not run: `mise run test:integration`, stopped by the user: \"main is clean\"" in threads
+    assert not any(t.startswith("Tests not rerun") for t in threads)
 
 
 @pytest.mark.parametrize("session_id", [

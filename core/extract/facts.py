@@ -132,7 +132,7 @@ class Facts:
         """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
         later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
         run ./cmd/cli/` after `mise run lint` failed; `mise run test` after `mise run test:integration` failed): the
-        whole one when several."""
+        whole one when several. (`threads` leaves out one the user stopped: their words say why.)"""
         left = []
         for kind in dict.fromkeys(run.kind for run in self.runs):
             runs = [run for run in self.runs if run.kind == kind]
@@ -154,7 +154,7 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
-        for run, last in self.not_rerun():
+        for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
                                 f"only `{one_line(last.command, 80)}` passed after", False))
