@@ -260,6 +260,19 @@ def test_a_command_that_failed_and_never_ran_through_again_is_a_note_with_its_ve
     assert status == "done"
 
 
+def test_a_failed_command_inside_codexs_shell_wrapper_is_its_own_program() -> None:
+    """`bash -lc "..."` wraps every Codex command: a later `bash -lc "ls"` does not run the failed step again."""
+    session = Session(session_id="s", agent="codex", cwd="/work/widgets")
+    failed = ToolCall("e", "Bash", {"command": "bash -lc './scripts/e2e.sh verify-login 2>&1'"}, is_error=True,
+                      error="Exit code 1\n==> login\n✗ FAIL: session cookie missing")
+    session.events = [Event("tool", None, tool=failed),
+                      Event("tool", None, tool=ToolCall("l", "Bash", {"command": "bash -lc 'ls scripts'"}))]
+    assert session_facts(session).failed == [("e2e.sh verify-login", "✗ FAIL: session cookie missing")]
+    session.events.append(Event("tool", None, tool=ToolCall("r", "Bash", {"command": "bash -lc './scripts/e2e.sh "
+                                                                                     "verify-login'"})))
+    assert session_facts(session).failed == []
+
+
 def test_a_failed_commands_verdict_is_said_without_the_symbol_before_it() -> None:
     """2cfdacb8: ruby's YAML check failed ("'Psych::Parser#_native_parse': (<unknown>): did not find expected key"),
     and the agent called it expected."""

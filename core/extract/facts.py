@@ -433,7 +433,7 @@ def _text(call: ToolCall) -> str:
 
 def _steps(command: str) -> list[str]:
     """A command line's steps, split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
-    exports."""
+    exports, a shell wrapper's (`bash -lc "..."`) its own."""
     lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     found: list[list[str]] = [[]]
@@ -445,7 +445,13 @@ def _steps(command: str) -> list[str]:
                 found[-1].append(word)
     except ValueError:
         return [step for step in commands.steps(command) if step.split()[:1] != ["export"]]
-    return [" ".join(words) for words in found if words and words[0] not in ("cd", "export", "echo")]
+    steps: list[str] = []
+    for words in found:
+        if words[:1] in (["bash"], ["sh"], ["zsh"]) and words[1:2] in (["-c"], ["-lc"]):  # Codex's `bash -lc "..."`
+            steps += _steps(" ".join(words[2:])) if len(words) > 2 else []
+        elif words and words[0] not in ("cd", "export", "echo"):
+            steps.append(" ".join(words))
+    return steps
 
 
 def _program(step: str) -> str:
