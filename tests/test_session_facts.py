@@ -207,6 +207,94 @@ def test_a_failed_one_file_lint_covered_by_a_later_passing_lint_is_no_thread() -
     assert not any(t.startswith("Lint failing") for t in _facts("f744aef5-5139-4c21-91e5-3f44ce902105")[0])
 
 
+def test_a_whole_check_that_failed_and_only_a_narrower_run_of_its_kind_passed_after_is_not_rerun() -> None:
+    """ca8cc13b: `mise run lint` failed, then only `golangci-lint run` on two packages passed: a note, not blocking."""
+    threads, status = _facts("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    assert threads[0] == ("Lint not rerun: `mise run lint` failed; only `golangci-lint run "
+                          "./cmd/entire/cli/agent/openclaw/ ./cmd/entire/cli/` passed after")
+    assert status == "done"
+
+
+@pytest.mark.parametrize(("session_id", "thread"), [
+    ("a7da6a22-facc-4fcd-8bab-f83c87862004",
+     "Tests not rerun: `pytest --cov-fail-under=99` failed; only `pytest` passed after"),
+])
+def test_a_failed_check_is_not_covered_by_a_pass_of_another_suite_or_of_fewer_requirements(
+        session_id: str, thread: str) -> None:
+    assert thread in _facts(session_id)[0]
+
+
+def test_a_failed_check_whose_rerun_the_user_stopped_is_said_once_with_their_words() -> None:
+    """0a76fbfe: `mise run test:integration` failed (11), only `mise run test` passed after, and the user stopped its
+    rerun ("main is clean")."""
+    facts = session_facts(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+    assert [run.command for run, _ in facts.not_rerun()] == ["mise run test:integration"]
+    threads = [t.text for t in facts.threads()]
+    assert "Not run: `mise run test:integration`, stopped by the user: \"main is clean\"" in threads
+    assert not any(t.startswith("Tests not rerun") for t in threads)
+
+
+@pytest.mark.parametrize("session_id", [
+    "f744aef5-5139-4c21-91e5-3f44ce902105",  # a one-file lint failed, then `mise run lint` passed
+    "0bdbfa06-acf1-473a-b3e4-6a03313d1d0e",  # `mise run test -- -run TestExplain` failed, then `mise run test` passed
+    "12a546d1-83a7-49a6-abba-5400db340b43",  # `pytest -m browser --tb=short` failed, then `pytest -m browser` passed
+])
+def test_a_failed_check_that_a_later_whole_run_or_the_same_run_passed_is_no_thread(session_id: str) -> None:
+    assert session_facts(corpus_session(session_id)).not_rerun() == []
+
+
+@pytest.mark.parametrize(("command", "part"), [
+    ("mise run lint", False), ("go test ./...", False), ("uv run pytest", False), ("mise run test:ci", False),
+    ("go test ./cmd/entire/cli/...", True), ("pytest tests/test_x.py::test_y", True), ("pytest -k retry", True),
+    ("go test ./pkg -run TestX", True), ("mise run test -- ./redact/...", True), ("npx eslint src/a.ts", True),
+])
+def test_a_check_on_a_path_package_or_test_name_runs_on_part_of_the_project(command: str, part: bool) -> None:
+    assert commands.scoped(command) is part
+
+
+def test_a_command_that_failed_and_never_ran_through_again_is_a_note_with_its_verdict() -> None:
+    """f6833005: the harness step `verify-rewind` printed "✗ FAIL", the agent called it expected and left it."""
+    threads, status = _facts("f6833005-7be4-4178-bb37-a0e9feadc36b")
+    assert threads == ["Failed, not run again: `test-harness.sh verify-rewind`: ✗ FAIL: extra.js should not exist "
+                       "after rewind"]
+    assert status == "done"
+
+
+def test_a_failed_command_inside_codexs_shell_wrapper_is_its_own_program() -> None:
+    """`bash -lc "..."` wraps every Codex command: a later `bash -lc "ls"` does not run the failed step again."""
+    session = Session(session_id="s", agent="codex", cwd="/work/widgets")
+    failed = ToolCall("e", "Bash", {"command": "bash -lc './scripts/e2e.sh verify-login 2>&1'"}, is_error=True,
+                      error="Exit code 1\n==> login\n✗ FAIL: session cookie missing")
+    session.events = [Event("tool", None, tool=failed),
+                      Event("tool", None, tool=ToolCall("l", "Bash", {"command": "bash -lc 'ls scripts'"}))]
+    assert session_facts(session).failed == [("e2e.sh verify-login", "✗ FAIL: session cookie missing")]
+    session.events.append(Event("tool", None, tool=ToolCall("r", "Bash", {"command": "bash -lc './scripts/e2e.sh "
+                                                                                     "verify-login'"})))
+    assert session_facts(session).failed == []
+
+
+def test_a_failed_commands_verdict_is_said_without_the_symbol_before_it() -> None:
+    """2cfdacb8: ruby's YAML check failed ("'Psych::Parser#_native_parse': (<unknown>): did not find expected key"),
+    and the agent called it expected."""
+    assert session_facts(corpus_session("2cfdacb8-9317-430f-8975-0709d2837d1c")).failed == [
+        ("ruby -ryaml", "did not find expected key while parsing a block mapping at line…")]
+
+
+@pytest.mark.parametrize("session_id", [
+    "37a27d31-4a70-427b-8518-5fad6045d347",  # `git merge` stopped on a conflict, then committed through
+    "d64b50bb-125b-4b54-867a-e59841e553d8",  # `/tmp/entire-test enabl`: a usage error of a binary built in /tmp
+    "cb2e607c-c758-415a-8b45-c49e4631906a",  # `cd /tmp && coderabbit-extract`: tried outside the repository
+    "03a1382e-ecd5-42c4-b3d4-5c659e165904",  # `git cat-file`, `git config`: probes that read
+    "1c38adc0-5071-4382-9e53-de8c30e2265f",  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
+    "2cfdacb8-9317-430f-8975-0709d2837d1c",  # `python3 -c "import yaml ..."`: no module, the agent turned to ruby
+])
+def test_a_failed_probe_experiment_scratch_run_missing_tool_or_conflict_committed_through_is_no_note(
+        session_id: str) -> None:
+    failed = session_facts(corpus_session(session_id)).failed
+    assert not any(command.startswith(("git", "entire-test", "coderabbit", "go run", "python3"))
+                   for command, _ in failed)
+
+
 def test_a_build_whose_exit_status_belongs_to_a_later_step_is_not_read_as_failed() -> None:
     """`go build -o bin && bin aaaa`: the binary's usage error is the command's exit status."""
     session = corpus_session("d64b50bb-125b-4b54-867a-e59841e553d8")
@@ -290,6 +378,13 @@ def test_an_llm_handoff_that_says_done_keeps_the_facts_and_is_partial(
 def test_a_step_dropped_from_the_todo_list_is_a_fact_an_llm_handoff_keeps() -> None:
     body = "## Open Threads\n- Not done, dropped from the todo list: Write retry tests\n- Question: Which backoff?\n"
     assert facts_in(body) == ["Not done, dropped from the todo list: Write retry tests"]
+
+
+def test_a_check_not_rerun_and_a_command_failed_are_facts_an_llm_handoff_keeps() -> None:
+    body = ("## Open Threads\n- Lint not rerun: `mise run lint` failed; only `golangci-lint run ./a/` passed after\n"
+            "- Failed, not run again: `check.sh verify`: ✗ FAIL: x\n- Question: Which backoff?\n")
+    assert facts_in(body) == ["Lint not rerun: `mise run lint` failed; only `golangci-lint run ./a/` passed after",
+                              "Failed, not run again: `check.sh verify`: ✗ FAIL: x"]
 
 
 # -- compaction ------------------------------------------------------------------------------------------------

@@ -42,6 +42,11 @@ _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
                           r"\((\d+) errors?")
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
+_OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
+                             r"-failfast|--no-header|--color=\S+)$")
+# A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
+_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package)(?:[=\s])|::|\s--\s+\S|"
+                       r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
                         r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully",
                         re.MULTILINE)
@@ -102,8 +107,15 @@ def checks(command: str) -> list[Check]:
 
 def _label(step: str) -> str:
     """The check as a reader names it: without redirections and output flags (`2>&1`, `-v`, `-count=1`)."""
-    words = [w for w in step.split() if not re.match(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet)$", w)]
+    words = [w for w in step.split() if not _OUTPUT_FLAG_RE.match(w)]
     return " ".join(words)
+
+
+def scoped(command: str) -> bool:
+    """Whether a check runs on part of the project only: a path, a package other than `./...`, a test name or
+    marker (`go test ./cmd/cli/...`, `pytest tests/test_x.py::test_y`, `-run TestX`, `-k name`, `mise run test --
+    ./redact/...`); `mise run lint`, `go test ./...`, `pytest` run it all."""
+    return bool(_SCOPE_RE.search(" " + command.replace("./...", "")))
 
 
 def failed(output: str) -> bool | None:

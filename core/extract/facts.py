@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
@@ -47,6 +48,27 @@ _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|descript
                           re.IGNORECASE)
 _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
+# A command that reads or probes (its failure says what is there, no work left): the first word of its last step
+_PROBES = frozenset("ls cat grep rg find fd head tail less which type command test [ diff cmp wc file stat echo printf "
+                    "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
+                    "true false sleep kill pkill mkdir touch cd for while if".split())
+_GIT_READS = frozenset("status log show diff cat-file rev-parse config branch ls-files ls-tree blame fetch remote "
+                       "describe reflog shortlog grep check-ignore for-each-ref show-ref merge-base worktree "
+                       "stash".split())
+# a conflict the session then committed through
+_GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
+_STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
+_FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
+_SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
+_REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
+_LONG_PATH_RE = re.compile(r"\S*/\S*/\S+")
+# A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
+# `unknown option`), nothing is left
+_MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
+                         r"unknown (?:option|flag)")
+_CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
+_EXIT_RE = re.compile(r"^Exit code \d+\s*")
+MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
@@ -68,8 +90,9 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still", "Still running:", DROPPED_TODO)
+FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Uncommitted changes",
+                 "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
+                 "Still running:", DROPPED_TODO)
 
 
 @dataclass(frozen=True)
@@ -97,12 +120,31 @@ class Facts:
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
         (`mise run lint` after a one-file `golangci-lint run`) covers an earlier failure."""
         last = {run.kind: run for run in self.runs}
         return [run for run in last.values() if not run.passed]
+
+    def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
+        """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
+        later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
+        run ./cmd/cli/` after `mise run lint` failed; `mise run test` after `mise run test:integration` failed): the
+        whole one when several. (`threads` leaves out one the user stopped: their words say why.)"""
+        left = []
+        for kind in dict.fromkeys(run.kind for run in self.runs):
+            runs = [run for run in self.runs if run.kind == kind]
+            if not runs[-1].passed:
+                continue  # `failing` says it
+            open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
+                later.command == run.command or (later.passed and _covers(later.command, run.command))
+                for later in runs[at + 1:])]
+            if open_:
+                left.append((next((run for run in reversed(open_) if not commands.scoped(run.command)), open_[-1]),
+                             runs[-1]))
+        return left
 
     def threads(self) -> list[Thread]:
         """Uncommitted work and a failing check block `done`; a commit not pushed or a PR not opened is a note
@@ -112,6 +154,11 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
                                 f"failed{counted}", True))
+        for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
+            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
+                                f"only `{one_line(last.command, 80)}` passed after", False))
+        found += [Thread(f"Failed, not run again: `{command}`: {said}", False) for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
@@ -172,6 +219,13 @@ class Facts:
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
             lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
+
+
+def _covers(later: str, failed: str) -> bool:
+    """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
+    or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
+    `mise run test:integration`)."""
+    return not commands.scoped(later) and (commands.scoped(failed) or set(failed.split()) <= set(later.split()))
 
 
 def _more(items: list[str]) -> str:
@@ -342,6 +396,82 @@ def _still_running(session: Session) -> list[str]:
     return list(started.values())
 
 
+def _failed_left(session: Session) -> list[tuple[str, str]]:
+    """(the command, the line of its output that says so) of the last commands that failed and that no later command
+    of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
+    explained and left): not a check (the runs say those), a probe that reads (`ls`, `git show`), an experiment fed
+    on stdin, a scratch folder's, a conflict the session committed through, nor a call the user or tools stopped."""
+    calls = [c for c in session.tool_calls if c.name == "Bash" and not c.rejected and not c.denied]
+    ran = [(c, [_program(step) for step in _steps(_text(c))]) for c in calls]
+    left: list[tuple[str, str]] = []
+    for at, (call, programs) in enumerate(ran):
+        command = _text(call)
+        if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
+                _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
+                _MISSING_RE.search(call.error):
+            continue
+        program, git = programs[-1], commands.git_steps(_steps(command)[-1])
+        if program.split()[0] in _PROBES or (git and git[0].verb in _GIT_READS):
+            continue
+        later = [(c, p) for c, p in ran[at + 1:] if not c.is_error]
+        if any(program in done for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
+                s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
+            continue
+        lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
+                               for ln in (call.error + "\n" + call.output).splitlines()) if ln]
+        said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
+            (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
+        while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
+            said = said[code.end():]
+        left.append((_named(program), clause(said, 12)))
+    return left[-MAX_FAILED:]
+
+
+def _text(call: ToolCall) -> str:
+    return str(call.input.get("command", ""))
+
+
+def _steps(command: str) -> list[str]:
+    """A command line's steps, split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
+    exports, a shell wrapper's (`bash -lc "..."`) its own."""
+    lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    found: list[list[str]] = [[]]
+    try:
+        for word in lexer:
+            if word in (";", "&&", "||", "|", "&", ";;"):
+                found.append([])
+            else:
+                found[-1].append(word)
+    except ValueError:
+        return [step for step in commands.steps(command) if step.split()[:1] != ["export"]]
+    steps: list[str] = []
+    for words in found:
+        if words[:1] in (["bash"], ["sh"], ["zsh"]) and words[1:2] in (["-c"], ["-lc"]):  # Codex's `bash -lc "..."`
+            steps += _steps(" ".join(words[2:])) if len(words) > 2 else []
+        elif words and words[0] not in ("cd", "export", "echo"):
+            steps.append(" ".join(words))
+    return steps
+
+
+def _program(step: str) -> str:
+    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`): what a
+    later step must run again."""
+    git = commands.git_steps(step)
+    return f"git {git[0].verb}" if git else " ".join(commands.bare(step).split()[:2])
+
+
+def _named(program: str) -> str:
+    """A program as a thread names it: a script by its file name."""
+    first, _, rest = program.partition(" ")
+    return f"{first.rsplit('/', 1)[-1]} {rest}".strip()
+
+
+def _scratch_command(command: str, program: str) -> bool:
+    """A command run in a temporary folder, or of a program built there (`/tmp/entire-test enable`)."""
+    return bool(re.search(r"(?:^|[\s;&|])cd\s+(?:/private)?/tmp\b", command)) or program.startswith(TEMP_FOLDERS)
+
+
 def session_facts(session: Session) -> Facts:
     facts = Facts()
     edited: dict[str, None] = {}  # since the last commit, in order
@@ -428,6 +558,7 @@ def session_facts(session: Session) -> Facts:
     facts.manual_left = _manual_checks_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
+    facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
