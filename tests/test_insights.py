@@ -10,6 +10,7 @@ import pytest
 
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.insights import (
+    BEFORE_EDIT,
     FOLLOWED,
     REPORTED,
     Insight,
@@ -611,3 +612,34 @@ def test_per_as_for_each_is_no_reason() -> None:
                    for line in insights(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")))
     assert any("per the golangci config" in line
                for line in insights(corpus_session("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")))
+
+
+def test_the_finding_said_right_before_an_edit_fills_a_free_place() -> None:
+    # 0f6074fc: "The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file
+    # descriptors. Let me fix this:" and the edit: the reason its label folds into the decision to redirect output
+    assert ("The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."
+            in texts("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b"))
+    # 5a6312ee: what the function reads, said before the test cases were written around it
+    assert any(line.startswith("The function reads `SHELL` env and `os.UserHomeDir()`")
+               for line in texts("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
+
+
+def _before_edit(said: str, tool: str = "Edit", is_error: bool = False) -> list[str]:
+    """What `chosen` keeps of `said`, a message the session's next step after is `tool`."""
+    call = ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"}, is_error=is_error)
+    session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the telemetry subprocess output"),
+                                             Event("assistant", None, text=said), Event("tool", None, tool=call)])
+    return [item.text for item in chosen(session) if item.strength == BEFORE_EDIT]
+
+
+def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit() -> None:
+    finding = "The comment says output goes to `/dev/null`, but `nil` inherits the parent's file descriptors."
+    assert _before_edit(finding) == [finding]
+    assert _before_edit(finding, tool="Read") == []
+    assert _before_edit(finding, is_error=True) == []
+    for said in ("All tests pass now and the lint is clean.", "The timeout settings are working.",
+                 "Those other diagnostics are pre-existing suggestions, not errors.",
+                 "Now remove the unused `strings` import from the test file.", "This is a straightforward change."):
+        assert _before_edit(said) == [], said
+    # 768de5d6's edits after "Now remove the unused `strings` import.": a chore, no finding
+    assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))

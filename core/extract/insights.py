@@ -27,6 +27,7 @@ MAX_CAUSES = 1
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
+BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -392,18 +393,30 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-def agent_messages(session: Session) -> list[str]:
-    """What Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved, or one a
-    new session was started to carry out)."""
-    found: list[str] = []
-    for event in session.events:
+def _agent_texts(session: Session) -> list[tuple[int, str]]:
+    """(event index, text) of what Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved,
+    or one a new session was started to carry out)."""
+    found: list[tuple[int, str]] = []
+    for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
-            found.append(event.text)
+            found.append((index, event.text))
         elif event.kind == "user" and event.text.startswith(PLAN_PROMPT):
-            found.append(event.text[len(PLAN_PROMPT):])
+            found.append((index, event.text[len(PLAN_PROMPT):]))
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
-            found.append(str(event.tool.input.get("plan", "")))
+            found.append((index, str(event.tool.input.get("plan", ""))))
     return found
+
+
+def agent_messages(session: Session) -> list[str]:
+    """What Claude wrote: its messages, and the plans it wrote in plan mode."""
+    return [text for _, text in _agent_texts(session)]
+
+
+def _edits_next(session: Session, index: int) -> bool:
+    """Whether the session's next step after its message at `index` is an edit that went through."""
+    step = next((e for e in session.events[index + 1:] if e.kind in ("assistant", "user", "tool")), None)
+    return step is not None and step.tool is not None and step.tool.name in WRITE_TOOLS \
+        and not (step.tool.is_error or step.tool.rejected)
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
@@ -563,6 +576,26 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
+# "The timeout settings are working.", "This is a straightforward change.": where the work stands, no finding
+_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still )?working\b|\bstraightforward\b", re.IGNORECASE)
+
+
+def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
+    """The last statement of a message the agent edited right after ("The comment says output goes to `/dev/null`,
+    but `nil` actually inherits the parent's file descriptors."): the finding the edit follows from, the reason a
+    label folds into its decision. Not a step, a status, a report, a case or a question."""
+    for sentence in reversed(found):
+        text = sentence.text
+        if sentence.listed or not 30 <= len(text) <= 220 or text.endswith(("?", ":", "…")) \
+                or _NARRATION_RE.match(text) or _STEP_RE.match(text) or _HEDGE_RE.search(text) \
+                or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
+                or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
+                or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or len(_named(_words(text))) < 3:
+            continue
+        return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
+    return []
+
+
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
 COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
@@ -606,13 +639,15 @@ def chosen(session: Session) -> list[Insight]:
     reason a decision was made, said apart from it), then the steps taken on a finding, then findings in plain words."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    messages = agent_messages(session)
-    for order, text in enumerate(messages):
+    messages = _agent_texts(session)
+    for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         items = [*stated, *changes, *steps_on_findings(said)]
+        if _edits_next(session, index):
+            items += [item for item in findings_before_edits(said) if item.text not in texts]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
@@ -626,7 +661,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING):
+        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT):
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
