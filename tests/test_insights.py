@@ -624,22 +624,25 @@ def test_the_finding_said_right_before_an_edit_fills_a_free_place() -> None:
                for line in texts("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
 
 
-def _before_edit(said: str, tool: str = "Edit", is_error: bool = False) -> list[str]:
-    """What `chosen` keeps of `said`, a message the session's next step after is `tool`."""
-    call = ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"}, is_error=is_error)
+def _before_edit(said: str, *tools: str, is_error: bool = False) -> list[str]:
+    """What `chosen` keeps of `said`, a message the session's next steps after are `tools` (an Edit by default)."""
+    calls = [Event("tool", None, tool=ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"},
+                                               is_error=is_error)) for tool in tools or ("Edit",)]
     session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the telemetry subprocess output"),
-                                             Event("assistant", None, text=said), Event("tool", None, tool=call)])
+                                             Event("assistant", None, text=said), *calls])
     return [item.text for item in chosen(session) if item.strength == BEFORE_EDIT]
 
 
 def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit() -> None:
     finding = "The comment says output goes to `/dev/null`, but `nil` inherits the parent's file descriptors."
     assert _before_edit(finding) == [finding]
-    assert _before_edit(finding, tool="Read") == []
+    assert _before_edit(finding, "Read", "Edit") == [finding]  # the file read first, then edited
+    assert _before_edit(finding, "Read") == []
     assert _before_edit(finding, is_error=True) == []
     for said in ("All tests pass now and the lint is clean.", "The timeout settings are working.",
                  "Those other diagnostics are pre-existing suggestions, not errors.",
-                 "Now remove the unused `strings` import from the test file.", "This is a straightforward change."):
+                 "Now remove the unused `strings` import from the test file.", "This is a straightforward change.",
+                 "All conflict markers are gone from the three files."):
         assert _before_edit(said) == [], said
     # 768de5d6's edits after "Now remove the unused `strings` import.": a chore, no finding
     assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))

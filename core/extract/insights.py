@@ -413,10 +413,13 @@ def agent_messages(session: Session) -> list[str]:
 
 
 def _edits_next(session: Session, index: int) -> bool:
-    """Whether the session's next step after its message at `index` is an edit that went through."""
-    step = next((e for e in session.events[index + 1:] if e.kind in ("assistant", "user", "tool")), None)
-    return step is not None and step.tool is not None and step.tool.name in WRITE_TOOLS \
-        and not (step.tool.is_error or step.tool.rejected)
+    """Whether the session edited (an edit that went through) after its message at `index`, before it said more."""
+    for e in session.events[index + 1:]:
+        if e.kind in ("assistant", "user") and e.text:
+            return False
+        if e.tool is not None and e.tool.name in WRITE_TOOLS and not (e.tool.is_error or e.tool.rejected):
+            return True
+    return False
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
@@ -576,14 +579,16 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-# "The timeout settings are working.", "This is a straightforward change.": where the work stands, no finding
-_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still )?working\b|\bstraightforward\b", re.IGNORECASE)
+# "The timeout settings are working.", "All conflict markers are gone.", "The `json` import is now unused", "Starting
+# with the first two tasks": where the work stands or a chore, no finding
+_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone)\b|\bstraightforward\b|\bunused\b|"
+                              r"^starting\b", re.IGNORECASE)
 
 
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
-    """The last statement of a message the agent edited right after ("The comment says output goes to `/dev/null`,
-    but `nil` actually inherits the parent's file descriptors."): the finding the edit follows from, the reason a
-    label folds into its decision. Not a step, a status, a report, a case or a question."""
+    """The last statement of a message the agent edited right after, reads between allowed ("The comment says output
+    goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows
+    from, the reason a label folds into its decision. Not a step, a status, a report, a case or a question."""
     for sentence in reversed(found):
         text = sentence.text
         if sentence.listed or not 30 <= len(text) <= 220 or text.endswith(("?", ":", "…")) \
