@@ -9,6 +9,7 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
     BEFORE_EDIT,
     FOLLOWED,
@@ -25,6 +26,7 @@ from eywa.core.extract.insights import (
 )
 from eywa.core.session import Event, Session, ToolCall
 
+from .conftest import CORPUS
 from .test_extractor import corpus_session
 
 
@@ -203,7 +205,8 @@ def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None
     # pattern from CLAUDE.md": the cause and what was done on it, one line
     assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
         "**Decision** -- Update the reset command to follow the error handling pattern from CLAUDE.md, since the tests "
-        "expect custom error messages printed to stderr, but the command is returning plain errors.",)
+        "expect custom error messages printed to stderr, but the command is returning plain errors.",
+        "**Decision** -- At the user's request: fix the test, the code is right.")
 
 
 def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
@@ -329,7 +332,7 @@ def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> N
     # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
     # trailers, since trailers already imports id")
     found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
-    assert found[1].cause and found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    assert found[-1].cause and found[-1].text.startswith("The `trailers` package already imports `checkpoint/id`")
     # eight choices stated: one root cause, ranked first, and the decisions keep the other places
     assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
 
@@ -646,3 +649,23 @@ def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit(
         assert _before_edit(said) == [], said
     # 768de5d6's edits after "Now remove the unused `strings` import.": a chore, no finding
     assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
+
+
+def test_a_change_asked_for_as_a_question_or_a_correction_naming_the_right_side_is_the_users_choice() -> None:
+    # ab8c5aa0: "can we import the id packages as checkpointID in trailers.go?", then the edit
+    assert "At the user's request: can we import the id packages as checkpointID in trailers.go." in texts(
+        "ab8c5aa0-e11b-4b16-9be3-c470a9483829")
+    # 1ecba475: "fix the test, the code is right": which side of a failing test to change
+    assert "At the user's request: fix the test, the code is right." in texts("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_a_check_an_investigation_or_tests_asked_for_as_a_question_is_no_choice() -> None:
+    # ee6078de: "can we add a test?"; fe0cdcc5: "can you double check that `--force` on enable actually removes ...?"
+    for session_id in ("ee6078de", "fe0cdcc5"):
+        path = next(CORPUS.rglob(f"{session_id}*.jsonl"))
+        assert not any(text.lower().startswith(("can we", "can you"))
+                       for _, text in directions(corpus_session(path.stem))), session_id
+    assert _directed("can you figure out if there are more types we don't support?") == []
+    assert _directed("could you explain why the hook runs twice?") == []
+    assert _directed("can we use `git diff --cached` instead of go-git's status?") == [
+        "At the user's request: can we use `git diff --cached` instead of go-git's status."]
