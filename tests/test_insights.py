@@ -669,3 +669,22 @@ def test_a_check_an_investigation_or_tests_asked_for_as_a_question_is_no_choice(
     assert _directed("could you explain why the hook runs twice?") == []
     assert _directed("can we use `git diff --cached` instead of go-git's status?") == [
         "At the user's request: can we use `git diff --cached` instead of go-git's status."]
+
+
+def test_what_a_change_will_do_a_risk_foreseen_or_a_verdict_is_no_root_cause() -> None:
+    # 4ec443d0: "This will remove the fake test sessions that are causing the parsing error on startup."; 4931d45a:
+    # "But this inconsistency could cause issues if code paths change."; 76d407bd's review: "Root cause is
+    # well-understood and the fix is in the right place."
+    assert not any(line.startswith("This will remove the fake test sessions")
+                   for line in texts("4ec443d0-063b-4de3-8ede-e35160c2c1de"))
+    assert not any("could cause issues" in line for line in texts("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
+    assert not any("well-understood" in line for line in texts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
+    # a cause found that says what it did: "... used `source .env` with `set -u` active, which would cause ..."
+    assert any(line.startswith("The original wrapper scripts used `source .env` with `set -u` active, which would")
+               for line in texts("9f26971d-da0a-46db-b911-e156aad9548e"))
+
+
+def test_a_short_choice_is_not_joined_to_the_question_after_it() -> None:
+    # 03a1382e: "The real fix is ENT-242. Want me to close it?"
+    assert not any("Want me to close it?" in line for line in texts("03a1382e-ecd5-42c4-b3d4-5c659e165904"))
+    assert lines_of("The real fix is ENT-242. Want me to close it?") == []

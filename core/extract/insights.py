@@ -108,6 +108,10 @@ _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
+# "This will remove the fake sessions that are causing ...", "this inconsistency could cause issues if ...", "Root cause
+# is well-understood": what a change will do, a risk foreseen or a review's verdict, no cause found
+_FORESEEN_RE = re.compile(r"^(?:this|that|it) will\b|\b(?:could|might|may) (?:cause|break|lead to|result in)\b|"
+                          r"\broot cause is (?:well[- ])?(?:understood|identified|clear|confirmed)\b", re.IGNORECASE)
 # "`bytes` is the imported package, not a type": a fact set against the belief it corrects.
 _CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|returns?|uses?|means?|counts?|"
                             r"comes? from|lives? in|runs? on)\b[^,;]{3,80}, not (?:the |a |an |just |only )?[\w`\"'-]")
@@ -334,7 +338,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
-                and found[index + 1].heading == sentence.heading:
+                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
             text = f"{text} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
             continue
@@ -372,6 +376,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         if not hedged and not own_act and not chosen and (after_finding or cause_heading or cause_label or (
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
+                continue
+            if _FORESEEN_RE.search(text):
                 continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (
