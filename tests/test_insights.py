@@ -688,3 +688,17 @@ def test_a_short_choice_is_not_joined_to_the_question_after_it() -> None:
     # 03a1382e: "The real fix is ENT-242. Want me to close it?"
     assert not any("Want me to close it?" in line for line in texts("03a1382e-ecd5-42c4-b3d4-5c659e165904"))
     assert lines_of("The real fix is ENT-242. Want me to close it?") == []
+
+
+def test_a_step_on_a_finding_fills_a_free_place_before_a_further_root_cause() -> None:
+    # f744aef5, eight places: the step on the user's correction is a choice with its reason; the further cause
+    # ("go-git doesn't automatically use the system's credential helpers ...") gives way to it
+    found = texts("f744aef5-5139-4c21-91e5-3f44ce902105")
+    assert ("Add proper validation for the branch name, since that's a valid security concern (the user's correction)."
+            in found)
+    assert not any(line.startswith("go-git doesn't automatically use") for line in found)
+    # a finding opening with "But" joins without it: "..., since for API consistency ..."
+    assert [item.text for item in steps_on_findings(sentences(
+        "But for API consistency with the Gemini pattern, the error return stays. Let me keep the error return and "
+        "suppress the lint warning."))] == ["Keep the error return and suppress the lint warning, since for API "
+                                            "consistency with the Gemini pattern, the error return stays."]

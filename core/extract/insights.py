@@ -556,6 +556,7 @@ _AGREED = " (the user's correction)"
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using when if once while after before".split())
+_JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)
 MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
 
@@ -575,8 +576,10 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
                 or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
             continue
-        first = re.split(r"[\s']", finding, maxsplit=1)[0].lower()
-        if first in _LOWER_START or first in ("since", "because"):
+        finding, joints = _JOINING_RE.subn("", finding)  # "..., since but for API consistency ...": the since joins
+        word = re.split(r"[\s']", finding, maxsplit=1)[0]
+        first = word.lower()
+        if first in _LOWER_START or first in ("since", "because") or joints and word[1:].islower():
             finding = finding[:1].lower() + finding[1:]
         joined = ", " if first in ("since", "because") else ", since "
         text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}{_AGREED if agreed else ''}."
@@ -681,7 +684,7 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in held:
+    for entry in sorted(held, key=lambda e: e[2].strength != FOLLOWED):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
