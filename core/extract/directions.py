@@ -1,5 +1,6 @@
-"""The user's directions: the prompts that corrected or redirected the work and that an edit then carried out,
-read from what the user typed, not the agent's words (core/extract/insights.py ranks them with the agent's choices).
+"""The user's directions: the prompts that corrected or redirected the work, or asked for a change as a question,
+and that an edit then carried out, read from what the user typed, not the agent's words (core/extract/insights.py
+ranks them with the agent's choices).
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
 def directions(session: Session) -> list[tuple[int, str]]:
     """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
     of 'Strategy initialized' we should do ...") and that an edit then carried out, in the user's words, with the
-    number of agent messages before each (its place in the session). Not a question, not output pasted, not an
-    approval of what the agent proposed."""
+    number of agent messages before each (its place in the session). Not a question (but a change asked for as one:
+    "can we import the id packages as checkpointID in trailers.go?"), not output pasted, not an approval of what the
+    agent proposed."""
     result: list[tuple[int, str]] = []
     said = 0
     prompts = 0

@@ -1,10 +1,10 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
-it; what named code does not do; the bodies of the commits it wrote; and the user's prompts that redirected
-the work, carried out. Each under the topic it is about: the concept a report's label names, else the
-code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
-extractor runs on every ingest.
+it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
+wrote; and the user's prompts that redirected the work, carried out. Each under the topic it is about: the
+concept a report's label names, else the code identifier it names, else the subject of the sentence. Plain
+regular expressions over a few messages: the extractor runs on every ingest.
 """
 
 from __future__ import annotations
