@@ -628,11 +628,13 @@ def test_the_finding_said_right_before_an_edit_fills_a_free_place() -> None:
 
 
 def _before_edit(said: str, *tools: str, is_error: bool = False) -> list[str]:
-    """What `chosen` keeps of `said`, a message the session's next steps after are `tools` (an Edit by default)."""
-    calls = [Event("tool", None, tool=ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"},
-                                               is_error=is_error)) for tool in tools or ("Edit",)]
+    """What `chosen` keeps of `said`, a message the session's next steps after are `tools` (an Edit by default; a
+    tool named "say: ..." is a message of the agent's)."""
+    steps = [Event("assistant", None, text=tool[5:]) if tool.startswith("say: ") else Event(
+        "tool", None, tool=ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"}, is_error=is_error))
+        for tool in tools or ("Edit",)]
     session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the telemetry subprocess output"),
-                                             Event("assistant", None, text=said), *calls])
+                                             Event("assistant", None, text=said), *steps])
     return [item.text for item in chosen(session) if item.strength == BEFORE_EDIT]
 
 
@@ -641,11 +643,17 @@ def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit(
     assert _before_edit(finding) == [finding]
     assert _before_edit(finding, "Read", "Edit") == [finding]  # the file read first, then edited
     assert _before_edit(finding, "Read") == []
+    # narration between the finding and the edit; a later finding is the one the edit follows from
+    assert _before_edit(finding, "Read", "say: Now let me update the file.", "Edit") == [finding]
+    later = "The integration test checks for `go run` in the settings, but localDev mode uses the wrapper script."
+    assert _before_edit(finding, f"say: {later}", "Edit") == [later]
     assert _before_edit(finding, is_error=True) == []
     for said in ("All tests pass now and the lint is clean.", "The timeout settings are working.",
                  "Those other diagnostics are pre-existing suggestions, not errors.",
                  "Now remove the unused `strings` import from the test file.", "This is a straightforward change.",
-                 "All conflict markers are gone from the three files."):
+                 "All conflict markers are gone from the three files.", "Wait, I need to check the other callers too.",
+                 "The diagnostics show the `repo` variable is declared but not used.",
+                 "Update the release workflow to publish the Homebrew formula with the new token."):
         assert _before_edit(said) == [], said
     # 768de5d6's edits after "Now remove the unused `strings` import.": a chore, no finding
     assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
@@ -702,3 +710,11 @@ def test_a_step_on_a_finding_fills_a_free_place_before_a_further_root_cause() ->
         "But for API consistency with the Gemini pattern, the error return stays. Let me keep the error return and "
         "suppress the lint warning."))] == ["Keep the error return and suppress the lint warning, since for API "
                                             "consistency with the Gemini pattern, the error return stays."]
+
+
+def test_the_finding_before_an_edit_holds_across_narration_between() -> None:
+    # fe1ffae3: "Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.",
+    # then a message that only announces the edit, then the edit (its label: "Chain call resolves the hooks directory
+    # with dirname "$0" so it works in worktrees.")
+    assert ('Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.'
+            in texts("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7"))

@@ -419,9 +419,10 @@ def agent_messages(session: Session) -> list[str]:
 
 
 def _edits_next(session: Session, index: int) -> bool:
-    """Whether the session edited (an edit that went through) after its message at `index`, before it said more."""
+    """Whether the session edited (an edit that went through) after its message at `index`, before a prompt or a
+    message stating a finding of its own ("Now let me update the test:" between them is narration)."""
     for e in session.events[index + 1:]:
-        if e.kind in ("assistant", "user") and e.text:
+        if e.kind == "user" and e.text or e.kind == "assistant" and e.text and findings_before_edits(sentences(e.text)):
             return False
         if e.tool is not None and e.tool.name in WRITE_TOOLS and not (e.tool.is_error or e.tool.rejected):
             return True
@@ -589,13 +590,19 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
 
 
 # "The timeout settings are working.", "All conflict markers are gone.", "The `json` import is now unused", "Starting
-# with the first two tasks": where the work stands or a chore, no finding
-_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone)\b|\bstraightforward\b|\bunused\b|"
-                              r"^starting\b", re.IGNORECASE)
+# with the first two tasks", "Wait, I need to check ...", what the editor's diagnostics show: where the work stands, a
+# chore or a step, no finding
+_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone|resolved)\b|\bstraightforward\b|"
+                              r"\bunused\b|\bdiagnostics?\b|\blsp\b|\bconflict markers?\b|"
+                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b",
+                              re.IGNORECASE)
+
+
+_SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
 
 
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
-    """The last statement of a message the agent edited right after, reads between allowed ("The comment says output
+    """The last statement of a message the agent edited after, reads and narration between ("The comment says output
     goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows
     from, the reason a label folds into its decision. Not a step, a status, a report, a case or a question."""
     for sentence in reversed(found):
@@ -604,7 +611,8 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or _NARRATION_RE.match(text) or _STEP_RE.match(text) or _HEDGE_RE.search(text) \
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
-                or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or len(_named(_words(text))) < 3:
+                or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
         return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
     return []
