@@ -418,15 +418,25 @@ def agent_messages(session: Session) -> list[str]:
     return [text for _, text in _agent_texts(session)]
 
 
-def _edits_next(session: Session, index: int) -> bool:
-    """Whether the session edited (an edit that went through) after its message at `index`, before a prompt or a
-    message stating a finding of its own ("Now let me update the test:" between them is narration)."""
-    for e in session.events[index + 1:]:
-        if e.kind == "user" and e.text or e.kind == "assistant" and e.text and findings_before_edits(sentences(e.text)):
-            return False
-        if e.tool is not None and e.tool.name in WRITE_TOOLS and not (e.tool.is_error or e.tool.rejected):
-            return True
-    return False
+def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
+    """The event indices of what the agent wrote (`texts`: its messages and plans) after which the session edited (an
+    edit that went through) before a prompt or a message stating a finding of its own ("Now let me update the test:"
+    between them is narration): one pass from the end."""
+    written = dict(texts)
+    found: set[int] = set()
+    ahead = False  # an edit comes before anything that ends the search
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        tool = event.tool
+        if index in written and ahead:
+            found.add(index)
+        if tool is not None and tool.name in WRITE_TOOLS and not (tool.is_error or tool.rejected):
+            ahead = True
+        elif event.kind == "user" and event.text:
+            ahead = False
+        elif event.kind == "assistant" and event.text:
+            ahead = ahead and not findings_before_edits(sentences(event.text))
+    return found
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
@@ -557,7 +567,7 @@ _AGREED = " (the user's correction)"
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using when if once while after before".split())
-_JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)
+_JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)  # a finding's own joint, before "since"
 MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
 
@@ -596,8 +606,6 @@ _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gon
                               r"\bunused\b|\bdiagnostics?\b|\blsp\b|\bconflict markers?\b|"
                               r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b",
                               re.IGNORECASE)
-
-
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
 
 
@@ -657,18 +665,20 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out. Places still free then take the further root causes (most often the
-    reason a decision was made, said apart from it), then the steps taken on a finding, then findings in plain words."""
+    already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
+    with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
+    findings in plain words and the findings stated right before an edit."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = _agent_texts(session)
+    edited_after = _edited_after(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         items = [*stated, *changes, *steps_on_findings(said)]
-        if _edits_next(session, index):
+        if index in edited_after:
             items += [item for item in findings_before_edits(said) if item.text not in texts]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
