@@ -9,7 +9,9 @@ from functools import cache
 import pytest
 
 from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
+    BEFORE_EDIT,
     FOLLOWED,
     REPORTED,
     Insight,
@@ -24,6 +26,7 @@ from eywa.core.extract.insights import (
 )
 from eywa.core.session import Event, Session, ToolCall
 
+from .conftest import CORPUS
 from .test_extractor import corpus_session
 
 
@@ -202,7 +205,8 @@ def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None
     # pattern from CLAUDE.md": the cause and what was done on it, one line
     assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
         "**Decision** -- Update the reset command to follow the error handling pattern from CLAUDE.md, since the tests "
-        "expect custom error messages printed to stderr, but the command is returning plain errors.",)
+        "expect custom error messages printed to stderr, but the command is returning plain errors.",
+        "**Decision** -- At the user's request: fix the test, the code is right.")
 
 
 def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
@@ -328,7 +332,7 @@ def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> N
     # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
     # trailers, since trailers already imports id")
     found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
-    assert found[1].cause and found[1].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    assert found[-1].cause and found[-1].text.startswith("The `trailers` package already imports `checkpoint/id`")
     # eight choices stated: one root cause, ranked first, and the decisions keep the other places
     assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
 
@@ -611,3 +615,106 @@ def test_per_as_for_each_is_no_reason() -> None:
                    for line in insights(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")))
     assert any("per the golangci config" in line
                for line in insights(corpus_session("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")))
+
+
+def test_the_finding_said_right_before_an_edit_fills_a_free_place() -> None:
+    # 0f6074fc: "The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file
+    # descriptors. Let me fix this:" and the edit: the reason its label folds into the decision to redirect output
+    assert ("The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."
+            in texts("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b"))
+    # 5a6312ee: what the function reads, said before the test cases were written around it
+    assert any(line.startswith("The function reads `SHELL` env and `os.UserHomeDir()`")
+               for line in texts("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a"))
+
+
+def _before_edit(said: str, *tools: str, is_error: bool = False) -> list[str]:
+    """What `chosen` keeps of `said`, a message the session's next steps after are `tools` (an Edit by default; a
+    tool named "say: ..." is a message of the agent's)."""
+    steps = [Event("assistant", None, text=tool[5:]) if tool.startswith("say: ") else Event(
+        "tool", None, tool=ToolCall("e", tool, {"file_path": "/r/a.go", "new_string": "b"}, is_error=is_error))
+        for tool in tools or ("Edit",)]
+    session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the telemetry subprocess output"),
+                                             Event("assistant", None, text=said), *steps])
+    return [item.text for item in chosen(session) if item.strength == BEFORE_EDIT]
+
+
+def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit() -> None:
+    finding = "The comment says output goes to `/dev/null`, but `nil` inherits the parent's file descriptors."
+    assert _before_edit(finding) == [finding]
+    assert _before_edit(finding, "Read", "Edit") == [finding]  # the file read first, then edited
+    assert _before_edit(finding, "Read") == []
+    # narration between the finding and the edit; a later finding is the one the edit follows from
+    assert _before_edit(finding, "Read", "say: Now let me update the file.", "Edit") == [finding]
+    later = "The integration test checks for `go run` in the settings, but localDev mode uses the wrapper script."
+    assert _before_edit(finding, f"say: {later}", "Edit") == [later]
+    assert _before_edit(finding, is_error=True) == []
+    for said in ("All tests pass now and the lint is clean.", "The timeout settings are working.",
+                 "Those other diagnostics are pre-existing suggestions, not errors.",
+                 "Now remove the unused `strings` import from the test file.", "This is a straightforward change.",
+                 "All conflict markers are gone from the three files.", "Wait, I need to check the other callers too.",
+                 "The diagnostics show the `repo` variable is declared but not used.",
+                 "Update the release workflow to publish the Homebrew formula with the new token."):
+        assert _before_edit(said) == [], said
+    # 768de5d6's edits after "Now remove the unused `strings` import.": a chore, no finding
+    assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
+
+
+def test_a_change_asked_for_as_a_question_or_a_correction_naming_the_right_side_is_the_users_choice() -> None:
+    # ab8c5aa0: "can we import the id packages as checkpointID in trailers.go?", then the edit
+    assert "At the user's request: can we import the id packages as checkpointID in trailers.go." in texts(
+        "ab8c5aa0-e11b-4b16-9be3-c470a9483829")
+    # 1ecba475: "fix the test, the code is right": which side of a failing test to change
+    assert "At the user's request: fix the test, the code is right." in texts("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_a_check_an_investigation_or_tests_asked_for_as_a_question_is_no_choice() -> None:
+    # ee6078de: "can we add a test?"; fe0cdcc5: "can you double check that `--force` on enable actually removes ...?"
+    for session_id in ("ee6078de", "fe0cdcc5"):
+        path = next(CORPUS.rglob(f"{session_id}*.jsonl"))
+        assert not any(text.lower().startswith(("can we", "can you"))
+                       for _, text in directions(corpus_session(path.stem))), session_id
+    assert _directed("can you figure out if there are more types we don't support?") == []
+    assert _directed("could you explain why the hook runs twice?") == []
+    assert _directed("can we use `git diff --cached` instead of go-git's status?") == [
+        "At the user's request: can we use `git diff --cached` instead of go-git's status."]
+
+
+def test_what_a_change_will_do_a_risk_foreseen_or_a_verdict_is_no_root_cause() -> None:
+    # 4ec443d0: "This will remove the fake test sessions that are causing the parsing error on startup."; 4931d45a:
+    # "But this inconsistency could cause issues if code paths change."; 76d407bd's review: "Root cause is
+    # well-understood and the fix is in the right place."
+    assert not any(line.startswith("This will remove the fake test sessions")
+                   for line in texts("4ec443d0-063b-4de3-8ede-e35160c2c1de"))
+    assert not any("could cause issues" in line for line in texts("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
+    assert not any("well-understood" in line for line in texts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
+    # a cause found that says what it did: "... used `source .env` with `set -u` active, which would cause ..."
+    assert any(line.startswith("The original wrapper scripts used `source .env` with `set -u` active, which would")
+               for line in texts("9f26971d-da0a-46db-b911-e156aad9548e"))
+
+
+def test_a_short_choice_is_not_joined_to_the_question_after_it() -> None:
+    # 03a1382e: "The real fix is ENT-242. Want me to close it?"
+    assert not any("Want me to close it?" in line for line in texts("03a1382e-ecd5-42c4-b3d4-5c659e165904"))
+    assert lines_of("The real fix is ENT-242. Want me to close it?") == []
+
+
+def test_a_step_on_a_finding_fills_a_free_place_before_a_further_root_cause() -> None:
+    # f744aef5, eight places: the step on the user's correction is a choice with its reason; the further cause
+    # ("go-git doesn't automatically use the system's credential helpers ...") gives way to it
+    found = texts("f744aef5-5139-4c21-91e5-3f44ce902105")
+    assert ("Add proper validation for the branch name, since that's a valid security concern (the user's correction)."
+            in found)
+    assert not any(line.startswith("go-git doesn't automatically use") for line in found)
+    # a finding opening with "But" joins without it: "..., since for API consistency ..."
+    assert [item.text for item in steps_on_findings(sentences(
+        "But for API consistency with the Gemini pattern, the error return stays. Let me keep the error return and "
+        "suppress the lint warning."))] == ["Keep the error return and suppress the lint warning, since for API "
+                                            "consistency with the Gemini pattern, the error return stays."]
+
+
+def test_the_finding_before_an_edit_holds_across_narration_between() -> None:
+    # fe1ffae3: "Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.",
+    # then a message that only announces the edit, then the edit (its label: "Chain call resolves the hooks directory
+    # with dirname "$0" so it works in worktrees.")
+    assert ('Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.'
+            in texts("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7"))

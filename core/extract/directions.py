@@ -1,5 +1,6 @@
-"""The user's directions: the prompts that corrected or redirected the work and that an edit then carried out,
-read from what the user typed, not the agent's words (core/extract/insights.py ranks them with the agent's choices).
+"""The user's directions: the prompts that corrected or redirected the work, or asked for a change as a question,
+and that an edit then carried out, read from what the user typed, not the agent's words (core/extract/insights.py
+ranks them with the agent's choices).
 """
 
 from __future__ import annotations
@@ -15,8 +16,14 @@ PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out 
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
 _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
                            r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
-                           r"(?:,|\band|\bbut) not)\b",
+                           r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right|correct))\b",
                            re.IGNORECASE)
+# "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
+# explanation or tests asked for ("can you double check ...", "can we add a test?")
+_ASKED_RE = re.compile(r"^(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) (?:also |please |just )?"
+                       r"(?!(?:double |)check|verify|explain|look|help|run|show|tell|see|find|figure|try|investigate|"
+                       r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)[a-z]+\b[^?]*\?$",
+                       re.IGNORECASE)
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
 # ("no" only with its mark: "no need to ..." is the direction itself)
@@ -31,8 +38,9 @@ _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
 def directions(session: Session) -> list[tuple[int, str]]:
     """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
     of 'Strategy initialized' we should do ...") and that an edit then carried out, in the user's words, with the
-    number of agent messages before each (its place in the session). Not a question, not output pasted, not an
-    approval of what the agent proposed."""
+    number of agent messages before each (its place in the session). Not a question (but a change asked for as one:
+    "can we import the id packages as checkpointID in trailers.go?"), not output pasted, not an approval of what the
+    agent proposed."""
     result: list[tuple[int, str]] = []
     said = 0
     prompts = 0
@@ -46,8 +54,9 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         prompts += 1
         text = " ".join(event.text.split())
-        if prompts == 1 or len(text) > 300 or "?" in text or "\n" in event.text.strip() or \
-                not _DIRECTION_RE.search(text) or _APPROVAL_RE.search(text):
+        asked = bool(_ASKED_RE.match(text))
+        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
+                not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
         # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
         carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
@@ -55,12 +64,12 @@ def directions(session: Session) -> list[tuple[int, str]]:
                             or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
         if not carried_out:
             continue
-        text = next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
+        text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
         if len(text) > MAX_DIRECTION:  # cut at a clause
             cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
             text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
-        text = text.rstrip(" .,;:")
+        text = text.rstrip(" .,;:?")
         picked = _OPTION_RE.search(text)
         if picked:  # "I like Option C": the option as the agent's last message put it
             text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(

@@ -1,10 +1,10 @@
 """Decisions and root causes in Claude's own words: the sentences of its messages (and of the plans it
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
-it; what named code does not do; the bodies of the commits it wrote; and the user's prompts that redirected
-the work, carried out. Each under the topic it is about: the concept a report's label names, else the
-code identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
-extractor runs on every ingest.
+it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
+wrote; and the user's prompts that redirected the work, carried out. Each under the topic it is about: the
+concept a report's label names, else the code identifier it names, else the subject of the sentence. Plain
+regular expressions over a few messages: the extractor runs on every ingest.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ MAX_CAUSES = 1
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
+BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -107,6 +108,10 @@ _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
+# "This will remove the fake sessions that are causing ...", "this inconsistency could cause issues if ...", "Root cause
+# is well-understood": what a change will do, a risk foreseen or a review's verdict, no cause found
+_FORESEEN_RE = re.compile(r"^(?:this|that|it) will\b|\b(?:could|might|may) (?:cause|break|lead to|result in)\b|"
+                          r"\broot cause is (?:well[- ])?(?:understood|identified|clear|confirmed)\b", re.IGNORECASE)
 # "`bytes` is the imported package, not a type": a fact set against the belief it corrects.
 _CORRECTION_RE = re.compile(r"\b(?:is|are|was|were|has|have|stores?|finds?|returns?|uses?|means?|counts?|"
                             r"comes? from|lives? in|runs? on)\b[^,;]{3,80}, not (?:the |a |an |just |only )?[\w`\"'-]")
@@ -333,7 +338,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
-                and found[index + 1].heading == sentence.heading:
+                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
             text = f"{text} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
             continue
@@ -372,6 +377,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
+            if _FORESEEN_RE.search(text):
+                continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (
                 outcome(body) is None or done_with_reason or _REASON_RE.search(text) or _REPLACED_RE.search(text)):
@@ -392,17 +399,43 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-def agent_messages(session: Session) -> list[str]:
-    """What Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved, or one a
-    new session was started to carry out)."""
-    found: list[str] = []
-    for event in session.events:
+def _agent_texts(session: Session) -> list[tuple[int, str]]:
+    """(event index, text) of what Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved,
+    or one a new session was started to carry out)."""
+    found: list[tuple[int, str]] = []
+    for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
-            found.append(event.text)
+            found.append((index, event.text))
         elif event.kind == "user" and event.text.startswith(PLAN_PROMPT):
-            found.append(event.text[len(PLAN_PROMPT):])
+            found.append((index, event.text[len(PLAN_PROMPT):]))
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
-            found.append(str(event.tool.input.get("plan", "")))
+            found.append((index, str(event.tool.input.get("plan", ""))))
+    return found
+
+
+def agent_messages(session: Session) -> list[str]:
+    """What Claude wrote: its messages, and the plans it wrote in plan mode."""
+    return [text for _, text in _agent_texts(session)]
+
+
+def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
+    """The event indices of what the agent wrote (`texts`: its messages and plans) after which the session edited (an
+    edit that went through) before a prompt or a message stating a finding of its own ("Now let me update the test:"
+    between them is narration): one pass from the end."""
+    written = dict(texts)
+    found: set[int] = set()
+    ahead = False  # an edit comes before anything that ends the search
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        tool = event.tool
+        if index in written and ahead:
+            found.add(index)
+        if tool is not None and tool.name in WRITE_TOOLS and not (tool.is_error or tool.rejected):
+            ahead = True
+        elif event.kind == "user" and event.text:
+            ahead = False
+        elif event.kind == "assistant" and event.text:
+            ahead = ahead and not findings_before_edits(sentences(event.text))
     return found
 
 
@@ -534,6 +567,7 @@ _AGREED = " (the user's correction)"
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using when if once while after before".split())
+_JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)  # a finding's own joint, before "since"
 MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
 
@@ -553,14 +587,43 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
                 or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
             continue
-        first = re.split(r"[\s']", finding, maxsplit=1)[0].lower()
-        if first in _LOWER_START or first in ("since", "because"):
+        finding, joints = _JOINING_RE.subn("", finding)  # "..., since but for API consistency ...": the since joins
+        word = re.split(r"[\s']", finding, maxsplit=1)[0]
+        first = word.lower()
+        if first in _LOWER_START or first in ("since", "because") or joints and word[1:].islower():
             finding = finding[:1].lower() + finding[1:]
         joined = ", " if first in ("since", "because") else ", since "
         text = f"{as_stated(step).rstrip(':.')}{joined}{finding.rstrip('.')}{_AGREED if agreed else ''}."
         if len(text) <= MAX_JOINED:
             result.append(Insight("Decision", topic_of(text), text, FOLLOWED))
     return result
+
+
+# "The timeout settings are working.", "All conflict markers are gone.", "The `json` import is now unused", "Starting
+# with the first two tasks", "Wait, I need to check ...", what the editor's diagnostics show: where the work stands, a
+# chore or a step, no finding
+_SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone|resolved)\b|\bstraightforward\b|"
+                              r"\bunused\b|\bdiagnostics?\b|\blsp\b|\bconflict markers?\b|"
+                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b",
+                              re.IGNORECASE)
+_SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
+
+
+def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
+    """The last statement of a message the agent edited after, reads and narration between ("The comment says output
+    goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows
+    from, the reason a label folds into its decision. Not a step, a status, a report, a case or a question."""
+    for sentence in reversed(found):
+        text = sentence.text
+        if sentence.listed or not 30 <= len(text) <= 220 or text.endswith(("?", ":", "…")) \
+                or _NARRATION_RE.match(text) or _STEP_RE.match(text) or _HEDGE_RE.search(text) \
+                or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
+                or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
+                or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
+            continue
+        return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
+    return []
 
 
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
@@ -602,17 +665,21 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out. Places still free then take the further root causes (most often the
-    reason a decision was made, said apart from it), then the steps taken on a finding, then findings in plain words."""
+    already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
+    with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
+    findings in plain words and the findings stated right before an edit."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    messages = agent_messages(session)
-    for order, text in enumerate(messages):
+    messages = _agent_texts(session)
+    edited_after = _edited_after(session, messages)
+    for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         items = [*stated, *changes, *steps_on_findings(said)]
+        if index in edited_after:
+            items += [item for item in findings_before_edits(said) if item.text not in texts]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
@@ -626,7 +693,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING):
+        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT):
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -635,7 +702,7 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in held:
+    for entry in sorted(held, key=lambda e: e[2].strength != FOLLOWED):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
