@@ -1,7 +1,7 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each kind of check (tests, lint, build, type check) and whether it passed, and the files a plan it
-carried out lists to change that no edit touched. These facts become open threads in plain words, hold a
+last run of each kind of check (tests, lint, build, type check) and whether it passed, and what of a plan it
+carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These facts become open threads in plain words, hold a
 session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
+from eywa.core.extract.plan_steps import STEP_LEFT, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -69,7 +69,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, "Uncommitted changes", "Not pushed:", "PR not opened:", "Not run:",
-                 "Temporary file still", "Still running:", DROPPED_TODO)
+                 "Temporary file still", "Still running:", DROPPED_TODO, STEP_LEFT)
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,7 @@ class Facts:
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
+    steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
@@ -125,6 +126,7 @@ class Facts:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
+        found += [Thread(text, False) for text in step_threads(self.steps_left)]
         if self.uncommitted:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
@@ -249,18 +251,6 @@ def _plan_files(plan: str) -> list[str]:
         elif listing and line.strip() and not line.startswith(" "):
             listing = False
     return files
-
-
-def _last_plan(session: Session) -> tuple[str, int]:
-    """The last plan the session carried out (approved in plan mode, or given as "Implement the following plan"),
-    and the index of its event."""
-    plan, after = "", 0
-    for index, event in enumerate(session.events):
-        if event.kind == "user" and event.text.startswith(PLAN_PROMPT):
-            plan, after = event.text, index
-        elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
-            plan, after = str(event.tool.input.get("plan", "")), index
-    return plan, after
 
 
 def _plan_left(session: Session, plan: str, after: int) -> list[str]:
@@ -423,9 +413,10 @@ def session_facts(session: Session) -> Facts:
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed or shown:
         facts.uncommitted, facts.committed = list(edited), committed
-    plan, after = _last_plan(session)
+    plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left = _manual_checks_left(session, plan, after)
+    facts.steps_left = steps_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):

@@ -1,0 +1,202 @@
+"""The steps of the last plan a session carried out that no edit or command after it stands behind, for any agent.
+
+The plan: one approved in plan mode (ExitPlanMode), given as "Implement the following plan", written to a plan file
+outside plan mode, or a numbered list of changes the agent proposed and the user then told it to carry out. Its
+steps: its numbered headings ("### 3. Use absolute path for filter command") and the numbered items of a section of
+changes, not its context, analysis or verification (facts.py reads a plan's files and manual checks). A step is done
+when a later edit or command touches what it names (a file, a code name), does what its kind asks (a test file
+edited for a "tests" step, a document for a "docs" step, the command of a "run" step), shares most of its words, or
+a todo item marked completed says it; the steps with none of these are open threads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract import commands
+from eywa.core.extract.directions import PLAN_PROMPT
+from eywa.core.extract.said_left import YES_WORDS, clause
+from eywa.core.retrieval.query_tokens import content_words
+from eywa.core.session import WRITE_TOOLS, Event, Session
+
+STEP_LEFT = "Plan step not done:"  # how a thread of a step left begins: a fact of the session's own plan
+MAX_STEPS = 2  # threads of one plan's steps left: more says the plan was dropped, not that a step was
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$")
+_NUMBERED_HEADING_RE = re.compile(r"^(?:\*\*)?(?:step|phase|part)?\s*\d{1,2}[.):]\s+(.+?)(?:\*\*)?$", re.IGNORECASE)
+_NUMBERED_ITEM_RE = re.compile(r"^\d{1,2}[.)]\s+(.+)$")
+# The parts of a plan that say why or how to check, not what to change
+_ASIDE_HEADING_RE = re.compile(
+    r"\b(?:context|problem|background|analysis|root cause|overview|summary|goals?|current|files?|verification|"
+    r"verify|testing|test plan|edge cases?|risks?|notes?|out of scope|non-goals?|alternatives?|workaround|possible|"
+    r"confirmed|findings?|why|questions?|considerations?|trade-?offs?|rollback|success criteria|references?)\b",
+    re.IGNORECASE)
+# A step that changes or runs something, as a list item under a section of changes begins
+_STEP_VERB_RE = re.compile(
+    r"^(?:\*\*)?(?:add|update|create|implement|remove|rename|move|write|extract|replace|refactor|fix|use|change|"
+    r"document|run|wire|register|handle|support|migrate|delete|make|introduce|expose|bump|modify|set|switch|"
+    r"convert|split|merge|drop|install|configure|enable|disable|pass|return|call|store|read|log|emit|define|"
+    r"generate|build|deploy|publish|release|test|verify|check|regenerate)\b", re.IGNORECASE)
+_SKIPPED_RE = re.compile(r"✅|\bDONE\b|~~|\b(?:optional(?:ly)?|if needed|if necessary|nice to have|consider|"
+                         r"maybe|minor)\b", re.IGNORECASE)
+_TESTS_RE = re.compile(r"\b(?:unit |integration |e2e )?tests?\b|\btest cases?\b|\bcoverage\b", re.IGNORECASE)
+_RUN_RE = re.compile(r"^(?:\*\*)?(?:run|re-?run|execute|verify|check|build|deploy|publish|install|regenerate)\b",
+                     re.IGNORECASE)
+_DOCS_RE = re.compile(r"\b(?:readme|docs?|documentation|changelog|document)\b", re.IGNORECASE)
+_TEST_FILE_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:_test|_spec|\.test|\.spec|Test|Tests)\.\w+$|"
+                           r"(?:^|/)test_[^/]+$")
+_DOC_FILE_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/", re.IGNORECASE)
+_CODE_RE = re.compile(r"`([^`\n]{2,120})`")
+_FILE_RE = re.compile(r"[\w./-]*\w\.[A-Za-z]{1,5}\b")
+_NAME_RE = re.compile(r"[A-Za-z_][\w.-]*\w")
+_FENCED_RE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_BARE_NAME_RE = re.compile(r"\b[A-Za-z]\w*(?:[a-z][A-Z]|_)\w*\b")  # `camelCase`, `snake_case`: code, not prose
+# "Let's implement this", "yes go ahead", "do it": the user told the agent to carry out what it proposed
+_GO_RE = re.compile(rf"^(?:ok(?:ay)?[,.!]?\s+)?(?:{YES_WORDS}|let'?s (?:do|implement|go)|implement (?:it|this|that|"
+                    rf"the plan)|go for it|do (?:it|this|that))\b", re.IGNORECASE)
+_PROPOSAL_RE = re.compile(r"^#+\s*.*\b(?:plan|implementation|changes?|steps?|what needs to change|proposal|approach)\b",
+                          re.IGNORECASE | re.MULTILINE)
+_VERBS = frozenset(_STEP_VERB_RE.pattern.split("(?:", 2)[2].split(")")[0].split("|"))
+_ASIDE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
+_REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
+_GO_WORDS = 12  # of a prompt that only says go ahead
+_MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
+
+
+def last_plan(session: Session) -> tuple[str, int]:
+    """The last plan the session carried out, and the index of its event: approved in plan mode, given as
+    "Implement the following plan", written to a plan file outside plan mode, or proposed with numbered headings
+    and then approved by a short prompt ("Let's implement this")."""
+    plan, after = "", 0
+    events = session.events
+    for index, event in enumerate(events):
+        call = event.tool
+        if event.kind == "user" and event.text.startswith(PLAN_PROMPT):
+            plan, after = event.text, index
+        elif call is not None and call.name == "ExitPlanMode" and not call.is_error:
+            plan, after = str(call.input.get("plan", "")), index
+        elif call is not None and call.name == "Write" and not call.is_error and _plan_file(
+                str(call.input.get("file_path", ""))) and not any(
+                e.tool is not None and e.tool.name == "ExitPlanMode" for e in events[index + 1:]):
+            plan, after = str(call.input.get("content", "")), index
+        elif event.kind == "user" and index and _GO_RE.match(event.text.strip()) and len(
+                event.text.split()) <= _GO_WORDS:
+            proposed = next((e for e in reversed(events[:index]) if e.kind == "assistant" and e.text), None)
+            if proposed is not None and _PROPOSAL_RE.search(proposed.text) and len(steps_of(proposed.text)) >= 2:
+                plan, after = proposed.text, index
+    return plan, after
+
+
+def _plan_file(path: str) -> bool:
+    return "/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan")
+
+
+def steps_of(plan: str) -> list[tuple[str, str]]:
+    """(step, its body) of each step of a plan: its numbered headings outside an aside (context, verification),
+    and the numbered items beginning with a verb of a section of changes that no numbered heading leads."""
+    found: list[list[str]] = []
+    aside, in_heading_step, fenced = False, False, False
+    for line in plan.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        if fenced:
+            if found:
+                found[-1][1] += "\n" + line
+            continue
+        heading = _HEADING_RE.match(stripped)
+        if heading is not None:
+            title = heading.group(2).strip()
+            numbered = _NUMBERED_HEADING_RE.match(title)
+            if numbered is not None and not aside and not _ASIDE_HEADING_RE.search(numbered.group(1)[:40]):
+                found.append([numbered.group(1), ""])
+                in_heading_step = True
+            elif numbered is None:
+                aside, in_heading_step = bool(_ASIDE_HEADING_RE.search(title)), False
+                if found:
+                    found.append(["", ""])  # a section of its own: what follows is no step's body
+            else:
+                in_heading_step = False
+            continue
+        item = _NUMBERED_ITEM_RE.match(stripped) if line[:1].isdigit() else None
+        if item is not None and not aside and not in_heading_step and _STEP_VERB_RE.match(item.group(1)):
+            found.append([item.group(1), ""])
+        elif found:
+            found[-1][1] += "\n" + line
+    return [(step.strip(), body) for step, body in found if step.strip()]
+
+
+def _evidence(events: list[Event]) -> tuple[str, str, list[str], list[str]]:
+    """(what the edits and commands after the plan wrote and ran, that and what the agent said after it, the files
+    edited, the commands run). An edit's input is kept cut (core/sources/common.py): the agent's report names
+    what the cut hides."""
+    texts, said, files, ran = [], [], [], []
+    for event in events:
+        if event.kind == "assistant":
+            said.append(event.text)
+        call = event.tool
+        if call is None or call.is_error or call.rejected:
+            continue
+        if call.name in WRITE_TOOLS:
+            path = str(call.input.get("file_path") or call.input.get("notebook_path") or "")
+            files.append(path)
+            texts += [path, *(str(call.input.get(key, "")) for key in ("old_string", "new_string", "content",
+                                                                         "edits", "patch"))]
+        elif call.name == "Bash":
+            command = str(call.input.get("command", ""))
+            ran.append(command)
+            texts.append(command)
+            files += commands.files_changed(command)
+    written = "\n".join(texts)
+    return written, "\n".join([written, *said]), files, ran
+
+
+def _names(text: str) -> set[str]:
+    """The code names and files a step names: its code spans' names, its file names, the names in its code
+    (`removeShellCompletion`, `backup_suffix`)."""
+    spans = _CODE_RE.findall(text)
+    # a command is found whole (`mise run test:ci`), a name by itself (`checkpoint.Type()`: `checkpoint.Type`)
+    names = {span.strip() for span in spans if " " in span.strip()} | {
+        name for span in spans if " " not in span.strip() for name in _NAME_RE.findall(span) if len(name) >= 3}
+    code = "\n".join(_FENCED_RE.findall(text))
+    return names | set(_FILE_RE.findall(text)) | set(_BARE_NAME_RE.findall(code))
+
+
+def _done(step: str, body: str, written: str, said: str, files: list[str], ran: list[str], ticked: list[str]) -> bool:
+    bases = {path.rsplit("/", 1)[-1] for path in files}
+    names = _names(f"{step}\n{body}")
+    if any(name.rsplit("/", 1)[-1] in bases or re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", said)
+           for name in names):
+        return True
+    if _TESTS_RE.search(step) and (any(_TEST_FILE_RE.search(path) for path in files) or (
+            _RUN_RE.match(step) and any(c.kind == "tests" for command in ran for c in commands.checks(command)))):
+        return True
+    if _DOCS_RE.search(step) and any(_DOC_FILE_RE.search(path) for path in files):
+        return True
+    words = content_words(_ASIDE_RE.sub("", step), 4) - _VERBS
+    if not words:
+        return True
+    # what a removal took out is in no later text but the report of it
+    found = content_words(said if _REMOVAL_RE.match(step) else written, 4)
+    if len(words & found) >= _MOST * len(words):
+        return True
+    return any(len(words & content_words(item)) >= _MOST * len(words) for item in ticked)
+
+
+def steps_left(session: Session, plan: str, after: int) -> list[str]:
+    """The steps of the session's last plan (`last_plan`) with no edit, command or completed todo behind them, when
+    some of the plan was carried out (an edit after it) and most of it was: a plan dropped whole is no step left."""
+    steps = steps_of(plan) if plan else []
+    if len(steps) < 2:
+        return []
+    written, said, files, ran = _evidence(session.events[after + 1:])
+    if not files:
+        return []
+    ticked = [str(t.get("content", "")) for t in session.todos if t.get("status") == "completed"]
+    left = [step for step, body in steps if not _SKIPPED_RE.search(step) and not _done(
+        step, body, written, said, files, ran, ticked)]
+    return left if len(left) * 2 <= len(steps) else []
+
+
+def step_threads(left: list[str]) -> list[str]:
+    """"Plan step not done: use absolute path for filter command", the first steps left, one clause each."""
+    return [f"{STEP_LEFT} {clause(step.replace('**', ''), 14)}" for step in left[:MAX_STEPS]]
