@@ -1,8 +1,8 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
 last run of each kind of check (tests, lint, build, type check) and whether it passed, and what of a plan it
-carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These facts become open threads in plain words, hold a
-session's status at `partial`, and show in What Happened.
+carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These
+facts become open threads in plain words, hold a session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
 which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
