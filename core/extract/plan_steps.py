@@ -23,7 +23,10 @@ STEP_LEFT = "Plan step not done:"  # how a thread of a step left begins: a fact 
 MAX_STEPS = 2  # threads of one plan's steps left: more says the plan was dropped, not that a step was
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 _NUMBERED_HEADING_RE = re.compile(r"^(?:\*\*)?(?:step|phase|part)?\s*\d{1,2}[.):]\s+(.+?)(?:\*\*)?$", re.IGNORECASE)
-_NUMBERED_ITEM_RE = re.compile(r"^\d{1,2}[.)]\s+(.+)$")
+_ITEM_RE = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+(?:\[[ x]\]\s+)?(.+)$")
+# A section whose sub-headings are the steps ("## Plan", "## Changes", "## Implementation Steps")
+_CHANGES_HEADING_RE = re.compile(r"\b(?:plan|changes?|implementation|solution|fix|steps?|approach|tasks?|"
+                                 r"what needs to change|proposed)\b", re.IGNORECASE)
 # The parts of a plan that say why or how to check, not what to change
 _ASIDE_HEADING_RE = re.compile(
     r"\b(?:context|problem|background|analysis|root cause|overview|summary|goals?|current|files?|verification|"
@@ -91,34 +94,38 @@ def _plan_file(path: str) -> bool:
 
 
 def steps_of(plan: str) -> list[tuple[str, str]]:
-    """(step, its body) of each step of a plan: its numbered headings outside an aside (context, verification),
-    and the numbered items beginning with a verb of a section of changes that no numbered heading leads."""
+    """(step, its body) of each step of a plan: its numbered headings and the headings under a section of changes
+    ("## Plan" / "### Change in `root.go`"), outside an aside (context, verification); and, in a section no such
+    heading leads, the items beginning with a verb ("1. Add ...", "- Remove unused variables ...")."""
     found: list[list[str]] = []
-    aside, in_heading_step, fenced = False, False, False
+    # (level, aside, of changes, a step) of the headings above the line; the plan's title is none of them
+    sections: list[tuple[int, bool, bool, bool]] = []
+    stepped, fenced, titled = False, False, False  # stepped: under a heading that is a step, its items its body
     for line in plan.splitlines():
         stripped = line.strip()
         if stripped.startswith("```"):
             fenced = not fenced
-        if fenced:
-            if found:
-                found[-1][1] += "\n" + line
+        heading = None if fenced else _HEADING_RE.match(stripped)
+        if heading is not None and not titled:
+            titled = True
             continue
-        heading = _HEADING_RE.match(stripped)
         if heading is not None:
-            title = heading.group(2).strip()
+            level, title = len(heading.group(1)), heading.group(2).strip()
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if sections and sections[-1][3]:  # a heading inside a step is its body
+                found[-1][1] += "\n" + line
+                continue
+            aside = any(s[1] for s in sections) or bool(_ASIDE_HEADING_RE.search(title[:40]))
             numbered = _NUMBERED_HEADING_RE.match(title)
-            if numbered is not None and not aside and not _ASIDE_HEADING_RE.search(numbered.group(1)[:40]):
-                found.append([numbered.group(1), ""])
-                in_heading_step = True
-            elif numbered is None:
-                aside, in_heading_step = bool(_ASIDE_HEADING_RE.search(title)), False
-                if found:
-                    found.append(["", ""])  # a section of its own: what follows is no step's body
-            else:
-                in_heading_step = False
+            changes = numbered is None and bool(_CHANGES_HEADING_RE.search(title)) and "`" not in title
+            stepped = not aside and (numbered is not None or (
+                not changes and bool(sections) and sections[-1][2]))
+            found.append([(numbered.group(1) if numbered else title) if stepped else "", ""])
+            sections.append((level, aside, changes, stepped))
             continue
-        item = _NUMBERED_ITEM_RE.match(stripped) if line[:1].isdigit() else None
-        if item is not None and not aside and not in_heading_step and _STEP_VERB_RE.match(item.group(1)):
+        item = None if fenced or stepped or line[:1].isspace() else _ITEM_RE.match(stripped)
+        if item is not None and not any(s[1] for s in sections) and _STEP_VERB_RE.match(item.group(1)):
             found.append([item.group(1), ""])
         elif found:
             found[-1][1] += "\n" + line
