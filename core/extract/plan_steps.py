@@ -1,7 +1,8 @@
 """The steps of the last plan a session carried out that no edit or command after it stands behind, for any agent.
 
 The plan: one approved in plan mode (ExitPlanMode), given as "Implement the following plan", written to a plan file
-outside plan mode, or a numbered list of changes the agent proposed and the user then told it to carry out. Its
+outside plan mode, a numbered list of changes the agent proposed and the user then told it to carry out, or, in a
+session with none of these, one it announced before its edits ("Let me implement the changes: 1. ..."). Its
 steps: its numbered headings ("### 3. Use absolute path for filter command") and the numbered items of a section of
 changes, not its context, analysis or verification (facts.py reads a plan's files and manual checks). A step is done
 when a later edit or command touches what it names (a file, a code name), does what its kind asks (a test file
@@ -61,6 +62,9 @@ _PROPOSAL_RE = re.compile(r"^#+\s*.*\b(?:plan|implementation|changes?|steps?|wha
 _VERBS = frozenset(_STEP_VERB_RE.pattern.split("(?:", 2)[2].split(")")[0].split("|"))
 _ASIDE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
 _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
+# "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
+_ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b[^\n]*:"
+                           r"\s*\n(?=\s*1[.)] )", re.IGNORECASE | re.MULTILINE)
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
 
@@ -86,7 +90,25 @@ def last_plan(session: Session) -> tuple[str, int]:
             proposed = next((e for e in reversed(events[:index]) if e.kind == "assistant" and e.text), None)
             if proposed is not None and _PROPOSAL_RE.search(proposed.text) and len(steps_of(proposed.text)) >= 2:
                 plan, after = proposed.text, index
+        elif not plan and event.kind == "assistant" and _announced(event.text) and _edits_next(events, index):
+            plan, after = event.text, index
     return plan, after
+
+
+def _announced(text: str) -> bool:
+    """A numbered list of at least two changes the agent says it will make ("Let me implement the changes:")."""
+    lead = _ANNOUNCED_RE.search(text)
+    return lead is not None and len(steps_of(text[lead.end():])) >= 2
+
+
+def _edits_next(events: list[Event], index: int) -> bool:
+    """Whether the agent's next step after event `index`, before the user speaks, is an edit."""
+    for event in events[index + 1:]:
+        if event.kind == "user":
+            return False
+        if event.tool is not None and event.tool.name in WRITE_TOOLS:
+            return True
+    return False
 
 
 def _plan_file(path: str) -> bool:
