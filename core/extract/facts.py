@@ -63,6 +63,7 @@ _STEP_ITEM_RE = re.compile(r"^(?:[-*]|\d+[.)])\s+(.+)$")
 _MANUAL_RE = re.compile(r"^\W*manual(?:ly)?\b|\bmanual (?:test|check|verification)", re.IGNORECASE)
 _MANUAL_MARK_RE = re.compile(r"^\W*manual(?:ly)?(?: (?:test|testing|check|verification))?\s*[:—–-]\s*", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{4,})`")
+_COMMAND_RE = re.compile(r"^[a-z][\w.-]* [\w-]")  # "entire enable --agent x", "git show ref": a program and its words
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
@@ -92,7 +93,8 @@ class Facts:
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
-    manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
+    manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run, then others
+    checks_left: list[str] = field(default_factory=list)  # of those, the steps not marked manual (a command named)
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
@@ -120,7 +122,8 @@ class Facts:
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
         if self.manual_left:
             step = _CODE_RE.sub(_short_code, self.manual_left[0])
-            found.append(Thread(f"Not run: the plan's manual verification step{_more(self.manual_left)}: "
+            manual = "manual " if not self.checks_left else ""
+            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(self.manual_left)}: "
                                 f"{clause(step, 12)}", False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
@@ -260,15 +263,18 @@ def _plan_left(session: Session, plan: str, after: int) -> list[str]:
     return [path for path in _plan_files(plan) if _name(path) not in edited]
 
 
-def _manual_checks_left(session: Session, plan: str, after: int) -> list[str]:
-    """The steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
-    "Manual testing:") whose command no later command ran, when the plan's work is what the session ended on: no
-    prompt after it but a short one ("commit this"); a new request is new work."""
+def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[str], list[str]]:
+    """(the steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
+    "Manual testing:"), the others naming a command to run) whose command no later command ran, when the plan's work
+    is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
     if any(e.kind == "user" and len(e.text.split()) > _SHORT_PROMPT for e in session.events[after + 1:]):
-        return []
-    ran = " ".join(str(e.tool.input.get("command", "")) for e in session.events[after:]
-                   if e.tool is not None and e.tool.name == "Bash")
-    left, section, manual = [], False, False
+        return [], []
+    run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
+           if e.tool is not None and e.tool.name == "Bash"]
+    ran, kinds = " ".join(run), {check.kind for command in run for check in commands.checks(command)}
+    left: list[str] = []
+    commands_left: list[str] = []
+    section, manual = False, False
     for line in plan.splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -282,9 +288,22 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> list[str]:
             continue
         step = item.group(1)
         command = _CODE_RE.search(step)
-        if (manual or _MANUAL_RE.match(step)) and not (command and command.group(1)[:30] in ran):
+        if command and command.group(1)[:30] in ran:
+            continue
+        if manual or _MANUAL_RE.match(step):
             left.append(_MANUAL_MARK_RE.sub("", step))
-    return left
+        elif _runs_command(command, kinds):
+            commands_left.append(step)
+    return left, commands_left
+
+
+def _runs_command(code: re.Match[str] | None, kinds: set[str]) -> bool:
+    """Whether a verification step names a command to run (`entire enable --agent openclaw`), not a name to look
+    for (`CondenseSession`) nor a check a later run of its kind stands for (`go test ./pkg/...` after `mise run
+    test`)."""
+    if code is None or not _COMMAND_RE.match(code.group(1)):
+        return False
+    return not any(check.kind in kinds for check in commands.checks(code.group(1)))
 
 
 def _short_code(code: re.Match[str]) -> str:
@@ -415,7 +434,8 @@ def session_facts(session: Session) -> Facts:
         facts.uncommitted, facts.committed = list(edited), committed
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
-    facts.manual_left = _manual_checks_left(session, plan, after)
+    manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
+    facts.manual_left = manual_left + facts.checks_left
     facts.steps_left = steps_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
