@@ -18,7 +18,7 @@ from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.key_files import TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
-from eywa.core.extract.plan_steps import STEP_LEFT, last_plan, step_threads, steps_left
+from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -64,7 +64,6 @@ _MANUAL_RE = re.compile(r"^\W*manual(?:ly)?\b|\bmanual (?:test|check|verificatio
 _MANUAL_MARK_RE = re.compile(r"^\W*manual(?:ly)?(?: (?:test|testing|check|verification))?\s*[:—–-]\s*", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{4,})`")
 _COMMAND_RE = re.compile(r"^[a-z][\w.-]* [\w-]")  # "entire enable --agent x", "git show ref": a program and its words
-_SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -267,7 +266,7 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[s
     """(the steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
     "Manual testing:"), the others naming a command to run) whose command no later command ran, when the plan's work
     is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
-    if any(e.kind == "user" and len(e.text.split()) > _SHORT_PROMPT for e in session.events[after + 1:]):
+    if not ended_on(session, after):
         return [], []
     run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
            if e.tool is not None and e.tool.name == "Bash"]

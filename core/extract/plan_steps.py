@@ -59,13 +59,20 @@ _GO_RE = re.compile(rf"^(?:ok(?:ay)?[,.!]?\s+)?(?:{YES_WORDS}|let'?s (?:do|imple
                     rf"the plan)|go for it|do (?:it|this|that))\b", re.IGNORECASE)
 _PROPOSAL_RE = re.compile(r"^#+\s*.*\b(?:plan|implementation|changes?|steps?|what needs to change|proposal|approach)\b",
                           re.IGNORECASE | re.MULTILINE)
-_VERBS = frozenset(_STEP_VERB_RE.pattern.split("(?:", 2)[2].split(")")[0].split("|"))
+_STEM = 5
+# The words of any change to code: a step of only these names nothing a later edit could be told by
+_GENERIC = frozenset(word[:_STEM] for word in (
+    "function functions variable variables names name comments comment imports import types type code callers calls "
+    "usages references declarations package packages constants fields methods files file docs tests logic existing "
+    "related accordingly needed necessary").split())
+_VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERB_RE.pattern.split("(?:", 2)[2].split(")")[0].split("|"))
 _ASIDE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
 _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
 # "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
 _ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b[^\n]*:"
                            r"\s*\n(?=\s*1[.)] )", re.IGNORECASE | re.MULTILINE)
 _GO_WORDS = 12  # of a prompt that only says go ahead
+_SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
 
 
@@ -201,21 +208,33 @@ def _done(step: str, body: str, written: str, said: str, files: list[str], ran: 
         return True
     if _DOCS_RE.search(step) and any(_DOC_FILE_RE.search(path) for path in files):
         return True
-    words = content_words(_ASIDE_RE.sub("", step), 4) - _VERBS
-    if not words:
+    words = _stems(_ASIDE_RE.sub("", step)) - _VERBS - _GENERIC
+    if not words:  # "Update function/variable names and comments": what it names is anywhere, no edit tells
         return True
     # what a removal took out is in no later text but the report of it
-    found = content_words(said if _REMOVAL_RE.match(step) else written, 4)
+    found = _stems(said if _REMOVAL_RE.match(step) else written)
     if len(words & found) >= _MOST * len(words):
         return True
-    return any(len(words & content_words(item)) >= _MOST * len(words) for item in ticked)
+    return any(len(words & _stems(item)) >= _MOST * len(words) for item in ticked)
+
+
+def _stems(text: str) -> set[str]:
+    """The content words of four letters or more, each by its first five ("migration", "migrate": "migra")."""
+    return {word[:_STEM] for word in content_words(text, 4)}
+
+
+def ended_on(session: Session, after: int) -> bool:
+    """Whether the plan at event `after` is the work the session ended on: no prompt after it but a short one
+    ("commit this"); a new request is new work."""
+    return not any(e.kind == "user" and len(e.text.split()) > _SHORT_PROMPT for e in session.events[after + 1:])
 
 
 def steps_left(session: Session, plan: str, after: int) -> list[str]:
     """The steps of the session's last plan (`last_plan`) with no edit, command or completed todo behind them, when
-    some of the plan was carried out (an edit after it) and most of it was: a plan dropped whole is no step left."""
+    the session ended on it, some of it was carried out (an edit after it) and most of it was: a plan dropped whole
+    is no step left."""
     steps = steps_of(plan) if plan else []
-    if len(steps) < 2:
+    if len(steps) < 2 or not ended_on(session, after):
         return []
     written, said, files, ran = _evidence(session.events[after + 1:])
     if not files:
