@@ -1,13 +1,14 @@
 """The steps of the last plan a session carried out that no edit or command after it stands behind, for any agent.
 
 The plan: one approved in plan mode (ExitPlanMode), given as "Implement the following plan", written to a plan file
-outside plan mode, a numbered list of changes the agent proposed and the user then told it to carry out, or, in a
-session with none of these, one it announced before its edits ("Let me implement the changes: 1. ..."). Its
-steps: its numbered headings ("### 3. Use absolute path for filter command") and the numbered items of a section of
-changes, not its context, analysis or verification (facts.py reads a plan's files and manual checks). A step is done
-when a later edit or command touches what it names (a file, a code name), does what its kind asks (a test file
-edited for a "tests" step, a document for a "docs" step, the command of a "run" step), shares most of its words, or
-a todo item marked completed says it; the steps with none of these are open threads.
+outside plan mode, a list of changes the agent proposed and the user then told it to carry out, or, in a session
+with none of these, one it announced before its edits ("Let me implement the changes: 1. ..."). Its steps: its
+numbered headings ("### 3. Use absolute path for filter command"), the headings under a section of changes and the
+items beginning with a verb, not its context, analysis or verification (facts.py reads a plan's files and its
+verification). A step is done when, after the plan, an edit touched a file it names, an edit, a command or the
+agent's report gives a code name it gives, an edit does what its kind asks (a test file for a "tests" step, a
+document for a "docs" step), an edit or command shares most of its words, or a todo item marked completed does;
+the steps with none of these are open threads.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.directions import PLAN_PROMPT
+from eywa.core.extract.open_threads import plan_file
 from eywa.core.extract.said_left import YES_WORDS, clause
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
@@ -35,11 +37,11 @@ _ASIDE_HEADING_RE = re.compile(
     r"confirmed|findings?|why|questions?|considerations?|trade-?offs?|rollback|success criteria|references?)\b",
     re.IGNORECASE)
 # A step that changes or runs something, as a list item under a section of changes begins
-_STEP_VERB_RE = re.compile(
-    r"^(?:\*\*)?(?:add|update|create|implement|remove|rename|move|write|extract|replace|refactor|fix|use|change|"
-    r"document|run|wire|register|handle|support|migrate|delete|make|introduce|expose|bump|modify|set|switch|"
-    r"convert|split|merge|drop|install|configure|enable|disable|pass|return|call|store|read|log|emit|define|"
-    r"generate|build|deploy|publish|release|test|verify|check|regenerate)\b", re.IGNORECASE)
+_STEP_VERBS = ("add update create implement remove rename move write extract replace refactor fix use change document "
+               "run wire register handle support migrate delete make introduce expose bump modify set switch convert "
+               "split merge drop install configure enable disable pass return call store read log emit define "
+               "generate build deploy publish release test verify check regenerate").split()
+_STEP_VERB_RE = re.compile(rf"^(?:\*\*)?(?:{'|'.join(_STEP_VERBS)})\b", re.IGNORECASE)
 _SKIPPED_RE = re.compile(r"✅|\bDONE\b|~~|\b(?:optional(?:ly)?|if needed|if necessary|nice to have|consider|"
                          r"maybe|minor)\b", re.IGNORECASE)
 _TESTS_RE = re.compile(r"\b(?:unit |integration |e2e )?tests?\b|\btest cases?\b|\bcoverage\b", re.IGNORECASE)
@@ -65,8 +67,8 @@ _GENERIC = frozenset(word[:_STEM] for word in (
     "function functions variable variables names name comments comment imports import types type code callers calls "
     "usages references declarations package packages constants fields methods files file docs tests logic existing "
     "related accordingly needed necessary").split())
-_VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERB_RE.pattern.split("(?:", 2)[2].split(")")[0].split("|"))
-_ASIDE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
+_VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERBS)
+_WHERE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
 _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
 # "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
 _ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b[^\n]*:"
@@ -78,8 +80,9 @@ _MOST = 0.6  # of a step's words a later edit or command shares, for a step that
 
 def last_plan(session: Session) -> tuple[str, int]:
     """The last plan the session carried out, and the index of its event: approved in plan mode, given as
-    "Implement the following plan", written to a plan file outside plan mode, or proposed with numbered headings
-    and then approved by a short prompt ("Let's implement this")."""
+    "Implement the following plan", written to a plan file outside plan mode, proposed under a heading of changes
+    and then approved by a short prompt ("Let's implement this"), or, with none of these before, announced right
+    before the agent's edits."""
     plan, after = "", 0
     events = session.events
     for index, event in enumerate(events):
@@ -88,8 +91,8 @@ def last_plan(session: Session) -> tuple[str, int]:
             plan, after = event.text, index
         elif call is not None and call.name == "ExitPlanMode" and not call.is_error:
             plan, after = str(call.input.get("plan", "")), index
-        elif call is not None and call.name == "Write" and not call.is_error and _plan_file(
-                str(call.input.get("file_path", ""))) and not any(
+        elif call is not None and call.name == "Write" and not call.is_error and plan_file(
+                call.input.get("file_path")) and not any(
                 e.tool is not None and e.tool.name == "ExitPlanMode" for e in events[index + 1:]):
             plan, after = str(call.input.get("content", "")), index
         elif event.kind == "user" and index and _GO_RE.match(event.text.strip()) and len(
@@ -116,10 +119,6 @@ def _edits_next(events: list[Event], index: int) -> bool:
         if event.tool is not None and event.tool.name in WRITE_TOOLS:
             return True
     return False
-
-
-def _plan_file(path: str) -> bool:
-    return "/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan")
 
 
 def steps_of(plan: str) -> list[tuple[str, str]]:
@@ -198,6 +197,7 @@ def _names(text: str) -> set[str]:
 
 
 def _done(step: str, body: str, written: str, said: str, files: list[str], ran: list[str], ticked: list[str]) -> bool:
+    """Whether an edit, command, the agent's report or a completed todo after the plan stands behind a step."""
     bases = {path.rsplit("/", 1)[-1] for path in files}
     names = _names(f"{step}\n{body}")
     if any(name.rsplit("/", 1)[-1] in bases or re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", said)
@@ -208,7 +208,7 @@ def _done(step: str, body: str, written: str, said: str, files: list[str], ran: 
         return True
     if _DOCS_RE.search(step) and any(_DOC_FILE_RE.search(path) for path in files):
         return True
-    words = _stems(_ASIDE_RE.sub("", step)) - _VERBS - _GENERIC
+    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
     if not words:  # "Update function/variable names and comments": what it names is anywhere, no edit tells
         return True
     # what a removal took out is in no later text but the report of it
@@ -246,5 +246,5 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
 
 
 def step_threads(left: list[str]) -> list[str]:
-    """"Plan step not done: use absolute path for filter command", the first steps left, one clause each."""
+    """"Plan step not done: Use absolute path for filter command", the first steps left, one clause each."""
     return [f"{STEP_LEFT} {clause(step.replace('**', ''), 14)}" for step in left[:MAX_STEPS]]
