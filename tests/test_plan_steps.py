@@ -109,3 +109,17 @@ def test_a_verification_step_naming_a_command_never_run_is_not_run() -> None:
     secrets"; the session ran only fmt, lint and test."""
     threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), UTC).open_threads
     assert any(t.startswith("Not run: the plan's verification step: Verify `git show") for t in threads), threads
+
+
+def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_before_the_edits() -> None:
+    """ee6078de: "## What Needs to Change" with numbered headings, then "Let's implement this."; ddf36c6d: "Now I'll
+    make all the US English changes. I'll: 1. Rename ...", then its edits."""
+    session = corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a")
+    plan, after = last_plan(session)
+    assert session.events[after].text == "Let's implement this."
+    assert [step for step, _ in steps_of(plan)][:2] == ["Add `Branch` field to `CommittedMetadata` struct",
+                                                         "Add `Branch` field to `WriteCommittedOptions`"]
+    plan, _ = last_plan(corpus_session("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b"))
+    assert [step for step, _ in steps_of(plan)] == [
+        "Rename the `summarise` directory to `summarize`", "Update package declarations and imports",
+        "Update function/variable names and comments"]
