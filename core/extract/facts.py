@@ -92,8 +92,8 @@ class Facts:
     pr_note: str = ""  # the draft's file, or the error
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
-    manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run, then others
-    checks_left: list[str] = field(default_factory=list)  # of those, the steps not marked manual (a command named)
+    manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
+    checks_left: list[str] = field(default_factory=list)  # its other verification steps naming a command not run
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
@@ -119,11 +119,11 @@ class Facts:
                          False) for command in self.running]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
-        if self.manual_left:
-            step = _CODE_RE.sub(_short_code, self.manual_left[0])
+        if checks := self.manual_left + self.checks_left:
+            step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
-            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(self.manual_left)}: "
-                                f"{clause(step, 12)}", False))
+            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step, 12)}",
+                                False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
@@ -433,8 +433,7 @@ def session_facts(session: Session) -> Facts:
         facts.uncommitted, facts.committed = list(edited), committed
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
-    manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
-    facts.manual_left = manual_left + facts.checks_left
+    facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
     facts.steps_left = steps_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
