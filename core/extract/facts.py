@@ -1,8 +1,8 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each kind of check (tests, lint, build, type check) and whether it passed, and the files a plan it
-carried out lists to change that no edit touched. These facts become open threads in plain words, hold a
-session's status at `partial`, and show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed, and what of a plan it
+carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These
+facts become open threads in plain words, hold a session's status at `partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
 which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
+from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -85,14 +85,14 @@ _STEP_ITEM_RE = re.compile(r"^(?:[-*]|\d+[.)])\s+(.+)$")
 _MANUAL_RE = re.compile(r"^\W*manual(?:ly)?\b|\bmanual (?:test|check|verification)", re.IGNORECASE)
 _MANUAL_MARK_RE = re.compile(r"^\W*manual(?:ly)?(?: (?:test|testing|check|verification))?\s*[:—–-]\s*", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{4,})`")
-_SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
+_COMMAND_RE = re.compile(r"^[a-z][\w.-]* [\w-]")  # "entire enable --agent x", "git show ref": a program and its words
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Uncommitted changes",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
-                 "Still running:", DROPPED_TODO)
+                 "Still running:", DROPPED_TODO, STEP_LEFT)
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,8 @@ class Facts:
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
+    checks_left: list[str] = field(default_factory=list)  # its other verification steps naming a command not run
+    steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
@@ -164,14 +166,16 @@ class Facts:
                          False) for command in self.running]
         for command, said in self.stopped.items():
             found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
-        if self.manual_left:
-            step = _CODE_RE.sub(_short_code, self.manual_left[0])
-            found.append(Thread(f"Not run: the plan's manual verification step{_more(self.manual_left)}: "
-                                f"{clause(step, 12)}", False))
+        if checks := self.manual_left + self.checks_left:
+            step = _CODE_RE.sub(_short_code, checks[0])
+            manual = "manual " if not self.checks_left else ""
+            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step, 12)}",
+                                False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
+        found += [Thread(text, False) for text in step_threads(self.steps_left)]
         if self.uncommitted:
             named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
@@ -305,18 +309,6 @@ def _plan_files(plan: str) -> list[str]:
     return files
 
 
-def _last_plan(session: Session) -> tuple[str, int]:
-    """The last plan the session carried out (approved in plan mode, or given as "Implement the following plan"),
-    and the index of its event."""
-    plan, after = "", 0
-    for index, event in enumerate(session.events):
-        if event.kind == "user" and event.text.startswith(PLAN_PROMPT):
-            plan, after = event.text, index
-        elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.is_error:
-            plan, after = str(event.tool.input.get("plan", "")), index
-    return plan, after
-
-
 def _plan_left(session: Session, plan: str, after: int) -> list[str]:
     """The files the last plan lists to change that no edit after it touched."""
     edited = {_name(tool_target(e.tool, session.cwd)) for e in session.events[after:]
@@ -324,15 +316,18 @@ def _plan_left(session: Session, plan: str, after: int) -> list[str]:
     return [path for path in _plan_files(plan) if _name(path) not in edited]
 
 
-def _manual_checks_left(session: Session, plan: str, after: int) -> list[str]:
-    """The steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
-    "Manual testing:") whose command no later command ran, when the plan's work is what the session ended on: no
-    prompt after it but a short one ("commit this"); a new request is new work."""
-    if any(e.kind == "user" and len(e.text.split()) > _SHORT_PROMPT for e in session.events[after + 1:]):
-        return []
-    ran = " ".join(str(e.tool.input.get("command", "")) for e in session.events[after:]
-                   if e.tool is not None and e.tool.name == "Bash")
-    left, section, manual = [], False, False
+def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[str], list[str]]:
+    """(the steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
+    "Manual testing:"), the others naming a command to run) whose command no later command ran, when the plan's work
+    is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
+    if not ended_on(session, after):
+        return [], []
+    run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
+           if e.tool is not None and e.tool.name == "Bash"]
+    ran, kinds = " ".join(run), {check.kind for command in run for check in commands.checks(command)}
+    left: list[str] = []
+    commands_left: list[str] = []
+    section, manual = False, False
     for line in plan.splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -346,9 +341,22 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> list[str]:
             continue
         step = item.group(1)
         command = _CODE_RE.search(step)
-        if (manual or _MANUAL_RE.match(step)) and not (command and command.group(1)[:30] in ran):
+        if command and command.group(1)[:30] in ran:
+            continue
+        if manual or _MANUAL_RE.match(step):
             left.append(_MANUAL_MARK_RE.sub("", step))
-    return left
+        elif _runs_command(command, kinds):
+            commands_left.append(step)
+    return left, commands_left
+
+
+def _runs_command(code: re.Match[str] | None, kinds: set[str]) -> bool:
+    """Whether a verification step names a command to run (`entire enable --agent openclaw`), not a name to look
+    for (`CondenseSession`) nor a check a later run of its kind stands for (`go test ./pkg/...` after `mise run
+    test`)."""
+    if code is None or not _COMMAND_RE.match(code.group(1)):
+        return False
+    return not any(check.kind in kinds for check in commands.checks(code.group(1)))
 
 
 def _short_code(code: re.Match[str]) -> str:
@@ -553,9 +561,10 @@ def session_facts(session: Session) -> Facts:
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     if committed or shown:
         facts.uncommitted, facts.committed = list(edited), committed
-    plan, after = _last_plan(session)
+    plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
-    facts.manual_left = _manual_checks_left(session, plan, after)
+    facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
+    facts.steps_left = steps_left(session, plan, after)
     facts.temporary = _temporary_left(session)
     facts.running = _still_running(session)
     facts.failed = _failed_left(session)

@@ -392,7 +392,7 @@ def plan_title(session: Session) -> str:
     """The title of the last plan the session wrote (a plan file, or one put to the user in plan mode)."""
     for call in reversed(session.tool_calls):
         text = call.input.get("plan") if call.name == "ExitPlanMode" else \
-            call.input.get("content") if call.name == "Write" and _plan_file(call.input.get("file_path")) else None
+            call.input.get("content") if call.name == "Write" and plan_file(call.input.get("file_path")) else None
         if isinstance(text, str) and text.strip():
             return _first_line(text)
     return ""
@@ -403,7 +403,7 @@ def _first_line(plan: str) -> str:
     return next((line.lstrip("# ").strip() for line in plan.splitlines() if line.strip()), "")
 
 
-def _plan_file(path: object) -> bool:
+def plan_file(path: object) -> bool:
     """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
     return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
 
@@ -411,7 +411,7 @@ def _plan_file(path: object) -> bool:
 def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:
     """done | partial | abandoned | exploratory: nothing changed (or only a plan written) is exploratory
     (abandoned when the user stopped it); changes with work left are partial."""
-    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error and not _plan_file(c.input.get("file_path"))
+    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error and not plan_file(c.input.get("file_path"))
                                for c in session.tool_calls) or any(r.files_written for r in session.subagents)
     if not changed:
         return "abandoned" if last_kind == "interrupt" else "exploratory"

@@ -1,0 +1,125 @@
+"""The steps of a plan a session carried out that no edit or command stands behind (core/extract/plan_steps.py), and
+the plan's verification steps naming a command never run (core/extract/facts.py): on the real sessions each rule came
+from, on real sessions whose plan was carried out whole, and on plans of any agent written here."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from eywa.core.extract.deterministic import draft
+from eywa.core.extract.plan_steps import last_plan, steps_left, steps_of
+from eywa.core.session import Event, Session, ToolCall
+
+from .test_extractor import corpus_session
+
+UTC = ZoneInfo("UTC")
+PLAN = """Implement the following plan:
+
+# Add a dry run to the migrator
+
+## Context
+
+The migrator writes at once; people want to see what it would do.
+
+## Changes
+
+### 1. Add a `--dry-run` flag to `migrate.py`
+### 2. Add unit tests for the parser
+### 3. Update the README
+### 4. Run the migration on staging
+
+## Verification
+
+- Run `pytest`
+"""
+
+
+def _session(agent: str, *events: Event, todos: list[dict] | None = None) -> Session:
+    session = Session(session_id="s", agent=agent, cwd="/tmp/widgets")
+    session.events = [Event("user", None, text=PLAN), *events]
+    session.todos = todos or []
+    return session
+
+
+def _edit(path: str, text: str = "") -> Event:
+    return Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": f"/tmp/widgets/{path}", "new_string": text}))
+
+
+def _bash(command: str) -> Event:
+    return Event("tool", None, tool=ToolCall("b", "Bash", {"command": command}, output="ok"))
+
+
+def _left(session: Session) -> list[str]:
+    return steps_left(session, *last_plan(session))
+
+
+def test_a_plans_steps_are_its_numbered_changes_not_its_context_or_verification() -> None:
+    assert [step for step, _ in steps_of(PLAN)] == [
+        "Add a `--dry-run` flag to `migrate.py`", "Add unit tests for the parser", "Update the README",
+        "Run the migration on staging"]
+
+
+def test_steps_with_no_edit_or_command_behind_them_are_open_threads_for_any_agent() -> None:
+    for agent in ("claude-code", "codex", "gemini"):
+        session = _session(agent, _edit("migrate.py", 'parser.add_argument("--dry-run")'),
+                           _edit("tests/test_parser.py", "def test_parse(): ..."), _bash("pytest"))
+        assert _left(session) == ["Update the README", "Run the migration on staging"], agent
+        threads = draft(session, UTC).open_threads
+        assert "Plan step not done: Update the README" in threads, (agent, threads)
+        assert "Plan step not done: Run the migration on staging" in threads, (agent, threads)
+
+
+def test_a_step_is_done_by_a_test_file_a_document_a_command_run_or_a_completed_todo() -> None:
+    session = _session("codex", _edit("migrate.py", "DRY_RUN = True  # --dry-run"), _edit("test_migrate.py"),
+                       _edit("README.md"), todos=[{"content": "Run the migration on staging", "status": "completed"}])
+    assert _left(session) == []
+    session = _session("gemini", _edit("migrate.py", "--dry-run"), _edit("migrate_test.py"), _edit("docs/usage.md"),
+                       _bash("python migrate.py --env staging"))
+    assert _left(session) == []
+
+
+def test_a_plan_dropped_whole_or_followed_by_a_new_request_leaves_no_step() -> None:
+    assert _left(_session("claude-code", _bash("ls"))) == []  # no edit: the plan was not taken up
+    assert _left(_session("claude-code", _edit("migrate.py", "--dry-run"))) == []  # most of it left: dropped
+    session = _session("claude-code", _edit("migrate.py", "--dry-run"), _edit("test_parser.py"),
+                       Event("user", None, text="actually, let's rename the migrator to upgrade.py first"))
+    assert _left(session) == []
+
+
+def test_the_plans_step_no_edit_carried_out_is_named() -> None:
+    """8c816805 (blind label: "Plan step 3 (resolve the filter command to an absolute path) was not implemented"): its
+    plan's "### 3. Use absolute path for filter command"; the edits added only the logging of steps 1 and 2."""
+    threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), UTC).open_threads
+    assert "Plan step not done: Use absolute path for filter command" in threads
+
+
+def test_a_plan_carried_out_whole_names_no_step() -> None:
+    """e5933dce (blind: nothing open): 15 steps rewriting one document in one Write; fe1ffae3 (blind: nothing open):
+    7 steps over two files, each step's names in the edits; ddf36c6d: the list it announced before renaming
+    `summarise` to `summarize`, whose "3. Update function/variable names and comments" names nothing an edit shows."""
+    for session_id in ("e5933dce-dc0c-4367-9158-04a9eadedc83", "fe1ffae3-f297-4dc1-9b9d-8a2b49059af7",
+                       "ddf36c6d-77ad-4900-9c50-1ea2c4cd932b"):
+        threads = draft(corpus_session(session_id), UTC).open_threads
+        assert not any(t.startswith(("Plan step not done", "Not run: the plan")) for t in threads), threads
+
+
+def test_a_verification_step_naming_a_command_never_run_is_not_run() -> None:
+    """8c816805 (blind label: "The plan's end-to-end check (new session with a secret, commit, inspect logs and
+    entire/sessions for redaction) was not run"): its plan's "4. Verify `git show entire/sessions/...` has redacted
+    secrets"; the session ran only fmt, lint and test."""
+    threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), UTC).open_threads
+    assert any(t.startswith("Not run: the plan's verification step: Verify `git show") for t in threads), threads
+
+
+def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_before_the_edits() -> None:
+    """ee6078de: "## What Needs to Change" with numbered headings, then "Let's implement this."; ddf36c6d: "Now I'll
+    make all the US English changes. I'll: 1. Rename ...", then its edits."""
+    session = corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a")
+    plan, after = last_plan(session)
+    assert session.events[after].text == "Let's implement this."
+    assert [step for step, _ in steps_of(plan)][:2] == ["Add `Branch` field to `CommittedMetadata` struct",
+                                                         "Add `Branch` field to `WriteCommittedOptions`"]
+    plan, _ = last_plan(corpus_session("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b"))
+    assert [step for step, _ in steps_of(plan)] == [
+        "Rename the `summarise` directory to `summarize`", "Update package declarations and imports",
+        "Update function/variable names and comments"]
