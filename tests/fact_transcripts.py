@@ -1,0 +1,251 @@
+"""Regenerates the committed session-facts sessions (tests/fixtures/agents-facts/) by running the real Codex CLI and
+Gemini CLI (pinned, tests/tools.py) headless against a scripted model server on 127.0.0.1, one session a scenario:
+
+    .venv/bin/python -m tests.fact_transcripts [SCENARIO ...]     # after changing tests/agent_clis/package.json
+
+Each scenario (SCENARIOS) is a list of steps, the same for both agents, that each takes with its own tools as the
+CLI really runs them: a file written (Codex `apply_patch` "Add File", Gemini CLI `write_file`), a file edited
+(`apply_patch` "Update File", `replace`), a shell command (`exec_command`, `run_shell_command`: git, pytest, ruff
+run for real), a todo list (Gemini CLI's `write_todos`; Codex 0.171 offers no `update_plan` in `codex exec`), and a
+closing message. The repository `widgets` is set up first by the scenario's `setup` (a bare repository in the
+scratch folder as `origin` where a push is wanted, a first commit). Commits carry fixed dates, so their hashes do not
+change between runs; the transcripts name /tmp/eywa-agents for the scratch folder (tests/tools.py `map_paths`).
+What each handoff must say: tests/test_real_cli_facts.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.agent_transcripts import Codex, Gemini
+from tests.fake_agent_models import ScriptedModels, Turn
+from tests.tools import map_paths, stand_in
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
+COMMITTED_WORK = Path("/tmp/eywa-agents")
+AGENTS = ("codex", "gemini")
+GIT_DATES = {"GIT_AUTHOR_DATE": "2026-12-01T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-12-01T10:00:00+00:00"}
+WIDGET = "def widget(size):\n    return size * 2\n"
+BUGGY = "def widget(size):\n    return size + 2\n"
+TEST = "from widget import widget\n\n\ndef test_widget_doubles():\n    assert widget(3) == 6\n"
+UNUSED = "import os\n\n\ndef widget(size):\n    return size * 2\n"
+DOC_OLD, DOC_NEW = "def widget(size):\n", 'def widget(size):\n    """Twice the size."""\n'
+TESTS = "python3 -m pytest -q"
+
+
+@dataclass(frozen=True)
+class Write:
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Shell:
+    command: str
+
+
+@dataclass(frozen=True)
+class Todos:
+    items: tuple[tuple[str, str], ...]  # (description, status)
+
+
+Step = Write | Edit | Shell | Todos
+
+
+@dataclass(frozen=True)
+class Scenario:
+    prompt: str
+    steps: tuple[Step, ...]
+    closing: str
+    setup: tuple[str, ...] = ()  # before: "commit" (widget.py committed), "origin" (a README pushed to a bare origin)
+    agents: tuple[str, ...] = AGENTS
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "uncommitted": Scenario(
+        "Add a widget module with a test, commit it, then document widget()",
+        (Write("widget.py", WIDGET), Write("test_widget.py", TEST),
+         Shell("git add widget.py test_widget.py && git commit -m 'Add widget'"),
+         Edit("widget.py", DOC_OLD, DOC_NEW)),
+        "widget.py and its test are committed, and widget() has a docstring now."),
+    "unpushed": Scenario(
+        "Add the widget module, push it, then document widget() in a second commit",
+        (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push"),
+         Edit("widget.py", DOC_OLD, DOC_NEW), Shell("git commit -am 'Document widget'")),
+        "Pushed the widget module and committed its docstring.", setup=("origin",)),
+    "ahead": Scenario(
+        "Add the widget module and its test in two commits and show me the status",
+        (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"),
+         Write("test_widget.py", TEST), Shell("git add test_widget.py && git commit -m 'Test widget'"),
+         Shell("git status")),
+        "Both commits are in; the branch is two commits ahead of origin.", setup=("origin",)),
+    "not-staged": Scenario(
+        "Document widget() and show me the status",
+        (Edit("widget.py", DOC_OLD, DOC_NEW), Shell("git status")),
+        "widget() has a docstring; the change is not staged yet.", setup=("commit",)),
+    "tests-fixed": Scenario(
+        "Add a widget module with a test and make the test pass",
+        (Write("widget.py", BUGGY), Write("test_widget.py", TEST), Shell(TESTS),
+         Edit("widget.py", "    return size + 2\n", "    return size * 2\n"), Shell(TESTS)),
+        "widget() doubles its size now and the test passes."),
+    "lint-failing": Scenario(
+        "Add a widget module and lint it with ruff",
+        (Write("widget.py", UNUSED), Shell("ruff check .")),
+        "widget.py is in place; ruff reports an unused import in it."),
+    "todos-left": Scenario(
+        "Add a widget module, its test and a README section",
+        (Todos((("Add widget.py", "in_progress"), ("Write a test for widget()", "pending"),
+                ("Document widget in the README", "pending"))),
+         Write("widget.py", WIDGET),
+         Todos((("Add widget.py", "completed"), ("Write a test for widget()", "pending"),
+                ("Document widget in the README", "pending")))),
+        "widget.py is in place.", agents=("gemini",)),
+    "offer-pr": Scenario(
+        "Add the widget module and commit it on a branch",
+        (Shell("git switch -c add-widget"), Write("widget.py", WIDGET),
+         Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push -u origin add-widget")),
+        "widget.py is committed on add-widget and pushed.\n\nWant me to open a PR with `gh pr create`?",
+        setup=("origin",)),
+    "remaining-list": Scenario(
+        "Start the widget module",
+        (Write("widget.py", WIDGET),),
+        "Started widget.py with widget().\n\nRemaining:\n- Add a test for widget()\n- Document widget in the README\n"
+        "- Wire widget into the CLI"),
+    "todo-line": Scenario(
+        "Start the widget module",
+        (Write("widget.py", WIDGET),),
+        "Started widget.py with widget().\n\nTODO: handle negative sizes in widget()"),
+}
+
+
+def _codex_call(step: Step, repo: Path) -> tuple[str, Any]:
+    if isinstance(step, Write):
+        body = "".join(f"+{line}\n" for line in step.content.splitlines())
+        return "apply_patch", f"*** Begin Patch\n*** Add File: {step.path}\n{body}*** End Patch\n"
+    if isinstance(step, Edit):
+        old = "".join(f"-{line}\n" for line in step.old.splitlines())
+        new = "".join(f"+{line}\n" for line in step.new.splitlines())
+        return "apply_patch", f"*** Begin Patch\n*** Update File: {step.path}\n@@\n{old}{new}*** End Patch\n"
+    if isinstance(step, Shell):  # not a login shell: it would reset PATH to one without this pytest and ruff
+        return "exec_command", {"cmd": step.command, "login": False}
+    raise ValueError(f"Codex has no tool for {step}")
+
+
+def _gemini_call(step: Step, repo: Path) -> tuple[str, Any]:
+    if isinstance(step, Write):
+        return "write_file", {"file_path": str(repo / step.path), "content": step.content}
+    if isinstance(step, Edit):
+        return "replace", {"file_path": str(repo / step.path), "old_string": step.old, "new_string": step.new,
+                           "instruction": "Edit the widget"}
+    if isinstance(step, Shell):
+        return "run_shell_command", {"command": step.command, "description": step.command.split()[0]}
+    return "write_todos", {"todos": [{"description": text, "status": status} for text, status in step.items]}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=_git_env())
+
+
+def _git_env() -> dict[str, str]:
+    return {**os.environ, **GIT_DATES}
+
+
+def _setup(repo: Path, scenario: Scenario) -> None:
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.name", "Dev")
+    _git(repo, "config", "user.email", "dev@example.com")
+    if "origin" in scenario.setup:
+        origin = repo.parent / "origin.git"
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True, capture_output=True)
+        _git(repo, "remote", "add", "origin", str(origin))
+    else:
+        _git(repo, "remote", "add", "origin", "https://github.com/acme/widgets.git")
+    if scenario.setup:  # a first commit: widget.py to edit, or a README beside the work
+        first = "widget.py" if "commit" in scenario.setup else "README.md"
+        (repo / first).write_text(WIDGET if first == "widget.py" else "# widgets\n")
+        _git(repo, "add", first)
+        _git(repo, "commit", "-q", "-m", "Start widgets")
+    if "origin" in scenario.setup:
+        _git(repo, "push", "-q", "-u", "origin", "main")
+
+
+def _run(name: str, agent: str, models: ScriptedModels, work: Path) -> Path:
+    """One scenario with one agent, in a home of its own: the folder its sessions went to."""
+    scenario = SCENARIOS[name]
+    repo = work / name / agent / "widgets"
+    _setup(repo, scenario)
+    home = work / name / agent / "home"
+    call = _codex_call if agent == "codex" else _gemini_call
+    models.turns.extend([Turn(calls=[call(step, repo)]) for step in scenario.steps])
+    models.turns.append(Turn(text=scenario.closing))
+    bin_folder = str(Path(sys.executable).parent)  # this checkout's python3, pytest and ruff first on PATH
+    if agent == "codex":
+        codex = Codex(home, models)
+        codex.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{codex.env.get('PATH', '')}"}
+        codex.exec(repo, scenario.prompt)
+        sessions = codex.home / "sessions"
+    else:
+        gemini = Gemini(home, models)
+        gemini.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{gemini.env.get('PATH', '')}"}
+        gemini.prompt(repo, scenario.prompt)
+        sessions = gemini.home / ".gemini" / "tmp"
+    if models.turns:
+        raise RuntimeError(f"{name} ({agent}): {len(models.turns)} scripted turns never asked for")
+    return sessions
+
+
+def generate(names: list[str] | None = None, out: Path = FIXTURES) -> None:
+    """The scenarios `names` (all by default) as the pinned CLIs write them now, into `out/<scenario>/<agent>/`
+    (`codex/` as ~/.codex, `gemini/` as ~/.gemini)."""
+    with stand_in(COMMITTED_WORK) as work:
+        snapshot = Turn(text="<state_snapshot>widget.py added to widgets.</state_snapshot>")
+        with ScriptedModels([], fallback=snapshot) as models:
+            for name in names or list(SCENARIOS):
+                staging = out / f"{name}.new"
+                shutil.rmtree(staging, ignore_errors=True)
+                for agent in SCENARIOS[name].agents:
+                    sessions = _run(name, agent, models, work)
+                    if agent == "codex":
+                        shutil.copytree(sessions, staging / "codex" / "sessions")
+                        continue
+                    for chats in sessions.glob("*/chats"):
+                        project = staging / "gemini" / "tmp" / chats.parent.name
+                        shutil.copytree(chats, project / "chats")
+                        shutil.copy2(chats.parent / ".project_root", project / ".project_root")
+                map_paths(staging, work, COMMITTED_WORK)
+                shutil.rmtree(out / name, ignore_errors=True)
+                staging.rename(out / name)
+
+
+def fixture_session(name: str, agent: str, root: Path = FIXTURES) -> Path:
+    """The Codex rollout or Gemini CLI chat of one scenario."""
+    pattern = "codex/sessions/**/*.jsonl" if agent == "codex" else "gemini/tmp/*/chats/*.jsonl"
+    return next((root / name).glob(pattern))
+
+
+def cases() -> list[tuple[str, str]]:
+    """(scenario, agent) of every committed session."""
+    return [(name, agent) for name, scenario in SCENARIOS.items() for agent in scenario.agents]
+
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(SCENARIOS)
+    unknown = [name for name in chosen if name not in SCENARIOS]
+    if unknown:
+        sys.exit(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+    generate(chosen)
+    print(f"wrote {', '.join(chosen)} under {FIXTURES}")
