@@ -101,6 +101,12 @@ SCENARIOS: dict[str, Scenario] = {
         (Write("widget.py", BUGGY), Write("test_widget.py", TEST), Shell(TESTS),
          Edit("widget.py", "    return size + 2\n", "    return size * 2\n"), Shell(TESTS)),
         "widget() doubles its size now and the test passes."),
+    # the login-shell wrapper models trained on Codex's older `shell` tool still write (`bash -lc '...'`)
+    "shell-wrapped": Scenario(
+        "Add a widget module with a test, commit it and run the tests",
+        (Write("widget.py", BUGGY), Write("test_widget.py", TEST),
+         Shell("bash -lc 'git add -A && git commit -m \"Add widget\"'"), Shell(f"bash -lc '{TESTS}'")),
+        "widget.py and its test are committed; the test fails: widget() adds 2 instead of doubling."),
     "lint-failing": Scenario(
         "Add a widget module and lint it with ruff",
         (Write("widget.py", UNUSED), Shell("ruff check .")),
@@ -193,16 +199,16 @@ def _run(name: str, agent: str, models: ScriptedModels, work: Path) -> Path:
     models.turns.extend([Turn(calls=[call(step, repo)]) for step in scenario.steps])
     models.turns.append(Turn(text=scenario.closing))
     bin_folder = str(Path(sys.executable).parent)  # this checkout's python3, pytest and ruff first on PATH
-    if agent == "codex":
-        codex = Codex(home, models)
-        codex.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{codex.env.get('PATH', '')}"}
-        codex.exec(repo, scenario.prompt)
-        sessions = codex.home / "sessions"
+    cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
+    cli.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{cli.env.get('PATH', '')}"}
+    # a login shell (`bash -lc`) resets PATH: the profile in its HOME puts them first again
+    (Path(cli.env["HOME"]) / ".bash_profile").write_text(f'export PATH="{bin_folder}:$PATH"\n')
+    if isinstance(cli, Codex):
+        cli.exec(repo, scenario.prompt)
+        sessions = cli.home / "sessions"
     else:
-        gemini = Gemini(home, models)
-        gemini.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{gemini.env.get('PATH', '')}"}
-        gemini.prompt(repo, scenario.prompt)
-        sessions = gemini.home / ".gemini" / "tmp"
+        cli.prompt(repo, scenario.prompt)
+        sessions = cli.home / ".gemini" / "tmp"
     if models.turns:
         raise RuntimeError(f"{name} ({agent}): {len(models.turns)} scripted turns never asked for")
     return sessions

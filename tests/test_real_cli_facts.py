@@ -4,13 +4,16 @@ session left, from the tool calls each CLI really wrote."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft
+from eywa.core.extract.facts import session_facts
 from eywa.core.handoffs.model import Handoff
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
@@ -34,6 +37,9 @@ EXPECTED = {
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),
     "not-staged": Expected(("Uncommitted changes on main (its `git status`): `widget.py`",), "done"),
     "tests-fixed": Expected((), "done", ("Tests: `python3 -m pytest` failed (1), then passed",)),
+    "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
+                               "Not pushed: commit f4297dc on main"), "partial",
+                              ("Committed: Add widget", "Tests: `python3 -m pytest` failed (1)")),
     "lint-failing": Expected(("Lint failing: `ruff check .` last run failed (1 failure)",), "partial",
                              ("Lint: `ruff check .` failed (1)",)),
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
@@ -72,3 +78,39 @@ def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(tmp_pa
     fact_transcripts.generate(out=tmp_path)
     for name, agent in cases():
         _assert_reads(_handoff(name, agent, tmp_path), EXPECTED[name])
+
+
+# -- the command forms of each agent ---------------------------------------------------------------------------
+@pytest.mark.parametrize("wrapped", ["bash -lc 'python3 -m pytest -q'", 'sh -c "python3 -m pytest -q"',
+                                     "/bin/zsh -lc 'python3 -m pytest -q'"])
+def test_a_check_handed_to_a_shell_whole_is_the_check(wrapped: str) -> None:
+    assert [(c.kind, c.command, c.last) for c in commands.checks(wrapped)] == [("tests", "python3 -m pytest", True)]
+
+
+def test_a_shell_wrappers_script_is_read_step_by_step() -> None:
+    script = "bash -lc 'cd pkg && git add a.py && git commit -m \"Fix a\" && rm old.py'"
+    assert [(s.verb, s.args) for s in commands.git_steps(script)] == [("add", "a.py"), ("commit", '-m "Fix a"')]
+    assert commands.files_deleted(script) == ["pkg/old.py"]
+    assert commands.checks("bash run_tests.sh") == [] and commands.unwrapped("bash -x -c") == "bash -x -c"
+
+
+def test_codexs_older_shell_tool_runs_the_script_its_argv_hands_to_bash(tmp_path: Path) -> None:
+    """Codex's `shell` tool wrote `["bash", "-lc", script]` and a JSON result; the pinned 0.171 answers "unsupported
+    call: shell" (it offers `exec_command`), so this rollout is written here in that older form."""
+    runs = [("git add -A && git commit -m 'Add widget'", "[main 1a2b3c4] Add widget\n 1 file changed", 0),
+            ("python3 -m pytest -q", "FAILED test_widget.py::test_widget_doubles\n1 failed, 2 passed in 0.1s", 1)]
+    records = [{"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}]
+    for number, (script, output, code) in enumerate(runs):
+        records += [{"timestamp": "2026-12-01T10:00:01Z", "type": "response_item",
+                     "payload": {"type": "function_call", "name": "shell", "call_id": f"c{number}",
+                                 "arguments": json.dumps({"command": ["bash", "-lc", script]})}},
+                    {"timestamp": "2026-12-01T10:00:02Z", "type": "response_item",
+                     "payload": {"type": "function_call_output", "call_id": f"c{number}", "output": json.dumps(
+                         {"output": output, "metadata": {"exit_code": code, "duration_seconds": 0.1}})}}]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    session = build_codex_session("s", [path], str)[0]
+    assert [(c.input["command"], c.output, c.is_error) for c in session.tool_calls] == [
+        (script, output, bool(code)) for script, output, code in runs]
+    assert [t.text for t in session_facts(session).threads()] == [
+        "Tests failing: `python3 -m pytest` last run failed (1 failure)", "Not pushed: commit 1a2b3c4 on main"]

@@ -10,6 +10,9 @@ import shlex
 from dataclasses import dataclass
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+# A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
+# still write in its `exec_command`): the script is what runs.
+_WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
                         r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
@@ -60,11 +63,19 @@ class GitStep:
     args: str
 
 
+def unwrapped(command: str) -> str:
+    """The script a shell wrapper runs (`bash -lc 'git add -A && git commit'` -> `git add -A && git commit`), the
+    command line itself when it is none."""
+    command = command.strip()
+    words = _words(command) if _WRAPPER_RE.match(command) else None
+    return words[2].strip() if words and len(words) == 3 else command
+
+
 def _parts(command: str) -> list[tuple[str, bool]]:
     """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
     `echo`s left out."""
     found = []
-    for part in _SEPARATOR_RE.split(command.strip()):
+    for part in _SEPARATOR_RE.split(unwrapped(command)):
         step = part.split(" | ", 1)[0].strip().strip("()").strip()
         if step and not step.startswith(("cd ", "echo ", "#")):
             found.append((step, " | " in part))
@@ -186,6 +197,7 @@ def folders_removed(command: str) -> list[str]:
 
 def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     """(the folder a `cd` before it moved to, "" for none; the part) of each of a command line's parts but its `cd`s."""
+    command = unwrapped(command)
     # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, str]] = []

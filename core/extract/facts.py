@@ -182,7 +182,7 @@ def _more(items: list[str]) -> str:
 def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
     """(the repository a command works in, the folder later commands start in): a `cd` stays for the calls
     after it (an agent's shell keeps its folder), `git -C` is for its command only. "" is the session's own."""
-    command = command.strip()
+    command = commands.unwrapped(command)
     moved = _CD_RE.match(command)
     current = _relative(moved.group(1), cwd) if moved else current
     named = _GIT_C_RE.match(command)

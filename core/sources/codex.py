@@ -35,6 +35,7 @@ from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                "token_usage_record"}
 _SHELL_TOOLS = {"exec_command", "shell", "shell_command", "container.exec", "local_shell"}
+_SHELLS = {"bash", "sh", "zsh"}
 # Context the CLI puts in user messages (the environment, AGENTS.md, skills), not what the user typed.
 _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<skills_instructions>",
                      "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>",
@@ -126,6 +127,8 @@ class _Builder:
             else:
                 failed = False
             text = output if isinstance(output, str) else ""
+            if text.startswith('{"output"'):  # the older `shell` tool's: {"output": ..., "metadata": {"exit_code"}}
+                text, failed = _shell_result(text, failed)
             code = _EXIT_RE.search(text[:400])
             for call in self.calls.get(str(item.get("call_id")), []):
                 keep_output(call, text.split("Output:", 1)[-1], self.redact)
@@ -161,8 +164,10 @@ class _Builder:
                                                   "description": str(arguments.get("message") or "")}, self.redact)]
         elif name in _SHELL_TOOLS:
             command = arguments.get("cmd") or arguments.get("command") or ""
-            if isinstance(command, list):
-                command = " ".join(str(part) for part in command)
+            if isinstance(command, list):  # the older `shell` tool's argv: `["bash", "-lc", script]` runs the script
+                parts = [str(part) for part in command]
+                wrapped = len(parts) == 3 and parts[0].rsplit("/", 1)[-1] in _SHELLS and parts[1] in ("-lc", "-c")
+                command = parts[2] if wrapped else " ".join(parts)
             patch = _SHELL_PATCH_RE.match(str(command).strip())
             calls = patch_calls(call_id, patch.group(1), self.s.cwd, self.redact) if patch else \
                 [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
@@ -176,6 +181,18 @@ class _Builder:
 
     def _add(self, call: ToolCall, stamp: object) -> None:
         self.s.events.append(Event("tool", stamp, tool=call))  # type: ignore[arg-type]
+
+
+def _shell_result(text: str, failed: bool) -> tuple[str, bool]:
+    """(output, failed) of the older `shell` tool's JSON result."""
+    try:
+        result = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text, failed
+    meta = result.get("metadata") if isinstance(result, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    output = result.get("output") if isinstance(result, dict) else None
+    return (output if isinstance(output, str) else text), failed or (isinstance(code, int) and code != 0)
 
 
 def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:
