@@ -130,6 +130,16 @@ SCENARIOS: dict[str, Scenario] = {
         (Write("widget.py", WIDGET),),
         "Started widget.py with widget().\n\nRemaining:\n- Add a test for widget()\n- Document widget in the README\n"
         "- Wire widget into the CLI"),
+    "next-steps": Scenario(
+        "Start the widget module",
+        (Write("widget.py", WIDGET),),
+        "Started widget.py with widget().\n\nNext steps:\n1. Add a test for widget()\n2. Handle negative sizes"),
+    "pr-drafted": Scenario(
+        "Add the widget module on a branch and write the PR description",
+        (Shell("git switch -c add-widget"), Write("widget.py", WIDGET),
+         Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push -u origin add-widget"),
+         Write("pr-description.md", "## Summary\n\nAdds widget(), which doubles a size.\n")),
+        "widget.py is pushed on add-widget; the PR description is in pr-description.md.", setup=("origin",)),
     "todo-line": Scenario(
         "Start the widget module",
         (Write("widget.py", WIDGET),),

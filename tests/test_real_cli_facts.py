@@ -46,6 +46,10 @@ EXPECTED = {
     "offer-pr": Expected(("Offered: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
+    # "Next steps" name what may follow (core/extract/open_threads.py): one thread each, the session done
+    "next-steps": Expected(("Later: Add a test for widget()", "Later: Handle negative sizes"), "done"),
+    "pr-drafted": Expected(("PR not opened: its description was written to `pr-description.md`",), "done",
+                           ("Committed: Add widget",)),
     "todo-line": Expected(("Next: handle negative sizes in widget()",), "partial"),
 }
 
