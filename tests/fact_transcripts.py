@@ -1,16 +1,18 @@
-"""Regenerates the committed session-facts sessions (tests/fixtures/agents-facts/) by running the real Codex CLI and
-Gemini CLI (pinned, tests/tools.py) headless against a scripted model server on 127.0.0.1, one session a scenario:
+"""Regenerates the committed session-facts sessions (tests/fixtures/agents-facts/) by running the real Codex CLI,
+Gemini CLI and Claude Code (pinned, tests/tools.py) headless against scripted model servers on 127.0.0.1, one
+session a scenario and agent:
 
     .venv/bin/python -m tests.fact_transcripts [SCENARIO ...]     # after changing tests/agent_clis/package.json
 
-Each scenario (SCENARIOS) is a list of steps, the same for both agents, that each takes with its own tools as the
-CLI really runs them: a file written (Codex `apply_patch` "Add File", Gemini CLI `write_file`), a file edited
-(`apply_patch` "Update File", `replace`), a shell command (`exec_command`, `run_shell_command`: git, pytest, ruff
-run for real), a todo list (Gemini CLI's `write_todos`; Codex 0.171 offers no `update_plan` in `codex exec`), and a
-closing message. The repository `widgets` is set up first by the scenario's `setup` (a bare repository in the
-scratch folder as `origin` where a push is wanted, a first commit). Commits carry fixed dates, so their hashes do not
-change between runs; the transcripts name /tmp/eywa-agents for the scratch folder (tests/tools.py `map_paths`).
-What each handoff must say: tests/test_real_cli_facts.py.
+Each scenario (SCENARIOS) is a list of steps, the same for every agent, that each takes with its own tools as the
+CLI really runs them: a file written (Codex `apply_patch` "Add File", Gemini CLI `write_file`, Claude Code `Write`),
+a file edited (`apply_patch` "Update File", `replace`, `Edit`), a shell command (`exec_command`,
+`run_shell_command`, `Bash`: git, pytest, ruff run for real), a todo list (Gemini CLI's `write_todos`; Codex 0.171
+offers no `update_plan` in `codex exec`, Claude Code's task tools are tests/claude_scenarios.py's), and a closing
+message. The repository `widgets` is set up first (`Scenario.setup`: a bare repository in the scratch folder as
+`origin` where a push is wanted, a first commit). Commits carry fixed dates, so their hashes do not change between
+runs; the transcripts name /tmp/eywa-agents for the scratch folder (tests/tools.py `map_paths`). What each
+handoff must say: tests/test_real_cli_facts.py.
 """
 
 from __future__ import annotations
@@ -19,17 +21,20 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tests.agent_transcripts import Codex, Gemini
+from tests.claude_harness import ClaudeCode, ScriptedModel, tool
+from tests.claude_harness_regen import copy_transcripts
 from tests.fake_agent_models import ScriptedModels, Turn
 from tests.tools import map_paths, stand_in
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
 COMMITTED_WORK = Path("/tmp/eywa-agents")
-AGENTS = ("codex", "gemini")
+AGENTS = ("codex", "gemini", "claude")
 GIT_DATES = {"GIT_AUTHOR_DATE": "2026-12-01T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-12-01T10:00:00+00:00"}
 WIDGET = "def widget(size):\n    return size * 2\n"
 BUGGY = "def widget(size):\n    return size + 2\n"
@@ -118,7 +123,7 @@ SCENARIOS: dict[str, Scenario] = {
          Write("widget.py", WIDGET),
          Todos((("Add widget.py", "completed"), ("Write a test for widget()", "pending"),
                 ("Document widget in the README", "pending")))),
-        "widget.py is in place.", agents=("gemini",)),
+        "widget.py is in place.", agents=("gemini",)),  # Claude Code's task tools: tests/claude_scenarios.py
     "offer-pr": Scenario(
         "Add the widget module and commit it on a branch",
         (Shell("git switch -c add-widget"), Write("widget.py", WIDGET),
@@ -199,20 +204,48 @@ def _setup(repo: Path, scenario: Scenario) -> None:
         _git(repo, "push", "-q", "-u", "origin", "main")
 
 
-def _run(name: str, agent: str, models: ScriptedModels, work: Path) -> Path:
+def _claude_turns(steps: tuple[Step, ...], repo: Path) -> list[dict[str, Any]]:
+    """The steps as Claude Code's tool calls: Write, Edit (after a Read of a file the session has not seen: Claude
+    Code edits only those), Bash."""
+    turns, seen = [], set()
+    for step in steps:
+        if isinstance(step, Edit) and step.path not in seen:
+            turns.append(tool("Read", {"file_path": str(repo / step.path)}))
+        if isinstance(step, Write | Edit):
+            seen.add(step.path)
+        if isinstance(step, Write):
+            turns.append(tool("Write", {"file_path": str(repo / step.path), "content": step.content}))
+        elif isinstance(step, Edit):
+            turns.append(tool("Edit", {"file_path": str(repo / step.path), "old_string": step.old,
+                                       "new_string": step.new}))
+        elif isinstance(step, Shell):
+            turns.append(tool("Bash", {"command": step.command, "description": step.command.split()[0]}))
+        else:
+            raise ValueError(f"no Claude Code scenario with {step}: its task tools are tests/claude_scenarios.py's")
+    return turns
+
+
+def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel, work: Path) -> Path:
     """One scenario with one agent, in a home of its own: the folder its sessions went to."""
     scenario = SCENARIOS[name]
     repo = work / name / agent / "widgets"
     _setup(repo, scenario)
     home = work / name / agent / "home"
+    bin_folder = str(Path(sys.executable).parent)  # this checkout's python3, pytest and ruff first on PATH
+    profile = f'export PATH="{bin_folder}:$PATH"\n'  # a login shell (`bash -lc`) resets PATH: this sets it again
+    if agent == "claude":
+        claude = ClaudeCode(home.parent, anthropic)
+        claude.project = repo
+        (claude.home / ".bash_profile").write_text(profile)
+        anthropic.on(scenario.prompt, *_claude_turns(scenario.steps, repo), scenario.closing)
+        claude.run(scenario.prompt, env=GIT_DATES)
+        return claude.projects_dir
     call = _codex_call if agent == "codex" else _gemini_call
     models.turns.extend([Turn(calls=[call(step, repo)]) for step in scenario.steps])
     models.turns.append(Turn(text=scenario.closing))
-    bin_folder = str(Path(sys.executable).parent)  # this checkout's python3, pytest and ruff first on PATH
     cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
     cli.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{cli.env.get('PATH', '')}"}
-    # a login shell (`bash -lc`) resets PATH: the profile in its HOME puts them first again
-    (Path(cli.env["HOME"]) / ".bash_profile").write_text(f'export PATH="{bin_folder}:$PATH"\n')
+    (Path(cli.env["HOME"]) / ".bash_profile").write_text(profile)
     if isinstance(cli, Codex):
         cli.exec(repo, scenario.prompt)
         sessions = cli.home / "sessions"
@@ -226,30 +259,33 @@ def _run(name: str, agent: str, models: ScriptedModels, work: Path) -> Path:
 
 def generate(names: list[str] | None = None, out: Path = FIXTURES) -> None:
     """The scenarios `names` (all by default) as the pinned CLIs write them now, into `out/<scenario>/<agent>/`
-    (`codex/` as ~/.codex, `gemini/` as ~/.gemini)."""
+    (`codex/` as ~/.codex, `gemini/` as ~/.gemini, `claude/` as ~/.claude/projects)."""
     with stand_in(COMMITTED_WORK) as work:
         snapshot = Turn(text="<state_snapshot>widget.py added to widgets.</state_snapshot>")
-        with ScriptedModels([], fallback=snapshot) as models:
+        with ScriptedModels([], fallback=snapshot) as models, closing(ScriptedModel()) as anthropic:
             for name in names or list(SCENARIOS):
                 staging = out / f"{name}.new"
                 shutil.rmtree(staging, ignore_errors=True)
                 for agent in SCENARIOS[name].agents:
-                    sessions = _run(name, agent, models, work)
+                    sessions = _run(name, agent, models, anthropic, work)
                     if agent == "codex":
                         shutil.copytree(sessions, staging / "codex" / "sessions")
-                        continue
-                    for chats in sessions.glob("*/chats"):
-                        project = staging / "gemini" / "tmp" / chats.parent.name
-                        shutil.copytree(chats, project / "chats")
-                        shutil.copy2(chats.parent / ".project_root", project / ".project_root")
+                    elif agent == "claude":  # its request bookkeeping made lighter, as the harness's own
+                        copy_transcripts(sessions, staging / "claude")
+                    else:
+                        for chats in sessions.glob("*/chats"):
+                            project = staging / "gemini" / "tmp" / chats.parent.name
+                            shutil.copytree(chats, project / "chats")
+                            shutil.copy2(chats.parent / ".project_root", project / ".project_root")
                 map_paths(staging, work, COMMITTED_WORK)
                 shutil.rmtree(out / name, ignore_errors=True)
                 staging.rename(out / name)
 
 
 def fixture_session(name: str, agent: str, root: Path = FIXTURES) -> Path:
-    """The Codex rollout or Gemini CLI chat of one scenario."""
-    pattern = "codex/sessions/**/*.jsonl" if agent == "codex" else "gemini/tmp/*/chats/*.jsonl"
+    """The Codex rollout, Gemini CLI chat or Claude Code transcript of one scenario."""
+    pattern = {"codex": "codex/sessions/**/*.jsonl", "gemini": "gemini/tmp/*/chats/*.jsonl",
+               "claude": "claude/*/*.jsonl"}[agent]
     return next((root / name).glob(pattern))
 
 

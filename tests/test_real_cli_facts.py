@@ -1,4 +1,4 @@
-"""The handoff a user reads of real Codex CLI and Gemini CLI sessions, one per session fact (tests/fact_transcripts.py,
+"""The handoff a user reads of real Codex CLI, Gemini CLI and Claude Code sessions, one per session fact (tests/fact_transcripts.py,
 committed under tests/fixtures/agents-facts/): its open threads, its status and its What Happened say what the
 session left, from the tool calls each CLI really wrote."""
 
@@ -55,8 +55,13 @@ EXPECTED = {
 
 
 def _handoff(name: str, agent: str, root: Path = FIXTURES) -> Handoff:
-    build = build_codex_session if agent == "codex" else build_gemini_session
-    session = build("s", [fixture_session(name, agent, root)], str)[0]
+    if agent == "claude":
+        from .claude_harness_regen import sessions_of
+
+        (session, _), = sessions_of(root / name / "claude")
+    else:
+        build = build_codex_session if agent == "codex" else build_gemini_session
+        session = build("s", [fixture_session(name, agent, root)], str)[0]
     return draft(session, ZoneInfo("UTC"))
 
 
@@ -77,7 +82,7 @@ def test_every_scenario_has_its_expected_handoff() -> None:
     assert set(EXPECTED) == set(SCENARIOS)
 
 
-@pytest.mark.slow  # the real Codex and Gemini CLIs, every scenario (~30 s)
+@pytest.mark.slow  # the real Codex CLI, Gemini CLI and Claude Code, every scenario (~60 s)
 def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(tmp_path: Path) -> None:
     fact_transcripts.generate(out=tmp_path)
     for name, agent in cases():
