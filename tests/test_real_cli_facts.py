@@ -1,6 +1,6 @@
-"""The handoff a user reads of real Codex CLI, Gemini CLI and Claude Code sessions, one per session fact (tests/fact_transcripts.py,
-committed under tests/fixtures/agents-facts/): its open threads, its status and its What Happened say what the
-session left, from the tool calls each CLI really wrote."""
+"""The handoff a user reads of real Codex CLI, Gemini CLI and Claude Code sessions, one per session fact
+(tests/fact_transcripts.py, committed under tests/fixtures/agents-facts/): its open threads, its status and its
+What Happened say what the session left, from the tool calls each CLI really wrote."""
 
 from __future__ import annotations
 
