@@ -86,6 +86,12 @@ SCENARIOS: dict[str, Scenario] = {
          Shell("git add widget.py test_widget.py && git commit -m 'Add widget'"),
          Edit("widget.py", DOC_OLD, DOC_NEW)),
         "widget.py and its test are committed, and widget() has a docstring now."),
+    "untracked": Scenario(
+        "Add the widget module, commit it, then document widget() and add a helper",
+        (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"),
+         Edit("widget.py", DOC_OLD, DOC_NEW), Write("helpers.py", "def half(size):\n    return size / 2\n"),
+         Shell("git status")),
+        "widget() is documented and helpers.py has half(); neither is committed yet."),
     "unpushed": Scenario(
         "Add the widget module, push it, then document widget() in a second commit",
         (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push"),

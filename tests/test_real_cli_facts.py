@@ -15,6 +15,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import session_facts
 from eywa.core.handoffs.model import Handoff
+from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
 
@@ -32,6 +33,8 @@ class Expected:
 EXPECTED = {
     "uncommitted": Expected(("Uncommitted: `widget.py` edited after the last commit",
                              "Not pushed: commit 7cdb0ec on main"), "partial", ("Committed: Add widget",)),
+    "untracked": Expected(("Uncommitted: `widget.py`, `helpers.py` edited after the last commit",
+                           "Not pushed: commit a3be100 on main"), "partial"),
     "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push",), "done",
                          ("Committed: Add widget", "Committed: Document widget")),
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),
@@ -123,3 +126,14 @@ def test_codexs_older_shell_tool_runs_the_script_its_argv_hands_to_bash(tmp_path
         (script, output, bool(code)) for script, output, code in runs]
     assert [t.text for t in session_facts(session).threads()] == [
         "Tests failing: `python3 -m pytest` last run failed (1 failure)", "Not pushed: commit 1a2b3c4 on main"]
+
+
+def test_a_new_file_git_status_lists_as_untracked_is_left_uncommitted_in_its_short_form_too() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/w")
+    calls = [ToolCall("c", "Bash", {"command": "git commit -am 'Add widget'"}, output="[main 1a2b3c4] Add widget"),
+             ToolCall("e", "Edit", {"file_path": "/w/widget.py"}),
+             ToolCall("h", "Write", {"file_path": "/w/helpers.py"}),
+             ToolCall("n", "Write", {"file_path": "/w/notes.md"}),
+             ToolCall("s", "Bash", {"command": "git status --short"}, output=" M widget.py\n?? helpers.py")]
+    session.events = [Event("tool", None, tool=call) for call in calls]
+    assert session_facts(session).uncommitted == ["widget.py", "helpers.py"]  # notes.md: committed in between

@@ -37,10 +37,12 @@ _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
-_DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
+_DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed|Untracked files):", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
-_SHORT_STATUS_RE = re.compile(r"^ ?[MADRU]{1,2}\s+(\S+)$", re.MULTILINE)
+_SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
+# The files of its "Untracked files:" section, each on a line of its own after a tab.
+_UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
@@ -225,7 +227,8 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     tree is clean (the person may have committed in between)."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         return {}
-    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output)]
+    untracked = [line for block in _UNTRACKED_RE.findall(output) for line in block.splitlines()]
+    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
