@@ -36,12 +36,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
 COMMITTED_WORK = Path("/tmp/eywa-agents")
 AGENTS = ("codex", "gemini", "claude")
 GIT_DATES = {"GIT_AUTHOR_DATE": "2026-12-01T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-12-01T10:00:00+00:00"}
+# the agents' commands stay on this machine: npm asks its registry for a newer npm unless told not to
+OFFLINE = {"NPM_CONFIG_UPDATE_NOTIFIER": "false", "NPM_CONFIG_OFFLINE": "true"}
 WIDGET = "def widget(size):\n    return size * 2\n"
 BUGGY = "def widget(size):\n    return size + 2\n"
 TEST = "from widget import widget\n\n\ndef test_widget_doubles():\n    assert widget(3) == 6\n"
 UNUSED = "import os\n\n\ndef widget(size):\n    return size * 2\n"
 DOC_OLD, DOC_NEW = "def widget(size):\n", 'def widget(size):\n    """Twice the size."""\n'
 TESTS = "python3 -m pytest -q"
+# GitHub's CLI, stood in for: `gh pr create` pushes the branch (to the bare origin) and prints the new PR's address.
+GH = """#!/bin/sh
+[ "$1 $2" = "pr create" ] || { echo "gh stand-in: only pr create" >&2; exit 1; }
+git push -q -u origin HEAD 2>/dev/null && echo https://github.com/acme/widgets/pull/7
+"""
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class Scenario:
     steps: tuple[Step, ...]
     closing: str
     setup: tuple[str, ...] = ()  # before: "commit" (widget.py committed), "origin" (a README pushed to a bare origin)
+    # files there before, never committed: build configuration, which Gemini CLI's yolo mode refuses to write
+    given: tuple[tuple[str, str], ...] = ()
     agents: tuple[str, ...] = AGENTS
 
 
@@ -122,6 +131,31 @@ SCENARIOS: dict[str, Scenario] = {
         "Add a widget module and lint it with ruff",
         (Write("widget.py", UNUSED), Shell("ruff check .")),
         "widget.py is in place; ruff reports an unused import in it."),
+    "npm-tests-failing": Scenario(
+        "Add a widget module in JavaScript with a test and run it",
+        (Write("widget.js", "exports.widget = (size) => size + 2;\n"),
+         Write("widget.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n"
+               "const { widget } = require('./widget');\n\ntest('widget doubles', () => {\n"
+               "  assert.strictEqual(widget(3), 6);\n});\n"),
+         Shell("npm test")),
+        "widget.js and its test are in place; `npm test` fails: widget() adds 2 instead of doubling.",
+        given=(("package.json", '{"name": "widgets", "private": true, "scripts": {"test": "node --test"}}\n'),)),
+    "types-fixed": Scenario(
+        "Add a typed widget module and check it with mypy",
+        (Write("widget.py", "def widget(size: int) -> int:\n    return str(size * 2)\n"), Shell("mypy widget.py"),
+         Edit("widget.py", "    return str(size * 2)\n", "    return size * 2\n"), Shell("mypy widget.py")),
+        "widget() returns an int now; mypy is clean."),
+    "build-failing": Scenario(
+        "Add the widget module and build it with make",
+        (Write("widget.py", "import widgetz\n"), Shell("make")),
+        "widget.py is in place; `make` fails: it imports widgetz, which does not exist.",
+        given=(("Makefile", "all:\n\tpython3 -c 'import widget'\n"),)),
+    "pr-opened": Scenario(
+        "Add the widget module on a branch and open a PR",
+        (Shell("git switch -c add-widget"), Write("widget.py", WIDGET),
+         Shell("git add widget.py && git commit -m 'Add widget'"),
+         Shell("gh pr create --title 'Add widget' --body 'Adds widget(), which doubles a size.'")),
+        "Opened https://github.com/acme/widgets/pull/7 for the widget module.", setup=("origin",)),
     "todos-left": Scenario(
         "Add a widget module, its test and a README section",
         (Todos((("Add widget.py", "in_progress"), ("Write a test for widget()", "pending"),
@@ -208,6 +242,8 @@ def _setup(repo: Path, scenario: Scenario) -> None:
         _git(repo, "commit", "-q", "-m", "Start widgets")
     if "origin" in scenario.setup:
         _git(repo, "push", "-q", "-u", "origin", "main")
+    for path, text in scenario.given:
+        (repo / path).write_text(text)
 
 
 def _claude_turns(steps: tuple[Step, ...], repo: Path) -> list[dict[str, Any]]:
@@ -237,20 +273,21 @@ def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel
     repo = work / name / agent / "widgets"
     _setup(repo, scenario)
     home = work / name / agent / "home"
-    bin_folder = str(Path(sys.executable).parent)  # this checkout's python3, pytest and ruff first on PATH
-    profile = f'export PATH="{bin_folder}:$PATH"\n'  # a login shell (`bash -lc`) resets PATH: this sets it again
+    # the stand-in gh, then this checkout's python3, pytest, ruff and mypy, first on PATH
+    first = f"{work / 'bin'}:{Path(sys.executable).parent}"
+    profile = f'export PATH="{first}:$PATH"\n'  # a login shell (`bash -lc`) resets PATH: this sets it again
     if agent == "claude":
         claude = ClaudeCode(home.parent, anthropic)
         claude.project = repo
         (claude.home / ".bash_profile").write_text(profile)
         anthropic.on(scenario.prompt, *_claude_turns(scenario.steps, repo), scenario.closing)
-        claude.run(scenario.prompt, env=GIT_DATES)
+        claude.run(scenario.prompt, env={**GIT_DATES, **OFFLINE, "PATH": f"{first}:{claude.env['PATH']}"})
         return claude.projects_dir
     call = _codex_call if agent == "codex" else _gemini_call
     models.turns.extend([Turn(calls=[call(step, repo)]) for step in scenario.steps])
     models.turns.append(Turn(text=scenario.closing))
     cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
-    cli.env |= {**GIT_DATES, "PATH": f"{bin_folder}:{cli.env.get('PATH', '')}"}
+    cli.env |= {**GIT_DATES, **OFFLINE, "PATH": f"{first}:{cli.env.get('PATH', '')}"}
     (Path(cli.env["HOME"]) / ".bash_profile").write_text(profile)
     if isinstance(cli, Codex):
         cli.exec(repo, scenario.prompt)
@@ -267,6 +304,9 @@ def generate(names: list[str] | None = None, out: Path = FIXTURES) -> None:
     """The scenarios `names` (all by default) as the pinned CLIs write them now, into `out/<scenario>/<agent>/`
     (`codex/` as ~/.codex, `gemini/` as ~/.gemini, `claude/` as ~/.claude/projects)."""
     with stand_in(COMMITTED_WORK) as work:
+        (work / "bin").mkdir()
+        (work / "bin" / "gh").write_text(GH)
+        (work / "bin" / "gh").chmod(0o755)
         snapshot = Turn(text="<state_snapshot>widget.py added to widgets.</state_snapshot>")
         with ScriptedModels([], fallback=snapshot) as models, closing(ScriptedModel()) as anthropic:
             for name in names or list(SCENARIOS):

@@ -45,6 +45,11 @@ EXPECTED = {
                               ("Committed: Add widget", "Tests: `python3 -m pytest` failed (1)")),
     "lint-failing": Expected(("Lint failing: `ruff check .` last run failed (1 failure)",), "partial",
                              ("Lint: `ruff check .` failed (1)",)),
+    "npm-tests-failing": Expected(("Tests failing: `npm test` last run failed (1 failure)",), "partial",
+                                  ("Tests: `npm test` failed (1)",)),
+    "types-fixed": Expected((), "done", ("Type check: `mypy widget.py` failed (1), then passed",)),
+    "build-failing": Expected(("Build failing: `make` last run failed",), "partial", ("Build: `make` failed",)),
+    "pr-opened": Expected((), "done", ("Committed: Add widget", "Opened PR: Add widget")),
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
     "offer-pr": Expected(("Offered: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
@@ -97,6 +102,12 @@ def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(tmp_pa
                                      "/bin/zsh -lc 'python3 -m pytest -q'"])
 def test_a_check_handed_to_a_shell_whole_is_the_check(wrapped: str) -> None:
     assert [(c.kind, c.command, c.last) for c in commands.checks(wrapped)] == [("tests", "python3 -m pytest", True)]
+
+
+def test_node_test_runners_summary_says_whether_it_passed_and_how_many_failed() -> None:
+    """`node --test` (TAP when not on a terminal, `ℹ` lines on one), as `npm test` runs it in npm-tests-failing."""
+    assert (commands.failed("# tests 3\n# pass 2\n# fail 1\n"), commands.failures("# pass 2\n# fail 1")) == (True, 1)
+    assert commands.failed("ℹ tests 2\nℹ pass 2\nℹ fail 0\n") is False
 
 
 def test_a_shell_wrappers_script_is_read_step_by_step() -> None:

@@ -40,14 +40,14 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
-                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:", re.MULTILINE)
+                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]", re.MULTILINE)
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
-                          r"\((\d+) errors?")
+                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
-                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully",
-                        re.MULTILINE)
+                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully|"
+                        r"^(?:#|ℹ) pass [1-9]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
