@@ -29,7 +29,7 @@ from typing import Any
 from tests.agent_transcripts import Codex, Gemini
 from tests.claude_harness import ClaudeCode, ScriptedModel, tool
 from tests.claude_harness_regen import copy_transcripts
-from tests.fake_agent_models import ScriptedModels, Turn
+from tests.fake_agent_models import RUNNING, ScriptedModels, Turn
 from tests.tools import map_paths, stand_in
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
@@ -41,6 +41,7 @@ OFFLINE = {"NPM_CONFIG_UPDATE_NOTIFIER": "false", "NPM_CONFIG_OFFLINE": "true"}
 WIDGET = "def widget(size):\n    return size * 2\n"
 BUGGY = "def widget(size):\n    return size + 2\n"
 TEST = "from widget import widget\n\n\ndef test_widget_doubles():\n    assert widget(3) == 6\n"
+SLOW_TEST = "import time\n\n" + TEST.replace("    assert", "    time.sleep(2)\n    assert")
 UNUSED = "import os\n\n\ndef widget(size):\n    return size * 2\n"
 DOC_OLD, DOC_NEW = "def widget(size):\n", 'def widget(size):\n    """Twice the size."""\n'
 TESTS = "python3 -m pytest -q"
@@ -67,6 +68,12 @@ class Edit:
 @dataclass(frozen=True)
 class Shell:
     command: str
+    yield_ms: int = 0  # Codex's `exec_command` returns after this long, the process still running (0: its default)
+
+
+@dataclass(frozen=True)
+class Poll:
+    """Codex's `write_stdin` to the process still running, until it ends; the other agents' shells wait anyway."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ class Todos:
     items: tuple[tuple[str, str], ...]  # (description, status)
 
 
-Step = Write | Edit | Shell | Todos
+Step = Write | Edit | Shell | Poll | Todos
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,11 @@ SCENARIOS: dict[str, Scenario] = {
         (Write("widget.py", BUGGY), Write("test_widget.py", TEST),
          Shell("bash -lc 'git add -A && git commit -m \"Add widget\"'"), Shell(f"bash -lc '{TESTS}'")),
         "widget.py and its test are committed; the test fails: widget() adds 2 instead of doubling."),
+    # a test run that outlives Codex's yield time: its end comes in the output of the `write_stdin` that polls it
+    "long-tests": Scenario(
+        "Add a widget module with a slow test and run the tests",
+        (Write("widget.py", BUGGY), Write("test_widget.py", SLOW_TEST), Shell(TESTS, yield_ms=250), Poll()),
+        "The test ran: it fails, widget() adds 2 instead of doubling."),
     "lint-failing": Scenario(
         "Add a widget module and lint it with ruff",
         (Write("widget.py", UNUSED), Shell("ruff check .")),
@@ -201,11 +213,14 @@ def _codex_call(step: Step, repo: Path) -> tuple[str, Any]:
         new = "".join(f"+{line}\n" for line in step.new.splitlines())
         return "apply_patch", f"*** Begin Patch\n*** Update File: {step.path}\n@@\n{old}{new}*** End Patch\n"
     if isinstance(step, Shell):  # not a login shell: it would reset PATH to one without this pytest and ruff
-        return "exec_command", {"cmd": step.command, "login": False}
+        return "exec_command", {"cmd": step.command, "login": False, **({"yield_time_ms": step.yield_ms}
+                                                                         if step.yield_ms else {})}
+    if isinstance(step, Poll):
+        return "write_stdin", {"session_id": RUNNING, "chars": "", "yield_time_ms": 30_000}
     raise ValueError(f"Codex has no tool for {step}")
 
 
-def _gemini_call(step: Step, repo: Path) -> tuple[str, Any]:
+def _gemini_call(step: Step, repo: Path) -> tuple[str, Any] | None:
     if isinstance(step, Write):
         return "write_file", {"file_path": str(repo / step.path), "content": step.content}
     if isinstance(step, Edit):
@@ -213,6 +228,8 @@ def _gemini_call(step: Step, repo: Path) -> tuple[str, Any]:
                            "instruction": "Edit the widget"}
     if isinstance(step, Shell):
         return "run_shell_command", {"command": step.command, "description": step.command.split()[0]}
+    if isinstance(step, Poll):
+        return None
     return "write_todos", {"todos": [{"description": text, "status": status} for text, status in step.items]}
 
 
@@ -262,7 +279,7 @@ def _claude_turns(steps: tuple[Step, ...], repo: Path) -> list[dict[str, Any]]:
                                        "new_string": step.new}))
         elif isinstance(step, Shell):
             turns.append(tool("Bash", {"command": step.command, "description": step.command.split()[0]}))
-        else:
+        elif isinstance(step, Todos):
             raise ValueError(f"no Claude Code scenario with {step}: its task tools are tests/claude_scenarios.py's")
     return turns
 
@@ -284,7 +301,7 @@ def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel
         claude.run(scenario.prompt, env={**GIT_DATES, **OFFLINE, "PATH": f"{first}:{claude.env['PATH']}"})
         return claude.projects_dir
     call = _codex_call if agent == "codex" else _gemini_call
-    models.turns.extend([Turn(calls=[call(step, repo)]) for step in scenario.steps])
+    models.turns.extend([Turn(calls=[made]) for step in scenario.steps if (made := call(step, repo))])
     models.turns.append(Turn(text=scenario.closing))
     cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
     cli.env |= {**GIT_DATES, **OFFLINE, "PATH": f"{first}:{cli.env.get('PATH', '')}"}

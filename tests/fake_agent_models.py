@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+# In a call's arguments: the session id of the process Codex last reported still running (an `exec_command` that
+# outlived its yield time), for the `write_stdin` that polls it.
+RUNNING = "<running process>"
+_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
 
 
 @dataclass
@@ -89,7 +95,7 @@ class ScriptedModels:
         with self._lock:
             self.requests.append({"path": path, "body": body})
         if path.endswith("/responses"):
-            self._codex(handler, self._next(raw, scripted=True))
+            self._codex(handler, self._next(raw, scripted=True), raw)
         elif path.endswith("/chat/completions"):
             streamed = isinstance(body, dict) and bool(body.get("stream"))
             self._chat(handler, self._next(raw, scripted=True), stream=streamed)
@@ -111,8 +117,9 @@ class ScriptedModels:
         handler.end_headers()
         handler.wfile.write(data)
 
-    def _codex(self, handler: BaseHTTPRequestHandler, turn: Turn) -> None:
+    def _codex(self, handler: BaseHTTPRequestHandler, turn: Turn, raw: str) -> None:
         number = next(self._ids)
+        running = _RUNNING_RE.findall(raw)
         items: list[dict[str, Any]] = []
         if turn.text:
             items.append({"type": "message", "role": "assistant", "id": f"msg_{number}",
@@ -125,6 +132,8 @@ class ScriptedModels:
             else:
                 # Codex's agent tools (spawn_agent, wait_agent, ...) live in its multi_agent_v1 namespace.
                 namespace = {"namespace": "multi_agent_v1"} if name.endswith("_agent") else {}
+                if running and isinstance(arguments, dict):
+                    arguments = {k: int(running[-1]) if v == RUNNING else v for k, v in arguments.items()}
                 items.append({"type": "function_call", "id": f"fc_{number}_{index}", "call_id": call_id,
                               "name": name, "arguments": json.dumps(arguments), **namespace})
         usage = {"input_tokens": turn.tokens - 50, "input_tokens_details": {"cached_tokens": 0},

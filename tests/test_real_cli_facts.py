@@ -43,6 +43,8 @@ EXPECTED = {
     "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
                                "Not pushed: commit f4297dc on main"), "partial",
                               ("Committed: Add widget", "Tests: `python3 -m pytest` failed (1)")),
+    "long-tests": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",), "partial",
+                           ("Tests: `python3 -m pytest` failed (1)",)),
     "lint-failing": Expected(("Lint failing: `ruff check .` last run failed (1 failure)",), "partial",
                              ("Lint: `ruff check .` failed (1)",)),
     "npm-tests-failing": Expected(("Tests failing: `npm test` last run failed (1 failure)",), "partial",

@@ -41,6 +41,7 @@ _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.m
                      "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>",
                      "<subagent_notification>")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
+_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
 _SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
 # A patch's files: added, updated, deleted, and the new name of an updated one it moves ("*** Move to: b.py").
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:(Add|Update|Delete) File|(Move) to): (.+)$", re.MULTILINE)
@@ -60,6 +61,7 @@ class _Builder:
         self.known = 0
         self.unknown: dict[str, int] = {}
         self.exec_mode = False
+        self.running: dict[str, list[ToolCall]] = {}  # a process still running, by its session id -> its calls
 
     def add(self, record: dict) -> None:
         kind = record.get("type")
@@ -130,16 +132,28 @@ class _Builder:
             if text.startswith('{"output"'):  # the older `shell` tool's: {"output": ..., "metadata": {"exit_code"}}
                 text, failed = _shell_result(text, failed)
             code = _EXIT_RE.search(text[:400])
-            for call in self.calls.get(str(item.get("call_id")), []):
-                keep_output(call, text.split("Output:", 1)[-1], self.redact)
+            calls = self.calls.get(str(item.get("call_id")), [])
+            polled = self._polled(calls)
+            output = text.split("Output:", 1)[-1]
+            for call in polled or calls:  # a poll's output continues its process's
+                keep_output(call, f"{call.output}\n{output}" if polled else output, self.redact)
             if failed or (code is not None and code.group(1) != "0"):
-                for call in self.calls.get(str(item.get("call_id")), []):
-                    fail(call, text.split("Output:", 1)[-1], self.redact)
+                for call in polled or calls:
+                    fail(call, output, self.redact)
+            if running := _RUNNING_RE.search(text[:400]):
+                self.running[running.group(1)] = polled or calls
         elif kind == "web_search_call":
             action = item.get("action")
             query = action.get("query") if isinstance(action, dict) else None
             self._add(tool_call(str(item.get("id") or ""), "WebSearch", {"query": str(query or "")}, self.redact),
                       stamp)
+
+    def _polled(self, calls: list[ToolCall]) -> list[ToolCall]:
+        """The shell calls whose process a `write_stdin` call polls: an `exec_command` that outlived its yield time
+        ("Process running with session ID 44931") ends in the output of a later poll."""
+        if len(calls) != 1 or calls[0].name != "write_stdin":
+            return []
+        return self.running.get(str(calls[0].input.get("session_id")), [])
 
     def _call(self, item: dict, stamp: object) -> None:
         call_id = str(item.get("call_id") or item.get("id") or "")
