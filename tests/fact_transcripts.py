@@ -69,6 +69,7 @@ class Edit:
 class Shell:
     command: str
     yield_ms: int = 0  # Codex's `exec_command` returns after this long, the process still running (0: its default)
+    workdir: str = ""  # the folder it runs in (Codex's `workdir`, Gemini CLI's `dir_path`, a `cd` in Claude Code's)
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,9 @@ class Scenario:
     prompt: str
     steps: tuple[Step, ...]
     closing: str
-    setup: tuple[str, ...] = ()  # before: "commit" (widget.py committed), "origin" (a README pushed to a bare origin)
+    # before: "commit" (widget.py committed), "origin" (a README pushed to a bare origin), "nested" (vendor/lib, a
+    # repository of its own, pushed to its own)
+    setup: tuple[str, ...] = ()
     # files there before, never committed: build configuration, which Gemini CLI's yolo mode refuses to write
     given: tuple[tuple[str, str], ...] = ()
     agents: tuple[str, ...] = AGENTS
@@ -108,6 +111,11 @@ SCENARIOS: dict[str, Scenario] = {
          Edit("widget.py", DOC_OLD, DOC_NEW), Write("helpers.py", "def half(size):\n    return size / 2\n"),
          Shell("git status")),
         "widget() is documented and helpers.py has half(); neither is committed yet."),
+    # a commit in a repository inside the session's folder, run there by the shell tool's own folder argument
+    "nested-repo": Scenario(
+        "Add lib.py to the vendored lib and commit it there",
+        (Write("vendor/lib/lib.py", WIDGET), Shell("git add lib.py && git commit -m 'Add lib'", workdir="vendor/lib")),
+        "lib.py is committed in vendor/lib.", setup=("nested",)),
     "unpushed": Scenario(
         "Add the widget module, push it, then document widget() in a second commit",
         (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push"),
@@ -213,8 +221,9 @@ def _codex_call(step: Step, repo: Path) -> tuple[str, Any]:
         new = "".join(f"+{line}\n" for line in step.new.splitlines())
         return "apply_patch", f"*** Begin Patch\n*** Update File: {step.path}\n@@\n{old}{new}*** End Patch\n"
     if isinstance(step, Shell):  # not a login shell: it would reset PATH to one without this pytest and ruff
-        return "exec_command", {"cmd": step.command, "login": False, **({"yield_time_ms": step.yield_ms}
-                                                                         if step.yield_ms else {})}
+        return "exec_command", {"cmd": step.command, "login": False,
+                                **({"yield_time_ms": step.yield_ms} if step.yield_ms else {}),
+                                **({"workdir": str(repo / step.workdir)} if step.workdir else {})}
     if isinstance(step, Poll):
         return "write_stdin", {"session_id": RUNNING, "chars": "", "yield_time_ms": 30_000}
     raise ValueError(f"Codex has no tool for {step}")
@@ -227,7 +236,8 @@ def _gemini_call(step: Step, repo: Path) -> tuple[str, Any] | None:
         return "replace", {"file_path": str(repo / step.path), "old_string": step.old, "new_string": step.new,
                            "instruction": "Edit the widget"}
     if isinstance(step, Shell):
-        return "run_shell_command", {"command": step.command, "description": step.command.split()[0]}
+        return "run_shell_command", {"command": step.command, "description": step.command.split()[0],
+                                     **({"dir_path": str(repo / step.workdir)} if step.workdir else {})}
     if isinstance(step, Poll):
         return None
     return "write_todos", {"todos": [{"description": text, "status": status} for text, status in step.items]}
@@ -259,6 +269,19 @@ def _setup(repo: Path, scenario: Scenario) -> None:
         _git(repo, "commit", "-q", "-m", "Start widgets")
     if "origin" in scenario.setup:
         _git(repo, "push", "-q", "-u", "origin", "main")
+    if "nested" in scenario.setup:  # vendor/lib: a repository of its own, pushed to a bare origin of its own
+        lib = repo / "vendor" / "lib"
+        lib.mkdir(parents=True)
+        _git(lib, "init", "-q", "-b", "main")
+        _git(lib, "config", "user.name", "Dev")
+        _git(lib, "config", "user.email", "dev@example.com")
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(repo.parent / "lib.git")], check=True,
+                       capture_output=True)
+        _git(lib, "remote", "add", "origin", str(repo.parent / "lib.git"))
+        (lib / "README.md").write_text("# lib\n")
+        _git(lib, "add", "README.md")
+        _git(lib, "commit", "-q", "-m", "Start lib")
+        _git(lib, "push", "-q", "-u", "origin", "main")
     for path, text in scenario.given:
         (repo / path).write_text(text)
 
@@ -278,7 +301,8 @@ def _claude_turns(steps: tuple[Step, ...], repo: Path) -> list[dict[str, Any]]:
             turns.append(tool("Edit", {"file_path": str(repo / step.path), "old_string": step.old,
                                        "new_string": step.new}))
         elif isinstance(step, Shell):
-            turns.append(tool("Bash", {"command": step.command, "description": step.command.split()[0]}))
+            command = f"cd {step.workdir} && {step.command}" if step.workdir else step.command
+            turns.append(tool("Bash", {"command": command, "description": step.command.split()[0]}))
         elif isinstance(step, Todos):
             raise ValueError(f"no Claude Code scenario with {step}: its task tools are tests/claude_scenarios.py's")
     return turns

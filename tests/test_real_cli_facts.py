@@ -35,6 +35,7 @@ EXPECTED = {
                              "Not pushed: commit 7cdb0ec on main"), "partial", ("Committed: Add widget",)),
     "untracked": Expected(("Uncommitted: `widget.py`, `helpers.py` edited after the last commit",
                            "Not pushed: commit a3be100 on main"), "partial"),
+    "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`",), "done", ("Committed: Add lib",)),
     "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push",), "done",
                          ("Committed: Add widget", "Committed: Document widget")),
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),

@@ -181,14 +181,16 @@ def _more(items: list[str]) -> str:
     return f" (and {len(items) - 1} more)" if len(items) > 1 else ""
 
 
-def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
+def _folder(command: str, current: str, cwd: str, workdir: str = "") -> tuple[str, str]:
     """(the repository a command works in, the folder later commands start in): a `cd` stays for the calls
-    after it (an agent's shell keeps its folder), `git -C` is for its command only. "" is the session's own."""
+    after it (an agent's shell keeps its folder), `git -C` and the folder the call names to run in (Codex's
+    `workdir`, Gemini CLI's `dir_path`) are for its command only. "" is the session's own."""
     command = commands.unwrapped(command)
     moved = _CD_RE.match(command)
     current = _relative(moved.group(1), cwd) if moved else current
     named = _GIT_C_RE.match(command)
-    return (_relative(named.group(1), cwd) if named else current), current
+    here = _relative(workdir, cwd) if workdir and not moved else current
+    return (_relative(named.group(1), cwd) if named else here), current
 
 
 def _relative(folder: str, cwd: str) -> str:
@@ -368,7 +370,7 @@ def session_facts(session: Session) -> Facts:
         if not isinstance(command, str) or call.rejected:
             continue
         ok = not call.is_error
-        repo, current = _folder(command, current, session.cwd)
+        repo, current = _folder(command, current, session.cwd, str(call.input.get("workdir") or ""))
         output = call.output or call.error
         # a repository made to try something out: its commits are no work of the session's
         scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)

@@ -184,7 +184,7 @@ class _Builder:
                 command = parts[2] if wrapped else " ".join(parts)
             patch = _SHELL_PATCH_RE.match(str(command).strip())
             calls = patch_calls(call_id, patch.group(1), self.s.cwd, self.redact) if patch else \
-                [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
+                [tool_call(call_id, "Bash", {"command": str(command), **_workdir(arguments)}, self.redact)]
         else:
             calls = [tool_call(call_id, name, arguments, self.redact)]
             if name == "update_plan" and isinstance(steps := calls[0].input.get("plan"), list):
@@ -195,6 +195,12 @@ class _Builder:
 
     def _add(self, call: ToolCall, stamp: object) -> None:
         self.s.events.append(Event("tool", stamp, tool=call))  # type: ignore[arg-type]
+
+
+def _workdir(arguments: dict) -> dict[str, str]:
+    """The folder a shell call runs in when it names one (`workdir`), as the session facts read it."""
+    folder = arguments.get("workdir")
+    return {"workdir": folder} if isinstance(folder, str) and folder else {}
 
 
 def _shell_result(text: str, failed: bool) -> tuple[str, bool]:

@@ -109,7 +109,9 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
     name = str(raw.get("name") or "?")
     args = got if isinstance(got := raw.get("args"), dict) else {}
     if name == "run_shell_command":
-        args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
+        folder = args.get("dir_path")  # the folder it runs in, named `workdir` as Codex's
+        args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or ""),
+                **({"workdir": folder} if isinstance(folder, str) and folder else {})}
     elif name == "invoke_agent":  # a subagent's run, as Claude Code's Agent tool names one
         name, args = "Agent", {"subagent_type": str(args.get("agent_name") or ""),
                                "description": str(args.get("prompt") or "")}
