@@ -36,8 +36,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
 COMMITTED_WORK = Path("/tmp/eywa-agents")
 AGENTS = ("codex", "gemini", "claude")
 GIT_DATES = {"GIT_AUTHOR_DATE": "2026-12-01T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-12-01T10:00:00+00:00"}
-# the agents' commands stay on this machine: npm asks its registry for a newer npm unless told not to
-OFFLINE = {"NPM_CONFIG_UPDATE_NOTIFIER": "false", "NPM_CONFIG_OFFLINE": "true"}
+# The agents' commands: on this machine only (npm asks its registry for a newer npm unless told not to), and no
+# bytecode cache (an edit of the same size in the same second as the first run would leave pytest the stale module).
+COMMAND_ENV = {"NPM_CONFIG_UPDATE_NOTIFIER": "false", "NPM_CONFIG_OFFLINE": "true", "PYTHONDONTWRITEBYTECODE": "1"}
 WIDGET = "def widget(size):\n    return size * 2\n"
 BUGGY = "def widget(size):\n    return size + 2\n"
 TEST = "from widget import widget\n\n\ndef test_widget_doubles():\n    assert widget(3) == 6\n"
@@ -322,13 +323,13 @@ def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel
         claude.project = repo
         (claude.home / ".bash_profile").write_text(profile)
         anthropic.on(scenario.prompt, *_claude_turns(scenario.steps, repo), scenario.closing)
-        claude.run(scenario.prompt, env={**GIT_DATES, **OFFLINE, "PATH": f"{first}:{claude.env['PATH']}"})
+        claude.run(scenario.prompt, env={**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{claude.env['PATH']}"})
         return claude.projects_dir
     call = _codex_call if agent == "codex" else _gemini_call
     models.turns.extend([Turn(calls=[made]) for step in scenario.steps if (made := call(step, repo))])
     models.turns.append(Turn(text=scenario.closing))
     cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
-    cli.env |= {**GIT_DATES, **OFFLINE, "PATH": f"{first}:{cli.env.get('PATH', '')}"}
+    cli.env |= {**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{cli.env.get('PATH', '')}"}
     (Path(cli.env["HOME"]) / ".bash_profile").write_text(profile)
     if isinstance(cli, Codex):
         cli.exec(repo, scenario.prompt)
