@@ -29,7 +29,7 @@ from typing import Any
 from tests.agent_transcripts import Codex, Gemini
 from tests.claude_harness import ClaudeCode, ScriptedModel, tool
 from tests.claude_harness_regen import copy_transcripts
-from tests.fake_agent_models import RUNNING, ScriptedModels, Turn
+from tests.fake_agent_models import PLANS, RUNNING, ScriptedModels, Turn
 from tests.tools import map_paths, stand_in
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
@@ -79,11 +79,19 @@ class Poll:
 
 
 @dataclass(frozen=True)
+class Plan:
+    """Gemini CLI's plan mode: `enter_plan_mode`, the plan written into its plans folder, `exit_plan_mode`."""
+
+    filename: str
+    content: str
+
+
+@dataclass(frozen=True)
 class Todos:
     items: tuple[tuple[str, str], ...]  # (description, status)
 
 
-Step = Write | Edit | Shell | Poll | Todos
+Step = Write | Edit | Shell | Poll | Plan | Todos
 
 
 @dataclass(frozen=True)
@@ -185,6 +193,12 @@ SCENARIOS: dict[str, Scenario] = {
          Todos((("Add widget.py", "completed"), ("Write a test for widget()", "pending"),
                 ("Document widget in the README", "pending")))),
         "widget.py is in place.", agents=("gemini",)),  # Claude Code's task tools: tests/claude_scenarios.py
+    "plan-left": Scenario(
+        "Plan the widget module and its test, then carry the plan out",
+        (Plan("widget-plan.md", "# Plan: Add the widget module\n\n## Files to Modify\n- `widget.py` - add widget(), "
+              "which doubles a size\n- `test_widget.py` - a test that it doubles\n"),
+         Write("widget.py", WIDGET)),
+        "widget.py is in place.", agents=("gemini",)),  # Claude Code's plan mode: tests/claude_scenarios.py
     "offer-pr": Scenario(
         "Add the widget module and commit it on a branch",
         (Shell("git switch -c add-widget"), Write("widget.py", WIDGET),
@@ -241,7 +255,21 @@ def _gemini_call(step: Step, repo: Path) -> tuple[str, Any] | None:
                                      **({"dir_path": str(repo / step.workdir)} if step.workdir else {})}
     if isinstance(step, Poll):
         return None
+    if isinstance(step, Plan):
+        raise ValueError("a plan is three calls: _gemini_calls")
     return "write_todos", {"todos": [{"description": text, "status": status} for text, status in step.items]}
+
+
+def _gemini_calls(step: Step, repo: Path) -> list[tuple[str, Any]]:
+    if isinstance(step, Plan):
+        return [("enter_plan_mode", {"reason": "Plan the change first"}),
+                ("write_file", {"file_path": f"{PLANS}/{step.filename}", "content": step.content}),
+                ("exit_plan_mode", {"plan_filename": step.filename})]
+    return [made] if (made := _gemini_call(step, repo)) else []
+
+
+def _codex_calls(step: Step, repo: Path) -> list[tuple[str, Any]]:
+    return [_codex_call(step, repo)]
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -325,8 +353,8 @@ def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel
         anthropic.on(scenario.prompt, *_claude_turns(scenario.steps, repo), scenario.closing)
         claude.run(scenario.prompt, env={**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{claude.env['PATH']}"})
         return claude.projects_dir
-    call = _codex_call if agent == "codex" else _gemini_call
-    models.turns.extend([Turn(calls=[made]) for step in scenario.steps if (made := call(step, repo))])
+    calls = _codex_calls if agent == "codex" else _gemini_calls
+    models.turns.extend([Turn(calls=[made]) for step in scenario.steps for made in calls(step, repo)])
     models.turns.append(Turn(text=scenario.closing))
     cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
     cli.env |= {**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{cli.env.get('PATH', '')}"}

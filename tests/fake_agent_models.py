@@ -22,6 +22,9 @@ from typing import Any
 # outlived its yield time), for the `write_stdin` that polls it.
 RUNNING = "<running process>"
 _RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
+# In a call's arguments: the plans folder Gemini CLI's plan mode names in its instructions.
+PLANS = "<plans folder>"
+_PLANS_RE = re.compile(r"(/[^\s\"'`]*/plans)/")
 
 
 @dataclass
@@ -105,7 +108,7 @@ class ScriptedModels:
             # The classifier and other side requests ask for JSON (responseMimeType); the chat streams.
             side = ":generateContent" in path
             turn = self.fallback if side else self._next(raw, scripted=True)
-            self._gemini(handler, turn, stream=not side)
+            self._gemini(handler, turn, raw, stream=not side)
         else:
             self._send(handler, 404, "application/json", b'{"error": {"message": "not found"}}')
 
@@ -145,9 +148,12 @@ class ScriptedModels:
         data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
         self._send(handler, 200, "text/event-stream", data)
 
-    def _gemini(self, handler: BaseHTTPRequestHandler, turn: Turn, *, stream: bool) -> None:
+    def _gemini(self, handler: BaseHTTPRequestHandler, turn: Turn, raw: str, *, stream: bool) -> None:
         parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text else []
-        parts += [{"functionCall": {"name": name, "args": args}} for name, args in turn.calls]
+        plans = _PLANS_RE.findall(raw)
+        fill = (lambda v: v.replace(PLANS, plans[-1]) if isinstance(v, str) else v) if plans else (lambda v: v)
+        parts += [{"functionCall": {"name": name, "args": {k: fill(v) for k, v in args.items()}}}
+                  for name, args in turn.calls]
         response = {
             "candidates": [{"content": {"role": "model", "parts": parts or [{"text": "ok"}]},
                             "finishReason": "STOP", "index": 0}],

@@ -54,6 +54,8 @@ EXPECTED = {
     "build-failing": Expected(("Build failing: `make` last run failed",), "partial", ("Build: `make` failed",)),
     "pr-opened": Expected((), "done", ("Committed: Add widget", "Opened PR: Add widget")),
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
+    "plan-left": Expected(("Plan not carried out: `test_widget.py` not edited, though the plan lists it to change",),
+                          "partial"),
     "offer-pr": Expected(("Offered: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
@@ -93,7 +95,7 @@ def test_every_scenario_has_its_expected_handoff() -> None:
     assert set(EXPECTED) == set(SCENARIOS)
 
 
-@pytest.mark.slow  # the real Codex CLI, Gemini CLI and Claude Code, every scenario (~60 s)
+@pytest.mark.slow  # the real Codex CLI, Gemini CLI and Claude Code, every scenario (~2 min)
 def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(tmp_path: Path) -> None:
     fact_transcripts.generate(out=tmp_path)
     for name, agent in cases():
