@@ -30,11 +30,13 @@ from tests.agent_transcripts import Codex, Gemini
 from tests.claude_harness import ClaudeCode, ScriptedModel, tool
 from tests.claude_harness_regen import copy_transcripts
 from tests.fake_agent_models import PLANS, RUNNING, ScriptedModels, Turn
+from tests.more_agent_transcripts import Copilot, Qwen
 from tests.tools import map_paths, stand_in
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "agents-facts"
 COMMITTED_WORK = Path("/tmp/eywa-agents")
 AGENTS = ("codex", "gemini", "claude")
+EVERY_AGENT = (*AGENTS, "copilot", "qwen")  # Copilot CLI and Qwen Code: the repository-state and check scenarios
 GIT_DATES = {"GIT_AUTHOR_DATE": "2026-12-01T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-12-01T10:00:00+00:00"}
 # The agents' commands: on this machine only (npm asks its registry for a newer npm unless told not to), and no
 # bytecode cache (an edit of the same size in the same second as the first run would leave pytest the stale module).
@@ -113,13 +115,13 @@ SCENARIOS: dict[str, Scenario] = {
         (Write("widget.py", WIDGET), Write("test_widget.py", TEST),
          Shell("git add widget.py test_widget.py && git commit -m 'Add widget'"),
          Edit("widget.py", DOC_OLD, DOC_NEW)),
-        "widget.py and its test are committed, and widget() has a docstring now."),
+        "widget.py and its test are committed, and widget() has a docstring now.", agents=EVERY_AGENT),
     "untracked": Scenario(
         "Add the widget module, commit it, then document widget() and add a helper",
         (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"),
          Edit("widget.py", DOC_OLD, DOC_NEW), Write("helpers.py", "def half(size):\n    return size / 2\n"),
          Shell("git status")),
-        "widget() is documented and helpers.py has half(); neither is committed yet."),
+        "widget() is documented and helpers.py has half(); neither is committed yet.", agents=EVERY_AGENT),
     # a commit in a repository inside the session's folder, run there by the shell tool's own folder argument
     "nested-repo": Scenario(
         "Add lib.py to the vendored lib and commit it there",
@@ -129,13 +131,13 @@ SCENARIOS: dict[str, Scenario] = {
         "Add the widget module, push it, then document widget() in a second commit",
         (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"), Shell("git push"),
          Edit("widget.py", DOC_OLD, DOC_NEW), Shell("git commit -am 'Document widget'")),
-        "Pushed the widget module and committed its docstring.", setup=("origin",)),
+        "Pushed the widget module and committed its docstring.", setup=("origin",), agents=EVERY_AGENT),
     "ahead": Scenario(
         "Add the widget module and its test in two commits and show me the status",
         (Write("widget.py", WIDGET), Shell("git add widget.py && git commit -m 'Add widget'"),
          Write("test_widget.py", TEST), Shell("git add test_widget.py && git commit -m 'Test widget'"),
          Shell("git status")),
-        "Both commits are in; the branch is two commits ahead of origin.", setup=("origin",)),
+        "Both commits are in; the branch is two commits ahead of origin.", setup=("origin",), agents=EVERY_AGENT),
     "not-staged": Scenario(
         "Document widget() and show me the status",
         (Edit("widget.py", DOC_OLD, DOC_NEW), Shell("git status")),
@@ -144,13 +146,14 @@ SCENARIOS: dict[str, Scenario] = {
         "Add a widget module with a test and make the test pass",
         (Write("widget.py", BUGGY), Write("test_widget.py", TEST), Shell(TESTS),
          Edit("widget.py", "    return size + 2\n", "    return size * 2\n"), Shell(TESTS)),
-        "widget() doubles its size now and the test passes."),
+        "widget() doubles its size now and the test passes.", agents=EVERY_AGENT),
     # the login-shell wrapper models trained on Codex's older `shell` tool still write (`bash -lc '...'`)
     "shell-wrapped": Scenario(
         "Add a widget module with a test, commit it and run the tests",
         (Write("widget.py", BUGGY), Write("test_widget.py", TEST),
          Shell("bash -lc 'git add -A && git commit -m \"Add widget\"'"), Shell(f"bash -lc '{TESTS}'")),
-        "widget.py and its test are committed; the test fails: widget() adds 2 instead of doubling."),
+        "widget.py and its test are committed; the test fails: widget() adds 2 instead of doubling.",
+        agents=EVERY_AGENT),
     # a test run that outlives Codex's yield time: its end comes in the output of the `write_stdin` that polls it
     "long-tests": Scenario(
         "Add a widget module with a slow test and run the tests",
@@ -159,7 +162,7 @@ SCENARIOS: dict[str, Scenario] = {
     "lint-failing": Scenario(
         "Add a widget module and lint it with ruff",
         (Write("widget.py", UNUSED), Shell("ruff check .")),
-        "widget.py is in place; ruff reports an unused import in it."),
+        "widget.py is in place; ruff reports an unused import in it.", agents=EVERY_AGENT),
     "npm-tests-failing": Scenario(
         "Add a widget module in JavaScript with a test and run it",
         (Write("widget.js", "exports.widget = (size) => size + 2;\n"),
@@ -272,6 +275,27 @@ def _codex_calls(step: Step, repo: Path) -> list[tuple[str, Any]]:
     return [_codex_call(step, repo)]
 
 
+def _copilot_calls(step: Step, repo: Path) -> list[tuple[str, Any]]:
+    if isinstance(step, Write):
+        return [("create", {"path": str(repo / step.path), "file_text": step.content})]
+    if isinstance(step, Edit):
+        return [("edit", {"path": str(repo / step.path), "old_str": step.old, "new_str": step.new})]
+    if isinstance(step, Shell):
+        command = f"cd {step.workdir} && {step.command}" if step.workdir else step.command
+        return [("bash", {"command": command, "description": step.command.split()[0]})]
+    return []
+
+
+def _qwen_calls(step: Step, repo: Path) -> list[tuple[str, Any]]:
+    if isinstance(step, Edit):  # Qwen Code edits only a file read in the same session
+        return [("read_file", {"file_path": str(repo / step.path)}),
+                ("edit", {"file_path": str(repo / step.path), "old_string": step.old, "new_string": step.new})]
+    if isinstance(step, Shell):
+        return [("run_shell_command", {"command": step.command, "description": step.command.split()[0],
+                                       **({"directory": step.workdir} if step.workdir else {})})]
+    return [made] if isinstance(step, Write) and (made := _gemini_call(step, repo)) else []
+
+
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=_git_env())
 
@@ -353,18 +377,21 @@ def _run(name: str, agent: str, models: ScriptedModels, anthropic: ScriptedModel
         anthropic.on(scenario.prompt, *_claude_turns(scenario.steps, repo), scenario.closing)
         claude.run(scenario.prompt, env={**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{claude.env['PATH']}"})
         return claude.projects_dir
-    calls = _codex_calls if agent == "codex" else _gemini_calls
+    calls = {"codex": _codex_calls, "gemini": _gemini_calls, "copilot": _copilot_calls, "qwen": _qwen_calls}[agent]
     models.turns.extend([Turn(calls=[made]) for step in scenario.steps for made in calls(step, repo)])
     models.turns.append(Turn(text=scenario.closing))
-    cli = Codex(home, models) if agent == "codex" else Gemini(home, models)
+    cli = {"codex": Codex, "gemini": Gemini, "copilot": Copilot, "qwen": Qwen}[agent](home, models)
     cli.env |= {**GIT_DATES, **COMMAND_ENV, "PATH": f"{first}:{cli.env.get('PATH', '')}"}
     (Path(cli.env["HOME"]) / ".bash_profile").write_text(profile)
     if isinstance(cli, Codex):
         cli.exec(repo, scenario.prompt)
         sessions = cli.home / "sessions"
-    else:
+    elif isinstance(cli, Gemini):
         cli.prompt(repo, scenario.prompt)
         sessions = cli.home / ".gemini" / "tmp"
+    else:
+        cli.prompt(repo, scenario.prompt)
+        sessions = cli.folder
     if models.turns:
         raise RuntimeError(f"{name} ({agent}): {len(models.turns)} scripted turns never asked for")
     return sessions
@@ -388,6 +415,13 @@ def generate(names: list[str] | None = None, out: Path = FIXTURES) -> None:
                         shutil.copytree(sessions, staging / "codex" / "sessions")
                     elif agent == "claude":  # its request bookkeeping made lighter, as the harness's own
                         copy_transcripts(sessions, staging / "claude")
+                    elif agent == "copilot":
+                        for session in (sessions / "session-state").glob("*/events.jsonl"):
+                            shutil.copy2(session, _made(staging / "copilot" / "session-state" /
+                                                        session.parent.name) / "events.jsonl")
+                    elif agent == "qwen":
+                        for chats in (sessions / "projects").glob("*/chats"):
+                            shutil.copytree(chats, staging / "qwen" / "projects" / chats.parent.name / "chats")
                     else:
                         for chats in sessions.glob("*/chats"):
                             project = staging / "gemini" / "tmp" / chats.parent.name
@@ -398,10 +432,16 @@ def generate(names: list[str] | None = None, out: Path = FIXTURES) -> None:
                 staging.rename(out / name)
 
 
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    return folder
+
+
 def fixture_session(name: str, agent: str, root: Path = FIXTURES) -> Path:
     """The Codex rollout, Gemini CLI chat or Claude Code transcript of one scenario."""
     pattern = {"codex": "codex/sessions/**/*.jsonl", "gemini": "gemini/tmp/*/chats/*.jsonl",
-               "claude": "claude/*/*.jsonl"}[agent]
+               "claude": "claude/*/*.jsonl", "copilot": "copilot/session-state/*/events.jsonl",
+               "qwen": "qwen/projects/*/chats/*.jsonl"}[agent]
     return next((root / name).glob(pattern))
 
 
