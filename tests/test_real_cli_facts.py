@@ -105,10 +105,11 @@ def test_every_scenario_has_its_expected_handoff() -> None:
     assert set(EXPECTED) == set(SCENARIOS)
 
 
-@pytest.mark.slow  # the real Codex CLI, Gemini CLI and Claude Code, every scenario (~2 min)
-def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(tmp_path: Path) -> None:
-    fact_transcripts.generate(out=tmp_path)
-    for name, agent in cases():
+@pytest.mark.slow  # the real CLIs (~10 s a scenario)
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(name: str, tmp_path: Path) -> None:
+    fact_transcripts.generate([name], out=tmp_path)
+    for agent in SCENARIOS[name].agents:
         _assert_reads(_handoff(name, agent, tmp_path), EXPECTED[name])
 
 
