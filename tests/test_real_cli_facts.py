@@ -164,3 +164,12 @@ def test_a_new_file_git_status_lists_as_untracked_is_left_uncommitted_in_its_sho
              ToolCall("s", "Bash", {"command": "git status --short"}, output=" M widget.py\n?? helpers.py")]
     session.events = [Event("tool", None, tool=call) for call in calls]
     assert session_facts(session).uncommitted == ["widget.py", "helpers.py"]  # notes.md: committed in between
+
+
+def test_untracked_files_alone_leave_a_session_that_never_committed_done() -> None:
+    """d19ec7f9 (blind label: done, nothing open) wrote docs/generated/.gitignore and printed a `git status` listing
+    docs/generated/ as untracked, with no commit of its own: the person commits new files."""
+    from .test_extractor import corpus_session
+
+    session = corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
+    assert session_facts(session).threads() == [] and draft(session, ZoneInfo("UTC")).status == "done"
