@@ -60,7 +60,7 @@ def lighter(value: object) -> object:
     return value
 
 
-def _copy_transcripts(projects: Path, target: Path) -> None:
+def copy_transcripts(projects: Path, target: Path) -> None:
     shutil.rmtree(target, ignore_errors=True)
     for source in sorted(projects.rglob("*")):
         if not source.is_file() or "memory" in source.relative_to(projects).parts:
@@ -118,7 +118,7 @@ def run_scenario(name: str, root: Path, target: Path) -> list[str]:
         SCENARIOS[name](claude, model)
     finally:
         model.close()
-    _copy_transcripts(claude.projects_dir, target)
+    copy_transcripts(claude.projects_dir, target)
     return model.unscripted
 
 

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+# In a call's arguments: the session id of the process Codex last reported still running (an `exec_command` that
+# outlived its yield time), for the `write_stdin` that polls it.
+RUNNING = "<running process>"
+_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
+# In a call's arguments: the plans folder Gemini CLI's plan mode names in its instructions.
+PLANS = "<plans folder>"
+_PLANS_RE = re.compile(r"(/[^\s\"'`]*/plans)/")
 
 
 @dataclass
@@ -89,7 +98,7 @@ class ScriptedModels:
         with self._lock:
             self.requests.append({"path": path, "body": body})
         if path.endswith("/responses"):
-            self._codex(handler, self._next(raw, scripted=True))
+            self._codex(handler, self._next(raw, scripted=True), raw)
         elif path.endswith("/chat/completions"):
             streamed = isinstance(body, dict) and bool(body.get("stream"))
             self._chat(handler, self._next(raw, scripted=True), stream=streamed)
@@ -99,7 +108,7 @@ class ScriptedModels:
             # The classifier and other side requests ask for JSON (responseMimeType); the chat streams.
             side = ":generateContent" in path
             turn = self.fallback if side else self._next(raw, scripted=True)
-            self._gemini(handler, turn, stream=not side)
+            self._gemini(handler, turn, raw, stream=not side)
         else:
             self._send(handler, 404, "application/json", b'{"error": {"message": "not found"}}')
 
@@ -111,8 +120,9 @@ class ScriptedModels:
         handler.end_headers()
         handler.wfile.write(data)
 
-    def _codex(self, handler: BaseHTTPRequestHandler, turn: Turn) -> None:
+    def _codex(self, handler: BaseHTTPRequestHandler, turn: Turn, raw: str) -> None:
         number = next(self._ids)
+        running = _RUNNING_RE.findall(raw)
         items: list[dict[str, Any]] = []
         if turn.text:
             items.append({"type": "message", "role": "assistant", "id": f"msg_{number}",
@@ -125,6 +135,8 @@ class ScriptedModels:
             else:
                 # Codex's agent tools (spawn_agent, wait_agent, ...) live in its multi_agent_v1 namespace.
                 namespace = {"namespace": "multi_agent_v1"} if name.endswith("_agent") else {}
+                if running and isinstance(arguments, dict):
+                    arguments = {k: int(running[-1]) if v == RUNNING else v for k, v in arguments.items()}
                 items.append({"type": "function_call", "id": f"fc_{number}_{index}", "call_id": call_id,
                               "name": name, "arguments": json.dumps(arguments), **namespace})
         usage = {"input_tokens": turn.tokens - 50, "input_tokens_details": {"cached_tokens": 0},
@@ -136,9 +148,12 @@ class ScriptedModels:
         data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
         self._send(handler, 200, "text/event-stream", data)
 
-    def _gemini(self, handler: BaseHTTPRequestHandler, turn: Turn, *, stream: bool) -> None:
+    def _gemini(self, handler: BaseHTTPRequestHandler, turn: Turn, raw: str, *, stream: bool) -> None:
         parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text else []
-        parts += [{"functionCall": {"name": name, "args": args}} for name, args in turn.calls]
+        plans = _PLANS_RE.findall(raw)
+        fill = (lambda v: v.replace(PLANS, plans[-1]) if isinstance(v, str) else v) if plans else (lambda v: v)
+        parts += [{"functionCall": {"name": name, "args": {k: fill(v) for k, v in args.items()}}}
+                  for name, args in turn.calls]
         response = {
             "candidates": [{"content": {"role": "model", "parts": parts or [{"text": "ok"}]},
                             "finishReason": "STOP", "index": 0}],

@@ -167,9 +167,10 @@ def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_st
 
 def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:
     """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"); 9f26971d's status
-    lists only files it did not edit (above)."""
+    lists only files it did not edit (above). The help.go it wrote is among its "Untracked files:"."""
     threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
-    assert "Uncommitted changes on main (its `git status`): `cmd/entire/cli/root.go`" in threads and status == "done"
+    assert ("Uncommitted changes on main (its `git status`): `cmd/entire/cli/help.go`, `cmd/entire/cli/root.go`"
+            in threads and status == "done")
 
 
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:

@@ -10,6 +10,9 @@ import shlex
 from dataclasses import dataclass
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+# A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
+# still write in its `exec_command`): the script is what runs.
+_WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
                         r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
@@ -37,10 +40,10 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
-                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:", re.MULTILINE)
+                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]", re.MULTILINE)
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
-                          r"\((\d+) errors?")
+                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
@@ -48,8 +51,8 @@ _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--qu
 _SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package)(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
-                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully",
-                        re.MULTILINE)
+                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully|"
+                        r"^(?:#|ℹ) pass [1-9]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,19 @@ class GitStep:
     args: str
 
 
+def unwrapped(command: str) -> str:
+    """The script a shell wrapper runs (`bash -lc 'git add -A && git commit'` -> `git add -A && git commit`), the
+    command line itself when it is none."""
+    command = command.strip()
+    words = _words(command) if _WRAPPER_RE.match(command) else None
+    return words[2].strip() if words and len(words) == 3 else command
+
+
 def _parts(command: str) -> list[tuple[str, bool]]:
     """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
     `echo`s left out."""
     found = []
-    for part in _SEPARATOR_RE.split(command.strip()):
+    for part in _SEPARATOR_RE.split(unwrapped(command)):
         step = part.split(" | ", 1)[0].strip().strip("()").strip()
         if step and not step.startswith(("cd ", "echo ", "#")):
             found.append((step, " | " in part))
@@ -198,6 +209,7 @@ def folders_removed(command: str) -> list[str]:
 
 def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     """(the folder a `cd` before it moved to, "" for none; the part) of each of a command line's parts but its `cd`s."""
+    command = unwrapped(command)
     # a here-document's body is text, not steps (a Go `a > b` in `cat > x.go <<'EOF'` is no redirection)
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, str]] = []

@@ -38,10 +38,13 @@ _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
+# Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
-_SHORT_STATUS_RE = re.compile(r"^ ?[MADRU]{1,2}\s+(\S+)$", re.MULTILINE)
+_SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
+# The files of its "Untracked files:" section, each on a line of its own after a tab.
+_UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
@@ -237,14 +240,16 @@ def _more(items: list[str]) -> str:
     return f" (and {len(items) - 1} more)" if len(items) > 1 else ""
 
 
-def _folder(command: str, current: str, cwd: str) -> tuple[str, str]:
+def _folder(command: str, current: str, cwd: str, workdir: str = "") -> tuple[str, str]:
     """(the repository a command works in, the folder later commands start in): a `cd` stays for the calls
-    after it (an agent's shell keeps its folder), `git -C` is for its command only. "" is the session's own."""
-    command = command.strip()
+    after it (an agent's shell keeps its folder), `git -C` and the folder the call names to run in (Codex's
+    `workdir`, Gemini CLI's `dir_path`) are for its command only. "" is the session's own."""
+    command = commands.unwrapped(command)
     moved = _CD_RE.match(command)
     current = _relative(moved.group(1), cwd) if moved else current
     named = _GIT_C_RE.match(command)
-    return (_relative(named.group(1), cwd) if named else current), current
+    here = _relative(workdir, cwd) if workdir and not moved else current
+    return (_relative(named.group(1), cwd) if named else here), current
 
 
 def _relative(folder: str, cwd: str) -> str:
@@ -283,7 +288,8 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     tree is clean (the person may have committed in between)."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         return {}
-    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output)]
+    untracked = [line for block in _UNTRACKED_RE.findall(output) for line in block.splitlines()]
+    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
     return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
 
 
@@ -503,7 +509,7 @@ def session_facts(session: Session) -> Facts:
         if not isinstance(command, str) or call.rejected:
             continue
         ok = not call.is_error
-        repo, current = _folder(command, current, session.cwd)
+        repo, current = _folder(command, current, session.cwd, str(call.input.get("workdir") or ""))
         output = call.output or call.error
         # a repository made to try something out: its commits are no work of the session's
         scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)

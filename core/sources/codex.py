@@ -35,11 +35,13 @@ from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
 KNOWN_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
                "token_usage_record"}
 _SHELL_TOOLS = {"exec_command", "shell", "shell_command", "container.exec", "local_shell"}
+_SHELLS = {"bash", "sh", "zsh"}
 # Context the CLI puts in user messages (the environment, AGENTS.md, skills), not what the user typed.
 _CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<skills_instructions>",
                      "<user_shell_command>", "<turn_aborted>", "<permissions instructions>", "<collaboration_mode>",
                      "<subagent_notification>")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:) (-?\d+)")
+_RUNNING_RE = re.compile(r"Process running with session ID (\d+)")
 _SUMMARY_MARK = "use the information in this summary to assist with your own analysis:"
 # A patch's files: added, updated, deleted, and the new name of an updated one it moves ("*** Move to: b.py").
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:(Add|Update|Delete) File|(Move) to): (.+)$", re.MULTILINE)
@@ -59,6 +61,7 @@ class _Builder:
         self.known = 0
         self.unknown: dict[str, int] = {}
         self.exec_mode = False
+        self.running: dict[str, list[ToolCall]] = {}  # a process still running, by its session id -> its calls
 
     def add(self, record: dict) -> None:
         kind = record.get("type")
@@ -126,17 +129,31 @@ class _Builder:
             else:
                 failed = False
             text = output if isinstance(output, str) else ""
+            if text.startswith('{"output"'):  # the older `shell` tool's: {"output": ..., "metadata": {"exit_code"}}
+                text, failed = _shell_result(text, failed)
             code = _EXIT_RE.search(text[:400])
-            for call in self.calls.get(str(item.get("call_id")), []):
-                keep_output(call, text.split("Output:", 1)[-1], self.redact)
+            calls = self.calls.get(str(item.get("call_id")), [])
+            polled = self._polled(calls)
+            output = text.split("Output:", 1)[-1]
+            for call in polled or calls:  # a poll's output continues its process's
+                keep_output(call, f"{call.output}\n{output}" if polled else output, self.redact)
             if failed or (code is not None and code.group(1) != "0"):
-                for call in self.calls.get(str(item.get("call_id")), []):
-                    fail(call, text.split("Output:", 1)[-1], self.redact)
+                for call in polled or calls:
+                    fail(call, output, self.redact)
+            if running := _RUNNING_RE.search(text[:400]):
+                self.running[running.group(1)] = polled or calls
         elif kind == "web_search_call":
             action = item.get("action")
             query = action.get("query") if isinstance(action, dict) else None
             self._add(tool_call(str(item.get("id") or ""), "WebSearch", {"query": str(query or "")}, self.redact),
                       stamp)
+
+    def _polled(self, calls: list[ToolCall]) -> list[ToolCall]:
+        """The shell calls whose process a `write_stdin` call polls: an `exec_command` that outlived its yield time
+        ("Process running with session ID 44931") ends in the output of a later poll."""
+        if len(calls) != 1 or calls[0].name != "write_stdin":
+            return []
+        return self.running.get(str(calls[0].input.get("session_id")), [])
 
     def _call(self, item: dict, stamp: object) -> None:
         call_id = str(item.get("call_id") or item.get("id") or "")
@@ -161,11 +178,13 @@ class _Builder:
                                                   "description": str(arguments.get("message") or "")}, self.redact)]
         elif name in _SHELL_TOOLS:
             command = arguments.get("cmd") or arguments.get("command") or ""
-            if isinstance(command, list):
-                command = " ".join(str(part) for part in command)
+            if isinstance(command, list):  # the older `shell` tool's argv: `["bash", "-lc", script]` runs the script
+                parts = [str(part) for part in command]
+                wrapped = len(parts) == 3 and parts[0].rsplit("/", 1)[-1] in _SHELLS and parts[1] in ("-lc", "-c")
+                command = parts[2] if wrapped else " ".join(parts)
             patch = _SHELL_PATCH_RE.match(str(command).strip())
             calls = patch_calls(call_id, patch.group(1), self.s.cwd, self.redact) if patch else \
-                [tool_call(call_id, "Bash", {"command": str(command)}, self.redact)]
+                [tool_call(call_id, "Bash", {"command": str(command), **_workdir(arguments)}, self.redact)]
         else:
             calls = [tool_call(call_id, name, arguments, self.redact)]
             if name == "update_plan" and isinstance(steps := calls[0].input.get("plan"), list):
@@ -176,6 +195,24 @@ class _Builder:
 
     def _add(self, call: ToolCall, stamp: object) -> None:
         self.s.events.append(Event("tool", stamp, tool=call))  # type: ignore[arg-type]
+
+
+def _workdir(arguments: dict) -> dict[str, str]:
+    """The folder a shell call runs in when it names one (`workdir`), as the session facts read it."""
+    folder = arguments.get("workdir")
+    return {"workdir": folder} if isinstance(folder, str) and folder else {}
+
+
+def _shell_result(text: str, failed: bool) -> tuple[str, bool]:
+    """(output, failed) of the older `shell` tool's JSON result."""
+    try:
+        result = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text, failed
+    meta = result.get("metadata") if isinstance(result, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    output = result.get("output") if isinstance(result, dict) else None
+    return (output if isinstance(output, str) else text), failed or (isinstance(code, int) and code != 0)
 
 
 def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:

@@ -109,12 +109,16 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
     name = str(raw.get("name") or "?")
     args = got if isinstance(got := raw.get("args"), dict) else {}
     if name == "run_shell_command":
-        args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
+        folder = args.get("dir_path")  # the folder it runs in, named `workdir` as Codex's
+        args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or ""),
+                **({"workdir": folder} if isinstance(folder, str) and folder else {})}
     elif name == "invoke_agent":  # a subagent's run, as Claude Code's Agent tool names one
         name, args = "Agent", {"subagent_type": str(args.get("agent_name") or ""),
                                "description": str(args.get("prompt") or "")}
-    elif isinstance(args.get("file_path"), str):
-        args = {"file_path": args["file_path"]}  # file contents and patches are not kept, as for Claude Code
+    elif isinstance(args.get("file_path"), str):  # file contents and patches are not kept, as for Claude Code,
+        content = args.get("content")  # but a plan's, which its `exit_plan_mode` approves
+        args = {"file_path": args["file_path"], **({"content": content} if name == "write_file" and isinstance(
+            content, str) and "/plans/" in args["file_path"] else {})}
     call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)
     output = result_text(raw.get("result"))
     keep_output(call, shell_output(output), redact)
@@ -189,11 +193,22 @@ def read_chat(session: Session, path: Path, stats: ReadStats, redact: Redact) ->
             for raw in calls if isinstance(calls, list) else []:
                 if isinstance(raw, dict):
                     session.events.append(Event("tool", stamp, tool=(call := _tool(raw, redact))))
+                    if call.name == "exit_plan_mode" and not call.is_error:
+                        _approved_plan(session, call)
                     if call.name == "write_todos" and not call.is_error and isinstance(
                             todos := call.input.get("todos"), list):
                         keep_todos(session, todo_list(todos, "description"), call)
         elif kind == "error" and text:
             session.events.append(Event("api_error", stamp, text=redact(text[:400])))
+
+
+def _approved_plan(session: Session, call: ToolCall) -> None:
+    """Plan mode's `exit_plan_mode` as Claude Code's ExitPlanMode: the plan it approves (the file of its plans
+    folder the session wrote), for the session facts."""
+    name = "/plans/" + str(call.input.get("plan_filename", ""))
+    written = [e.tool for e in session.events if e.tool is not None and e.tool.name == "Write"
+               and str(e.tool.input.get("file_path", "")).endswith(name)]
+    call.name, call.input = "ExitPlanMode", {"plan": str(written[-1].input.get("content", "")) if written else ""}
 
 
 def build_gemini_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:
