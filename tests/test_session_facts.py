@@ -479,3 +479,24 @@ def test_the_unchecked_test_plan_of_a_drafted_pr_is_not_run() -> None:
 def test_a_drafted_pr_with_no_test_plan_leaves_none_unticked() -> None:
     facts = session_facts(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
     assert (facts.pr, facts.unticked) == ("drafted", [])
+
+
+def _shell_session(*calls: ToolCall) -> Session:
+    session = Session(session_id="s", agent="claude", cwd="/work/widgets")
+    session.events = [Event("tool", None, tool=call) for call in calls]
+    return session
+
+
+def _shell(command: object, error: str | None = None) -> ToolCall:
+    return ToolCall(str(id(command)) + (error or ""), "Bash", {"command": command}, is_error=error is not None,
+                    error=error or "")
+
+
+@pytest.mark.parametrize("command", ['""', "'' && ''", None, ["make", "x"]])
+def test_a_failed_command_of_no_words_or_of_no_text_names_no_program(command: object) -> None:
+    assert session_facts(_shell_session(_shell(command, "Exit code 1\nboom"))).failed == []
+
+
+def test_a_failed_command_whose_output_says_nothing_is_named_without_an_empty_verdict() -> None:
+    threads = [t.text for t in session_facts(_shell_session(_shell("make deploy", "Exit code 2"))).threads()]
+    assert threads == ["Failed, not run again: `make deploy`"]

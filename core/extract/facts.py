@@ -158,7 +158,8 @@ class Facts:
             counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
                                 f"only `{one_line(last.command, 80)}` passed after", False))
-        found += [Thread(f"Failed, not run again: `{command}`: {said}", False) for command, said in self.failed]
+        found += [Thread(f"Failed, not run again: `{command}`" + (f": {said}" if said else ""), False)
+                  for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
@@ -402,7 +403,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
     explained and left): not a check (the runs say those), a probe that reads (`ls`, `git show`), an experiment fed
     on stdin, a scratch folder's, a conflict the session committed through, nor a call the user or tools stopped."""
     calls = [c for c in session.tool_calls if c.name == "Bash" and not c.rejected and not c.denied]
-    ran = [(c, [_program(step) for step in _steps(_text(c))]) for c in calls]
+    ran = [(c, [program for step in _steps(_text(c)) if (program := _program(step))]) for c in calls]
     left: list[tuple[str, str]] = []
     for at, (call, programs) in enumerate(ran):
         command = _text(call)
@@ -428,7 +429,8 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
 
 
 def _text(call: ToolCall) -> str:
-    return str(call.input.get("command", ""))
+    command = call.input.get("command")
+    return command if isinstance(command, str) else ""
 
 
 def _steps(command: str) -> list[str]:
