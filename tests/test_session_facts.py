@@ -500,3 +500,26 @@ def test_a_failed_command_of_no_words_or_of_no_text_names_no_program(command: ob
 def test_a_failed_command_whose_output_says_nothing_is_named_without_an_empty_verdict() -> None:
     threads = [t.text for t in session_facts(_shell_session(_shell("make deploy", "Exit code 2"))).threads()]
     assert threads == ["Failed, not run again: `make deploy`"]
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("gh pr view --json url", 'Exit code 1\nno pull requests found for branch "feat"'),
+    ("gh pr checks 12", "Exit code 8\nSome checks were not successful"),
+    ("gh run view 991 --log-failed", "Exit code 1\nrun 991 is still in progress"),
+    ("pip show requests", "Exit code 1\nWARNING: Package(s) not found: requests"),
+    ("npm outdated", "Exit code 1\nPackage  Current  Wanted  Latest\nreact  18.2.0  18.3.1  19.0.0"),
+    ("npm ls react", "Exit code 1\nnpm error missing: react"),
+    ("docker ps --filter name=db", "Exit code 1\nCannot connect to the Docker daemon"),
+    ("git ls-remote --exit-code origin feat", "Exit code 2"),
+    ("! grep -q TODO src/app.py", "Exit code 1"),
+    ("systemctl status nginx", "Exit code 3\nActive: inactive (dead)"),
+])
+def test_a_failed_probe_of_a_tool_that_reads_is_no_note(command: str, error: str) -> None:
+    """Their exit status is the answer (no PR yet, a check pending, a package missing, a match expected absent)."""
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_step_of_a_tool_that_acts_is_a_note() -> None:
+    failed = session_facts(_shell_session(_shell("gh pr merge 12 --squash", "Exit code 1\nPull request is not "
+                                                                             "mergeable"))).failed
+    assert failed == [("gh pr", "Pull request is not mergeable")]

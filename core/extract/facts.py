@@ -53,8 +53,15 @@ _PROBES = frozenset("ls cat grep rg find fd head tail less which type command te
                     "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
                     "true false sleep kill pkill mkdir touch cd for while if".split())
 _GIT_READS = frozenset("status log show diff cat-file rev-parse config branch ls-files ls-tree blame fetch remote "
-                       "describe reflog shortlog grep check-ignore for-each-ref show-ref merge-base worktree "
+                       "describe reflog shortlog grep ls-remote check-ignore for-each-ref show-ref merge-base worktree "
                        "stash".split())
+# A tool's step that reads, whose exit status is its answer (no PR yet, a check pending, a package missing), or a
+# step negated (`! grep -q TODO`): a probe as well
+_PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) (?:view|checks|status|list|diff|"
+                            r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
+                            r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
+                            r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
+                            r"systemctl (?:status|is-active)\b)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
@@ -411,8 +418,10 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
                 _MISSING_RE.search(call.error):
             continue
-        program, git = programs[-1], commands.git_steps(_steps(command)[-1])
-        if program.split()[0] in _PROBES or (git and git[0].verb in _GIT_READS):
+        program, last = programs[-1], _steps(command)[-1]
+        git = commands.git_steps(last)
+        if program.split()[0] in _PROBES or _PROBE_STEP_RE.match(commands.bare(last)) or (
+                git and git[0].verb in _GIT_READS):
             continue
         later = [(c, p) for c, p in ran[at + 1:] if not c.is_error]
         if any(program in done for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
