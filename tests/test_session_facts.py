@@ -523,3 +523,20 @@ def test_a_failed_step_of_a_tool_that_acts_is_a_note() -> None:
     failed = session_facts(_shell_session(_shell("gh pr merge 12 --squash", "Exit code 1\nPull request is not "
                                                                              "mergeable"))).failed
     assert failed == [("gh pr", "Pull request is not mergeable")]
+
+
+@pytest.mark.parametrize(("failed", "rerun"), [
+    ("python scripts/gen.py --all", "python3 scripts/gen.py --all"),
+    ("./scripts/gen.sh --all", "bash scripts/gen.sh --all"),
+    ("/work/widgets/bin/tool run", "./bin/tool run"),
+    ("node scripts/build.js", "node ./scripts/build.js"),
+])
+def test_a_failed_command_run_through_later_under_another_spelling_is_no_note(failed: str, rerun: str) -> None:
+    session = _shell_session(_shell(failed, "Exit code 1\nError: config missing"), _shell(rerun))
+    assert session_facts(session).failed == []
+
+
+def test_a_failed_script_is_a_note_when_only_another_script_ran_through_after() -> None:
+    session = _shell_session(_shell("python3 scripts/gen.py", "Exit code 1\nError: config missing"),
+                             _shell("python3 scripts/other.py"))
+    assert session_facts(session).failed == [("gen.py", "Error: config missing")]

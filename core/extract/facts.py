@@ -64,6 +64,9 @@ _PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) 
                             r"systemctl (?:status|is-active)\b)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
+# `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
+_SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
+                            r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
@@ -423,8 +426,8 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         if program.split()[0] in _PROBES or _PROBE_STEP_RE.match(commands.bare(last)) or (
                 git and git[0].verb in _GIT_READS):
             continue
-        later = [(c, p) for c, p in ran[at + 1:] if not c.is_error]
-        if any(program in done for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
+        later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], _named(program)
+        if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
                 s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
             continue
         lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
@@ -433,7 +436,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
             (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
         while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
             said = said[code.end():]
-        left.append((_named(program), clause(said, 12)))
+        left.append((name, clause(said, 12)))
     return left[-MAX_FAILED:]
 
 
@@ -466,14 +469,14 @@ def _steps(command: str) -> list[str]:
 
 
 def _program(step: str) -> str:
-    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`): what a
-    later step must run again."""
+    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a script
+    without the interpreter that runs it: what a later step must run again."""
     git = commands.git_steps(step)
-    return f"git {git[0].verb}" if git else " ".join(commands.bare(step).split()[:2])
+    return f"git {git[0].verb}" if git else " ".join(_SCRIPT_RUN_RE.sub("", commands.bare(step)).split()[:2])
 
 
 def _named(program: str) -> str:
-    """A program as a thread names it: a script by its file name."""
+    """A program as a thread names it, and as any spelling of it runs it: a script by its file name."""
     first, _, rest = program.partition(" ")
     return f"{first.rsplit('/', 1)[-1]} {rest}".strip()
 
