@@ -540,3 +540,32 @@ def test_a_failed_script_is_a_note_when_only_another_script_ran_through_after() 
     session = _shell_session(_shell("python3 scripts/gen.py", "Exit code 1\nError: config missing"),
                              _shell("python3 scripts/other.py"))
     assert session_facts(session).failed == [("gen.py", "Error: config missing")]
+
+
+def _test_run(command: str, passed: bool) -> ToolCall:
+    return ToolCall(command + str(passed), "Bash", {"command": command}, is_error=not passed,
+                    error="" if passed else "Exit code 1", output="5 passed" if passed else "1 failed, 4 passed")
+
+
+@pytest.mark.parametrize(("failed", "passed"), [
+    ("pytest tests/test_x.py::test_y", "pytest tests/test_x.py"),
+    ("go test ./pkg/store -run TestSave", "go test ./pkg/store"),
+    ("pytest tests/test_x.py -k retry", "pytest tests/"),
+    ("go test ./pkg/store/...", "go test ./pkg/..."),
+])
+def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
+    """A test written red, run alone, then its file passed: the full pass before does not matter."""
+    session = _shell_session(_test_run("pytest", True), _test_run(failed, False), _test_run(passed, True))
+    assert session_facts(session).not_rerun() == []
+
+
+@pytest.mark.parametrize(("failed", "passed"), [
+    ("pytest tests/test_a.py", "pytest tests/test_b.py"),
+    ("pytest tests/test_x.py", "pytest tests/test_x.py::test_y"),
+    ("go test ./pkg/...", "go test ./pkg"),
+    ("pytest tests/test_x.py", "pytest tests/test_x.py -k retry"),
+])
+def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(
+        failed: str, passed: str) -> None:
+    session = _shell_session(_test_run(failed, False), _test_run(passed, True))
+    assert [(run.command, last.command) for run, last in session_facts(session).not_rerun()] == [(failed, passed)]

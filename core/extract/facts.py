@@ -235,8 +235,10 @@ class Facts:
 def _covers(later: str, failed: str) -> bool:
     """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
     or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
-    `mise run test:integration`)."""
-    return not commands.scoped(later) and (commands.scoped(failed) or set(failed.split()) <= set(later.split()))
+    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`)."""
+    if commands.scoped(later):
+        return commands.within(failed, later)
+    return commands.scoped(failed) or set(failed.split()) <= set(later.split())
 
 
 def _more(items: list[str]) -> str:
