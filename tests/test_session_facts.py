@@ -569,3 +569,23 @@ def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_afte
         failed: str, passed: str) -> None:
     session = _shell_session(_test_run(failed, False), _test_run(passed, True))
     assert [(run.command, last.command) for run, last in session_facts(session).not_rerun()] == [(failed, passed)]
+
+
+def test_a_failed_commands_verdict_of_one_long_word_is_cut_to_a_line_a_phone_shows() -> None:
+    (_, said), = session_facts(_shell_session(_shell("./deploy.sh", "Exit code 1\nError:" + "x" * 900))).failed
+    assert len(said) <= 120
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("test -f config.yaml && ./scripts/run.sh", "Exit code 1"),
+    ("grep -q OLD src/a.py && sed -i 's/OLD/NEW/' src/a.py", "Exit code 1"),
+    ("ls dist/ && node dist/index.js", "Exit code 2\nls: cannot access 'dist/': No such file or directory"),
+])
+def test_a_failed_probe_before_the_last_step_is_no_note_of_a_step_that_never_ran(command: str, error: str) -> None:
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_last_step_after_a_probe_that_passed_is_a_note() -> None:
+    failed = session_facts(_shell_session(_shell("ls dist/ && node dist/index.js",
+                                                 "Exit code 1\nindex.js\nError: PORT is not set"))).failed
+    assert failed == [("index.js", "Error: PORT is not set")]

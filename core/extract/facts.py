@@ -79,6 +79,7 @@ _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named
 _CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
+MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
@@ -423,23 +424,39 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
                 _MISSING_RE.search(call.error):
             continue
-        program, last = programs[-1], _steps(command)[-1]
-        git = commands.git_steps(last)
-        if program.split()[0] in _PROBES or _PROBE_STEP_RE.match(commands.bare(last)) or (
-                git and git[0].verb in _GIT_READS):
+        steps = [step for step in _steps(command) if _program(step)]
+        program, git = programs[-1], commands.git_steps(steps[-1])
+        if _probe(steps[-1]):
             continue
         later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], _named(program)
         if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
                 s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
             continue
-        lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
-                               for ln in (call.error + "\n" + call.output).splitlines()) if ln]
-        said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
-            (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
-        while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
-            said = said[code.end():]
-        left.append((name, clause(said, 12)))
+        said = _verdict(call)
+        probes = {_program(step).split()[0] for step in steps[:-1] if _probe(step)}
+        if probes and (not said or said.split(":")[0] in probes):
+            continue  # a probe before the last step failed (`test -f x && ./run.sh`): the last never ran
+        left.append((name, said))
     return left[-MAX_FAILED:]
+
+
+def _probe(step: str) -> bool:
+    """Whether a step reads or probes: its failure says what is there, no work is left."""
+    git = commands.git_steps(step)
+    return _program(step).split()[0] in _PROBES or bool(_PROBE_STEP_RE.match(commands.bare(step))) or bool(
+        git and git[0].verb in _GIT_READS)
+
+
+def _verdict(call: ToolCall) -> str:
+    """The line of a failed command's output that says so, in a few words: a check's own verdict line, else the last
+    line naming an error, else the first."""
+    lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
+                           for ln in (call.error + "\n" + call.output).splitlines()) if ln]
+    said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
+        (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
+    while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
+        said = said[code.end():]
+    return one_line(clause(said, 12), MAX_VERDICT)
 
 
 def _text(call: ToolCall) -> str:
