@@ -589,3 +589,25 @@ def test_a_failed_last_step_after_a_probe_that_passed_is_a_note() -> None:
     failed = session_facts(_shell_session(_shell("ls dist/ && node dist/index.js",
                                                  "Exit code 1\nindex.js\nError: PORT is not set"))).failed
     assert failed == [("index.js", "Error: PORT is not set")]
+
+
+def test_a_secret_in_a_failed_commands_verdict_or_its_name_is_redacted_in_the_handoff(tmp_path: Path) -> None:
+    """The quoted verdict line comes from the command's output, read redacted, as its name from the command."""
+    from eywa.core.redaction.scrubber import default_redactor
+
+    secret = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z4A"
+    records = [
+        {"timestamp": "2026-02-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/work/widgets"}},
+        {"timestamp": "2026-02-01T10:00:01Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                     "arguments": json.dumps({"command": ["bash", "-lc", f"./deploy.sh --token={secret}"]})}},
+        {"timestamp": "2026-02-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1",
+                     "output": f"Exit code: 1\nOutput:\nError: token {secret} was denied"}},
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    session = build_codex_session("s", [path], default_redactor().redact)[0]
+    threads = [t.text for t in session_facts(session).threads()]
+    assert threads and threads[0].startswith("Failed, not run again: `deploy.sh")
+    assert not any(secret in t or secret[:12] in t for t in threads)
