@@ -182,3 +182,19 @@ def test_the_code_a_changed_test_tests_is_read_by_its_name_in_each_language(test
     session = session_of([("Read", {"file_path": f"/r/{code}"}), ("Read", {"file_path": f"/r/{other}"}),
                           ("Edit", {"file_path": f"/r/{test}"})])
     assert read_of(session) == [code]
+
+
+@pytest.mark.parametrize("path", ["/r/.env.local", "/r/.env.production", "/r/.envrc", "/r/certs/server.pem",
+                                  "/r/deploy/id_rsa", "/r/.npmrc", "/r/package-lock.json", "/r/go.sum",
+                                  "/r/yarn.lock", "/r/uv.lock"])
+def test_a_secret_or_a_lock_file_read_again_is_no_key_file(path: str) -> None:
+    """A secret's place is not the work to show, nor a generated lock file a reader opens to follow it."""
+    session = session_of([("Edit", {"file_path": "/r/a.go"}), ("Read", {"file_path": path}),
+                          ("Read", {"file_path": path})])
+    assert read_of(session) == []
+
+
+def test_an_env_example_read_again_is_a_key_file() -> None:
+    session = session_of([("Edit", {"file_path": "/r/a.go"}), *[("Read", {"file_path": "/r/.env.example"})] * 2])
+    assert read_of(session) == [".env.example"]
+

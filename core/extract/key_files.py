@@ -28,9 +28,14 @@ _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|sa
 _TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
                       r"\.(?:test|spec)\.\w+$|\wTests?\.(?:java|kt|cs|swift|scala)$")
 _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
-# Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets.
+# Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets
+# and keys (an example env file is not one), generated lock files.
 _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
-                          r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env$", re.IGNORECASE)
+                          r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?$|"
+                          r"(?:^|/)(?:\.envrc|\.npmrc|\.pypirc|\.netrc|id_(?:rsa|dsa|ecdsa|ed25519)\b[^/]*)$|"
+                          r"\.(?:pem|key|p12|pfx)$|(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|"
+                          r"pnpm-lock\.yaml|go\.sum|Cargo\.lock|poetry\.lock|uv\.lock|Gemfile\.lock|composer\.lock)$",
+                          re.IGNORECASE)
 _NAME_RE = re.compile(r"[\w.-]+")
 # The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
 _TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
