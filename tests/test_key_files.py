@@ -198,3 +198,10 @@ def test_an_env_example_read_again_is_a_key_file() -> None:
     session = session_of([("Edit", {"file_path": "/r/a.go"}), *[("Read", {"file_path": "/r/.env.example"})] * 2])
     assert read_of(session) == [".env.example"]
 
+
+def test_a_windows_file_read_outside_the_project_is_no_key_file() -> None:
+    reads = [("Read", {"file_path": path}) for path in (r"C:\Users\me\other\notes.py", r"C:\Users\me\app\src\b.py",
+                                                        r"C:\Users\me\app\docs\c.py")]
+    session = session_of([("Edit", {"file_path": r"C:\Users\me\app\src\a.py"}), *reads, *reads],
+                         cwd=r"C:\Users\me\app")
+    assert read_of(session) == [r"C:\Users\me\app\src\b.py", r"C:\Users\me\app\docs\c.py"]

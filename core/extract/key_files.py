@@ -6,7 +6,6 @@ tests)."""
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 
@@ -37,6 +36,7 @@ _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_mod
                           r"pnpm-lock\.yaml|go\.sum|Cargo\.lock|poetry\.lock|uv\.lock|Gemfile\.lock|composer\.lock)$",
                           re.IGNORECASE)
 _NAME_RE = re.compile(r"[\w.-]+")
+_ABSOLUTE_RE = re.compile(r"/|[A-Za-z]:[\\/]")  # a path outside the session's folder, of POSIX or of Windows
 # The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
 _TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
 
@@ -105,21 +105,27 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
         path = call.input.get("file_path") or call.input.get("path")
         if call.name == "Read" and not call.is_error and isinstance(path, str) and path:
             reads[relative_path(path, session.cwd)] += 1
-    worked = {posixpath.dirname(path) + "/" for path in changed if path.startswith("/")}
+    # the folders of the changes and the session's own (Windows paths are never made relative to it)
+    worked = tuple({_posix(path).rsplit("/", 1)[0] + "/" for path in [*changed, session.cwd + "/."]
+                    if _ABSOLUTE_RE.match(path)})
     said = [_names(event.text) for event in session.events if event.kind == "assistant" and event.text]
     planned = set().union(*map(_names, _plans(session)))
     tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
     scored = []
     for rank, (path, count) in enumerate(reads.items()):
         if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (
-                path.startswith("/") and not any(path.startswith(folder) for folder in worked)):
+                _ABSOLUTE_RE.match(path) and not _posix(path).startswith(worked)):
             continue
-        name = path.rsplit("/", 1)[-1]
+        name = _posix(path).rsplit("/", 1)[-1]
         signs = (count > 1, any(name in names for names in said[-LAST_REPORTS:]), name in planned,
                  sum(name in names for names in said) > 1, _kind(path) == 0 and _tested(path) in tested)
         if any(signs):
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
+
+
+def _posix(path: str) -> str:
+    return path.replace("\\", "/")
 
 
 def _plans(session: Session) -> list[str]:
@@ -141,7 +147,7 @@ def _names(text: str) -> set[str]:
 
 def _tested(path: str) -> str:
     """A file's name without its test marks and extension: the same for a test and the code it tests."""
-    name = path.rsplit("/", 1)[-1]
+    name = _posix(path).rsplit("/", 1)[-1]
     match = _TESTED_RE.match(name)
     return match.group("stem").lower() if match else name.lower()
 
