@@ -611,3 +611,16 @@ def test_a_secret_in_a_failed_commands_verdict_or_its_name_is_redacted_in_the_ha
     threads = [t.text for t in session_facts(session).threads()]
     assert threads and threads[0].startswith("Failed, not run again: `deploy.sh")
     assert not any(secret in t or secret[:12] in t for t in threads)
+
+
+def test_a_failed_windows_command_is_named_by_its_program_and_its_verdict_without_the_path() -> None:
+    """Copilot CLI's PowerShell: backslashes are a path's, not escapes."""
+    error = "Exit code 1\nError: C:\\Users\\me\\app\\x.txt not found"
+    session = _shell_session(_shell(r"C:\tools\gen.exe --all", error))
+    assert session_facts(session).failed == [("gen.exe --all", "Error: not found")]
+
+
+@pytest.mark.parametrize("command", [r"Get-ChildItem -Path .\src", r"Test-Path C:\Users\me\app\.env",
+                                     r"Select-String -Path src\*.py -Pattern TODO"])
+def test_a_failed_powershell_probe_is_no_note(command: str) -> None:
+    assert session_facts(_shell_session(_shell(command, "Exit code 1\nCannot find path"))).failed == []

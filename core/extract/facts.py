@@ -61,7 +61,7 @@ _PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) 
                             r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
                             r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
                             r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
-                            r"systemctl (?:status|is-active)\b)")
+                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 # `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
@@ -71,7 +71,8 @@ _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
-_LONG_PATH_RE = re.compile(r"\S*/\S*/\S+")
+_LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
+_WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
@@ -467,6 +468,8 @@ def _text(call: ToolCall) -> str:
 def _steps(command: str) -> list[str]:
     """A command line's steps, split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
     exports, a shell wrapper's (`bash -lc "..."`) its own."""
+    if _WINDOWS_PATH_RE.search(command):
+        command = command.replace("\\", "/")
     lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     found: list[list[str]] = [[]]
