@@ -718,3 +718,15 @@ def test_the_finding_before_an_edit_holds_across_narration_between() -> None:
     # with dirname "$0" so it works in worktrees.")
     assert ('Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.'
             in texts("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7"))
+
+
+@pytest.mark.parametrize("prompt", ["can you fix it?", "can you please proceed?", "can you continue?",
+                                    "Can you commit and push?", "ok can you go ahead?", "can you apply the fix?",
+                                    "can you make the changes?", "could you make it better?", "Can you update it?"])
+def test_a_go_ahead_asked_as_a_question_names_no_change_and_is_no_choice(prompt: str) -> None:
+    assert _directed(prompt) == []
+
+
+def test_a_change_asked_as_a_question_that_names_what_to_change_is_the_users_choice() -> None:
+    assert _directed("can you do the same for the config loader?") == [
+        "At the user's request: can you do the same for the config loader."]
