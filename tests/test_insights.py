@@ -730,3 +730,9 @@ def test_a_go_ahead_asked_as_a_question_names_no_change_and_is_no_choice(prompt:
 def test_a_change_asked_as_a_question_that_names_what_to_change_is_the_users_choice() -> None:
     assert _directed("can you do the same for the config loader?") == [
         "At the user's request: can you do the same for the config loader."]
+
+
+def test_a_prompt_saying_something_is_right_now_so_is_no_correction() -> None:
+    assert _directed("the CI is right now failing on lint, fix it") == []
+    assert _directed("the test was right, keep the retry in the client") == [
+        "At the user's request: the test was right, keep the retry in the client."]
