@@ -15,7 +15,7 @@ from eywa.core.extract.insights import (
     FOLLOWED,
     REPORTED,
     Insight,
-    agent_messages,
+    agent_texts,
     changes_in,
     chosen,
     insights,
@@ -47,8 +47,8 @@ def lines_of(text: str) -> list[str]:
 
 def stated(session_id: str) -> list[str]:
     """Every insight the rules read in the session's messages, before the few are chosen."""
-    messages = agent_messages(corpus_session(session_id))
-    return [kinded(item) for text in messages for item in insights_in(sentences(text))]
+    messages = agent_texts(corpus_session(session_id))
+    return [kinded(item) for _, text in messages for item in insights_in(sentences(text))]
 
 
 def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:

@@ -163,13 +163,11 @@ class Facts:
         (the person may push and open it themselves)."""
         found = []
         for run in self.failing():
-            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
-                                f"failed{counted}", True))
+                                f"failed{_counted(run)}", True))
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
-            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
-                                f"only `{one_line(last.command, 80)}` passed after", False))
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed"
+                                f"{_counted(run)}; only `{one_line(last.command, 80)}` passed after", False))
         found += [Thread(f"Failed, not run again: `{command}`" + (f": {said}" if said else ""), False)
                   for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
@@ -241,6 +239,11 @@ def _covers(later: str, failed: str) -> bool:
     if commands.scoped(later):
         return commands.within(failed, later)
     return commands.scoped(failed) or set(failed.split()) <= set(later.split())
+
+
+def _counted(run: CheckRun) -> str:
+    """" (2 failures)" after a failed run's command, when its output counted them."""
+    return f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
 
 
 def _more(items: list[str]) -> str:

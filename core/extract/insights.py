@@ -399,7 +399,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-def _agent_texts(session: Session) -> list[tuple[int, str]]:
+def agent_texts(session: Session) -> list[tuple[int, str]]:
     """(event index, text) of what Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved,
     or one a new session was started to carry out)."""
     found: list[tuple[int, str]] = []
@@ -411,11 +411,6 @@ def _agent_texts(session: Session) -> list[tuple[int, str]]:
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
             found.append((index, str(event.tool.input.get("plan", ""))))
     return found
-
-
-def agent_messages(session: Session) -> list[str]:
-    """What Claude wrote: its messages, and the plans it wrote in plan mode."""
-    return [text for _, text in _agent_texts(session)]
 
 
 def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
@@ -670,7 +665,7 @@ def chosen(session: Session) -> list[Insight]:
     findings in plain words and the findings stated right before an edit."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    messages = _agent_texts(session)
+    messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
