@@ -736,3 +736,12 @@ def test_a_prompt_saying_something_is_right_now_so_is_no_correction() -> None:
     assert _directed("the CI is right now failing on lint, fix it") == []
     assert _directed("the test was right, keep the retry in the client") == [
         "At the user's request: the test was right, keep the retry in the client."]
+
+
+@pytest.mark.parametrize("said", [
+    "export const handler = async (event) => { const body = JSON.parse(event.body); return process(body) }",
+    "if (retries > max) { throw new Error('too many retries for the upload request'); }",
+    "The user wants the retry loop to reset the backoff counter after each successful request.",
+])
+def test_code_outside_backticks_or_the_users_request_restated_before_an_edit_is_no_finding(said: str) -> None:
+    assert _before_edit(said) == []

@@ -599,9 +599,11 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
 # chore or a step, no finding
 _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone|resolved)\b|\bstraightforward\b|"
                               r"\bunused\b|\bdiagnostics?\b|\blsp\b|\bconflict markers?\b|"
-                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b",
+                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b|"
+                              r"^the user (?:wants|asked|needs|is asking|would like)\b",
                               re.IGNORECASE)
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
+_WRITTEN_OUT_RE = re.compile(r"[{}]|=>")  # code written out of backticks: no finding in words
 
 
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
@@ -615,6 +617,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
         return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
