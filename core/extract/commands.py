@@ -10,6 +10,8 @@ import shlex
 from dataclasses import dataclass
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+# Older Codex runs each command as `["bash", "-lc", "..."]`: the command line is the wrapped one
+_WRAPPER_RE = re.compile(r"^(?:/bin/|/usr/bin/)?(?:ba|z)?sh\s+-l?c\s+(?:'(.*)'|\"(.*)\"|(.*))$", re.DOTALL)
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
                         r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
@@ -71,6 +73,8 @@ def _parts(command: str) -> list[tuple[str, bool]]:
     """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
     `echo`s left out."""
     found = []
+    if wrapped := _WRAPPER_RE.match(command.strip()):
+        command = next(group for group in wrapped.groups() if group is not None)
     for part in _SEPARATOR_RE.split(command.strip()):
         step = part.split(" | ", 1)[0].strip().strip("()").strip()
         if step and not step.startswith(("cd ", "echo ", "#")):
