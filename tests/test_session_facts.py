@@ -634,3 +634,21 @@ def test_a_check_inside_a_shell_wrapper_is_a_check_not_a_failed_command(command:
                    output="1 failed, 1 passed in 0.02s")
     facts = session_facts(_shell_session(run))
     assert [t.text for t in facts.threads()] == ["Tests failing: `python3 -m pytest` last run failed (1 failure)"]
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("git add -A && git commit -m 'wip'", "Exit code 1\nOn branch main\nnothing to commit, working tree clean"),
+    ("gh pr create --title x --body y", 'Exit code 1\na pull request for branch "x" into branch "main" already exists'),
+    ("rm build/out.txt", "Exit code 1\nrm: cannot remove 'build/out.txt': No such file or directory"),
+    ("timeout 10 npm run dev", "Exit code 124"),
+])
+def test_a_command_whose_end_was_already_reached_or_that_was_stopped_on_purpose_is_no_note(
+        command: str, error: str) -> None:
+    """Nothing to commit, the PR or file already so, a dev server bounded by `timeout`: nothing is left."""
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_run_of_a_task_is_named_with_its_task_and_another_tasks_pass_does_not_clear_it() -> None:
+    session = _shell_session(_shell("npm run migrate", "Exit code 1\nError: relation \"users\" does not exist"),
+                             _shell("npm run build"))
+    assert session_facts(session).failed == [("npm run migrate", 'Error: relation "users" does not exist')]

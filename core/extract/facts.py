@@ -77,6 +77,11 @@ _WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
                          r"unknown (?:option|flag)")
+# The command's end already reached (nothing to commit, the PR or branch there, the file gone), or a run bounded by
+# `timeout` on purpose (a dev server's start-up): nothing is left
+_ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already exists|cannot remove .*No such file",
+                         re.IGNORECASE)
+_TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
 _CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
@@ -426,11 +431,11 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         command = _text(call)
         if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
-                _MISSING_RE.search(call.error):
+                _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
         steps = [step for step in _steps(command) if _program(step)]
         program, git = programs[-1], commands.git_steps(steps[-1])
-        if _probe(steps[-1]):
+        if _probe(steps[-1]) or steps[-1].startswith("timeout ") and _TIMED_OUT_RE.match(call.error):
             continue
         later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], _named(program)
         if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
@@ -494,10 +499,12 @@ def _steps(command: str) -> list[str]:
 
 
 def _program(step: str) -> str:
-    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a script
-    without the interpreter that runs it: what a later step must run again."""
+    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a task
+    with its name (`npm run migrate`), a script without the interpreter that runs it: what a later step must run
+    again."""
     git = commands.git_steps(step)
-    return f"git {git[0].verb}" if git else " ".join(_SCRIPT_RUN_RE.sub("", commands.bare(step)).split()[:2])
+    words = _SCRIPT_RUN_RE.sub("", commands.bare(step)).split()
+    return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
 
 
 def _named(program: str) -> str:
