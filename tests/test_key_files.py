@@ -205,3 +205,11 @@ def test_a_windows_file_read_outside_the_project_is_no_key_file() -> None:
     session = session_of([("Edit", {"file_path": r"C:\Users\me\app\src\a.py"}), *reads, *reads],
                          cwd=r"C:\Users\me\app")
     assert read_of(session) == [r"C:\Users\me\app\src\b.py", r"C:\Users\me\app\docs\c.py"]
+
+
+def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_the_others_mentions() -> None:
+    """`src/a/index.ts` named twice does not make `src/b/index.ts`, read once, a key file."""
+    session = session_of([("Edit", {"file_path": "/r/src/c.ts"}), ("Read", {"file_path": "/r/src/a/index.ts"}),
+                          ("Read", {"file_path": "/r/src/b/index.ts"})])
+    session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
+    assert read_of(session) == ["src/a/index.ts"]

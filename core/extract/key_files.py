@@ -108,17 +108,25 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     # the folders of the changes and the session's own (Windows paths are never made relative to it)
     worked = tuple({_posix(path).rsplit("/", 1)[0] + "/" for path in [*changed, session.cwd + "/."]
                     if _ABSOLUTE_RE.match(path)})
-    said = [_names(event.text) for event in session.events if event.kind == "assistant" and event.text]
-    planned = set().union(*map(_names, _plans(session)))
+    texts = [event.text for event in session.events if event.kind == "assistant" and event.text]
+    said, plans = [_names(text) for text in texts], _plans(session)
+    planned = set().union(*map(_names, plans))
+    names = Counter(map(_base, reads))
+    # names several files read share, of which the words name one by its path (`src/a/index.ts`)
+    by_path = {_base(path) for path in reads if names[_base(path)] > 1 and any(path in text for text in texts + plans)}
     tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
     scored = []
     for rank, (path, count) in enumerate(reads.items()):
         if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (
                 _ABSOLUTE_RE.match(path) and not _posix(path).startswith(worked)):
             continue
-        name = _posix(path).rsplit("/", 1)[-1]
-        signs = (count > 1, any(name in names for names in said[-LAST_REPORTS:]), name in planned,
-                 sum(name in names for names in said) > 1, _kind(path) == 0 and _tested(path) in tested)
+        name = _base(path)
+        if name in by_path:  # another file read has its name (`index.ts`), and the words tell them apart
+            named, in_plan = [path in text for text in texts], any(path in plan for plan in plans)
+        else:
+            named, in_plan = [name in words for words in said], name in planned
+        signs = (count > 1, any(named[-LAST_REPORTS:]), in_plan, sum(named) > 1,
+                 _kind(path) == 0 and _tested(path) in tested)
         if any(signs):
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
@@ -126,6 +134,10 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
 
 def _posix(path: str) -> str:
     return path.replace("\\", "/")
+
+
+def _base(path: str) -> str:
+    return _posix(path).rsplit("/", 1)[-1]
 
 
 def _plans(session: Session) -> list[str]:
@@ -147,7 +159,7 @@ def _names(text: str) -> set[str]:
 
 def _tested(path: str) -> str:
     """A file's name without its test marks and extension: the same for a test and the code it tests."""
-    name = _posix(path).rsplit("/", 1)[-1]
+    name = _base(path)
     match = _TESTED_RE.match(name)
     return match.group("stem").lower() if match else name.lower()
 
