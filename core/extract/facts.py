@@ -145,14 +145,17 @@ class Facts:
         last = {run.kind: run for run in self.runs}
         return [run for run in last.values() if not run.passed]
 
+    def _by_kind(self) -> list[list[CheckRun]]:
+        """The runs of each kind of check, in order, the kinds in the order first run."""
+        return [[run for run in self.runs if run.kind == kind] for kind in dict.fromkeys(run.kind for run in self.runs)]
+
     def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
         """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
         later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
         run ./cmd/cli/` after `mise run lint` failed; `mise run test` after `mise run test:integration` failed): the
         whole one when several. (`threads` leaves out one the user stopped: their words say why.)"""
         left = []
-        for kind in dict.fromkeys(run.kind for run in self.runs):
-            runs = [run for run in self.runs if run.kind == kind]
+        for runs in self._by_kind():
             if not runs[-1].passed:
                 continue  # `failing` says it
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
@@ -226,14 +229,13 @@ class Facts:
         """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
         named by its last command."""
         lines = []
-        for kind in dict.fromkeys(run.kind for run in self.runs):
-            runs = [run for run in self.runs if run.kind == kind]
+        for runs in self._by_kind():
             if all(run.passed for run in runs):
                 continue
             streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
             said = ["passed" if streak[0].passed else "failed" + next(
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
+            lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
 
 
