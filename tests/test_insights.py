@@ -15,7 +15,7 @@ from eywa.core.extract.insights import (
     FOLLOWED,
     REPORTED,
     Insight,
-    agent_messages,
+    agent_texts,
     changes_in,
     chosen,
     insights,
@@ -47,8 +47,8 @@ def lines_of(text: str) -> list[str]:
 
 def stated(session_id: str) -> list[str]:
     """Every insight the rules read in the session's messages, before the few are chosen."""
-    messages = agent_messages(corpus_session(session_id))
-    return [kinded(item) for text in messages for item in insights_in(sentences(text))]
+    messages = agent_texts(corpus_session(session_id))
+    return [kinded(item) for _, text in messages for item in insights_in(sentences(text))]
 
 
 def test_a_key_fix_stated_is_a_root_cause_named_for_its_code() -> None:
@@ -718,3 +718,30 @@ def test_the_finding_before_an_edit_holds_across_narration_between() -> None:
     # with dirname "$0" so it works in worktrees.")
     assert ('Uses `dirname "$0"` to resolve the hooks directory dynamically — works correctly with worktrees.'
             in texts("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7"))
+
+
+@pytest.mark.parametrize("prompt", ["can you fix it?", "can you please proceed?", "can you continue?",
+                                    "Can you commit and push?", "ok can you go ahead?", "can you apply the fix?",
+                                    "can you make the changes?", "could you make it better?", "Can you update it?"])
+def test_a_go_ahead_asked_as_a_question_names_no_change_and_is_no_choice(prompt: str) -> None:
+    assert _directed(prompt) == []
+
+
+def test_a_change_asked_as_a_question_that_names_what_to_change_is_the_users_choice() -> None:
+    assert _directed("can you do the same for the config loader?") == [
+        "At the user's request: can you do the same for the config loader."]
+
+
+def test_a_prompt_saying_something_is_right_now_so_is_no_correction() -> None:
+    assert _directed("the CI is right now failing on lint, fix it") == []
+    assert _directed("the test was right, keep the retry in the client") == [
+        "At the user's request: the test was right, keep the retry in the client."]
+
+
+@pytest.mark.parametrize("said", [
+    "export const handler = async (event) => { const body = JSON.parse(event.body); return process(body) }",
+    "if (retries > max) { throw new Error('too many retries for the upload request'); }",
+    "The user wants the retry loop to reset the backoff counter after each successful request.",
+])
+def test_code_outside_backticks_or_the_users_request_restated_before_an_edit_is_no_finding(said: str) -> None:
+    assert _before_edit(said) == []

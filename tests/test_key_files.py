@@ -182,3 +182,34 @@ def test_the_code_a_changed_test_tests_is_read_by_its_name_in_each_language(test
     session = session_of([("Read", {"file_path": f"/r/{code}"}), ("Read", {"file_path": f"/r/{other}"}),
                           ("Edit", {"file_path": f"/r/{test}"})])
     assert read_of(session) == [code]
+
+
+@pytest.mark.parametrize("path", ["/r/.env.local", "/r/.env.production", "/r/.envrc", "/r/certs/server.pem",
+                                  "/r/deploy/id_rsa", "/r/.npmrc", "/r/package-lock.json", "/r/go.sum",
+                                  "/r/yarn.lock", "/r/uv.lock"])
+def test_a_secret_or_a_lock_file_read_again_is_no_key_file(path: str) -> None:
+    """A secret's place is not the work to show, nor a generated lock file a reader opens to follow it."""
+    session = session_of([("Edit", {"file_path": "/r/a.go"}), ("Read", {"file_path": path}),
+                          ("Read", {"file_path": path})])
+    assert read_of(session) == []
+
+
+def test_an_env_example_read_again_is_a_key_file() -> None:
+    session = session_of([("Edit", {"file_path": "/r/a.go"}), *[("Read", {"file_path": "/r/.env.example"})] * 2])
+    assert read_of(session) == [".env.example"]
+
+
+def test_a_windows_file_read_outside_the_project_is_no_key_file() -> None:
+    reads = [("Read", {"file_path": path}) for path in (r"C:\Users\me\other\notes.py", r"C:\Users\me\app\src\b.py",
+                                                        r"C:\Users\me\app\docs\c.py")]
+    session = session_of([("Edit", {"file_path": r"C:\Users\me\app\src\a.py"}), *reads, *reads],
+                         cwd=r"C:\Users\me\app")
+    assert read_of(session) == [r"C:\Users\me\app\src\b.py", r"C:\Users\me\app\docs\c.py"]
+
+
+def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_the_others_mentions() -> None:
+    """`src/a/index.ts` named twice does not make `src/b/index.ts`, read once, a key file."""
+    session = session_of([("Edit", {"file_path": "/r/src/c.ts"}), ("Read", {"file_path": "/r/src/a/index.ts"}),
+                          ("Read", {"file_path": "/r/src/b/index.ts"})])
+    session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
+    assert read_of(session) == ["src/a/index.ts"]

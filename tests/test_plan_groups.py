@@ -108,3 +108,18 @@ def test_changed_files_of_a_first_ingest_hold_no_paths_and_answer_as_the_set_how
         assert all(f.location in every for f in files)
         assert [f.location in some for f in files] == [n == 3 for n in range(10)]
         assert [f.location in most for f in files] == [n != 0 for n in range(10)]
+
+
+def test_asking_whether_a_session_is_grouped_makes_no_session_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan asks of every session to redraft (all of them after a rules change): an answer, not a record each."""
+    files = [_claude(n) for n in range(3)]
+    groups = group_sessions(files, file_session)
+    first = files[0].location.rsplit("/", 1)[1][:-6]
+
+    def made(*_: object) -> SessionFiles:
+        raise AssertionError("a SessionFiles made to answer `in`")
+
+    monkeypatch.setattr(type(groups), "_made", made)
+    assert first in groups and "not-grouped" not in groups and 3 not in groups
+    del groups[first]
+    assert first not in groups

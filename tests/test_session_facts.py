@@ -480,3 +480,176 @@ def test_the_unchecked_test_plan_of_a_drafted_pr_is_not_run() -> None:
 def test_a_drafted_pr_with_no_test_plan_leaves_none_unticked() -> None:
     facts = session_facts(corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"))
     assert (facts.pr, facts.unticked) == ("drafted", [])
+
+
+def _shell_session(*calls: ToolCall) -> Session:
+    session = Session(session_id="s", agent="claude", cwd="/work/widgets")
+    session.events = [Event("tool", None, tool=call) for call in calls]
+    return session
+
+
+def _shell(command: object, error: str | None = None) -> ToolCall:
+    return ToolCall(str(id(command)) + (error or ""), "Bash", {"command": command}, is_error=error is not None,
+                    error=error or "")
+
+
+@pytest.mark.parametrize("command", ['""', "'' && ''", None, ["make", "x"]])
+def test_a_failed_command_of_no_words_or_of_no_text_names_no_program(command: object) -> None:
+    assert session_facts(_shell_session(_shell(command, "Exit code 1\nboom"))).failed == []
+
+
+def test_a_failed_command_whose_output_says_nothing_is_named_without_an_empty_verdict() -> None:
+    threads = [t.text for t in session_facts(_shell_session(_shell("make deploy", "Exit code 2"))).threads()]
+    assert threads == ["Failed, not run again: `make deploy`"]
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("gh pr view --json url", 'Exit code 1\nno pull requests found for branch "feat"'),
+    ("gh pr checks 12", "Exit code 8\nSome checks were not successful"),
+    ("gh run view 991 --log-failed", "Exit code 1\nrun 991 is still in progress"),
+    ("pip show requests", "Exit code 1\nWARNING: Package(s) not found: requests"),
+    ("npm outdated", "Exit code 1\nPackage  Current  Wanted  Latest\nreact  18.2.0  18.3.1  19.0.0"),
+    ("npm ls react", "Exit code 1\nnpm error missing: react"),
+    ("docker ps --filter name=db", "Exit code 1\nCannot connect to the Docker daemon"),
+    ("git ls-remote --exit-code origin feat", "Exit code 2"),
+    ("! grep -q TODO src/app.py", "Exit code 1"),
+    ("systemctl status nginx", "Exit code 3\nActive: inactive (dead)"),
+])
+def test_a_failed_probe_of_a_tool_that_reads_is_no_note(command: str, error: str) -> None:
+    """Their exit status is the answer (no PR yet, a check pending, a package missing, a match expected absent)."""
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_step_of_a_tool_that_acts_is_a_note() -> None:
+    failed = session_facts(_shell_session(_shell("gh pr merge 12 --squash", "Exit code 1\nPull request is not "
+                                                                             "mergeable"))).failed
+    assert failed == [("gh pr", "Pull request is not mergeable")]
+
+
+@pytest.mark.parametrize(("failed", "rerun"), [
+    ("python scripts/gen.py --all", "python3 scripts/gen.py --all"),
+    ("./scripts/gen.sh --all", "bash scripts/gen.sh --all"),
+    ("/work/widgets/bin/tool run", "./bin/tool run"),
+    ("node scripts/build.js", "node ./scripts/build.js"),
+])
+def test_a_failed_command_run_through_later_under_another_spelling_is_no_note(failed: str, rerun: str) -> None:
+    session = _shell_session(_shell(failed, "Exit code 1\nError: config missing"), _shell(rerun))
+    assert session_facts(session).failed == []
+
+
+def test_a_failed_script_is_a_note_when_only_another_script_ran_through_after() -> None:
+    session = _shell_session(_shell("python3 scripts/gen.py", "Exit code 1\nError: config missing"),
+                             _shell("python3 scripts/other.py"))
+    assert session_facts(session).failed == [("gen.py", "Error: config missing")]
+
+
+def _test_run(command: str, passed: bool) -> ToolCall:
+    return ToolCall(command + str(passed), "Bash", {"command": command}, is_error=not passed,
+                    error="" if passed else "Exit code 1", output="5 passed" if passed else "1 failed, 4 passed")
+
+
+@pytest.mark.parametrize(("failed", "passed"), [
+    ("pytest tests/test_x.py::test_y", "pytest tests/test_x.py"),
+    ("go test ./pkg/store -run TestSave", "go test ./pkg/store"),
+    ("pytest tests/test_x.py -k retry", "pytest tests/"),
+    ("go test ./pkg/store/...", "go test ./pkg/..."),
+])
+def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
+    """A test written red, run alone, then its file passed: the full pass before does not matter."""
+    session = _shell_session(_test_run("pytest", True), _test_run(failed, False), _test_run(passed, True))
+    assert session_facts(session).not_rerun() == []
+
+
+@pytest.mark.parametrize(("failed", "passed"), [
+    ("pytest tests/test_a.py", "pytest tests/test_b.py"),
+    ("pytest tests/test_x.py", "pytest tests/test_x.py::test_y"),
+    ("go test ./pkg/...", "go test ./pkg"),
+    ("pytest tests/test_x.py", "pytest tests/test_x.py -k retry"),
+])
+def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(
+        failed: str, passed: str) -> None:
+    session = _shell_session(_test_run(failed, False), _test_run(passed, True))
+    assert [(run.command, last.command) for run, last in session_facts(session).not_rerun()] == [(failed, passed)]
+
+
+def test_a_failed_commands_verdict_of_one_long_word_is_cut_to_a_line_a_phone_shows() -> None:
+    (_, said), = session_facts(_shell_session(_shell("./deploy.sh", "Exit code 1\nError:" + "x" * 900))).failed
+    assert len(said) <= 120
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("test -f config.yaml && ./scripts/run.sh", "Exit code 1"),
+    ("grep -q OLD src/a.py && sed -i 's/OLD/NEW/' src/a.py", "Exit code 1"),
+    ("ls dist/ && node dist/index.js", "Exit code 2\nls: cannot access 'dist/': No such file or directory"),
+])
+def test_a_failed_probe_before_the_last_step_is_no_note_of_a_step_that_never_ran(command: str, error: str) -> None:
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_last_step_after_a_probe_that_passed_is_a_note() -> None:
+    failed = session_facts(_shell_session(_shell("ls dist/ && node dist/index.js",
+                                                 "Exit code 1\nindex.js\nError: PORT is not set"))).failed
+    assert failed == [("index.js", "Error: PORT is not set")]
+
+
+def test_a_secret_in_a_failed_commands_verdict_or_its_name_is_redacted_in_the_handoff(tmp_path: Path) -> None:
+    """The quoted verdict line comes from the command's output, read redacted, as its name from the command."""
+    from eywa.core.redaction.scrubber import default_redactor
+
+    secret = "ghp_" + "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z4A"
+    records = [
+        {"timestamp": "2026-02-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/work/widgets"}},
+        {"timestamp": "2026-02-01T10:00:01Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                     "arguments": json.dumps({"command": ["bash", "-lc", f"./deploy.sh --token={secret}"]})}},
+        {"timestamp": "2026-02-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1",
+                     "output": f"Exit code: 1\nOutput:\nError: token {secret} was denied"}},
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    session = build_codex_session("s", [path], default_redactor().redact)[0]
+    threads = [t.text for t in session_facts(session).threads()]
+    assert threads and threads[0].startswith("Failed, not run again: `deploy.sh")
+    assert not any(secret in t or secret[:12] in t for t in threads)
+
+
+def test_a_failed_windows_command_is_named_by_its_program_and_its_verdict_without_the_path() -> None:
+    """Copilot CLI's PowerShell: backslashes are a path's, not escapes."""
+    error = "Exit code 1\nError: C:\\Users\\me\\app\\x.txt not found"
+    session = _shell_session(_shell(r"C:\tools\gen.exe --all", error))
+    assert session_facts(session).failed == [("gen.exe --all", "Error: not found")]
+
+
+@pytest.mark.parametrize("command", [r"Get-ChildItem -Path .\src", r"Test-Path C:\Users\me\app\.env",
+                                     r"Select-String -Path src\*.py -Pattern TODO"])
+def test_a_failed_powershell_probe_is_no_note(command: str) -> None:
+    assert session_facts(_shell_session(_shell(command, "Exit code 1\nCannot find path"))).failed == []
+
+
+@pytest.mark.parametrize("command", ["bash -lc 'python3 -m pytest'", "bash -lc python3 -m pytest",
+                                     'zsh -c "cd widgets && python3 -m pytest"'])
+def test_a_check_inside_a_shell_wrapper_is_a_check_not_a_failed_command(command: str) -> None:
+    """Older Codex runs each command as `["bash", "-lc", "..."]`: a test run left failing is a failing check."""
+    run = ToolCall("t", "Bash", {"command": command}, is_error=True, error="Exit code 1",
+                   output="1 failed, 1 passed in 0.02s")
+    facts = session_facts(_shell_session(run))
+    assert [t.text for t in facts.threads()] == ["Tests failing: `python3 -m pytest` last run failed (1 failure)"]
+
+
+@pytest.mark.parametrize(("command", "error"), [
+    ("git add -A && git commit -m 'wip'", "Exit code 1\nOn branch main\nnothing to commit, working tree clean"),
+    ("gh pr create --title x --body y", 'Exit code 1\na pull request for branch "x" into branch "main" already exists'),
+    ("rm build/out.txt", "Exit code 1\nrm: cannot remove 'build/out.txt': No such file or directory"),
+    ("timeout 10 npm run dev", "Exit code 124"),
+])
+def test_a_command_whose_end_was_already_reached_or_that_was_stopped_on_purpose_is_no_note(
+        command: str, error: str) -> None:
+    """Nothing to commit, the PR or file already so, a dev server bounded by `timeout`: nothing is left."""
+    assert session_facts(_shell_session(_shell(command, error))).failed == []
+
+
+def test_a_failed_run_of_a_task_is_named_with_its_task_and_another_tasks_pass_does_not_clear_it() -> None:
+    session = _shell_session(_shell("npm run migrate", "Exit code 1\nError: relation \"users\" does not exist"),
+                             _shell("npm run build"))
+    assert session_facts(session).failed == [("npm run migrate", 'Error: relation "users" does not exist')]

@@ -50,6 +50,8 @@ _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--qu
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
 _SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package)(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
+# A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
+_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|::\S*")
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
                         r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully|"
                         r"^(?:#|ℹ) pass [1-9]", re.MULTILINE)
@@ -127,6 +129,29 @@ def scoped(command: str) -> bool:
     marker (`go test ./cmd/cli/...`, `pytest tests/test_x.py::test_y`, `-run TestX`, `-k name`, `mise run test --
     ./redact/...`); `mise run lint`, `go test ./...`, `pytest` run it all."""
     return bool(_SCOPE_RE.search(" " + command.replace("./...", "")))
+
+
+def within(part: str, whole: str) -> bool:
+    """Whether a check run on a part is run again by one on a wider part that holds it, without its filters
+    (`pytest tests/x.py::test_y` by `pytest tests/x.py`, `go test ./pkg -run TestX` by `go test ./pkg`, `pytest
+    tests/x.py` by `pytest tests/`)."""
+    if _FILTER_RE.search(" " + whole):
+        return False
+    words, wider = _FILTER_RE.sub("", " " + part).split(), whole.split()
+    paths = [word for word in wider if _is_path(word)]
+    return bool(paths) and [w for w in words if not _is_path(w)] == [w for w in wider if not _is_path(w)] and all(
+        any(_holds(path, word) for path in paths) for word in words if _is_path(word))
+
+
+def _is_path(word: str) -> bool:
+    return not word.startswith("-") and ("/" in word or bool(re.search(r"\.\w+$", word)))
+
+
+def _holds(wider: str, path: str) -> bool:
+    """Whether the `wider` path holds `path`: a folder holds its files; `./pkg/...` (subpackages too) is not in
+    `./pkg`."""
+    inner, outer = (p.removeprefix("./").removesuffix("/...").rstrip("/") for p in (path, wider))
+    return (inner == outer or inner.startswith(outer + "/")) and (wider.endswith("/...") or not path.endswith("/..."))
 
 
 def failed(output: str) -> bool | None:

@@ -16,14 +16,19 @@ PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out 
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
 _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
                            r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
-                           r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right|correct))\b",
+                           r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right\b(?! now)|correct))\b",
                            re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")
 _ASKED_RE = re.compile(r"^(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) (?:also |please |just )?"
                        r"(?!(?:double |)check|verify|explain|look|help|run|show|tell|see|find|figure|try|investigate|"
-                       r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)[a-z]+\b[^?]*\?$",
+                       r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)(?P<asked>[a-z]+\b[^?]*)\?$",
                        re.IGNORECASE)
+# "can you fix it?", "can you please proceed?", "can you commit and push?": a go-ahead that names no change
+_GO_AHEAD_WORDS = frozenset("it this that these those them the a an and or to for of please now again all ahead go "
+                            "proceed continue commit push do make apply implement update fix finish change changes "
+                            "better".split())
+ASKED_WORDS = 2  # words a change asked as a question names besides a go-ahead's
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
 # ("no" only with its mark: "no need to ..." is the direction itself)
@@ -54,7 +59,8 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         prompts += 1
         text = " ".join(event.text.split())
-        asked = bool(_ASKED_RE.match(text))
+        asked = (match := _ASKED_RE.match(text)) is not None and len(
+            set(re.findall(r"[\w`.-]+", match["asked"].lower())) - _GO_AHEAD_WORDS) >= ASKED_WORDS
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
                 not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue

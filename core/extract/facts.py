@@ -56,22 +56,39 @@ _PROBES = frozenset("ls cat grep rg find fd head tail less which type command te
                     "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
                     "true false sleep kill pkill mkdir touch cd for while if".split())
 _GIT_READS = frozenset("status log show diff cat-file rev-parse config branch ls-files ls-tree blame fetch remote "
-                       "describe reflog shortlog grep check-ignore for-each-ref show-ref merge-base worktree "
+                       "describe reflog shortlog grep ls-remote check-ignore for-each-ref show-ref merge-base worktree "
                        "stash".split())
+# A tool's step that reads, whose exit status is its answer (no PR yet, a check pending, a package missing), or a
+# step negated (`! grep -q TODO`): a probe as well
+_PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) (?:view|checks|status|list|diff|"
+                            r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
+                            r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
+                            r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
+                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
+# `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
+_SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
+                            r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
-_LONG_PATH_RE = re.compile(r"\S*/\S*/\S+")
+_LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
+_WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
                          r"unknown (?:option|flag)")
+# The command's end already reached (nothing to commit, the PR or branch there, the file gone), or a run bounded by
+# `timeout` on purpose (a dev server's start-up): nothing is left
+_ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already exists|cannot remove .*No such file",
+                         re.IGNORECASE)
+_TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
 _CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
+MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
@@ -133,14 +150,17 @@ class Facts:
         last = {run.kind: run for run in self.runs}
         return [run for run in last.values() if not run.passed]
 
+    def _by_kind(self) -> list[list[CheckRun]]:
+        """The runs of each kind of check, in order, the kinds in the order first run."""
+        return [[run for run in self.runs if run.kind == kind] for kind in dict.fromkeys(run.kind for run in self.runs)]
+
     def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
         """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
         later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
         run ./cmd/cli/` after `mise run lint` failed; `mise run test` after `mise run test:integration` failed): the
         whole one when several. (`threads` leaves out one the user stopped: their words say why.)"""
         left = []
-        for kind in dict.fromkeys(run.kind for run in self.runs):
-            runs = [run for run in self.runs if run.kind == kind]
+        for runs in self._by_kind():
             if not runs[-1].passed:
                 continue  # `failing` says it
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
@@ -156,14 +176,13 @@ class Facts:
         (the person may push and open it themselves)."""
         found = []
         for run in self.failing():
-            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
             found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
-                                f"failed{counted}", True))
+                                f"failed{_counted(run)}", True))
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
-            counted = f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed{counted}; "
-                                f"only `{one_line(last.command, 80)}` passed after", False))
-        found += [Thread(f"Failed, not run again: `{command}`: {said}", False) for command, said in self.failed]
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed"
+                                f"{_counted(run)}; only `{one_line(last.command, 80)}` passed after", False))
+        found += [Thread(f"Failed, not run again: `{command}`" + (f": {said}" if said else ""), False)
+                  for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
@@ -217,22 +236,28 @@ class Facts:
         """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
         named by its last command."""
         lines = []
-        for kind in dict.fromkeys(run.kind for run in self.runs):
-            runs = [run for run in self.runs if run.kind == kind]
+        for runs in self._by_kind():
             if all(run.passed for run in runs):
                 continue
             streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
             said = ["passed" if streak[0].passed else "failed" + next(
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            lines.append(f"{_KIND_WORDS[kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
+            lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
         return lines[:2]
 
 
 def _covers(later: str, failed: str) -> bool:
     """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
     or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
-    `mise run test:integration`)."""
-    return not commands.scoped(later) and (commands.scoped(failed) or set(failed.split()) <= set(later.split()))
+    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`)."""
+    if commands.scoped(later):
+        return commands.within(failed, later)
+    return commands.scoped(failed) or set(failed.split()) <= set(later.split())
+
+
+def _counted(run: CheckRun) -> str:
+    """" (2 failures)" after a failed run's command, when its output counted them."""
+    return f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
 
 
 def _more(items: list[str]) -> str:
@@ -416,38 +441,59 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
     explained and left): not a check (the runs say those), a probe that reads (`ls`, `git show`), an experiment fed
     on stdin, a scratch folder's, a conflict the session committed through, nor a call the user or tools stopped."""
     calls = [c for c in session.tool_calls if c.name == "Bash" and not c.rejected and not c.denied]
-    ran = [(c, [_program(step) for step in _steps(_text(c))]) for c in calls]
+    ran = [(c, [program for step in _steps(_text(c)) if (program := _program(step))]) for c in calls]
     left: list[tuple[str, str]] = []
     for at, (call, programs) in enumerate(ran):
         command = _text(call)
         if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
-                _MISSING_RE.search(call.error):
+                _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
-        program, git = programs[-1], commands.git_steps(_steps(command)[-1])
-        if program.split()[0] in _PROBES or (git and git[0].verb in _GIT_READS):
+        steps = [step for step in _steps(command) if _program(step)]
+        program, git = programs[-1], commands.git_steps(steps[-1])
+        if _probe(steps[-1]) or steps[-1].startswith("timeout ") and _TIMED_OUT_RE.match(call.error):
             continue
-        later = [(c, p) for c, p in ran[at + 1:] if not c.is_error]
-        if any(program in done for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
+        later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], _named(program)
+        if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
                 s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
             continue
-        lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
-                               for ln in (call.error + "\n" + call.output).splitlines()) if ln]
-        said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
-            (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
-        while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
-            said = said[code.end():]
-        left.append((_named(program), clause(said, 12)))
+        said = _verdict(call)
+        probes = {_program(step).split()[0] for step in steps[:-1] if _probe(step)}
+        if probes and (not said or said.split(":")[0] in probes):
+            continue  # a probe before the last step failed (`test -f x && ./run.sh`): the last never ran
+        left.append((name, said))
     return left[-MAX_FAILED:]
 
 
+def _probe(step: str) -> bool:
+    """Whether a step reads or probes: its failure says what is there, no work is left."""
+    git = commands.git_steps(step)
+    return _program(step).split()[0] in _PROBES or bool(_PROBE_STEP_RE.match(commands.bare(step))) or bool(
+        git and git[0].verb in _GIT_READS)
+
+
+def _verdict(call: ToolCall) -> str:
+    """The line of a failed command's output that says so, in a few words: a check's own verdict line, else the last
+    line naming an error, else the first."""
+    lines = [ln for ln in (_LONG_PATH_RE.sub("", _EXIT_RE.sub("", ln)).strip()
+                           for ln in (call.error + "\n" + call.output).splitlines()) if ln]
+    said = next((ln for ln in lines if _FAIL_MARK_RE.search(ln)), None) or next(
+        (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
+    while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
+        said = said[code.end():]
+    return one_line(clause(said, 12), MAX_VERDICT)
+
+
 def _text(call: ToolCall) -> str:
-    return str(call.input.get("command", ""))
+    command = call.input.get("command")
+    return command if isinstance(command, str) else ""
 
 
 def _steps(command: str) -> list[str]:
     """A command line's steps, split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
     exports, a shell wrapper's (`bash -lc "..."`) its own."""
+    if _WINDOWS_PATH_RE.search(command):
+        command = command.replace("\\", "/")
     lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     found: list[list[str]] = [[]]
@@ -469,14 +515,16 @@ def _steps(command: str) -> list[str]:
 
 
 def _program(step: str) -> str:
-    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`): what a
-    later step must run again."""
+    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a task
+    with its name (`npm run migrate`), a script without the interpreter that runs it: what a later step must run
+    again."""
     git = commands.git_steps(step)
-    return f"git {git[0].verb}" if git else " ".join(commands.bare(step).split()[:2])
+    words = _SCRIPT_RUN_RE.sub("", commands.bare(step)).split()
+    return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
 
 
 def _named(program: str) -> str:
-    """A program as a thread names it: a script by its file name."""
+    """A program as a thread names it, and as any spelling of it runs it: a script by its file name."""
     first, _, rest = program.partition(" ")
     return f"{first.rsplit('/', 1)[-1]} {rest}".strip()
 

@@ -399,7 +399,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-def _agent_texts(session: Session) -> list[tuple[int, str]]:
+def agent_texts(session: Session) -> list[tuple[int, str]]:
     """(event index, text) of what Claude wrote: its messages, and the plans it wrote in plan mode (a plan approved,
     or one a new session was started to carry out)."""
     found: list[tuple[int, str]] = []
@@ -411,11 +411,6 @@ def _agent_texts(session: Session) -> list[tuple[int, str]]:
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
             found.append((index, str(event.tool.input.get("plan", ""))))
     return found
-
-
-def agent_messages(session: Session) -> list[str]:
-    """What Claude wrote: its messages, and the plans it wrote in plan mode."""
-    return [text for _, text in _agent_texts(session)]
 
 
 def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
@@ -604,9 +599,11 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
 # chore or a step, no finding
 _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gone|resolved)\b|\bstraightforward\b|"
                               r"\bunused\b|\bdiagnostics?\b|\blsp\b|\bconflict markers?\b|"
-                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b",
+                              r"^(?:starting|wait|got it|so|but|or|and|this will)\b|\b(?:i|we) need to\b|"
+                              r"^the user (?:wants|asked|needs|is asking|would like)\b",
                               re.IGNORECASE)
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
+_WRITTEN_OUT_RE = re.compile(r"[{}]|=>")  # code written out of backticks: no finding in words
 
 
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
@@ -620,6 +617,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
         return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
@@ -670,7 +668,7 @@ def chosen(session: Session) -> list[Insight]:
     findings in plain words and the findings stated right before an edit."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
-    messages = _agent_texts(session)
+    messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)

@@ -6,7 +6,6 @@ tests)."""
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 
@@ -28,10 +27,16 @@ _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|sa
 _TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
                       r"\.(?:test|spec)\.\w+$|\wTests?\.(?:java|kt|cs|swift|scala)$")
 _DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
-# Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets.
+# Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets
+# and keys (an example env file is not one), generated lock files.
 _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
-                          r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env$", re.IGNORECASE)
+                          r"\.venv|venv|\.git)/|/go/pkg/mod/|(?:^|/)\.env(?:\.(?!example$|sample$|template$)[\w.-]+)?$|"
+                          r"(?:^|/)(?:\.envrc|\.npmrc|\.pypirc|\.netrc|id_(?:rsa|dsa|ecdsa|ed25519)\b[^/]*)$|"
+                          r"\.(?:pem|key|p12|pfx)$|(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|"
+                          r"pnpm-lock\.yaml|go\.sum|Cargo\.lock|poetry\.lock|uv\.lock|Gemfile\.lock|composer\.lock)$",
+                          re.IGNORECASE)
 _NAME_RE = re.compile(r"[\w.-]+")
+_ABSOLUTE_RE = re.compile(r"/|[A-Za-z]:[\\/]")  # a path outside the session's folder, of POSIX or of Windows
 # The code a test tests: `x_test.go`, `test_x.py`, `x_spec.rb`, `x.test.ts`, `x.spec.js`, `XTest.java` -> `x`, `X`.
 _TESTED_RE = re.compile(r"^(?:test_)?(?P<stem>.+?)(?:_test|_spec|\.test|\.spec|Tests?)?\.(?P<ext>\w+)$")
 
@@ -100,21 +105,39 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
         path = call.input.get("file_path") or call.input.get("path")
         if call.name == "Read" and not call.is_error and isinstance(path, str) and path:
             reads[relative_path(path, session.cwd)] += 1
-    worked = {posixpath.dirname(path) + "/" for path in changed if path.startswith("/")}
-    said = [_names(event.text) for event in session.events if event.kind == "assistant" and event.text]
-    planned = set().union(*map(_names, _plans(session)))
+    # the folders of the changes and the session's own (Windows paths are never made relative to it)
+    worked = tuple({_posix(path).rsplit("/", 1)[0] + "/" for path in [*changed, session.cwd + "/."]
+                    if _ABSOLUTE_RE.match(path)})
+    texts = [event.text for event in session.events if event.kind == "assistant" and event.text]
+    said, plans = [_names(text) for text in texts], _plans(session)
+    planned = set().union(*map(_names, plans))
+    names = Counter(map(_base, reads))
+    # names several files read share, of which the words name one by its path (`src/a/index.ts`)
+    by_path = {_base(path) for path in reads if names[_base(path)] > 1 and any(path in text for text in texts + plans)}
     tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
     scored = []
     for rank, (path, count) in enumerate(reads.items()):
         if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (
-                path.startswith("/") and not any(path.startswith(folder) for folder in worked)):
+                _ABSOLUTE_RE.match(path) and not _posix(path).startswith(worked)):
             continue
-        name = path.rsplit("/", 1)[-1]
-        signs = (count > 1, any(name in names for names in said[-LAST_REPORTS:]), name in planned,
-                 sum(name in names for names in said) > 1, _kind(path) == 0 and _tested(path) in tested)
+        name = _base(path)
+        if name in by_path:  # another file read has its name (`index.ts`), and the words tell them apart
+            named, in_plan = [path in text for text in texts], any(path in plan for plan in plans)
+        else:
+            named, in_plan = [name in words for words in said], name in planned
+        signs = (count > 1, any(named[-LAST_REPORTS:]), in_plan, sum(named) > 1,
+                 _kind(path) == 0 and _tested(path) in tested)
         if any(signs):
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
+
+
+def _posix(path: str) -> str:
+    return path.replace("\\", "/")
+
+
+def _base(path: str) -> str:
+    return _posix(path).rsplit("/", 1)[-1]
 
 
 def _plans(session: Session) -> list[str]:
@@ -136,7 +159,7 @@ def _names(text: str) -> set[str]:
 
 def _tested(path: str) -> str:
     """A file's name without its test marks and extension: the same for a test and the code it tests."""
-    name = path.rsplit("/", 1)[-1]
+    name = _base(path)
     match = _TESTED_RE.match(name)
     return match.group("stem").lower() if match else name.lower()
 

@@ -105,6 +105,9 @@ class Groups(MutableMapping[str, SessionFiles]):
     def __getitem__(self, sid: str) -> SessionFiles:
         return self._kept[sid] if sid in self._kept else self._made(sid, self._number[sid])
 
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._number  # `Mapping`'s would make the session's record to answer
+
     def __setitem__(self, sid: str, group: SessionFiles) -> None:
         if sid not in self._number:
             raise KeyError(f"{sid}: sessions are grouped from the files, not added")
