@@ -627,8 +627,7 @@ def test_a_failed_powershell_probe_is_no_note(command: str) -> None:
     assert session_facts(_shell_session(_shell(command, "Exit code 1\nCannot find path"))).failed == []
 
 
-@pytest.mark.parametrize("command", ["bash -lc 'python3 -m pytest'", "bash -lc python3 -m pytest",
-                                     'zsh -c "cd widgets && python3 -m pytest"'])
+@pytest.mark.parametrize("command", ["bash -lc 'python3 -m pytest'", 'zsh -c "cd widgets && python3 -m pytest"'])
 def test_a_check_inside_a_shell_wrapper_is_a_check_not_a_failed_command(command: str) -> None:
     """Older Codex runs each command as `["bash", "-lc", "..."]`: a test run left failing is a failing check."""
     run = ToolCall("t", "Bash", {"command": command}, is_error=True, error="Exit code 1",
