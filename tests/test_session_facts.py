@@ -652,3 +652,11 @@ def test_a_failed_run_of_a_task_is_named_with_its_task_and_another_tasks_pass_do
     session = _shell_session(_shell("npm run migrate", "Exit code 1\nError: relation \"users\" does not exist"),
                              _shell("npm run build"))
     assert session_facts(session).failed == [("npm run migrate", 'Error: relation "users" does not exist')]
+
+
+def test_a_command_the_permission_rules_held_for_approval_is_no_failed_command() -> None:
+    """2b4ed4c0: `claude -p ...` and `claude --version` answered "This command requires approval": never run."""
+    assert session_facts(corpus_session("2b4ed4c0-b905-41de-9238-273db3ec737a")).failed == []
+    blocked = _shell("make -C ~/infra deploy", "make in '~/infra' was blocked. For security, Claude Code may only "
+                                               "run in the allowed working directories")
+    assert session_facts(_shell_session(blocked, _shell("./deploy.sh", "This command requires approval"))).failed == []

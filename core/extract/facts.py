@@ -84,6 +84,7 @@ _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named
 # `timeout` on purpose (a dev server's start-up): nothing is left
 _ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already exists|cannot remove .*No such file",
                          re.IGNORECASE)
+_HELD_RE = re.compile(r"requires approval|was blocked\. For security")  # the permission rules held it: never run
 _TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
 _CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
@@ -447,7 +448,8 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         command = _text(call)
         if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
-                _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
+                _MISSING_RE.search(call.error) or _HELD_RE.search(call.error) or \
+                _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
         steps = [step for step in _steps(command) if _program(step)]
         program, git = programs[-1], commands.git_steps(steps[-1])
