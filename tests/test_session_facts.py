@@ -660,3 +660,18 @@ def test_a_command_the_permission_rules_held_for_approval_is_no_failed_command()
     blocked = _shell("make -C ~/infra deploy", "make in '~/infra' was blocked. For security, Claude Code may only "
                                                "run in the allowed working directories")
     assert session_facts(_shell_session(blocked, _shell("./deploy.sh", "This command requires approval"))).failed == []
+
+
+def test_a_failed_inline_script_of_several_lines_is_an_experiment_not_a_note() -> None:
+    """37f83ec9: `uv run python -c "\\nimport ...` scripts (cut mid-quote when stored) that guessed a wrong import were
+    named by a line of their code (`print('Without cache`, `html…`)."""
+    assert session_facts(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")).failed == []
+    cut = _shell('cd test && uv run python -c "\nfrom app import load\nprint(\'Without cache:\', load())\n# tim…',
+                 "Exit code 1\nImportError: cannot import name 'load' from 'app'")
+    assert session_facts(_shell_session(cut)).failed == []
+
+
+def test_a_failed_one_line_inline_script_is_still_a_note() -> None:
+    """2cfdacb8's `ruby -ryaml -e '...'` check the agent left failing stays a note."""
+    failed = _shell("ruby -ryaml -e 'YAML.load_file(\"ci.yml\")'", "Exit code 1\nPsych::SyntaxError: did not find key")
+    assert session_facts(_shell_session(failed)).failed == [("ruby -ryaml", "Psych::SyntaxError: did not find key")]

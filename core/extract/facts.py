@@ -70,7 +70,8 @@ _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 # `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
 _SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
                             r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
-_STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<")  # `go run /dev/stdin <<'EOF'`: an experiment fed inline
+# `go run /dev/stdin <<'EOF'`, `python -c "<newline>import ...`: an experiment fed inline, a script of several lines
+_STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<|\s-[ce]\s+[\"']\s*\n")
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
