@@ -675,3 +675,13 @@ def test_a_failed_one_line_inline_script_is_still_a_note() -> None:
     """2cfdacb8's `ruby -ryaml -e '...'` check the agent left failing stays a note."""
     failed = _shell("ruby -ryaml -e 'YAML.load_file(\"ci.yml\")'", "Exit code 1\nPsych::SyntaxError: did not find key")
     assert session_facts(_shell_session(failed)).failed == [("ruby -ryaml", "Psych::SyntaxError: did not find key")]
+
+
+def test_a_failed_check_rerun_with_its_paths_spelled_from_the_root_is_rerun() -> None:
+    """37f83ec9: `pytest test/test_x.py` (run from `test/`: not found), then the same with its absolute path, passed;
+    as `ruff check` of one file."""
+    assert not any("not rerun" in t for t in _facts("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")[0])
+    session = _shell_session(_test_run("pytest tests/test_x.py", False), _test_run("pytest /work/widgets/tests/", True))
+    assert session_facts(session).not_rerun() == []
+    session = _shell_session(_test_run("pytest /work/widgets/tests/test_x.py", False), _test_run("pytest tests/", True))
+    assert session_facts(session).not_rerun() == []

@@ -145,6 +145,7 @@ class Facts:
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
+    cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -165,9 +166,10 @@ class Facts:
         for runs in self._by_kind():
             if not runs[-1].passed:
                 continue  # `failing` says it
+            plain = [run.command.replace(self.cwd.rstrip("/") + "/", "") if self.cwd else run.command for run in runs]
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
-                later.command == run.command or (later.passed and _covers(later.command, run.command))
-                for later in runs[at + 1:])]
+                later == plain[at] or (runs[after].passed and _covers(later, plain[at]))
+                for after, later in enumerate(plain[at + 1:], at + 1))]
             if open_:
                 left.append((next((run for run in reversed(open_) if not commands.scoped(run.command)), open_[-1]),
                              runs[-1]))
@@ -538,7 +540,7 @@ def _scratch_command(command: str, program: str) -> bool:
 
 
 def session_facts(session: Session) -> Facts:
-    facts = Facts()
+    facts = Facts(cwd=session.cwd)
     edited: dict[str, None] = {}  # since the last commit, in order
     staged: list[str] = []
     committed = False
