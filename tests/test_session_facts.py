@@ -16,7 +16,7 @@ from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
 from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.facts import facts_in, session_facts
+from eywa.core.extract.facts import HELD, facts_in, session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
 from eywa.core.session import Event, Session, ToolCall
@@ -654,12 +654,17 @@ def test_a_failed_run_of_a_task_is_named_with_its_task_and_another_tasks_pass_do
     assert session_facts(session).failed == [("npm run migrate", 'Error: relation "users" does not exist')]
 
 
-def test_a_command_the_permission_rules_held_for_approval_is_no_failed_command() -> None:
-    """2b4ed4c0: `claude -p ...` and `claude --version` answered "This command requires approval": never run."""
-    assert session_facts(corpus_session("2b4ed4c0-b905-41de-9238-273db3ec737a")).failed == []
-    blocked = _shell("make -C ~/infra deploy", "make in '~/infra' was blocked. For security, Claude Code may only "
-                                               "run in the allowed working directories")
-    assert session_facts(_shell_session(blocked, _shell("./deploy.sh", "This command requires approval"))).failed == []
+def test_a_command_the_permission_rules_held_is_not_run_not_failed() -> None:
+    """2b4ed4c0: `claude -p ...` answered "This command requires approval" and never ran after: open, as not run (its
+    `claude --version` probe held too is nothing left)."""
+    facts = session_facts(corpus_session("2b4ed4c0-b905-41de-9238-273db3ec737a"))
+    assert [t.text for t in facts.threads() if "claude" in t.text] == [
+        "Not run: `claude -p`, held by the permission rules"]
+    blocked = _shell("make deploy", "make in '~/infra' was blocked. For security, Claude Code may only run in the "
+                                    "allowed working directories")
+    assert session_facts(_shell_session(blocked, _shell("./deploy.sh", "This command requires approval"))).failed == [
+        ("make deploy", HELD), ("deploy.sh", HELD)]
+    assert session_facts(_shell_session(blocked, _shell("make deploy"))).failed == []
 
 
 def test_a_failed_inline_script_of_several_lines_is_an_experiment_not_a_note() -> None:

@@ -64,7 +64,8 @@ _PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) 
                             r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
                             r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
                             r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
-                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b)")
+                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b|"
+                            r"\S+ (?:--version|-V|--help|-h)$)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 # `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
@@ -86,6 +87,7 @@ _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named
 _ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already exists|cannot remove .*No such file",
                          re.IGNORECASE)
 _HELD_RE = re.compile(r"requires approval|was blocked\. For security")  # the permission rules held it: never run
+HELD = "held by the permission rules"  # a held command's verdict: it never ran, so it is "Not run", not "Failed"
 _TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
 _CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
@@ -185,8 +187,8 @@ class Facts:
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
             found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed"
                                 f"{_counted(run)}; only `{one_line(last.command, 80)}` passed after", False))
-        found += [Thread(f"Failed, not run again: `{command}`" + (f": {said}" if said else ""), False)
-                  for command, said in self.failed]
+        found += [Thread(f"Not run: `{command}`, {HELD}" if said == HELD else f"Failed, not run again: `{command}`" +
+                         (f": {said}" if said else ""), False) for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
@@ -451,8 +453,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         command = _text(call)
         if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
-                _MISSING_RE.search(call.error) or _HELD_RE.search(call.error) or \
-                _ALREADY_RE.search(call.error + "\n" + call.output):
+                _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
         steps = [step for step in _steps(command) if _program(step)]
         program, git = programs[-1], commands.git_steps(steps[-1])
@@ -462,7 +463,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
                 s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
             continue
-        said = _verdict(call)
+        said = HELD if _HELD_RE.search(call.error) else _verdict(call)
         probes = {_program(step).split()[0] for step in steps[:-1] if _probe(step)}
         if probes and (not said or said.split(":")[0] in probes):
             continue  # a probe before the last step failed (`test -f x && ./run.sh`): the last never ran
