@@ -38,6 +38,10 @@ _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
+<<<<<<< Updated upstream
+=======
+# Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
+>>>>>>> Stashed changes
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
