@@ -33,6 +33,13 @@ MAX_DIRECTION = 160
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+# "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
+_ASKING_WORDS = frozenset("can could we you also please just do it this that the a an have be make".split())
+_QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
+# "Can we have a generic Fallback like "Agent" does that make sense with the setences?": the second question is asked
+# of the agent, not a change
+_SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?:make sense|work|sound)\b.*$",
+                                 re.IGNORECASE)
 
 
 def directions(session: Session) -> list[tuple[int, str]]:
@@ -55,6 +62,9 @@ def directions(session: Session) -> list[tuple[int, str]]:
         prompts += 1
         text = " ".join(event.text.split())
         asked = bool(_ASKED_RE.match(text))
+        if asked:
+            text = _SECOND_QUESTION_RE.sub("?", text)
+            asked = len(set(_QUOTED_RE.sub(" ", text).lower().rstrip("?").split()) - _ASKING_WORDS) >= 2
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
                 not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
