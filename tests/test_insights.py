@@ -684,11 +684,14 @@ def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit(
 
 
 def test_a_finding_before_an_edit_that_points_at_the_sentence_before_it_is_left_out() -> None:
-    # b9bdbf44 "Since they're in the same package, I can use them directly.", 23986045 "This ensures we record the
-    # check attempt ...", b6b83817 "Lines 228 and 331 both immediately set ...": what they are about is said before
+    # b9bdbf44 "Since they're in the same package, I can use them directly." and "The function is too complex ...",
+    # 23986045 "This ensures we record the check attempt ...", b6b83817 "Lines 228 and 331 both immediately set ...",
+    # 9e44573d "Persist it in checkpoint metadata ...": what they are about is said before
     for session_id, start in (("b9bdbf44-cc66-4b63-bf50-e2ace00d58e7", "Since they're"),
                               ("23986045-ec24-48ac-8531-832bf31b9053", "This ensures"),
-                              ("b6b83817-c584-4561-86a0-bd4f974e7274", "Lines 228")):
+                              ("b6b83817-c584-4561-86a0-bd4f974e7274", "Lines 228"),
+                              ("b9bdbf44-cc66-4b63-bf50-e2ace00d58e7", "The function is too complex"),
+                              ("9e44573d-4eb8-4de0-8659-418f3c68706d", "Persist it")):
         assert not any(text.startswith(start) for text in texts(session_id)), session_id
     # 0f6074fc's finding names what it is about: kept
     assert ("The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."

@@ -636,9 +636,12 @@ _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gon
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
 
 
-# "Since they're in the same package, ...", "This ensures ...", "It should be removed ...", "Lines 228 and 331 ...":
-# what the finding is about is in the sentence before it
-_NO_REFERENT_RE = re.compile(r"^(?:(?:since|because|so)\s+)?(?:this|that|it|they|these|those|them|lines? \d+)\b",
+# "Since they're in the same package, ...", "This ensures ...", "It should be removed ...", "Lines 228 and 331 ...",
+# a code name's kind with no name ("The function is ..."): what the finding is about is in the sentence before it
+_NO_REFERENT_RE = re.compile(r"^(?:(?:since|because|so)\s+)?(?:this|that|it|they|these|those|them|lines? \d+)\b|"
+                             r"^\w+ (?:it|them)\b|"  # "Persist it in checkpoint metadata ..."
+                             r"^(?:the|all the) (?:function|method|callers?|app|class|handler|command)s? "
+                             r"(?:is|are|was|were|has|have|generates?)\b",  # "The function is too complex ..."
                              re.IGNORECASE)
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
     """The last statement of a message the agent edited after, reads and narration between ("The comment says output
