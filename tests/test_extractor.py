@@ -312,9 +312,9 @@ def test_insights_have_real_topics_and_skip_asides() -> None:
                                     "each job, so that every message gets it."),
     ]
     found = run_extract(s).insights
-    assert found[0] == ("**digest job** -- The digest job ran in UTC while the owner lives in Berlin, "
-                        "so it fired an hour early.")
-    assert found[1].startswith("**RetryAfter** -- I'd suggest keeping")
+    # each topic (digest job, RetryAfter) is among its text's first words: said once, by the text
+    assert found[0] == "The digest job ran in UTC while the owner lives in Berlin, so it fired an hour early."
+    assert found[1].startswith("I'd suggest keeping `RetryAfter`")
     assert not any("Actually" in item or "scope" in item for item in found)
 
 

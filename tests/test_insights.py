@@ -201,12 +201,35 @@ def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> No
 
 
 def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None:
-    # "... but the command is returning plain errors. Let me update the reset command to follow the error handling
-    # pattern from CLAUDE.md": the cause and what was done on it, one line
+    # ab8c5aa0: "The "too long" test failed because the regex matches the first 12 characters of a longer string. Let
+    # me make the regex stricter ...": the cause and what was done on it, one line
+    assert session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")[0] == (
+        "**Decision** -- Make the regex stricter by requiring the ID to be followed by whitespace or end of string, "
+        "since the \"too long\" test failed because the regex matches the first 12 characters of a longer string.")
+
+
+def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() -> None:
+    # 1ecba475: "Let me update the reset command to follow the error handling pattern", its edit refused: "fix the
+    # test, the code is right"; the finding stays alone
     assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
-        "**Decision** -- Update the reset command to follow the error handling pattern from CLAUDE.md, since the tests "
-        "expect custom error messages printed to stderr, but the command is returning plain errors.",
+        "**Root cause** -- The tests expect custom error messages printed to stderr, but the command is returning "
+        "plain errors.",
         "**Decision** -- At the user's request: fix the test, the code is right.")
+    # f6833005: "Let me simplify the test harness to just commit what exists", refused ("why not adding
+    # .entire/.gitignore?"): the step taken instead keeps its place
+    lines = session_insights("f6833005-7be4-4178-bb37-a0e9feadc36b")
+    assert not any("Simplify the test harness" in line for line in lines), lines
+    assert any(line.endswith("-- Fix `setupAgentHooksNonInteractive` to also create the gitignore, since the issue "
+                              "is that `entire enable --agent` doesn't create it (only the interactive enable does).")
+               for line in lines), lines
+
+
+def test_a_finding_that_is_the_agents_own_step_leaves_the_step_with_its_reason_alone() -> None:
+    # ca8cc13b: "Actually, let me just keep the error return for API consistency but suppress the lint warning", the
+    # sentence before it "But for API consistency with the Gemini pattern, I'll add nolint comments."
+    lines = session_insights("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    assert "**Decision** -- Keep the error return for API consistency but suppress the lint warning." in lines
+    assert not any("I'll add nolint comments" in line for line in lines), lines
 
 
 def test_what_is_kept_since_it_is_fine_is_a_decision() -> None:
@@ -324,7 +347,8 @@ def texts(session_id: str) -> list[str]:
 
 def test_the_line_leaves_the_kind_to_the_text_and_keeps_the_topic() -> None:
     found = insights(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"))
-    assert found[0].startswith("**FileModificationTools** -- The `FileModificationTools` list in `types.go` was")
+    assert found[0].startswith("The `FileModificationTools` list in `types.go` was")  # its topic said once
+    assert any(line.startswith("**replace** -- The key fix was adding `replace`") for line in found), found
     assert not any(line.startswith(("**Decision", "**Root cause", "**Found")) for line in found)
 
 
@@ -659,12 +683,50 @@ def test_no_finding_before_an_edit_from_a_status_a_step_a_read_or_a_failed_edit(
     assert not any("unused" in line for line in texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))
 
 
+def test_a_finding_before_an_edit_that_points_at_the_sentence_before_it_is_left_out() -> None:
+    # b9bdbf44 "Since they're in the same package, I can use them directly." and "The function is too complex ...",
+    # 23986045 "This ensures we record the check attempt ...", b6b83817 "Lines 228 and 331 both immediately set ...",
+    # 9e44573d "Persist it in checkpoint metadata ...": what they are about is said before
+    for session_id, start in (("b9bdbf44-cc66-4b63-bf50-e2ace00d58e7", "Since they're"),
+                              ("23986045-ec24-48ac-8531-832bf31b9053", "This ensures"),
+                              ("b6b83817-c584-4561-86a0-bd4f974e7274", "Lines 228"),
+                              ("b9bdbf44-cc66-4b63-bf50-e2ace00d58e7", "The function is too complex"),
+                              ("9e44573d-4eb8-4de0-8659-418f3c68706d", "Persist it")):
+        assert not any(text.startswith(start) for text in texts(session_id)), session_id
+    # 0f6074fc's finding names what it is about: kept
+    assert ("The comment says output goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."
+            in texts("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b"))
+
+
+def test_a_topic_among_the_first_words_of_the_text_is_said_once_and_a_setting_is_no_topic() -> None:
+    # 0d3a8e6f: "**sidechain group** -- The sidechain group has ..." said the topic twice; 87a7858d's topic, named
+    # later in its text, stays
+    found = insights(corpus_session("0d3a8e6f-290f-4105-a327-a2496e5e2a83"))
+    assert "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses " \
+           "`#ffeee1` (light orange)." in found
+    assert ("**handlePostTask()** -- The commit adds an early exit to `handlePostTask()` when there are no file "
+            "changes.") in insights(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041"))
+    # f744aef5: "... since the linter only checks new/changed code (`new: true`)": a setting, no topic
+    assert topic_of("Add nolint comments, since the linter only checks new/changed code (`new: true`).") != "new: true"
+    assert topic_of("Now `entire session list` will send the whole command path.") == "entire session list"
+
+
 def test_a_change_asked_for_as_a_question_or_a_correction_naming_the_right_side_is_the_users_choice() -> None:
     # ab8c5aa0: "can we import the id packages as checkpointID in trailers.go?", then the edit
     assert "At the user's request: can we import the id packages as checkpointID in trailers.go." in texts(
         "ab8c5aa0-e11b-4b16-9be3-c470a9483829")
     # 1ecba475: "fix the test, the code is right": which side of a failing test to change
     assert "At the user's request: fix the test, the code is right." in texts("1ecba475-5b18-4058-a0cb-e87703f6f792")
+
+
+def test_a_change_asked_that_names_nothing_outside_its_quote_is_no_choice_and_a_second_question_is_cut() -> None:
+    # 569aed7b: "could we also do "Git hooks verified" ?" reads alone as nothing; 488c5296's "can you also add a single
+    # retry?" stays
+    assert not any("Git hooks verified" in line for line in texts("569aed7b-6ead-4790-a3fe-c7028466112c"))
+    assert "At the user's request: can you also add a single retry." in texts("488c5296-fc78-4fdf-8cfd-f1cae9454bd0")
+    # b25a8b6e: "Can we have a generic Fallback like "Agent" does that make sense with the setences?"
+    assert "At the user's request: Can we have a generic Fallback like \"Agent\"." in texts(
+        "b25a8b6e-b748-4911-bc05-dfa90cd63948")
 
 
 def test_a_check_an_investigation_or_tests_asked_for_as_a_question_is_no_choice() -> None:

@@ -111,6 +111,16 @@ def test_a_verification_step_naming_a_command_never_run_is_not_run() -> None:
     assert any(t.startswith("Not run: the plan's verification step: Verify `git show") for t in threads), threads
 
 
+def test_a_verification_step_a_later_check_of_the_kind_it_names_in_words_stands_for_is_run() -> None:
+    """4f8c1176: "Check that `entire resume` works correctly for Claude sessions by verifying the resume integration
+    tests pass", and the session ran `mise run test:integration` (ok) after its edits: no verification left; 48f428f9's
+    `goreleaser release --snapshot` never ran: still named."""
+    threads = draft(corpus_session("4f8c1176-7025-4530-a860-c6fc4c63a150"), UTC).open_threads
+    assert not any(t.startswith("Not run: the plan") for t in threads), threads
+    threads = draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), UTC).open_threads
+    assert any(t.startswith("Not run: the plan's verification step (and 1 more): Run `goreleaser") for t in threads)
+
+
 def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_before_the_edits() -> None:
     """ee6078de: "## What Needs to Change" with numbered headings, then "Let's implement this."; ddf36c6d: "Now I'll
     make all the US English changes. I'll: 1. Rename ...", then its edits."""

@@ -27,7 +27,7 @@ _ASKED_RE = re.compile(r"^(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) (
 # "can you fix it?", "can you please proceed?", "can you commit and push?": a go-ahead that names no change
 _GO_AHEAD_WORDS = frozenset("it this that these those them the a an and or to for of please now again all ahead go "
                             "proceed continue commit push do make apply implement update fix finish change changes "
-                            "better".split())
+                            "better have be also just we you".split())
 ASKED_WORDS = 2  # words a change asked as a question names besides a go-ahead's
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
@@ -38,6 +38,12 @@ MAX_DIRECTION = 160
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+# "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
+_QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
+# "Can we have a generic Fallback like "Agent" does that make sense with the setences?": the second question is asked
+# of the agent, not a change
+_SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?:make sense|work|sound)\b.*$",
+                                 re.IGNORECASE)
 
 
 def directions(session: Session) -> list[tuple[int, str]]:
@@ -59,8 +65,11 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         prompts += 1
         text = " ".join(event.text.split())
-        asked = (match := _ASKED_RE.match(text)) is not None and len(
-            set(re.findall(r"[\w`.-]+", match["asked"].lower())) - _GO_AHEAD_WORDS) >= ASKED_WORDS
+        asked = (match := _ASKED_RE.match(text)) is not None
+        if match:
+            text = _SECOND_QUESTION_RE.sub("?", text)
+            named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
+            asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
                 not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue

@@ -110,6 +110,10 @@ _MANUAL_RE = re.compile(r"^\W*manual(?:ly)?\b|\bmanual (?:test|check|verificatio
 _MANUAL_MARK_RE = re.compile(r"^\W*manual(?:ly)?(?: (?:test|testing|check|verification))?\s*[:—–-]\s*", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{4,})`")
 _COMMAND_RE = re.compile(r"^[a-z][\w.-]* [\w-]")  # "entire enable --agent x", "git show ref": a program and its words
+# "by verifying the resume integration tests pass", "lint is clean": the kind of check a step says in words
+_KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGNORECASE),
+              "lint": re.compile(r"\blint(?:er|ing)? (?:is clean|passes)", re.IGNORECASE),
+              "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -390,10 +394,11 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[s
 def _runs_command(code: re.Match[str] | None, kinds: set[str]) -> bool:
     """Whether a verification step names a command to run (`entire enable --agent openclaw`), not a name to look
     for (`CondenseSession`) nor a check a later run of its kind stands for (`go test ./pkg/...` after `mise run
-    test`)."""
+    test`; "... by verifying the resume integration tests pass" after `mise run test:integration`)."""
     if code is None or not _COMMAND_RE.match(code.group(1)):
         return False
-    return not any(check.kind in kinds for check in commands.checks(code.group(1)))
+    said = {kind for kind, pattern in _KIND_SAID.items() if pattern.search(code.string)}
+    return not any(check.kind in kinds for check in commands.checks(code.group(1))) and not said & kinds
 
 
 def _short_code(code: re.Match[str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.directions import PLAN_PROMPT, directions
@@ -28,6 +28,7 @@ REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
+REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): the last to fill a place
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -220,6 +221,9 @@ def as_stated(text: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+OPENING_WORDS = 4  # a topic named among a text's first words is said by the text
+
+
 @dataclass(frozen=True)
 class Insight:
     kind: str  # "Root cause" | "Decision" | "Found"
@@ -237,7 +241,8 @@ class Insight:
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
         first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
-        opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic)
+        opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic) \
+            or f" {topic} " in f" {' '.join(first.split()[:OPENING_WORDS])} "  # "The `hooks` parent command ..."
         return f"**{self.topic}** -- {text}" if self.topic and not opens else text
 
 
@@ -262,7 +267,8 @@ def _code_topic(text: str) -> tuple[int, str]:
             found = (2, name)
         elif _IDENTIFIER_RE.match(code) and code.lower() not in _LITERALS and not _HASH_RE.match(code):
             found = (3, code)
-        elif code[:1].islower() and 1 <= code.count(" ") <= 2 and all(map(_IDENTIFIER_RE.match, code.split())):
+        elif code[:1].islower() and 1 <= code.count(" ") <= 2 and all(map(_IDENTIFIER_RE.match, code.split())) \
+                and not any(word.endswith(":") for word in code.split()):  # a command, not a setting (`new: true`)
             found = (1, code)
         else:
             continue
@@ -410,6 +416,21 @@ def agent_texts(session: Session) -> list[tuple[int, str]]:
             found.append((index, event.text[len(PLAN_PROMPT):]))
         elif event.tool is not None and event.tool.name == "ExitPlanMode" and not event.tool.rejected:
             found.append((index, str(event.tool.input.get("plan", ""))))
+    return found
+
+
+def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
+    """The event indices of what the agent wrote whose next edit, before any prompt, the user refused: the step it
+    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?")."""
+    found: set[int] = set()
+    for index, _ in texts:
+        for event in session.events[index + 1:]:
+            if event.tool is not None and event.tool.name in WRITE_TOOLS:
+                if event.tool.rejected:
+                    found.add(index)
+                break
+            if event.kind == "user" and event.text:
+                break
     return found
 
 
@@ -563,6 +584,8 @@ _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using when if once while after before".split())
 _JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)  # a finding's own joint, before "since"
+_CONSISTENCY_RE = re.compile(r"\bfor (?:\w+ )?consistency\b", re.IGNORECASE)  # "for API consistency": a reason
+_OWN_STEP_RE = re.compile(r"\b(?:i'll|i will|let me|we'll)\b", re.IGNORECASE)  # "..., I'll add nolint comments": a step
 MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
 
@@ -581,6 +604,10 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
             continue
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
                 or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
+            continue
+        if _OWN_STEP_RE.search(finding):  # "..., I'll add nolint comments": a step, no finding; the first alone
+            if _DONE_REASON_RE.search(step) or _CONSISTENCY_RE.search(step):
+                result.append(Insight("Decision", topic_of(step), f"{as_stated(step).rstrip(':.')}.", FOLLOWED))
             continue
         finding, joints = _JOINING_RE.subn("", finding)  # "..., since but for API consistency ...": the since joins
         word = re.split(r"[\s']", finding, maxsplit=1)[0]
@@ -606,6 +633,13 @@ _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it
 _WRITTEN_OUT_RE = re.compile(r"[{}]|=>")  # code written out of backticks: no finding in words
 
 
+# "Since they're in the same package, ...", "This ensures ...", "It should be removed ...", "Lines 228 and 331 ...",
+# a code name's kind with no name ("The function is ..."): what the finding is about is in the sentence before it
+_NO_REFERENT_RE = re.compile(r"^(?:(?:since|because|so)\s+)?(?:this|that|it|they|these|those|them|lines? \d+)\b|"
+                             r"^\w+ (?:it|them)\b|"  # "Persist it in checkpoint metadata ..."
+                             r"^(?:the|all the) (?:function|method|callers?|app|class|handler|command)s? "
+                             r"(?:is|are|was|were|has|have|generates?)\b",  # "The function is too complex ..."
+                             re.IGNORECASE)
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
     """The last statement of a message the agent edited after, reads and narration between ("The comment says output
     goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows
@@ -670,14 +704,17 @@ def chosen(session: Session) -> list[Insight]:
     written = _written(session)
     messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
+    refused_after = _refused_after(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        items = [*stated, *changes, *steps_on_findings(said)]
+        items = [*stated, *changes, *[replace(item, strength=REFUSED) if index in refused_after else item
+                                              for item in steps_on_findings(said)]]
         if index in edited_after:
-            items += [item for item in findings_before_edits(said) if item.text not in texts]
+            items += [item for item in findings_before_edits(said)
+                      if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
@@ -691,7 +728,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT):
+        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT, REFUSED):
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -700,7 +737,7 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in sorted(held, key=lambda e: e[2].strength != FOLLOWED):
+    for entry in sorted(held, key=lambda e: (e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
