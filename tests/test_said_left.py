@@ -558,3 +558,32 @@ def test_an_unfinished_claude_task_deleted_is_a_dropped_step(tmp_path: Path) -> 
     # a finished task deleted drops nothing
     assert _claude_tasks(tmp_path, {"taskId": "1", "status": "completed"},
                          {"taskId": "1", "status": "deleted"}).todos_dropped == []
+
+
+def _closing(agent: str, text: str) -> list[str]:
+    """The open threads of a session of `agent` whose closing message, after an edit, is `text`."""
+    return draft(_session(agent, Event("user", T0, text="Add a retry helper to the client"), _edit("retry.py"),
+                          Event("assistant", T0, text=f"Added retry() to retry.py.\n\n{text}")),
+                 ZoneInfo("UTC")).open_threads
+
+
+AGENTS = ("claude-code", "codex", "gemini")
+
+
+def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lead_none() -> None:
+    first = ("Add backoff(attempt) to the retry loop so that a transient error waits longer each time, and only then "
+             "retry the request up to five times before it gives up")
+    for lead in ("**Remaining work**", "**Remaining work:**", "Remaining:", "Still to do:", "TODO:", "What's left:",
+                 "**What's left**"):
+        for agent in AGENTS:
+            threads = _closing(agent, f"{lead}\n1. {first}\n2. Wire the `--retries` flag into the CLI")
+            # each item one thread, cut at a clause
+            assert threads == ["Next: Add backoff(attempt) to the retry loop so that a transient error waits longer "
+                               "each time…", "Next: Wire the `--retries` flag into the CLI"], (lead, agent, threads)
+
+
+def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "## Next\n\nNothing: the retry is complete.") == []
+        assert _closing(agent, "**Remaining work**\n\nNone, all done.") == []
+
