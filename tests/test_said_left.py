@@ -582,6 +582,15 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
                                "each time…", "Next: Wire the `--retries` flag into the CLI"], (lead, agent, threads)
 
 
+def test_a_markdown_heading_of_work_left_leads_its_list_items() -> None:
+    for heading in ("## Next", "### Next steps", "## Remaining", "## TODO", "### Still to do"):
+        for agent in AGENTS:
+            threads = _closing(agent, f"{heading}\n\n- Add backoff(attempt) to the retry loop\n- Wire the flag")
+            kind = "Later" if "steps" in heading else "Next"  # "Next steps" name what may follow
+            assert threads == [f"{kind}: Add backoff(attempt) to the retry loop", f"{kind}: Wire the flag"], \
+                (heading, agent, threads)
+
+
 def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
     for agent in AGENTS:
         assert _closing(agent, "## Next\n\nNothing: the retry is complete.") == []

@@ -45,7 +45,7 @@ _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|anothe
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
-_TODO_RE = re.compile(r"(?:#|//|--|\*)\s*TODO\b[:(]?\s*(.{8,160})")
+_TODO_RE = re.compile(r"(?:#|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # on its line: "## TODO" heads a list
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
@@ -152,7 +152,7 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
 def _lead_kind(text: str) -> str:
     """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, else
     ""."""
-    if _STEPS_LEAD_RE.search(text):
+    if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
         return "Next"
     return "Later" if _LATER_LEAD_RE.search(text) else ""
 
