@@ -596,3 +596,8 @@ def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
         assert _closing(agent, "## Next\n\nNothing: the retry is complete.") == []
         assert _closing(agent, "**Remaining work**\n\nNone, all done.") == []
 
+
+def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered: push the branch"]
+        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered: open a PR"]
