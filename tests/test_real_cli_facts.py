@@ -183,3 +183,18 @@ def test_untracked_files_alone_leave_a_session_that_never_committed_done() -> No
 
     session = corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
     assert session_facts(session).threads() == [] and draft(session, ZoneInfo("UTC")).status == "done"
+
+
+@pytest.mark.parametrize(("agent", "where"), [("claude-code", " in `vendor/lib`"), ("codex", ""), ("gemini", ""),
+                                              ("qwen", "")])
+def test_a_cd_lasts_for_later_shell_calls_only_in_claude_codes_shell(agent: str, where: str) -> None:
+    """Claude Code's Bash tool keeps one shell: a `cd` stays for the calls after it. Codex and Gemini CLI (and Qwen
+    Code, its fork) start each command in a fresh shell, in the session's folder."""
+    session = Session(session_id="s", agent=agent, cwd="/w")
+    calls = [ToolCall("c", "Bash", {"command": "cd vendor/lib"}),
+             ToolCall("m", "Bash", {"command": "git commit -am 'Add lib'"}, output="[main 74ea25d] Add lib"),
+             ToolCall("o", "Bash", {"command": "cd /w/docs && git commit -am 'Add docs'"},
+                      output="[main 1a2b3c4] Add docs")]
+    session.events = [Event("tool", None, tool=call) for call in calls]
+    assert [t.text for t in session_facts(session).threads()] == [
+        f"Not pushed: commit 74ea25d on main{where}", "Not pushed: commit 1a2b3c4 on main in `docs`"]
