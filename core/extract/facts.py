@@ -558,7 +558,7 @@ def session_facts(session: Session) -> Facts:
                 facts.unpushed.pop(repo, None)  # a pull request opened: its branch is on the remote
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
-        found = commands.checks(command)
+        found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
         for check in found:
             verdict = commands.failed(output)
             if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
