@@ -573,8 +573,8 @@ AGENTS = ("claude-code", "codex", "gemini")
 def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lead_none() -> None:
     first = ("Add backoff(attempt) to the retry loop so that a transient error waits longer each time, and only then "
              "retry the request up to five times before it gives up")
-    for lead in ("**Remaining work**", "**Remaining work:**", "Remaining:", "Still to do:", "TODO:", "What's left:",
-                 "**What's left**"):
+    for lead in ("**Remaining work**", "**Remaining work:**", "Remaining:", "Still to do:", "TODO:", "Next:",
+                 "What's left:", "**What's left**"):
         for agent in AGENTS:
             threads = _closing(agent, f"{lead}\n1. {first}\n2. Wire the `--retries` flag into the CLI")
             # each item one thread, cut at a clause
@@ -583,10 +583,10 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
 
 
 def test_a_markdown_heading_of_work_left_leads_its_list_items() -> None:
-    for heading in ("## Next", "### Next steps", "## Remaining", "## TODO", "### Still to do"):
+    for heading in ("## Next", "### Next steps", "## What's next", "## Remaining", "## TODO", "### Still to do"):
         for agent in AGENTS:
             threads = _closing(agent, f"{heading}\n\n- Add backoff(attempt) to the retry loop\n- Wire the flag")
-            kind = "Later" if "steps" in heading else "Next"  # "Next steps" name what may follow
+            kind = "Later" if heading.endswith(("steps", "next")) else "Next"  # what may follow, not what is owed
             assert threads == [f"{kind}: Add backoff(attempt) to the retry loop", f"{kind}: Wire the flag"], \
                 (heading, agent, threads)
 

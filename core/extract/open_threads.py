@@ -81,7 +81,8 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
                             r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
                             r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
-_LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+_LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|follow-?ups?|future work|later)\b",
+                            re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
 _LABEL_WORDS = 4
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
