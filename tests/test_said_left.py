@@ -582,6 +582,13 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
                                "each time…", "Next: Wire the `--retries` flag into the CLI"], (lead, agent, threads)
 
 
+def test_a_line_of_work_left_is_a_next_thread_for_each_lead() -> None:
+    for lead in ("Remaining", "Still to do", "TODO", "What's left", "Next"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{lead}: wire the `--retries` flag into the CLI.") == [
+                "Next: wire the `--retries` flag into the CLI."], (lead, agent)
+
+
 def test_a_markdown_heading_of_work_left_leads_its_list_items() -> None:
     for heading in ("## Next", "### Next steps", "## What's next", "## Remaining", "## TODO", "### Still to do"):
         for agent in AGENTS:
