@@ -602,6 +602,8 @@ def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
     for agent in AGENTS:
         assert _closing(agent, "## Next\n\nNothing: the retry is complete.") == []
         assert _closing(agent, "**Remaining work**\n\nNone, all done.") == []
+        for lead in ("**TODOs completed**", "## Remaining work (done)", "Remaining items, all fixed:"):
+            assert _closing(agent, f"{lead}\n- Add backoff(attempt)\n- Wire the flag") == [], (lead, agent)
 
 
 def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:

@@ -85,6 +85,7 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
 _LABEL_WORDS = 4
+_DONE_LEAD_RE = re.compile(r"\b(?:done|completed?|finished|fixed|resolved|addressed)\b", re.IGNORECASE)
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
@@ -150,7 +151,7 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     return f"Question: {clause(named, 14).rstrip('.:…')}; {question}"
 
 
-def _lead_kind(text: str) -> str:
+def _lead_words(text: str) -> str:
     """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, else
     ""."""
     if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
@@ -158,9 +159,15 @@ def _lead_kind(text: str) -> str:
     return "Later" if _LATER_LEAD_RE.search(text) else ""
 
 
+def _lead_kind(text: str) -> str:
+    """The kind of the steps a lead-in or heading lists; "" for a list of what was done ("TODOs completed")."""
+    return "" if _DONE_LEAD_RE.search(text) else _lead_words(text)
+
+
 def _label(text: str) -> bool:
     """A lead on a line of its own ("Remaining work", bold in the message): no sentence, no step of its own."""
-    return len(text.split()) <= _LABEL_WORDS and not text.endswith((".", "!", "?", "…", ":")) and bool(_lead_kind(text))
+    return len(text.split()) <= _LABEL_WORDS and not text.endswith((".", "!", "?", "…", ":")) and \
+        bool(_lead_words(text))
 
 
 def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
