@@ -19,6 +19,7 @@ class ToolCall:
     result: str = ""  # first part of a subagent run's output, redacted (other outputs are not kept)
     output: str = ""  # last part of a shell command's output, redacted: its verdict (tests passed, branch ahead)
     rejected: bool = False
+    running: bool = False  # no end recorded: its outcome is unknown (Codex: a process never polled to its exit)
     denied: bool = False  # refused by the permission rules (settings, --allowedTools), not by the user
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
 

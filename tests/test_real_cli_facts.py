@@ -183,3 +183,61 @@ def test_untracked_files_alone_leave_a_session_that_never_committed_done() -> No
 
     session = corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
     assert session_facts(session).threads() == [] and draft(session, ZoneInfo("UTC")).status == "done"
+
+
+@pytest.mark.parametrize(("agent", "where"), [("claude-code", " in `vendor/lib`"), ("codex", ""), ("gemini", ""),
+                                              ("qwen", "")])
+def test_a_cd_lasts_for_later_shell_calls_only_in_claude_codes_shell(agent: str, where: str) -> None:
+    """Claude Code's Bash tool keeps one shell: a `cd` stays for the calls after it. Codex and Gemini CLI (and Qwen
+    Code, its fork) start each command in a fresh shell, in the session's folder."""
+    session = Session(session_id="s", agent=agent, cwd="/w")
+    calls = [ToolCall("c", "Bash", {"command": "cd vendor/lib"}),
+             ToolCall("m", "Bash", {"command": "git commit -am 'Add lib'"}, output="[main 74ea25d] Add lib"),
+             ToolCall("o", "Bash", {"command": "cd /w/docs && git commit -am 'Add docs'"},
+                      output="[main 1a2b3c4] Add docs")]
+    session.events = [Event("tool", None, tool=call) for call in calls]
+    assert [t.text for t in session_facts(session).threads()] == [
+        f"Not pushed: commit 74ea25d on main{where}", "Not pushed: commit 1a2b3c4 on main in `docs`"]
+
+
+def _exec_rollout(folder: Path, *runs: tuple[str, str, str]) -> Session:
+    """A Codex rollout of `exec_command` calls (and `write_stdin` polls of a process still running): (tool, its
+    command or the polled process's session id, the output Codex returned)."""
+    records = [{"timestamp": "2026-12-01T10:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}]
+    for number, (tool, argument, output) in enumerate(runs):
+        arguments = {"cmd": argument} if tool == "exec_command" else {"session_id": int(argument), "chars": ""}
+        records += [{"timestamp": "2026-12-01T10:00:01Z", "type": "response_item",
+                     "payload": {"type": "function_call", "name": tool, "call_id": f"c{number}",
+                                 "arguments": json.dumps(arguments)}},
+                    {"timestamp": "2026-12-01T10:00:02Z", "type": "response_item",
+                     "payload": {"type": "function_call_output", "call_id": f"c{number}",
+                                 "output": f"Chunk ID: 0{number}\nWall time: 0.25 seconds\n{output}"}}]
+    path = folder / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    return build_codex_session("s", [path], str)[0]
+
+
+_FAILED = "Process exited with code 1\nOutput:\nFAILED test_widget.py::test_widget_doubles\n1 failed, 2 passed in 0.1s"
+_PASSED = "Process exited with code 0\nOutput:\n3 passed in 0.1s"
+_RUNNING = "Process running with session ID 73022\nOutput:\n"
+
+
+def test_a_codex_run_never_polled_to_its_end_neither_passes_nor_fails(tmp_path: Path) -> None:
+    """Codex's `exec_command` returns "Process running with session ID N" when the command outlives its yield time;
+    only a `write_stdin` poll gives its exit. With none that does, the run's outcome is unknown: it clears no earlier
+    failure and is no green run of its own."""
+    failing = ["Tests failing: `python3 -m pytest` last run failed (1 failure)"]
+    cases = [  # (the calls, the threads, whether each run counted passed)
+        ([("exec_command", "python3 -m pytest", _FAILED), ("exec_command", "python3 -m pytest", _RUNNING)],
+         failing, [False]),
+        ([("exec_command", "python3 -m pytest", _FAILED), ("exec_command", "python3 -m pytest", _RUNNING),
+          ("write_stdin", "73022", _RUNNING)], failing, [False]),  # polled, still running
+        ([("exec_command", "python3 -m pytest", _RUNNING)], [], []),
+        ([("exec_command", "python3 -m pytest", _FAILED), ("exec_command", "python3 -m pytest", _RUNNING),
+          ("write_stdin", "73022", _PASSED)], [], [False, True]),  # polled to its end: it passed
+    ]
+    for number, (runs, threads, passed) in enumerate(cases):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        facts = session_facts(_exec_rollout(folder, *runs))
+        assert ([t.text for t in facts.threads()], [run.passed for run in facts.runs]) == (threads, passed), runs

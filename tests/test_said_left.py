@@ -558,3 +558,55 @@ def test_an_unfinished_claude_task_deleted_is_a_dropped_step(tmp_path: Path) -> 
     # a finished task deleted drops nothing
     assert _claude_tasks(tmp_path, {"taskId": "1", "status": "completed"},
                          {"taskId": "1", "status": "deleted"}).todos_dropped == []
+
+
+def _closing(agent: str, text: str) -> list[str]:
+    """The open threads of a session of `agent` whose closing message, after an edit, is `text`."""
+    return draft(_session(agent, Event("user", T0, text="Add a retry helper to the client"), _edit("retry.py"),
+                          Event("assistant", T0, text=f"Added retry() to retry.py.\n\n{text}")),
+                 ZoneInfo("UTC")).open_threads
+
+
+AGENTS = ("claude-code", "codex", "gemini")
+
+
+def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lead_none() -> None:
+    first = ("Add backoff(attempt) to the retry loop so that a transient error waits longer each time, and only then "
+             "retry the request up to five times before it gives up")
+    for lead in ("**Remaining work**", "**Remaining work:**", "Remaining:", "Still to do:", "TODO:", "Next:",
+                 "What's left:", "**What's left**"):
+        for agent in AGENTS:
+            threads = _closing(agent, f"{lead}\n1. {first}\n2. Wire the `--retries` flag into the CLI")
+            # each item one thread, cut at a clause
+            assert threads == ["Next: Add backoff(attempt) to the retry loop so that a transient error waits longer "
+                               "each time…", "Next: Wire the `--retries` flag into the CLI"], (lead, agent, threads)
+
+
+def test_a_line_of_work_left_is_a_next_thread_for_each_lead() -> None:
+    for lead in ("Remaining", "Still to do", "TODO", "What's left", "Next"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{lead}: wire the `--retries` flag into the CLI.") == [
+                "Next: wire the `--retries` flag into the CLI."], (lead, agent)
+
+
+def test_a_markdown_heading_of_work_left_leads_its_list_items() -> None:
+    for heading in ("## Next", "### Next steps", "## What's next", "## Remaining", "## TODO", "### Still to do"):
+        for agent in AGENTS:
+            threads = _closing(agent, f"{heading}\n\n- Add backoff(attempt) to the retry loop\n- Wire the flag")
+            kind = "Later" if heading.endswith(("steps", "next")) else "Next"  # what may follow, not what is owed
+            assert threads == [f"{kind}: Add backoff(attempt) to the retry loop", f"{kind}: Wire the flag"], \
+                (heading, agent, threads)
+
+
+def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "## Next\n\nNothing: the retry is complete.") == []
+        assert _closing(agent, "**Remaining work**\n\nNone, all done.") == []
+        for lead in ("**TODOs completed**", "## Remaining work (done)", "Remaining items, all fixed:"):
+            assert _closing(agent, f"{lead}\n- Add backoff(attempt)\n- Wire the flag") == [], (lead, agent)
+
+
+def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered: push the branch"]
+        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered: open a PR"]

@@ -23,6 +23,7 @@ from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_th
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
+from eywa.core.sources import agent
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
@@ -275,16 +276,15 @@ def _more(items: list[str]) -> str:
     return f" (and {len(items) - 1} more)" if len(items) > 1 else ""
 
 
-def _folder(command: str, current: str, cwd: str, workdir: str = "") -> tuple[str, str]:
+def _folder(command: str, current: str, cwd: str, workdir: str, keeps: bool) -> tuple[str, str]:
     """(the repository a command works in, the folder later commands start in): a `cd` stays for the calls
-    after it (an agent's shell keeps its folder), `git -C` and the folder the call names to run in (Codex's
-    `workdir`, Gemini CLI's `dir_path`) are for its command only. "" is the session's own."""
+    after it when the agent's shell `keeps` its folder (Claude Code's), else for its command only, as `git -C` and
+    the folder the call names to run in (Codex's `workdir`, Gemini CLI's `dir_path`) are. "" is the session's own."""
     command = commands.unwrapped(command)
     moved = _CD_RE.match(command)
-    current = _relative(moved.group(1), cwd) if moved else current
+    here = _relative(moved.group(1), cwd) if moved else _relative(workdir, cwd) if workdir else current
     named = _GIT_C_RE.match(command)
-    here = _relative(workdir, cwd) if workdir and not moved else current
-    return (_relative(named.group(1), cwd) if named else here), current
+    return (_relative(named.group(1), cwd) if named else here), (here if moved and keeps else current)
 
 
 def _relative(folder: str, cwd: str) -> str:
@@ -552,6 +552,7 @@ def session_facts(session: Session) -> Facts:
     committed = False
     shown = False  # the session's own `git status` listed its edits as changed since its last commit
     current = ""  # the folder the agent's shell is in, when not the session's
+    keeps = agent(session.agent).shell_keeps_folder
     for call in session.tool_calls:
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
@@ -568,7 +569,7 @@ def session_facts(session: Session) -> Facts:
         if not isinstance(command, str) or call.rejected:
             continue
         ok = not call.is_error
-        repo, current = _folder(command, current, session.cwd, str(call.input.get("workdir") or ""))
+        repo, current = _folder(command, current, session.cwd, str(call.input.get("workdir") or ""), keeps)
         output = call.output or call.error
         # a repository made to try something out: its commits are no work of the session's
         scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)
@@ -616,7 +617,7 @@ def session_facts(session: Session) -> Facts:
                 facts.unpushed.pop(repo, None)  # a pull request opened: its branch is on the remote
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
-        found = commands.checks(command)
+        found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
         for check in found:
             verdict = commands.failed(output)
             if verdict is None and (not check.last or (call.is_error and len(found) > 1)):

@@ -44,8 +44,8 @@ _NEXT_STEP_RE = re.compile(
 _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
-                        r"(?:let me|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
-_TODO_RE = re.compile(r"(?:#|//|--|\*)\s*TODO\b[:(]?\s*(.{8,160})")
+                        r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
+_TODO_RE = re.compile(r"(?:#|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # on its line: "## TODO" heads a list
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
@@ -79,9 +79,13 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
-                            r"left to do|to-?dos?|action items|before (?:merging|releasing|you (?:merge|release)))\b",
+                            r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
+                            r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
+_LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|follow-?ups?|future work|later)\b",
                             re.IGNORECASE)
-_LATER_LEAD_RE = re.compile(r"\b(?:next steps?|follow-?ups?|future work|later)\b", re.IGNORECASE)
+# A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
+_LABEL_WORDS = 4
+_DONE_LEAD_RE = re.compile(r"\b(?:done|completed?|finished|fixed|resolved|addressed)\b", re.IGNORECASE)
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
@@ -147,18 +151,34 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     return f"Question: {clause(named, 14).rstrip('.:…')}; {question}"
 
 
+def _lead_words(text: str) -> str:
+    """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, else
+    ""."""
+    if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
+        return "Next"
+    return "Later" if _LATER_LEAD_RE.search(text) else ""
+
+
 def _lead_kind(text: str) -> str:
-    """"Next" when a lead-in or heading names work left, "Later" when work that may follow, else ""."""
-    return "Next" if _STEPS_LEAD_RE.search(text) else "Later" if _LATER_LEAD_RE.search(text) else ""
+    """The kind of the steps a lead-in or heading lists; "" for a list of what was done ("TODOs completed")."""
+    return "" if _DONE_LEAD_RE.search(text) else _lead_words(text)
+
+
+def _label(text: str) -> bool:
+    """A lead on a line of its own ("Remaining work", bold in the message): no sentence, no step of its own."""
+    return len(text.split()) <= _LABEL_WORDS and not text.endswith((".", "!", "?", "…", ":")) and \
+        bool(_lead_words(text))
 
 
 def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
-    """(thread, sentence index) of the first items of each list a lead-in or heading names as left to do."""
+    """(thread, sentence index) of the first items of each list a lead-in ("Remaining:", "**What's left**") or
+    heading names as left to do."""
     threads: list[tuple[Thread, int]] = []
     lead, taken = "", 0
     for index, sentence in enumerate(found):
         if not sentence.listed:
-            lead, taken = _lead_kind(sentence.text) if sentence.text.endswith(":") else "", 0
+            text = sentence.text
+            lead, taken = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0
             continue
         kind = lead or _lead_kind(sentence.heading)
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
@@ -209,8 +229,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
-            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and (
-                    _LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
+            elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
+                    not _label(text) and (_LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
                                       not later and not _LEFT_TO_PERSON_RE.search(text)))

@@ -140,7 +140,10 @@ class _Builder:
             if failed or (code is not None and code.group(1) != "0"):
                 for call in polled or calls:
                     fail(call, output, self.redact)
-            if running := _RUNNING_RE.search(text[:400]):
+            running = _RUNNING_RE.search(text[:400])
+            for call in polled or calls:  # until a poll gives its exit
+                call.running = running is not None and code is None
+            if running:
                 self.running[running.group(1)] = polled or calls
         elif kind == "web_search_call":
             action = item.get("action")

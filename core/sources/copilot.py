@@ -222,6 +222,7 @@ class Copilot(AgentSource):
     kind = COPILOT
     folders = ("session-state",)
     headless = re.compile(r"(?:^|[\s;&|(])copilot\s+(?:.*\s)?(?:-p|--prompt)\b")
+    shell_keeps_folder = True  # its bash tool runs in a shell session that lasts (the `<shellId: ...>` of each output)
 
     def wanted(self, name: str) -> bool:
         return name == "events.jsonl"

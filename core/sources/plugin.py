@@ -67,6 +67,9 @@ class AgentSource:
     # A file of a subagent is a whole session of this agent's format, folded in by `fold` (else `read` reads it).
     subagents_are_sessions: bool = True
     headless: re.Pattern[str] | None = None  # a shell command that runs its CLI headless (core/ingest/agent_runs.py)
+    # Its shell tool keeps one shell, so a `cd` lasts for the calls after it; else each command starts in the
+    # session's folder (Codex, Gemini CLI: a fresh shell each). Read by the session facts (core/extract/facts.py).
+    shell_keeps_folder: bool = False
 
     # -- discovery ---------------------------------------------------------------------------------------------
     def wanted(self, name: str) -> bool:

@@ -48,6 +48,7 @@ def read_meta(source: SourceFile) -> dict:
 class ClaudeCode(AgentSource):
     kind = CLAUDE_CODE
     subagents_are_sessions = False  # sidechain records, read by build_subagent
+    shell_keeps_folder = True  # its Bash tool's one shell
 
     def layout(self, relative: tuple[str, ...]) -> str | None:
         if "subagents" in relative[:-1]:
