@@ -483,7 +483,7 @@ def test_a_drafted_pr_with_no_test_plan_leaves_none_unticked() -> None:
 
 
 def _shell_session(*calls: ToolCall) -> Session:
-    session = Session(session_id="s", agent="claude", cwd="/work/widgets")
+    session = Session(session_id="s", agent="claude-code", cwd="/work/widgets")
     session.events = [Event("tool", None, tool=call) for call in calls]
     return session
 
