@@ -10,8 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, paint, program
-from eywa.core.errors import EywaError
+from eywa.cli.terminal import SHELLS, HelpFormatter, complete, examples, fail, flushed, paint, program, reported
 from eywa.core.sources import KINDS
 
 
@@ -152,16 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line (`argv` None) or a call with these arguments: the exit code, always returned (`run` is
     the program)."""
     given = sys.argv[1:] if argv is None else list(argv)
-    try:
-        code = _main(given, _command_of(given) == "get")
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader of the output (head, less) has gone: nothing went wrong here
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
-        code = 0
-    return code
+    return flushed(lambda: _main(given, _command_of(given) == "get", own_process=argv is None))
 
 
 def run() -> None:
@@ -187,10 +177,13 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return given[0] if given else None
 
 
-def _main(argv: list[str], get_only: bool) -> int:
+def _main(argv: list[str], get_only: bool, *, own_process: bool) -> int:
+    """`own_process`: the command line of this process (not a call of `main` with arguments), which a command may
+    replace with another program (`eywa reindex`'s last step)."""
     parser = _parser(get_only)
     complete(parser)
     args = parser.parse_args(argv)
+    args.own_process = own_process
     if args.command == "completion":
         from eywa.cli.terminal import completion_script
 
@@ -212,25 +205,15 @@ def _main(argv: list[str], get_only: bool) -> int:
     from eywa.core.api import Eywa
 
     eywa = Eywa(settings)
-    try:
+
+    def command() -> int:
         with eywa.faults():
             return _COMMANDS[args.command](eywa, args)
-    except (EywaError, FileNotFoundError) as exc:
-        return _fail(str(exc))
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        return _fail(_unexpected(exc, settings.data_dir))
-    except KeyboardInterrupt:
-        return _fail("interrupted; what was done is kept, run the command again to finish")
+
+    try:
+        return reported("eywa", command, settings.data_dir)
     finally:
         eywa.close()
-
-
-def _unexpected(exc: OSError, data_dir: Path) -> str:
-    if isinstance(exc, PermissionError):
-        return f"permission denied: {exc.filename or exc}; check the data directory {data_dir}"
-    return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
 
 
 def _cmd_ingest(eywa, args) -> int:
@@ -328,11 +311,20 @@ def _cmd_show(eywa, args) -> int:
 
 
 def _cmd_reindex(eywa, args) -> int:
-    indexed, imported, problems = eywa.reindex(args.import_dir)
+    # The program builds the full-text index last in a lean process that replaces this one (cli/reindex_build.py),
+    # so that what the staging left held is not under the build's peak.
+    lean = args.own_process
+    indexed, imported, problems = eywa.reindex(args.import_dir, build_text_index=not lean)
     for problem in problems:
         print(f"skipped {problem}", file=sys.stderr)
     note = f", {imported} imported" if args.import_dir else ""
-    print(f"{indexed} handoffs indexed{note}; {len(problems)} files skipped")
+    report = f"{indexed} handoffs indexed{note}; {len(problems)} files skipped"
+    if lean:
+        from eywa.cli.reindex_build import replace_process
+
+        eywa.close()
+        replace_process(eywa.settings.db_path, report)
+    print(report)
     return 0
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
+
+from eywa.core.errors import EywaError
 
 _STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 SHELLS = ("bash", "zsh", "fish")
@@ -36,6 +38,39 @@ def fail(program: str, message: str) -> int:
     """One error line on stderr, `program:` in red on a terminal; exit code 1."""
     print(f"{paint(program + ':', 'red', sys.stderr)} {message}", file=sys.stderr)
     return 1
+
+
+def flushed(command: Callable[[], int]) -> int:
+    """`command`'s exit code once its output is flushed; 0 when the reader of the output (head, less) has gone:
+    nothing went wrong here."""
+    try:
+        code = command()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush raises nothing
+        code = 0
+    return code
+
+
+def reported(program: str, command: Callable[[], int], data_dir: Path) -> int:
+    """`command`'s exit code, or 1 with one line (`fail`) for what it raised that a person can act on."""
+    try:
+        return command()
+    except (EywaError, FileNotFoundError) as exc:
+        return fail(program, str(exc))
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        return fail(program, _unexpected(exc, data_dir))
+    except KeyboardInterrupt:
+        return fail(program, "interrupted; what was done is kept, run the command again to finish")
+
+
+def _unexpected(exc: OSError, data_dir: Path) -> str:
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {exc.filename or exc}; check the data directory {data_dir}"
+    return f"{exc.strerror or exc}: {exc.filename or ''} (data directory {data_dir})"
 
 
 class VersionAction(argparse.Action):

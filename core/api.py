@@ -434,7 +434,10 @@ class Eywa:
         return found
 
     @_faults
-    def reindex(self, import_dir: Path | None = None) -> tuple[int, int, list[str]]:
+    def reindex(self, import_dir: Path | None = None, *, build_text_index: bool = True) -> tuple[int, int, list[str]]:
+        """(handoffs indexed, files imported, problems); `build_text_index` False leaves the full-text index to
+        `text_index.ensure_at` (or the next store opened), as `eywa reindex` does to build it in a lean process."""
         from eywa.core.ingest.reindex import reindex
 
-        return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir)
+        return reindex(self.store, self.settings.handoffs_dir, self.settings.archive_dir, import_dir,
+                       build_text_index=build_text_index)

@@ -21,6 +21,7 @@ from eywa.core.config.private_files import open_data_dir
 from eywa.core.errors import StoreError
 from eywa.core.handoffs.model import Handoff
 from eywa.core.index import text_index
+from eywa.core.index.connection import open_writer
 from eywa.core.index.migrations import Migration, migrate
 from eywa.core.index.readonly import columns, index_path, open_index
 from eywa.core.index.schema_version import LATEST_MIGRATION, SCHEMA_VERSION, needs_migrating
@@ -190,10 +191,7 @@ class Store:
             return
         try:
             open_data_dir(path.parent)
-            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            self.conn.execute("PRAGMA busy_timeout=30000")
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn = open_writer(path)
             migrate(self.conn, MIGRATIONS)
             self._update_text_index()
         except sqlite3.DatabaseError as exc:
@@ -222,9 +220,10 @@ class Store:
         self.conn.close()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, *, update_text_index: bool = True) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT; rolled back on any exception. Then the full-text changes it queued
-        go to the full-text index (`text_index.ensure`)."""
+        go to the full-text index (`text_index.ensure`), unless `update_text_index` is False: then they wait
+        for the next `ensure`, as after a crash."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
@@ -236,7 +235,8 @@ class Store:
         except sqlite3.Error:
             self._rollback()
             raise
-        self._update_text_index()
+        if update_text_index:
+            self._update_text_index()
 
     def _rollback(self) -> None:
         if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, say)
@@ -278,13 +278,8 @@ class Store:
             self._text_index_step(lambda: text_index.ensure(self.conn, self.text_index_folder))
 
     def _text_index_step(self, step: Callable[[], object]) -> None:
-        try:
+        with text_index.faults(self.text_index_folder):
             step()
-        except (ValueError, OSError) as exc:  # tantivy raises ValueError for what it cannot read or write
-            raise StoreError(
-                f"cannot update the full-text index in {self.text_index_folder} ({exc}); what was stored is kept"
-                f" and reaches it on the next run, or delete that folder to have it rebuilt"
-            ) from exc
 
     # -- meta -------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -415,11 +410,13 @@ class Store:
             self.conn.execute(f"DELETE FROM {table}")
 
     @contextlib.contextmanager
-    def rebuilding(self) -> Iterator[Rebuild]:
+    def rebuilding(self, *, build_text_index: bool = True) -> Iterator[Rebuild]:
         """One transaction that replaces every handoff and index row with those added to the `Rebuild` it
         yields (sources and term statistics stay): all or nothing, in memory bounded whatever the number of
-        handoffs. The full-text index is rebuilt from the new rows once it commits."""
-        with self.transaction():
+        handoffs. The full-text index is rebuilt from the new rows once it commits; with `build_text_index`
+        False, by the next `text_index.ensure` (`text_index.ensure_at` in another process, or the next store
+        opened), and no search finds anything until then."""
+        with self.transaction(update_text_index=build_text_index):
             rebuild = Rebuild(self.conn)
             yield rebuild
             rebuild.finish()

@@ -12,6 +12,7 @@ idempotent); a missing, damaged or older index folder is rebuilt from the table 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -19,11 +20,13 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import tantivy
+
+from eywa.core.errors import StoreError
 
 if TYPE_CHECKING:
     from eywa.core.index.page_out import Pager
@@ -130,6 +133,35 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
         writer.stage(conn)
     finally:
         writer.commit(conn)  # what was staged was committed to SQLite, so it may be committed whatever failed after
+
+
+def ensure_at(db_path: Path) -> None:
+    """`ensure` for the SQLite index at `db_path` on a connection of its own: the last step of `eywa reindex`, run
+    by a process that imports little else (cli/reindex_build.py). What SQLite or tantivy raise is a StoreError,
+    as through the store."""
+    from eywa.core.index.connection import open_writer  # here: `eywa get` never writes
+    from eywa.core.index.storage_faults import storage_faults
+
+    folder = folder_of(db_path)
+    with storage_faults(db_path.parent):
+        conn = open_writer(db_path)
+        try:
+            with faults(folder):
+                ensure(conn, folder)
+        finally:
+            conn.close()
+
+
+@contextlib.contextmanager
+def faults(folder: Path) -> Iterator[None]:
+    """What tantivy raises reading or writing `folder` (ValueError, OSError) as a StoreError that says what to do."""
+    try:
+        yield
+    except (ValueError, OSError) as exc:
+        raise StoreError(
+            f"cannot update the full-text index in {folder} ({exc}); what was stored is kept"
+            f" and reaches it on the next run, or delete that folder to have it rebuilt"
+        ) from exc
 
 
 def reset(conn: sqlite3.Connection) -> None:

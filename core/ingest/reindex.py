@@ -56,14 +56,15 @@ def markdown_files(folder: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
-def reindex(store: Store, handoffs_dir: Path, archive_dir: Path,
-            import_dir: Path | None = None) -> tuple[int, int, list[str]]:
+def reindex(store: Store, handoffs_dir: Path, archive_dir: Path, import_dir: Path | None = None, *,
+            build_text_index: bool = True) -> tuple[int, int, list[str]]:
     """(handoffs indexed, files imported, problems). The rebuild is one transaction: all or nothing. The files
-    are read one at a time, so memory stays the same for any number of them."""
+    are read one at a time, so memory stays the same for any number of them. `build_text_index` False leaves the
+    full-text index to be built from the committed rows by the next `text_index.ensure` (`Store.rebuilding`)."""
     bound_allocator()  # the full-text index's indexing and merging threads would each keep an arena of their own
     problems: list[str] = []
     imported = import_originals(store, import_dir, handoffs_dir, problems) if import_dir else 0
-    with store.rebuilding() as rebuild:
+    with store.rebuilding(build_text_index=build_text_index) as rebuild:
         for path in markdown_files(handoffs_dir):
             read = _read(path, problems)
             if read is None:
