@@ -610,3 +610,14 @@ def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
     for agent in AGENTS:
         assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered: push the branch"]
         assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered: open a PR"]
+
+
+EVERY_AGENT = ("claude-code", "codex", "gemini", "copilot", "qwen")
+
+
+def test_a_lead_of_work_still_to_be_done_leads_its_list() -> None:
+    for lead in ("What's left to be done:", "Remaining, not yet done:", "## Remaining (to be addressed)",
+                 "Remaining (still to be done):"):
+        for agent in EVERY_AGENT:
+            assert _closing(agent, f"{lead}\n- Wire the `--retries` flag into the CLI") == [
+                "Next: Wire the `--retries` flag into the CLI"], (lead, agent)

@@ -85,7 +85,9 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
 _LABEL_WORDS = 4
-_DONE_LEAD_RE = re.compile(r"\b(?:done|completed?|finished|fixed|resolved|addressed)\b", re.IGNORECASE)
+# "TODOs completed", not "What's left to be done" nor "Remaining, not yet done"
+_DONE_LEAD_RE = re.compile(r"\b(?<!\bbe )(?<!\bnot )(?<!\byet )(?:done|completed?|finished|fixed|resolved|addressed)\b",
+                           re.IGNORECASE)
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
