@@ -621,3 +621,11 @@ def test_a_lead_of_work_still_to_be_done_leads_its_list() -> None:
         for agent in EVERY_AGENT:
             assert _closing(agent, f"{lead}\n- Wire the `--retries` flag into the CLI") == [
                 "Next: Wire the `--retries` flag into the CLI"], (lead, agent)
+
+
+def test_items_marked_done_in_a_list_of_next_steps_are_no_threads() -> None:
+    for agent in EVERY_AGENT:
+        assert _closing(agent, "**Next steps**\n- ✅ Added tests\n- Updated docs ✅\n- ~~Bump the version~~") == []
+        assert _closing(agent, "Next steps:\n- [x] Added tests\n- [ ] Deploy to staging") == [
+            "Later: Deploy to staging"], agent
+

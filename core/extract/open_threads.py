@@ -85,6 +85,9 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
 _LABEL_WORDS = 4
+# "- ✅ Added tests", "- [x] Added tests", "- ~~Bump the version~~": an item of a list marked done
+_DONE_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[xX]\]|~~|.*[✅✔☑]).*$\n?", re.MULTILINE)
+_UNTICKED_RE = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[ \][ \t]*", re.MULTILINE)  # "- [ ] Deploy": a step
 # "TODOs completed", not "What's left to be done" nor "Remaining, not yet done"
 _DONE_LEAD_RE = re.compile(r"\b(?<!\bbe )(?<!\bnot )(?<!\byet )(?:done|completed?|finished|fixed|resolved|addressed)\b",
                            re.IGNORECASE)
@@ -210,7 +213,7 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
     threads: list[Thread] = []
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
-        found = sentences(event.text)
+        found = sentences(_UNTICKED_RE.sub(r"\1", _DONE_ITEM_RE.sub("", event.text)))
         steps = _listed_steps(found) if last else []
         threads += [thread for thread, _ in steps]
         stepped = {index for _, index in steps}
