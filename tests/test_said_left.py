@@ -629,3 +629,11 @@ def test_items_marked_done_in_a_list_of_next_steps_are_no_threads() -> None:
         assert _closing(agent, "Next steps:\n- [x] Added tests\n- [ ] Deploy to staging") == [
             "Later: Deploy to staging"], agent
 
+
+def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
+    for agent in EVERY_AGENT:
+        assert _closing(agent, "Remaining:\n1. Add retries to the clients\n   - in `client.go`\n   - in `server.go`\n"
+                               "2. Write the docs") == ["Next: Add retries to the clients", "Next: Write the docs"]
+        # a step that leads sub-steps ("Frontend:") is no step itself: its sub-steps are
+        assert _closing(agent, "Remaining:\n- Frontend:\n  - Wire the `--retries` flag") == [
+            "Next: Wire the `--retries` flag"], agent

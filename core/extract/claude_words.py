@@ -52,6 +52,7 @@ class Sentence:
     text: str
     heading: str  # the markdown heading it sits under ("" when none)
     listed: bool = False  # an item of a list (a detail of a report, seldom its gist)
+    nested: bool = False  # an item of a list inside another's item: a detail of that item
 
 
 def _plain(text: str) -> str:
@@ -72,11 +73,11 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     heading = ""
     paragraph: list[str] = []
 
-    def flush(listed: bool = False) -> None:
+    def flush(listed: bool = False, nested: bool = False) -> None:
         if paragraph:
             for part in _SENTENCE_END_RE.split(_plain(" ".join(paragraph))):
                 if part:
-                    found.append(Sentence(part, heading, listed))
+                    found.append(Sentence(part, heading, listed, nested))
             paragraph.clear()
 
     for line in text.splitlines():
@@ -90,7 +91,7 @@ def sentences(text: str) -> tuple[Sentence, ...]:
         elif _LIST_MARK_RE.match(stripped):
             flush()
             paragraph.append(_LIST_MARK_RE.sub("", stripped))
-            flush(listed=True)
+            flush(listed=True, nested=line[:2].isspace())
         else:
             paragraph.append(stripped)
     flush()

@@ -179,12 +179,19 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
     """(thread, sentence index) of the first items of each list a lead-in ("Remaining:", "**What's left**") or
     heading names as left to do."""
     threads: list[tuple[Thread, int]] = []
-    lead, taken = "", 0
+    lead, taken, leads_items = "", 0, False
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
             lead, taken = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0
             continue
+        if sentence.nested and not leads_items:
+            continue  # a detail of the step above it
+        if not sentence.nested:
+            # "Frontend:" over sub-items: they are the steps
+            leads_items = sentence.text.endswith(":") and index + 1 < len(found) and found[index + 1].nested
+            if leads_items:
+                continue
         kind = lead or _lead_kind(sentence.heading)
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
