@@ -637,3 +637,10 @@ def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
         # a step that leads sub-steps ("Frontend:") is no step itself: its sub-steps are
         assert _closing(agent, "Remaining:\n- Frontend:\n  - Wire the `--retries` flag") == [
             "Next: Wire the `--retries` flag"], agent
+
+
+def test_a_next_line_that_says_nothing_is_left_is_no_thread() -> None:
+    for line in ("Next steps: none, everything is merged.", "Remaining: nothing.", "Next: n/a, all merged.",
+                 "Follow-ups: none needed."):
+        for agent in EVERY_AGENT:
+            assert _closing(agent, line) == [], (line, agent)
