@@ -637,6 +637,10 @@ def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
         # a step that leads sub-steps ("Frontend:") is no step itself: its sub-steps are
         assert _closing(agent, "Remaining:\n- Frontend:\n  - Wire the `--retries` flag") == [
             "Next: Wire the `--retries` flag"], agent
+        # a step over its details: the step alone
+        assert _closing(agent, "Remaining:\n1. Add these secrets to the repository:\n   - `APP_ID` - the App ID\n"
+                               "2. Tag a release") == ["Next: Add these secrets to the repository:",
+                                                       "Next: Tag a release"], agent
 
 
 def test_a_next_line_that_says_nothing_is_left_is_no_thread() -> None:

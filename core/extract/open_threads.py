@@ -188,8 +188,9 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
         if sentence.nested and not leads_items:
             continue  # a detail of the step above it
         if not sentence.nested:
-            # "Frontend:" over sub-items: they are the steps
-            leads_items = sentence.text.endswith(":") and index + 1 < len(found) and found[index + 1].nested
+            # a name over sub-items ("Frontend:"), not a step of its own ("Add these secrets:"): they are the steps
+            leads_items = sentence.text.endswith(":") and len(sentence.text.split()) <= _LABEL_WORDS and \
+                index + 1 < len(found) and found[index + 1].nested
             if leads_items:
                 continue
         kind = lead or _lead_kind(sentence.heading)
