@@ -639,7 +639,7 @@ def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
             "Next: Wire the `--retries` flag"], agent
         # a step over its details: the step alone
         assert _closing(agent, "Remaining:\n1. Add these secrets to the repository:\n   - `APP_ID` - the App ID\n"
-                               "2. Tag a release") == ["Next: Add these secrets to the repository:",
+                               "2. Tag a release") == ["Next: Add these secrets to the repository",
                                                        "Next: Tag a release"], agent
 
 
@@ -648,3 +648,9 @@ def test_a_next_line_that_says_nothing_is_left_is_no_thread() -> None:
                  "Follow-ups: none needed."):
         for agent in EVERY_AGENT:
             assert _closing(agent, line) == [], (line, agent)
+
+
+def test_a_listed_step_over_a_code_block_reads_without_its_colon() -> None:
+    for agent in EVERY_AGENT:
+        assert _closing(agent, "Remaining:\n- Run the migration:\n  ```bash\n  make migrate\n  ```\n- Update the "
+                               "changelog") == ["Next: Run the migration", "Next: Update the changelog"], agent

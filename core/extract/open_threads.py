@@ -196,7 +196,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
         kind = lead or _lead_kind(sentence.heading)
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
-            threads.append((Thread(f"{kind}: {clause(sentence.text)}", kind == "Next"), index))
+            threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), index))
     return threads
 
 
