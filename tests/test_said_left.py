@@ -654,3 +654,9 @@ def test_a_listed_step_over_a_code_block_reads_without_its_colon() -> None:
     for agent in EVERY_AGENT:
         assert _closing(agent, "Remaining:\n- Run the migration:\n  ```bash\n  make migrate\n  ```\n- Update the "
                                "changelog") == ["Next: Run the migration", "Next: Update the changelog"], agent
+
+
+def test_a_lead_that_says_nothing_is_left_leads_no_steps() -> None:
+    for lead in ("**Nothing remaining**", "No follow-ups needed:", "## No remaining work"):
+        for agent in EVERY_AGENT:
+            assert _closing(agent, f"{lead}\n- Added the retry loop\n- Fixed the flaky test") == [], (lead, agent)

@@ -88,8 +88,9 @@ _LABEL_WORDS = 4
 # "- ✅ Added tests", "- [x] Added tests", "- ~~Bump the version~~": an item of a list marked done
 _DONE_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[xX]\]|~~|.*[✅✔☑]).*$\n?", re.MULTILINE)
 _UNTICKED_RE = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[ \][ \t]*", re.MULTILINE)  # "- [ ] Deploy": a step
-# "TODOs completed", not "What's left to be done" nor "Remaining, not yet done"
-_DONE_LEAD_RE = re.compile(r"\b(?<!\bbe )(?<!\bnot )(?<!\byet )(?:done|completed?|finished|fixed|resolved|addressed)\b",
+# "TODOs completed", "Nothing remaining", not "What's left to be done" nor "Remaining, not yet done"
+_DONE_LEAD_RE = re.compile(r"^(?:nothing|none|no)\b|"
+                           r"\b(?<!\bbe )(?<!\bnot )(?<!\byet )(?:done|completed?|finished|fixed|resolved|addressed)\b",
                            re.IGNORECASE)
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
