@@ -637,6 +637,10 @@ def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
         # a step that leads sub-steps ("Frontend:") is no step itself: its sub-steps are
         assert _closing(agent, "Remaining:\n- Frontend:\n  - Wire the `--retries` flag") == [
             "Next: Wire the `--retries` flag"], agent
+        # a list indented as a whole is no list of sub-items; a sub-item under a tab is one
+        assert _closing(agent, "Remaining:\n  - Add retries\n  - Write the docs") == [
+            "Next: Add retries", "Next: Write the docs"], agent
+        assert _closing(agent, "Remaining:\n- Add retries\n\t- in `client.go`") == ["Next: Add retries"], agent
         # a step over its details: the step alone
         assert _closing(agent, "Remaining:\n1. Add these secrets to the repository:\n   - `APP_ID` - the App ID\n"
                                "2. Tag a release") == ["Next: Add these secrets to the repository",
