@@ -640,6 +640,8 @@ _NO_REFERENT_RE = re.compile(r"^(?:(?:since|because|so)\s+)?(?:this|that|it|they
                              r"^(?:the|all the) (?:function|method|callers?|app|class|handler|command)s? "
                              r"(?:is|are|was|were|has|have|generates?)\b",  # "The function is too complex ..."
                              re.IGNORECASE)
+
+
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
     """The last statement of a message the agent edited after, reads and narration between ("The comment says output
     goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows
