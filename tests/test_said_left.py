@@ -664,3 +664,15 @@ def test_a_lead_that_says_nothing_is_left_leads_no_steps() -> None:
     for lead in ("**Nothing remaining**", "No follow-ups needed:", "## No remaining work"):
         for agent in EVERY_AGENT:
             assert _closing(agent, f"{lead}\n- Added the retry loop\n- Fixed the flaky test") == [], (lead, agent)
+
+
+def test_the_first_sentence_under_a_heading_of_work_left_is_a_next_step() -> None:
+    for heading in ("## Next", "### Remaining", "## Still to do"):
+        for agent in EVERY_AGENT:
+            assert _closing(agent, f"{heading}\n\nWire the `--retries` flag into the CLI. It reads the config.") == [
+                "Next: Wire the `--retries` flag into the CLI."], (heading, agent)
+    for agent in EVERY_AGENT:  # what may follow, or nothing left: no step owed
+        assert _closing(agent, "## Next steps\n\nYou could add a metric for retries later.") == [
+            "Later: You could add a metric for retries later."]
+        assert _closing(agent, "## Remaining\n\nNothing, the retry is complete.") == []
+        assert _closing(agent, "## Remaining risks\n\nThe migration cannot be undone.") == []

@@ -95,6 +95,8 @@ _DONE_LEAD_RE = re.compile(r"^(?:nothing|none|no)\b|"
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
+# "Deploy to staging": a step, as a change or a check is ("## Next" over "Wire the flag", not "The migration is ...")
+_SHIP_STEP_RE = re.compile(r"^(?:deploy|push|merge|commit|release|publish|tag|open|rebase)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
@@ -184,6 +186,10 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
+            if sentence.heading and (not index or found[index - 1].heading != sentence.heading) and \
+                    _lead_kind(sentence.heading) == "Next" and not text.endswith(("?", ":")) and (
+                    _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
+                threads.append((Thread(f"Next: {clause(text)}", True), index))
             lead, taken = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0
             continue
         if sentence.nested and not leads_items:
