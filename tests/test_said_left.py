@@ -676,3 +676,10 @@ def test_the_first_sentence_under_a_heading_of_work_left_is_a_next_step() -> Non
             "Later: You could add a metric for retries later."]
         assert _closing(agent, "## Remaining\n\nNothing, the retry is complete.") == []
         assert _closing(agent, "## Remaining risks\n\nThe migration cannot be undone.") == []
+
+
+def test_a_markdown_heading_named_todo_is_a_lead_not_a_todo_comment() -> None:
+    for agent in EVERY_AGENT:
+        assert _closing(agent, "### TODO (not done)\n- Wire the `--retries` flag") == [
+            "Next: Wire the `--retries` flag"], agent
+        assert _closing(agent, "```python\n# TODO: drop the retry shim\n```") == ["TODO: drop the retry shim"], agent

@@ -45,7 +45,7 @@ _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|anothe
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
-_TODO_RE = re.compile(r"(?:#|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # on its line: "## TODO" heads a list
+_TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
