@@ -567,7 +567,7 @@ def _closing(agent: str, text: str) -> list[str]:
                  ZoneInfo("UTC")).open_threads
 
 
-AGENTS = ("claude-code", "codex", "gemini")
+AGENTS = ("claude-code", "codex", "gemini", "copilot", "qwen")
 
 
 def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lead_none() -> None:
@@ -610,3 +610,74 @@ def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
     for agent in AGENTS:
         assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered: push the branch"]
         assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered: open a PR"]
+
+
+
+def test_a_lead_of_work_still_to_be_done_leads_its_list() -> None:
+    for lead in ("What's left to be done:", "Remaining, not yet done:", "## Remaining (to be addressed)",
+                 "Remaining (still to be done):"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{lead}\n- Wire the `--retries` flag into the CLI") == [
+                "Next: Wire the `--retries` flag into the CLI"], (lead, agent)
+
+
+def test_items_marked_done_in_a_list_of_next_steps_are_no_threads() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "**Next steps**\n- ✅ Added tests\n- Updated docs ✅\n- ~~Bump the version~~") == []
+        assert _closing(agent, "Next steps:\n- [x] Added tests\n- [ ] Deploy to staging") == [
+            "Later: Deploy to staging"], agent
+
+
+def test_a_sub_item_of_a_listed_step_is_its_detail_not_a_thread() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "Remaining:\n1. Add retries to the clients\n   - in `client.go`\n   - in `server.go`\n"
+                               "2. Write the docs") == ["Next: Add retries to the clients", "Next: Write the docs"]
+        # a step that leads sub-steps ("Frontend:") is no step itself: its sub-steps are
+        assert _closing(agent, "Remaining:\n- Frontend:\n  - Wire the `--retries` flag") == [
+            "Next: Wire the `--retries` flag"], agent
+        # a list indented as a whole is no list of sub-items; a sub-item under a tab is one
+        assert _closing(agent, "Remaining:\n  - Add retries\n  - Write the docs") == [
+            "Next: Add retries", "Next: Write the docs"], agent
+        assert _closing(agent, "Remaining:\n- Add retries\n\t- in `client.go`") == ["Next: Add retries"], agent
+        # a step over its details: the step alone
+        assert _closing(agent, "Remaining:\n1. Add these secrets to the repository:\n   - `APP_ID` - the App ID\n"
+                               "2. Tag a release") == ["Next: Add these secrets to the repository",
+                                                       "Next: Tag a release"], agent
+
+
+def test_a_next_line_that_says_nothing_is_left_is_no_thread() -> None:
+    for line in ("Next steps: none, everything is merged.", "Remaining: nothing.", "Next: n/a, all merged.",
+                 "Follow-ups: none needed."):
+        for agent in AGENTS:
+            assert _closing(agent, line) == [], (line, agent)
+
+
+def test_a_listed_step_over_a_code_block_reads_without_its_colon() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "Remaining:\n- Run the migration:\n  ```bash\n  make migrate\n  ```\n- Update the "
+                               "changelog") == ["Next: Run the migration", "Next: Update the changelog"], agent
+
+
+def test_a_lead_that_says_nothing_is_left_leads_no_steps() -> None:
+    for lead in ("**Nothing remaining**", "No follow-ups needed:", "## No remaining work"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{lead}\n- Added the retry loop\n- Fixed the flaky test") == [], (lead, agent)
+
+
+def test_the_first_sentence_under_a_heading_of_work_left_is_a_next_step() -> None:
+    for heading in ("## Next", "### Remaining", "## Still to do"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{heading}\n\nWire the `--retries` flag into the CLI. It reads the config.") == [
+                "Next: Wire the `--retries` flag into the CLI."], (heading, agent)
+    for agent in AGENTS:  # what may follow, or nothing left: no step owed
+        assert _closing(agent, "## Next steps\n\nYou could add a metric for retries later.") == [
+            "Later: You could add a metric for retries later."]
+        assert _closing(agent, "## Remaining\n\nNothing, the retry is complete.") == []
+        assert _closing(agent, "## Remaining risks\n\nThe migration cannot be undone.") == []
+
+
+def test_a_markdown_heading_named_todo_is_a_lead_not_a_todo_comment() -> None:
+    for agent in AGENTS:
+        assert _closing(agent, "### TODO (not done)\n- Wire the `--retries` flag") == [
+            "Next: Wire the `--retries` flag"], agent
+        assert _closing(agent, "```python\n# TODO: drop the retry shim\n```") == ["TODO: drop the retry shim"], agent

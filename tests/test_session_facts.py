@@ -690,3 +690,11 @@ def test_a_failed_check_rerun_with_its_paths_spelled_from_the_root_is_rerun() ->
     assert session_facts(session).not_rerun() == []
     session = _shell_session(_test_run("pytest /work/widgets/tests/test_x.py", False), _test_run("pytest tests/", True))
     assert session_facts(session).not_rerun() == []
+
+
+def test_a_session_at_the_root_folder_compares_its_checks_as_written() -> None:
+    """A session whose folder is `/`: a failed `pytest tests/` that a whole `pytest` passed after is rerun (no slash
+    of its command taken for the folder's)."""
+    session = _shell_session(_test_run("pytest tests/", False), _test_run("pytest", True))
+    session.cwd = "/"
+    assert session_facts(session).not_rerun() == []

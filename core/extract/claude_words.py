@@ -52,6 +52,7 @@ class Sentence:
     text: str
     heading: str  # the markdown heading it sits under ("" when none)
     listed: bool = False  # an item of a list (a detail of a report, seldom its gist)
+    nested: bool = False  # an item of a list inside another's item: a detail of that item
 
 
 def _plain(text: str) -> str:
@@ -72,27 +73,31 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     heading = ""
     paragraph: list[str] = []
 
-    def flush(listed: bool = False) -> None:
+    def flush(listed: bool = False, nested: bool = False) -> None:
         if paragraph:
             for part in _SENTENCE_END_RE.split(_plain(" ".join(paragraph))):
                 if part:
-                    found.append(Sentence(part, heading, listed))
+                    found.append(Sentence(part, heading, listed, nested))
             paragraph.clear()
 
+    outer = -1  # the indent of the list's first item: an item indented further is nested in one above it
     for line in text.splitlines():
         stripped = line.strip()
         title = _HEADING_RE.match(stripped)
         if title:
             flush()
-            heading = _plain(title.group(1)).strip(" :")
+            heading, outer = _plain(title.group(1)).strip(" :"), -1
         elif not stripped or stripped.startswith(("|", ">")) or set(stripped) <= set("-=*_ "):
             flush()
         elif _LIST_MARK_RE.match(stripped):
             flush()
+            indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            outer = indent if outer < 0 else min(outer, indent)
             paragraph.append(_LIST_MARK_RE.sub("", stripped))
-            flush(listed=True)
+            flush(listed=True, nested=indent > outer)
         else:
             paragraph.append(stripped)
+            outer = -1
     flush()
     return tuple(found)
 

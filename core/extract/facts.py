@@ -173,7 +173,8 @@ class Facts:
         for runs in self._by_kind():
             if not runs[-1].passed:
                 continue  # `failing` says it
-            plain = [run.command.replace(self.cwd.rstrip("/") + "/", "") if self.cwd else run.command for run in runs]
+            folder = self.cwd.rstrip("/")  # "" at the root: every path is already written from it
+            plain = [run.command.replace(folder + "/", "") if folder else run.command for run in runs]
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
                 later == plain[at] or (runs[after].passed and _covers(later, plain[at]))
                 for after, later in enumerate(plain[at + 1:], at + 1))]

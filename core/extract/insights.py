@@ -421,16 +421,19 @@ def agent_texts(session: Session) -> list[tuple[int, str]]:
 
 def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
     """The event indices of what the agent wrote whose next edit, before any prompt, the user refused: the step it
-    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?")."""
+    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"): one
+    pass from the end."""
+    written = dict(texts)
     found: set[int] = set()
-    for index, _ in texts:
-        for event in session.events[index + 1:]:
-            if event.tool is not None and event.tool.name in WRITE_TOOLS:
-                if event.tool.rejected:
-                    found.add(index)
-                break
-            if event.kind == "user" and event.text:
-                break
+    refused = False  # the next edit, before any prompt, was refused
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        if index in written and refused:
+            found.add(index)
+        if event.tool is not None and event.tool.name in WRITE_TOOLS:
+            refused = event.tool.rejected
+        elif event.kind == "user" and event.text:
+            refused = False
     return found
 
 
@@ -640,6 +643,8 @@ _NO_REFERENT_RE = re.compile(r"^(?:(?:since|because|so)\s+)?(?:this|that|it|they
                              r"^(?:the|all the) (?:function|method|callers?|app|class|handler|command)s? "
                              r"(?:is|are|was|were|has|have|generates?)\b",  # "The function is too complex ..."
                              re.IGNORECASE)
+
+
 def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
     """The last statement of a message the agent edited after, reads and narration between ("The comment says output
     goes to `/dev/null`, but `nil` actually inherits the parent's file descriptors."): the finding the edit follows

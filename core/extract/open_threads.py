@@ -45,7 +45,7 @@ _LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|anothe
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
-_TODO_RE = re.compile(r"(?:#|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # on its line: "## TODO" heads a list
+_TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
@@ -85,10 +85,18 @@ _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
 _LABEL_WORDS = 4
-_DONE_LEAD_RE = re.compile(r"\b(?:done|completed?|finished|fixed|resolved|addressed)\b", re.IGNORECASE)
+# "- ✅ Added tests", "- [x] Added tests", "- ~~Bump the version~~": an item of a list marked done
+_DONE_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[xX]\]|~~|.*[✅✔☑]).*$\n?", re.MULTILINE)
+_UNTICKED_RE = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[ \][ \t]*", re.MULTILINE)  # "- [ ] Deploy": a step
+# "TODOs completed", "Nothing remaining", not "What's left to be done" nor "Remaining, not yet done"
+_DONE_LEAD_RE = re.compile(r"^(?:nothing|none|no)\b|"
+                           r"\b(?<!\bbe )(?<!\bnot )(?<!\byet )(?:done|completed?|finished|fixed|resolved|addressed)\b",
+                           re.IGNORECASE)
 # A step of a todo list that changes something ("Write unit tests for task-start hook"), not a check ("Run tests")
 _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|refactor|extract|move|rename|replace|"
                              r"document|wire|handle|support|migrate|delete)\b", re.IGNORECASE)
+# "Deploy to staging": a step, as a change or a check is ("## Next" over "Wire the flag", not "The migration is ...")
+_SHIP_STEP_RE = re.compile(r"^(?:deploy|push|merge|commit|release|publish|tag|open|rebase)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
 _STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
@@ -174,16 +182,28 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
     """(thread, sentence index) of the first items of each list a lead-in ("Remaining:", "**What's left**") or
     heading names as left to do."""
     threads: list[tuple[Thread, int]] = []
-    lead, taken = "", 0
+    lead, taken, leads_items = "", 0, False
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
+            if sentence.heading and (not index or found[index - 1].heading != sentence.heading) and \
+                    _lead_kind(sentence.heading) == "Next" and not text.endswith(("?", ":")) and (
+                    _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
+                threads.append((Thread(f"Next: {clause(text)}", True), index))
             lead, taken = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0
             continue
+        if sentence.nested and not leads_items:
+            continue  # a detail of the step above it
+        if not sentence.nested:
+            # a name over sub-items ("Frontend:"), not a step of its own ("Add these secrets:"): they are the steps
+            leads_items = sentence.text.endswith(":") and len(sentence.text.split()) <= _LABEL_WORDS and \
+                index + 1 < len(found) and found[index + 1].nested
+            if leads_items:
+                continue
         kind = lead or _lead_kind(sentence.heading)
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
-            threads.append((Thread(f"{kind}: {clause(sentence.text)}", kind == "Next"), index))
+            threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), index))
     return threads
 
 
@@ -208,7 +228,7 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
     threads: list[Thread] = []
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
-        found = sentences(event.text)
+        found = sentences(_UNTICKED_RE.sub(r"\1", _DONE_ITEM_RE.sub("", event.text)))
         steps = _listed_steps(found) if last else []
         threads += [thread for thread, _ in steps]
         stepped = {index for _, index in steps}

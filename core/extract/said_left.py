@@ -19,7 +19,8 @@ MAX_CAVEATS = 2
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
-                          r"what(?:'s|’s| is) left|open questions?|not done|pending)\s*(?::|—|–| - )\s*(\S.{4,})$",
+                          r"what(?:'s|’s| is) left|open questions?|not done|pending)\s*(?::|—|–| - )\s*"
+                          r"(?!(?:none|nothing|n/a)\b)(\S.{4,})$",  # "Next steps: none, ...": nothing left
                           re.IGNORECASE)
 # "Option 1: Remove `t.Parallel()` (simplest fix)", "Approach B - ..."
 _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|one|two|three)\s*(?::|\.|\)|—|–| - )\s*"

@@ -67,8 +67,7 @@ class AgentSource:
     # A file of a subagent is a whole session of this agent's format, folded in by `fold` (else `read` reads it).
     subagents_are_sessions: bool = True
     headless: re.Pattern[str] | None = None  # a shell command that runs its CLI headless (core/ingest/agent_runs.py)
-    # Its shell tool keeps one shell, so a `cd` lasts for the calls after it; else each command starts in the
-    # session's folder (Codex, Gemini CLI: a fresh shell each). Read by the session facts (core/extract/facts.py).
+    # a `cd` lasts for later shell calls only in a shell that stays (Codex, Gemini CLI start each command afresh)
     shell_keeps_folder: bool = False
 
     # -- discovery ---------------------------------------------------------------------------------------------
