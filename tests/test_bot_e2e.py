@@ -351,7 +351,9 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
     sessions, threads = digest.text.split("\n\nOpen threads\n")
     assert lines[2] == "claude_p (4)" and sessions.count("\n• ") == 7
     assert threads.split("\n") == [  # the open threads by project, each naming its session
-        "deep-manifest", "• Not pushed: branch ahead of 'origin/master' by 4 commits (a7da6a22)",  # the session facts
+        "claude_p", "• Not run: claude -p, held by the permission rules (2b4ed4c0)",  # the session facts
+        "deep-manifest", "• Tests not rerun: pytest --cov-fail-under=99 failed; only pytest passed after (a7da6a22)",
+        "• Not pushed: branch ahead of 'origin/master' by 4 commits (a7da6a22)",
         "• Next: Ready for git push when you want to publish! (a7da6a22)",
         "jssoundrecorder", "• Still running: pnpm dev, started in the background and never stopped (7acd37a8)",
         "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
