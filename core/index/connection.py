@@ -7,11 +7,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+LOCK_WAIT_SECONDS = 30  # how long a writer waits for another's lock before it gives up
+
 
 def open_writer(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are begun explicitly), waiting up to 30 s for a lock."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=30000")
+    """A connection in autocommit mode (transactions are begun explicitly), waiting `LOCK_WAIT_SECONDS` for a lock."""
+    conn = sqlite3.connect(path, timeout=LOCK_WAIT_SECONDS, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout={LOCK_WAIT_SECONDS * 1000}")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     return conn
