@@ -55,7 +55,9 @@ def _searched(store: Store) -> dict[str, list[tuple[str, float]]]:
     return {what: sorted((names[rid], round(score, 4)) for rid, score in hits) for what, hits in found.items()}
 
 
-def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_path: Path) -> None:
+def test_a_rebuild_writes_what_storing_the_same_handoffs_one_by_one_writes(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text_index, "_QUEUE_DOCUMENTS", 7)  # the full-text rebuild commits as it goes
     handoffs = [_handoff(i, substance=i % 3) for i in range(60)]
     one_by_one, rebuilt = Store(tmp_path / "a.sqlite3"), Store(tmp_path / "b.sqlite3")
     with one_by_one.transaction():

@@ -274,3 +274,34 @@ def test_a_store_writing_while_another_stages_loses_nothing(tmp_path: Path) -> N
     finally:
         staging.close()
         other.close()
+
+
+def _segments(folder: Path) -> int:
+    return len(json.loads((folder / "meta.json").read_text())["segments"])
+
+
+def test_a_rebuild_commits_every_few_documents_so_few_wait_for_tantivy(store: Store,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = {f"s{i}": f"the kraken parser {i}" for i in range(7)}
+    add(store, texts)
+    monkeypatch.setattr(text_index, "_QUEUE_DOCUMENTS", 3)
+    text_index.reset(store.conn)
+    text_index.ensure(store.conn, store.text_index_folder)
+    # Each commit leaves a segment, too few yet for tantivy to merge: 3 + 3 + 1.
+    assert _segments(store.text_index_folder) == 3
+    assert sorted(found(store, "kraken")) == sorted(texts) and queued(store) == 0
+    monkeypatch.setattr(text_index, "_QUEUE_DOCUMENTS", 2000)
+    monkeypatch.setattr(text_index, "_QUEUE_CHARS", len(FILLER))  # long texts: a commit each
+    add(store, {uid: f"{text} {FILLER}" for uid, text in texts.items()})
+    text_index.reset(store.conn)
+    text_index.ensure(store.conn, store.text_index_folder)
+    assert _segments(store.text_index_folder) == 7
+
+
+def test_staging_outside_a_rebuild_commits_once_at_the_end(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text_index, "_QUEUE_DOCUMENTS", 1)
+    add(store, {"a": "the kraken parser"})
+    with store.staged_text_index():
+        add(store, {f"s{i}": "the kraken lexer" for i in range(5)})
+        assert found(store, "kraken") == ["a"]  # handed over, none committed
+    assert len(found(store, "kraken")) == 6

@@ -52,6 +52,11 @@ TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
 _WRITER_HEAP = 16_000_000  # what tantivy buffers before it writes a segment, near its least: bounds ingest and reindex
 _CHUNK = 500  # rows read from SQLite at a time while staging
+# A rebuild commits tantivy's writer once it has handed it this many documents or characters of text since the
+# last commit: tantivy queues up to 10,000 documents for its one indexing thread, held in this process's heap, and
+# only a commit waits for that queue to drain.
+_QUEUE_DOCUMENTS = 2000
+_QUEUE_CHARS = 2_000_000
 # Up to this many rows one term query each is cheaper than a term set, which reads the whole field.
 _FEW_ROWS = 1000
 
@@ -128,7 +133,7 @@ def ensure(conn: sqlite3.Connection, folder: Path) -> None:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-    writer = Writer(folder, paging_out=rebuilt)  # a rebuild of a large index merges large segments
+    writer = Writer(folder, paging_out=rebuilt, bounded_queue=rebuilt)  # a rebuild: large segments, every row
     try:
         writer.stage(conn)
     finally:
@@ -193,10 +198,14 @@ class Writer:
     (queue entries only grow in `seq`) or by the next store opened after.
     """
 
-    def __init__(self, folder: Path, *, paging_out: bool = False) -> None:
+    def __init__(self, folder: Path, *, paging_out: bool = False, bounded_queue: bool = False) -> None:
         """`paging_out`: while tantivy's writer is open, the pages of the index's files that this process maps
-        are handed back (core/index/page_out.py): for a large build, whose merges read large segments."""
+        are handed back (core/index/page_out.py): for a large build, whose merges read large segments.
+        `bounded_queue`: tantivy commits every _QUEUE_DOCUMENTS or _QUEUE_CHARS staged, so what waits for its
+        indexing thread stays below that (a rebuild stages rows faster than one thread indexes them)."""
         self.folder = folder
+        self._bounded_queue = bounded_queue
+        self._unindexed = (0, 0)  # documents and characters of text handed to tantivy since its last commit
         self._pager: Pager | None = None
         if paging_out:
             from eywa.core.index import page_out  # here: it imports ctypes, which `eywa get` never needs
@@ -225,16 +234,29 @@ class Writer:
                     "SELECT f.id, f.handoff, f.prompts, f.replies, f.actions, f.context, h.projects, h.keywords"
                     f" FROM fulltext AS f LEFT JOIN handoffs AS h ON h.rowid = f.id WHERE f.id IN ({marks})", ids):
                 self._writer.add_document(_document(*row))
+                if self._bounded_queue:
+                    self._bound_queue(sum(map(len, row[1:6])))
             self._staged = queued[-1][0]
             staged += len(ids)
             if time.monotonic() - self._opened > STAGE_SECONDS:
                 self.commit(conn)  # bounds what a crash leaves to index again
+
+    def _bound_queue(self, chars: int) -> None:
+        """Count a document of `chars` handed to tantivy; commit once the bound is reached, which returns when
+        tantivy's thread has indexed everything handed to it (not a merge: those go on)."""
+        documents, queued = self._unindexed[0] + 1, self._unindexed[1] + chars
+        if documents >= _QUEUE_DOCUMENTS or queued >= _QUEUE_CHARS:
+            assert self._writer is not None
+            self._writer.commit()
+            documents = queued = 0
+        self._unindexed = (documents, queued)
 
     def commit(self, conn: sqlite3.Connection) -> None:
         """Make what was staged searchable, take it off the queue, and release tantivy's lock."""
         if self._writer is None:
             return
         writer, self._writer = self._writer, None
+        self._unindexed = (0, 0)
         try:
             writer.commit()
             writer.wait_merging_threads()  # also releases the lock
