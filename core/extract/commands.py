@@ -1,5 +1,6 @@
 """What a shell command line does, as the session facts read it: the git steps it takes (add, commit, push), a pull
-request it opens, the checks it runs (tests, lint, build, type check) and what their output says of them."""
+request it opens, the checks it runs (tests, lint, build, type check) and what their output says of them, the
+programs it runs and whether a step only reads or probes."""
 
 from __future__ import annotations
 
@@ -21,6 +22,26 @@ _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
 _FILE_OPS_RE = re.compile(r"^(git\s+(?:rm|mv)|rm|mv|cp)\s+(.+)$", re.DOTALL)
 _SUBMODULE_ADD_RE = re.compile(r"^git(?:\s+-C\s+\S+)?\s+submodule\s+add\b")
 _RECURSIVE_RE = re.compile(r"^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--cached)$")
+# A command that reads or probes (its failure says what is there, no work left): the first word of its last step
+_PROBES = frozenset("ls cat grep rg find fd head tail less which type command test [ diff cmp wc file stat echo printf "
+                    "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
+                    "true false sleep kill pkill mkdir touch cd for while if".split())
+_GIT_READS = frozenset("status log show diff cat-file rev-parse config branch ls-files ls-tree blame fetch remote "
+                       "describe reflog shortlog grep ls-remote check-ignore for-each-ref show-ref merge-base worktree "
+                       "stash".split())
+# A tool's step that reads, whose exit status is its answer (no PR yet, a check pending, a package missing), or a
+# step negated (`! grep -q TODO`): a probe as well
+_PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) (?:view|checks|status|list|diff|"
+                            r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
+                            r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
+                            r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
+                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b|"
+                            r"\S+ (?:--version|-V|--help|-h)$)")
+# `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
+_SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
+                            r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
+_REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
+_WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
@@ -297,3 +318,51 @@ def _written_by_shell(part: str) -> list[str]:
         args = [w for i, w in enumerate(words[1:], 1) if w and not w.startswith("-") and words[i - 1] != "-e"]
         targets += args if "-e" in words else args[1:]
     return [t for t in targets if t != "/dev/null" and not any(c in t for c in "*?$<>|&")]
+
+
+def program_steps(command: str) -> list[str]:
+    """A command line's steps as their words (what programs it runs; `steps` keeps each step as typed, with its
+    quotes and pipes, for the checks), split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
+    exports, a shell wrapper's (`bash -lc "..."`) its own."""
+    if _WINDOWS_PATH_RE.search(command):
+        command = command.replace("\\", "/")
+    lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    found: list[list[str]] = [[]]
+    try:
+        for word in lexer:
+            if word in (";", "&&", "||", "|", "&", ";;"):
+                found.append([])
+            else:
+                found[-1].append(word)
+    except ValueError:
+        return [step for step in steps(command) if step.split()[:1] != ["export"]]
+    found_steps: list[str] = []
+    for words in found:
+        if words[:1] in (["bash"], ["sh"], ["zsh"]) and words[1:2] in (["-c"], ["-lc"]):  # Codex's `bash -lc "..."`
+            found_steps += program_steps(" ".join(words[2:])) if len(words) > 2 else []
+        elif words and words[0] not in ("cd", "export", "echo"):
+            found_steps.append(" ".join(words))
+    return found_steps
+
+
+def program(step: str) -> str:
+    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a task
+    with its name (`npm run migrate`), a script without the interpreter that runs it: what a later step must run
+    again."""
+    git = git_steps(step)
+    words = _SCRIPT_RUN_RE.sub("", bare(step)).split()
+    return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
+
+
+def named(program: str) -> str:
+    """A program as a thread names it, and as any spelling of it runs it: a script by its file name."""
+    first, _, rest = program.partition(" ")
+    return f"{first.rsplit('/', 1)[-1]} {rest}".strip()
+
+
+def probe(step: str) -> bool:
+    """Whether a step reads or probes: its failure says what is there, no work is left."""
+    git = git_steps(step)
+    return program(step).split()[0] in _PROBES or bool(_PROBE_STEP_RE.match(bare(step))) or bool(
+        git and git[0].verb in _GIT_READS)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import shlex
 from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
@@ -52,33 +51,13 @@ _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|descript
                           re.IGNORECASE)
 _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
 _GIT_C_RE = re.compile(r"^git\s+-C\s+(\S+)")
-# A command that reads or probes (its failure says what is there, no work left): the first word of its last step
-_PROBES = frozenset("ls cat grep rg find fd head tail less which type command test [ diff cmp wc file stat echo printf "
-                    "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
-                    "true false sleep kill pkill mkdir touch cd for while if".split())
-_GIT_READS = frozenset("status log show diff cat-file rev-parse config branch ls-files ls-tree blame fetch remote "
-                       "describe reflog shortlog grep ls-remote check-ignore for-each-ref show-ref merge-base worktree "
-                       "stash".split())
-# A tool's step that reads, whose exit status is its answer (no PR yet, a check pending, a package missing), or a
-# step negated (`! grep -q TODO`): a probe as well
-_PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) (?:view|checks|status|list|diff|"
-                            r"watch)\b|gh (?:api|auth status|search)\b|pip3? (?:show|list|freeze)\b|"
-                            r"(?:npm|pnpm|yarn) (?:ls|list|view|info|outdated|why)\b|"
-                            r"docker (?:ps|inspect|logs|images)\b|kubectl (?:get|describe|logs)\b|"
-                            r"systemctl (?:status|is-active)\b|(?i:(?:get|test|select|resolve|measure)-[a-z]+)\b|"
-                            r"\S+ (?:--version|-V|--help|-h)$)")
 # a conflict the session then committed through
 _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
-# `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
-_SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
-                            r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
 # `go run /dev/stdin <<'EOF'`, `python -c "<newline>import ...`: an experiment fed inline, a script of several lines
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<|\s-[ce]\s+[\"']\s*\n")
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
-_REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
 _LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
-_WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
@@ -453,7 +432,8 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
     explained and left): not a check (the runs say those), a probe that reads (`ls`, `git show`), an experiment fed
     on stdin, a scratch folder's, a conflict the session committed through, nor a call the user or tools stopped."""
     calls = [c for c in session.tool_calls if c.name == "Bash" and not c.rejected and not c.denied]
-    ran = [(c, [program for step in _steps(_text(c)) if (program := _program(step))]) for c in calls]
+    ran = [(c, [program for step in commands.program_steps(_text(c)) if (program := commands.program(step))])
+           for c in calls]
     left: list[tuple[str, str]] = []
     for at, (call, programs) in enumerate(ran):
         command = _text(call)
@@ -461,27 +441,20 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
                 _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
-        steps = [step for step in _steps(command) if _program(step)]
+        steps = [step for step in commands.program_steps(command) if commands.program(step)]
         program, git = programs[-1], commands.git_steps(steps[-1])
-        if _probe(steps[-1]) or steps[-1].startswith("timeout ") and _TIMED_OUT_RE.match(call.error):
+        if commands.probe(steps[-1]) or steps[-1].startswith("timeout ") and _TIMED_OUT_RE.match(call.error):
             continue
-        later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], _named(program)
-        if any(name in map(_named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
+        later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], commands.named(program)
+        if any(name in map(commands.named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
                 s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
             continue
         said = HELD if _HELD_RE.search(call.error) else _verdict(call)
-        probes = {_program(step).split()[0] for step in steps[:-1] if _probe(step)}
+        probes = {commands.program(step).split()[0] for step in steps[:-1] if commands.probe(step)}
         if probes and (not said or said.split(":")[0] in probes):
             continue  # a probe before the last step failed (`test -f x && ./run.sh`): the last never ran
         left.append((name, said))
     return left[-MAX_FAILED:]
-
-
-def _probe(step: str) -> bool:
-    """Whether a step reads or probes: its failure says what is there, no work is left."""
-    git = commands.git_steps(step)
-    return _program(step).split()[0] in _PROBES or bool(_PROBE_STEP_RE.match(commands.bare(step))) or bool(
-        git and git[0].verb in _GIT_READS)
 
 
 def _verdict(call: ToolCall) -> str:
@@ -499,46 +472,6 @@ def _verdict(call: ToolCall) -> str:
 def _text(call: ToolCall) -> str:
     command = call.input.get("command")
     return command if isinstance(command, str) else ""
-
-
-def _steps(command: str) -> list[str]:
-    """A command line's steps, split outside quotes (`python3 -c "import yaml; ..."` is one), without `cd`s and
-    exports, a shell wrapper's (`bash -lc "..."`) its own."""
-    if _WINDOWS_PATH_RE.search(command):
-        command = command.replace("\\", "/")
-    lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    found: list[list[str]] = [[]]
-    try:
-        for word in lexer:
-            if word in (";", "&&", "||", "|", "&", ";;"):
-                found.append([])
-            else:
-                found[-1].append(word)
-    except ValueError:
-        return [step for step in commands.steps(command) if step.split()[:1] != ["export"]]
-    steps: list[str] = []
-    for words in found:
-        if words[:1] in (["bash"], ["sh"], ["zsh"]) and words[1:2] in (["-c"], ["-lc"]):  # Codex's `bash -lc "..."`
-            steps += _steps(" ".join(words[2:])) if len(words) > 2 else []
-        elif words and words[0] not in ("cd", "export", "echo"):
-            steps.append(" ".join(words))
-    return steps
-
-
-def _program(step: str) -> str:
-    """A step's program and its first argument (`test-harness.sh verify-rewind`, `git push`, `python3 -c`), a task
-    with its name (`npm run migrate`), a script without the interpreter that runs it: what a later step must run
-    again."""
-    git = commands.git_steps(step)
-    words = _SCRIPT_RUN_RE.sub("", commands.bare(step)).split()
-    return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
-
-
-def _named(program: str) -> str:
-    """A program as a thread names it, and as any spelling of it runs it: a script by its file name."""
-    first, _, rest = program.partition(" ")
-    return f"{first.rsplit('/', 1)[-1]} {rest}".strip()
 
 
 def _scratch_command(command: str, program: str) -> bool:
