@@ -24,9 +24,9 @@ _SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/s
 _REPORTED_WRITE_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )\b(?:written|saved|wrote|exported)(?: [\w-]+){0,3} "
                                 r"(?:to|at|in) `([^`\s]+)`|\bcreated (?:the |a |a new )?file `([^`\s]+)`",
                                 re.IGNORECASE)
-_TEST_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
+TEST_FILE_RE = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_(?:test|spec)\.\w+$|"
                       r"\.(?:test|spec)\.\w+$|\wTests?\.(?:java|kt|cs|swift|scala)$")
-_DOC_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
+DOC_FILE_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$", re.IGNORECASE)
 # Read but never the work: images and documents shown to the agent, installed dependencies' sources, local secrets
 # and keys (an example env file is not one), generated lock files.
 _NOT_WORK_RE = re.compile(r"\.(?:png|jpe?g|gif|webp|ico|pdf)$|(?:^|/)(?:node_modules|site-packages|dist-packages|"
@@ -92,7 +92,7 @@ def _reported_writes(result: str, cwd: str) -> list[str]:
 
 def _kind(path: str) -> int:
     """Code (and configuration) first, then tests, then documents: what a reader opens first to see the change."""
-    return 2 if _DOC_RE.search(path) else 1 if _TEST_RE.search(path) else 0
+    return 2 if DOC_FILE_RE.search(path) else 1 if TEST_FILE_RE.search(path) else 0
 
 
 def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
@@ -114,7 +114,7 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     names = Counter(map(_base, reads))
     # names several files read share, of which the words name one by its path (`src/a/index.ts`)
     by_path = {_base(path) for path in reads if names[_base(path)] > 1 and any(path in text for text in texts + plans)}
-    tested = {_tested(path) for path in changed if _TEST_RE.search(path)}
+    tested = {_tested(path) for path in changed if TEST_FILE_RE.search(path)}
     scored = []
     for rank, (path, count) in enumerate(reads.items()):
         if path in changed or _scratch(path) or _NOT_WORK_RE.search(path) or path.startswith("~") or (

@@ -17,6 +17,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.directions import PLAN_PROMPT
+from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.open_threads import plan_file
 from eywa.core.extract.said_left import YES_WORDS, clause
 from eywa.core.retrieval.query_tokens import content_words
@@ -48,9 +49,7 @@ _TESTS_RE = re.compile(r"\b(?:unit |integration |e2e )?tests?\b|\btest cases?\b|
 _RUN_RE = re.compile(r"^(?:\*\*)?(?:run|re-?run|execute|verify|check|build|deploy|publish|install|regenerate)\b",
                      re.IGNORECASE)
 _DOCS_RE = re.compile(r"\b(?:readme|docs?|documentation|changelog|document)\b", re.IGNORECASE)
-_TEST_FILE_RE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:_test|_spec|\.test|\.spec|Test|Tests)\.\w+$|"
-                           r"(?:^|/)test_[^/]+$")
-_DOC_FILE_RE = re.compile(r"\.(?:md|mdx|rst|txt|adoc)$|(?:^|/)docs?/", re.IGNORECASE)
+_DOCS_FOLDER_RE = re.compile(r"(?:^|/)docs?/", re.IGNORECASE)  # any file of a docs folder is documentation
 _CODE_RE = re.compile(r"`([^`\n]{2,120})`")
 _FILE_RE = re.compile(r"[\w./-]*\w\.[A-Za-z]{1,5}\b")
 _NAME_RE = re.compile(r"[A-Za-z_][\w.-]*\w")
@@ -203,10 +202,10 @@ def _done(step: str, body: str, written: str, said: str, files: list[str], ran: 
     if any(name.rsplit("/", 1)[-1] in bases or re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", said)
            for name in names):
         return True
-    if _TESTS_RE.search(step) and (any(_TEST_FILE_RE.search(path) for path in files) or (
+    if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
             _RUN_RE.match(step) and any(c.kind == "tests" for command in ran for c in commands.checks(command)))):
         return True
-    if _DOCS_RE.search(step) and any(_DOC_FILE_RE.search(path) for path in files):
+    if _DOCS_RE.search(step) and any(DOC_FILE_RE.search(path) or _DOCS_FOLDER_RE.search(path) for path in files):
         return True
     words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
     if not words:  # "Update function/variable names and comments": what it names is anywhere, no edit tells
