@@ -135,6 +135,25 @@ def test_commits_in_a_repository_the_session_made_to_try_something_are_not_its_o
     assert _facts("1c38adc0-5071-4382-9e53-de8c30e2265f") == ([], "done")
 
 
+def test_a_git_status_after_the_shell_was_put_back_in_the_project_reads_the_projects_state() -> None:
+    """9f26971d (blind label: "The .env-handling fix to both wrapper scripts was left as unstaged changes"): a `cd
+    /tmp && ...` experiment, "Shell cwd was reset to" the project, then `git status` there lists both scripts."""
+    threads, status = _facts("9f26971d-da0a-46db-b911-e156aad9548e")
+    assert [t for t in threads if t.startswith("Uncommitted")] == [
+        "Uncommitted changes on soph/allow-dogfood-local-dev (its `git status`): `.gemini/scripts/entire-wrapper.sh`, "
+        "`.claude/scripts/entire-wrapper.sh`"]
+    assert status == "done"  # never committed: the person commits, a note
+
+
+def test_the_command_whose_output_says_the_shell_was_put_back_still_ran_where_it_went() -> None:
+    """1c38adc0: `cd /tmp && ... git init && ... git commit` prints "Shell cwd was reset to" the project: its
+    commit is still the scratch repository's, not the project's."""
+    session = corpus_session("1c38adc0-5071-4382-9e53-de8c30e2265f")
+    assert any("Shell cwd was reset to" in c.output and "git init" in str(c.input.get("command"))
+               for c in session.tool_calls)
+    assert session_facts(session).unpushed == {}
+
+
 def test_a_commit_never_pushed_is_a_note_naming_it_and_its_branch() -> None:
     """ae68c513 (blind label: "Commit 5fddc49c on dipree/entire-wingman was made but not pushed")."""
     threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")

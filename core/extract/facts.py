@@ -36,6 +36,8 @@ _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 # A repository made to try something out: created by the command itself, or in a temporary folder.
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
+# Claude Code's shell put back in the project after a `cd` out of it: later commands run there, not in the folder left
+_CWD_RESET_RE = re.compile(r"^Shell cwd was reset to (\S+)$", re.MULTILINE)
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
 # Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
@@ -505,6 +507,8 @@ def session_facts(session: Session) -> Facts:
         ok = not call.is_error
         repo, current = _folder(command, current, session.cwd, str(call.input.get("workdir") or ""), keeps)
         output = call.output or call.error
+        if reset := _CWD_RESET_RE.search(output):
+            current = _relative(reset.group(1), session.cwd)
         # a repository made to try something out: its commits are no work of the session's
         scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
