@@ -179,14 +179,9 @@ def test_a_test_run_stopped_without_a_word_is_no_note_as_the_user_went_on_to_som
     assert not any("stopped by the user" in t for t in _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")[0])
 
 
-def test_edits_of_a_session_that_never_committed_are_no_thread_though_its_git_status_lists_them() -> None:
-    threads, status = _facts("9f26971d-da0a-46db-b911-e156aad9548e")
-    assert threads == [] and status == "done"
-
-
 def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:
-    """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"); 9f26971d's status
-    lists only files it did not edit (above). The help.go it wrote is among its "Untracked files:"."""
+    """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"). The help.go it wrote
+    is among its "Untracked files:"."""
     threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
     assert ("Uncommitted changes on main (its `git status`): `cmd/entire/cli/help.go`, `cmd/entire/cli/root.go`"
             in threads and status == "done")
