@@ -81,6 +81,11 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
                             r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
                             r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
+# "Test checklist:", "## Test It Now!", "How to test:": checks left to the person (not "## Testing", often a report)
+_TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
+                           r"to (?:test|verify)|test (?:it|this)(?: (?:now|yourself|out|locally|manually))?)\W*$",
+                           re.IGNORECASE)
+TO_TEST = "To test"
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|follow-?ups?|future work|later)\b",
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
@@ -160,10 +165,12 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
 
 
 def _lead_words(text: str) -> str:
-    """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, else
-    ""."""
+    """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, "To test"
+    when checks left to the person ("Test checklist:"), else ""."""
     if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
         return "Next"
+    if _TEST_LEAD_RE.match(text) and len(text.split()) <= _LABEL_WORDS:
+        return TO_TEST
     return "Later" if _LATER_LEAD_RE.search(text) else ""
 
 
@@ -201,7 +208,14 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
             if leads_items:
                 continue
         kind = lead or _lead_kind(sentence.heading)
-        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
+        if kind == TO_TEST:  # one thread for the list: its first check, and how many follow
+            taken += 1
+            if taken == 1:
+                threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'), 12)}", False), index))
+            else:
+                threads[-1] = (Thread(f"{kind} ({taken} steps): {threads[-1][0].text.split(': ', 1)[1]}", False),
+                               threads[-1][1])
+        elif kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
             threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), index))
     return threads
