@@ -693,6 +693,9 @@ def test_a_test_checklist_the_closing_leaves_to_the_person_is_one_thread() -> No
         for agent in AGENTS:
             assert _closing(agent, f"{lead}\n1. Run `widgets serve`\n2. Open the page") == [
                 "To test (2 steps): Run `widgets serve`"], (lead, agent)
+        # its further steps are the thread's, no thread of their own ("before merging" is no next step here)
+        assert _closing(agent, "How to test:\n1. Open the page\n2. Check it still loads before merging") == [
+            "To test (2 steps): Open the page"], agent
 
 
 def test_a_testing_section_reporting_the_checks_run_is_no_thread() -> None:
