@@ -357,7 +357,8 @@ def test_digest_on_schedule_is_sent_at_the_chosen_time_and_can_be_turned_off(wor
         "• Next: Ready for git push when you want to publish! (a7da6a22)",
         "jssoundrecorder", "• Still running: pnpm dev, started in the background and never stopped (7acd37a8)",
         "• In progress: Test recording with new AudioWorklet implementation (7acd37a8)",
-        "• To do: Test drone synth with new AudioWorklet implementation (7acd37a8)"]
+        "• To do: Test drone synth with new AudioWorklet implementation (7acd37a8)",
+        "• To test (5 steps): Open browser console to check for any errors (7acd37a8)"]
     mark = world.fake.mark()
     world.runner.run(job.run(world.app))  # nothing new since: nothing is sent
     world.owner.says("/help")

@@ -681,3 +681,26 @@ def test_a_markdown_heading_named_todo_is_a_lead_not_a_todo_comment() -> None:
         assert _closing(agent, "### TODO (not done)\n- Wire the `--retries` flag") == [
             "Next: Wire the `--retries` flag"], agent
         assert _closing(agent, "```python\n# TODO: drop the retry shim\n```") == ["TODO: drop the retry shim"], agent
+
+
+# -- checks the closing leaves to the person --------------------------------------------------------------------------
+def test_a_test_checklist_the_closing_leaves_to_the_person_is_one_thread() -> None:
+    # 7acd37a8 ends on "## 🧪 Test It Now!" / "**Test checklist:**" and five steps to try in the browser; blind label:
+    # "The AudioWorklet migration and API updates were never tested in a browser; the user is asked to test ..."
+    threads = draft(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), ZoneInfo("UTC")).open_threads
+    assert "To test (5 steps): Open browser console to check for any errors" in threads
+    for lead in ("**Test checklist:**", "How to test:", "## Test it locally", "To verify:"):
+        for agent in AGENTS:
+            assert _closing(agent, f"{lead}\n1. Run `widgets serve`\n2. Open the page") == [
+                "To test (2 steps): Run `widgets serve`"], (lead, agent)
+        # its further steps are the thread's, no thread of their own ("before merging" is no next step here)
+        assert _closing(agent, "How to test:\n1. Open the page\n2. Check it still loads before merging") == [
+            "To test (2 steps): Open the page"], agent
+
+
+def test_a_testing_section_reporting_the_checks_run_is_no_thread() -> None:
+    # ee6078de closes on "## Testing" / "All tests pass:" with a list of what passed: a report, nothing left
+    assert not any(t.startswith("To test") for t in _threads("ee6078de-2c4f-428e-b137-aafce7251a7a"))
+    for agent in AGENTS:
+        assert _closing(agent, "## Testing\n\n- Unit tests pass\n- Lint is clean") == []
+        assert _closing(agent, "Now let me run the tests to verify the fixes:\n- `pytest -q`") == []

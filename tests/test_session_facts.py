@@ -16,7 +16,7 @@ from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
 from eywa.core.extract import commands
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.facts import HELD, facts_in, session_facts
+from eywa.core.extract.facts import HELD, Facts, facts_in, session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
 from eywa.core.session import Event, Session, ToolCall
@@ -487,8 +487,17 @@ def test_the_unchecked_test_plan_of_a_drafted_pr_is_not_run() -> None:
     # 38917d7d drafts its PR in the last reply with three "- [ ] Verify ..." boxes it never ran
     facts = session_facts(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"))
     assert (facts.pr, len(facts.unticked)) == ("drafted", 3)
-    assert ("Not run: the PR's test plan (and 2 more): Verify telemetry is disabled when settings don't exist"
+    # each box is the thread (blind label: "... three manual checks unticked (telemetry off without settings, ...)")
+    assert ("Not run: the PR's test plan, 3 checks unticked: telemetry is disabled when settings don't exist; "
+            "telemetry is enabled only when explicitly set to `true`; `--no-telemetry` flag still works"
             in [t.text for t in facts.threads()])
+
+
+def test_an_unticked_test_plan_names_its_first_three_checks_and_counts_the_rest() -> None:
+    facts = Facts(pr="created", unticked=["Verify the retry waits", "Check that `--retries 0` disables it",
+                                          "Run the CLI by hand", "Test on Windows"])
+    assert facts.threads()[-1].text == ("Not run: the PR's test plan, 4 checks unticked: the retry waits; "
+                                        "`--retries 0` disables it; Run the CLI by hand (and 1 more)")
 
 
 def test_a_drafted_pr_with_no_test_plan_leaves_none_unticked() -> None:

@@ -48,6 +48,8 @@ _SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE
 # The files of its "Untracked files:" section, each on a line of its own after a tab.
 _UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
+_BOXES = 3  # unticked checks a thread names: what each checks is the thread
+_CHECK_VERB_RE = re.compile(r"^(?:verify|check|confirm|ensure|test)(?: that)?\s+(?=\S)", re.IGNORECASE)  # lead says it
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
                           re.IGNORECASE)
@@ -212,8 +214,10 @@ class Facts:
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         if self.unticked:
-            found.append(Thread(f"Not run: the PR's test plan{_more(self.unticked)}: {clause(self.unticked[0], 12)}",
-                                False))
+            boxes = f"{len(self.unticked)} check{'s' if len(self.unticked) > 1 else ''}"
+            steps = "; ".join(clause(_CHECK_VERB_RE.sub("", step), 10).rstrip(".…") for step in self.unticked[:_BOXES])
+            found.append(Thread(f"Not run: the PR's test plan, {boxes} unticked: {steps}"
+                                f"{_more(self.unticked[_BOXES - 1:])}", False))
         return found
 
     def _commits(self, folder: str, made: list[str]) -> str:

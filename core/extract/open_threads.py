@@ -81,6 +81,11 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
                             r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
                             r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
+# "Test checklist:", "## Test It Now!", "How to test:": checks left to the person (not "## Testing", often a report)
+_TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
+                           r"to (?:test|verify)|test (?:it|this)(?: (?:now|yourself|out|locally|manually))?)\W*$",
+                           re.IGNORECASE)
+_TO_TEST = "To test"
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|follow-?ups?|future work|later)\b",
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
@@ -160,10 +165,12 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
 
 
 def _lead_words(text: str) -> str:
-    """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, else
-    ""."""
+    """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, "To test"
+    when checks left to the person ("Test checklist:"), else ""."""
     if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
         return "Next"
+    if _TEST_LEAD_RE.match(text):
+        return _TO_TEST
     return "Later" if _LATER_LEAD_RE.search(text) else ""
 
 
@@ -178,19 +185,19 @@ def _label(text: str) -> bool:
         bool(_lead_words(text))
 
 
-def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
-    """(thread, sentence index) of the first items of each list a lead-in ("Remaining:", "**What's left**") or
-    heading names as left to do."""
-    threads: list[tuple[Thread, int]] = []
-    lead, taken, leads_items = "", 0, False
+def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
+    """(thread, the indices of the sentences it says) of the first items of each list a lead-in ("Remaining:",
+    "**What's left**") or heading names as left to do; of a list of checks left to the person, one thread."""
+    threads: list[tuple[Thread, set[int]]] = []
+    lead, taken, checks, leads_items = "", 0, 0, False
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
             if sentence.heading and (not index or found[index - 1].heading != sentence.heading) and \
                     _lead_kind(sentence.heading) == "Next" and not text.endswith(("?", ":")) and (
                     _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
-                threads.append((Thread(f"Next: {clause(text)}", True), index))
-            lead, taken = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0
+                threads.append((Thread(f"Next: {clause(text)}", True), {index}))
+            lead, taken, checks = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0, 0
             continue
         if sentence.nested and not leads_items:
             continue  # a detail of the step above it
@@ -201,9 +208,17 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, int]]:
             if leads_items:
                 continue
         kind = lead or _lead_kind(sentence.heading)
+        if kind == _TO_TEST:  # one thread for the list: its first check, and how many there are
+            checks += 1
+            thread, said = threads.pop() if checks > 1 else (None, set())
+            first = thread.text.split(": ", 1)[1] if thread else clause(sentence.text.rstrip(":"), 12)
+            threads.append((Thread(f"{kind}{f' ({checks} steps)' if checks > 1 else ''}: {first}", False),
+                            said | {index}))
+            continue
+        checks = 0
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
             taken += 1
-            threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), index))
+            threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), {index}))
     return threads
 
 
@@ -231,7 +246,7 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
         found = sentences(_UNTICKED_RE.sub(r"\1", _DONE_ITEM_RE.sub("", event.text)))
         steps = _listed_steps(found) if last else []
         threads += [thread for thread, _ in steps]
-        stepped = {index for _, index in steps}
+        stepped = {index for _, said in steps for index in said}
         for index, sentence in enumerate(found):
             if index in stepped:
                 continue
