@@ -28,7 +28,8 @@ REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
-REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): the last to fill a place
+REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
+CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): the last to fill
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -682,6 +683,40 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+# "[ ] Verify ...", "`TestX` - verifies ...": a test plan's box or a test's description, no choice
+_NOT_CLOSING_RE = re.compile(r"^\[[ x]\]|^`?test\w*`?\s*(?:[-—–:(]|verifies|checks|tests)|\bverif(?:y|ies)\b|"
+                             r"\b(?:committed|pushed)\b", re.IGNORECASE)
+# "### Tests", "**Test coverage:**", "Verified:": a list of what the tests check, not of what was settled
+_TESTS_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b", re.IGNORECASE)
+CLOSING_WORDS = 5  # words outside code a closing line says: "`parseInput()` - Parse and validate input" says little
+_PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
+    """The lines of the closing report's lists that name code the session wrote ("Now uses `paths.RepoRoot()` with
+    fallback to CWD"): where a reader of the whole session finds what was settled, the places left free take them
+    last. Not a test plan's box, a list of what the tests check, a status ("committed and pushed"), a chore, a
+    question or a lead into a list."""
+    result: list[Insight] = []
+    shown = next((s.text for s in found if outcome(s.text)), None)  # What Happened's bullet: it stays there
+    lead, heading = "", ""  # the line that leads into the list, under its heading
+    for sentence in found:
+        text = sentence.text
+        if sentence.heading != heading:
+            lead, heading = "", sentence.heading
+        if not sentence.listed:
+            lead = text
+            continue
+        if text == shown or not 40 <= len(text) <= 300 or text.endswith(("?", ":")) \
+                or _TESTS_LEAD_RE.search(f"{heading} {lead}") or _NOT_CLOSING_RE.search(text) \
+                or _CHORE_RE.search(text) \
+                or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS \
+                or not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
+            continue
+        result.append(Insight("Decision", topic_of(text), text, CLOSING))
+    return result
+
+
 _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 
 
@@ -722,6 +757,11 @@ def chosen(session: Session) -> list[Insight]:
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
+    closing = next((order for order, (index, _) in reversed(list(enumerate(messages)))
+                    if session.events[index].kind == "assistant"), None)
+    if closing is not None and written:
+        found += [(closing, len(found) + position, item)
+                  for position, item in enumerate(closing_lines(sentences(messages[closing][1]), written))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
@@ -733,7 +773,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT, REFUSED):
+        if item.cause and causes == MAX_CAUSES or item.strength <= FOLLOWED:
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -742,7 +782,8 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in sorted(held, key=lambda e: (e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
+    for entry in sorted(held, key=lambda e: (e[2].strength == CLOSING, e[2].strength == REFUSED,
+                                             e[2].strength != FOLLOWED)):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
