@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.directions import PLAN_PROMPT, directions
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.retrieval.query_tokens import content_words
@@ -526,9 +527,10 @@ _ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|swit
                                   r"rename|remove)\b", re.IGNORECASE)
 
 
-def _written(session: Session) -> str:
-    """Everything the session wrote with its edit tools: paths, new text."""
+def _written(session: Session, docs: bool = True) -> str:
+    """Everything the session wrote with its edit tools: paths, new text; without its documents (`docs` False)."""
     return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
+                     and (docs or not DOC_FILE_RE.search(str(call.input.get("file_path", ""))))
                      for value in call.input.values())
 
 
@@ -685,9 +687,11 @@ def commit_reasons(session: Session) -> list[Insight]:
 
 # "[ ] Verify ...", "`TestX` - verifies ...": a test plan's box or a test's description, no choice
 _NOT_CLOSING_RE = re.compile(r"^\[[ x]\]|^`?test\w*`?\s*(?:[-—–:(]|verifies|checks|tests)|\bverif(?:y|ies)\b|"
-                             r"\b(?:committed|pushed)\b", re.IGNORECASE)
-# "### Tests", "**Test coverage:**", "Verified:": a list of what the tests check, not of what was settled
-_TESTS_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b", re.IGNORECASE)
+                             r"\btests? that\b|\b(?:committed|pushed)\b", re.IGNORECASE)
+# "### Tests", "**`checkpoint_test.go`** — ...", "Verified:", "**Required Setup (manual steps):**": a list of what the
+# tests check or of steps left to the person, not of what was settled
+_UNSETTLED_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b|_test\.|\btest_\w|\bsetup\b|\bmanual\b|"
+                                r"\bnext steps?\b|\bremaining\b|\byou(?:'ll)? need\b", re.IGNORECASE)
 CLOSING_WORDS = 5  # words outside code a closing line says: "`parseInput()` - Parse and validate input" says little
 _PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
 
@@ -695,8 +699,8 @@ _PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
 def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     """The lines of the closing report's lists that name code the session wrote ("Now uses `paths.RepoRoot()` with
     fallback to CWD"): where a reader of the whole session finds what was settled, the places left free take them
-    last. Not a test plan's box, a list of what the tests check, a status ("committed and pushed"), a chore, a
-    question or a lead into a list."""
+    last. Not a test plan's box, a list of what the tests check or of steps left to the person, a status ("committed
+    and pushed"), a chore, a question or a lead into a list."""
     result: list[Insight] = []
     shown = next((s.text for s in found if outcome(s.text)), None)  # What Happened's bullet: it stays there
     lead, heading = "", ""  # the line that leads into the list, under its heading
@@ -708,7 +712,7 @@ def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             lead = text
             continue
         if text == shown or not 40 <= len(text) <= 300 or text.endswith(("?", ":")) \
-                or _TESTS_LEAD_RE.search(f"{heading} {lead}") or _NOT_CLOSING_RE.search(text) \
+                or _UNSETTLED_LEAD_RE.search(f"{heading} {lead}") or _NOT_CLOSING_RE.search(text) \
                 or _CHORE_RE.search(text) \
                 or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS \
                 or not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
@@ -759,9 +763,11 @@ def chosen(session: Session) -> list[Insight]:
     found += [(order, -1, item) for order, item in user_directions(session)]
     closing = next((order for order, (index, _) in reversed(list(enumerate(messages)))
                     if session.events[index].kind == "assistant"), None)
-    if closing is not None and written:
+    # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
+    code = _written(session, docs=False) if closing is not None else ""
+    if code:
         found += [(closing, len(found) + position, item)
-                  for position, item in enumerate(closing_lines(sentences(messages[closing][1]), written))]
+                  for position, item in enumerate(closing_lines(sentences(messages[closing][1]), code))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
