@@ -2,9 +2,10 @@
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
 it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
-wrote; and the user's prompts that redirected the work, carried out. Each under the topic it is about: the
-concept a report's label names, else the code identifier it names, else the subject of the sentence. Plain
-regular expressions over a few messages: the extractor runs on every ingest.
+wrote; the user's prompts that redirected the work, carried out; and, last, the closing report's list lines
+naming code it wrote. Each under the topic it is about: the concept a report's label names, else the code
+identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
+extractor runs on every ingest.
 """
 
 from __future__ import annotations
@@ -743,7 +744,7 @@ def chosen(session: Session) -> list[Insight]:
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
     with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words and the findings stated right before an edit."""
+    findings in plain words, the findings stated right before an edit and the closing report's list lines."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
