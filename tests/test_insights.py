@@ -12,12 +12,14 @@ from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
     BEFORE_EDIT,
+    CLOSING,
     FOLLOWED,
     REPORTED,
     Insight,
     agent_texts,
     changes_in,
     chosen,
+    closing_lines,
     insights,
     insights_in,
     steps_on_findings,
@@ -807,3 +809,33 @@ def test_a_prompt_saying_something_is_right_now_so_is_no_correction() -> None:
 ])
 def test_code_outside_backticks_or_the_users_request_restated_before_an_edit_is_no_finding(said: str) -> None:
     assert _before_edit(said) == []
+
+
+def test_a_closing_reports_list_line_naming_written_code_fills_a_free_place() -> None:
+    # f8e05984's closing report: "1. **`geminicli/gemini.go`** - `DetectPresence()`" with "- Now uses `paths.RepoRoot()`
+    # with fallback to CWD" under it (its label: "Use paths.RepoRoot() with a CWD fallback in Gemini presence
+    # detection ..."); its siblings repeat the changes already kept ("`InstallHooks()` - Now uses repo root ...")
+    found = chosen(corpus_session("f8e05984-93e4-45b7-b638-e6f011442db9"))
+    assert [item.text for item in found if item.strength == CLOSING] == [
+        "Now uses `paths.RepoRoot()` with fallback to CWD"]
+    # 8c816805, eight places: the closing line takes the one the others leave
+    assert "Modified `GetOutputFilter()` to log a warning to stderr when settings fail to load" in texts(
+        "8c816805-24e2-4871-ac94-e97ce23993c1")
+
+
+def test_a_closing_reports_list_of_what_the_tests_check_gives_no_line() -> None:
+    # ee6078de closes on a report of the tests it added: "### What the Test Verifies", "### Helper Functions" led by
+    # "To keep the test maintainable ..., I created two helper functions:"; none of its list lines is a choice
+    assert not any(item.strength == CLOSING for item in chosen(corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a")))
+    written = "func Resolve() {} func parseInput() {} const backupSuffix"
+    report = ("Resolved it.\n\n- Changed `Resolve` to read the repository root first, as the hooks do\n"
+              "- [ ] Verify `Resolve` still works from a subdirectory\n"
+              "- `parseInput()` - Parse and validate input\n"
+              "- Added imports for `backupSuffix` and the rest of `parseInput`\n"
+              "- `Resolve` fix committed in `46815ae` and pushed to the branch\n\n"
+              "**Tests added:**\n- `parseInput` returns an error on an empty payload from the hook")
+    assert [item.text for item in closing_lines(sentences(report), written)] == [
+        "Changed `Resolve` to read the repository root first, as the hooks do"]
+    # the message's first outcome is What Happened's bullet: it stays there
+    assert closing_lines(sentences("- Changed `Resolve` to read the repository root first, as the hooks do"),
+                         written) == []

@@ -2,9 +2,10 @@
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
 it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
-wrote; and the user's prompts that redirected the work, carried out. Each under the topic it is about: the
-concept a report's label names, else the code identifier it names, else the subject of the sentence. Plain
-regular expressions over a few messages: the extractor runs on every ingest.
+wrote; the user's prompts that redirected the work, carried out; and, last, the closing report's list lines
+naming code it wrote. Each under the topic it is about: the concept a report's label names, else the code
+identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
+extractor runs on every ingest.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.directions import PLAN_PROMPT, directions
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.retrieval.query_tokens import content_words
@@ -28,7 +30,8 @@ REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
-REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): the last to fill a place
+REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
+CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): the last to fill
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -525,9 +528,10 @@ _ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|swit
                                   r"rename|remove)\b", re.IGNORECASE)
 
 
-def _written(session: Session) -> str:
-    """Everything the session wrote with its edit tools: paths, new text."""
+def _written(session: Session, docs: bool = True) -> str:
+    """Everything the session wrote with its edit tools: paths, new text; without its documents (`docs` False)."""
     return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
+                     and (docs or not DOC_FILE_RE.search(str(call.input.get("file_path", ""))))
                      for value in call.input.values())
 
 
@@ -682,6 +686,42 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+# "[ ] Verify ...", "`TestX` - verifies ...": a test plan's box or a test's description, no choice
+_NOT_CLOSING_RE = re.compile(r"^\[[ x]\]|^`?test\w*`?\s*(?:[-—–:(]|verifies|checks|tests)|\bverif(?:y|ies)\b|"
+                             r"\btests? that\b|\b(?:committed|pushed)\b", re.IGNORECASE)
+# "### Tests", "**`checkpoint_test.go`** — ...", "Verified:", "**Required Setup (manual steps):**": a list of what the
+# tests check or of steps left to the person, not of what was settled
+_UNSETTLED_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b|_test\.|\btest_\w|\bsetup\b|\bmanual\b|"
+                                r"\bnext steps?\b|\bremaining\b|\byou(?:'ll)? need\b", re.IGNORECASE)
+CLOSING_WORDS = 5  # words outside code a closing line says: "`parseInput()` - Parse and validate input" says little
+_PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
+    """The lines of the closing report's lists that name code the session wrote ("Now uses `paths.RepoRoot()` with
+    fallback to CWD"): where a reader of the whole session finds what was settled, the places left free take them
+    last. Not a test plan's box, a list of what the tests check or of steps left to the person, a status ("committed
+    and pushed"), a chore, a question or a lead into a list."""
+    result: list[Insight] = []
+    shown = next((s.text for s in found if outcome(s.text)), None)  # What Happened's bullet: it stays there
+    lead, heading = "", ""  # the line that leads into the list, under its heading
+    for sentence in found:
+        text = sentence.text
+        if sentence.heading != heading:
+            lead, heading = "", sentence.heading
+        if not sentence.listed:
+            lead = text
+            continue
+        if text == shown or not 40 <= len(text) <= 300 or text.endswith(("?", ":")) \
+                or _UNSETTLED_LEAD_RE.search(f"{heading} {lead}") or _NOT_CLOSING_RE.search(text) \
+                or _CHORE_RE.search(text) \
+                or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS \
+                or not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
+            continue
+        result.append(Insight("Decision", topic_of(text), text, CLOSING))
+    return result
+
+
 _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 
 
@@ -704,7 +744,7 @@ def chosen(session: Session) -> list[Insight]:
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
     with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words and the findings stated right before an edit."""
+    findings in plain words, the findings stated right before an edit and the closing report's list lines."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
@@ -722,6 +762,13 @@ def chosen(session: Session) -> list[Insight]:
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
+    closing = next((order for order, (index, _) in reversed(list(enumerate(messages)))
+                    if session.events[index].kind == "assistant"), None)
+    # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
+    code = _written(session, docs=False) if closing is not None else ""
+    if code:
+        found += [(closing, len(found) + position, item)
+                  for position, item in enumerate(closing_lines(sentences(messages[closing][1]), code))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
@@ -733,7 +780,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength in (FOLLOWED, FINDING, BEFORE_EDIT, REFUSED):
+        if item.cause and causes == MAX_CAUSES or item.strength <= FOLLOWED:
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -742,7 +789,8 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in sorted(held, key=lambda e: (e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
+    for entry in sorted(held, key=lambda e: (e[2].strength == CLOSING, e[2].strength == REFUSED,
+                                             e[2].strength != FOLLOWED)):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
