@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.directions import PLAN_PROMPT, directions
-from eywa.core.extract.key_files import DOC_FILE_RE
-from eywa.core.extract.said_left import NEXT_LINE_RE
+from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
+from eywa.core.extract.said_left import NEXT_LINE_RE, clause
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
@@ -32,6 +32,7 @@ FINDING = -6  # what some code or tool does not do, named in plain words (`_FIND
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
 CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): the last to fill
+WRITTEN = -10  # a comment the session wrote in code that says why (`written_reasons`): fills places left after all
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -686,6 +687,74 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+# A comment line of most languages, its marks left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*?)\s*(?:\*/)?\s*$")
+_DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
+# "nolint:revive // ...", "noqa: E501 - ...", "TODO: ...": a linter's directive before its justification; a step left
+_DIRECTIVE_RE = re.compile(r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
+                           r"(?://|#|-+|:)\s*", re.IGNORECASE)
+_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
+# "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
+# parse it twice": what a comment says of why the code is so
+_WHY_RE = re.compile(r"\b(?:because|so that|so we can|instead of|rather than|to avoid|to prevent|since|"
+                     r"intentional(?:ly)?|deliberately|on purpose|trade-?off|in order to|"
+                     r"(?:clearer|simpler|safer|cheaper|faster) than|for (?:consistency|security|safety))\b",
+                     re.IGNORECASE)
+WRITTEN_WORDS = 30  # words of a comment's sentence kept: one a phone shows on a line or two
+
+
+def _comments(old: str, new: str) -> list[str]:
+    """The comments `new` adds to `old`: each block of comment lines as text (a line opening with a capital starts a new
+    sentence, one opening in lower case goes on the one before), and each docstring."""
+    before = {line.strip() for line in old.splitlines()}
+    blocks: list[str] = []
+    block: list[str] = []
+    added = False
+    for line in [*new.splitlines(), ""]:
+        match = _COMMENT_RE.match(line) if line.strip() else None
+        if match and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
+            text = _DIRECTIVE_RE.sub("", match.group(1))
+            block.append(("\n\n" if text[:1].isupper() else " ") + text)
+            added = added or line.strip() not in before
+            continue
+        if block and added:
+            blocks.append("".join(block))
+        block, added = [], False
+    blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
+               and doc not in old]
+    return blocks
+
+
+def written_reasons(session: Session) -> list[Insight]:
+    """The sentences of the comments the session wrote into code (not documents or tests) that say why the code is so
+    ("Uses git CLI instead of go-git because go-git doesn't respect global gitignore", "APIKey and Endpoint are
+    intentionally excluded to avoid exposing them in process listings"): a choice the session made and its reason, said
+    in the code rather than to the person. Not a step left ("TODO: ..."), a code dump, or a few words."""
+    result: list[Insight] = []
+    seen: set[str] = set()
+    for call in session.tool_calls:
+        path = str(call.input.get("file_path", ""))
+        if call.name not in WRITE_TOOLS or call.is_error or call.rejected or DOC_FILE_RE.search(path) \
+                or TEST_FILE_RE.search(path):
+            continue
+        edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
+        for edit in edits if isinstance(edits, list) else []:
+            if not isinstance(edit, dict):
+                continue
+            old, new = str(edit.get("old_string", "")), str(edit.get("new_string", edit.get("content", "")))
+            for sentence in (s for block in _comments(old, new) for s in sentences(block)):
+                if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored
+                    continue
+                text = clause(sentence.text, WRITTEN_WORDS)
+                if text in seen or not _WHY_RE.search(text) or _LEFT_FOR_LATER_RE.match(text) \
+                        or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
+                        or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:
+                    continue
+                seen.add(text)
+                result.append(Insight("Decision", topic_of(text), text[:1].upper() + text[1:], WRITTEN))
+    return result
+
+
 # "[ ] Verify ...", "`TestX` - verifies ...": a test plan's box or a test's description, no choice
 _NOT_CLOSING_RE = re.compile(r"^\[[ x]\]|^`?test\w*`?\s*(?:[-—–:(]|verifies|checks|tests)|\bverif(?:y|ies)\b|"
                              r"\btests? that\b|\b(?:committed|pushed)\b", re.IGNORECASE)
@@ -770,6 +839,7 @@ def chosen(session: Session) -> list[Insight]:
         found += [(closing, len(found) + position, item)
                   for position, item in enumerate(closing_lines(sentences(messages[closing][1]), code))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
+    found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
@@ -789,8 +859,8 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in sorted(held, key=lambda e: (e[2].strength == CLOSING, e[2].strength == REFUSED,
-                                             e[2].strength != FOLLOWED)):
+    for entry in sorted(held, key=lambda e: (e[2].strength == WRITTEN, e[2].strength == CLOSING,
+                                             e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
