@@ -14,7 +14,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from eywa.core.extract.caveats import POSTED_RE
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.commands import HEREDOC_RE, opens_pr
 from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, clause
@@ -690,22 +692,27 @@ def commit_reasons(session: Session) -> list[Insight]:
 # A comment line of most languages, its marks left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*?)\s*(?:\*/)?\s*$")
 _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
-# "nolint:revive // ...", "noqa: E501 - ...", "TODO: ...": a linter's directive before its justification; a step left
-_DIRECTIVE_RE = re.compile(r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
+# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
+# ...": a step left
+_DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
+                           r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
 _LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
 # "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
 # parse it twice": what a comment says of why the code is so
-_WHY_RE = re.compile(r"\b(?:because|so that|so we can|instead of|rather than|to avoid|to prevent|since|"
-                     r"intentional(?:ly)?|deliberately|on purpose|trade-?off|in order to|"
+_WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|rather than|to avoid|to prevent|since|"
+                     r"best[- ]effort|intentional(?:ly)?|deliberately|on purpose|trade-?off|in order to|"
                      r"(?:clearer|simpler|safer|cheaper|faster) than|for (?:consistency|security|safety))\b",
                      re.IGNORECASE)
 WRITTEN_WORDS = 30  # words of a comment's sentence kept: one a phone shows on a line or two
 
 
+_WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
+
+
 def _comments(old: str, new: str) -> list[str]:
-    """The comments `new` adds to `old`: each block of comment lines as text (a line opening with a capital starts a new
-    sentence, one opening in lower case goes on the one before), and each docstring."""
+    """The comments `new` adds to `old`: each block of comment lines as text (a line after a full stop, or opening with
+    a capitalised word, starts a new sentence; another goes on the one before), and each docstring."""
     before = {line.strip() for line in old.splitlines()}
     blocks: list[str] = []
     block: list[str] = []
@@ -714,7 +721,8 @@ def _comments(old: str, new: str) -> list[str]:
         match = _COMMENT_RE.match(line) if line.strip() else None
         if match and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
             text = _DIRECTIVE_RE.sub("", match.group(1))
-            block.append(("\n\n" if text[:1].isupper() else " ") + text)
+            starts = not block or block[-1].endswith((".", "!", "?", ":")) or bool(_WORD_OPENS_RE.match(text))
+            block.append(("\n\n" if starts else " ") + text)
             added = added or line.strip() not in before
             continue
         if block and added:
@@ -725,33 +733,63 @@ def _comments(old: str, new: str) -> list[str]:
     return blocks
 
 
-def written_reasons(session: Session) -> list[Insight]:
-    """The sentences of the comments the session wrote into code (not documents or tests) that say why the code is so
-    ("Uses git CLI instead of go-git because go-git doesn't respect global gitignore", "APIKey and Endpoint are
-    intentionally excluded to avoid exposing them in process listings"): a choice the session made and its reason, said
-    in the code rather than to the person. Not a step left ("TODO: ..."), a code dump, or a few words."""
-    result: list[Insight] = []
-    seen: set[str] = set()
+# The body of a pull request a command opens: `--body "..."`, a heredoc inside it or after it
+_PR_BODY_RE = re.compile(r"""\s(?:--body|-b)[\s=]+(["'])(.+?)(?<!\\)\1""", re.DOTALL)
+_ESCAPED_RE = re.compile(r"\\([`\"'$\\])")  # a shell string's escapes: \` -> `
+
+
+def _posted(command: str) -> str:
+    """What a command posts on GitHub in the agent's words: a review reply or PR comment, or the body of the pull
+    request it opens; "" for any other command."""
+    posted = POSTED_RE.search(command)
+    if posted is not None:
+        return _ESCAPED_RE.sub(r"\1", posted.group(2))
+    if not opens_pr(command):
+        return ""
+    body = _PR_BODY_RE.search(command)
+    text = body.group(2) if body else command
+    heredoc = HEREDOC_RE.search(text)
+    return heredoc.group("body") if heredoc else _ESCAPED_RE.sub(r"\1", text) if body else ""
+
+
+def _own_writing(session: Session) -> list[str]:
+    """The prose the session wrote outside its messages, each piece as text: the comments it added to code (not to
+    documents or tests) and what it posted on GitHub (review replies, PR comments, PR bodies)."""
+    found: list[str] = []
     for call in session.tool_calls:
+        if call.is_error or call.rejected:
+            continue
+        if call.name == "Bash":
+            found.append(_posted(str(call.input.get("command", ""))))
+            continue
         path = str(call.input.get("file_path", ""))
-        if call.name not in WRITE_TOOLS or call.is_error or call.rejected or DOC_FILE_RE.search(path) \
-                or TEST_FILE_RE.search(path):
+        if call.name not in WRITE_TOOLS or DOC_FILE_RE.search(path) or TEST_FILE_RE.search(path):
             continue
         edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
-        for edit in edits if isinstance(edits, list) else []:
-            if not isinstance(edit, dict):
-                continue
-            old, new = str(edit.get("old_string", "")), str(edit.get("new_string", edit.get("content", "")))
-            for sentence in (s for block in _comments(old, new) for s in sentences(block)):
-                if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored
-                    continue
-                text = clause(sentence.text, WRITTEN_WORDS)
-                if text in seen or not _WHY_RE.search(text) or _LEFT_FOR_LATER_RE.match(text) \
-                        or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
-                        or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:
-                    continue
-                seen.add(text)
-                result.append(Insight("Decision", topic_of(text), text[:1].upper() + text[1:], WRITTEN))
+        found += [block for edit in (edits if isinstance(edits, list) else []) if isinstance(edit, dict)
+                  for block in _comments(str(edit.get("old_string", "")),
+                                         str(edit.get("new_string", edit.get("content", ""))))]
+    return [text for text in found if text]
+
+
+def written_reasons(session: Session) -> list[Insight]:
+    """The sentences the session wrote outside its messages that say why the code is so: in the comments it wrote into
+    code ("Uses git CLI instead of go-git because go-git doesn't respect global gitignore", "APIKey and Endpoint are
+    intentionally excluded to avoid exposing them in process listings") and in what it posted on GitHub ("The
+    duplication is a conscious trade-off to avoid import cycles"): a choice and its reason, said to the code's readers
+    rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
+    result: list[Insight] = []
+    seen: set[str] = set()
+    for sentence in (s for block in _own_writing(session) for s in sentences(block)):
+        if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
+            continue
+        text = clause(sentence.text, WRITTEN_WORDS)
+        if text in seen or not _WHY_RE.search(text) or _LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
+                or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:
+            continue
+        seen.add(text)
+        result.append(Insight("Decision", topic_of(text), text[:1].upper() + text[1:], WRITTEN))
     return result
 
 
