@@ -711,23 +711,24 @@ _WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...
 
 
 def _comments(old: str, new: str) -> list[str]:
-    """The comments `new` adds to `old`: each block of comment lines as text (a line after a full stop, or opening with
-    a capitalised word, starts a new sentence; another goes on the one before), and each docstring."""
+    """The comments `new` adds to `old` (its lines not in `old`), each run of comment lines as one text: a line after a
+    full stop, or opening with a capitalised word or a mark ("TODO:", "Note:"), starts a new sentence, another goes on
+    the one before; and each new docstring."""
     before = {line.strip() for line in old.splitlines()}
     blocks: list[str] = []
     block: list[str] = []
-    added = False
     for line in [*new.splitlines(), ""]:
-        match = _COMMENT_RE.match(line) if line.strip() else None
-        if match and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
-            text = _DIRECTIVE_RE.sub("", match.group(1))
-            starts = not block or block[-1].endswith((".", "!", "?", ":")) or bool(_WORD_OPENS_RE.match(text))
+        match = _COMMENT_RE.match(line) if line.strip() not in before else None
+        if match and match.group(1) and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
+            said = match.group(1)
+            text = _DIRECTIVE_RE.sub("", said)
+            starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
+                or bool(_WORD_OPENS_RE.match(text) or _LEFT_FOR_LATER_RE.match(text))
             block.append(("\n\n" if starts else " ") + text)
-            added = added or line.strip() not in before
             continue
-        if block and added:
+        if block:
             blocks.append("".join(block))
-        block, added = [], False
+        block = []
     blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
                and doc not in old]
     return blocks
