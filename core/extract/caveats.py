@@ -86,7 +86,7 @@ _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:e
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
-                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+                       r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
 
 
 def _plain(said: str) -> str:

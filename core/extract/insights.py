@@ -6,6 +6,7 @@ wrote; the user's prompts that redirected the work, carried out; and, last, the 
 naming code it wrote. Each under the topic it is about: the concept a report's label names, else the code
 identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
 extractor runs on every ingest.
+After all these: the comments it wrote into code, and what it posted on GitHub, that say why.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findin
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
-CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): the last to fill
-WRITTEN = -10  # a comment the session wrote in code that says why (`written_reasons`): fills places left after all
+CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): next to last
+WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
