@@ -15,6 +15,7 @@ from eywa.core.extract.insights import (
     CLOSING,
     FOLLOWED,
     REPORTED,
+    WRITTEN,
     Insight,
     agent_texts,
     changes_in,
@@ -25,6 +26,7 @@ from eywa.core.extract.insights import (
     steps_on_findings,
     topic_of,
     user_directions,
+    written_reasons,
 )
 from eywa.core.session import Event, Session, ToolCall
 
@@ -357,7 +359,9 @@ def test_the_line_leaves_the_kind_to_the_text_and_keeps_the_topic() -> None:
 def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> None:
     # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
     # trailers, since trailers already imports id")
-    found = chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
+    # (a comment the session wrote that says why fills a place after it)
+    found = [item for item in chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
+             if item.strength != WRITTEN]
     assert found[-1].cause and found[-1].text.startswith("The `trailers` package already imports `checkpoint/id`")
     # eight choices stated: one root cause, ranked first, and the decisions keep the other places
     assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
@@ -839,3 +843,78 @@ def test_a_closing_reports_list_of_what_the_tests_check_gives_no_line() -> None:
     # the message's first outcome is What Happened's bullet: it stays there
     assert closing_lines(sentences("- Changed `Resolve` to read the repository root first, as the hooks do"),
                          written) == []
+
+
+def test_a_comment_the_session_wrote_that_says_why_fills_a_free_place() -> None:
+    # 0f6074fc wrote "// Discard stdout/stderr to prevent output leaking to parent's terminal" above the redirect it
+    # added (its label: "Explicitly redirect output rather than leaving nil ..."); five places were taken
+    found = chosen(corpus_session("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b"))
+    assert [item.text for item in found if item.strength == WRITTEN] == [
+        "Discard stdout/stderr to prevent output leaking to parent's terminal"]
+    # ddf36c6d's Edit renamed `isSummariseEnabled`: the comment "Reads the settings file directly to avoid import
+    # cycles" above it was there before, in its `old_string`, and is not the session's
+    assert written_reasons(corpus_session("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b")) == []
+
+
+def test_a_review_reply_the_session_posted_that_says_why_is_a_decision() -> None:
+    # 45ba035c answered Copilot's comments with `gh api .../replies -f body="..."`: the reply keeps the duplicated
+    # helper on purpose (its label: "Kept the duplicated fileExists helpers to avoid ... import cycles")
+    texts_written = [item.text for item in written_reasons(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"))]
+    assert "The duplication is a conscious trade-off to avoid import cycles and over-abstraction for a 3-line " \
+           "function." in texts_written
+    # "Valid — fixed in 46815ae.", "The error is not swallowed.": a reply with no reason is no decision
+    assert not any("fixed in" in text or "swallowed" in text for text in texts_written)
+
+
+def test_comments_that_only_describe_the_code_are_no_decision() -> None:
+    # b45ad5d8 wrote docstrings ("Extract unique working directories from a list of entries. Ordered by timestamp
+    # (most recent first).") that say what the code does, none why
+    assert written_reasons(corpus_session("b45ad5d8-81fb-4bcb-baba-19d9f503d731")) == []
+
+
+def test_comments_in_tests_are_no_decision() -> None:
+    # 1c38adc0's test says "The file must be outside the repo to avoid showing up as untracked itself": how a test is
+    # set up; its code's comment on the choice stays
+    found = [item.text for item in written_reasons(corpus_session("1c38adc0-5071-4382-9e53-de8c30e2265f"))]
+    assert found == ["Uses git CLI instead of go-git because go-git doesn't respect global gitignore "
+                     "(core.excludesfile) which can cause false positives for globally ignored files."]
+
+
+def test_comments_that_say_why_fill_only_places_left_free() -> None:
+    # cc432c40 keeps eight insights from its messages: its comments ("APIKey and Endpoint are intentionally excluded
+    # to avoid exposing them in process listings") push none of them out
+    session = corpus_session("cc432c40-914a-4c1a-a972-0103199a736a")
+    assert "APIKey and Endpoint are intentionally excluded to avoid exposing them in process listings (ps/top)." in [
+        item.text for item in written_reasons(session)]
+    found = chosen(session)
+    assert len(found) == 8 and not any(item.strength == WRITTEN for item in found)
+
+
+def _written(*calls: ToolCall) -> list[str]:
+    return [item.text for item in written_reasons(Session("s", cwd="/r", events=[Event("tool", None, tool=call)
+                                                                                for call in calls]))]
+
+
+def test_a_comments_wrapped_lines_are_one_sentence_and_old_comments_are_not_the_sessions() -> None:
+    old = "# Keep the cache small since it lives in memory.\nCACHE = 10\n"
+    new = ("# Keep the cache small since it lives in memory.\n"
+           "# Read the token from the keyring instead of the environment, so it\n"
+           "# never shows in process listings\n"
+           "# TODO: drop this once the importer is fixed, because it is slow\n"
+           "# Note: JSON is parsed twice so that errors name the line\n"
+           "CACHE = 10\n")
+    assert _written(ToolCall("e", "Edit", {"file_path": "/r/cache.py", "old_string": old, "new_string": new})) == [
+        "Read the token from the keyring instead of the environment, so it never shows in process listings",
+        "JSON is parsed twice so that errors name the line"]
+    # a document's prose is no comment of code
+    assert _written(ToolCall("w", "Write", {"file_path": "/r/README.md", "content": new})) == []
+
+
+def test_a_pull_requests_body_that_says_why_is_a_decision_and_its_test_plan_is_not() -> None:
+    command = ("gh pr create --title \"Keyring tokens\" --body \"$(cat <<'EOF'\n## Summary\n"
+               "- Read the token from the keyring instead of the environment, so it never shows in ps\n"
+               "- Add a `--token` flag\n\n## Test plan\n- [ ] Verify the keyring is used because CI has none\n"
+               "EOF\n)\"")
+    assert _written(ToolCall("b", "Bash", {"command": command})) == [
+        "Read the token from the keyring instead of the environment, so it never shows in ps"]
+    assert _written(ToolCall("b", "Bash", {"command": command}, is_error=True)) == []

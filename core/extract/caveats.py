@@ -85,8 +85,8 @@ _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:e
                         re.IGNORECASE)
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
-_POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
-                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
+                       r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
 
 
 def _plain(said: str) -> str:
@@ -207,7 +207,7 @@ def caveats(events: list[Event], before: int) -> list[str]:
                 continue
             found.append((index, "Caveat: " + said))
     for index, call in calls:
-        posted = _POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
+        posted = POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
         if posted is None or index >= before or call.is_error:
             continue
         later = [t for i, t in messages if i > index]

@@ -6,6 +6,7 @@ wrote; the user's prompts that redirected the work, carried out; and, last, the 
 naming code it wrote. Each under the topic it is about: the concept a report's label names, else the code
 identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
 extractor runs on every ingest.
+After all these: the comments it wrote into code, and what it posted on GitHub, that say why.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from eywa.core.extract.caveats import POSTED_RE
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.commands import HEREDOC_RE, opens_pr
 from eywa.core.extract.directions import PLAN_PROMPT, directions
-from eywa.core.extract.key_files import DOC_FILE_RE
-from eywa.core.extract.said_left import NEXT_LINE_RE
+from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
+from eywa.core.extract.said_left import NEXT_LINE_RE, clause
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
@@ -31,7 +34,8 @@ FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findin
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
-CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): the last to fill
+CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): next to last
+WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
 _CAUSE_RE = re.compile(
@@ -686,6 +690,111 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
+# A comment line of most languages, its marks left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*?)\s*(?:\*/)?\s*$")
+_DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
+# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
+# ...": a step left
+_DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
+                           r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
+                           r"(?://|#|-+|:)\s*", re.IGNORECASE)
+_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
+# "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
+# parse it twice": what a comment says of why the code is so
+_WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|rather than|to avoid|to prevent|since|"
+                     r"best[- ]effort|intentional(?:ly)?|deliberately|on purpose|trade-?off|in order to|"
+                     r"(?:clearer|simpler|safer|cheaper|faster) than|for (?:consistency|security|safety))\b",
+                     re.IGNORECASE)
+WRITTEN_WORDS = 30  # words of a comment's sentence kept: one a phone shows on a line or two
+
+
+_WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
+
+
+def _comments(old: str, new: str) -> list[str]:
+    """The comments `new` adds to `old` (its lines not in `old`), each run of comment lines as one text: a line after a
+    full stop, or opening with a capitalised word or a mark ("TODO:", "Note:"), starts a new sentence, another goes on
+    the one before; and each new docstring."""
+    before = {line.strip() for line in old.splitlines()}
+    blocks: list[str] = []
+    block: list[str] = []
+    for line in [*new.splitlines(), ""]:
+        match = _COMMENT_RE.match(line) if line.strip() not in before else None
+        if match and match.group(1) and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
+            said = match.group(1)
+            text = _DIRECTIVE_RE.sub("", said)
+            starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
+                or bool(_WORD_OPENS_RE.match(text) or _LEFT_FOR_LATER_RE.match(text))
+            block.append(("\n\n" if starts else " ") + text)
+            continue
+        if block:
+            blocks.append("".join(block))
+        block = []
+    blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
+               and doc not in old]
+    return blocks
+
+
+# The body of a pull request a command opens: `--body "..."`, a heredoc inside it or after it
+_PR_BODY_RE = re.compile(r"""\s(?:--body|-b)[\s=]+(["'])(.+?)(?<!\\)\1""", re.DOTALL)
+_ESCAPED_RE = re.compile(r"\\([`\"'$\\])")  # a shell string's escapes: \` -> `
+
+
+def _posted(command: str) -> str:
+    """What a command posts on GitHub in the agent's words: a review reply or PR comment, or the body of the pull
+    request it opens; "" for any other command."""
+    posted = POSTED_RE.search(command)
+    if posted is not None:
+        return _ESCAPED_RE.sub(r"\1", posted.group(2))
+    if not opens_pr(command):
+        return ""
+    body = _PR_BODY_RE.search(command)
+    text = body.group(2) if body else command
+    heredoc = HEREDOC_RE.search(text)
+    return heredoc.group("body") if heredoc else _ESCAPED_RE.sub(r"\1", text) if body else ""
+
+
+def _own_writing(session: Session) -> list[str]:
+    """The prose the session wrote outside its messages, each piece as text: the comments it added to code (not to
+    documents or tests) and what it posted on GitHub (review replies, PR comments, PR bodies)."""
+    found: list[str] = []
+    for call in session.tool_calls:
+        if call.is_error or call.rejected:
+            continue
+        if call.name == "Bash":
+            found.append(_posted(str(call.input.get("command", ""))))
+            continue
+        path = str(call.input.get("file_path", ""))
+        if call.name not in WRITE_TOOLS or DOC_FILE_RE.search(path) or TEST_FILE_RE.search(path):
+            continue
+        edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
+        found += [block for edit in (edits if isinstance(edits, list) else []) if isinstance(edit, dict)
+                  for block in _comments(str(edit.get("old_string", "")),
+                                         str(edit.get("new_string", edit.get("content", ""))))]
+    return [text for text in found if text]
+
+
+def written_reasons(session: Session) -> list[Insight]:
+    """The sentences the session wrote outside its messages that say why the code is so: in the comments it wrote into
+    code ("Uses git CLI instead of go-git because go-git doesn't respect global gitignore", "APIKey and Endpoint are
+    intentionally excluded to avoid exposing them in process listings") and in what it posted on GitHub ("The
+    duplication is a conscious trade-off to avoid import cycles"): a choice and its reason, said to the code's readers
+    rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
+    result: list[Insight] = []
+    seen: set[str] = set()
+    for sentence in (s for block in _own_writing(session) for s in sentences(block)):
+        if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
+            continue
+        text = clause(sentence.text, WRITTEN_WORDS)
+        if text in seen or not _WHY_RE.search(text) or _LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
+                or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:
+            continue
+        seen.add(text)
+        result.append(Insight("Decision", topic_of(text), text[:1].upper() + text[1:], WRITTEN))
+    return result
+
+
 # "[ ] Verify ...", "`TestX` - verifies ...": a test plan's box or a test's description, no choice
 _NOT_CLOSING_RE = re.compile(r"^\[[ x]\]|^`?test\w*`?\s*(?:[-—–:(]|verifies|checks|tests)|\bverif(?:y|ies)\b|"
                              r"\btests? that\b|\b(?:committed|pushed)\b", re.IGNORECASE)
@@ -770,6 +879,7 @@ def chosen(session: Session) -> list[Insight]:
         found += [(closing, len(found) + position, item)
                   for position, item in enumerate(closing_lines(sentences(messages[closing][1]), code))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
+    found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
     # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
     ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
@@ -789,8 +899,8 @@ def chosen(session: Session) -> list[Insight]:
             causes += item.cause
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
-    for entry in sorted(held, key=lambda e: (e[2].strength == CLOSING, e[2].strength == REFUSED,
-                                             e[2].strength != FOLLOWED)):
+    for entry in sorted(held, key=lambda e: (e[2].strength == WRITTEN, e[2].strength == CLOSING,
+                                             e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
         item = entry[2]
         # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
         alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
