@@ -9,7 +9,7 @@ import re
 
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.said_left import YES_WORDS
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import WRITE_TOOLS, Event, Session
 
 PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out a plan approved in another
 # "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
@@ -46,6 +46,14 @@ _SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?
                                  re.IGNORECASE)
 
 
+def carried_out(events: list[Event], index: int) -> bool:
+    """Whether an edit follows the prompt at `index` before the next prompt (a bare "yes" to the agent's question
+    about it passed over)."""
+    return next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+                 if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
+                 or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
+
+
 def directions(session: Session) -> list[tuple[int, str]]:
     """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
     of 'Strategy initialized' we should do ...") and that an edit then carried out, in the user's words, with the
@@ -73,11 +81,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
                 not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
-        # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
-        carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
-                            if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
-                            or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
-        if not carried_out:
+        if not carried_out(events, index):
             continue
         text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
