@@ -16,7 +16,7 @@ PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out 
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
 _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
                            r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
-                           r"let's (?:adjust|change|make|switch|rename|replace) (?:this|it|that|them|both)|"
+                           r"let's (?:adjust|change|make|switch|rename|replace) (?:this|it|that|them|both)(?: \S+){3}|"
                            r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right\b(?! now)|correct))\b",
                            re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an

@@ -25,6 +25,7 @@ _OPTION_SPLIT_RE = re.compile(r"\s*(?:,\s*)?(?:\bor\s+)?\(([a-d])\)\s*")
 _ASIDE_RE = re.compile(r"\s*\((?:see|or,? alternatively)\b[^()]*\)|,? or (?:document|leave|keep|explain)\b.*$",
                        re.IGNORECASE)  # a pointer or the alternative of leaving it as it is
 _WORD_RE = re.compile(r"[a-z][a-z0-9_]{3,}")
+_PLAIN_WORD_RE = re.compile(r"^[A-Z][a-z]+\b(?![(.])")  # a word, not code named ("Adding", not "TrackCommand()")
 REVIEW_WORDS = 25  # a pasted review comment states a problem before its fix: a prompt of this many words at least
 MAX_CHOICE = 200  # characters: a line a phone shows whole
 
@@ -69,7 +70,9 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
             suggestion = _taken_up(options, answer)
         if _TESTS_RE.search(suggestion) or suggestion.rstrip().endswith((":", "either")):
             continue
-        result.append((said, _cut(suggestion)))
+        # "Adding \r to ...": the suggestion goes on from the words before it ("Per the review: adding ...")
+        result.append((said, _cut(suggestion[:1].lower() + suggestion[1:] if _PLAIN_WORD_RE.match(suggestion)
+                                  else suggestion)))
     return result
 
 
