@@ -14,10 +14,8 @@ from eywa.core.session import Session
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
 # "consider removing these fields", "Consider using context.WithTimeout", "please either (a) ...": a reviewer's fix
-_SUGGESTED_RE = re.compile(r"\b(?:consider|please)\s+(?:either\s+)?(?:[a-z]+ing\b|\(a\))|"
-                           r"^(?:adding|using|replacing|removing|moving|changing|passing|wrapping|setting)\b.* would "
-                           r"(?:handle|fix|avoid|prevent|ensure|make|solve|resolve|allow|keep)\b|"
-                           r"\b(?:should|must) either\b", re.IGNORECASE)
+_SUGGESTED_RE = re.compile(r"\b(?:consider|please)\s+(?:either\s+)?(?:[a-z]+ing\b|\(a\))|\b(?:should|must) either\b",
+                           re.IGNORECASE)
 # a test asked for is a chore, not a choice ("Consider adding test cases for ...")
 _TESTS_RE = re.compile(r"\b(?:unit |integration |more )?tests?\b|\btest (?:cases|coverage)\b", re.IGNORECASE)
 _LEAD_RE = re.compile(r"^.*?\b(?:consider|please)\s+(?:either\s+)?", re.IGNORECASE)
