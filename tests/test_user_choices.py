@@ -67,6 +67,10 @@ def test_an_offer_accepted_or_a_no_to_no_offer_is_no_declined_offer() -> None:
     # 0f6074fc: "Want me to update the code to use `io.Discard` instead?" "yes please"
     assert declined_offers(corpus_session("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b")) == []
     assert declined_offers(_session("no, the config should live in settings.toml", offer="Done.")) == []
+    assert declined_offers(_session("no need to deprecate it, remove it", offer="Should I deprecate `load`?")) == []
+    assert [text for _, text in declined_offers(_session("nope, leave it as it is", offer="Should I deprecate "
+                                                         "`load`?"))] == [
+        "Not done, at the user's word: deprecate `load` (leave it as it is)"]
 
 
 def test_an_option_of_the_agents_list_picked_by_its_number_is_the_users_choice() -> None:

@@ -77,8 +77,9 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
 # "Want me to also set `gc.auto 0` on your repo now?": the agent's offer, its action in the group
 _OFFER_RE = re.compile(r"(?:^|[.!:]\s+)(?:do you )?(?:want me to|should i|shall i|would you like me to)\s+"
                        r"(?:also\s+|go ahead and\s+)?(?P<action>[^?]{8,160})\?\s*$", re.IGNORECASE)
-# "no don't set it, let's see if it keeps happening": the offer declined, the rest the user's reason
-_DECLINED_RE = re.compile(r"^(?:no|nope|nah|not now|not yet)\b[\s,.!:-]*", re.IGNORECASE)
+# "no don't set it, let's see if it keeps happening": the offer declined, the rest the user's reason ("no need to
+# deprecate it, remove it" is a direction: core/extract/directions.py)
+_DECLINED_RE = re.compile(r"^(?:no(?! need\b)|nope|nah|not now|not yet)\b[\s,.!:-]*", re.IGNORECASE)
 
 
 def declined_offers(session: Session) -> list[tuple[int, str]]:
