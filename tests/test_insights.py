@@ -768,10 +768,14 @@ def test_a_short_choice_is_not_joined_to_the_question_after_it() -> None:
 
 def test_a_step_on_a_finding_fills_a_free_place_before_a_further_root_cause() -> None:
     # f744aef5, eight places: the step on the user's correction is a choice with its reason; the further cause
-    # ("go-git doesn't automatically use the system's credential helpers ...") gives way to it
+    # ("go-git doesn't automatically use the system's credential helpers ...") gives way to it (and the step to the
+    # review's own words of the fix, which rank with the user's directions: tests/test_user_choices.py)
+    session = corpus_session("f744aef5-5139-4c21-91e5-3f44ce902105")
     found = texts("f744aef5-5139-4c21-91e5-3f44ce902105")
-    assert ("Add proper validation for the branch name, since that's a valid security concern (the user's correction)."
-            in found)
+    steps = [item.text for _, text in agent_texts(session) for item in steps_on_findings(sentences(text))]
+    assert "Add proper validation for the branch name, since that's a valid security concern (the user's correction)." \
+        in steps
+    assert any(line.startswith("Per the review: validate branchName as a safe refname") for line in found)
     assert not any(line.startswith("go-git doesn't automatically use") for line in found)
     # a finding opening with "But" joins without it: "..., since for API consistency ..."
     assert [item.text for item in steps_on_findings(sentences(

@@ -9,18 +9,21 @@ import re
 
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.said_left import YES_WORDS
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import WRITE_TOOLS, Event, Session
 
 PLAN_PROMPT = "Implement the following plan:"  # a session started to carry out a plan approved in another
 # "thinking again: let's completely remove the start command", "let's use true/false and not on/off", "I like Option
 # C", "remote it completely, no need to deprecate it": a prompt that corrects or redirects the work, or picks an option
 _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|thinking again|"
                            r"i like|i prefer|go with|let's (?:do|go with|use|keep|remove|completely|first|just|not)|"
+                           r"let's (?:adjust|change|make|switch|rename|replace) (?:this|it|that|them|both)(?: \S+){3}|"
                            r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right\b(?! now)|correct))\b",
                            re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")
-_ASKED_RE = re.compile(r"^(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) (?:also |please |just )?"
+# ("oh, I didn't find those links helpful, can you please replace them ...?": the clause before it its reason)
+_ASKED_RE = re.compile(r"^(?:[^?]{0,120}?, )?(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) "
+                       r"(?:also |please |just )?"
                        r"(?!(?:double |)check|verify|explain|look|help|run|show|tell|see|find|figure|try|investigate|"
                        r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)(?P<asked>[a-z]+\b[^?]*)\?$",
                        re.IGNORECASE)
@@ -32,9 +35,15 @@ ASKED_WORDS = 2  # words a change asked as a question names besides a go-ahead's
 # "yep let's do it", "Let's implement this": an approval of what the agent proposed, no direction of its own
 _APPROVAL_RE = re.compile(r"\b(?:do|implement|go with|try) (?:it|this|that)\b", re.IGNORECASE)
 # ("no" only with its mark: "no need to ..." is the direction itself)
-_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|hmm+|yes|yep|no(?=\s*[,:.!-])|fine|alright|actually|thinking again|so|"
-                            r"and|but|also)\s*[,:.!-]?\s+)+", re.IGNORECASE)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|oh|hmm+|yes|yep|yeah|please|no(?=\s*[,:.!-])|fine|alright|actually|"
+                            r"thinking again|so|and|but|also)\s*[,:.!-]?\s+)+", re.IGNORECASE)
 MAX_DIRECTION = 160
+# "1", "option 2", "let's go with b", "the second one": an option of the agent's list picked, nothing else said
+_NTH = ("first", "second", "third", "fourth")
+_PICK_RE = re.compile(r"^(?:(?:let's |we'll |i'll )?(?:go with|do|take|pick) )?(?:option |number |#)?"
+                      r"(?:(?P<mark>[1-9a-e])|the (?P<nth>first|second|third|fourth)(?: one| option)?)(?: please)?\W*$",
+                      re.IGNORECASE)
+_MENTION_LINE_RE = re.compile(r"^\s*@\S+\s*$", re.MULTILINE)  # "@/src/setup.go:694-698": a file the prompt points at
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
@@ -44,6 +53,27 @@ _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 # of the agent, not a change
 _SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?:make sense|work|sound)\b.*$",
                                  re.IGNORECASE)
+
+
+def _picked(text: str, last: str) -> str | None:
+    """The item of the agent's last message a bare pick names ("1", "option 2", "the second one"), in the message's
+    words, its emphasis marks left out; None when the prompt is no pick or the message lists no such item."""
+    pick = _PICK_RE.match(text)
+    if pick is None:
+        return None
+    mark = pick["mark"] or str(_NTH.index(pick["nth"].lower()) + 1)
+    # the last list of the message holds the options its closing question asks about
+    items = re.findall(rf"^\s*(?:[-*]\s+)?(?:\*\*)?(?:option\s+)?{re.escape(mark)}(?:[.):]|\*\*)\s*(.+)$", last,
+                       re.IGNORECASE | re.MULTILINE)
+    return items[-1].replace("**", "").strip().rstrip(" .:") if items else None
+
+
+def carried_out(events: list[Event], index: int) -> bool:
+    """Whether an edit follows the prompt at `index` before the next prompt (a bare "yes" to the agent's question
+    about it passed over)."""
+    return next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+                 if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
+                 or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
 
 
 def directions(session: Session) -> list[tuple[int, str]]:
@@ -64,20 +94,22 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT):
             continue
         prompts += 1
-        text = " ".join(event.text.split())
+        typed = _MENTION_LINE_RE.sub("", event.text).strip()
+        text = " ".join(typed.split())
+        chosen = _picked(text, last) if prompts > 1 else None
+        if chosen is not None:
+            if carried_out(events, index):
+                result.append((said, chosen))
+            continue
         asked = (match := _ASKED_RE.match(text)) is not None
         if match:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
             asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
-        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in event.text.strip() or \
+        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
                 not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
-        # an edit before the next prompt, a bare "yes" to the agent's question about it passed over
-        carried_out = next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
-                            if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
-                            or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
-        if not carried_out:
+        if not carried_out(events, index):
             continue
         text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)

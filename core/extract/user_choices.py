@@ -1,0 +1,103 @@
+"""Choices the user made in words other than a direction (core/extract/directions.py reads those): the fix a
+review comment the user pasted suggested, carried out by an edit ("Consider using `context.WithTimeout` ... so the
+command is guaranteed to terminate"); of the options such a comment offers ("either (a) validate ... or (b) update
+..."), the one the agent's next words take up; and an offer of the agent the user declined ("Want me to also set
+`gc.auto 0`?" "no don't set it, let's see if it keeps happening"). Read from what the user typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract.directions import PLAN_PROMPT, carried_out
+from eywa.core.session import Session
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
+# "consider removing these fields", "Consider using context.WithTimeout", "please either (a) ...": a reviewer's fix
+_SUGGESTED_RE = re.compile(r"\b(?:consider|please)\s+(?:either\s+)?(?:[a-z]+ing\b|\(a\))|\b(?:should|must) either\b",
+                           re.IGNORECASE)
+# a test asked for is a chore, not a choice ("Consider adding test cases for ...")
+_TESTS_RE = re.compile(r"\b(?:unit |integration |more )?tests?\b|\btest (?:cases|coverage)\b", re.IGNORECASE)
+_LEAD_RE = re.compile(r"^.*?\b(?:consider|please)\s+(?:either\s+)?", re.IGNORECASE)
+_OPTION_SPLIT_RE = re.compile(r"\s*(?:,\s*)?(?:\bor\s+)?\(([a-d])\)\s*")
+_ASIDE_RE = re.compile(r"\s*\((?:see|or,? alternatively)\b[^()]*\)|,? or (?:document|leave|keep|explain)\b.*$",
+                       re.IGNORECASE)  # a pointer or the alternative of leaving it as it is
+_WORD_RE = re.compile(r"[a-z][a-z0-9_]{3,}")
+_PLAIN_WORD_RE = re.compile(r"^[A-Z][a-z]+\b(?![(.])")  # a word, not code named ("Adding", not "TrackCommand()")
+REVIEW_WORDS = 25  # a pasted review comment states a problem before its fix: a prompt of this many words at least
+MAX_CHOICE = 200  # characters: a line a phone shows whole
+
+
+def _cut(text: str) -> str:
+    """At a clause, under `MAX_CHOICE` characters, without its trailing marks."""
+    text = _ASIDE_RE.sub("", text).strip()
+    if len(text) > MAX_CHOICE:
+        cut = max(text.rfind(mark, 0, MAX_CHOICE) for mark in ("; ", ", ", " (", " so ", " to "))
+        text = text[:cut] if cut > 60 else text[:MAX_CHOICE].rsplit(" ", 1)[0]
+    return text.rstrip(" .,;:?\"'")
+
+
+def _taken_up(options: list[str], answer: str) -> str:
+    """The option whose words the agent's answer repeats most (the first on a tie)."""
+    said = set(_WORD_RE.findall(answer.lower()))
+    return max(options, key=lambda option: len(set(_WORD_RE.findall(option.lower())) & said))
+
+
+def review_fixes(session: Session) -> list[tuple[int, str]]:
+    """The fix each review comment the user pasted suggested, when an edit carried it out, with the number of agent
+    messages before it: the suggestion in the comment's words ("Using `context.WithTimeout` ... so the command is
+    guaranteed to terminate"), or of the options it offers the one the agent's next message takes up. Not a test
+    asked for, not a short prompt (a direction, read by `directions`)."""
+    result: list[tuple[int, str]] = []
+    said = 0
+    events = session.events
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+        if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT) or \
+                len(event.text.split()) < REVIEW_WORDS or not carried_out(events, index):
+            continue
+        suggestion = next((part for part in _SENTENCE_RE.split(event.text.strip())
+                           if _SUGGESTED_RE.search(" ".join(part.split()))), None)
+        if suggestion is None:
+            continue
+        suggestion = _LEAD_RE.sub("", " ".join(suggestion.split()))
+        options = [part for part in _OPTION_SPLIT_RE.split(suggestion)[2::2] if part]
+        if options:
+            answer = next((e.text for e in events[index + 1:] if e.kind == "assistant" and e.text), "")
+            suggestion = _taken_up(options, answer)
+        if _TESTS_RE.search(suggestion) or suggestion.rstrip().endswith((":", "either")):
+            continue
+        # "Adding \r to ...": the suggestion goes on from the words before it ("Per the review: adding ...")
+        result.append((said, _cut(suggestion[:1].lower() + suggestion[1:] if _PLAIN_WORD_RE.match(suggestion)
+                                  else suggestion)))
+    return result
+
+
+# "Want me to also set `gc.auto 0` on your repo now?": the agent's offer, its action in the group
+_OFFER_RE = re.compile(r"(?:^|[.!:]\s+)(?:do you )?(?:want me to|should i|shall i|would you like me to)\s+"
+                       r"(?:also\s+|go ahead and\s+)?(?P<action>[^?]{8,160})\?\s*$", re.IGNORECASE)
+# "no don't set it, let's see if it keeps happening": the offer declined, the rest the user's reason ("no need to
+# deprecate it, remove it" is a direction: core/extract/directions.py)
+_DECLINED_RE = re.compile(r"^(?:no(?! need\b)|nope|nah|not now|not yet)\b[\s,.!:-]*", re.IGNORECASE)
+
+
+def declined_offers(session: Session) -> list[tuple[int, str]]:
+    """Each offer that closed an agent's message ("Want me to also set `gc.auto 0` on your repo now?") that the
+    user's next prompt declined ("no don't set it, let's see if it keeps happening"): a step not taken by the user's
+    choice, with the user's words after the "no" as its reason, and the number of agent messages before it."""
+    result: list[tuple[int, str]] = []
+    said = 0
+    offer = None
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            said += 1
+            offer = _OFFER_RE.search(" ".join(event.text.split()))
+        elif event.kind == "user" and event.text:
+            declined = _DECLINED_RE.match(event.text.strip())
+            if offer is not None and declined is not None and len(event.text) <= MAX_CHOICE:
+                reason = _cut(event.text.strip()[declined.end():])
+                result.append((said, f"Not done, at the user's word: {offer['action'].rstrip(' .')}"
+                                     + (f" ({reason})" if reason else "")))
+            offer = None
+    return result

@@ -1,0 +1,110 @@
+"""Decisions whose words sit in the user's text: a pasted review comment's fix carried out, an offer declined, an
+option of the agent's list picked by its number, a correction of the work in front (core/extract/user_choices.py,
+core/extract/directions.py), each on the real session it came from and on one it must not fire on."""
+
+from __future__ import annotations
+
+from eywa.core.extract.directions import directions
+from eywa.core.extract.insights import insights
+from eywa.core.extract.user_choices import declined_offers, review_fixes
+from eywa.core.session import Event, Session, ToolCall
+
+from .test_extractor import corpus_session
+
+
+def _lines(session_id: str) -> list[str]:
+    """The handoff's insight lines without their topic."""
+    return [line.split("** -- ", 1)[-1] for line in insights(corpus_session(session_id))]
+
+
+def _session(prompt: str, offer: str = "Done.", edit: bool = True) -> Session:
+    """A session whose second prompt is `prompt`, after an agent message `offer`, an edit after it or not."""
+    events = [Event("user", None, text="Add a retry limit to the importer"), Event("assistant", None, text=offer),
+              Event("user", None, text=prompt)]
+    if edit:
+        events.append(Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/a.py", "new_string": "b"})))
+    return Session("s", cwd="/r", events=events)
+
+
+def test_the_fix_a_pasted_review_comment_suggests_carried_out_is_a_choice() -> None:
+    # f744aef5: "Please either (a) validate branchName as a safe refname (...) before constructing the refspec, or (b)
+    # update the suppression rationale ...": the agent took up (a) (its label: "Validated the user-supplied branch
+    # name with git check-ref-format before building the refspec, rather than only rewording the gosec suppression")
+    fixes = [text for _, text in review_fixes(corpus_session("f744aef5-5139-4c21-91e5-3f44ce902105"))]
+    assert fixes == ["validate branchName as a safe refname (e.g., git check-ref-format --branch or equivalent) before "
+                     "constructing the refspec",
+                     "using context.WithTimeout (similar to strategy/push_common.go) so the command is guaranteed to "
+                     "terminate and returns a clear timeout error"]
+    # its last comment ("FetchMetadataBranch runs git fetch ... Consider using context.WithTimeout ...") no edit
+    # followed: no choice
+    assert ("Per the review: validate branchName as a safe refname (e.g., git check-ref-format --branch or equivalent) "
+            "before constructing the refspec.") in _lines("f744aef5-5139-4c21-91e5-3f44ce902105")
+    # cc432c40: "To reduce the risk of accidentally exposing the PostHog key ..., consider removing these fields ..."
+    assert ("Per the review: removing these fields from the payload and having SendEvent read "
+            "PostHogAPIKey/PostHogEndpoint directly from the package-level variables.") in _lines(
+        "cc432c40-914a-4c1a-a972-0103199a736a")
+
+
+def test_a_review_comment_asking_for_tests_or_a_short_prompt_is_no_review_fix() -> None:
+    # f736da47's comments ask for tests ("Consider adding unit tests to verify the validation behavior ...")
+    assert review_fixes(corpus_session("f736da47-b2ca-4f86-bb32-a1bbe582e464")) == []
+    assert review_fixes(_session("consider using a set here")) == []
+    comment = ("The importer retries forever when the server answers 503, which can hang the nightly job for hours. "
+               "Consider using a bounded retry with backoff so that the job fails within a known time.")
+    assert [text for _, text in review_fixes(_session(comment))] == [
+        "using a bounded retry with backoff so that the job fails within a known time"]
+    assert review_fixes(_session(comment, edit=False)) == []
+
+
+def test_an_offer_the_user_declined_is_a_step_not_taken_by_their_choice() -> None:
+    # 03a1382e: "Want me to also set `gc.auto 0` on your repo now?" "no don't set it, let's see if it keeps happening"
+    # (its label: "Did not disable auto-GC (gc.auto 0); the user preferred to watch whether the problem recurs")
+    assert ("Not done, at the user's word: set `gc.auto 0` on your repo now (don't set it, let's see if it keeps "
+            "happening).") in _lines("03a1382e-ecd5-42c4-b3d4-5c659e165904")
+
+
+def test_an_offer_accepted_or_a_no_to_no_offer_is_no_declined_offer() -> None:
+    # 0f6074fc: "Want me to update the code to use `io.Discard` instead?" "yes please"
+    assert declined_offers(corpus_session("0f6074fc-a0f5-4d56-8de0-f4a592ddcf3b")) == []
+    assert declined_offers(_session("no, the config should live in settings.toml", offer="Done.")) == []
+    assert declined_offers(_session("no need to deprecate it, remove it", offer="Should I deprecate `load`?")) == []
+    assert [text for _, text in declined_offers(_session("nope, leave it as it is", offer="Should I deprecate "
+                                                         "`load`?"))] == [
+        "Not done, at the user's word: deprecate `load` (leave it as it is)"]
+
+
+def test_an_option_of_the_agents_list_picked_by_its_number_is_the_users_choice() -> None:
+    # 9667a07f: "1. **Quick fix** - Rename `contentSb73` to `sb` in `common.go:408` (30 seconds) 2. **Merge as-is**
+    # ... Would you like me to fix the variable naming before you merge?" "1"
+    assert "At the user's request: Quick fix - Rename `contentSb73` to `sb` in `common.go:408` (30 seconds)." in \
+        _lines("9667a07f-c677-4f9d-9b21-da366e5add6a")
+    # 847ff7d2: "3" names the item of the message's last list (its options), not of a list of findings above it
+    assert "Add structured logging - For audit trail / debugging" in [
+        text for _, text in directions(corpus_session("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1"))]
+
+
+def test_a_number_with_no_such_item_or_no_edit_after_it_is_no_pick() -> None:
+    options = "Two ways:\n1. **Retry** - up to three times\n2. **Fail fast** - stop at once\n\nWhich one?"
+    assert [text for _, text in directions(_session("2", offer=options))] == ["Fail fast - stop at once"]
+    assert directions(_session("3", offer=options)) == []
+    assert directions(_session("the first one", offer=options, edit=False)) == []
+    assert directions(_session("2", offer="Done, the tests pass.")) == []
+
+
+def test_a_correction_of_the_work_in_front_is_a_choice_and_its_mention_line_is_left_out() -> None:
+    # 28596a79: "Let's adjust this to return .bash_profile if ~/.bash_profile exists, otherwise return .bashrc.\n
+    # @/Users/paul/src/entireio/cli/cmd/entire/cli/setup.go:694-698"
+    assert ("At the user's request: Let's adjust this to return .bash_profile if ~/.bash_profile exists, otherwise "
+            "return .bashrc.") in _lines("28596a79-6247-4bc2-a031-f5848b31e039")
+    # 94e68429: "yeah let's make both a constant" names nothing a reader sees
+    assert directions(corpus_session("94e68429-3fb7-4f6c-9915-65ada4c33908")) == []
+
+
+def test_a_change_asked_after_its_reason_keeps_the_reason() -> None:
+    # 37f83ec9: "oh, I didn't find those cross-session navigation links helpful, can you please replace them with a
+    # single link to the combined transcript instead?"
+    assert ("At the user's request: I didn't find those cross-session navigation links helpful, can you please replace "
+            "them with a single link to the combined transcript instead.") in _lines(
+        "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")
+    assert directions(_session("the test still fails, can you fix it?")) == []
+    assert directions(_session("I'm lost, can you explain why the hook runs twice instead?")) == []
