@@ -25,6 +25,7 @@ from eywa.core.extract.insights import (
     insights_in,
     steps_on_findings,
     topic_of,
+    turn_reports,
     user_directions,
     written_reasons,
 )
@@ -834,7 +835,9 @@ def test_a_closing_reports_list_line_naming_written_code_fills_a_free_place() ->
 def test_a_closing_reports_list_of_what_the_tests_check_gives_no_line() -> None:
     # ee6078de closes on a report of the tests it added: "### What the Test Verifies", "### Helper Functions" led by
     # "To keep the test maintainable ..., I created two helper functions:"; none of its list lines is a choice
-    assert not any(item.strength == CLOSING for item in chosen(corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a")))
+    session = corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a")
+    last = agent_texts(session)[-1][1]
+    assert not any(item.strength == CLOSING and item.text in last for item in chosen(session))
     written = "func Resolve() {} func parseInput() {} const backupSuffix"
     report = ("Resolved it.\n\n- Changed `Resolve` to read the repository root first, as the hooks do\n"
               "- [ ] Verify `Resolve` still works from a subdirectory\n"
@@ -922,3 +925,38 @@ def test_a_pull_requests_body_that_says_why_is_a_decision_and_its_test_plan_is_n
     assert _written(ToolCall("b", "Bash", {"command": command})) == [
         "Read the token from the keyring instead of the environment, so it never shows in ps"]
     assert _written(ToolCall("b", "Bash", {"command": command}, is_error=True)) == []
+def test_a_reports_list_line_that_gives_its_reason_fills_a_free_place_in_any_turn() -> None:
+    # 28596a79 proposes a friendlier not-in-PATH message in an earlier turn's report ("Key changes:"), the user says go;
+    # its label: "Tell users to restart their terminal rather than rerun the installer, as a concrete next action"
+    found = [item.text for item in chosen(corpus_session("28596a79-6247-4bc2-a031-f5848b31e039"))
+             if item.strength == CLOSING]
+    assert '"restart your terminal" — concrete action instead of "rerun installation"' in found
+    # b45ad5d8's last report, a line naming no code ("Working directories are ordered by timestamp, most recent first")
+    assert "Preserved ordering: Sorts by timestamp (most recent first) to maintain consistent ordering" in texts(
+        "b45ad5d8-81fb-4bcb-baba-19d9f503d731")
+    # ee6078de's first report, a line with its purpose ("Branch field uses omitempty so it is left out when HEAD is
+    # detached"); its last, of what the tests check, gives none
+    assert "Both fields use `omitempty` JSON tag so they're empty when in detached HEAD state" in texts(
+        "ee6078de-2c4f-428e-b137-aafce7251a7a")
+
+
+def test_an_earlier_reports_line_without_a_reason_or_a_referent_gives_no_line() -> None:
+    # 7ff991f5's first report describes the function it was asked to follow ("Marks the default agent with `(default)`
+    # suffix"): code the session writes later, no choice; ab8c5aa0's "This prevents partial matching of longer invalid
+    # IDs" leaves what it is about to the line before
+    for session_id in ("7ff991f5-9a8b-4e94-ae66-40204bc3049b", "ab8c5aa0-e11b-4b16-9be3-c470a9483829"):
+        assert not any(item.strength == CLOSING for item in chosen(corpus_session(session_id))), session_id
+    report = sentences("Done.\n\n- Sorts the rows by timestamp to maintain a stable order\n"
+                       "- Marks the default agent with a `(default)` suffix in the listing")
+    assert [item.text for item in closing_lines(report, "")] == [
+        "Sorts the rows by timestamp to maintain a stable order"]
+
+
+def test_the_reports_closing_a_turn_are_the_last_message_before_each_prompt_and_the_sessions_last() -> None:
+    said = [Event("assistant", None, text=text) for text in ("Reading.", "Proposal.", "Working.", "Done.")]
+    session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the importer"), said[0], said[1],
+                                             Event("user", None, text="go ahead"), said[2],
+                                             Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/a.py"})),
+                                             said[3]])
+    messages = agent_texts(session)
+    assert [messages[place][1] for place in turn_reports(session, messages)] == ["Proposal.", "Done."]

@@ -2,10 +2,10 @@
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
 it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
-wrote; the user's prompts that redirected the work, carried out; and, last, the closing report's list lines
-naming code it wrote. Each under the topic it is about: the concept a report's label names, else the code
-identifier it names, else the subject of the sentence. Plain regular expressions over a few messages: the
-extractor runs on every ingest.
+wrote; the user's prompts that redirected the work, carried out; and, last, the list lines of the reports
+closing its turns that give their reason, and the last report's naming code it wrote. Each under the topic it
+is about: the concept a report's label names, else the code identifier it names, else the subject of the
+sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
 After all these: the comments it wrote into code, and what it posted on GitHub, that say why.
 """
 
@@ -35,7 +35,7 @@ FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findin
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
-CLOSING = -9  # a line of the closing report's list naming code the session wrote (`closing_lines`): next to last
+CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
@@ -427,6 +427,22 @@ def agent_texts(session: Session) -> list[tuple[int, str]]:
     return found
 
 
+def turn_reports(session: Session, texts: list[tuple[int, str]]) -> list[int]:
+    """The places in `texts` (`agent_texts`) of the agent's messages that close a turn: its last before each prompt,
+    and the session's last. A reader finds what a turn settled in its closing report: one pass from the end."""
+    places = {index: place for place, (index, _) in enumerate(texts)}
+    found: list[int] = []
+    closes = True  # a prompt, or the session's end, comes next
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        if event.kind == "user" and event.text:
+            closes = True
+        elif closes and event.kind == "assistant" and index in places:
+            found.append(places[index])
+            closes = False
+    return found[::-1]
+
+
 def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
     """The event indices of what the agent wrote whose next edit, before any prompt, the user refused: the step it
     announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"): one
@@ -814,13 +830,28 @@ _UNSETTLED_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b|_t
                                 r"\bnext steps?\b|\bremaining\b|\byou(?:'ll)? need\b", re.IGNORECASE)
 CLOSING_WORDS = 5  # words outside code a closing line says: "`parseInput()` - Parse and validate input" says little
 _PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+# "Sorts by timestamp (most recent first) to maintain consistent ordering", "use `omitempty` so they're empty when ...",
+# "All operations use the existing `SaveTaskCheckpoint()`": a purpose or a reuse, beside `_DONE_REASON_RE`'s reasons
+_PURPOSE_RE = re.compile(r"\bso (?:it|they|that|the)\b|\bto maintain\b|\b(?:preventing|avoiding|ensuring)\b|"
+                         r"\b(?:use[sd]?|using|reus(?:e[sd]?|ing)) (?:the )?existing\b", re.IGNORECASE)
+
+
+def _settled(text: str, written: str) -> bool:
+    """Whether a report's line says why it was so done or what it replaced ('"restart your terminal" - concrete action
+    instead of "rerun installation"'), and what it is about ("This prevents ..." leaves it to the line before); or
+    names code the session wrote (`written`)."""
+    if (_DONE_REASON_RE.search(text) or _REPLACED_RE.search(text) or _PURPOSE_RE.search(text)) \
+            and not _NO_REFERENT_RE.match(text):
+        return True
+    return bool(written) and any(code.strip("()") in written for code in _CODE_RE.findall(text))
 
 
 def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
-    """The lines of the closing report's lists that name code the session wrote ("Now uses `paths.RepoRoot()` with
-    fallback to CWD"): where a reader of the whole session finds what was settled, the places left free take them
-    last. Not a test plan's box, a list of what the tests check or of steps left to the person, a status ("committed
-    and pushed"), a chore, a question or a lead into a list."""
+    """The lines of a report's lists that give their reason or what they replaced, or (`written`: the code the session
+    wrote, given for its last report) that name code the session wrote ("Now uses `paths.RepoRoot()` with fallback to
+    CWD"): where a reader of the whole session finds what was settled, the places left free take them last. Not a test
+    plan's box, a list of what the tests check or of steps left to the person, a status ("committed and pushed"), a
+    chore, a question or a lead into a list."""
     result: list[Insight] = []
     shown = next((s.text for s in found if outcome(s.text)), None)  # What Happened's bullet: it stays there
     lead, heading = "", ""  # the line that leads into the list, under its heading
@@ -835,7 +866,7 @@ def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
                 or _UNSETTLED_LEAD_RE.search(f"{heading} {lead}") or _NOT_CLOSING_RE.search(text) \
                 or _CHORE_RE.search(text) \
                 or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS \
-                or not any(code.strip("()") in written for code in _CODE_RE.findall(text)):
+                or not _settled(text, written):
             continue
         result.append(Insight("Decision", topic_of(text), text, CLOSING))
     return result
@@ -863,7 +894,7 @@ def chosen(session: Session) -> list[Insight]:
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
     with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words, the findings stated right before an edit and the closing report's list lines."""
+    findings in plain words, the findings stated right before an edit and the list lines of the turns' reports."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
@@ -881,13 +912,12 @@ def chosen(session: Session) -> list[Insight]:
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
-    closing = next((order for order, (index, _) in reversed(list(enumerate(messages)))
-                    if session.events[index].kind == "assistant"), None)
+    reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
-    code = _written(session, docs=False) if closing is not None else ""
-    if code:
-        found += [(closing, len(found) + position, item)
-                  for position, item in enumerate(closing_lines(sentences(messages[closing][1]), code))]
+    code = _written(session, docs=False) if reports else ""
+    if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
+        found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
+            closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
