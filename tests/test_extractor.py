@@ -66,8 +66,7 @@ def test_handoff_has_every_section_for_multi_step_work() -> None:
     assert any(item.startswith("Committed: Add telegram digest job") for item in handoff.what_happened)
     assert 2 <= len(handoff.what_happened) <= 5
     assert handoff.key_files == ["`bot/digest.py` (1 edit)", "`bot/schedule.py` (1 edit)"]
-    assert handoff.open_threads == ["Not pushed: 1 commit: Add telegram digest job",
-                                    "To do: Retry sendMessage on RetryAfter",
+    assert handoff.open_threads == ["Not pushed: 1 commit", "To do: Retry sendMessage on RetryAfter",
                                     "Unanswered request: And retry on flood limits"]
     assert any("APScheduler" in item for item in handoff.insights)
 

@@ -35,18 +35,17 @@ class Expected:
 _HASH_RE = re.compile(r"\bcommit [0-9a-f]{7}\b")
 EXPECTED = {
     "uncommitted": Expected(("Uncommitted: `widget.py` edited after the last commit",
-                             "Not pushed: commit 7cdb0ec on main: Add widget"), "partial", ("Committed: Add widget",)),
+                             "Not pushed: commit 7cdb0ec on main"), "partial", ("Committed: Add widget",)),
     "untracked": Expected(("Uncommitted: `widget.py`, `helpers.py` edited after the last commit",
-                           "Not pushed: commit a3be100 on main: Add widget"), "partial"),
-    "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`: Add lib",), "done",
-                            ("Committed: Add lib",)),
-    "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push: Document widget",), "done",
+                           "Not pushed: commit a3be100 on main"), "partial"),
+    "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`",), "done", ("Committed: Add lib",)),
+    "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push",), "done",
                          ("Committed: Add widget", "Committed: Document widget")),
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),
     "not-staged": Expected(("Uncommitted changes on main (its `git status`): `widget.py`",), "done"),
     "tests-fixed": Expected((), "done", ("Tests: `python3 -m pytest` failed (1), then passed",)),
     "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
-                               "Not pushed: commit f4297dc on main: Add widget"), "partial",
+                               "Not pushed: commit f4297dc on main"), "partial",
                               ("Committed: Add widget", "Tests: `python3 -m pytest` failed (1)")),
     "long-tests": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",), "partial",
                            ("Tests: `python3 -m pytest` failed (1)",)),
@@ -163,8 +162,7 @@ def test_codexs_older_shell_tool_runs_the_script_its_argv_hands_to_bash(tmp_path
     assert [(c.input["command"], c.output, c.is_error) for c in session.tool_calls] == [
         (script, output, bool(code)) for script, output, code in runs]
     assert [t.text for t in session_facts(session).threads()] == [
-        "Tests failing: `python3 -m pytest` last run failed (1 failure)",
-        "Not pushed: commit 1a2b3c4 on main: Add widget"]
+        "Tests failing: `python3 -m pytest` last run failed (1 failure)", "Not pushed: commit 1a2b3c4 on main"]
 
 
 def test_a_new_file_git_status_lists_as_untracked_is_left_uncommitted_in_its_short_form_too() -> None:
@@ -199,7 +197,7 @@ def test_a_cd_lasts_for_later_shell_calls_only_in_claude_codes_shell(agent: str,
                       output="[main 1a2b3c4] Add docs")]
     session.events = [Event("tool", None, tool=call) for call in calls]
     assert [t.text for t in session_facts(session).threads()] == [
-        f"Not pushed: commit 74ea25d on main{where}: Add lib", "Not pushed: commit 1a2b3c4 on main in `docs`: Add docs"]
+        f"Not pushed: commit 74ea25d on main{where}", "Not pushed: commit 1a2b3c4 on main in `docs`"]
 
 
 def _exec_rollout(folder: Path, *runs: tuple[str, str, str]) -> Session:

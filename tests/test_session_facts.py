@@ -31,7 +31,7 @@ from .test_extractor import corpus_session
 UTC = ZoneInfo("UTC")
 FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure)"
 UNCOMMITTED = "Uncommitted: `retry.py` edited after the last commit"
-NOT_PUSHED = "Not pushed: 1 commit on main: Add retry helper"  # `commit -q` prints no hash: its subject is `-m`'s
+NOT_PUSHED = "Not pushed: 1 commit on main"  # `commit -q` prints no hash; the branch is `git status`'s
 
 
 def _agent_session(name: str, path: Path) -> Session:
@@ -154,12 +154,11 @@ def test_the_command_whose_output_says_the_shell_was_put_back_still_ran_where_it
     assert session_facts(session).unpushed == {}
 
 
-def test_a_commit_never_pushed_is_a_note_naming_it_its_branch_and_its_subject() -> None:
+def test_a_commit_never_pushed_is_a_note_naming_it_and_its_branch() -> None:
     """ae68c513 (blind label: "Commit 5fddc49c on dipree/entire-wingman was made but not pushed")."""
     threads, status = _facts("ae68c513-db90-451f-940d-804a1d3d0986")
     pushed = [t for t in threads if t.startswith("Not pushed")]
-    assert pushed == ["Not pushed: commit 5fddc49c on dipree/entire-wingman: Fix hook response format to nest "
-                      "additionalContext under hookSpecificOu…"]
+    assert pushed == ["Not pushed: commit 5fddc49c on dipree/entire-wingman"]
     assert status == "done"
 
 
@@ -443,7 +442,7 @@ def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_
     status = ToolCall("s", "Bash", {"command": "git status"},
                       output="On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit")
     session.events = [Event("tool", None, tool=commit)]
-    assert [t.text for t in session_facts(session).threads()] == ["Not pushed: commit 1a2b3c4 on main: Add retry"]
+    assert [t.text for t in session_facts(session).threads()] == ["Not pushed: commit 1a2b3c4 on main"]
     session.events.append(Event("tool", None, tool=status))
     assert session_facts(session).threads() == []
 

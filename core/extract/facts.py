@@ -20,14 +20,12 @@ from eywa.core.extract.key_files import TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
-from eywa.core.extract.terms import commits_in
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
-# "[main 5fddc49] Fix x": the branch, the hash and the subject
-_COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)", re.MULTILINE)
+_COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
 _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
@@ -121,7 +119,7 @@ class CheckRun:
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
     committed: bool = True  # False: the session never committed, its own `git status` named them (a note)
-    unpushed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # folder -> (hash, subject) not pushed
+    unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
     pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
     branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
     ahead: tuple[str, int] | None = None  # (upstream, commits) by the session's own git status, and its commits after
@@ -222,17 +220,14 @@ class Facts:
                                 f"{_more(self.unticked[_BOXES - 1:])}", False))
         return found
 
-    def _commits(self, folder: str, made: list[tuple[str, str]]) -> str:
-        """"commit 5fddc49 on dipree/wingman: Fix x", "2 commits on main after the last push, the last 5fddc49: Fix
-        x": the subject says what is not pushed, a hash alone says nothing on a phone."""
-        last = next((ref for ref, _ in reversed(made) if ref), "")
+    def _commits(self, folder: str, made: list[str]) -> str:
+        """"commit 5fddc49 on dipree/wingman", "2 commits on main after the last push, the last 5fddc49"."""
+        last = next((ref for ref in reversed(made) if ref), "")
         what = f"commit {last}" if len(made) == 1 and last else f"{len(made)} commit{'s' if len(made) > 1 else ''}"
         on = f" on {self.branch[folder]}" if self.branch.get(folder) else ""
         after = " after the last push" if folder in self.pushed else ""
         where = f" in `{folder}`" if folder else ""
-        subject = made[-1][1]
-        return (f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "") +
-                (f": {one_line(subject, 72)}" if subject else ""))
+        return f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "")
 
     def happened(self) -> list[str]:
         """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
@@ -532,9 +527,8 @@ def session_facts(session: Session) -> Facts:
                     if everything or any(_matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown = [], False
-                branch, ref, subject = hashed.groups() if (hashed := next(made, None)) else ("", "", "")
-                facts.unpushed.setdefault(repo, []).append((ref, subject or next(iter(commits_in(
-                    f"git commit {step.args}")), "")))
+                branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
+                facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
                     facts.branch[repo] = branch
                 if facts.ahead:
