@@ -562,6 +562,21 @@ def test_the_files_a_command_line_deletes_moves_or_writes(command: str, files: l
     assert commands.files_changed(command) == files
 
 
+@pytest.mark.parametrize("text", [
+    "git add -A", "  cd  pkg/a\t&& go test ./...\n", "ls|wc -l;echo done&", "a>b 2>&1 (x)<y", "a\x0bb\xa0c",
+    "git commit -m 'a b' && echo \"c d\"", "echo a\\ b", "echo a # b", "x#y z", "", "  ", "rm -rf ./build/ *.o",
+])
+def test_command_words_are_the_words_shlex_reads(text: str) -> None:
+    """Text with no quote, escape or comment is split by a pattern, not by shlex: the same words either way."""
+    import shlex
+
+    assert commands._words(text) == shlex.split(text)
+    for punctuation, given in ((";&|", ";&|"), ("();<>|&", True)):
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=given)
+        lexer.whitespace_split = True
+        assert commands._lexed(text, punctuation) == list(lexer)
+
+
 def test_of_the_files_a_command_line_changes_those_it_deletes() -> None:
     assert commands.files_deleted("git mv a.go b.go && rm -f c.go && git rm d.go e.go && cp f.go g.go") == [
         "c.go", "d.go", "e.go"]
