@@ -11,10 +11,12 @@ import pytest
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
+    _HEDGE_RE,
     BEFORE_EDIT,
     FOLLOWED,
     REPORTED,
     Insight,
+    _hedged,
     agent_texts,
     changes_in,
     chosen,
@@ -807,3 +809,13 @@ def test_a_prompt_saying_something_is_right_now_so_is_no_correction() -> None:
 ])
 def test_code_outside_backticks_or_the_users_request_restated_before_an_edit_is_no_finding(said: str) -> None:
     assert _before_edit(said) == []
+
+
+@pytest.mark.parametrize("said", [
+    "The timeout is LIKELY the cause of the flaky upload.", "It Might Be the cache.", "This seems fine to me now.",
+    "I think the parser drops the last line.", "Looks like the build passed.", "The parser is fixed now, verified.",
+    "Unlikely: the lock was never taken.", "Maybe.", "The ſeems word is not ASCII: the pattern decides.", "",
+])
+def test_a_guess_is_told_by_the_pieces_as_the_pattern_tells_it(said: str) -> None:
+    """`_hedged` skips `_HEDGE_RE` for an ASCII sentence holding none of its pieces: the same answer either way."""
+    assert _hedged(said) == bool(_HEDGE_RE.search(said))
