@@ -9,6 +9,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 # A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
@@ -105,7 +106,8 @@ def unwrapped(command: str) -> str:
     return words[2].strip() if words and len(words) == 3 else command
 
 
-def _parts(command: str) -> list[tuple[str, bool]]:
+@lru_cache(maxsize=256)  # the facts, the caveats and the plan's steps ask the checks, git steps and PR of one line
+def _parts(command: str) -> tuple[tuple[str, bool], ...]:
     """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
     `echo`s left out."""
     found = []
@@ -113,7 +115,7 @@ def _parts(command: str) -> list[tuple[str, bool]]:
         step = part.split(" | ", 1)[0].strip().strip("()").strip()
         if step and not step.startswith(("cd ", "echo ", "#")):
             found.append((step, " | " in part))
-    return found
+    return tuple(found)
 
 
 def steps(command: str) -> list[str]:
