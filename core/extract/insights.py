@@ -340,7 +340,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
             continue
-        if _REASONED_STEP_RE.match(text) and 40 <= len(text) <= 300 and not _CHORE_RE.search(as_stated(text)):
+        if 40 <= len(text) <= 300 and _REASONED_STEP_RE.match(text) and not _CHORE_RE.search(as_stated(text)):
             text = text[:-1] + "." if text.endswith(":") else text
             result.append(Insight("Decision", topic_of(text), text, 1))
             continue
@@ -351,7 +351,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         label = next((g for g in label_match.groups() if g), "") if label_match else ""
         body = text[label_match.end():] if label_match else text
         lowered = text.lower()
-        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
+        # a sentence over 300 characters is left out below whatever its cue (only a short one joins the next)
+        cued = len(text) <= 300 and any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
                 and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
