@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
-import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -43,12 +42,27 @@ _SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|ts
                             r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
 _WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
-# shlex reads a character at a time in Python; text with no quote, escape or comment it splits at its whitespace and
-# between runs of punctuation and the rest, as these patterns do (the same words, many times faster)
+# A command line's words as POSIX shlex reads them (which it does a character at a time in Python): text with no
+# quote, escape or comment splits at its whitespace and between runs of punctuation and the rest, as `_PLAIN_WORDS`
+# does; other text is read by segments, `_SEGMENTS` (tests/test_extractor.py holds both to shlex's words).
 _QUOTED_RE = re.compile(r"['\"\\#]")
 _PLAIN_WORDS: dict[str, re.Pattern[str]] = {
     "": re.compile(r"[^ \t\r\n]+"), ";&|": re.compile(r"[;&|]+|[^ \t\r\n;&|]+"),
     "();<>|&": re.compile(r"[();<>|&]+|[^ \t\r\n();<>|&]+")}
+
+
+def _segments(punctuation: str) -> re.Pattern[str]:
+    """What a word is made of (bare text, a quoted string, an escaped character) and what ends one (whitespace, a run
+    of `punctuation`, and with punctuation a comment, as `shlex.shlex`'s; `shlex.split` has none)."""
+    ends = [r"(?P<space>[ \t\r\n]+)"] + ([r"(?P<comment>#[^\n]*)", f"(?P<punct>[{re.escape(punctuation)}]+)"]
+                                          if punctuation else [])
+    special = "'\"\\\\" + ("#" + re.escape(punctuation) if punctuation else "")
+    return re.compile("|".join([*ends, r"'(?P<single>[^']*)'", r'"(?P<double>(?:[^"\\]|\\.)*)"', r"\\(?P<escape>.)",
+                                f"(?P<plain>[^ \\t\\r\\n{special}]+)", r"(?P<open>['\"\\])"]), re.DOTALL)
+
+
+_SEGMENTS = {punctuation: _segments(punctuation) for punctuation in _PLAIN_WORDS}
+_QUOTED_ESCAPE_RE = re.compile(r'\\(["\\])')  # in double quotes a backslash escapes only these
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
@@ -200,9 +214,8 @@ def failures(output: str) -> int:
 
 def paths_in(args: str) -> list[str]:
     """The file arguments of a git step (`git add a.go b.go`): its words that are not options."""
-    try:
-        words = shlex.split(args)
-    except ValueError:
+    words = _words(args)
+    if words is None:
         words = args.split()
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
 
@@ -290,22 +303,40 @@ def _under(folder: str, path: str) -> str:
 
 def _words(args: str) -> list[str] | None:
     """The words `shlex.split` reads, None for an open quote."""
-    if not _QUOTED_RE.search(args):
-        return _PLAIN_WORDS[""].findall(args)
     try:
-        return shlex.split(args)
+        return _lexed(args, "")
     except ValueError:
         return None
 
 
 def _lexed(text: str, punctuation: str) -> list[str]:
-    """The words of a POSIX `shlex.shlex` splitting at whitespace, runs of `punctuation` words of their own; raises
-    ValueError for an open quote."""
+    """The words of a POSIX `shlex.shlex` splitting at whitespace (`whitespace_split`), runs of `punctuation` words
+    of their own (`punctuation_chars`); no punctuation: those of `shlex.split`. Raises ValueError for an open quote or
+    a last backslash, as shlex does."""
     if not _QUOTED_RE.search(text):
         return _PLAIN_WORDS[punctuation].findall(text)
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=punctuation)
-    lexer.whitespace_split = True
-    return list(lexer)
+    found: list[str] = []
+    word: list[str] = []
+    quoted = False  # a word of quotes alone ('') is a word, empty
+    for match in _SEGMENTS[punctuation].finditer(text):
+        kind = match.lastgroup
+        if kind in ("plain", "escape", "single"):
+            word.append(match.group(kind))
+            quoted = quoted or kind == "single"
+        elif kind == "double":
+            word.append(_QUOTED_ESCAPE_RE.sub(r"\1", match.group(kind)))
+            quoted = True
+        elif kind == "open":
+            raise ValueError("No closing quotation")
+        else:
+            if word or quoted:
+                found.append("".join(word))
+                word, quoted = [], False
+            if kind == "punct":
+                found.append(match.group(kind))
+    if word or quoted:
+        found.append("".join(word))
+    return found
 
 
 def _copied(paths: list[str]) -> list[str]:
