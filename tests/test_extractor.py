@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -560,6 +561,30 @@ def test_a_folder_removed_recursively_deletes_the_files_the_session_knew_in_it()
 ])
 def test_the_files_a_command_line_deletes_moves_or_writes(command: str, files: list[str]) -> None:
     assert commands.files_changed(command) == files
+
+
+@pytest.mark.parametrize("text", [
+    "git add -A", "  cd  pkg/a\t&& go test ./...\n", "ls|wc -l;echo done&", "a>b 2>&1 (x)<y", "a\x0bb\xa0c",
+    "git commit -m 'a b' && echo \"c d\"", "echo a\\ b", "echo a # b", "x#y z", "", "  ", "rm -rf ./build/ *.o",
+    "sed -i '' 's/a/b/' f.go", 'echo "a \\"b\\" \\c \\\\ d"x\'y\'z>out', "echo 'it''s'#c\nls|wc", "a \\\n b",
+    "echo 'open", 'echo "open \\"', "echo last\\", "(cd a;ls)&>/dev/null", "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\"",
+])
+def test_command_words_are_the_words_shlex_reads(text: str) -> None:
+    """A command line is split by patterns, not by shlex (which reads a character at a time): the same words, and
+    the same error for an open quote."""
+    import shlex
+
+    def read(split: Callable[..., list[str]], *args: object) -> list[str] | str:
+        try:
+            return split(*args)
+        except ValueError:
+            return "open"
+
+    assert read(commands._lexed, text, "") == read(shlex.split, text)
+    for punctuation, given in ((";&|", ";&|"), ("();<>|&", True)):
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=given)
+        lexer.whitespace_split = True
+        assert read(commands._lexed, text, punctuation) == read(list, lexer)
 
 
 def test_of_the_files_a_command_line_changes_those_it_deletes() -> None:

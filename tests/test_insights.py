@@ -11,12 +11,14 @@ import pytest
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
+    _HEDGE_RE,
     BEFORE_EDIT,
     CLOSING,
     FOLLOWED,
     REPORTED,
     WRITTEN,
     Insight,
+    _hedged,
     agent_texts,
     changes_in,
     chosen,
@@ -960,3 +962,11 @@ def test_the_reports_closing_a_turn_are_the_last_message_before_each_prompt_and_
                                              said[3]])
     messages = agent_texts(session)
     assert [messages[place][1] for place in turn_reports(session, messages)] == ["Proposal.", "Done."]
+@pytest.mark.parametrize("said", [
+    "The timeout is LIKELY the cause of the flaky upload.", "It Might Be the cache.", "This seems fine to me now.",
+    "I think the parser drops the last line.", "Looks like the build passed.", "The parser is fixed now, verified.",
+    "Unlikely: the lock was never taken.", "Maybe.", "The ſeems word is not ASCII: the pattern decides.", "",
+])
+def test_a_guess_is_told_by_the_pieces_as_the_pattern_tells_it(said: str) -> None:
+    """`_hedged` skips `_HEDGE_RE` for an ASCII sentence holding none of its pieces: the same answer either way."""
+    assert _hedged(said) == bool(_HEDGE_RE.search(said))

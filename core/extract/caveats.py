@@ -98,7 +98,7 @@ def _plain(said: str) -> str:
 def kind_of(said: str) -> str | None:
     """The family that makes the sentence a caveat, None when none does or it is a question or a step announced (and
     taken next)."""
-    if said.endswith("?") or _ANNOUNCED_RE.match(said):
+    if said.endswith("?") or not _may_hold_one(said) or _ANNOUNCED_RE.match(said):
         return None
     return next((name for name, pattern in _FAMILY_RES if pattern.search(said)), None)
 
@@ -180,7 +180,7 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
 def _may_hold_one(text: str) -> bool:
     """Whether the text holds a piece of some family: the others hold no caveat."""
     lowered = text.lower()
-    return any(piece in lowered for piece in _PIECES)
+    return any(map(lowered.__contains__, _PIECES))
 
 
 def _said_again(said: str, later: list[str]) -> bool:

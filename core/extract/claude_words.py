@@ -106,6 +106,7 @@ def sentences(text: str) -> tuple[Sentence, ...]:
 _EDITOR_RE = re.compile(r"^(?:the )?(?:lsp |ide )?diagnostics?\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)  # the gist, the headline, what happened and insights ask it of the same sentences
 def outcome(sentence: str) -> str | None:
     """The sentence as an outcome ("Added the retry", "`Reset` now uses ...", "The parser has been
     fixed ..."), or None when it does not say what was done."""

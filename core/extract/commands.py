@@ -7,8 +7,8 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
-import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
 # A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
@@ -42,6 +42,27 @@ _SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|ts
                             r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
 _WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
+# A command line's words as POSIX shlex reads them (which it does a character at a time in Python): text with no
+# quote, escape or comment splits at its whitespace and between runs of punctuation and the rest, as `_PLAIN_WORDS`
+# does; other text is read by segments, `_SEGMENTS` (tests/test_extractor.py holds both to shlex's words).
+_QUOTED_RE = re.compile(r"['\"\\#]")
+_PLAIN_WORDS: dict[str, re.Pattern[str]] = {
+    "": re.compile(r"[^ \t\r\n]+"), ";&|": re.compile(r"[;&|]+|[^ \t\r\n;&|]+"),
+    "();<>|&": re.compile(r"[();<>|&]+|[^ \t\r\n();<>|&]+")}
+
+
+def _segments(punctuation: str) -> re.Pattern[str]:
+    """What a word is made of (bare text, a quoted string, an escaped character) and what ends one (whitespace, a run
+    of `punctuation`, and with punctuation a comment, as `shlex.shlex`'s; `shlex.split` has none)."""
+    ends = [r"(?P<space>[ \t\r\n]+)"] + ([r"(?P<comment>#[^\n]*)", f"(?P<punct>[{re.escape(punctuation)}]+)"]
+                                          if punctuation else [])
+    special = "'\"\\\\" + ("#" + re.escape(punctuation) if punctuation else "")
+    return re.compile("|".join([*ends, r"'(?P<single>[^']*)'", r'"(?P<double>(?:[^"\\]|\\.)*)"', r"\\(?P<escape>.)",
+                                f"(?P<plain>[^ \\t\\r\\n{special}]+)", r"(?P<open>['\"\\])"]), re.DOTALL)
+
+
+_SEGMENTS = {punctuation: _segments(punctuation) for punctuation in _PLAIN_WORDS}
+_QUOTED_ESCAPE_RE = re.compile(r'\\(["\\])')  # in double quotes a backslash escapes only these
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
@@ -99,7 +120,8 @@ def unwrapped(command: str) -> str:
     return words[2].strip() if words and len(words) == 3 else command
 
 
-def _parts(command: str) -> list[tuple[str, bool]]:
+@lru_cache(maxsize=256)  # the facts, the caveats and the plan's steps ask the checks, git steps and PR of one line
+def _parts(command: str) -> tuple[tuple[str, bool], ...]:
     """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
     `echo`s left out."""
     found = []
@@ -107,7 +129,7 @@ def _parts(command: str) -> list[tuple[str, bool]]:
         step = part.split(" | ", 1)[0].strip().strip("()").strip()
         if step and not step.startswith(("cd ", "echo ", "#")):
             found.append((step, " | " in part))
-    return found
+    return tuple(found)
 
 
 def steps(command: str) -> list[str]:
@@ -192,9 +214,8 @@ def failures(output: str) -> int:
 
 def paths_in(args: str) -> list[str]:
     """The file arguments of a git step (`git add a.go b.go`): its words that are not options."""
-    try:
-        words = shlex.split(args)
-    except ValueError:
+    words = _words(args)
+    if words is None:
         words = args.split()
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
 
@@ -210,16 +231,16 @@ def files_changed(command: str) -> list[str]:
     `.gitmodules`): both ends of a move, a copy's new file; not a recursive removal (a folder, a build's output:
     `folders_removed`), an untracking (`--cached`) or a glob. A file named after `cd elsewhere` is named under that
     folder."""
-    return [path for path, _ in _file_ops(command)]
+    return [path for path, _ in file_ops(command)]
 
 
 def files_deleted(command: str) -> list[str]:
     """Of `files_changed`, the files the command line deletes (`rm a.go`, `git rm a.go`)."""
-    return [path for path, deleted in _file_ops(command) if deleted]
+    return [path for path, deleted in file_ops(command) if deleted]
 
 
-def _file_ops(command: str) -> list[tuple[str, bool]]:
-    """(path, whether the step deletes it) of each file `files_changed` names."""
+def file_ops(command: str) -> list[tuple[str, bool]]:
+    """(path, whether the step deletes it) of each file `files_changed` names: both at once."""
     found: list[tuple[str, bool]] = []
     for folder, part in _parts_in_folders(command):
         if any(mark in part for mark in (">", "tee ", "sed ")):
@@ -261,7 +282,9 @@ def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     folder = ""
     for part in _SEPARATOR_RE.split(command.strip()):
-        words = _words(_step(part)) or []
+        step = _step(part)
+        # only a word that starts with `c`, a quote or an escape reads as `cd`: the others are not split
+        words = (_words(step) or []) if step[:1] in ("c", "'", '"', "\\") else []
         if words[:1] == ["cd"] and len(words) == 2:
             folder = ("" if words[1].startswith(("/", "~")) else folder) + words[1].rstrip("/") + "/"
         elif part.strip():
@@ -279,10 +302,41 @@ def _under(folder: str, path: str) -> str:
 
 
 def _words(args: str) -> list[str] | None:
+    """The words `shlex.split` reads, None for an open quote."""
     try:
-        return shlex.split(args)
+        return _lexed(args, "")
     except ValueError:
         return None
+
+
+def _lexed(text: str, punctuation: str) -> list[str]:
+    """The words of a POSIX `shlex.shlex` splitting at whitespace (`whitespace_split`), runs of `punctuation` words
+    of their own (`punctuation_chars`); no punctuation: those of `shlex.split`. Raises ValueError for an open quote or
+    a last backslash, as shlex does."""
+    if not _QUOTED_RE.search(text):
+        return _PLAIN_WORDS[punctuation].findall(text)
+    found: list[str] = []
+    word: list[str] = []
+    quoted = False  # a word of quotes alone ('') is a word, empty
+    for match in _SEGMENTS[punctuation].finditer(text):
+        kind = match.lastgroup
+        if kind in ("plain", "escape", "single"):
+            word.append(match.group(kind))
+            quoted = quoted or kind == "single"
+        elif kind == "double":
+            word.append(_QUOTED_ESCAPE_RE.sub(r"\1", match.group(kind)))
+            quoted = True
+        elif kind == "open":
+            raise ValueError("No closing quotation")
+        else:
+            if word or quoted:
+                found.append("".join(word))
+                word, quoted = [], False
+            if kind == "punct":
+                found.append(match.group(kind))
+    if word or quoted:
+        found.append("".join(word))
+    return found
 
 
 def _copied(paths: list[str]) -> list[str]:
@@ -299,10 +353,8 @@ def _copied(paths: list[str]) -> list[str]:
 def _written_by_shell(part: str) -> list[str]:
     """The files one part of a command line's redirections (`> a`, `>> a`, not `2>` or `>&2`), `tee` and `sed -i`
     write."""
-    lexer = shlex.shlex(bare(part), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
     try:
-        words = list(lexer)
+        words = _lexed(bare(part), "();<>|&")  # shlex's `punctuation_chars=True`
     except ValueError:
         return []
     targets: list[str] = []
@@ -326,11 +378,9 @@ def program_steps(command: str) -> list[str]:
     exports, a shell wrapper's (`bash -lc "..."`) its own."""
     if _WINDOWS_PATH_RE.search(command):
         command = command.replace("\\", "/")
-    lexer = shlex.shlex(_REDIRECT_RE.sub(" ", command), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
     found: list[list[str]] = [[]]
     try:
-        for word in lexer:
+        for word in _lexed(_REDIRECT_RE.sub(" ", command), ";&|"):
             if word in (";", "&&", "||", "|", "&", ";;"):
                 found.append([])
             else:

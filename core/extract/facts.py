@@ -438,12 +438,20 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
     explained and left): not a check (the runs say those), a probe that reads (`ls`, `git show`), an experiment fed
     on stdin, a scratch folder's, a conflict the session committed through, nor a call the user or tools stopped."""
     calls = [c for c in session.tool_calls if c.name == "Bash" and not c.rejected and not c.denied]
-    ran = [(c, [program for step in commands.program_steps(_text(c)) if (program := commands.program(step))])
-           for c in calls]
+    ran: dict[int, list[str]] = {}  # the programs of a call, read only for a call that failed and those after it
+
+    def programs_of(at: int) -> list[str]:
+        if at not in ran:
+            ran[at] = [program for step in commands.program_steps(_text(calls[at]))
+                       if (program := commands.program(step))]
+        return ran[at]
+
     left: list[tuple[str, str]] = []
-    for at, (call, programs) in enumerate(ran):
-        command = _text(call)
-        if not call.is_error or not programs or "tool_use_error" in call.error or commands.checks(command) or \
+    for at, call in enumerate(calls):
+        if not call.is_error:
+            continue
+        command, programs = _text(call), programs_of(at)
+        if not programs or "tool_use_error" in call.error or commands.checks(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
                 _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
@@ -451,9 +459,10 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         program, git = programs[-1], commands.git_steps(steps[-1])
         if commands.probe(steps[-1]) or steps[-1].startswith("timeout ") and _TIMED_OUT_RE.match(call.error):
             continue
-        later, name = [(c, p) for c, p in ran[at + 1:] if not c.is_error], commands.named(program)
-        if any(name in map(commands.named, done) for _, done in later) or (git and git[0].verb in _GIT_RESUMED and any(
-                s.verb in ("commit", git[0].verb) for c, _ in later for s in commands.git_steps(_text(c)))):
+        later, name = [i for i in range(at + 1, len(calls)) if not calls[i].is_error], commands.named(program)
+        resumed = git and git[0].verb in _GIT_RESUMED
+        if any(name in map(commands.named, programs_of(i)) for i in later) or (resumed and any(
+                s.verb in ("commit", git[0].verb) for i in later for s in commands.git_steps(_text(calls[i])))):
             continue
         said = HELD if _HELD_RE.search(call.error) else _verdict(call)
         probes = {commands.program(step).split()[0] for step in steps[:-1] if commands.probe(step)}

@@ -24,7 +24,7 @@ MIN_WORDS = 3  # of a candidate after the first, words that are not common
 
 
 def _words(text: str) -> set[str]:
-    return {word for word in _WORD_RE.findall(text.lower()) if len(word) > 1 and word not in _COMMON}
+    return {word for word in set(_WORD_RE.findall(text.lower())) - _COMMON if len(word) > 1}  # each word once
 
 
 _LEAD_IN_WORDS = 6

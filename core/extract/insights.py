@@ -117,6 +117,9 @@ _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
+# A piece of each of its shapes: an ASCII sentence (where ignoring case is lower-casing) holding none is no guess
+_HEDGE_PIECES = ("likely", "probably", "possibly", "perhaps", "maybe", "might be", "may be", "could be", "seem",
+                 "looks like", "think", "suspect", "believe", "guess", "wonder")
 # "This will remove the fake sessions that are causing ...", "this inconsistency could cause issues if ...", "Root cause
 # is well-understood": what a change will do, a risk foreseen or a review's verdict, no cause found
 _FORESEEN_RE = re.compile(r"^(?:this|that|it) will\b|\b(?:could|might|may) (?:cause|break|lead to|result in)\b|"
@@ -309,6 +312,13 @@ def topic_of(text: str, label: str = "") -> str:
     return code if preference >= 2 else _concept(text) or code
 
 
+def _hedged(text: str) -> bool:
+    """A guess said aloud (`_HEDGE_RE`); the pieces rule out most sentences before the slower regex."""
+    if text.isascii() and not any(map(text.lower().__contains__, _HEDGE_PIECES)):
+        return False
+    return bool(_HEDGE_RE.search(text))
+
+
 def _reported(text: str) -> bool:
     match = _REPORTED_RE.match(text)
     return bool(match and match.group(1).lower() in OUTCOME_VERBS)
@@ -338,7 +348,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
             continue
-        if _REASONED_STEP_RE.match(text) and 40 <= len(text) <= 300 and not _CHORE_RE.search(as_stated(text)):
+        if 40 <= len(text) <= 300 and _REASONED_STEP_RE.match(text) and not _CHORE_RE.search(as_stated(text)):
             text = text[:-1] + "." if text.endswith(":") else text
             result.append(Insight("Decision", topic_of(text), text, 1))
             continue
@@ -349,7 +359,8 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         label = next((g for g in label_match.groups() if g), "") if label_match else ""
         body = text[label_match.end():] if label_match else text
         lowered = text.lower()
-        cued = any(map(lowered.__contains__, _CUE_PIECES)) and bool(
+        # a sentence over 300 characters is left out below whatever its cue (only a short one joins the next)
+        cued = len(text) <= 300 and any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
                 and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
@@ -381,7 +392,7 @@ def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
         # Users can audit ...") one of a list of pros and cons, no choice
         if sentence.listed and not (cued or cause_label or choice_label):
             continue
-        hedged = bool(_HEDGE_RE.search(text))
+        hedged = _hedged(text)
         compared = cued and _COMPARED_RE.search(text) is not None
         own_act = bool(_OWN_ACT_RE.match(body))
         if hedged and not _RECOMMENDED_RE.search(text):
@@ -578,7 +589,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
-                or _HEDGE_RE.search(text) or _SCENARIO_RE.match(text):
+                or _hedged(text) or _SCENARIO_RE.match(text):
             continue
         if _LIMIT_RE.match(text):
             result.append(Insight("Found", topic_of(text), text, LIMIT))
@@ -640,7 +651,7 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
                 or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
             continue
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
-                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _HEDGE_RE.search(finding):
+                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _hedged(finding):
             continue
         if _OWN_STEP_RE.search(finding):  # "..., I'll add nolint comments": a step, no finding; the first alone
             if _DONE_REASON_RE.search(step) or _CONSISTENCY_RE.search(step):
@@ -686,7 +697,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
     for sentence in reversed(found):
         text = sentence.text
         if sentence.listed or not 30 <= len(text) <= 220 or text.endswith(("?", ":", "…")) \
-                or _NARRATION_RE.match(text) or _STEP_RE.match(text) or _HEDGE_RE.search(text) \
+                or _NARRATION_RE.match(text) or _STEP_RE.match(text) or _hedged(text) \
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \

@@ -62,9 +62,9 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
                 found.append((relative_path(path, session.cwd), False))
         if call.name == "Bash" and isinstance(call.input.get("command"), str):
             command = call.input["command"]
-            deleted = set(commands.files_deleted(command))
-            found += [(relative_path(changed, session.cwd), changed in deleted)
-                      for changed in commands.files_changed(command)]
+            ops = commands.file_ops(command)
+            deleted = {path for path, deletes in ops if deletes}
+            found += [(relative_path(changed, session.cwd), changed in deleted) for changed, _ in ops]
             for folder in commands.folders_removed(command):
                 found += [(path, True) for path in _inside(folder, known, session.cwd)]
         elif call.name in ("Task", "Agent") and call.result:

@@ -106,7 +106,8 @@ def last_plan(session: Session) -> tuple[str, int]:
 
 def _announced(text: str) -> bool:
     """A numbered list of at least two changes the agent says it will make ("Let me implement the changes:")."""
-    lead = _ANNOUNCED_RE.search(text)
+    # the pattern's `^.*` tries every line: most messages hold no first item to look for it before
+    lead = _ANNOUNCED_RE.search(text) if "1. " in text or "1) " in text else None
     return lead is not None and len(steps_of(text[lead.end():])) >= 2
 
 
