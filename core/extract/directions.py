@@ -43,7 +43,8 @@ _NTH = ("first", "second", "third", "fourth")
 _PICK_RE = re.compile(r"^(?:(?:let's |we'll |i'll )?(?:go with|do|take|pick) )?(?:option |number |#)?"
                       r"(?:(?P<mark>[1-9a-e])|the (?P<nth>first|second|third|fourth)(?: one| option)?)(?: please)?\W*$",
                       re.IGNORECASE)
-_MENTION_LINE_RE = re.compile(r"^\s*@\S+\s*$", re.MULTILINE)  # "@/src/setup.go:694-698": a file the prompt points at
+# "@/src/setup.go:694-698": a file the prompt points at
+_MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
