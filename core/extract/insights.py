@@ -716,8 +716,8 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
-# A comment line of most languages, its marks left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
-_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*?)\s*(?:\*/)?\s*$")
+# A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
 _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
 # "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
 # ...": a step left
@@ -746,8 +746,9 @@ def _comments(old: str, new: str) -> list[str]:
     block: list[str] = []
     for line in [*new.splitlines(), ""]:
         match = _COMMENT_RE.match(line) if line.strip() not in before else None
-        if match and match.group(1) and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
-            said = match.group(1)
+        # its closing mark cut off here, not in the pattern: a lazy group before blanks backtracks on a long line
+        said = match.group(1).rstrip().removesuffix("*/").rstrip() if match else ""
+        if said and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
             text = _DIRECTIVE_RE.sub("", said)
             starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
                 or bool(_WORD_OPENS_RE.match(text) or _LEFT_FOR_LATER_RE.match(text))
