@@ -722,7 +722,7 @@ _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
 # "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
 # ...": a step left
 _DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
-                           r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
+                           r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
 _LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
 # "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
