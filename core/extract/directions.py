@@ -56,6 +56,15 @@ _SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?
                                  re.IGNORECASE)
 
 
+def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), least: int = 40) -> str:
+    """At most `limit` characters of what the user typed: up to the last of `marks` in them past `least` characters,
+    else between words."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(mark, 0, limit) for mark in marks)
+    return text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0]
+
+
 def _picked(text: str, last: str) -> str | None:
     """The item of the agent's last message a bare pick names ("1", "option 2", "the second one"), in the message's
     words, its emphasis marks left out; None when the prompt is no pick or the message lists no such item."""
@@ -114,10 +123,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
-        if len(text) > MAX_DIRECTION:  # cut at a clause
-            cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
-            text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
-        text = text.rstrip(" .,;:?")
+        text = cut_at_clause(text, MAX_DIRECTION).rstrip(" .,;:?")
         picked = _OPTION_RE.search(text)
         if picked:  # "I like Option C": the option as the agent's last message put it
             text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(

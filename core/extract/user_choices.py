@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract.directions import PLAN_PROMPT, carried_out
+from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
 from eywa.core.session import Session
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
@@ -29,11 +29,9 @@ MAX_CHOICE = 200  # characters: a line a phone shows whole
 
 
 def _cut(text: str) -> str:
-    """At a clause, under `MAX_CHOICE` characters, without its trailing marks."""
-    text = _ASIDE_RE.sub("", text).strip()
-    if len(text) > MAX_CHOICE:
-        cut = max(text.rfind(mark, 0, MAX_CHOICE) for mark in ("; ", ", ", " (", " so ", " to "))
-        text = text[:cut] if cut > 60 else text[:MAX_CHOICE].rsplit(" ", 1)[0]
+    """At a clause, under `MAX_CHOICE` characters, without its pointers or alternatives (`_ASIDE_RE`) or trailing
+    marks."""
+    text = cut_at_clause(_ASIDE_RE.sub("", text).strip(), MAX_CHOICE, ("; ", ", ", " (", " so ", " to "), 60)
     return text.rstrip(" .,;:?\"'")
 
 
