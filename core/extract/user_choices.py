@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
+from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import Session
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
@@ -73,8 +74,8 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
 
 
 # "Want me to also set `gc.auto 0` on your repo now?": the agent's offer, its action in the group
-_OFFER_RE = re.compile(r"(?:^|[.!:]\s+)(?:do you )?(?:want me to|should i|shall i|would you like me to)\s+"
-                       r"(?:also\s+|go ahead and\s+)?(?P<action>[^?]{8,160})\?\s*$", re.IGNORECASE)
+_OFFER_RE = re.compile(rf"(?:^|[.!:]\s+){ASK_PREFIX}\s+(?:also\s+|go ahead and\s+)?(?P<action>[^?]{{8,160}})\?\s*$",
+                       re.IGNORECASE)
 # "no don't set it, let's see if it keeps happening": the offer declined, the rest the user's reason ("no need to
 # deprecate it, remove it" is a direction: core/extract/directions.py)
 _DECLINED_RE = re.compile(r"^(?:no(?! need\b)|nope|nah|not now|not yet)\b[\s,.!:-]*", re.IGNORECASE)
