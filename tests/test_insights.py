@@ -960,3 +960,23 @@ def test_the_reports_closing_a_turn_are_the_last_message_before_each_prompt_and_
                                              said[3]])
     messages = agent_texts(session)
     assert [messages[place][1] for place in turn_reports(session, messages)] == ["Proposal.", "Done."]
+
+
+def test_closing_lines_and_written_reasons_fill_only_the_places_the_findings_leave() -> None:
+    # cde341db's findings ("The 100ms timeout isn't being hit fast enough.") keep the last places; its comments that
+    # say why ("G304: trace file path from env var is intentional for debugging") come after them
+    found = chosen(corpus_session("cde341db-b80a-44f5-b0f2-94db2ef7a164"))
+    assert "The 100ms timeout isn't being hit fast enough." in [item.text for item in found]
+    assert not any(item.strength == WRITTEN for item in found)
+    # 4931d45a's finding on `TaskCheckpointContext` keeps its place before its report's "Consistency - ..." line
+    found = chosen(corpus_session("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
+    assert any(item.text.startswith("`TaskCheckpointContext` in `strategy.go` doesn't have") for item in found)
+    assert not any(item.strength == CLOSING for item in found)
+
+
+def test_a_reports_line_naming_only_what_a_document_the_session_wrote_names_gives_no_line() -> None:
+    # 189d8afc edited a design document: "Updated step 6 to mention token usage is included in `SaveContext` ..."
+    # describes the text, not code it settled
+    session = corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e")
+    assert not any(item.strength == CLOSING for item in chosen(session))
+    assert any("SaveContext" in text for _, text in agent_texts(session))
