@@ -980,3 +980,11 @@ def test_a_reports_line_naming_only_what_a_document_the_session_wrote_names_give
     session = corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e")
     assert not any(item.strength == CLOSING for item in chosen(session))
     assert any("SaveContext" in text for _, text in agent_texts(session))
+
+
+def test_a_docstring_the_session_wrote_that_says_why_is_a_decision_and_an_old_one_is_not() -> None:
+    old = 'def load():\n    """Read the settings once, since the file is large."""\n'
+    new = ('def load():\n    """Read the settings once, since the file is large."""\n\n\ndef token():\n'
+           '    """Read the token from the keyring instead of the environment, so it never shows in ps."""\n')
+    assert _written(ToolCall("e", "Edit", {"file_path": "/r/auth.py", "old_string": old, "new_string": new})) == [
+        "Read the token from the keyring instead of the environment, so it never shows in ps."]
