@@ -974,12 +974,16 @@ def test_closing_lines_and_written_reasons_fill_only_the_places_the_findings_lea
     assert not any(item.strength == CLOSING for item in found)
 
 
-def test_a_reports_line_naming_only_what_a_document_the_session_wrote_names_gives_no_line() -> None:
+def test_a_session_that_wrote_no_code_or_only_documents_gives_no_report_lines() -> None:
     # 189d8afc edited a design document: "Updated step 6 to mention token usage is included in `SaveContext` ..."
     # describes the text, not code it settled
     session = corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e")
     assert not any(item.strength == CLOSING for item in chosen(session))
     assert any("SaveContext" in text for _, text in agent_texts(session))
+    # 9ff9c26d wrote only a design document: its report's "Use interface pattern instead of nil checks everywhere"
+    # proposes; 94604a7b wrote nothing
+    for session_id in ("9ff9c26d-319d-4a47-843a-3d60f73295c9", "94604a7b-062f-4369-bdf0-da948381c3e5"):
+        assert not any(item.strength == CLOSING for item in chosen(corpus_session(session_id))), session_id
 
 
 def test_a_docstring_the_session_wrote_that_says_why_is_a_decision_and_an_old_one_is_not() -> None:

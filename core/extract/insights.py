@@ -2,8 +2,9 @@
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
 it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
-wrote; the user's prompts that redirected the work, carried out; and, last, the list lines of the reports
-closing its turns that give their reason, and the last report's naming code it wrote. Each under the topic it
+wrote; the user's prompts that redirected the work, carried out, and the user's other choices (an offer declined,
+a pasted review's fix carried out); and, last, when it wrote code, the list lines of the reports closing its turns
+that give their reason, and the last report's naming code it wrote. Each under the topic it
 is about: the concept a report's label names, else the code identifier it names, else the subject of the
 sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
 After all these: the comments it wrote into code, and what it posted on GitHub, that say why.
@@ -895,7 +896,8 @@ def chosen(session: Session) -> list[Insight]:
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
     with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words, the findings stated right before an edit and the list lines of the turns' reports."""
+    findings in plain words, the findings stated right before an edit and, when the session wrote code, the list
+    lines of the turns' reports."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
@@ -916,6 +918,7 @@ def chosen(session: Session) -> list[Insight]:
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
     code = _written(session, docs=False) if reports else ""
+    # a session that wrote no code settled nothing in it: its reports explain or propose ("Use interface pattern ...")
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
             closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))]
