@@ -720,12 +720,11 @@ def commit_reasons(session: Session) -> list[Insight]:
 # A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
 _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
-# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
-# ...": a step left
+# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive or a mark before what the comment says
 _DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
                            r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
-_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
+_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
 # parse it twice": what a comment says of why the code is so
 _WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|rather than|to avoid|to prevent|since|"
