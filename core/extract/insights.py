@@ -16,9 +16,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from eywa.core.extract.caveats import POSTED_RE
+from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
-from eywa.core.extract.commands import HEREDOC_RE, opens_pr
+from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, clause
@@ -764,21 +764,18 @@ def _comments(old: str, new: str) -> list[str]:
 
 # The body of a pull request a command opens: `--body "..."`, a heredoc inside it or after it
 _PR_BODY_RE = re.compile(r"""\s(?:--body|-b)[\s=]+(["'])(.+?)(?<!\\)\1""", re.DOTALL)
-_ESCAPED_RE = re.compile(r"\\([`\"'$\\])")  # a shell string's escapes: \` -> `
 
 
 def _posted(command: str) -> str:
     """What a command posts on GitHub in the agent's words: a review reply or PR comment, or the body of the pull
     request it opens; "" for any other command."""
-    posted = POSTED_RE.search(command)
-    if posted is not None:
-        return _ESCAPED_RE.sub(r"\1", posted.group(2))
-    if not opens_pr(command):
-        return ""
+    posted = posted_reply(command)
+    if posted or not opens_pr(command):
+        return posted
     body = _PR_BODY_RE.search(command)
     text = body.group(2) if body else command
     heredoc = HEREDOC_RE.search(text)
-    return heredoc.group("body") if heredoc else _ESCAPED_RE.sub(r"\1", text) if body else ""
+    return heredoc.group("body") if heredoc else unescaped(text) if body else ""
 
 
 def _own_writing(session: Session) -> list[str]:
