@@ -33,9 +33,9 @@ MAX_CAUSES = 1
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
-FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
-BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
-REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
+FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
+BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
+REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
 CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
