@@ -32,7 +32,9 @@ DAY = "2026-02-16"
 PLACEMENTS = ("user-text", "assistant-text", "tool-input", "tool-output", "file-content", "url", "special")
 # The rarer channels of a transcript; kind number i goes to channel i modulo their count.
 SPECIAL_CHANNELS = ("command-args", "bash-input", "ai-title", "summary", "subagent-prompt", "todo",
-                    "api-error", "compaction-summary", "subagent-answer", "pr-link")
+                    "api-error", "compaction-summary", "subagent-answer", "pr-link",
+                    # what the session wrote or was shown outside its messages, read for the reasons it gives
+                    "code-comment", "github-reply", "pr-body", "pasted-review")
 
 
 @dataclass(frozen=True)
@@ -474,6 +476,29 @@ def _plant_special(s: _Session, channel: str, index: int, made: Made) -> str:
         s.system("compact_boundary", compactMetadata={"trigger": "auto", "preTokens": 150000})
         s.user("This session is being continued from a previous conversation that ran out of context. "
                f"Summary: the user configured {text} for staging.", isCompactSummary=True)
+    elif channel == "code-comment":
+        path = f"{CWD}/quokka/exporter_{index}.py"
+        s.tool("Edit", {"file_path": path, "old_string": "client = Client()",
+                        "new_string": f"# Reads {text} from the environment because the vault is down in staging.\n"
+                                      "client = Client()", "replace_all": False},
+               f"The file {path} has been updated.")
+    elif channel == "github-reply":
+        s.tool("Bash", {"command": "gh api repos/ana/quokka/pulls/7/comments/9/replies "
+                                   f"-f body=\"Kept {text} out of the logs on purpose, because the trade-off is "
+                                   "worth it.\""},
+               '{"id": 10}')
+    elif channel == "pr-body":
+        s.tool("Bash", {"command": "gh pr create --title \"Fix staging auth\" "
+                                   f"--body \"Uses {text} instead of the old key, because the old one expired.\""},
+               "https://github.com/ana/quokka/pull/8")
+    elif channel == "pasted-review":
+        path = f"{CWD}/quokka/client_{index}.py"
+        s.user(f"Review comment on the client: it reads {text} at import time, which fails when the config is "
+               "reloaded later in the process and the exporter keeps the stale value. Consider loading the "
+               "credential lazily on first use so that a reload picks it up.")
+        s.tool("Edit", {"file_path": path, "old_string": "TOKEN = load()",
+                        "new_string": "def token():\n    return load()", "replace_all": False},
+               f"The file {path} has been updated.")
     else:  # pr-link
         s.line({"type": "pr-link", "prUrl": made.url or f"https://github.com/ana/quokka/pull/7?t={made.value}",
                 "sessionId": s.id})

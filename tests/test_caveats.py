@@ -200,3 +200,11 @@ def test_a_caveat_read_with_its_sentence_before_stays_when_no_other_thread_says_
     """63784323: "Detecting that we should "go back" to `-1`: This adds complexity ..."."""
     threads = _threads("63784323-7042-4ab8-82b1-3c0b79467bf9")
     assert any(t.startswith("Caveat: Detecting that we should") for t in threads), threads
+
+
+def test_a_pr_replys_caveat_reads_as_posted_without_the_shells_escapes() -> None:
+    command = ('gh api repos/o/r/pulls/7/comments/9/replies -f body="Good catch. The \\`RetryPolicy\\` setting is not '
+               'configurable yet; will add it in a follow-up."')
+    reply = Event("tool", T0, tool=ToolCall("b1", "Bash", {"command": command}))
+    assert _caveats(reply) == [
+        "Caveat (PR reply): The `RetryPolicy` setting is not configurable yet; will add it in a follow-up."]

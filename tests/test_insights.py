@@ -962,6 +962,40 @@ def test_the_reports_closing_a_turn_are_the_last_message_before_each_prompt_and_
                                              said[3]])
     messages = agent_texts(session)
     assert [messages[place][1] for place in turn_reports(session, messages)] == ["Proposal.", "Done."]
+
+
+def test_closing_lines_and_written_reasons_fill_only_the_places_the_findings_leave() -> None:
+    # cde341db's findings ("The 100ms timeout isn't being hit fast enough.") keep the last places; its comments that
+    # say why ("G304: trace file path from env var is intentional for debugging") come after them
+    found = chosen(corpus_session("cde341db-b80a-44f5-b0f2-94db2ef7a164"))
+    assert "The 100ms timeout isn't being hit fast enough." in [item.text for item in found]
+    assert not any(item.strength == WRITTEN for item in found)
+    # 4931d45a's finding on `TaskCheckpointContext` keeps its place before its report's "Consistency - ..." line
+    found = chosen(corpus_session("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
+    assert any(item.text.startswith("`TaskCheckpointContext` in `strategy.go` doesn't have") for item in found)
+    assert not any(item.strength == CLOSING for item in found)
+
+
+def test_a_session_that_wrote_no_code_or_only_documents_gives_no_report_lines() -> None:
+    # 189d8afc edited a design document: "Updated step 6 to mention token usage is included in `SaveContext` ..."
+    # describes the text, not code it settled
+    session = corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e")
+    assert not any(item.strength == CLOSING for item in chosen(session))
+    assert any("SaveContext" in text for _, text in agent_texts(session))
+    # 9ff9c26d wrote only a design document: its report's "Use interface pattern instead of nil checks everywhere"
+    # proposes; 94604a7b wrote nothing
+    for session_id in ("9ff9c26d-319d-4a47-843a-3d60f73295c9", "94604a7b-062f-4369-bdf0-da948381c3e5"):
+        assert not any(item.strength == CLOSING for item in chosen(corpus_session(session_id))), session_id
+
+
+def test_a_docstring_the_session_wrote_that_says_why_is_a_decision_and_an_old_one_is_not() -> None:
+    old = 'def load():\n    """Read the settings once, since the file is large."""\n'
+    new = ('def load():\n    """Read the settings once, since the file is large."""\n\n\ndef token():\n'
+           '    """Read the token from the keyring instead of the environment, so it never shows in ps."""\n')
+    assert _written(ToolCall("e", "Edit", {"file_path": "/r/auth.py", "old_string": old, "new_string": new})) == [
+        "Read the token from the keyring instead of the environment, so it never shows in ps."]
+
+
 @pytest.mark.parametrize("said", [
     "The timeout is LIKELY the cause of the flaky upload.", "It Might Be the cache.", "This seems fine to me now.",
     "I think the parser drops the last line.", "Looks like the build passed.", "The parser is fixed now, verified.",

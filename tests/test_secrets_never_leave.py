@@ -231,6 +231,11 @@ def test_the_work_really_happened(run: Run) -> None:
         assert any(text.startswith(start) or f"\n{start}" in text for text in texts), start
     assert any(c.method == "answerInlineQuery" and c.ok and c.params["results"] for c in run.telegram.calls)
     assert any(b"Echo: " in data for name, data in run.files.items() if name.startswith("handoffs/"))
+    # the sources read for reasons (a code comment, a GitHub reply, a PR body, a pasted review) reached a handoff
+    drafted = b"".join(data for name, data in run.deterministic_files.items() if name.startswith("handoffs/"))
+    for said in (b"the vault is down in staging", b"the trade-off is worth it", b"the old one expired",
+                 b"Per the review: "):
+        assert said in drafted, said
     assert "Calling Bot API endpoint" in run.log_text and "Request options" in run.log_text  # DEBUG was on
 
 

@@ -108,3 +108,16 @@ def test_a_change_asked_after_its_reason_keeps_the_reason() -> None:
         "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")
     assert directions(_session("the test still fails, can you fix it?")) == []
     assert directions(_session("I'm lost, can you explain why the hook runs twice instead?")) == []
+
+
+def test_of_the_options_a_review_comment_offers_the_one_the_agents_answer_takes_up_is_the_fix() -> None:
+    comment = ("The branch name comes straight from the user and is put into the refspec, so a name with a colon "
+               "can push to another ref. Please either (a) Validate the branch name before building the refspec, "
+               "or (b) Quote the refspec when the command is built.")
+    events = [Event("user", None, text="Add a push command"), Event("assistant", None, text="Done."),
+              Event("user", None, text=comment),
+              Event("assistant", None, text="I'll quote the refspec where the command is built."),
+              Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/push.go", "new_string": "b"}))]
+    # the second option, its plain first word in lower case: the line goes on from "Per the review:"
+    assert [text for _, text in review_fixes(Session("s", cwd="/r", events=events))] == [
+        "quote the refspec when the command is built"]

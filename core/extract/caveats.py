@@ -85,8 +85,15 @@ _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:e
                         re.IGNORECASE)
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
-POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
-                       r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+_POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
+                        r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
+
+
+def posted_reply(command: str) -> str:
+    """What a command posts on GitHub in the agent's words (a review reply, a PR comment), its shell escapes undone;
+    "" for any other command."""
+    posted = _POSTED_RE.search(command)
+    return commands.unescaped(posted.group(2)) if posted else ""
 
 
 def _plain(said: str) -> str:
@@ -207,10 +214,10 @@ def caveats(events: list[Event], before: int) -> list[str]:
                 continue
             found.append((index, "Caveat: " + said))
     for index, call in calls:
-        posted = POSTED_RE.search(str(call.input.get("command", ""))) if call.name == "Bash" else None
-        if posted is None or index >= before or call.is_error:
+        posted = posted_reply(str(call.input.get("command", ""))) if call.name == "Bash" else ""
+        if not posted or index >= before or call.is_error:
             continue
         later = [t for i, t in messages if i > index]
-        found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted.group(2))
+        found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted)
                   if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
     return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]

@@ -149,6 +149,14 @@ def opens_pr(command: str) -> bool:
     return any(_PR_CREATE_RE.match(step) for step in steps(command))
 
 
+_ESCAPED_RE = re.compile(r"\\([`\"'$\\])")  # a shell string's escapes: \` -> `
+
+
+def unescaped(text: str) -> str:
+    """A double-quoted shell string's text as the shell hands it on: its backslash escapes undone."""
+    return _ESCAPED_RE.sub(r"\1", text)
+
+
 def checks(command: str) -> list[Check]:
     """The checks a command line runs, in order; `last` marks the one whose exit status is the command's."""
     found = []

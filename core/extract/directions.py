@@ -43,7 +43,8 @@ _NTH = ("first", "second", "third", "fourth")
 _PICK_RE = re.compile(r"^(?:(?:let's |we'll |i'll )?(?:go with|do|take|pick) )?(?:option |number |#)?"
                       r"(?:(?P<mark>[1-9a-e])|the (?P<nth>first|second|third|fourth)(?: one| option)?)(?: please)?\W*$",
                       re.IGNORECASE)
-_MENTION_LINE_RE = re.compile(r"^\s*@\S+\s*$", re.MULTILINE)  # "@/src/setup.go:694-698": a file the prompt points at
+# "@/src/setup.go:694-698": a file the prompt points at
+_MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 _PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
@@ -53,6 +54,15 @@ _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 # of the agent, not a change
 _SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?:make sense|work|sound)\b.*$",
                                  re.IGNORECASE)
+
+
+def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), least: int = 40) -> str:
+    """At most `limit` characters of what the user typed: up to the last of `marks` in them past `least` characters,
+    else between words."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(mark, 0, limit) for mark in marks)
+    return text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0]
 
 
 def _picked(text: str, last: str) -> str | None:
@@ -113,10 +123,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
-        if len(text) > MAX_DIRECTION:  # cut at a clause
-            cut = max(text.rfind(mark, 0, MAX_DIRECTION) for mark in ("; ", ", "))
-            text = text[:cut] if cut > 40 else text[:MAX_DIRECTION].rsplit(" ", 1)[0]
-        text = text.rstrip(" .,;:?")
+        text = cut_at_clause(text, MAX_DIRECTION).rstrip(" .,;:?")
         picked = _OPTION_RE.search(text)
         if picked:  # "I like Option C": the option as the agent's last message put it
             text = next((item.text.rstrip(" .:") for item in sentences(last) if re.match(

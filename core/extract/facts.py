@@ -49,7 +49,8 @@ _SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE
 _UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _BOXES = 3  # unticked checks a thread names: what each checks is the thread
-_CHECK_VERB_RE = re.compile(r"^(?:verify|check|confirm|ensure|test)(?: that)?\s+(?=\S)", re.IGNORECASE)  # lead says it
+# "Verify that ...": the thread's lead ("checks unticked") already says each box is a check
+_CHECK_VERB_RE = re.compile(r"^(?:verify|check|confirm|ensure|test)(?: that)?\s+(?=\S)", re.IGNORECASE)
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
                           re.IGNORECASE)

@@ -2,8 +2,9 @@
 wrote) that give a cause, a choice and its reason, or an approach rejected; the changes it reported or
 announced to code it wrote, with their reason or what they replaced; a step announced on the finding before
 it; the finding it stated right before an edit; what named code does not do; the bodies of the commits it
-wrote; the user's prompts that redirected the work, carried out; and, last, the list lines of the reports
-closing its turns that give their reason, and the last report's naming code it wrote. Each under the topic it
+wrote; the user's prompts that redirected the work, carried out, and the user's other choices (an offer declined,
+a pasted review's fix carried out); and, last, when it wrote code, the list lines of the reports closing its turns
+that give their reason, and the last report's naming code it wrote. Each under the topic it
 is about: the concept a report's label names, else the code identifier it names, else the subject of the
 sentence. Plain regular expressions over a few messages: the extractor runs on every ingest.
 After all these: the comments it wrote into code, and what it posted on GitHub, that say why.
@@ -15,9 +16,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from eywa.core.extract.caveats import POSTED_RE
+from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
-from eywa.core.extract.commands import HEREDOC_RE, opens_pr
+from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, clause
@@ -32,9 +33,9 @@ MAX_CAUSES = 1
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
-FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left last
-BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): fills places left after all
-REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places left after all
+FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
+BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
+REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
 CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
@@ -727,15 +728,14 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
-# A comment line of most languages, its marks left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
-_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*?)\s*(?:\*/)?\s*$")
+# A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
 _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
-# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive before its justification, a mark; "TODO:
-# ...": a step left
+# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive or a mark before what the comment says
 _DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
-                           r"^(?:nolint|noqa|eslint-disable\S*|type:\s*ignore|pylint:\s*disable)\S*(?:\s*\S*)?\s*"
+                           r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
-_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)
+_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
 # parse it twice": what a comment says of why the code is so
 _WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|rather than|to avoid|to prevent|since|"
@@ -757,8 +757,9 @@ def _comments(old: str, new: str) -> list[str]:
     block: list[str] = []
     for line in [*new.splitlines(), ""]:
         match = _COMMENT_RE.match(line) if line.strip() not in before else None
-        if match and match.group(1) and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
-            said = match.group(1)
+        # its closing mark cut off here, not in the pattern: a lazy group before blanks backtracks on a long line
+        said = match.group(1).rstrip().removesuffix("*/").rstrip() if match else ""
+        if said and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
             text = _DIRECTIVE_RE.sub("", said)
             starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
                 or bool(_WORD_OPENS_RE.match(text) or _LEFT_FOR_LATER_RE.match(text))
@@ -774,21 +775,18 @@ def _comments(old: str, new: str) -> list[str]:
 
 # The body of a pull request a command opens: `--body "..."`, a heredoc inside it or after it
 _PR_BODY_RE = re.compile(r"""\s(?:--body|-b)[\s=]+(["'])(.+?)(?<!\\)\1""", re.DOTALL)
-_ESCAPED_RE = re.compile(r"\\([`\"'$\\])")  # a shell string's escapes: \` -> `
 
 
 def _posted(command: str) -> str:
     """What a command posts on GitHub in the agent's words: a review reply or PR comment, or the body of the pull
     request it opens; "" for any other command."""
-    posted = POSTED_RE.search(command)
-    if posted is not None:
-        return _ESCAPED_RE.sub(r"\1", posted.group(2))
-    if not opens_pr(command):
-        return ""
+    posted = posted_reply(command)
+    if posted or not opens_pr(command):
+        return posted
     body = _PR_BODY_RE.search(command)
     text = body.group(2) if body else command
     heredoc = HEREDOC_RE.search(text)
-    return heredoc.group("body") if heredoc else _ESCAPED_RE.sub(r"\1", text) if body else ""
+    return heredoc.group("body") if heredoc else unescaped(text) if body else ""
 
 
 def _own_writing(session: Session) -> list[str]:
@@ -905,7 +903,8 @@ def chosen(session: Session) -> list[Insight]:
     choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
     already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
     with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words, the findings stated right before an edit and the list lines of the turns' reports."""
+    findings in plain words, the findings stated right before an edit and, when the session wrote code, the list
+    lines of the turns' reports."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
@@ -926,6 +925,7 @@ def chosen(session: Session) -> list[Insight]:
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
     code = _written(session, docs=False) if reports else ""
+    # a session that wrote no code settled nothing in it: its reports explain or propose ("Use interface pattern ...")
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
             closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract.directions import PLAN_PROMPT, carried_out
+from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
+from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import Session
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
@@ -29,11 +30,9 @@ MAX_CHOICE = 200  # characters: a line a phone shows whole
 
 
 def _cut(text: str) -> str:
-    """At a clause, under `MAX_CHOICE` characters, without its trailing marks."""
-    text = _ASIDE_RE.sub("", text).strip()
-    if len(text) > MAX_CHOICE:
-        cut = max(text.rfind(mark, 0, MAX_CHOICE) for mark in ("; ", ", ", " (", " so ", " to "))
-        text = text[:cut] if cut > 60 else text[:MAX_CHOICE].rsplit(" ", 1)[0]
+    """At a clause, under `MAX_CHOICE` characters, without its pointers or alternatives (`_ASIDE_RE`) or trailing
+    marks."""
+    text = cut_at_clause(_ASIDE_RE.sub("", text).strip(), MAX_CHOICE, ("; ", ", ", " (", " so ", " to "), 60)
     return text.rstrip(" .,;:?\"'")
 
 
@@ -75,8 +74,8 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
 
 
 # "Want me to also set `gc.auto 0` on your repo now?": the agent's offer, its action in the group
-_OFFER_RE = re.compile(r"(?:^|[.!:]\s+)(?:do you )?(?:want me to|should i|shall i|would you like me to)\s+"
-                       r"(?:also\s+|go ahead and\s+)?(?P<action>[^?]{8,160})\?\s*$", re.IGNORECASE)
+_OFFER_RE = re.compile(rf"(?:^|[.!:]\s+){ASK_PREFIX}\s+(?:also\s+|go ahead and\s+)?(?P<action>[^?]{{8,160}})\?\s*$",
+                       re.IGNORECASE)
 # "no don't set it, let's see if it keeps happening": the offer declined, the rest the user's reason ("no need to
 # deprecate it, remove it" is a direction: core/extract/directions.py)
 _DECLINED_RE = re.compile(r"^(?:no(?! need\b)|nope|nah|not now|not yet)\b[\s,.!:-]*", re.IGNORECASE)
