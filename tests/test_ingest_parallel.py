@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sqlite3
@@ -92,6 +93,19 @@ def test_closing_the_results_early_stops_the_workers(env: dict[str, Path]) -> No
     assert first.session_id == groups[0].session_id
     results.close()
     assert not multiprocessing.active_children()
+
+
+def test_what_the_workers_inherit_stays_frozen_in_this_process_while_they_run(env: dict[str, Path]) -> None:
+    # Unfrozen, this process's collector writes to every inherited object's header, copying the pages the workers share.
+    link_corpus(env["projects"], 12)
+    groups = sorted(group_sessions(scan_files(env["projects"]), subagent_parent).values(), key=lambda g: g.session_id)
+    results = prepared_in_order(groups, default_redactor().redact, ZONE, workers=2)
+    assert gc.get_freeze_count() == 0
+    next(results)
+    next(results)
+    assert gc.get_freeze_count() > 0
+    results.close()
+    assert gc.get_freeze_count() == 0 and not multiprocessing.active_children()
 
 
 def test_term_counts_follow_sessions_whose_terms_are_replaced(tmp_path: Path) -> None:

@@ -107,20 +107,18 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
     slots = context.Semaphore(workers * _AHEAD_PER_WORKER)
     pipes: list[Connection] = []
     processes: list[BaseProcess] = []
+    # Frozen until the workers end, what they inherit is visited by no collector, theirs or this process's: its pages
+    # stay shared, not copied by a collection in either.
+    gc.freeze()
     try:
-        # Frozen, what the workers inherit is never visited by their collector: its pages stay shared, not copied.
-        gc.freeze()
-        try:
-            for _ in range(workers):
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
-                                                              [*pipes, receiver]), daemon=True)
-                process.start()
-                sender.close()
-                pipes.append(receiver)
-                processes.append(process)
-        finally:
-            gc.unfreeze()
+        for _ in range(workers):
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(groups, redact, zone, claimed, slots, sender,
+                                                          [*pipes, receiver]), daemon=True)
+            process.start()
+            sender.close()
+            pipes.append(receiver)
+            processes.append(process)
         arrived: dict[int, PreparedSession] = {}
         open_pipes = dict(zip(pipes, processes, strict=True))
         for index in range(len(groups)):
@@ -147,6 +145,7 @@ def prepared_in_order(groups: Sequence[SessionFiles], redact: Redact, zone: Zone
         for started in processes:
             started.terminate()
             started.join()
+        gc.unfreeze()
 
 
 def _work(groups: Sequence[SessionFiles], redact: Redact, zone: ZoneInfo, claimed: Synchronized,
