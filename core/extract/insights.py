@@ -168,6 +168,22 @@ _REASONED_STEP_RE = re.compile(
 # be cleaner": the recommendation before it said again.
 _REPLY_RE = re.compile(r"^(?:(?:yes|sure|absolutely|of course)[,!.]?\s+(?:i|we)(?:'ll| can| could| will| would)\b|"
                        r"something like\b)", re.IGNORECASE)
+# "Option B: ...", "Approach 2 - ...", "Alternatively, ...", "Step 1: ...": an option laid out, or a plan's step
+_OPTION_RE = re.compile(r"^(?:(?:option|approach|alternative|solution|choice)\s+(?P<name>\d+|[A-Z])\b|alternatively\b|"
+                        r"step\s+\d+\b)", re.IGNORECASE)
+_OPTION_HEADING_RE = re.compile(r"^(?:option|approach|alternative|solution)\s+(?P<name>\d+|[A-Z])\b", re.IGNORECASE)
+# "We have a few options:", "Two approaches:", "You could either:": the lead into a list of options weighed
+_OPTIONS_LEAD_RE = re.compile(r"\b(?:options|approaches|alternatives|choices|possible (?:fixes|solutions)|"
+                              r"(?:could|can) either)\b[^.]*:$", re.IGNORECASE)
+# "option 2", "go with B", "approach 1", a reply of a bare "2": the option a reply or a message picks
+_PICK_RE = re.compile(r"(?i:\b(?:option|approach|alternative|solution|choice|go with|number)\s+#?)"
+                      r"(\d+|[A-D]|[a-d](?=\W*$))\b|^\W*#?(\d+|[A-Da-d])\W*$")
+# "Which way do you want to go?", "Want me to make that change?", "Should I ...?": a close asking the person to choose
+_ASKS_CHOICE_RE = re.compile(r"\b(?:which|prefer|want me to|should (?:i|we)|would you like|or (?:should|would))\b.*\?$",
+                             re.IGNORECASE)
+# "yes", "go ahead", "sounds good": the person took what the message recommended
+_AGREED_REPLY_RE = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|go ahead|go for it|do it|sounds good|please do|"
+                              r"let'?s do (?:it|that)|lgtm|agreed|perfect|great)\b", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -325,15 +341,48 @@ def _reported(text: str) -> bool:
     return bool(match and match.group(1).lower() in OUTCOME_VERBS)
 
 
-def insights_in(found: tuple[Sentence, ...]) -> list[Insight]:
+def _option(sentence: Sentence, lead: str, number: int) -> str | None:
+    """The name of the option a sentence lays out, lower-cased ("1", "b", or its place in a list led by "We have a few
+    options:"), "" for a plan's step or an unnamed option ("Alternatively, ..."), None when it is neither."""
+    named = _OPTION_RE.match(sentence.text) or _OPTION_HEADING_RE.match(sentence.heading)
+    if named:
+        return (named.group("name") or "").lower()
+    return str(number) if sentence.listed and _OPTIONS_LEAD_RE.search(lead) else None
+
+
+def _picked(text: str, reply: str | None, followed: bool) -> set[str]:
+    """The options a message's sequel picked: those the reply names ("option 2", "go with B", "2"), else those the
+    message itself names outside its list when edits followed it ("I think option 1 is cleanest. Let me ...")."""
+    agreed = reply is not None and bool(_AGREED_REPLY_RE.match(reply))
+    said = reply if reply is not None and _PICK_RE.search(reply) else text if followed or agreed else ""
+    return {(named or bare).lower() for named, bare in _PICK_RE.findall(said)}
+
+
+def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: bool = False) -> list[Insight]:
     """The sentences of one message (or plan) that give a root cause or a choice and its reason. What
     Claude reports having done ("Replaced X instead of Y") is an outcome, a decision only with its
     reason; a guess said aloud is no cause. A short statement ("The intent is permanent unification.")
-    reads with the sentence after it."""
+    reads with the sentence after it. Not the options it lays out or names that its sequel did not pick (`reply`: the
+    person's next prompt, None when the session ended; `followed`: edits came after it), nor a plan's steps, nor,
+    when it closes the session asking the person to choose, the options it compares."""
     result: list[Insight] = []
     announced = False
+    lead = ""  # the line that leads into the list the sentence is an item of
+    number = 0  # the place of a list's item under its lead
+    picked = _picked(" ".join(s.text for s in found if not s.listed), reply, followed)
+    asked = reply is None and bool(found) and bool(_ASKS_CHOICE_RE.search(found[-1].text))
     for index, sentence in enumerate(found):
         text = sentence.text
+        if not sentence.listed:
+            lead, number = text, 0
+        elif not sentence.nested:
+            number += 1
+        option = _option(sentence, lead, number)
+        # "My recommendation: Go with Option A ...", and the reply: "I like Option C"
+        named = {name.lower() for name, _ in _PICK_RE.findall(text) if name}
+        if option is not None and option not in picked or asked and _COMPARED_RE.search(text) \
+                or named and picked and not named & picked:
+            continue
         heard = _HEARD_RE.match(text)  # "Good, `x` already loads settings first ..., so it's fine": the verdict
         if heard and len(text) - heard.end() >= 40:
             text = text[heard.end()].upper() + text[heard.end() + 1:]
@@ -471,6 +520,12 @@ def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
         elif event.kind == "user" and event.text:
             refused = False
     return found
+
+
+def _replies(session: Session, texts: list[tuple[int, str]]) -> list[str | None]:
+    """For each of `texts` (`agent_texts`), the person's next prompt, None when the session ended before one."""
+    prompts = [index for index, event in enumerate(session.events) if event.kind == "user" and event.text]
+    return [next((session.events[p].text for p in prompts if p > index), None) for index, _ in texts]
 
 
 def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
@@ -910,9 +965,10 @@ def chosen(session: Session) -> list[Insight]:
     messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
     refused_after = _refused_after(session, messages)
+    replies = _replies(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
-        stated = insights_in(said)
+        stated = insights_in(said, replies[order], index in edited_after)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
         items = [*stated, *changes, *[replace(item, strength=REFUSED) if index in refused_after else item
