@@ -1004,3 +1004,49 @@ def test_a_docstring_the_session_wrote_that_says_why_is_a_decision_and_an_old_on
 def test_a_guess_is_told_by_the_pieces_as_the_pattern_tells_it(said: str) -> None:
     """`_hedged` skips `_HEDGE_RE` for an ASCII sentence holding none of its pieces: the same answer either way."""
     assert _hedged(said) == bool(_HEDGE_RE.search(said))
+
+
+def test_options_laid_out_and_not_picked_are_no_decisions() -> None:
+    # "We have a few options:" then a list; the person's reply picked none, and no edit followed the message
+    found = insights(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
+    assert not any("Copy files during build" in line or "Use rewrites instead of serving" in line for line in found)
+
+
+def test_the_option_the_reply_picked_or_agreed_to_stays_a_decision() -> None:
+    # "can you do me a full summary of the approach with option 5"; "Option 1 is cleaner ... Want me to ...?" "yes"
+    assert any("Start with Option 5" in line for line in insights(corpus_session(
+        "63784323-7042-4ab8-82b1-3c0b79467bf9")))
+    assert any("Option 1 is cleaner" in line for line in insights(corpus_session(
+        "ccc58457-00a5-4a2f-82a9-175e4473c60b")))
+
+
+def test_a_recommended_option_the_reply_passed_over_is_no_decision() -> None:
+    # "My recommendation: Go with Option A ...", and the reply: "I like Option C"
+    found = insights(corpus_session("22c5d52e-9602-4ffe-aaa1-0265b115ef3d"))
+    assert not any("Go with Option A" in line for line in found)
+    assert any("Option C" in line for line in found)
+
+
+def test_a_plans_step_lines_are_no_decisions_but_a_reason_under_a_step_heading_is() -> None:
+    assert not any(line.startswith("Step ") for line in insights(corpus_session(
+        "63784323-7042-4ab8-82b1-3c0b79467bf9")))
+    assert any("This is the cleanest approach because all existing code accessing `msg.Content`" in line
+               for line in insights(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f")))
+
+
+def test_a_comparison_in_a_session_closing_on_a_choice_question_is_no_decision() -> None:
+    # the last message: "The GitHub App approach is better for orgs ... Which way do you want to go?", no reply
+    assert not any("GitHub App approach is better" in line for line in insights(corpus_session(
+        "2cfdacb8-9317-430f-8975-0709d2837d1c")))
+    # a proposal that asks, and a reply came (another request): its recommendation was then carried out
+    assert any("I recommend the Keep a Changelog format" in line for line in insights(corpus_session(
+        "22c5d52e-9602-4ffe-aaa1-0265b115ef3d")))
+
+
+def test_an_option_laid_out_is_kept_only_when_the_reply_picks_it() -> None:
+    text = ("We have a few options:\n\n1. **Inline the helper** - avoids the extra call through the registry on every "
+            "request, since it has one caller\n2. **Cache the result** - avoids the lookup on every request, since the registry "
+            "never changes")
+    assert insights_in(sentences(text), "why not both?") == []
+    assert [item.text for item in insights_in(sentences(text), "go with 2")] == [
+        "Cache the result - avoids the lookup on every request, since the registry never changes"]

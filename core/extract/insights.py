@@ -169,9 +169,11 @@ _REASONED_STEP_RE = re.compile(
 _REPLY_RE = re.compile(r"^(?:(?:yes|sure|absolutely|of course)[,!.]?\s+(?:i|we)(?:'ll| can| could| will| would)\b|"
                        r"something like\b)", re.IGNORECASE)
 # "Option B: ...", "Approach 2 - ...", "Alternatively, ...", "Step 1: ...": an option laid out, or a plan's step
-_OPTION_RE = re.compile(r"^(?:(?:option|approach|alternative|solution|choice)\s+(?P<name>\d+|[A-Z])\b|alternatively\b|"
-                        r"step\s+\d+\b)", re.IGNORECASE)
-_OPTION_HEADING_RE = re.compile(r"^(?:option|approach|alternative|solution)\s+(?P<name>\d+|[A-Z])\b", re.IGNORECASE)
+# ("Option 2 is cleaner ..." judges an option: a recommendation, kept unless the reply picked another)
+_OPTION_RE = re.compile(r"^(?:(?:option|approach|alternative|solution|choice)\s+(?P<name>\d+|[A-Z])\s*(?:[:.)—–-]|$)|"
+                        r"alternatively\b|step\s+\d+\s*[:.)—–-])", re.IGNORECASE)
+_OPTION_HEADING_RE = re.compile(r"^(?:option|approach|alternative|solution)\s+(?P<name>\d+|[A-Z])\s*(?:[:.)—–-]|$)",
+                                re.IGNORECASE)
 # "We have a few options:", "Two approaches:", "You could either:": the lead into a list of options weighed
 _OPTIONS_LEAD_RE = re.compile(r"\b(?:options|approaches|alternatives|choices|possible (?:fixes|solutions)|"
                               r"(?:could|can) either)\b[^.]*:$", re.IGNORECASE)
@@ -369,7 +371,9 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
     announced = False
     lead = ""  # the line that leads into the list the sentence is an item of
     number = 0  # the place of a list's item under its lead
-    picked = _picked(" ".join(s.text for s in found if not s.listed), reply, followed)
+    # what the message says of its options outside laying them out ("I think option 1 is cleanest")
+    picked = _picked(" ".join(s.text for s in found if not (s.listed or _OPTION_RE.match(s.text)
+                                                            or _OPTION_HEADING_RE.match(s.heading))), reply, followed)
     asked = reply is None and bool(found) and bool(_ASKS_CHOICE_RE.search(found[-1].text))
     for index, sentence in enumerate(found):
         text = sentence.text
