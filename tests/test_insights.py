@@ -1044,9 +1044,9 @@ def test_a_comparison_in_a_session_closing_on_a_choice_question_is_no_decision()
 
 
 def test_an_option_laid_out_is_kept_only_when_the_reply_picks_it() -> None:
-    text = ("We have a few options:\n\n1. **Inline the helper** - avoids the extra call through the registry on every "
-            "request, since it has one caller\n2. **Cache the result** - avoids the lookup on every request, since the registry "
-            "never changes")
+    text = ("We have a few options:\n\n"
+            "1. **Inline the helper** - avoids the extra call through the registry on every request, since it has one "
+            "caller\n2. **Cache the result** - avoids the lookup on every request, since the registry never changes")
     assert insights_in(sentences(text), "why not both?") == []
     assert [item.text for item in insights_in(sentences(text), "go with 2")] == [
         "Cache the result - avoids the lookup on every request, since the registry never changes"]
