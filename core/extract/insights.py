@@ -12,6 +12,7 @@ After all these: the comments it wrote into code, and what it posted on GitHub, 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -21,7 +22,7 @@ from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, ou
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
-from eywa.core.extract.said_left import NEXT_LINE_RE, clause
+from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.user_choices import declined_offers, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
@@ -170,10 +171,10 @@ _REPLY_RE = re.compile(r"^(?:(?:yes|sure|absolutely|of course)[,!.]?\s+(?:i|we)(
                        r"something like\b)", re.IGNORECASE)
 # "Option B: ...", "Approach 2 - ...", "Alternatively, ...", "Step 1: ...": an option laid out, or a plan's step
 # ("Option 2 is cleaner ..." judges an option: a recommendation, kept unless the reply picked another)
-_OPTION_RE = re.compile(r"^(?:(?:option|approach|alternative|solution|choice)\s+(?P<name>\d+|[A-Z])\s*(?:[:.)—–-]|$)|"
+_NAMED_OPTION = r"\s+(?P<name>\d+|[A-Z])\s*(?:[:.)—–-]|$)"  # after its word: "2:", "B -", "A" at the end
+_OPTION_RE = re.compile(rf"^(?:(?:option|approach|alternative|solution|choice){_NAMED_OPTION}|"
                         r"alternatively\b|step\s+\d+\s*[:.)—–-])", re.IGNORECASE)
-_OPTION_HEADING_RE = re.compile(r"^(?:option|approach|alternative|solution)\s+(?P<name>\d+|[A-Z])\s*(?:[:.)—–-]|$)",
-                                re.IGNORECASE)
+_OPTION_HEADING_RE = re.compile(rf"^(?:option|approach|alternative|solution){_NAMED_OPTION}", re.IGNORECASE)
 # "We have a few options:", "Two approaches:", "You could either:": the lead into a list of options weighed
 _OPTIONS_LEAD_RE = re.compile(r"\b(?:options|approaches|alternatives|choices|possible (?:fixes|solutions)|"
                               r"(?:could|can) either)\b[^.]*:$", re.IGNORECASE)
@@ -184,8 +185,8 @@ _PICK_RE = re.compile(r"(?i:\b(?:option|approach|alternative|solution|choice|go 
 _ASKS_CHOICE_RE = re.compile(r"\b(?:which|prefer|want me to|should (?:i|we)|would you like|or (?:should|would))\b.*\?$",
                              re.IGNORECASE)
 # "yes", "go ahead", "sounds good": the person took what the message recommended
-_AGREED_REPLY_RE = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|go ahead|go for it|do it|sounds good|please do|"
-                              r"let'?s do (?:it|that)|lgtm|agreed|perfect|great)\b", re.IGNORECASE)
+_AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:it|that)|agreed|perfect|great)\b",
+                              re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -529,7 +530,8 @@ def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
 def _replies(session: Session, texts: list[tuple[int, str]]) -> list[str | None]:
     """For each of `texts` (`agent_texts`), the person's next prompt, None when the session ended before one."""
     prompts = [index for index, event in enumerate(session.events) if event.kind == "user" and event.text]
-    return [next((session.events[p].text for p in prompts if p > index), None) for index, _ in texts]
+    after = [bisect.bisect_right(prompts, index) for index, _ in texts]  # one search each, not a walk of every prompt
+    return [session.events[prompts[place]].text if place < len(prompts) else None for place in after]
 
 
 def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
