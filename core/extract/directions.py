@@ -81,7 +81,8 @@ def _picked(text: str, last: str) -> str | None:
 def carried_out(events: list[Event], index: int) -> bool:
     """Whether an edit follows the prompt at `index` before the next prompt (a bare "yes" to the agent's question
     about it passed over)."""
-    return next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in events[index + 1:]
+    later = (events[at] for at in range(index + 1, len(events)))  # no copy of the rest: it runs once per prompt
+    return next((e.tool is not None and e.tool.name in WRITE_TOOLS for e in later
                  if e.kind == "user" and e.text and not _YES_RE.match(e.text.strip())
                  or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
 
