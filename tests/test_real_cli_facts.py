@@ -42,7 +42,7 @@ EXPECTED = {
     "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push",), "done",
                          ("Committed: Add widget", "Committed: Document widget")),
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),
-    "not-staged": Expected(("Uncommitted changes on main (its `git status`): `widget.py`",), "done"),
+    "not-staged": Expected(("Left uncommitted on main, unstaged changes: `widget.py`",), "done"),
     "tests-fixed": Expected((), "done", ("Tests: `python3 -m pytest` failed (1), then passed",)),
     "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
                                "Not pushed: commit f4297dc on main"), "partial",

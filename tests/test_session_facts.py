@@ -139,8 +139,8 @@ def test_a_git_status_after_the_shell_was_put_back_in_the_project_reads_the_proj
     """9f26971d (blind label: "The .env-handling fix to both wrapper scripts was left as unstaged changes"): a `cd
     /tmp && ...` experiment, "Shell cwd was reset to" the project, then `git status` there lists both scripts."""
     threads, status = _facts("9f26971d-da0a-46db-b911-e156aad9548e")
-    assert [t for t in threads if t.startswith("Uncommitted")] == [
-        "Uncommitted changes on soph/allow-dogfood-local-dev (its `git status`): `.gemini/scripts/entire-wrapper.sh`, "
+    assert [t for t in threads if "uncommitted" in t.lower()] == [
+        "Left uncommitted on soph/allow-dogfood-local-dev, unstaged changes: `.gemini/scripts/entire-wrapper.sh`, "
         "`.claude/scripts/entire-wrapper.sh`"]
     assert status == "done"  # never committed: the person commits, a note
 
@@ -183,8 +183,7 @@ def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_
     """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"). The help.go it wrote
     is among its "Untracked files:"."""
     threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
-    assert ("Uncommitted changes on main (its `git status`): `cmd/entire/cli/help.go`, `cmd/entire/cli/root.go`"
-            in threads and status == "done")
+    assert "Left uncommitted on main, unstaged changes: `help.go`, `root.go`" in threads and status == "done"
 
 
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:

@@ -42,6 +42,7 @@ _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
 # Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
+_UNSTAGED_RE = re.compile(r"^Changes not staged for commit:", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
 _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
 _SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
@@ -103,7 +104,7 @@ _NAMED_FILES = 4  # files named in one thread
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Uncommitted changes",
+FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
                  "Still running:", DROPPED_TODO, STEP_LEFT)
 
@@ -120,6 +121,7 @@ class CheckRun:
 class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
     committed: bool = True  # False: the session never committed, its own `git status` named them (a note)
+    staged: bool = False  # that `git status` listed them as staged only ("Changes to be committed")
     unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
     pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
     branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
@@ -199,9 +201,11 @@ class Facts:
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
-            else:  # the person may commit: a note, as its `git status` showed it
+            else:  # the person may commit: a note in git status's words, the files by their shortest names
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
-                found.append(Thread(f"Uncommitted changes{on} (its `git status`): {named}{more}", False))
+                short = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted)[:_NAMED_FILES])
+                found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "
+                                    f"{short}{more}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
@@ -398,6 +402,19 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+def _short_names(paths: list[str]) -> list[str]:
+    """Each path by its shortest ending no other of `paths` shares (`help.go`, `commands/help.go`): a reader knows
+    the files by their names, and the folders before them only tell two apart."""
+    parts = [path.split("/") for path in paths]
+    found = []
+    for own in parts:
+        size = 1
+        while size < len(own) and any(other != own and other[-size:] == own[-size:] for other in parts):
+            size += 1
+        found.append("/".join(own[-size:]))
+    return found
+
+
 def _temporary_left(session: Session) -> list[str]:
     """Files written as temporary that no later command removed: named so (`tmp_notes.md`, `scratch.py`), or the
     first file written after a prompt asking for a temporary one ("write this into a markdown file (just a
@@ -556,6 +573,7 @@ def session_facts(session: Session) -> Facts:
                 if step.verb == "status":
                     edited = _after_status(edited, output)
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
+                    facts.staged = shown and not _UNSTAGED_RE.search(output)
                     if on := _ON_BRANCH_RE.search(output):
                         facts.branch[repo] = on.group(1)
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
