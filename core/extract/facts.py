@@ -64,6 +64,8 @@ _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<|\s-[ce]\s+[\"']\s*\n")
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
 _LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
+# A check's verdict mark before its words ("✗ FAIL: extra.js should not exist"): the thread already says it failed
+_MARK_LEAD_RE = re.compile(r"^(?:✗\s*)?(?:(?:FAIL(?:ED)?|ERROR):\s*)?(?=\S)")
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
 # `unknown option`), nothing is left
 _MISSING_RE = re.compile(r"^Exit code 12[79]\b|command not found|No module named|is not installed|"
@@ -196,16 +198,15 @@ class Facts:
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
         found += [Thread(text, False) for text in step_threads(self.steps_left)]
-        if self.uncommitted:
-            named = ", ".join(f"`{path}`" for path in self.uncommitted[:_NAMED_FILES])
+        if self.uncommitted:  # the files by their shortest names: a reader knows them by name
+            named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted)[:_NAMED_FILES])
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
-            else:  # the person may commit: a note in git status's words, the files by their shortest names
+            else:  # the person may commit: a note, in the words of the `git status` that showed it
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
-                short = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted)[:_NAMED_FILES])
                 found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "
-                                    f"{short}{more}", False))
+                                    f"{named}{more}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
@@ -403,8 +404,8 @@ def _name(path: str) -> str:
 
 
 def _short_names(paths: list[str]) -> list[str]:
-    """Each path by its shortest ending no other of `paths` shares (`help.go`, `commands/help.go`): a reader knows
-    the files by their names, and the folders before them only tell two apart."""
+    """Each path by its shortest ending no other of `paths` shares (`help.go`, `commands/help.go`): the folders
+    before a name only tell two apart."""
     parts = [path.split("/") for path in paths]
     found = []
     for own in parts:
@@ -499,6 +500,7 @@ def _verdict(call: ToolCall) -> str:
         (ln for ln in reversed(lines) if _SAID_FAILED_RE.search(ln)), lines[0] if lines else "")
     while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
         said = said[code.end():]
+    said = _MARK_LEAD_RE.sub("", said, count=1)
     return one_line(clause(said, 12), MAX_VERDICT)
 
 
