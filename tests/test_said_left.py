@@ -234,14 +234,32 @@ def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
         "strategy/common.go."]
 
 
-def test_a_reviews_six_recommendations_are_all_threads_and_the_question_after_them_is_no_findings_body() -> None:
-    """70fc6d83 (blind labels: "The Gemini CLI string should become a constant", "A single JSONL line larger than
-    MaxChunkSize is passed through unchecked"): its "### Recommendations" list of six, then "Would you like me to
-    read the detailed review files ...?"."""
+def test_a_reviews_table_of_issues_is_its_findings_each_row_with_its_description() -> None:
+    """70fc6d83 (blind labels: "GetSessionLog was removed from the Strategy interface without documentation", "A
+    single JSONL line larger than MaxChunkSize is passed through unchecked"): "### Consensus Critical Issues" and
+    "### Other Important Issues" are tables (Issue | Location | Description); the header row is no finding, the
+    location cell no body."""
     threads = [t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed (review)")]
     assert len(threads) == 6
-    assert threads[-2:] == ["Not fixed (review): Handle single lines exceeding MaxChunkSize (error or split)",
-                            'Not fixed (review): Extract "Gemini CLI" to a constant']
+    assert threads[2] == "Not fixed (review): `GetSessionLog` removed from interface: Breaking change to Strategy " \
+                         "interface without migration documentation"
+    assert threads[4] == "Not fixed (review): Oversized single-line handling: A single JSONL line larger than " \
+                         "MaxChunkSize passes through without validation or error"
+
+
+def test_a_table_of_issues_fixed_is_no_findings_left() -> None:
+    report = "## Issues Fixed\n\n| Issue | Fix |\n|---|---|\n| `parseConfig` drops empty keys | now kept as empty " \
+             "strings in the output |\n"
+    events = [Event("user", T0, text="Fix the config bugs"), Event("assistant", T0, text=report)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_table_of_issues_under_a_review_heading_leaves_its_rows() -> None:
+    review = "## Review\n\n### Issues\n\n| # | Issue | Severity |\n|---|---|---|\n| 1 | `parseConfig` drops " \
+             "empty keys silently | high |\n| 2 | `loadCache` never expires | low |\n"
+    events = [Event("user", T0, text="Review the config module"), Event("assistant", T0, text=review)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): `parseConfig` drops empty keys silently", "Not fixed (review): `loadCache` never expires"]
 
 
 def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:

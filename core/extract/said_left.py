@@ -213,7 +213,8 @@ def _findings(text: str) -> list[tuple[str, str]]:
     item's kind), else each subheading with what follows it ("#### 1. `x` is never reset")."""
     groups: list[tuple[str, list[tuple[str, str, str]]]] = []  # (subheading, [(kind, title, body)])
     level = 0  # the findings heading's level; 0: not under one
-    for line in _CODE_FENCE_RE.sub("\n", text).splitlines():
+    lines = _CODE_FENCE_RE.sub("\n", text).splitlines()
+    for number, line in enumerate(lines):
         stripped = line.strip()
         heading = _HEADING_LEVEL_RE.match(stripped)
         depth = len(heading.group(1)) if heading else 0
@@ -224,6 +225,11 @@ def _findings(text: str) -> list[tuple[str, str]]:
             level = depth if _FINDINGS_HEADING_RE.match(stripped) and not _SETTLED_RE.search(stripped) else 0
             if level:
                 groups.append(("", []))
+            continue
+        if level and stripped.startswith("|"):  # a table of findings ("| Issue | Location | Description |")
+            row = _table_row(stripped, lines[number + 1].strip() if number + 1 < len(lines) else "")
+            if row is not None and all(kind == "row" for kind, _, _ in groups[-1][1]):
+                groups[-1][1].append(("row", *row))
             continue
         if not level or not stripped or stripped.startswith("|") or set(stripped) <= set("-=*_ "):
             continue
@@ -245,6 +251,25 @@ def _findings(text: str) -> list[tuple[str, str]]:
         elif subheading:
             found.append((subheading, " ".join(body for _, _, body in items)))
     return [(title.replace("**", "").strip(" :"), body) for title, body in found]
+
+
+_TABLE_RULE_RE = re.compile(r"^\|?[\s:|-]+\|?$")
+_CELL_NUMBER_RE = re.compile(r"^(?:#?\d+|p\d|critical|high|medium|low|minor|major)$", re.IGNORECASE)
+_WORDS_OF_BODY = 4  # a cell that describes, not a location or a severity
+
+
+def _table_row(row: str, below: str) -> tuple[str, str] | None:
+    """(title, body) of a table's row: its first cell that names something, and its last cell that describes
+    ("| **Silent data loss** | `gemini.go:387` | Silently continues when ... |"); None for the header (the row
+    above the rule) and the rule."""
+    if _TABLE_RULE_RE.match(row) or _TABLE_RULE_RE.match(below) and "-" in below:
+        return None
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    cells = [cell for cell in cells if cell and not _CELL_NUMBER_RE.match(cell.strip("*"))]
+    if not cells:
+        return None
+    body = cells[-1] if len(cells) > 1 and len(cells[-1].split()) >= _WORDS_OF_BODY else ""
+    return cells[0], body
 
 
 def _numbers(text: str) -> set[int]:
