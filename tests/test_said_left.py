@@ -454,6 +454,15 @@ def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_asid
     assert "Next: Ready to commit or merge." in handoff.open_threads and handoff.status == "done"
 
 
+def test_work_ready_to_commit_whenever_the_person_likes_is_no_thread() -> None:
+    """da15b15f resolves a merge, runs fmt, lint and the tests green, and closes "The merge is staged and ready to
+    commit whenever you'd like.": the commit is left to the person at their leisure, the session done; 4f8c1176
+    keeps its other thread. (9667a07f's bare "Ready to commit or merge." stays: see above.)"""
+    handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
+    assert (handoff.open_threads, handoff.status) == ([], "done")
+    assert not any("ready to be committed" in t for t in _threads("4f8c1176-7025-4530-a860-c6fc4c63a150"))
+
+
 def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
     """ae68c513's last prompt, "commit this", is a step taken: what the turn before closed on is not carried over."""
     threads = draft(corpus_session("ae68c513-db90-451f-940d-804a1d3d0986"), ZoneInfo("UTC")).open_threads
