@@ -69,15 +69,12 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
                              re.IGNORECASE)
 _ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
-# "You may want to run `mise install`": a step the person may take after finished work, not the session's own
-_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
-# "The changes are ready to be committed whenever you'd like.", "Ready for `git push` when you want to publish!": the
-# step left to the person at their leisure after finished work; what it leaves in the repository, the facts say
-_READY_RE = re.compile(r"\bready (?:to (?:be )?|for `?(?:git )?)(?:commit|push|merg|deploy|ship|release|publish)",
-                       re.IGNORECASE)
-_LEISURE_RE = re.compile(r"\b(?:whenever you|when(?:ever)? you(?:'re| are)? ready|when you (?:want|wish|like)|"
-                         r"when you(?:'d| would) like|at your convenience|if you(?:'d| would)? (?:like|want))\b",
-                         re.IGNORECASE)
+# "You may want to run `mise install`", "The changes are ready to be committed whenever you'd like": a step the person
+# may take after finished work, at their leisure, not the session's own
+_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b|\bwhenever you\b|"
+                                r"\bwhen(?:ever)? you(?:'re| are)? ready\b|\bwhen you (?:want|wish|like)\b|"
+                                r"\bwhen you(?:'d| would) like\b|\bat your convenience\b|"
+                                r"\bif you(?:'d| would)? (?:like|want)\b", re.IGNORECASE)
 # A prompt that answers an offer: yes (group 1) or no
 _ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
@@ -271,8 +268,6 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
-            elif last and _READY_RE.search(text) and _LEISURE_RE.search(text):
-                continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
                     not _label(text) and (_LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))
