@@ -262,6 +262,18 @@ def test_a_table_of_issues_under_a_review_heading_leaves_its_rows() -> None:
         "Not fixed (review): `parseConfig` drops empty keys silently", "Not fixed (review): `loadCache` never expires"]
 
 
+def test_a_reviews_verdict_is_no_step_its_findings_are_the_threads() -> None:
+    """70fc6d83 closes its review "Both agents recommend **REQUEST CHANGES** before merging.": a verdict, not a step."""
+    assert not any("REQUEST CHANGES" in t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883"))
+
+
+def test_a_step_recommended_before_merging_is_still_a_thread() -> None:
+    events = [Event("user", T0, text="Add the migration"), _edit("migrate.py"),
+              Event("assistant", T0, text="Added the migration. I recommend running it on staging before merging.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Next: I recommend running it on staging before merging."]
+
+
 def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
     """e5fcdc73: "Want me to fix these?" - "yes" (some were already fixed on the PR's branch, with no edit here)."""
     assert _threads("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == []
