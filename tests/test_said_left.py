@@ -262,6 +262,15 @@ def test_a_table_of_issues_under_a_review_heading_leaves_its_rows() -> None:
         "Not fixed (review): `parseConfig` drops empty keys silently", "Not fixed (review): `loadCache` never expires"]
 
 
+def test_a_row_of_a_findings_table_its_status_column_marks_fixed_is_not_left() -> None:
+    review = "## Review\n\n### Issues\n\n| # | Author | Issue | Status |\n|---|---|---|---|\n| 1 | Copilot | Reuse " \
+             "`isGeminiFormat` | Already fixed (commit 308738a) |\n| 2 | cursor | Summary slicing is line-based on " \
+             "Gemini JSON | Open |\n"
+    events = [Event("user", T0, text="Go over the PR comments"), Event("assistant", T0, text=review)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): Summary slicing is line-based on Gemini JSON"]
+
+
 def test_a_reviews_verdict_is_no_step_its_findings_are_the_threads() -> None:
     """70fc6d83 closes its review "Both agents recommend **REQUEST CHANGES** before merging.": a verdict, not a step."""
     assert not any("REQUEST CHANGES" in t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883"))
