@@ -247,6 +247,12 @@ def test_a_reviews_table_of_issues_is_its_findings_each_row_with_its_description
                          "MaxChunkSize passes through without validation or error"
 
 
+def test_a_table_of_pr_comments_already_fixed_is_no_review_left() -> None:
+    """8c00ac51 closes on a table of the PR's comments ("| # | Author | Issue | Status |", each "Already fixed" or
+    "**Fixed now**") under no heading of issues: a report, no findings."""
+    assert not any(t.startswith("Not fixed (review)") for t in _threads("8c00ac51-4fbb-417c-ac2b-0fd595a5c296"))
+
+
 def test_a_table_of_issues_fixed_is_no_findings_left() -> None:
     report = "## Issues Fixed\n\n| Issue | Fix |\n|---|---|\n| `parseConfig` drops empty keys | now kept as empty " \
              "strings in the output |\n"
