@@ -228,7 +228,8 @@ OPEN_WORK = {
     # review findings filed as todos/NNN-pending-*.md
     "d88bceb6-bb3a-4ae8-9405-d67d19950a46": ("done", ["To do: non atomic settings write",
                                                        "To do: duplicate git hook install"]),
-    "a7da6a22-facc-4fcd-8bab-f83c87862004": ("partial", ["Next: Ready for `git push` when you want to publish!"]),
+    # the push left to the person's leisure ("when you want to publish"): a note, the session done
+    "a7da6a22-facc-4fcd-8bab-f83c87862004": ("done", ["Next: Ready for `git push` when you want to publish!"]),
     # an edit the user refused, then Claude's question: a turn that ended, not an interruption
     "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Decide: remove `t.Parallel()`, add path parameter to "
                                                              "`DetectPresence` or"]),

@@ -234,14 +234,59 @@ def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
         "strategy/common.go."]
 
 
-def test_a_reviews_six_recommendations_are_all_threads_and_the_question_after_them_is_no_findings_body() -> None:
-    """70fc6d83 (blind labels: "The Gemini CLI string should become a constant", "A single JSONL line larger than
-    MaxChunkSize is passed through unchecked"): its "### Recommendations" list of six, then "Would you like me to
-    read the detailed review files ...?"."""
+def test_a_reviews_table_of_issues_is_its_findings_each_row_with_its_description() -> None:
+    """70fc6d83 (blind labels: "GetSessionLog was removed from the Strategy interface without documentation", "A
+    single JSONL line larger than MaxChunkSize is passed through unchecked"): "### Consensus Critical Issues" and
+    "### Other Important Issues" are tables (Issue | Location | Description); the header row is no finding, the
+    location cell no body."""
     threads = [t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed (review)")]
     assert len(threads) == 6
-    assert threads[-2:] == ["Not fixed (review): Handle single lines exceeding MaxChunkSize (error or split)",
-                            'Not fixed (review): Extract "Gemini CLI" to a constant']
+    assert threads[2] == "Not fixed (review): `GetSessionLog` removed from interface: Breaking change to Strategy " \
+                         "interface without migration documentation"
+    assert threads[4] == "Not fixed (review): Oversized single-line handling: A single JSONL line larger than " \
+                         "MaxChunkSize passes through without validation or error"
+
+
+def test_a_table_of_pr_comments_already_fixed_is_no_review_left() -> None:
+    """8c00ac51 closes on a table of the PR's comments ("| # | Author | Issue | Status |", each "Already fixed" or
+    "**Fixed now**") under no heading of issues: a report, no findings."""
+    assert not any(t.startswith("Not fixed (review)") for t in _threads("8c00ac51-4fbb-417c-ac2b-0fd595a5c296"))
+
+
+def test_a_table_of_issues_fixed_is_no_findings_left() -> None:
+    report = "## Issues Fixed\n\n| Issue | Fix |\n|---|---|\n| `parseConfig` drops empty keys | now kept as empty " \
+             "strings in the output |\n"
+    events = [Event("user", T0, text="Fix the config bugs"), Event("assistant", T0, text=report)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
+
+
+def test_a_table_of_issues_under_a_review_heading_leaves_its_rows() -> None:
+    review = "## Review\n\n### Issues\n\n| # | Issue | Severity |\n|---|---|---|\n| 1 | `parseConfig` drops " \
+             "empty keys silently | high |\n| 2 | `loadCache` never expires | low |\n"
+    events = [Event("user", T0, text="Review the config module"), Event("assistant", T0, text=review)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): `parseConfig` drops empty keys silently", "Not fixed (review): `loadCache` never expires"]
+
+
+def test_a_row_of_a_findings_table_its_status_column_marks_fixed_is_not_left() -> None:
+    review = "## Review\n\n### Issues\n\n| # | Author | Issue | Status |\n|---|---|---|---|\n| 1 | Copilot | Reuse " \
+             "`isGeminiFormat` | Already fixed (commit 308738a) |\n| 2 | cursor | Summary slicing is line-based on " \
+             "Gemini JSON | Open |\n"
+    events = [Event("user", T0, text="Go over the PR comments"), Event("assistant", T0, text=review)]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): Summary slicing is line-based on Gemini JSON"]
+
+
+def test_a_reviews_verdict_is_no_step_its_findings_are_the_threads() -> None:
+    """70fc6d83 closes its review "Both agents recommend **REQUEST CHANGES** before merging.": a verdict, not a step."""
+    assert not any("REQUEST CHANGES" in t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883"))
+
+
+def test_a_step_recommended_before_merging_is_still_a_thread() -> None:
+    events = [Event("user", T0, text="Add the migration"), _edit("migrate.py"),
+              Event("assistant", T0, text="Added the migration. I recommend running it on staging before merging.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Next: I recommend running it on staging before merging."]
 
 
 def test_findings_the_user_said_yes_to_fixing_are_not_left() -> None:
@@ -434,6 +479,15 @@ def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_asid
     the step it named is still left, a note (the blind label: "the agent said the branch was ready to commit")."""
     handoff = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC"))
     assert "Next: Ready to commit or merge." in handoff.open_threads and handoff.status == "done"
+
+
+def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_session_done() -> None:
+    """da15b15f resolves a merge, runs fmt, lint and the tests green, and closes "The merge is staged and ready to
+    commit whenever you'd like.": the commit is the person's, at their leisure: still said, the session done.
+    48f428f9's closing steps (the setup its work needs) keep it partial: see above."""
+    handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
+    assert (handoff.open_threads, handoff.status) == (
+        ["Next: The merge is staged and ready to commit whenever you'd like."], "done")
 
 
 def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:

@@ -69,8 +69,14 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
                              re.IGNORECASE)
 _ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
-# "You may want to run `mise install`": a step the person may take after finished work, not the session's own
-_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b", re.IGNORECASE)
+# "You may want to run `mise install`", "The changes are ready to be committed whenever you'd like": a step the person
+# may take after finished work, at their leisure, not the session's own
+_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b|\bwhenever you\b|"
+                                r"\bwhen(?:ever)? you(?:'re| are)? ready\b|\bwhen you (?:want|wish|like)\b|"
+                                r"\bwhen you(?:'d| would) like\b|\bat your convenience\b|"
+                                r"\bif you(?:'d| would)? (?:like|want)\b", re.IGNORECASE)
+# "Both agents recommend REQUEST CHANGES before merging.": a review's verdict; its findings are the threads
+_VERDICT_RE = re.compile(r"\brecommends?\b.*\b(?:request(?:ing)? changes|approv(?:e|al|ing)|lgtm)\b", re.IGNORECASE)
 # A prompt that answers an offer: yes (group 1) or no
 _ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
@@ -264,6 +270,8 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
+            elif last and _VERDICT_RE.search(text):
+                continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
                     not _label(text) and (_LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
                 later = bool(_LATER_RE.search(text))

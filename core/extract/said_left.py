@@ -213,7 +213,9 @@ def _findings(text: str) -> list[tuple[str, str]]:
     item's kind), else each subheading with what follows it ("#### 1. `x` is never reset")."""
     groups: list[tuple[str, list[tuple[str, str, str]]]] = []  # (subheading, [(kind, title, body)])
     level = 0  # the findings heading's level; 0: not under one
-    for line in _CODE_FENCE_RE.sub("\n", text).splitlines():
+    header: list[str] = []  # the cells of the last table's header row, lowercased
+    lines = _CODE_FENCE_RE.sub("\n", text).splitlines()
+    for number, line in enumerate(lines):
         stripped = line.strip()
         heading = _HEADING_LEVEL_RE.match(stripped)
         depth = len(heading.group(1)) if heading else 0
@@ -224,6 +226,15 @@ def _findings(text: str) -> list[tuple[str, str]]:
             level = depth if _FINDINGS_HEADING_RE.match(stripped) and not _SETTLED_RE.search(stripped) else 0
             if level:
                 groups.append(("", []))
+            continue
+        if level and stripped.startswith("|"):  # a table of findings ("| Issue | Location | Description |")
+            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+            below = lines[number + 1].strip() if number + 1 < len(lines) else ""
+            if _TABLE_RULE_RE.match(below) and "-" in below:
+                header = [cell.lower() for cell in cells]
+            elif not _TABLE_RULE_RE.match(stripped) and (row := _table_row(cells, header)) is not None and \
+                    all(kind == "row" for kind, _, _ in groups[-1][1]):
+                groups[-1][1].append(("row", *row))
             continue
         if not level or not stripped or stripped.startswith("|") or set(stripped) <= set("-=*_ "):
             continue
@@ -245,6 +256,32 @@ def _findings(text: str) -> list[tuple[str, str]]:
         elif subheading:
             found.append((subheading, " ".join(body for _, _, body in items)))
     return [(title.replace("**", "").strip(" :"), body) for title, body in found]
+
+
+_TABLE_RULE_RE = re.compile(r"^\|?[\s:|-]+\|?$")
+_CELL_NUMBER_RE = re.compile(r"^(?:#?\d+|p\d|critical|high|medium|low|minor|major)$", re.IGNORECASE)
+_WORDS_OF_BODY = 4  # a cell that describes, not a location or a severity
+_TITLE_COLUMN_RE = re.compile(r"\b(?:issues?|findings?|problems?|concerns?|bugs?|risks?|suggestions?|title)\b")
+_BODY_COLUMN_RE = re.compile(r"\b(?:description|details?|why|impact|explanation|notes?|problem|fix|recommendation)\b")
+_STATUS_COLUMN_RE = re.compile(r"\b(?:status|state|resolution|fixed)\b")
+_FIXED_CELL_RE = re.compile(r"✅|^\W*(?:already )?(?:fixed|resolved|done|addressed|applied)\b", re.IGNORECASE)
+
+
+def _table_row(cells: list[str], header: list[str]) -> tuple[str, str] | None:
+    """(title, body) of a table's row: the cells under the header's issue and description columns ("| Issue | Location
+    | Description |"), else its first cell that names something and its last that describes (4 words or more); None
+    for a row its status column marks fixed ("| ... | Already fixed |", "✅")."""
+    named = dict(zip(header, cells, strict=False)) if len(header) == len(cells) else {}
+    title = next((cell for column, cell in named.items() if _TITLE_COLUMN_RE.search(column)), "")
+    body = next((cell for column, cell in named.items() if _BODY_COLUMN_RE.search(column) and cell != title), "")
+    if any(_STATUS_COLUMN_RE.search(column) and _FIXED_CELL_RE.search(cell) for column, cell in named.items()):
+        return None
+    if title:
+        return title, body
+    kept = [cell for cell in cells if cell and not _CELL_NUMBER_RE.match(cell.strip("*"))]
+    if not kept:
+        return None
+    return kept[0], kept[-1] if len(kept) > 1 and len(kept[-1].split()) >= _WORDS_OF_BODY else ""
 
 
 def _numbers(text: str) -> set[int]:
