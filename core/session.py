@@ -22,6 +22,7 @@ class ToolCall:
     running: bool = False  # no end recorded: its outcome is unknown (Codex: a process never polled to its exit)
     denied: bool = False  # refused by the permission rules (settings, --allowedTools), not by the user
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
+    comments: list[str] = field(default_factory=list)  # the first comments a write adds to code, redacted and cut
 
 
 @dataclass

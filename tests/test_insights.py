@@ -32,8 +32,10 @@ from eywa.core.extract.insights import (
     written_reasons,
 )
 from eywa.core.session import Event, Session, ToolCall
+from eywa.core.sources.comments import written
+from eywa.core.sources.common import tool_call
 
-from .conftest import CORPUS
+from .conftest import CORPUS, identity
 from .test_extractor import corpus_session
 
 
@@ -899,6 +901,11 @@ def test_comments_that_say_why_fill_only_places_left_free() -> None:
     assert len(found) == 8 and not any(item.strength == WRITTEN for item in found)
 
 
+def _write(call_id: str, name: str, arguments: dict) -> ToolCall:
+    """A write as a source reads it: its input cut, the comments its new text adds kept whole."""
+    return tool_call(call_id, name, arguments, identity, written(arguments))
+
+
 def _written(*calls: ToolCall) -> list[str]:
     return [item.text for item in written_reasons(Session("s", cwd="/r", events=[Event("tool", None, tool=call)
                                                                                 for call in calls]))]
@@ -912,11 +919,11 @@ def test_a_comments_wrapped_lines_are_one_sentence_and_old_comments_are_not_the_
            "# TODO: drop this once the importer is fixed, because it is slow\n"
            "# Note: JSON is parsed twice so that errors name the line\n"
            "CACHE = 10\n")
-    assert _written(ToolCall("e", "Edit", {"file_path": "/r/cache.py", "old_string": old, "new_string": new})) == [
+    assert _written(_write("e", "Edit", {"file_path": "/r/cache.py", "old_string": old, "new_string": new})) == [
         "Read the token from the keyring instead of the environment, so it never shows in process listings",
         "JSON is parsed twice so that errors name the line"]
     # a document's prose is no comment of code
-    assert _written(ToolCall("w", "Write", {"file_path": "/r/README.md", "content": new})) == []
+    assert _written(_write("w", "Write", {"file_path": "/r/README.md", "content": new})) == []
 
 
 def test_a_pull_requests_body_that_says_why_is_a_decision_and_its_test_plan_is_not() -> None:
@@ -992,7 +999,7 @@ def test_a_docstring_the_session_wrote_that_says_why_is_a_decision_and_an_old_on
     old = 'def load():\n    """Read the settings once, since the file is large."""\n'
     new = ('def load():\n    """Read the settings once, since the file is large."""\n\n\ndef token():\n'
            '    """Read the token from the keyring instead of the environment, so it never shows in ps."""\n')
-    assert _written(ToolCall("e", "Edit", {"file_path": "/r/auth.py", "old_string": old, "new_string": new})) == [
+    assert _written(_write("e", "Edit", {"file_path": "/r/auth.py", "old_string": old, "new_string": new})) == [
         "Read the token from the keyring instead of the environment, so it never shows in ps."]
 
 

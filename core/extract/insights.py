@@ -27,6 +27,7 @@ from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.user_choices import declined_offers, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.sources.comments import LEFT_FOR_LATER_RE
 
 MAX_INSIGHTS = 8
 MAX_CAUSES = 1
@@ -789,14 +790,6 @@ def commit_reasons(session: Session) -> list[Insight]:
     return result
 
 
-# A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
-_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
-_DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
-# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive or a mark before what the comment says
-_DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
-                           r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
-                           r"(?://|#|-+|:)\s*", re.IGNORECASE)
-_LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "Uses git CLI instead of go-git because ...", "intentionally excluded to avoid ...", "We buffer stdin so we can
 # parse it twice": what a comment says of why the code is so
 _WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|rather than|to avoid|to prevent|since|"
@@ -804,34 +797,6 @@ _WHY_RE = re.compile(r"\b(?:because|so that|so we(?: can)?|(?<=[,;] )so|instead|
                      r"(?:clearer|simpler|safer|cheaper|faster) than|for (?:consistency|security|safety))\b",
                      re.IGNORECASE)
 WRITTEN_WORDS = 30  # words of a comment's sentence kept: one a phone shows on a line or two
-
-
-_WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
-
-
-def _comments(old: str, new: str) -> list[str]:
-    """The comments `new` adds to `old` (its lines not in `old`), each run of comment lines as one text: a line after a
-    full stop, or opening with a capitalised word or a mark ("TODO:", "Note:"), starts a new sentence, another goes on
-    the one before; and each new docstring."""
-    before = {line.strip() for line in old.splitlines()}
-    blocks: list[str] = []
-    block: list[str] = []
-    for line in [*new.splitlines(), ""]:
-        match = _COMMENT_RE.match(line) if line.strip() not in before else None
-        # its closing mark cut off here, not in the pattern: a lazy group before blanks backtracks on a long line
-        said = match.group(1).rstrip().removesuffix("*/").rstrip() if match else ""
-        if said and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
-            text = _DIRECTIVE_RE.sub("", said)
-            starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
-                or bool(_WORD_OPENS_RE.match(text) or _LEFT_FOR_LATER_RE.match(text))
-            block.append(("\n\n" if starts else " ") + text)
-            continue
-        if block:
-            blocks.append("".join(block))
-        block = []
-    blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
-               and doc not in old]
-    return blocks
 
 
 # The body of a pull request a command opens: `--body "..."`, a heredoc inside it or after it
@@ -861,12 +826,8 @@ def _own_writing(session: Session) -> list[str]:
             found.append(_posted(str(call.input.get("command", ""))))
             continue
         path = str(call.input.get("file_path", ""))
-        if call.name not in WRITE_TOOLS or DOC_FILE_RE.search(path) or TEST_FILE_RE.search(path):
-            continue
-        edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
-        found += [block for edit in (edits if isinstance(edits, list) else []) if isinstance(edit, dict)
-                  for block in _comments(str(edit.get("old_string", "")),
-                                         str(edit.get("new_string", edit.get("content", ""))))]
+        if call.comments and not DOC_FILE_RE.search(path) and not TEST_FILE_RE.search(path):
+            found += call.comments
     return [text for text in found if text]
 
 
@@ -882,7 +843,7 @@ def written_reasons(session: Session) -> list[Insight]:
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
             continue
         text = clause(sentence.text, WRITTEN_WORDS)
-        if text in seen or not _WHY_RE.search(text) or _LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
+        if text in seen or not _WHY_RE.search(text) or LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
                 or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
                 or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:
             continue

@@ -18,6 +18,7 @@ import orjson
 
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources import CODEX
+from eywa.core.sources.comments import patch_texts
 from eywa.core.sources.common import (
     Clock,
     cut,
@@ -221,12 +222,16 @@ def _shell_result(text: str, failed: bool) -> tuple[str, bool]:
 def patch_calls(call_id: str, patch: str, cwd: str, redact: Redact) -> list[ToolCall]:
     """apply_patch as one Write (a new file, a moved file's new name) or Edit per file it touches."""
     calls = []
-    for number, (change, move, name) in enumerate(_PATCH_FILE_RE.findall(patch)):
+    headers = list(_PATCH_FILE_RE.finditer(patch))
+    for number, header in enumerate(headers):
+        change, move, name = header.groups()
         action, path = change or move, name.strip()
         if cwd and not path.startswith("/"):
             path = cwd.rstrip("/") + "/" + path
+        end = headers[number + 1].start() if number + 1 < len(headers) else len(patch)
         calls.append(tool_call(f"{call_id}#{number}", "Write" if action in ("Add", "Move") else "Edit",
-                               {"file_path": path, "change": action.lower()}, redact))
+                               {"file_path": path, "change": action.lower()}, redact,
+                               [patch_texts(patch[header.end():end])]))
     return calls or [tool_call(call_id, "Edit", {"patch": patch}, redact)]
 
 

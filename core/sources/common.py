@@ -4,18 +4,21 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, cast
 
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session, ToolCall
+from eywa.core.sources.comments import comment_blocks
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
 ERROR_KEEP = 400  # characters of a failed tool call's output kept
 OUTPUT_KEEP = 1500  # characters of a shell command's output kept, from its end: where runners put the verdict
 INPUT_KEEP = 600  # characters of each string in a tool input
+COMMENTS_KEEP = 10  # comments of one write kept whole of its input (sources/comments.py)
+COMMENT_KEEP = 600  # characters of each (a run of comment lines: a few sentences)
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
@@ -76,9 +79,12 @@ class Clock:
         return stamp
 
 
-def tool_call(call_id: str, name: str, arguments: dict, redact: Redact) -> ToolCall:
-    """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them."""
-    return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)))  # a dict stays one
+def tool_call(call_id: str, name: str, arguments: dict, redact: Redact,
+              written: Iterable[tuple[str, str]] = ()) -> ToolCall:
+    """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them; for a write, the
+    (old, new) texts it `written`, of which the comments the new text adds are kept, redacted and cut."""
+    return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)),  # a dict stays one
+                    comments=[cut(block, COMMENT_KEEP, redact) for block in comment_blocks(written, COMMENTS_KEEP)])
 
 
 _TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})

@@ -199,14 +199,17 @@ def _calls(data: dict, redact: Redact) -> list[ToolCall]:
             continue
         name = str(request.get("name") or "?")
         args = got if isinstance(got := request.get("arguments"), dict) else {}
+        wrote: list[tuple[str, str]] = []
         if name in ("bash", "powershell"):
             args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
         elif name == "task":  # a subagent's run, as Claude Code's Agent tool names one
             args = {"subagent_type": str(args.get("agent_type") or args.get("name") or ""),
                     "description": str(args.get("prompt") or args.get("description") or "")}
-        elif name in _FILE_TOOLS and isinstance(args.get("path"), str):
-            args = {"file_path": args["path"]}  # file contents and edits are not kept, as for Claude Code
-        calls.append(tool_call(str(request.get("toolCallId") or ""), _TOOLS.get(name, name), args, redact))
+        elif name in _FILE_TOOLS and isinstance(args.get("path"), str):  # file contents and edits are not kept, as
+            # for Claude Code, but the comments they add
+            wrote = [(str(args.get("old_str") or ""), str(args.get("new_str") or args.get("file_text") or ""))]
+            args = {"file_path": args["path"]}
+        calls.append(tool_call(str(request.get("toolCallId") or ""), _TOOLS.get(name, name), args, redact, wrote))
     return calls
 
 

@@ -20,6 +20,7 @@ import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import GEMINI
+from eywa.core.sources.comments import written
 from eywa.core.sources.common import Clock, fail, keep_output, keep_todos, parse_time, read_files, todo_list, tool_call
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields, read_records
 from eywa.core.sources.plugin import AgentSource, Redact, SourceFile
@@ -108,6 +109,7 @@ def _legacy(path: Path, stats: ReadStats, meta: dict) -> list[dict]:
 def _tool(raw: dict, redact: Redact) -> ToolCall:
     name = str(raw.get("name") or "?")
     args = got if isinstance(got := raw.get("args"), dict) else {}
+    wrote: list[tuple[str, str]] = []
     if name == "run_shell_command":
         folder = args.get("dir_path")  # the folder it runs in, named `workdir` as Codex's
         args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or ""),
@@ -116,10 +118,11 @@ def _tool(raw: dict, redact: Redact) -> ToolCall:
         name, args = "Agent", {"subagent_type": str(args.get("agent_name") or ""),
                                "description": str(args.get("prompt") or "")}
     elif isinstance(args.get("file_path"), str):  # file contents and patches are not kept, as for Claude Code,
-        content = args.get("content")  # but a plan's, which its `exit_plan_mode` approves
+        content = args.get("content")  # but a plan's, which its `exit_plan_mode` approves, and the comments they add
+        wrote = written(args) if name in ("write_file", "replace") else []
         args = {"file_path": args["file_path"], **({"content": content} if name == "write_file" and isinstance(
             content, str) and "/plans/" in args["file_path"] else {})}
-    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact)
+    call = tool_call(str(raw.get("id") or ""), TOOLS.get(name, name), args, redact, wrote)
     output = result_text(raw.get("result"))
     keep_output(call, shell_output(output), redact)
     code = EXIT_RE.search(output)

@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
+from eywa.core.sources.comments import written
 from eywa.core.sources.common import Clock, cut, fail, keep_output, keep_todos, parse_time, read_jsonl, tool_call
 from eywa.core.sources.gemini import EXIT_RE, TOOLS, result_text, shell_output
 from eywa.core.sources.jsonl import ReadStats, first_record, peek_fields
@@ -155,6 +156,7 @@ def _text(parts: list[dict]) -> str:
 def _tool(call: dict, redact: Redact) -> ToolCall:
     name = str(call.get("name") or "?")
     args = got if isinstance(got := call.get("args"), dict) else {}
+    wrote = written(args) if _TOOLS.get(name) in ("Write", "Edit") else []  # the comments they add are kept
     if name == "run_shell_command":
         args = {"command": str(args.get("command") or ""), "description": str(args.get("description") or "")}
     elif name == "agent":  # a subagent's run, as Claude Code's Agent tool names one
@@ -162,7 +164,7 @@ def _tool(call: dict, redact: Redact) -> ToolCall:
                 "description": str(args.get("prompt") or args.get("description") or "")}
     elif isinstance(args.get("file_path"), str):
         args = {"file_path": args["file_path"]}  # file contents and edits are not kept, as for Claude Code
-    return tool_call(str(call.get("id") or ""), _TOOLS.get(name, name), args, redact)
+    return tool_call(str(call.get("id") or ""), _TOOLS.get(name, name), args, redact, wrote)
 
 
 def build_qwen_session(session_id: str, paths: list[Path], redact: Redact) -> tuple[Session, dict[str, ReadStats]]:

@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from eywa.core.session import Event, Session, SubagentRun, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
 from eywa.core.sources.claude.records import decode_parts, part_value, top_level
+from eywa.core.sources.comments import written
 from eywa.core.sources.common import (
     ERROR_KEEP,
     Clock,
@@ -329,7 +330,9 @@ class _Builder:
                 self.seen_blocks.add((msg_id, "u:" + tool_id))
                 given = part_value(block.get("input"))
                 raw_input = given if isinstance(given, dict) else {}
-                call = tool_call(tool_id, str(block.get("name") or "?"), raw_input, self.redact)
+                name = str(block.get("name") or "?")
+                call = tool_call(tool_id, name, raw_input, self.redact,
+                                 written(raw_input) if name in WRITE_TOOLS else ())
                 if call.name == "TodoWrite" and isinstance(call.input.get("todos"), list):
                     keep_todos(self.s, [t for t in call.input["todos"] if isinstance(t, dict)], call)
                     self.tasks_last = False

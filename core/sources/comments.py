@@ -1,0 +1,67 @@
+"""The comments a write adds to code, read from its whole new text while the tool input itself is kept cut
+(`common.INPUT_KEEP`): what the code's readers are told of why it is so, for the extractor's `written_reasons`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
+_DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
+# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive or a mark before what the comment says
+_DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
+                           r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
+                           r"(?://|#|-+|:)\s*", re.IGNORECASE)
+LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
+_WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
+
+
+def added_comments(old: str, new: str) -> list[str]:
+    """The comments `new` adds to `old` (its lines not in `old`), each run of comment lines as one text: a line after a
+    full stop, or opening with a capitalised word or a mark ("TODO:", "Note:"), starts a new sentence, another goes on
+    the one before; and each new docstring."""
+    before = {line.strip() for line in old.splitlines()}
+    blocks: list[str] = []
+    block: list[str] = []
+    for line in [*new.splitlines(), ""]:
+        match = _COMMENT_RE.match(line) if line.strip() not in before else None
+        # its closing mark cut off here, not in the pattern: a lazy group before blanks backtracks on a long line
+        said = match.group(1).rstrip().removesuffix("*/").rstrip() if match else ""
+        if said and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
+            text = _DIRECTIVE_RE.sub("", said)
+            starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
+                or bool(_WORD_OPENS_RE.match(text) or LEFT_FOR_LATER_RE.match(text))
+            block.append(("\n\n" if starts else " ") + text)
+            continue
+        if block:
+            blocks.append("".join(block))
+        block = []
+    blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
+               and doc not in old]
+    return blocks
+
+
+def written(arguments: dict) -> list[tuple[str, str]]:
+    """The (old, new) texts of a write's input in Claude Code's names, as Gemini CLI and Qwen Code name them too:
+    an edit's `old_string` and `new_string`, a new file's `content`, each of a MultiEdit's `edits`."""
+    edits = arguments.get("edits")
+    return [(old if isinstance(old := edit.get("old_string"), str) else "",
+             new if isinstance(new := edit.get("new_string", edit.get("content")), str) else "")
+            for edit in (edits if isinstance(edits, list) else [arguments]) if isinstance(edit, dict)]
+
+
+def patch_texts(section: str) -> tuple[str, str]:
+    """The (old, new) lines of one file's part of an apply_patch: its `-` lines and its `+` lines."""
+    lines = section.splitlines()
+    return ("\n".join(line[1:] for line in lines if line.startswith("-")),
+            "\n".join(line[1:] for line in lines if line.startswith("+")))
+
+
+def comment_blocks(texts: Iterable[tuple[str, str]], keep: int) -> list[str]:
+    """The first `keep` comments the (old, new) pairs add, as `added_comments` tells them."""
+    found: list[str] = []
+    for old, new in texts:
+        if new and len(found) < keep:
+            found += added_comments(old, new)[: keep - len(found)]
+    return found
