@@ -466,6 +466,21 @@ def test_debug_code_a_later_edit_took_out_or_a_checkout_put_back_is_no_note() ->
     assert session_facts(session).debugging == {}
 
 
+def test_a_line_marked_debug_or_temp_in_code_is_debug_code_and_a_documents_mention_is_not() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+
+    def write(path: str, content: str) -> Event:
+        call = ToolCall("w", "Write", {"file_path": f"/tmp/widgets/{path}", "content": content})
+        return Event("tool", None, tool=call)
+
+    session.events = [write("app.js", "run();\nconsole.log('[debug] state', state);\n"),
+                      write("sync.py", "retries = 0  # TEMP: remove after the import\n"),
+                      write("README.md", "Run with `DEBUG=1 npm start` to see each request.\n"),
+                      write("log.py", 'logger.debug("state %s", state)\nlevel = "DEBUG"\n')]
+    assert session_facts(session).debugging == {"app.js": "console.log('[debug] state', state);",
+                                                "sync.py": "retries = 0  # TEMP: remove after the import"}
+
+
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
     commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")

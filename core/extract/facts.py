@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.key_files import TEMP_FOLDERS
+from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
@@ -33,10 +33,10 @@ _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 # A line of debug code written to look into a problem, not to stay: a message marked DEBUG (`print("DEBUG: x")`,
-# `echo "[DEBUG] ..."`), a log to a debug file in /tmp (`LOG="/tmp/index-debug.log"`); not a log level
-# (`logger.debug(...)`, `level: "DEBUG"`), which the code keeps.
-_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*\[?DEBUG\b\]?\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*).*$", re.MULTILINE)
-_SCRATCH_FOLDERS = ("/tmp/", "/private/tmp/", "/var/folders/")
+# `console.log("[debug] ...")`), a log to a debug file in /tmp (`LOG="/tmp/index-debug.log"`), a line marked so
+# (`// DEBUG`, `# TEMP: remove`); not a log level (`logger.debug(...)`, `level: "DEBUG"`), which the code keeps.
+_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*|"
+                            r"(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
 # A file put back or removed: the debug code with it
 _RESTORE_RE = re.compile(r"\bgit\s+(?:checkout|restore|stash)\b|(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
@@ -448,9 +448,9 @@ def _debug_left(session: Session) -> dict[str, str]:
                     del found[path]
             continue
         path = tool_target(call, session.cwd) if call.name in WRITE_TOOLS else ""
-        if not path or "/plans/" in path or (path.startswith(_SCRATCH_FOLDERS)
-                                             and not path.startswith(session.cwd.rstrip("/") + "/")):
-            continue  # a file of its folder or its repository's (`.git/hooks/post-commit`), not a scratch file
+        if not path or "/plans/" in path or DOC_FILE_RE.search(path) or (
+                path.startswith(TEMP_FOLDERS) and not path.startswith(session.cwd.rstrip("/") + "/")):
+            continue  # code of its folder or its repository's (`.git/hooks/post-commit`), not a document or scratch
         edits = call.input.get("edits") if isinstance(call.input.get("edits"), list) else [call.input]
         written = "\n".join(str(e.get("new_string", e.get("content", ""))) for e in edits if isinstance(e, dict))
         replaced = "\n".join(str(e.get("old_string", "")) for e in edits if isinstance(e, dict))
