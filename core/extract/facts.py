@@ -38,7 +38,7 @@ _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 _DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*|"
                             r"(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
 # A file put back or removed: the debug code with it
-_RESTORE_RE = re.compile(r"\bgit\s+(?:checkout|restore|stash)\b|(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
+_RESTORE_RE = re.compile(rf"\bgit\s+(?:checkout|restore|stash)\b|{_REMOVE_RE.pattern}")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
 _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 # A repository made to try something out: created by the command itself, or in a temporary folder.
@@ -434,8 +434,9 @@ def _temporary_left(session: Session) -> list[str]:
 
 
 def _debug_left(session: Session) -> dict[str, str]:
-    """Debug code the session wrote into a file of its folder (`echo "DEBUG ..." >> /tmp/index-debug.log` in a git
-    hook) that no later edit took out and no command put back: file -> its first such line."""
+    """Debug code the session wrote into code of its folder or repository (`echo "DEBUG ..." >> /tmp/index-debug.log`
+    in a git hook) that no later edit took out and no command put back: file -> its first such line. (Codex's
+    apply_patch is kept without its text: its edits show none.)"""
     found: dict[str, str] = {}
     for event in session.events:
         call = event.tool
