@@ -445,6 +445,51 @@ def test_a_scratch_file_removed_later_is_no_note() -> None:
     assert session_facts(session).temporary == ["scratch_parse.py"]
 
 
+def test_debug_code_written_into_git_hooks_and_never_taken_out_is_a_note() -> None:
+    """03a1382e writes md5 checks logging to /tmp/entire-index-debug.log into three git hooks to find what rewrites
+    the index, and leaves them there."""
+    threads, _ = _facts("03a1382e-ecd5-42c4-b3d4-5c659e165904")
+    assert "Temporary debug code still in `prepare-commit-msg`, `post-commit`, `pre-push`: " \
+           "`LOG=\"/tmp/entire-index-debug.log\"`" in threads
+
+
+def test_code_about_debugging_that_the_session_means_to_keep_is_no_debug_note() -> None:
+    """e7eb742c adds a `debug` command (`newDebugCmd`), 8c816805 a `logging.Debug` call: features, not debug code."""
+    for session_id in ("e7eb742c-bdac-4824-afdb-20b63ca6b6dd", "8c816805-24e2-4871-ac94-e97ce23993c1"):
+        assert session_facts(corpus_session(session_id)).debugging == {}
+
+
+def test_debug_code_a_later_edit_took_out_or_a_checkout_put_back_is_no_note() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+    added = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/parse.py", "old_string": "    return rows",
+                                   "new_string": '    print("DEBUG: rows", len(rows))\n    return rows'})
+    removed = ToolCall("r", "Edit", {"file_path": "/tmp/widgets/parse.py",
+                                     "old_string": '    print("DEBUG: rows", len(rows))\n    return rows',
+                                     "new_string": "    return rows"})
+    session.events = [Event("tool", None, tool=added)]
+    assert session_facts(session).debugging == {"parse.py": 'print("DEBUG: rows", len(rows))'}
+    session.events = [Event("tool", None, tool=added), Event("tool", None, tool=removed)]
+    assert session_facts(session).debugging == {}
+    checkout = ToolCall("c", "Bash", {"command": "git checkout -- parse.py"})
+    session.events = [Event("tool", None, tool=added), Event("tool", None, tool=checkout)]
+    assert session_facts(session).debugging == {}
+
+
+def test_a_line_marked_debug_or_temp_in_code_is_debug_code_and_a_documents_mention_is_not() -> None:
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
+
+    def write(path: str, content: str) -> Event:
+        call = ToolCall("w", "Write", {"file_path": f"/tmp/widgets/{path}", "content": content})
+        return Event("tool", None, tool=call)
+
+    session.events = [write("app.js", "run();\nconsole.log('[debug] state', state);\n"),
+                      write("sync.py", "retries = 0  # TEMP: remove after the import\n"),
+                      write("README.md", "Run with `DEBUG=1 npm start` to see each request.\n"),
+                      write("log.py", 'logger.debug("state %s", state)\nlevel = "DEBUG"\n')]
+    assert session_facts(session).debugging == {"app.js": "console.log('[debug] state', state);",
+                                                "sync.py": "retries = 0  # TEMP: remove after the import"}
+
+
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
     commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")

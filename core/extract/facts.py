@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.key_files import TEMP_FOLDERS
+from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
 from eywa.core.extract.said_left import clause
@@ -32,6 +32,13 @@ _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
+# A line of debug code written to look into a problem, not to stay: a message marked DEBUG (`print("DEBUG: x")`,
+# `console.log("[debug] ...")`), a log to a debug file in /tmp (`LOG="/tmp/index-debug.log"`), a line marked so
+# (`// DEBUG`, `# TEMP: remove`); not a log level (`logger.debug(...)`, `level: "DEBUG"`), which the code keeps.
+_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*|"
+                            r"(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
+# A file put back or removed: the debug code with it
+_RESTORE_RE = re.compile(rf"\bgit\s+(?:checkout|restore|stash)\b|{_REMOVE_RE.pattern}")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
 _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 # A repository made to try something out: created by the command itself, or in a temporary folder.
@@ -108,6 +115,7 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
+                 "Temporary debug code still",
                  "Still running:", DROPPED_TODO, STEP_LEFT)
 
 
@@ -137,6 +145,7 @@ class Facts:
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
+    debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
@@ -184,6 +193,10 @@ class Facts:
         found += [Thread(f"Not run: `{command}`, {HELD}" if said == HELD else f"Failed, not run again: `{command}`" +
                          (f": {said}" if said else ""), False) for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
+        if self.debugging:
+            line = next(iter(self.debugging.values()))
+            named = ", ".join(f"`{_name(path)}`" for path in list(self.debugging)[:_NAMED_FILES])
+            found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
@@ -438,6 +451,36 @@ def _temporary_left(session: Session) -> list[str]:
     return list(found)
 
 
+def _debug_left(session: Session) -> dict[str, str]:
+    """Debug code the session wrote into code of its folder or repository (`echo "DEBUG ..." >> /tmp/index-debug.log`
+    in a git hook) that no later edit took out and no command put back: file -> its first such line. (Codex's
+    apply_patch is kept without its text: its edits show none.)"""
+    found: dict[str, str] = {}
+    for event in session.events:
+        call = event.tool
+        if call is None or call.is_error:
+            continue
+        if call.name == "Bash":
+            command = str(call.input.get("command", ""))
+            if _RESTORE_RE.search(command):
+                for path in [p for p in found if _name(p) in command]:
+                    del found[path]
+            continue
+        path = tool_target(call, session.cwd) if call.name in WRITE_TOOLS else ""
+        if not path or "/plans/" in path or DOC_FILE_RE.search(path) or (
+                path.startswith(TEMP_FOLDERS) and not path.startswith(session.cwd.rstrip("/") + "/")):
+            continue  # code of its folder or its repository's (`.git/hooks/post-commit`), not a document or scratch
+        edits = call.input.get("edits") if isinstance(call.input.get("edits"), list) else [call.input]
+        written = "\n".join(str(e.get("new_string", e.get("content", ""))) for e in edits if isinstance(e, dict))
+        replaced = "\n".join(str(e.get("old_string", "")) for e in edits if isinstance(e, dict))
+        if path in found and (found[path] in replaced or "content" in call.input) and found[path] not in written:
+            del found[path]
+        added = [m.group(0).strip() for m in _DEBUG_LINE_RE.finditer(written) if m.group(0).strip() not in replaced]
+        if added and path not in found:
+            found[path] = added[0]
+    return found
+
+
 def _still_running(session: Session) -> list[str]:
     """Commands the session started in the background whose shell no later call stopped (a dev server left up); one
     moved there for running long (no `run_in_background`) ends by itself."""
@@ -604,6 +647,7 @@ def session_facts(session: Session) -> Facts:
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
     facts.steps_left = steps_left(session, plan, after)
     facts.temporary = _temporary_left(session)
+    facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
