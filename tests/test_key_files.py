@@ -147,6 +147,23 @@ def test_the_files_a_session_read_again_come_after_its_changes_at_most_a_few() -
     assert not any(line.endswith("(read)") for line in handoff.key_files[:-len(read)])
 
 
+def test_a_file_the_person_named_and_the_session_read_is_a_key_file_beside_few_changes() -> None:
+    # cab865ac: "Can you check if the tests cmd/.../setup_claude_hooks_test.go are now not duplicated?", read once
+    handoff = draft(corpus_session("cab865ac-8278-406e-b5c2-c73d24d7f9ad"), ZoneInfo("UTC"))
+    assert handoff.key_files[-1] == "`cmd/entire/cli/integration_test/setup_claude_hooks_test.go` (read)"
+
+
+def test_a_file_the_person_named_is_no_key_file_beside_more_changes() -> None:
+    # ea0a65af's person pastes failing tests naming `setup_cmd_test.go`, read once; the session changes four files
+    assert not any(path.endswith("setup_cmd_test.go") for path in read_of(corpus_session(
+        "ea0a65af-b639-46be-b158-dc1a4c599799")))
+    named = session_of([("Read", {"file_path": "/r/b.go"}), ("Edit", {"file_path": "/r/a.go"})])
+    named.events.insert(0, Event("user", None, text="Why does b.go panic?"))
+    assert read_of(named) == ["b.go"]
+    named.events += [Event("tool", None, tool=ToolCall(p, "Edit", {"file_path": f"/r/{p}"})) for p in ("c.go", "d.go")]
+    assert read_of(named) == []
+
+
 def test_files_read_once_and_never_named_are_no_key_files() -> None:
     # 87a7858d reads four files once each, to write one test, and names none of them after
     assert read_of(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041")) == []
@@ -213,3 +230,16 @@ def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_th
                           ("Read", {"file_path": "/r/src/b/index.ts"})])
     session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
     assert read_of(session) == ["src/a/index.ts"]
+
+
+def test_a_file_a_subagent_wrote_is_a_key_file_when_only_the_main_file_mirrors_its_run() -> None:
+    # ea0a65af: the reviewer writes review-02.md; its answer in the Task result is cut before it says so, but the main
+    # file's `agent_progress` records hold its Write
+    files = listed(corpus_session("ea0a65af-b639-46be-b158-dc1a4c599799"))
+    assert files[-1] == "docs/requirements/agent-install-validation/review-02.md"
+
+
+def test_a_mirrored_subagent_run_that_only_read_adds_no_key_file() -> None:
+    # 60b38d1e's subagent reads nine files to write a test plan and writes nothing
+    session = corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")
+    assert [run.source for run in session.subagents] == ["progress"] and listed(session) == ["cmd/entire/cli/hooks.go"]

@@ -2,7 +2,7 @@
 its subagents (their own transcripts, or what a run reports it wrote when its transcript is not kept). Scratch files
 (a temporary folder, the agent's own plans and transcripts) are not the work. Beside a few changes: the files the
 session read that the work turned on (read again, named in its plan or its last reports, the code a changed test
-tests)."""
+tests, beside one or two changes a file the person named)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from eywa.core.session import WRITE_TOOLS, Session
 
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
 MAX_READ_KEY_FILES = 3  # read files listed beside the changes: the few a reader opens to follow the work
+FEW_CHANGES = 2  # beside as few changes, what the session studied tells its work: a file the person named is enough
 # Where nothing is the work: temporary folders, and what an agent keeps of its own (plans, transcripts).
 TEMP_FOLDERS = ("/tmp/", "/private/tmp/", "/var/folders/", "/private/var/folders/")
 _SCRATCH_RE = re.compile(r"^/dev/|/\.claude/(?:plans|projects|todos)/|/\.codex/sessions/|/\.gemini/tmp/")
@@ -97,8 +98,9 @@ def _kind(path: str) -> int:
 
 def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     """The files the session read but did not change that its work turned on, best first: read again, named in its plan,
-    in its last reports or twice in its words, or the code a changed test tests (the more of these, the better). Only
-    the project's: inside the session's folder or a folder it changed files in. `changes`: its `changed_files`."""
+    in its last reports or twice in its words, the code a changed test tests, or, beside `FEW_CHANGES`, named by the
+    person (the more of these, the better). Only the project's: inside the session's folder or a folder it changed
+    files in. `changes`: its `changed_files`."""
     changed = {path for path, _ in changes}
     reads: Counter[str] = Counter()
     for call in session.tool_calls:
@@ -111,6 +113,9 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     texts = [event.text for event in session.events if event.kind == "assistant" and event.text]
     said, plans = [_names(text) for text in texts], _plans(session)
     planned = set().union(*map(_names, plans))
+    # the files the person pointed the session at, a sign only beside few changes
+    asks = session.user_texts if len(changed) <= FEW_CHANGES else []
+    asked = set().union(*map(_names, asks))
     names = Counter(map(_base, reads))
     # names several files read share, of which the words name one by its path (`src/a/index.ts`)
     by_path = {_base(path) for path in reads if names[_base(path)] > 1 and any(path in text for text in texts + plans)}
@@ -123,10 +128,11 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
         name = _base(path)
         if name in by_path:  # another file read has its name (`index.ts`), and the words tell them apart
             named, in_plan = [path in text for text in texts], any(path in plan for plan in plans)
+            pointed = any(path in text for text in asks)
         else:
-            named, in_plan = [name in words for words in said], name in planned
+            named, in_plan, pointed = [name in words for words in said], name in planned, name in asked
         signs = (count > 1, any(named[-LAST_REPORTS:]), in_plan, sum(named) > 1,
-                 _kind(path) == 0 and _tested(path) in tested)
+                 _kind(path) == 0 and _tested(path) in tested, pointed)
         if any(signs):
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
