@@ -88,7 +88,6 @@ class _Builder:
         self.pending_summaries: list[tuple[str, str]] = []
         self.sidechains: dict[str, list[dict]] = {}
         self.progress: dict[str, list[dict]] = {}  # agent id -> its turns the main file mirrors (2.1.x)
-        self.progress_calls: dict[str, str] = {}  # agent id -> the id of the Task call that started it
         self.clock = Clock(session)
         self.unknown: dict[str, int] = {}
         self.known = 0
@@ -160,7 +159,6 @@ class _Builder:
                 self._clock(record)
             if kind == "progress" and (mirrored := agent_progress(record.get("data"))):
                 self.progress.setdefault(mirrored[0], []).append(mirrored[1])
-                self.progress_calls.setdefault(mirrored[0], str(record.get("parentToolUseID")))
         else:
             self.unknown[str(kind)] = self.unknown.get(str(kind), 0) + 1
 
@@ -370,13 +368,7 @@ class _Builder:
         """The runs the main file mirrors whose own transcript (agent ids `kept`) is not there: a subagent's
         edits are the session's work even when only the parent's file was kept."""
         for key, records in self.progress.items():
-            if key in kept:
-                continue
-            call = self.tools.get(self.progress_calls[key])  # its input says what a kept run's .meta.json would
-            given = call.input if call is not None else {}
-            meta = {"agentType": given.get("subagent_type"), "description": given.get("description")}
-            run = build_subagent(records, self.redact, agent_id=key, source="progress", meta=meta)
-            if run is not None:
+            if key not in kept and (run := build_subagent(records, self.redact, agent_id=key, source="progress")):
                 self.s.subagents.append(run)
 
     def finish(self) -> None:

@@ -90,7 +90,6 @@ class _Record(TypedDict, total=False):
     error: msgspec.Raw
     content: msgspec.Raw
     data: msgspec.Raw  # a progress record's payload: read by `agent_progress` alone
-    parentToolUseID: _Scalar  # of a progress record: the call it reports on (a subagent's: its Task call)
 
 
 class _Progress(TypedDict, total=False):
