@@ -54,7 +54,7 @@ class SubagentRun:
     files_written: list[str] = field(default_factory=list)
     started: dt.datetime | None = None
     ended: dt.datetime | None = None
-    source: str = ""  # inline | progress | agent-file | subagents-dir | agent-run (another agent's CLI run)
+    source: str = ""  # inline | agent-file | subagents-dir | agent-run (another agent's CLI run by a tool call)
 
 
 @dataclass

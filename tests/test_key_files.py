@@ -230,16 +230,3 @@ def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_th
                           ("Read", {"file_path": "/r/src/b/index.ts"})])
     session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
     assert read_of(session) == ["src/a/index.ts"]
-
-
-def test_a_file_a_subagent_wrote_is_a_key_file_when_only_the_main_file_mirrors_its_run() -> None:
-    # ea0a65af: the reviewer writes review-02.md; its answer in the Task result is cut before it says so, but the main
-    # file's `agent_progress` records hold its Write
-    files = listed(corpus_session("ea0a65af-b639-46be-b158-dc1a4c599799"))
-    assert files[-1] == "docs/requirements/agent-install-validation/review-02.md"
-
-
-def test_a_mirrored_subagent_run_that_only_read_adds_no_key_file() -> None:
-    # 60b38d1e's subagent reads nine files to write a test plan and writes nothing
-    session = corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")
-    assert [run.source for run in session.subagents] == ["progress"] and listed(session) == ["cmd/entire/cli/hooks.go"]

@@ -196,35 +196,3 @@ def test_ide_context_is_not_taken_for_what_the_user_asked(tmp_path: Path) -> Non
                           "</ide_selection>"),
     ])
     assert session.user_texts == ["Why does the Vercel build miss the submodule?"]
-
-
-def _mirrored(uuid: str, agent: str, record: dict) -> dict:
-    """A 2.1.x `progress` record of the main file mirroring one of subagent `agent`'s records."""
-    return {"type": "progress", "uuid": uuid, "sessionId": SID, "timestamp": record["timestamp"],
-            "parentToolUseID": "t1",
-            "data": {"type": "agent_progress", "agentId": agent, "prompt": "", "message": record}}
-
-
-_REVIEW = [rec("user", "p1", "Review the branch and write the review to docs/review-02.md"),
-           asst("p2", "m7", {"type": "tool_use", "id": "w", "name": "Write",
-                             "input": {"file_path": "/home/ana/src/eywa/docs/review-02.md", "content": "ok"}}),
-           asst("p3", "m8", {"type": "text", "text": "Review written."})]
-
-
-def test_a_subagent_run_only_the_main_file_mirrors_is_folded_from_its_progress_records(tmp_path: Path) -> None:
-    # ea0a65af (2.1.x): the reviewer's turns are `agent_progress` records of the main file, its own transcript not kept
-    session, _ = build(tmp_path, [rec("user", "u1", "review it"), *(_mirrored(f"g{i}", "a639d3a", r)
-                                                                    for i, r in enumerate(_REVIEW)),
-                                  {"type": "progress", "data": {"type": "hook_progress", "hookName": "Stop"}}])
-    assert kinds(session) == ["user"]
-    (run,) = session.subagents
-    assert (run.agent_id, run.source) == ("a639d3a", "progress")
-    assert run.files_written == ["/home/ana/src/eywa/docs/review-02.md"] and run.answer == "Review written."
-
-
-def test_a_subagent_run_whose_transcript_is_kept_is_not_folded_again_from_its_mirror(tmp_path: Path) -> None:
-    main = write_jsonl(tmp_path / "proj" / f"{SID}.jsonl",
-                       [rec("user", "u1", "review it"), *(_mirrored(f"g{i}", "a63", r) for i, r in enumerate(_REVIEW))])
-    kept = write_jsonl(tmp_path / "proj" / SID / "subagents" / "agent-a63.jsonl", _REVIEW)
-    session, _ = build_session(SID, [main], [(kept, "subagents-dir", {})], identity)
-    assert [(run.agent_id, run.source) for run in session.subagents] == [("a63", "subagents-dir")]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from eywa.core.session import WRITE_TOOLS, Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.claude.catalogue import KNOWN_FIELDS, KNOWN_TYPES
-from eywa.core.sources.claude.records import agent_progress, decode_parts, part_value, top_level
+from eywa.core.sources.claude.records import decode_parts, part_value, top_level
 from eywa.core.sources.comments import written
 from eywa.core.sources.common import (
     ERROR_KEEP,
@@ -87,7 +87,6 @@ class _Builder:
         self.uuids: set[str] = set()
         self.pending_summaries: list[tuple[str, str]] = []
         self.sidechains: dict[str, list[dict]] = {}
-        self.progress: dict[str, list[dict]] = {}  # agent id -> its turns the main file mirrors (2.1.x)
         self.clock = Clock(session)
         self.unknown: dict[str, int] = {}
         self.known = 0
@@ -153,12 +152,10 @@ class _Builder:
             if isinstance(url, str) and url not in self.s.pr_links:
                 self.s.pr_links.append(self.redact(url))
         elif kind in KNOWN_TYPES:
-            # progress mirrors subagent turns: kept as the run when its own transcript is not (`finish_progress`);
-            # snapshots, queue operations, attachments and metadata lines carry nothing a handoff needs.
+            # progress mirrors subagent turns that the Task result already summarises; snapshots, queue
+            # operations, attachments and metadata lines carry nothing a handoff needs.
             if kind in ("progress", "attachment"):
                 self._clock(record)
-            if kind == "progress" and (mirrored := agent_progress(record.get("data"))):
-                self.progress.setdefault(mirrored[0], []).append(mirrored[1])
         else:
             self.unknown[str(kind)] = self.unknown.get(str(kind), 0) + 1
 
@@ -364,13 +361,6 @@ class _Builder:
         else:
             self.s.events.append(Event("compaction", stamp, text=text, meta={"trigger": "unknown"}))
 
-    def finish_progress(self, kept: set[str]) -> None:
-        """The runs the main file mirrors whose own transcript (agent ids `kept`) is not there: a subagent's
-        edits are the session's work even when only the parent's file was kept."""
-        for key, records in self.progress.items():
-            if key not in kept and (run := build_subagent(records, self.redact, agent_id=key, source="progress")):
-                self.s.subagents.append(run)
-
     def finish(self) -> None:
         if self.tasks and self.tasks_last:
             self.s.todos = list(self.tasks.values())
@@ -488,7 +478,6 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
             continue
         session.source_files.append(str(path))
     builder.finish()
-    kept: set[str] = set()  # the runs whose transcript is read: their mirror in the main file is not
     for path, layout, meta in subagent_files:
         file_stats = ReadStats()
         stats[str(path)] = file_stats
@@ -502,10 +491,8 @@ def build_session(session_id: str, main_files: list[Path], subagent_files: list[
             del stats[str(path)]
             continue
         session.source_files.append(str(path))
-        kept.add(agent_id)
         if run is not None:
             session.subagents.append(run)
-    builder.finish_progress(kept)
     session.known_records = builder.known
     session.bad_lines = sum(s.bad_lines for s in stats.values())
     session.records = sum(s.records for s in stats.values())

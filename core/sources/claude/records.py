@@ -1,11 +1,10 @@
 """Decodes a transcript line into only the parts a session is built from (core/sources/claude/builder.py).
 
 Tool outputs (`toolUseResult`, a tool_result's content), progress payloads, file snapshots and thinking
-blocks are most of a transcript's bytes, and a handoff shows none of them but a tool's error, a
-subagent's answer and the turns of a subagent the main file mirrors: skipped, they never become Python
-objects. The parts kept whole (a tool's input or output, compaction metadata, a system record's error and
-content, a progress payload) stay raw JSON, decoded by `part_value` with orjson (`agent_progress`: only
-a subagent's turn) where they are read.
+blocks are most of a transcript's bytes, and a handoff shows none of them but a tool's error and a
+subagent's answer: skipped, they never become Python objects. The parts kept whole (a tool's input or
+output, compaction metadata, a system record's error and content) stay raw JSON, decoded by
+`part_value` with orjson where they are read.
 
 A line is decoded whole instead (`decode_parts` raises) where this could read it otherwise than
 `orjson.loads`, or than Python's parser after it: a kept part of another type (a damaged line), a whole
@@ -89,18 +88,10 @@ class _Record(TypedDict, total=False):
     compactMetadata: msgspec.Raw  # these three: of system records, few and small
     error: msgspec.Raw
     content: msgspec.Raw
-    data: msgspec.Raw  # a progress record's payload: read by `agent_progress` alone
-
-
-class _Progress(TypedDict, total=False):
-    type: _Scalar
-    agentId: _Scalar
-    message: msgspec.Raw  # a subagent's record, as its own transcript holds it
 
 
 _decode = cast("Callable[[bytes], dict]", msgspec.json.Decoder(_Record).decode)  # a _Record is a dict
 _decode_names = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode  # keys only: values stay undecoded
-_decode_progress = cast("Callable[[bytes], dict]", msgspec.json.Decoder(_Progress).decode)
 _DIGIT = bytes(range(48, 58))
 
 
@@ -143,20 +134,6 @@ def _next_digit_pair(sample: bytes, start: int) -> int:
         if sample[at] in _DIGIT and sample[at + 1] in _DIGIT:
             return at
     return -1
-
-
-def agent_progress(data: object) -> tuple[str, dict] | None:
-    """(the subagent's id, its record) of a progress record's payload that mirrors a subagent's turn (2.1.x
-    `agent_progress`); None for the others (hooks', commands' progress), whose payload is not decoded."""
-    if isinstance(data, msgspec.Raw):
-        try:
-            data = _decode_progress(data)
-        except (msgspec.DecodeError, RecursionError):
-            return None
-    if not isinstance(data, dict) or data.get("type") != "agent_progress" or not isinstance(data.get("agentId"), str):
-        return None
-    record = part_value(data.get("message"))
-    return (data["agentId"], record) if isinstance(record, dict) else None
 
 
 def part_value(value: object) -> object:
