@@ -62,6 +62,7 @@ _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?
 _LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appropriate|correct|safe|expected|"
                r"sufficient)\b[^.]{0,30}?\b(?:since|because|given|as)\b|"
                r"so (?:it's|it is|that's|this is|they're|they are) (?:fine|correct|safe|expected)\b|"
+               r"(?:is|are|'s) (?:\w+ )?(?:fine|appropriate|acceptable|reasonable|sufficient) for (?!now\b)|"
                r"(?:don't|doesn't|do not|does not) need (?:fixing|to be (?:changed|fixed)|chang(?:es|ing))\b|"
                r"(?:were|was|is|are) already (?:fixed|handled|addressed|resolved)\b")
 _RECOMMEND = r"i(?:'d| would)? (?:recommend|suggest)"  # "I'd recommend", "I recommend", "I would suggest"
