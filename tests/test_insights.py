@@ -118,6 +118,21 @@ def test_keeping_existing_code_because_it_is_fine_is_a_decision() -> None:
             "existing `fileExists` is fine.") in session_insights("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")
 
 
+def test_code_judged_fit_for_a_use_is_a_decision_to_leave_it() -> None:
+    assert ("**Decision** -- The non-interactive mode (with `--strategy` flag) still auto-redirects to local settings "
+            "with an info message, which is appropriate for scripted usage.") in session_insights(
+        "569aed7b-6ead-4790-a3fe-c7028466112c")
+    assert lines_of("The current retry count is fine for now, we can tune it later.") == []  # for now: no verdict
+    assert lines_of("Is the default timeout fine for the CI runners?") == []
+
+
+def test_a_change_made_for_backwards_compatibility_gives_its_reason() -> None:
+    assert ("**Decision: tokenizer.html** -- Added redirect in next.config.js to redirect `/tokenizer.html` → "
+            "`/tokenizer/` for backwards compatibility") in session_insights("9e953218-585f-4692-89df-9e0747a31c68")
+    # what the code keeps for compatibility, no change made: no decision
+    assert lines_of("The old flag still exists for backwards compatibility with scripts.") == []
+
+
 def test_a_cause_stated_twice_is_kept_once() -> None:
     found = session_insights("3de3ff10-2c78-4b94-b22f-f8ffb14305f6")
     assert sum("old naming format" in line for line in found) == 1
