@@ -114,7 +114,8 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
                              r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
                              r"per (?:the|project|our|your|review|user|claude\.md|agents\.md)\b|"
-                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety|(?:backwards? )?compatibility|performance|portability)|"
+                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety|"
+                             r"(?:backwards? )?compatibility|performance|portability)|"
                              r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
                              r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
