@@ -352,8 +352,15 @@ def test_an_approach_announced_with_its_purpose_or_the_alternative_set_aside_is_
     found = [line.split("** -- ")[-1] for line in insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))]
     assert "Update to use `cmd.CommandPath()` which gives the full command path." in found
     assert any(line.startswith("Add a helper function to make the command string testable") for line in found)
+
+
+def test_a_choice_said_instead_reads_with_what_it_sets_aside_in_the_sentence_before() -> None:
     found = [line.split("** -- ")[-1] for line in insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))]
-    assert any(line.startswith("Use `slices.Equal` instead") for line in found)
+    assert ("Using `fmt.Sprintf` for slice comparison is clunky. Use `slices.Equal` instead — cleaner and available in "
+            "Go 1.25.") in found
+    # "instead of a list" names what it sets aside: the choice reads alone
+    alone = "Let me use a set instead of a list for the lookups, so each check is constant time."
+    assert lines_of(f"The loop is slow on large inputs. {alone}") == [f"**Decision** -- {alone}"]
 
 
 def test_a_step_announced_before_what_it_shows_is_no_decision() -> None:

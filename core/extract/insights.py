@@ -154,6 +154,8 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
+_INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
+_BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
 # "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
 # helpers": a change about to be (or just) made, with its reason beside it; a decision even leading into a list
@@ -400,8 +402,12 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
             text = text[:-1] + "." if text.endswith(":") else text
             before = found[index - 1] if index else None
-            if len(text) < 60 and before is not None and not before.listed and before.heading == sentence.heading:
-                text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
+            # ("... instead" names what it sets aside only in the sentence before)
+            if (len(text) < 60 or _BARE_INSTEAD_RE.search(text)) and before is not None and not before.listed \
+                    and before.heading == sentence.heading:
+                # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead": the two said as one choice
+                aside = _INTERJECTION_RE.sub("", before.text)
+                text = f"{aside[:1].upper()}{aside[1:]} {as_stated(text)}"
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
             continue
