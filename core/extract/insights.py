@@ -24,7 +24,7 @@ from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
-from eywa.core.extract.user_choices import declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 
@@ -575,10 +575,12 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
 
 
 def user_choices(session: Session) -> list[tuple[int, Insight]]:
-    """The agent's offers the user declined and the fixes of the review comments the user pasted that an edit
-    carried out (core/extract/user_choices.py), ranked as the user's directions, with their places in the session."""
+    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out
+    and the options the user picked when asked (core/extract/user_choices.py), ranked as the user's directions, with
+    their places in the session."""
     found = [*((said, f"{text}.") for said, text in declined_offers(session)),
-             *((said, f"Per the review: {text}.") for said, text in review_fixes(session))]
+             *((said, f"Per the review: {text}.") for said, text in review_fixes(session)),
+             *((said, f"{text}.") for said, text in answered_questions(session))]
     return [(said, Insight("Decision", code if preference >= 2 else "", text, USER))
             for said, text in found for preference, code in [_code_topic(text)]]
 
