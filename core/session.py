@@ -16,7 +16,7 @@ class ToolCall:
     input: dict
     is_error: bool = False
     error: str = ""  # first part of the error output, redacted
-    result: str = ""  # first part of a subagent run's output, redacted (other outputs are not kept)
+    result: str = ""  # first part of a subagent run's output, or the answers to AskUserQuestion, redacted (no others)
     output: str = ""  # last part of a shell command's output, redacted: its verdict (tests passed, branch ahead)
     rejected: bool = False
     running: bool = False  # no end recorded: its outcome is unknown (Codex: a process never polled to its exit)

@@ -120,6 +120,21 @@ def test_keeping_existing_code_because_it_is_fine_is_a_decision() -> None:
             "existing `fileExists` is fine.") in session_insights("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7")
 
 
+def test_code_judged_fit_for_a_use_is_a_decision_to_leave_it() -> None:
+    assert ("**Decision** -- The non-interactive mode (with `--strategy` flag) still auto-redirects to local settings "
+            "with an info message, which is appropriate for scripted usage.") in session_insights(
+        "569aed7b-6ead-4790-a3fe-c7028466112c")
+    assert lines_of("The current retry count is fine for now, we can tune it later.") == []  # for now: no verdict
+    assert lines_of("Is the default timeout fine for the CI runners?") == []
+
+
+def test_a_change_made_for_backwards_compatibility_gives_its_reason() -> None:
+    assert ("**Decision: tokenizer.html** -- Added redirect in next.config.js to redirect `/tokenizer.html` → "
+            "`/tokenizer/` for backwards compatibility") in session_insights("9e953218-585f-4692-89df-9e0747a31c68")
+    # what the code keeps for compatibility, no change made: no decision
+    assert lines_of("The old flag still exists for backwards compatibility with scripts.") == []
+
+
 def test_a_cause_stated_twice_is_kept_once() -> None:
     found = session_insights("3de3ff10-2c78-4b94-b22f-f8ffb14305f6")
     assert sum("old naming format" in line for line in found) == 1
@@ -339,8 +354,15 @@ def test_an_approach_announced_with_its_purpose_or_the_alternative_set_aside_is_
     found = [line.split("** -- ")[-1] for line in insights(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"))]
     assert "Update to use `cmd.CommandPath()` which gives the full command path." in found
     assert any(line.startswith("Add a helper function to make the command string testable") for line in found)
+
+
+def test_a_choice_said_instead_reads_with_what_it_sets_aside_in_the_sentence_before() -> None:
     found = [line.split("** -- ")[-1] for line in insights(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"))]
-    assert any(line.startswith("Use `slices.Equal` instead") for line in found)
+    assert ("Using `fmt.Sprintf` for slice comparison is clunky. Use `slices.Equal` instead — cleaner and available in "
+            "Go 1.25.") in found
+    # "instead of a list" names what it sets aside: the choice reads alone
+    alone = "Let me use a set instead of a list for the lookups, so each check is constant time."
+    assert lines_of(f"The loop is slow on large inputs. {alone}") == [f"**Decision** -- {alone}"]
 
 
 def test_a_step_announced_before_what_it_shows_is_no_decision() -> None:

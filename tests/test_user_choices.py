@@ -1,12 +1,13 @@
 """Decisions whose words sit in the user's text: a pasted review comment's fix carried out, an offer declined, an
-option of the agent's list picked by its number, a correction of the work in front (core/extract/user_choices.py,
+option of the agent's list picked by its number, a correction of the work in front, an option picked when the agent
+asked with AskUserQuestion (core/extract/user_choices.py,
 core/extract/directions.py), each on the real session it came from and on one it must not fire on."""
 
 from __future__ import annotations
 
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import insights
-from eywa.core.extract.user_choices import declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
 from eywa.core.session import Event, Session, ToolCall
 
 from .test_extractor import corpus_session
@@ -121,3 +122,16 @@ def test_of_the_options_a_review_comment_offers_the_one_the_agents_answer_takes_
     # the second option, its plain first word in lower case: the line goes on from "Per the review:"
     assert [text for _, text in review_fixes(Session("s", cwd="/r", events=events))] == [
         "quote the refspec when the command is built"]
+
+
+def test_an_option_picked_in_askuserquestion_is_a_choice_with_its_description_as_the_reason() -> None:
+    # d19ec7f9: the agent asked where the generated diagram goes; the user picked "docs/generated/"
+    assert ("Where should the generated Mermaid diagram go? The user chose docs/generated/: clear that contents are "
+            "machine-generated artifacts.") in _lines("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
+
+
+def test_the_next_step_picked_or_a_question_never_answered_is_no_choice() -> None:
+    # 9ff9c26d: "Plan ready at ... What would you like to do next?" "Run /plan_review": a step, not how the work is done
+    assert answered_questions(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9")) == []
+    # cb2e607c: the tool was not available, no answer came
+    assert answered_questions(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a")) == []

@@ -24,7 +24,7 @@ from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
-from eywa.core.extract.user_choices import declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
@@ -63,6 +63,7 @@ _COMPARATIVE = (r"(?:would be (?:worse|better|cleaner|simpler|safer|overkill)|(?
 _LEFT_AS_IS = (r"(?:is|are|was|were) (?:\w+ )?(?:reasonable|fine|acceptable|appropriate|correct|safe|expected|"
                r"sufficient)\b[^.]{0,30}?\b(?:since|because|given|as)\b|"
                r"so (?:it's|it is|that's|this is|they're|they are) (?:fine|correct|safe|expected)\b|"
+               r"(?:is|are|'s) (?:\w+ )?(?:fine|appropriate|acceptable|reasonable|sufficient) for (?!now\b)|"
                r"(?:don't|doesn't|do not|does not) need (?:fixing|to be (?:changed|fixed)|chang(?:es|ing))\b|"
                r"(?:were|was|is|are) already (?:fixed|handled|addressed|resolved)\b")
 _RECOMMEND = r"i(?:'d| would)? (?:recommend|suggest)"  # "I'd recommend", "I recommend", "I would suggest"
@@ -114,7 +115,8 @@ _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|ou
 _DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
                              r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
                              r"per (?:the|project|our|your|review|user|claude\.md|agents\.md)\b|"
-                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety)|"
+                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety|"
+                             r"(?:backwards? )?compatibility|performance|portability)|"
                              r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
                              r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
@@ -153,6 +155,8 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
+_INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
+_BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
 # "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
 # helpers": a change about to be (or just) made, with its reason beside it; a decision even leading into a list
@@ -399,8 +403,12 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
             text = text[:-1] + "." if text.endswith(":") else text
             before = found[index - 1] if index else None
-            if len(text) < 60 and before is not None and not before.listed and before.heading == sentence.heading:
-                text = f"{before.text} {text}"  # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead"
+            # ("... instead" names what it sets aside only in the sentence before)
+            if (len(text) < 60 or _BARE_INSTEAD_RE.search(text)) and before is not None and not before.listed \
+                    and before.heading == sentence.heading:
+                # "Hmm, `fmt.Sprintf` is clunky here. Let me use `slices.Equal` instead": the two said as one choice
+                aside = _INTERJECTION_RE.sub("", before.text)
+                text = f"{aside[:1].upper()}{aside[1:]} {as_stated(text)}"
             if len(text) <= 300:
                 result.append(Insight("Decision", topic_of(text), text, 1))
             continue
@@ -568,10 +576,12 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
 
 
 def user_choices(session: Session) -> list[tuple[int, Insight]]:
-    """The agent's offers the user declined and the fixes of the review comments the user pasted that an edit
-    carried out (core/extract/user_choices.py), ranked as the user's directions, with their places in the session."""
+    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out
+    and the options the user picked when asked (core/extract/user_choices.py), ranked as the user's directions, with
+    their places in the session."""
     found = [*((said, f"{text}.") for said, text in declined_offers(session)),
-             *((said, f"Per the review: {text}.") for said, text in review_fixes(session))]
+             *((said, f"Per the review: {text}.") for said, text in review_fixes(session)),
+             *((said, f"{text}.") for said, text in answered_questions(session))]
     return [(said, Insight("Decision", code if preference >= 2 else "", text, USER))
             for said, text in found for preference, code in [_code_topic(text)]]
 

@@ -1,8 +1,9 @@
 """Choices the user made in words other than a direction (core/extract/directions.py reads those): the fix a
 review comment the user pasted suggested, carried out by an edit ("Consider using `context.WithTimeout` ... so the
 command is guaranteed to terminate"); of the options such a comment offers ("either (a) validate ... or (b) update
-..."), the one the agent's next words take up; and an offer of the agent the user declined ("Want me to also set
-`gc.auto 0`?" "no don't set it, let's see if it keeps happening"). Read from what the user typed.
+..."), the one the agent's next words take up; an offer of the agent the user declined ("Want me to also set
+`gc.auto 0`?" "no don't set it, let's see if it keeps happening"); and the options the user picked when the agent
+asked with Claude Code's AskUserQuestion tool. Read from what the user typed or picked.
 """
 
 from __future__ import annotations
@@ -99,4 +100,46 @@ def declined_offers(session: Session) -> list[tuple[int, str]]:
                 result.append((said, f"Not done, at the user's word: {offer['action'].rstrip(' .')}"
                                      + (f" ({reason})" if reason else "")))
             offer = None
+    return result
+
+
+# "What would you like to do next?": the next step of the work picked, not a choice of how it is done
+_NEXT_STEP_RE = re.compile(r"\bwhat (?:would you like|do you want|should i|should we)(?: me)? to do\b", re.IGNORECASE)
+_RECOMMENDED_MARK_RE = re.compile(r"\s*\(recommended\)", re.IGNORECASE)  # the agent's mark on an option's label
+
+
+def answered_questions(session: Session) -> list[tuple[int, str]]:
+    """The options the user picked when the agent asked with AskUserQuestion ("Where should the generated Mermaid
+    diagram go?" "docs/generated/"), each as the question, the answer and the option's description, its reason ("The
+    user chose docs/generated/: clear that contents are machine-generated artifacts"), with the number of agent messages
+    before it. Not the next step picked ("What would you like to do next?")."""
+    result: list[tuple[int, str]] = []
+    said = 0
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            said += 1
+        call = event.tool
+        if call is None or call.name != "AskUserQuestion" or not call.result:
+            continue
+        questions = call.input.get("questions")
+        for asked in questions if isinstance(questions, list) else []:
+            question = str(asked.get("question", "")).strip() if isinstance(asked, dict) else ""
+            line = next((line for line in call.result.splitlines() if question and line.startswith(f"{question} ")),
+                        None)
+            if line is None or _NEXT_STEP_RE.search(question):
+                continue
+            answer = line[len(question):].strip()
+            options = asked.get("options")
+            reason = next((str(option.get("description", "")).strip() for option in
+                           (options if isinstance(options, list) else [])
+                           if isinstance(option, dict) and str(option.get("label", "")).strip() == answer), "")
+            picked = f"The user chose {_RECOMMENDED_MARK_RE.sub('', answer)}"
+            text = f"{question} {picked}"
+            if len(text) > MAX_CHOICE:  # a long question: its header ("Output dir") names what was asked
+                header = str(asked.get("header", "")).strip()
+                text = f"{header}: {picked[:1].lower()}{picked[1:]}" if header else text
+            if reason:  # the option's description, cut first: the question and the answer stay whole
+                lowered = reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
+                text = cut_at_clause(f"{text}: {lowered}", MAX_CHOICE, (". ", "; ", ", "), len(text))
+            result.append((said, text.rstrip(" .,;:-–—") if len(text) <= MAX_CHOICE else _cut(text)))
     return result

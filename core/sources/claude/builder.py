@@ -228,6 +228,12 @@ class _Builder:
                 and decision.get("source") not in (None, "user")
             call.error = cut(text.strip(), ERROR_KEEP, self.redact)
             return
+        answers = part_value(structured.get("answers")) if isinstance(structured, dict) else None
+        if call.name == "AskUserQuestion" and isinstance(answers, dict):
+            # the person's answers, a line each ("question answer"): choices core/extract/user_choices.py reads
+            call.result = cut("\n".join(f"{question} {answer}" for question, answer in answers.items()
+                                        if isinstance(question, str) and isinstance(answer, str)),
+                              RESULT_KEEP, self.redact)
         if call.name in _TASK_TOOLS and isinstance(structured, dict):
             self._task_result(call, part_value(structured.get("task")))
             self.tasks_last = True

@@ -55,6 +55,7 @@ class _ToolUseResult(TypedDict, total=False):
     totalToolUseCount: _Scalar
     content: msgspec.Raw  # an Agent run's report (2.1.332: the tool_result text wraps it in a frame)
     task: msgspec.Raw  # TaskCreate's {id, subject, ...}
+    answers: msgspec.Raw  # AskUserQuestion's {question: the option picked}
 
 
 class _PermissionDecision(TypedDict, total=False):
