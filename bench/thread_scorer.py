@@ -30,13 +30,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import handoff_quality as hq  # noqa: E402
+import handoff_quality as hq
 
-from eywa.core.extract.caveats import kind_of  # noqa: E402
-from eywa.core.extract.claude_words import outcome, sentences  # noqa: E402
-from eywa.core.extract.open_threads import _LATER_RE, _NEXT_STEP_RE  # noqa: E402
-from eywa.core.extract.said_left import clause, labelled_step  # noqa: E402
-from eywa.core.session import Event, Session  # noqa: E402
+from eywa.core.extract.caveats import kind_of
+from eywa.core.extract.claude_words import outcome, sentences
+from eywa.core.extract.open_threads import _LATER_RE, _NEXT_STEP_RE
+from eywa.core.extract.said_left import clause, labelled_step
+from eywa.core.session import Event, Session
 
 _NEGATION_RE = re.compile(r"\b(?:not|no|never|without|none|nothing)\b|n't\b", re.IGNORECASE)
 _MODAL_RE = re.compile(r"\b(?:should|could|would|may|might|need|needs|must|can)\b", re.IGNORECASE)
@@ -44,12 +44,13 @@ _HEDGE_RE = re.compile(r"\b(?:only|still|yet|later|follow-?up|separately|for now
                        r"eventually|pending|remaining|consider)\b", re.IGNORECASE)
 _DONE_HEADING_RE = re.compile(r"\b(?:summary|changes?|done|fixed|complete|completed|implemented|what|result|"
                               r"verification|added|updated)\b", re.IGNORECASE)
-_NEXT_HEADING_RE = re.compile(r"\b(?:next|todo|to do|remaining|follow|future|recommend\w*|left|open|pending|outstanding|"
-                              r"manual|consider\w*|suggest\w*|option\w*)\b", re.IGNORECASE)
+_NEXT_HEADING_RE = re.compile(r"\b(?:next|todo|to do|remaining|follow|future|recommend\w*|left|open|pending|"
+                              r"outstanding|manual|consider\w*|suggest\w*|option\w*)\b", re.IGNORECASE)
 _NOTES_HEADING_RE = re.compile(r"\b(?:notes?|caveats?|limitations?|known|warnings?|risks?|issues?|concerns?|"
                                r"considerations?|important)\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:\w+[.,!]?\s+)?(?:let me|let's|i'll|i will|now i)\b", re.IGNORECASE)
-_CODE_RE = re.compile(r"`([^`\s]{3,80})`|\b([\w-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|go|ts|tsx|js|md|json|yaml|yml|toml|sh|rs))\b")
+_CODE_RE = re.compile(r"`([^`\s]{3,80})`|\b([\w-]+(?:/[\w.-]+)+|"
+                      r"[\w-]+\.(?:py|go|ts|tsx|js|md|json|yaml|yml|toml|sh|rs))\b")
 _THREADS_SAID = 0.3  # F1 of a sentence with an item the handoff already holds: the rules say it
 
 FEATURES = ("last_turn", "turn_from_end", "place", "first", "final", "listed", "nested", "heading", "heading_done",
@@ -118,8 +119,10 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
                     "words": math.log1p(len(text.split())), "code": float(bool(names)),
                     "code_later": float(any(name in later_here for name in names)),
                     "next_prompt": len(words & prompt_words) / len(words) if prompt_words else 0.0,
-                    "rule_caveat": float(kind_of(text) is not None), "rule_next": float(bool(_NEXT_STEP_RE.search(text))),
-                    "rule_later": float(bool(_LATER_RE.search(text))), "rule_step": float(labelled_step(text) is not None),
+                    "rule_caveat": float(kind_of(text) is not None),
+                    "rule_next": float(bool(_NEXT_STEP_RE.search(text))),
+                    "rule_later": float(bool(_LATER_RE.search(text))),
+                    "rule_step": float(labelled_step(text) is not None),
                     "outcome": float(outcome(text) is not None), "intent": float(bool(_INTENT_RE.match(text))),
                     "rule_said": float(any(hq.headline_f1(item, text) >= _THREADS_SAID for item in said)),
                     "message_sentences": math.log1p(len(listed)),
@@ -235,8 +238,8 @@ def top_figures(labels: list[dict], best: dict[str, tuple[float, str]], threshol
 
 
 def _ranks(cands: list[Candidate], p: np.ndarray) -> str:
-    """Within the sessions holding a positive sentence: how often one is ranked first / in the top 3, by the model and by
-    a plain baseline (the last sentence of the last message first, then back)."""
+    """Within the sessions holding a positive sentence: how often one is ranked first / in the top 3, by the model and
+    by a plain baseline (the last sentence of the last message first, then back)."""
     by: dict[str, list[tuple[float, int, int]]] = {}
     for order, (c, prob) in enumerate(zip(cands, p, strict=True)):
         by.setdefault(c.session, []).append((float(prob), order, c.y))
