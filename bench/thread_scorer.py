@@ -141,17 +141,18 @@ def missed(label: dict, said: list[str]) -> list[str]:
 def load_sessions(ids: list[str]) -> dict[str, Session]:
     """The labelled sessions of the corpus and the agent fixtures, read as ingest reads them."""
     from eywa.core.ingest.prepare import read_session
-    from eywa.core.sources.discovery import file_session, group_sessions, scan_files
+    from eywa.core.sources import agent
+    from eywa.core.sources.discovery import group_sessions, scan_files
 
     sys.path.insert(0, str(hq.ROOT))
     from tests.test_extractor import corpus_session
 
     found: dict[str, Session] = {}
     wanted = set(ids)
-    for kind in ("codex", "gemini", "claude"):
-        folder = hq.AGENTS / kind
-        for group in group_sessions(scan_files(folder, "claude-code" if kind == "claude" else kind),
-                                    file_session).values():
+    for kind, folder in (("codex", "codex"), ("gemini", "gemini"), ("claude-code", "claude")):
+        source = agent(kind)
+        files = [f for sub in source.folders for f in scan_files(hq.AGENTS / folder / sub, kind)]
+        for group in group_sessions(files, source.session_of).values():
             session = read_session(group, str)[0]
             if session.session_id in wanted:
                 found[session.session_id] = session
