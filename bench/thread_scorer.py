@@ -1,18 +1,21 @@
-"""A learned open-thread sentence scorer, measured (issue 25, step 12): does a small logistic regression over GENERAL
-features of the sentences of each turn's closing report find the open threads the phrase rules miss?
+"""A learned open-thread sentence scorer, measured (issue 25, step 12; bench/RESULTS.md, "a learned thread scorer"):
+does a small logistic regression over GENERAL features of the sentences of each turn's closing report find the open
+threads the phrase rules miss? (It did not: it is not wired into the extractor; this script reproduces the figures.)
 
 Candidates: each sentence of each turn's closing report (the agent's last message before the person speaks again) and
-of every message of the last turn. Features (no bag of words): where it sits (last turn, turns from the end, place in
-its message, a list item, under a heading that reads done / next / notes), its words (negation, modal, hedge, a
-question, length), whether it names code or a file and a later tool call touched that name, whether the person's next
-prompt shares its words, and what the existing rules say of it (caveats.kind_of, said_left.labelled_step, the next-step
-and later patterns of open_threads, chat_words.outcome, and whether an item of the handoff already says it).
-A dev sentence is positive when its content-word F1 (handoff_quality.headline_f1) with one of its session's labelled
-open threads is >= 0.3. The model: L2 logistic regression (numpy, Newton steps), cross-validated by session (5 folds of
-dev sessions). Reported: top sentence per session (precision, recall against the labels) out of fold, and the strict
-scores of the handoffs with the top sentence added as one more thread when its probability clears a threshold chosen on
-the dev folds. `--set heldout|fresh` trains on all of dev and prints the same aggregates for that set (no session's
-own result is printed for any set but dev, and for dev only with --show).
+of every message of the last turn. Features (no bag of words, FEATURES): where it sits (last turn, turns from the end,
+place in its message, a list item, under a heading that reads done / next / notes), its words (negation, modal, hedge,
+a question, length), whether it names code or a file and a later tool call's input names it, whether the person's next
+prompt shares its words, and what the existing rules say of it (caveats.kind_of, said_left.labelled_step, the
+next-step and later patterns of open_threads, claude_words.outcome, and whether an item of the handoff already says
+it). A dev sentence is positive when its content-word F1 (handoff_quality.headline_f1) with a label is >= 0.3. Two
+framings: "missed" (an add-on: the sentences no handoff item says, against the labels the rules miss) and "all" (a
+rival: every sentence against every label, the handoff's verdict left out). The model: L2 logistic regression (numpy,
+Newton steps), cross-validated by session (5 folds of dev sessions). Printed: out-of-fold AUC and ranks, the weights,
+and the top sentence per session (fired, precision, labels named) with the strict scores of the handoffs given it as
+one more thread, at thresholds set by the dev folds' top probabilities. `--set heldout|fresh` fits on all of dev and
+prints that set's aggregates at the threshold chosen on the dev folds and the dev top-5 and top-20 ones; no session's
+own result is printed for any set but dev, and for dev only with --show.
 
 Usage: python bench/thread_scorer.py --data-dir DIR [--set dev|heldout|fresh] [--show]
 (DIR: an index built by bench/handoff_quality.py --data-dir DIR, whose handoffs are the rules' own.)
