@@ -18,7 +18,7 @@ detection is the F1 of "says open" against "labelled open"; a key file is found 
 with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agents: Claude Code, Codex CLI,
 Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
-Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh] [--data-dir DIR] [--show]
+Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2] [--data-dir DIR] [--show]
 (--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
 Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`.)
 """
@@ -168,7 +168,7 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
 
 
 def load_labels(path: Path = LABELS, which: str | None = None) -> list[dict]:
-    """The labelled sessions, only those of `set` `which` (dev | heldout | fresh) when given."""
+    """The labelled sessions, only those of `set` `which` (dev | heldout | fresh | fresh2) when given."""
     labels = yaml.safe_load(path.read_text(encoding="utf-8"))["sessions"]
     return [label for label in labels if which is None or label.get("set") == which]
 
@@ -226,7 +226,7 @@ def main() -> int:
     parser.add_argument("--labels", type=Path, default=LABELS,
                         help=f"the labels to score against (default {LABELS.name})")
     parser.add_argument("--strict", action="store_true", help="the strict per-item matcher (always for the blind set)")
-    parser.add_argument("--set", choices=["dev", "heldout", "fresh"], help="only the labels of this set")
+    parser.add_argument("--set", choices=["dev", "heldout", "fresh", "fresh2"], help="only the labels of this set")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show", action="store_true", help="print each labelled session's handoff")
     args = parser.parse_args()
