@@ -40,7 +40,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "27"
+HANDOFF_RULES = "28"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -148,7 +148,8 @@ UNTITLED = "Untitled session"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
-_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then".split())
+_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
+                             "they".split())
 
 
 def closing_outcome(session: Session) -> str:
@@ -272,7 +273,10 @@ def _short_code(text: str) -> str:
     if "/" in text:
         text = _PATH_RE.sub(lambda m: _last_part(m.group(0)), text)
     if "(" in text and "`" in text:
-        text = re.sub(r"`[^`]+`", lambda m: _CALL_ARGS_RE.sub("()", m.group(0)), text)
+        spans = re.findall(r"`[^`]+`", text)
+        short = [_CALL_ARGS_RE.sub("()", span) for span in spans]
+        if len(set(short)) == len(set(spans)):  # "Changed `send(a)` to `send(a, b)`" says its change in the arguments
+            text = re.sub(r"`[^`]+`", lambda m: _CALL_ARGS_RE.sub("()", m.group(0)), text)
     return text
 
 
