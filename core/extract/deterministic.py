@@ -149,7 +149,7 @@ UNTITLED = "Untitled session"
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
 _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
-                             "they".split())
+                             "they if what when where whether how why".split())
 
 
 def closing_outcome(session: Session) -> str:
@@ -167,7 +167,7 @@ def closing_outcome(session: Session) -> str:
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
-        if pick and code_share(_words(pick, HEADLINE_WORDS)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
+        if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
             return pick
         fallback = fallback or pick
     return fallback
@@ -255,8 +255,9 @@ DANGLING_TAIL = (2, 3)  # the words of a clause that a cut opens and leaves
 _CLAUSE_OPENERS = frozenset("which that who where while but so".split())
 
 
-# "cmd/entire/cli/stringutil/", "/Work/x/y/PLAN.md": a path (not a URL, not "//go:build"), shortened from three parts
-_PATH_RE = re.compile(r"(?<![\w/.:])/?(?:[\w.@~-]+/)+[\w.@-]*")
+# "cmd/entire/cli/stringutil/", "/Work/x/y/PLAN.md": a path (not a URL, "//go:build" or a quoted import path), shortened
+# from three parts
+_PATH_RE = re.compile(r"(?<![\w/.:\"'])/?(?:[\w.@~-]+/)+[\w.@-]*")
 _LONG_PATH_PARTS = 3
 # "`os.MkdirAll(filepath.Dir(rcFile), 0o755)`": a call's arguments in a headline's code span
 _CALL_ARGS_RE = re.compile(r"\((?:[^()`]|\([^()`]*\))+\)")
@@ -282,10 +283,14 @@ def _short_code(text: str) -> str:
 
 def headline_words(text: str) -> str:
     """A headline of at most `HEADLINE_WORDS` words and `HEADLINE_CHARS` characters, its code made short
-    (`_short_code`): a longer text ends at the last clause end inside the cut, outside code and quotes, when that
-    keeps `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch, I got this feedback", not "..., let"), else
-    between words."""
-    text = _short_code(text)
+    (`_short_code`), cut as `_cut_headline` cuts."""
+    return _cut_headline(_short_code(text))
+
+
+def _cut_headline(text: str) -> str:
+    """A longer text ends at the last clause end inside the cut, outside code and quotes, when that keeps
+    `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch, I got this feedback", not "..., let"), else between
+    words, a clause the cut opens left out."""
     cut = _words(text, HEADLINE_WORDS)
     if cut == _words(text, len(text), len(text)):  # nothing cut
         return cut
