@@ -40,7 +40,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "27"
+HANDOFF_RULES = "28"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -142,13 +142,14 @@ def _prompt_headline(prompt: str) -> str:
     return asked[:1].upper() + asked[1:]
 
 
-HEADLINE_WORDS = 12
-HEADLINE_CHARS = 90
+HEADLINE_WORDS = 13
+HEADLINE_CHARS = 100
 UNTITLED = "Untitled session"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
-_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
+_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
+                             "they if what when where whether how why".split())
 
 
 def closing_outcome(session: Session) -> str:
@@ -166,7 +167,7 @@ def closing_outcome(session: Session) -> str:
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
-        if pick and code_share(headline_words(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
+        if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
             return pick
         fallback = fallback or pick
     return fallback
@@ -250,12 +251,46 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
 # Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
 _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()")
 MIN_CLAUSE_WORDS = 6
+DANGLING_TAIL = (2, 3)  # the words of a clause that a cut opens and leaves
+_CLAUSE_OPENERS = frozenset("which that who where while but so".split())
+
+
+# "cmd/entire/cli/stringutil/", "/Work/x/y/PLAN.md": a path (not a URL, "//go:build" or a quoted import path), shortened
+# from three parts
+_PATH_RE = re.compile(r"(?<![\w/.:\"'])/?(?:[\w.@~-]+/)+[\w.@-]*")
+_LONG_PATH_PARTS = 3
+# "`os.MkdirAll(filepath.Dir(rcFile), 0o755)`": a call's arguments in a headline's code span
+_CALL_ARGS_RE = re.compile(r"\((?:[^()`]|\([^()`]*\))+\)")
+
+
+def _last_part(path: str) -> str:
+    parts = [part for part in path.split("/") if part]
+    return path if len(parts) < _LONG_PATH_PARTS else parts[-1] + "/" * path.endswith("/")
+
+
+def _short_code(text: str) -> str:
+    """A headline's code as a reader on a phone needs it: a long path by its last part ("`stringutil/`"), a call by
+    its name ("`os.MkdirAll()`"); the words freed go to what was done."""
+    if "/" in text:
+        text = _PATH_RE.sub(lambda m: _last_part(m.group(0)), text)
+    if "(" in text and "`" in text:
+        spans = re.findall(r"`[^`]+`", text)
+        short = [_CALL_ARGS_RE.sub("()", span) for span in spans]
+        if len(set(short)) == len(set(spans)):  # "Changed `send(a)` to `send(a, b)`" says its change in the arguments
+            text = re.sub(r"`[^`]+`", lambda m: _CALL_ARGS_RE.sub("()", m.group(0)), text)
+    return text
 
 
 def headline_words(text: str) -> str:
-    """A headline of at most `HEADLINE_WORDS` words and `HEADLINE_CHARS` characters: a longer text ends at
-    the last clause end inside the cut, outside code and quotes, when that keeps `MIN_CLAUSE_WORDS` words
-    ("Look at the changes in this branch, I got this feedback", not "..., let"), else between words."""
+    """A headline of at most `HEADLINE_WORDS` words and `HEADLINE_CHARS` characters, its code made short
+    (`_short_code`), cut as `_cut_headline` cuts."""
+    return _cut_headline(_short_code(text))
+
+
+def _cut_headline(text: str) -> str:
+    """A longer text ends at the last clause end inside the cut, outside code and quotes, when that keeps
+    `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch, I got this feedback", not "..., let"), else between
+    words, a clause the cut opens left out."""
     cut = _words(text, HEADLINE_WORDS)
     if cut == _words(text, len(text), len(text)):  # nothing cut
         return cut
@@ -264,6 +299,12 @@ def headline_words(text: str) -> str:
             and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
     if ends:
         return _words(cut[:ends[-1]], HEADLINE_WORDS)
+    words = cut.split()
+    # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
+    back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS
+                 and words[-back].lower() in _CLAUSE_OPENERS), 0)
+    if back:
+        cut = _words(" ".join(words[:-back]), HEADLINE_WORDS)
     # "... saying `session not found": a code span the cut opens, it closes
     return cut + "`" if cut.count("`") % 2 else cut
 

@@ -73,10 +73,12 @@ def report_leads(session: Session) -> list[str]:
             and lead.split(None, 1)[0].lower() not in _FINDINGS]
 
 
-# "What does `entire session show` do", "When I'm in a fork branch": a question or a case, not the work asked for
-# ("Update these tests?" asks for work: the request's "can you" is gone)
+# "What does `entire session show` do", "When I'm in a fork branch", "Check if the tests are duplicated": a question
+# (asked outright or as a check) or a case, not the work asked for ("Update these tests?" asks for work: the request's
+# "can you" is gone)
 _NOT_ASKED_RE = re.compile(r"^(?:what|why|how|where|which|who|when|if|is|are|do|does|did|can|could|would|should|i "
-                           r"(?:just|think|see|don't|noticed))\b", re.IGNORECASE)
+                           r"(?:just|think|see|don't|noticed)|(?:check|see) (?:if|whether|what|how|why))\b",
+                           re.IGNORECASE)
 
 
 def asked(request: str) -> bool:
