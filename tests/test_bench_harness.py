@@ -148,11 +148,11 @@ def test_the_strict_matcher_pairs_each_label_with_one_extracted_item_of_content_
     assert scores["open-work precision"] == 0.5 and scores["open-work recall"] == 1
 
 
-def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_and_held_out_sets() -> None:
+def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_held_out_and_fresh_sets() -> None:
     import handoff_quality
 
     labels = handoff_quality.load_labels(handoff_quality.BLIND)
-    assert len(labels) >= 30 and {label["set"] for label in labels} == {"dev", "heldout"}
+    assert len(labels) >= 30 and {label["set"] for label in labels} == {"dev", "heldout", "fresh", "fresh2"}
     assert {label["tree"] for label in labels} >= {"entire", "claude-code-log", "codex", "gemini"}
     for label in labels:
         assert all(item["text"] and len(item["evidence"]) <= 400 for item in label["open_threads"] + label["decisions"])

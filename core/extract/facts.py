@@ -470,7 +470,8 @@ def _debug_left(session: Session) -> dict[str, str]:
         if not path or "/plans/" in path or DOC_FILE_RE.search(path) or (
                 path.startswith(TEMP_FOLDERS) and not path.startswith(session.cwd.rstrip("/") + "/")):
             continue  # code of its folder or its repository's (`.git/hooks/post-commit`), not a document or scratch
-        edits = call.input.get("edits") if isinstance(call.input.get("edits"), list) else [call.input]
+        listed = call.input.get("edits")
+        edits = listed if isinstance(listed, list) else [call.input]
         written = "\n".join(str(e.get("new_string", e.get("content", ""))) for e in edits if isinstance(e, dict))
         replaced = "\n".join(str(e.get("old_string", "")) for e in edits if isinstance(e, dict))
         if path in found and (found[path] in replaced or "content" in call.input) and found[path] not in written:
