@@ -88,6 +88,9 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 if reason:
                     found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
                                         f"{reason}"))
+                everything = "-a" in step.args.split() or "--all" in step.args.split()
+                changed = [] if everything else [path for path in changed
+                                                 if not any(matches(path, name) for name in staged)]
                 staged, left = [], []
             elif (restored := _restored(step.verb, step.args)) and (reason := _reason(before)):
                 found.append((said, f"Reverted {_names(restored)}: {reason}"))
