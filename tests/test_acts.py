@@ -44,7 +44,9 @@ def test_files_staged_apart_with_no_reason_said_are_no_choice() -> None:
         "Staged only `a.go` for the commit, left `b.go` out: `b.go` holds unrelated debug output."]
     # everything staged, or the commit takes every change (`-a`): nothing left out
     assert acted_choices(_session("`b.go` is unrelated.", _bash("git add a.go b.go"), _bash("git commit -m x"))) == []
-    assert acted_choices(_session("`b.go` is unrelated.", _bash("git add a.go"), _bash("git commit -a -m x"))) == []
+    assert acted_choices(_session("`b.go` is unrelated.", _bash("git add a.go"), _bash("git commit -am x"))) == []
+    assert acted_choices(_session("`b.go` is unrelated.", _bash("git add a.go && git add ."),
+                                  _bash("git commit -m x"))) == []
 
 
 def test_files_put_back_as_committed_with_the_reason_said_is_a_choice() -> None:

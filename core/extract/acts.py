@@ -26,7 +26,9 @@ _NO_REASON_RE = re.compile(r"^(?:(?:now|ok(?:ay)?|good|great|perfect)[,.]?\s+)?(
                            r"(?!.*\b(?:since|because|which|not)\b)|\b(?:pass(?:es|ed)?|green|clean)\.?$", re.IGNORECASE)
 # `strategy/`, `validators_test.go`: a checkout's argument that names files, not a branch (`fix/enable-agent-flag`)
 _PATH_RE = re.compile(r"/$|\.[A-Za-z]\w{0,5}$")
+# `git add` of every change, or of hunks picked (which files stay out, the command does not say)
 _ALL_RE = re.compile(r"^(?:\.|-A|--all|-u|--update|-p|--patch|-i|--interactive)$")
+_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Za-z]*a[A-Za-z]*|--all)$")  # `git commit -a`, `-am "..."`: every tracked change
 REASON_WORDS = 30  # words of the reason kept: a line a phone shows on two or three lines
 NAMES_SHOWN = 3  # files named on a line, the rest counted
 
@@ -58,7 +60,8 @@ def _restored(verb: str, args: str) -> list[str]:
 
 
 def acted_choices(session: Session) -> list[tuple[int, str]]:
-    """The choices `acts` finds, each with the number of agent messages before it (its place in the session)."""
+    """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
+    agent messages before it (its place in the session)."""
     found: list[tuple[int, str]] = []
     said = 0
     before = ""  # the agent's message since the last prompt, before the act
@@ -80,15 +83,15 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 changed = changed_paths(call.output)
             elif step.verb == "add":
                 named = paths_in(step.args)
-                if named and not any(_ALL_RE.match(word) for word in step.args.split()):
-                    staged += named
-                    left = [path for path in changed if not any(matches(path, name) for name in staged)]
+                everything = not named or any(_ALL_RE.match(word) for word in step.args.split())
+                staged += named
+                left = [] if everything else [path for path in changed
+                                              if not any(matches(path, name) for name in staged)]
             elif step.verb == "commit":
-                reason = _reason(before) if staged and left and "-a" not in step.args.split() else ""
-                if reason:
+                everything = any(_COMMIT_ALL_RE.match(word) for word in step.args.split())
+                if left and not everything and (reason := _reason(before)):
                     found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
                                         f"{reason}"))
-                everything = "-a" in step.args.split() or "--all" in step.args.split()
                 changed = [] if everything else [path for path in changed
                                                  if not any(matches(path, name) for name in staged)]
                 staged, left = [], []
