@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from unittest import mock
 
 import pytest
 
+from eywa.core.extract import insights as insights_rules
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import (
@@ -250,8 +252,10 @@ def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() ->
 
 def test_a_finding_that_is_the_agents_own_step_leaves_the_step_with_its_reason_alone() -> None:
     # ca8cc13b: "Actually, let me just keep the error return for API consistency but suppress the lint warning", the
-    # sentence before it "But for API consistency with the Gemini pattern, I'll add nolint comments."
-    lines = session_insights("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
+    # sentence before it "But for API consistency with the Gemini pattern, I'll add nolint comments." (a candidate: its
+    # place in the handoff, the last, goes to the files reverted, tests/test_acts.py)
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", insights_rules.MAX_INSIGHTS + 1):
+        lines = session_insights("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")
     assert "**Decision** -- Keep the error return for API consistency but suppress the lint warning." in lines
     assert not any("I'll add nolint comments" in line for line in lines), lines
 

@@ -305,7 +305,8 @@ def _path(call: ToolCall, cwd: str) -> str | None:
     return path
 
 
-def _matches(path: str, named: str) -> bool:
+def matches(path: str, named: str) -> bool:
+    """Whether a path and a path a command or `git status` names are one file, or the file is under the folder named."""
     named = named.strip("'\"").removeprefix("./")
     return path == named or path.endswith("/" + named) or named.endswith("/" + path) or path.startswith(
         named.rstrip("/") + "/")
@@ -319,7 +320,7 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
         return edited
     if (step.verb == "restore" and "--staged" not in words) or (step.verb == "checkout" and "--" in words):
         named = commands.paths_in(step.args.split(" -- ", 1)[-1])
-        return [path for path in edited if any(_matches(path, n) for n in named)]
+        return [path for path in edited if any(matches(path, n) for n in named)]
     return []
 
 
@@ -328,9 +329,14 @@ def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
     tree is clean (the person may have committed in between)."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         return {}
+    listed = changed_paths(output)
+    return {path: None for path in edited if any(matches(path, named) for named in listed)} if listed else edited
+
+
+def changed_paths(output: str) -> list[str]:
+    """The files a `git status` output lists as changed or untracked (long or short format)."""
     untracked = [line for block in _UNTRACKED_RE.findall(output) for line in block.splitlines()]
-    listed = [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
-    return {path: None for path in edited if any(_matches(path, named) for named in listed)} if listed else edited
+    return [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
 
 
 def _drafted_in_reply(session: Session) -> str:
@@ -597,7 +603,7 @@ def session_facts(session: Session) -> Facts:
                 everything = "-a" in step.args.split() or "--all" in step.args or not staged or any(
                     s in (".", "-A", "--all", "-u") for s in staged)
                 for path in list(edited):
-                    if everything or any(_matches(path, s) for s in staged):
+                    if everything or any(matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown = [], False
                 branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")

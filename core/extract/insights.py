@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from eywa.core.extract.acts import acted_choices
 from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
@@ -565,6 +566,7 @@ def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
+ACTED = 0  # a choice the session made by acting, with the reason said beside it (core/extract/acts.py): the same
 def user_directions(session: Session) -> list[tuple[int, Insight]]:
     """The user's `directions`, each a choice made at the user's request, with its place in the session."""
     result: list[tuple[int, Insight]] = []
@@ -955,6 +957,7 @@ def chosen(session: Session) -> list[Insight]:
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
+    found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
     code = _written(session, docs=False) if reports else ""

@@ -1,0 +1,100 @@
+"""Choices the session made by acting rather than by saying, each with the reason the agent gave right before the act:
+the files it staged for a commit apart from others its `git status` showed changed ("Staged only `hooks.go` for the
+commit, left `settings.json` out: ..."), and the files it put back as committed (`git checkout -- <files>`, `git
+restore <files>`: "Reverted `strategy/`: ..."). A reader of the whole session sees these in the commands; a reader of
+the agent's prose alone does not. An act with no reason said beside it is left out: the line names a choice, not a
+step.
+"""
+
+from __future__ import annotations
+
+import re
+
+from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.commands import git_steps, paths_in
+from eywa.core.extract.facts import changed_paths, matches
+from eywa.core.extract.said_left import clause
+from eywa.core.session import Session
+
+# "unrelated changes", "relevant to this change", "local dev state", "pre-existing ... I shouldn't have touched", "a
+# separate commit": why some changes stay out of a commit, or go back
+_APART_RE = re.compile(r"\b(?:unrelated|relevant|irrelevant|separate(?:ly)?|local|pre-existing|shouldn't|should not|"
+                       r"accidental(?:ly)?|unintended|inadvertent(?:ly)?|by mistake|stray|intentional(?:ly)?|"
+                       r"not (?:part of|related|needed|mine|meant|from (?:my|this|these)))\b", re.IGNORECASE)
+# "Let me restore them:", "Let me commit.", "All tests pass.": the step announced or where the work stands, no reason
+_NO_REASON_RE = re.compile(r"^(?:(?:now|ok(?:ay)?|good|great|perfect)[,.]?\s+)?(?:let me|let's|i'll|i will|now)\b"
+                           r"(?!.*\b(?:since|because|which|not)\b)|\b(?:pass(?:es|ed)?|green|clean)\.?$", re.IGNORECASE)
+# `strategy/`, `validators_test.go`: a checkout's argument that names files, not a branch (`fix/enable-agent-flag`)
+_PATH_RE = re.compile(r"/$|\.[A-Za-z]\w{0,5}$")
+# `git add` of every change, or of hunks picked (which files stay out, the command does not say)
+_ALL_RE = re.compile(r"^(?:\.|-A|--all|-u|--update|-p|--patch|-i|--interactive)$")
+_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Za-z]*a[A-Za-z]*|--all)$")  # `git commit -a`, `-am "..."`: every tracked change
+REASON_WORDS = 30  # words of the reason kept: a line a phone shows on two or three lines
+NAMES_SHOWN = 3  # files named on a line, the rest counted
+
+
+def _reason(text: str) -> str:
+    """What the message before an act says of why: its last prose sentences (two at most, not a list's lines, not
+    the step announced), when one says why some changes stand apart; "" otherwise."""
+    said = [s.text for s in sentences(text) if not s.listed and not _NO_REASON_RE.search(s.text)][-2:]
+    if not any(_APART_RE.search(sentence) for sentence in said):
+        return ""
+    return clause(" ".join(said), REASON_WORDS)
+
+
+def _names(paths: list[str]) -> str:
+    """`a.go`, `b.go`, `c.go` and 2 more: each file by its name."""
+    names = list(dict.fromkeys(f"`{path.rstrip('/').rsplit('/', 1)[-1]}{'/' if path.endswith('/') else ''}`"
+                               for path in paths))
+    more = len(names) - NAMES_SHOWN
+    return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+def _restored(verb: str, args: str) -> list[str]:
+    """The files a git step puts back as committed: `restore <files>` (not only unstaged), `checkout [--] <files>`."""
+    words = args.split()
+    if verb == "restore" and "--staged" not in words or verb == "checkout" and "--" in words:
+        return paths_in(args.split(" -- ", 1)[-1])
+    named = paths_in(args) if verb == "checkout" and not any(w.startswith("-") for w in words) else []
+    return named if named and all(_PATH_RE.search(name) for name in named) else []
+
+
+def acted_choices(session: Session) -> list[tuple[int, str]]:
+    """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
+    agent messages before it (its place in the session)."""
+    found: list[tuple[int, str]] = []
+    said = 0
+    before = ""  # the agent's message since the last prompt, before the act
+    changed: list[str] = []  # what the last `git status` listed as changed
+    staged: list[str] = []
+    left: list[str] = []
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            said, before = said + 1, event.text
+            continue
+        if event.kind == "user" and event.text:
+            before = ""
+            continue
+        call = event.tool
+        if call is None or call.name != "Bash" or call.is_error or call.rejected:
+            continue
+        for step in git_steps(str(call.input.get("command", ""))):
+            if step.verb == "status":
+                changed = changed_paths(call.output)
+            elif step.verb == "add":
+                named = paths_in(step.args)
+                everything = not named or any(_ALL_RE.match(word) for word in step.args.split())
+                staged += named
+                left = [] if everything else [path for path in changed
+                                              if not any(matches(path, name) for name in staged)]
+            elif step.verb == "commit":
+                everything = any(_COMMIT_ALL_RE.match(word) for word in step.args.split())
+                if left and not everything and (reason := _reason(before)):
+                    found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
+                                        f"{reason}"))
+                changed = [] if everything else [path for path in changed
+                                                 if not any(matches(path, name) for name in staged)]
+                staged, left = [], []
+            elif (restored := _restored(step.verb, step.args)) and (reason := _reason(before)):
+                found.append((said, f"Reverted {_names(restored)}: {reason}"))
+    return found
