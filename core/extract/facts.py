@@ -35,8 +35,8 @@ _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 # A line of debug code written to look into a problem, not to stay: a message marked DEBUG (`print("DEBUG: x")`,
 # `console.log("[debug] ...")`), a log to a debug file in /tmp (`LOG="/tmp/index-debug.log"`), a line marked so
 # (`// DEBUG`, `# TEMP: remove`); not a log level (`logger.debug(...)`, `level: "DEBUG"`), which the code keeps.
-_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*|"
-                            r"(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
+_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*(?:[:=-]\s*)?\w|"
+                            r"/tmp/[\w.-]*debug[\w.-]*|(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
 # A file put back or removed: the debug code with it
 _RESTORE_RE = re.compile(rf"\bgit\s+(?:checkout|restore|stash)\b|{_REMOVE_RE.pattern}")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
