@@ -490,6 +490,16 @@ def test_a_line_marked_debug_or_temp_in_code_is_debug_code_and_a_documents_menti
                                                 "sync.py": "retries = 0  # TEMP: remove after the import"}
 
 
+def test_debug_code_in_a_scratch_file_in_tmp_is_no_note_even_when_the_sessions_folder_is_unknown() -> None:
+    probe = ToolCall("w", "Write", {"file_path": "/tmp/probe/run.py", "content": 'print("DEBUG: rows", rows)\n'})
+    for cwd in ("/work/widgets", ""):
+        session = Session(session_id="s", agent="claude-code", cwd=cwd, events=[Event("tool", None, tool=probe)])
+        assert session_facts(session).debugging == {}
+    kept = ToolCall("k", "Write", {"file_path": "/work/widgets/run.py", "content": 'print("DEBUG: rows", rows)\n'})
+    session = Session(session_id="s", agent="claude-code", cwd="/work/widgets", events=[Event("tool", None, tool=kept)])
+    assert session_facts(session).debugging == {"run.py": 'print("DEBUG: rows", rows)'}
+
+
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
     commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
@@ -23,6 +24,7 @@ from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
+from eywa.core.sources.comments import written
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
@@ -35,8 +37,8 @@ _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?(?:rm|unlink|trash)\b")
 # A line of debug code written to look into a problem, not to stay: a message marked DEBUG (`print("DEBUG: x")`,
 # `console.log("[debug] ...")`), a log to a debug file in /tmp (`LOG="/tmp/index-debug.log"`), a line marked so
 # (`// DEBUG`, `# TEMP: remove`); not a log level (`logger.debug(...)`, `level: "DEBUG"`), which the code keeps.
-_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*[:=-]?\s*\w|/tmp/[\w.-]*debug[\w.-]*|"
-                            r"(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
+_DEBUG_LINE_RE = re.compile(r"^.*(?:[\"'`]\s*(?:\[?DEBUG\b\]?|(?i:\[debug\]))\s*(?:[:=-]\s*)?\w|"
+                            r"/tmp/[\w.-]*debug[\w.-]*|(?://|#)\s*(?:DEBUG|TEMP(?:ORARY)?)\b).*$", re.MULTILINE)
 # A file put back or removed: the debug code with it
 _RESTORE_RE = re.compile(rf"\bgit\s+(?:checkout|restore|stash)\b|{_REMOVE_RE.pattern}")
 # Claude Code's background shell ("Command running in background with ID: dce0af"), stopped by KillShell (KillBash)
@@ -195,7 +197,7 @@ class Facts:
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         if self.debugging:
             line = next(iter(self.debugging.values()))
-            named = ", ".join(f"`{_name(path)}`" for path in list(self.debugging)[:_NAMED_FILES])
+            named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
             found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
@@ -212,7 +214,7 @@ class Facts:
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
         found += [Thread(text, False) for text in step_threads(self.steps_left)]
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
-            named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted)[:_NAMED_FILES])
+            named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted, _NAMED_FILES))
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
@@ -422,12 +424,12 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-def _short_names(paths: list[str]) -> list[str]:
-    """Each path by its shortest ending no other of `paths` shares (`help.go`, `commands/help.go`): the folders
-    before a name only tell two apart."""
+def _short_names(paths: list[str], keep: int) -> list[str]:
+    """The first `keep` paths, each by its shortest ending no other of `paths` shares (`help.go`, `commands/help.go`):
+    the folders before a name only tell two apart."""
     parts = [path.split("/") for path in paths]
     found = []
-    for own in parts:
+    for own in parts[:keep]:
         size = 1
         while size < len(own) and any(other != own and other[-size:] == own[-size:] for other in parts):
             size += 1
@@ -452,15 +454,20 @@ def _temporary_left(session: Session) -> list[str]:
                 found[path] = None
             asked = False
         elif call.name == "Bash" and _REMOVE_RE.search(command := str(call.input.get("command", ""))):
-            for path in [p for p in found if _name(p) in command]:
-                del found[path]
+            _forget_named(found, command)
     return list(found)
+
+
+def _forget_named(found: dict[str, Any], command: str) -> None:
+    """Drops from `found` the files `command` names (by their names: a command names them from anywhere)."""
+    for path in [p for p in found if _name(p) in command]:
+        del found[path]
 
 
 def _debug_left(session: Session) -> dict[str, str]:
     """Debug code the session wrote into code of its folder or repository (`echo "DEBUG ..." >> /tmp/index-debug.log`
-    in a git hook) that no later edit took out and no command put back: file -> its first such line. (Codex's
-    apply_patch is kept without its text: its edits show none.)"""
+    in a git hook) that no later edit took out and no command put back: file -> its first such line. (Only Claude
+    Code's writes keep their text, cut at `INPUT_KEEP`: the other agents' show none.)"""
     found: dict[str, str] = {}
     for event in session.events:
         call = event.tool
@@ -469,20 +476,16 @@ def _debug_left(session: Session) -> dict[str, str]:
         if call.name == "Bash":
             command = str(call.input.get("command", ""))
             if _RESTORE_RE.search(command):
-                for path in [p for p in found if _name(p) in command]:
-                    del found[path]
+                _forget_named(found, command)
             continue
         path = tool_target(call, session.cwd) if call.name in WRITE_TOOLS else ""
-        if not path or "/plans/" in path or DOC_FILE_RE.search(path) or (
-                path.startswith(TEMP_FOLDERS) and not path.startswith(session.cwd.rstrip("/") + "/")):
-            continue  # code of its folder or its repository's (`.git/hooks/post-commit`), not a document or scratch
-        listed = call.input.get("edits")
-        edits = listed if isinstance(listed, list) else [call.input]
-        written = "\n".join(str(e.get("new_string", e.get("content", ""))) for e in edits if isinstance(e, dict))
-        replaced = "\n".join(str(e.get("old_string", "")) for e in edits if isinstance(e, dict))
-        if path in found and (found[path] in replaced or "content" in call.input) and found[path] not in written:
+        if not path or "/plans/" in path or DOC_FILE_RE.search(path) or path.startswith(TEMP_FOLDERS):
+            continue  # code of its folder (relative here) or repository (`.git/hooks/...`), not a document or /tmp
+        texts = written(call.input)
+        new, replaced = "\n".join(text for _, text in texts), "\n".join(text for text, _ in texts)
+        if path in found and (found[path] in replaced or "content" in call.input) and found[path] not in new:
             del found[path]
-        added = [m.group(0).strip() for m in _DEBUG_LINE_RE.finditer(written) if m.group(0).strip() not in replaced]
+        added = [m.group(0).strip() for m in _DEBUG_LINE_RE.finditer(new) if m.group(0).strip() not in replaced]
         if added and path not in found:
             found[path] = added[0]
     return found

@@ -76,7 +76,8 @@ _LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\
                                 r"\bwhen you(?:'d| would) like\b|\bat your convenience\b|"
                                 r"\bif you(?:'d| would)? (?:like|want)\b", re.IGNORECASE)
 # "Both agents recommend REQUEST CHANGES before merging.": a review's verdict; its findings are the threads
-_VERDICT_RE = re.compile(r"\brecommends?\b.*\b(?:request(?:ing)? changes|approv(?:e|al|ing)|lgtm)\b", re.IGNORECASE)
+_VERDICT_RE = re.compile(r"\brecommends?\b(?:(?!\brecommends?\b).)*\b(?:request(?:ing)? changes|approv(?:e|al|ing)|"
+                         r"lgtm)\b", re.IGNORECASE)  # each "recommend" read up to the next: linear on a long line
 # A prompt that answers an offer: yes (group 1) or no
 _ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)

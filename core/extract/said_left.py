@@ -233,10 +233,10 @@ def _findings(text: str) -> list[tuple[str, str]]:
             if _TABLE_RULE_RE.match(below) and "-" in below:
                 header = [cell.lower() for cell in cells]
             elif not _TABLE_RULE_RE.match(stripped) and (row := _table_row(cells, header)) is not None and \
-                    all(kind == "row" for kind, _, _ in groups[-1][1]):
+                    (not groups[-1][1] or groups[-1][1][0][0] == "row"):  # items are all of the first one's kind
                 groups[-1][1].append(("row", *row))
             continue
-        if not level or not stripped or stripped.startswith("|") or set(stripped) <= set("-=*_ "):
+        if not level or not stripped or set(stripped) <= set("-=*_ "):
             continue
         bold = _BOLD_ITEM_RE.match(stripped)
         listed = _FINDING_ITEM_RE.match(line)
@@ -258,7 +258,7 @@ def _findings(text: str) -> list[tuple[str, str]]:
     return [(title.replace("**", "").strip(" :"), body) for title, body in found]
 
 
-_TABLE_RULE_RE = re.compile(r"^\|?[\s:|-]+\|?$")
+_TABLE_RULE_RE = re.compile(r"^[\s:|-]+$")
 _CELL_NUMBER_RE = re.compile(r"^(?:#?\d+|p\d|critical|high|medium|low|minor|major)$", re.IGNORECASE)
 _WORDS_OF_BODY = 4  # a cell that describes, not a location or a severity
 _TITLE_COLUMN_RE = re.compile(r"\b(?:issues?|findings?|problems?|concerns?|bugs?|risks?|suggestions?|title)\b")

@@ -105,7 +105,7 @@ def declined_offers(session: Session) -> list[tuple[int, str]]:
 
 # "What would you like to do next?": the next step of the work picked, not a choice of how it is done
 _NEXT_STEP_RE = re.compile(r"\bwhat (?:would you like|do you want|should i|should we)(?: me)? to do\b", re.IGNORECASE)
-_RECOMMENDED_MARK_RE = re.compile(r"\s*\(recommended\)", re.IGNORECASE)  # the agent's mark on an option's label
+_RECOMMENDED_MARK_RE = re.compile(r"(?<!\s)\s*\(recommended\)", re.IGNORECASE)  # the agent's mark on an option's label
 
 
 def answered_questions(session: Session) -> list[tuple[int, str]]:

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 # A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
@@ -17,12 +18,11 @@ LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO
 _WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
 
 
-def added_comments(old: str, new: str) -> list[str]:
+def added_comments(old: str, new: str) -> Iterator[str]:
     """The comments `new` adds to `old` (its lines not in `old`), each run of comment lines as one text: a line after a
     full stop, or opening with a capitalised word or a mark ("TODO:", "Note:"), starts a new sentence, another goes on
-    the one before; and each new docstring."""
+    the one before; then each new docstring. Lazily: a caller that wants a few never searches `old` for the rest."""
     before = {line.strip() for line in old.splitlines()}
-    blocks: list[str] = []
     block: list[str] = []
     for line in [*new.splitlines(), ""]:
         match = _COMMENT_RE.match(line) if line.strip() not in before else None
@@ -35,11 +35,11 @@ def added_comments(old: str, new: str) -> list[str]:
             block.append(("\n\n" if starts else " ") + text)
             continue
         if block:
-            blocks.append("".join(block))
+            yield "".join(block)
         block = []
-    blocks += [doc for match in _DOCSTRING_RE.finditer(new) if (doc := next(g for g in match.groups() if g is not None))
-               and doc not in old]
-    return blocks
+    for match in _DOCSTRING_RE.finditer(new):
+        if (doc := next(g for g in match.groups() if g is not None)) and doc not in old:
+            yield doc
 
 
 def written(arguments: dict) -> list[tuple[str, str]]:
@@ -63,5 +63,5 @@ def comment_blocks(texts: Iterable[tuple[str, str]], keep: int) -> list[str]:
     found: list[str] = []
     for old, new in texts:
         if new and len(found) < keep:
-            found += added_comments(old, new)[: keep - len(found)]
+            found += itertools.islice(added_comments(old, new), keep - len(found))
     return found

@@ -17,7 +17,7 @@ from eywa.core.sources.plugin import Redact
 ERROR_KEEP = 400  # characters of a failed tool call's output kept
 OUTPUT_KEEP = 1500  # characters of a shell command's output kept, from its end: where runners put the verdict
 INPUT_KEEP = 600  # characters of each string in a tool input
-COMMENTS_KEEP = 10  # comments of one write kept whole of its input (sources/comments.py)
+COMMENTS_KEEP = 10  # comments kept of one write, read from its whole new text (sources/comments.py)
 COMMENT_KEEP = 600  # characters of each (a run of comment lines: a few sentences)
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
