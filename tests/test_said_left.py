@@ -84,6 +84,9 @@ def test_an_open_choice_says_what_it_decides_where_the_message_names_it() -> Non
     assert _choice("Why is the login test flaky?", "There are two ways to fix the flaky login test:\n\n"
                    "1. Retry the request\n2. Mock the clock\n\nWhich approach would you prefer?") == [
         "Decide how to fix the flaky login test: retry the request or mock the clock"]
+    assert _choice("Where should the token live?", "## Token storage\n\n**Option 1: Keychain** - safe.\n\n"
+                   "**Option 2: File** - simple.\n\nWhich one should we use?") == [
+        "Decide on token storage: keychain or file"]
 
 
 def test_an_open_choice_naming_its_subject_nowhere_names_only_its_options() -> None:
@@ -91,6 +94,8 @@ def test_an_open_choice_naming_its_subject_nowhere_names_only_its_options() -> N
     assert _choice("Clean up the retry code", "Two options, from simplest to most proper:\n\n"
                    "**Option 1: Keep the loop (quick)**\n\n**Option 2: Use tenacity (proper)**\n\n"
                    "Which way do you want to go?") == ["Decide: keep the loop or use tenacity"]
+    assert _choice("Clean up the retry code", "## Recommendation\n\n**Option 1: Keep the loop**\n\n"
+                   "**Option 2: Use tenacity**\n\nWhich do you prefer?") == ["Decide: keep the loop or use tenacity"]
 
 
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:

@@ -78,10 +78,10 @@ def _option_name(text: str) -> str:
     return " ".join(words)
 
 
-def open_choice(found: tuple[Sentence, ...], index: int, asked: str = "") -> str | None:
+def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> str | None:
     """"Decide <what>: A or B" when the question at `index` asks which of the options the message offered (labelled
     "Option 1: ...", or a list right before the question); what is decided where the message, or the question it
-    answers (`asked`: "how would we get that PAT?"), names it."""
+    answers (`prompt`: "how would we get that PAT?"), names it."""
     if not _WHICH_RE.search(found[index].text):
         return None
     first = next((i for i in range(index) if _OPTION_RE.match(found[i].text)), index)
@@ -98,7 +98,7 @@ def open_choice(found: tuple[Sentence, ...], index: int, asked: str = "") -> str
     if len(names) < 2:
         return None
     names = [_lowered(name) for name in names]
-    subject = _choice_subject(found, index, first, asked)
+    subject = _choice_subject(found, index, first, prompt)
     return f"Decide{f' {subject}' if subject else ''}: {', '.join(names[:-1])} or {names[-1]}"
 
 
@@ -116,10 +116,11 @@ _LEAD_SUBJECT_RE = re.compile(r"\b(?:options?|ways?|approach(?:es)?|choices?|alt
                               r"^(?:for|on|about|regarding|as for)\s+(?!(?:this|that|it|these|those|now)\b)"
                               r"([^,:?]{3,}?),\s",
                               re.IGNORECASE)
-# the words of a choice's subject that name nothing ("the approach to take", "how to proceed")
+# the words of a choice's subject that name nothing ("the approach to take", "how to proceed", "## Recommendation")
 _CHOICE_WORDS = frozenset("approach approaches option options one way ways fix direction alternative alternatives "
-                          "path choice take use proceed pick choose prefer like want start begin move forward "
-                          "implement would should here now next best better".split())
+                          "path choice choices take use proceed pick choose prefer like want start begin move forward "
+                          "implement would should here now next best better summary recommendation recommendations "
+                          "proposal proposals analysis plan steps solution solutions".split())
 SUBJECT_WORDS = 10  # a subject is a few words: the options are the thread
 _ASKED_WORDS = 20  # a question the options answer, not a request of many parts
 
@@ -134,7 +135,7 @@ def _asked_subject(question: str) -> str:
     return f"how to {how.group(1)}" if how is not None else ""
 
 
-def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, asked: str) -> str:
+def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, prompt: str) -> str:
     """What a choice decides, where it is named: the question ("Which wording do you prefer for the multi-session
     warning?"), else the lead or heading the options (from `first`) sit under ("Two ways to fix the flaky test:"),
     else the user's question they answer ("how would we get that PAT?"); "" when none names anything ("Which
@@ -144,8 +145,8 @@ def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, asked: 
     for lead in [found[first - 1].text if first else "", found[first].heading, question]:
         if not _names(said) and (matched := _LEAD_SUBJECT_RE.search(lead)) is not None:
             said = f"how to {matched.group(2)}" if matched.group(1) else f"on {matched.group(2) or matched.group(3)}"
-    if not _names(said) and len(asked.split()) <= _ASKED_WORDS:
-        said = _asked_subject(" ".join(asked.split()))
+    if not _names(said) and len(prompt.split()) <= _ASKED_WORDS:
+        said = _asked_subject(" ".join(prompt.split()))
     heading = found[first].heading.strip(" :")
     if not _names(said) and heading and not heading.endswith("?"):  # a heading is a name
         said = f"on {_lowered(heading)}"
