@@ -61,6 +61,43 @@ def test_options_offered_with_no_choice_made_are_one_decide_thread_naming_them()
                        "`ClearRepoRootCache()` + document concurrent safety"]
 
 
+def test_an_open_choice_says_what_it_decides_from_the_question_it_answers() -> None:
+    # 2cfdacb8: "how would we get that PAT?", then "**Option 1: Fine-grained PAT (quick)** ... Which way do you want to
+    # go?": the options answer the user's question, which says what is decided
+    threads = draft(corpus_session("2cfdacb8-9317-430f-8975-0709d2837d1c"), ZoneInfo("UTC")).open_threads
+    assert "Decide how to get that PAT: fine-grained PAT or GitHub App" in threads
+
+
+def _choice(prompt: str, message: str) -> list[str]:
+    return draft(_session("codex", Event("user", T0, text=prompt), Event("assistant", T0, text=message)),
+                 ZoneInfo("UTC")).open_threads
+
+
+def test_an_open_choice_says_what_it_decides_where_the_message_names_it() -> None:
+    options = ("\n\n1. **Minimal & friendly** - one line\n2. **With session info** - lists them\n"
+               "3. **Balanced** - both\n\n")
+    asked = "Draft the warning shown when several sessions run"
+    assert _choice(asked, f"Three drafts:{options}Which wording do you prefer for the multi-session warning?") == [
+        "Decide the wording for the multi-session warning: minimal & friendly, with session info or balanced"]
+    assert _choice(asked, f"For the multi-session warning, three drafts:{options}Which one do you prefer?") == [
+        "Decide on the multi-session warning: minimal & friendly, with session info or balanced"]
+    assert _choice("Why is the login test flaky?", "There are two ways to fix the flaky login test:\n\n"
+                   "1. Retry the request\n2. Mock the clock\n\nWhich approach would you prefer?") == [
+        "Decide how to fix the flaky login test: retry the request or mock the clock"]
+    assert _choice("Where should the token live?", "## Token storage\n\n**Option 1: Keychain** - safe.\n\n"
+                   "**Option 2: File** - simple.\n\nWhich one should we use?") == [
+        "Decide on token storage: keychain or file"]
+
+
+def test_an_open_choice_naming_its_subject_nowhere_names_only_its_options() -> None:
+    # a request, no question; a lead and a question that name nothing but options
+    assert _choice("Clean up the retry code", "Two options, from simplest to most proper:\n\n"
+                   "**Option 1: Keep the loop (quick)**\n\n**Option 2: Use tenacity (proper)**\n\n"
+                   "Which way do you want to go?") == ["Decide: keep the loop or use tenacity"]
+    assert _choice("Clean up the retry code", "## Recommendation\n\n**Option 1: Keep the loop**\n\n"
+                   "**Option 2: Use tenacity**\n\nWhich do you prefer?") == ["Decide: keep the loop or use tenacity"]
+
+
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
     threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads

@@ -150,12 +150,12 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
+def _question(found: tuple[Sentence, ...], index: int, plan: str = "", prompt: str = "") -> str:
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
     follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)"); "Decide: A or B" when it asks which of
-    the options offered."""
+    the options offered (`prompt`: the user's prompt they answer)."""
     question = found[index].text
-    choice = open_choice(found, index)
+    choice = open_choice(found, index, prompt)
     if choice is not None:
         return choice
     asked = _ASKED_TO_RE.match(question)
@@ -245,8 +245,8 @@ def _pending_todo_files(session: Session) -> list[Thread]:
     return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
 
 
-def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
-    """Questions, next steps and TODOs in the assistant messages of the last turn."""
+def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> list[Thread]:
+    """Questions, next steps and TODOs in the assistant messages of the last turn (`prompt`: the one it answers)."""
     threads: list[Thread] = []
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
@@ -266,7 +266,7 @@ def _closing_threads(replies: list[Event], plan: str = "") -> list[Thread]:
                     offer = _OFFER_ASKED_RE.match(text) if open_choice(found, index) is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
                     threads.append(Thread("Offered: " + clause(offer.group(1)) if offer is not None
-                                          else _question(found, index, plan), True))
+                                          else _question(found, index, plan, prompt), True))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
@@ -419,7 +419,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     elif kind == "user" and last is not None:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
-        threads += _closing_threads(replies, plan_title(session))
+        threads += _closing_threads(replies, plan_title(session), events[start].text if start >= 0 else "")
         threads += _steps_before_aside(events, start, calls)
         left = _intent_left(replies, tail)
         if left is not None:

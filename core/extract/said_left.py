@@ -78,25 +78,88 @@ def _option_name(text: str) -> str:
     return " ".join(words)
 
 
-def open_choice(found: tuple[Sentence, ...], index: int) -> str | None:
-    """"Decide: A or B" when the question at `index` asks which of the options the message offered (labelled
-    "Option 1: ...", or a list right before the question)."""
+def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> str | None:
+    """"Decide <what>: A or B" when the question at `index` asks which of the options the message offered (labelled
+    "Option 1: ...", or a list right before the question); what is decided where the message, or the question it
+    answers (`prompt`: "how would we get that PAT?"), names it."""
     if not _WHICH_RE.search(found[index].text):
         return None
+    first = next((i for i in range(index) if _OPTION_RE.match(found[i].text)), index)
     options = [m.group(1) for s in found[:index] if (m := _OPTION_RE.match(s.text))]
     if len(options) < 2:  # the list the question follows: its items are the options
-        before = list(found[:index])
-        while before and not before[-1].listed:
-            before.pop()
-        items: list[str] = []
-        while before and before[-1].listed:
-            items.insert(0, before.pop().text)
-        options = [m.group(1) for item in items if (m := _NUMBERED_RE.match(item))]
+        end = index
+        while end and not found[end - 1].listed:
+            end -= 1
+        first = end
+        while first and found[first - 1].listed:
+            first -= 1
+        options = [m.group(1) for s in found[first:end] if (m := _NUMBERED_RE.match(s.text))]
     names = [name for option in options[:3] if (name := _option_name(option))]
     if len(names) < 2:
         return None
     names = [_lowered(name) for name in names]
-    return f"Decide: {', '.join(names[:-1])} or {names[-1]}"
+    subject = _choice_subject(found, index, first, prompt)
+    return f"Decide{f' {subject}' if subject else ''}: {', '.join(names[:-1])} or {names[-1]}"
+
+
+# "Which wording do you prefer for the multi-session warning?" -> "the wording for the multi-session warning"
+_WHICH_SUBJECT_RE = re.compile(r"^(?:so,?\s+|and\s+)?(?:which|what)\s+(?!(?:do|would|should|shall|will|could|can)\b)"
+                               r"([\w-]+(?: [\w-]+)?)\s+(?:do|would|should|shall|will|could|can)\s+(?:you|we|i)\b"
+                               r"[^?]*?(?:\s(for|of|on|in|to|with)\s([^?]+))?\s*\?$", re.IGNORECASE)
+# "How should we store the token?", "how would we get that PAT?" -> "how to store the token"
+_HOW_SUBJECT_RE = re.compile(r"^(?:so,?\s+)?how\s+(?:do|would|should|shall|can|could)\s+(?:you|we|i)\s+"
+                             r"(?:(?:like|want)\s+(?:me\s+|us\s+)?)?(?:to\s+)?([^?]+?)\s*\?$", re.IGNORECASE)
+# "Two ways to fix the flaky test:", "## Options for the retry policy", "For the warning, three options:": what the
+# options are for
+_LEAD_SUBJECT_RE = re.compile(r"\b(?:options?|ways?|approach(?:es)?|choices?|alternatives?|paths?)\s+(?:(to)|for|on)\s+"
+                              r"(?!(?:this|that|it|these|those|them|you|me)\b)([^:?]{3,}?)\W*$|"
+                              r"^(?:for|on|about|regarding|as for)\s+(?!(?:this|that|it|these|those|now)\b)"
+                              r"([^,:?]{3,}?),\s",
+                              re.IGNORECASE)
+# the words of a choice's subject that name nothing ("the approach to take", "how to proceed", "## Recommendation")
+_CHOICE_WORDS = frozenset("approach approaches option options one way ways fix direction alternative alternatives "
+                          "path choice choices take use proceed pick choose prefer like want start begin move forward "
+                          "implement would should here now next best better summary recommendation recommendations "
+                          "proposal proposals analysis plan steps solution solutions".split())
+SUBJECT_WORDS = 10  # a subject is a few words: the options are the thread
+_ASKED_WORDS = 20  # a question the options answer, not a request of many parts
+
+
+def _asked_subject(question: str) -> str:
+    """"Which wording do you prefer for the multi-session warning?" -> "the wording for the multi-session warning",
+    "How should we store the token?" -> "how to store the token"; "" for another sentence."""
+    if (which := _WHICH_SUBJECT_RE.match(question)) is not None:
+        noun, preposition, rest = which.groups()
+        return f"the {noun} {preposition} {rest}" if rest else f"the {noun}"
+    how = _HOW_SUBJECT_RE.match(question)
+    return f"how to {how.group(1)}" if how is not None else ""
+
+
+def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, prompt: str) -> str:
+    """What a choice decides, where it is named: the question ("Which wording do you prefer for the multi-session
+    warning?"), else the lead or heading the options (from `first`) sit under ("Two ways to fix the flaky test:"),
+    else the user's question they answer ("how would we get that PAT?"); "" when none names anything ("Which
+    approach would you prefer?")."""
+    question = found[index].text
+    said = _asked_subject(question)
+    for lead in [found[first - 1].text if first else "", found[first].heading, question]:
+        if not _names(said) and (matched := _LEAD_SUBJECT_RE.search(lead)) is not None:
+            said = f"how to {matched.group(2)}" if matched.group(1) else f"on {matched.group(2) or matched.group(3)}"
+    if not _names(said) and len(prompt.split()) <= _ASKED_WORDS:
+        said = _asked_subject(" ".join(prompt.split()))
+    heading = found[first].heading.strip(" :")
+    if not _names(said) and heading and not heading.endswith("?"):  # a heading is a name
+        said = f"on {_lowered(heading)}"
+    if not _names(said):
+        return ""
+    words = clause(said, SUBJECT_WORDS).rstrip(".…").split()
+    while words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words)
+
+
+def _names(subject: str) -> bool:
+    return bool(content_words(subject) - _CHOICE_WORDS)
 
 
 def _lowered(name: str) -> str:
