@@ -111,14 +111,11 @@ _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|
 _SHIP_STEP_RE = re.compile(r"^(?:deploy|push|merge|commit|release|publish|tag|open|rebase)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
-_STEP_KINDS = ("Next:", "Later:", "Next (", "Later (")  # the threads of a closing that name steps, not questions or offers
-_STEP_WORDS = 10  # of a step in a list's thread: its first clause
-JOIN_STEPS = True
-JOIN_TODO = True
-EACH = False
-# The words of a lead-in that only say steps follow ("Next steps:", "Remaining work:"), not what they are
+_STEP_KINDS = ("Next:", "Later:", "Next (", "Later (")  # threads of a closing naming steps, not questions, offers
+_LIST_ITEMS = 4  # of one list: its first items say what it is
+# The words of a lead-in that only say that steps follow ("Next steps:", "Remaining work:"), not what they are for
 _LIST_WORDS = frozenset("next steps step remaining left still needed work todo todos what whats follow ups later "
-                        "future action items".split())
+                        "future action items addressed pending outstanding open".split())
 # "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
 _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
@@ -148,17 +145,10 @@ def last_prompt_index(events: list[Event]) -> int:
 
 
 def _todo_threads(session: Session) -> list[Thread]:
-    """The step in progress of the last todo list, its pending steps (one thread), the steps dropped from it."""
-    left = [t for t in session.todos
-            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()]
-    doing = [Thread(f"In progress: {_cut(str(t.get('content', '')), 160)}", True)
-             for t in left if t.get("status") == "in_progress"]
-    pending = [str(t.get("content", "")) for t in left if t.get("status") == "pending"]
-    if JOIN_TODO and len(pending) > 1:
-        todo = [_list_thread("To do", "", pending)]
-    else:
-        todo = [Thread(f"To do: {_cut(step, 160)}", True) for step in pending]
-    return doing + todo + [
+    return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
+                   f"{_cut(str(t.get('content', '')), 160)}", True)
+            for t in session.todos
+            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()] + [
         Thread(f"{DROPPED_TODO} {_cut(item, 160)}", False)
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
@@ -206,29 +196,19 @@ def _label(text: str) -> bool:
 
 
 def _lead_own_words(text: str) -> str:
-    """What a lead-in says its list is ("**Required Setup (manual steps):**" -> "required setup, manual steps"), ""
-    when it only says that steps follow ("Next steps:", "Remaining:")."""
-    words = re.sub(r"[()*_#`]", "", text).strip(" :").lower()
-    words = re.sub(r"\s*,?\s*\b(?:manual steps?)\b", ", manual steps", words).strip(" ,")
-    own = content_words(words) - _LIST_WORDS
-    return words if own and len(words.split()) <= _LABEL_WORDS + 1 else ""
-
-
-def _list_thread(kind: str, about: str, steps: list[str]) -> Thread:
-    """One thread for a list of steps: its kind, what the lead says it is, how many, its first steps cut short."""
-    if len(steps) == 1:
-        return Thread(f"{kind}: {clause(steps[0])}", kind != "Later")
-    named = [clause(step, _STEP_WORDS).rstrip(".…") for step in steps]
-    said = "; ".join(named) if JOIN_STEPS else named[0]
-    return Thread(_cut(f"{kind} ({len(steps)} steps{f', {about}' if about else ''}): {said}"), kind != "Later")
+    """What a lead-in says its steps are ("**Required Setup (manual steps):**" -> "required setup, manual steps"), ""
+    when it only says that steps follow ("Next steps:", "Remaining:") or is a sentence."""
+    words = re.sub(r"\s*\(([^()]*)\)", r", \1", text)  # "Setup (manual steps)" -> "Setup, manual steps"
+    words = " ".join(re.sub(r"[*_#`]", " ", words).split()).strip(" :,").lower()
+    return words if content_words(words) - _LIST_WORDS and len(words.split()) <= _LABEL_WORDS + 1 else ""
 
 
 def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
-    """(thread, the indices of the sentences it says) of each list a lead-in ("Remaining:", "**What's left**") or
-    heading names as left to do, one thread a list; of a list of checks left to the person, one thread."""
+    """(thread, the indices of the sentences it says) of the first items of each list a lead-in ("Remaining:",
+    "**What's left**") or heading names as left to do, the first with what the lead says they are for ("Next (manual
+    steps): ..."); of a list of checks left to the person, one thread."""
     threads: list[tuple[Thread, set[int]]] = []
-    lead, about, checks, leads_items = "", "", 0, False
-    steps: list[str] = []
+    lead, taken, checks, leads_items, about = "", 0, 0, False, ""
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
@@ -236,8 +216,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
                     _lead_kind(sentence.heading) == "Next" and not text.endswith(("?", ":")) and (
                     _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
                 threads.append((Thread(f"Next: {clause(text)}", True), {index}))
-            is_lead = text.endswith(":") or _label(text)
-            lead, checks, steps = _lead_kind(text) if is_lead else "", 0, []
+            lead, taken, checks = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0, 0
             about = _lead_own_words(text) if lead else ""
             continue
         if sentence.nested and not leads_items:
@@ -249,8 +228,6 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
             if leads_items:
                 continue
         kind = lead or _lead_kind(sentence.heading)
-        if not lead and steps and found[index - 1].heading != sentence.heading:
-            steps = []  # a list under another heading
         if kind == _TO_TEST:  # one thread for the list: its first check, and how many there are
             checks += 1
             thread, said = threads.pop() if checks > 1 else (None, set())
@@ -259,18 +236,11 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
                             said | {index}))
             continue
         checks = 0
-        if kind and not _CONDITION_RE.match(sentence.text):
-            if not lead and not steps:
-                about = _lead_own_words(sentence.heading)
-            if EACH:
-                if len(steps) < 4:
-                    head = f"{kind} ({about})" if about and not steps else kind
-                    threads.append((Thread(f"{head}: {clause(sentence.text.rstrip(':'))}", kind != "Later"), {index}))
-                steps.append(sentence.text)
-                continue
-            said = threads.pop()[1] if steps else set()
-            steps.append(sentence.text.rstrip(":"))
-            threads.append((_list_thread(kind, about, steps), said | {index}))
+        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
+            about = about if lead or taken else _lead_own_words(sentence.heading)
+            head = f"{kind} ({about})" if about and not taken else kind
+            taken += 1
+            threads.append((Thread(f"{head}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), {index}))
     return threads
 
 
