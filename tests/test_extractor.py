@@ -221,7 +221,7 @@ OPEN_WORK = {
     "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["Decide: remove `omitempty` from these specific fields or "
                                                              "use a sentinel value like -1"]),
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
-    "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next: Create a GitHub App in the `entirehq`",
+    "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next (required setup, manual steps): Create a GitHub App",
                                                           "Next: Add these secrets"]),
     # ended on the tool call after "Let me explore ...", never reporting
     "60b38d1e-f048-428b-89da-e5dca96614d4": ("partial", ["Not done: explore the codebase"]),

@@ -599,7 +599,8 @@ def test_a_listed_step_is_a_thread_an_outcome_to_read_into_is_not() -> None:
     """8c816805's "Next Steps for Debugging": "1. Check `.entire/logs/<session-id>.log` ...", "2. If you see "no filter
     configured", the settings aren't loading": the check is left to do, the condition says what a result would mean."""
     threads = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), ZoneInfo("UTC")).open_threads
-    assert "Later: Check `.entire/logs/<session-id>.log` for filter-related log messages" in threads
+    assert "Later (next steps for debugging): Check `.entire/logs/<session-id>.log` for filter-related log messages" \
+        in threads
     assert not any(t.startswith("Later: If ") for t in threads), threads
 
 
@@ -710,6 +711,40 @@ def test_a_lead_of_work_still_to_be_done_leads_its_list() -> None:
         for agent in AGENTS:
             assert _closing(agent, f"{lead}\n- Wire the `--retries` flag into the CLI") == [
                 "Next: Wire the `--retries` flag into the CLI"], (lead, agent)
+
+
+def test_the_first_step_of_a_list_says_what_its_lead_says_the_steps_are() -> None:
+    """48f428f9's closing: "**Required Setup (manual steps):** 1. Create a GitHub App ... 2. Install the app ...":
+    the steps are the person's to do, which the steps alone do not say."""
+    threads = draft(corpus_session("48f428f9-72d8-40b2-9594-953019809473"), ZoneInfo("UTC")).open_threads
+    assert [t for t in threads if t.startswith("Next")] == [
+        "Next (required setup, manual steps): Create a GitHub App in the `entirehq` organization with Contents: Read "
+        "and write permissions", "Next: Install the app on the `homebrew-tap` repository",
+        "Next: Add these secrets to the `entireio/cli` repository"], threads
+    for agent in AGENTS:
+        assert _closing(agent, "**Manual steps:**\n1. Create the app\n2. Add the secrets") == [
+            "Next (manual steps): Create the app", "Next: Add the secrets"], agent
+        assert _closing(agent, "## Before merging\n- Run the migration on staging") == [
+            "Next (before merging): Run the migration on staging"], agent
+
+
+def test_a_list_closing_the_last_edit_keeps_its_lead_when_the_session_ends_on_an_aside() -> None:
+    for agent in AGENTS:
+        session = _session(agent, Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
+                           Event("assistant", T0, text="Added retry().\n\n**Manual steps:**\n1. Create the app\n"
+                                                       "2. Add the secrets"),
+                           Event("user", T0, text="why retry() and not a loop?"),
+                           Event("assistant", T0, text="A helper keeps the loop in one place."))
+        assert draft(session, ZoneInfo("UTC")).open_threads == [
+            "Next (manual steps): Create the app", "Next: Add the secrets"], agent
+
+
+def test_a_lead_that_only_says_steps_follow_adds_no_words_to_them() -> None:
+    for lead in ("Next steps:", "Remaining:", "**Remaining work**", "Still to do:", "What's left:", "## Next Steps",
+                 "## Remaining (to be addressed)", "TODOs:"):
+        for agent in AGENTS:
+            assert [t.split(": ", 1)[0] for t in _closing(agent, f"{lead}\n- Wire the flag\n- Add a test")] in (
+                [["Next", "Next"], ["Later", "Later"]]), (lead, agent)
 
 
 def test_items_marked_done_in_a_list_of_next_steps_are_no_threads() -> None:

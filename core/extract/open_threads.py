@@ -111,8 +111,11 @@ _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|
 _SHIP_STEP_RE = re.compile(r"^(?:deploy|push|merge|commit|release|publish|tag|open|rebase)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
 DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
-_STEP_KINDS = ("Next:", "Later:")  # the threads of a closing that name steps, not questions or offers
+_STEP_KINDS = ("Next:", "Later:", "Next (", "Later (")  # threads of a closing naming steps, not questions, offers
 _LIST_ITEMS = 4  # of one list: its first items say what it is
+# The words of a lead-in that only say that steps follow ("Next steps:", "Remaining work:"), not what they are for
+_LIST_WORDS = frozenset("next steps step remaining left still needed work todo todos what whats follow ups later "
+                        "future action items addressed pending outstanding open".split())
 # "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
 _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
@@ -192,11 +195,20 @@ def _label(text: str) -> bool:
         bool(_lead_words(text))
 
 
+def _lead_own_words(text: str) -> str:
+    """What a lead-in says its steps are ("**Required Setup (manual steps):**" -> "required setup, manual steps"), ""
+    when it only says that steps follow ("Next steps:", "Remaining:") or is a sentence."""
+    words = re.sub(r"\s*\(([^()]*)\)", r", \1", text)  # "Setup (manual steps)" -> "Setup, manual steps"
+    words = " ".join(re.sub(r"[*_#`]", " ", words).split()).strip(" :,").lower()
+    return words if content_words(words) - _LIST_WORDS and len(words.split()) <= _LABEL_WORDS + 1 else ""
+
+
 def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
     """(thread, the indices of the sentences it says) of the first items of each list a lead-in ("Remaining:",
-    "**What's left**") or heading names as left to do; of a list of checks left to the person, one thread."""
+    "**What's left**") or heading names as left to do, the first with what the lead says they are for ("Next (manual
+    steps): ..."); of a list of checks left to the person, one thread."""
     threads: list[tuple[Thread, set[int]]] = []
-    lead, taken, checks, leads_items = "", 0, 0, False
+    lead, taken, checks, leads_items, about = "", 0, 0, False, ""
     for index, sentence in enumerate(found):
         if not sentence.listed:
             text = sentence.text
@@ -205,6 +217,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
                     _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
                 threads.append((Thread(f"Next: {clause(text)}", True), {index}))
             lead, taken, checks = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0, 0
+            about = _lead_own_words(text) if lead else ""
             continue
         if sentence.nested and not leads_items:
             continue  # a detail of the step above it
@@ -224,8 +237,10 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
             continue
         checks = 0
         if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
+            about = about if lead or taken else _lead_own_words(sentence.heading)
+            head = f"{kind} ({about})" if about and not taken else kind
             taken += 1
-            threads.append((Thread(f"{kind}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), {index}))
+            threads.append((Thread(f"{head}: {clause(sentence.text.rstrip(':'))}", kind == "Next"), {index}))
     return threads
 
 
