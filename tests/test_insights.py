@@ -1047,7 +1047,7 @@ def test_options_laid_out_and_not_picked_are_no_decisions() -> None:
 
 def test_the_option_the_reply_picked_or_agreed_to_stays_a_decision() -> None:
     # "can you do me a full summary of the approach with option 5"; "Option 1 is cleaner ... Want me to ...?" "yes"
-    assert any("Start with Option 5" in line for line in insights(corpus_session(
+    assert any("Start with Option 5. It's conservative" in line for line in insights(corpus_session(
         "63784323-7042-4ab8-82b1-3c0b79467bf9")))
     assert any("Option 1 is cleaner" in line for line in insights(corpus_session(
         "ccc58457-00a5-4a2f-82a9-175e4473c60b")))

@@ -429,7 +429,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
                 and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
-            text = f"{text} {found[index + 1].text}"
+            # a lead on a line of its own ("My recommendation: Start with Option 5") ends there: a stop before the next
+            text = f"{text}{'' if text.endswith(('.', '!', ':', ';', ',')) else '.'} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
             continue
         # it announces what follows: worth keeping as a fact of named code, or a choice named with what it sets aside
