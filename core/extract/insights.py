@@ -157,9 +157,6 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
-# a sentence whose subject is the one before ("That way ...", "It avoids ...", "These test ..."); a verdict ("This is
-# intentional - we ...") says its gist in its own words
-_ANAPHOR_RE = re.compile(r"^(?:(?:that|this) way|it|they|these|those|this|that)\b(?!(?: is|'s)\b)", re.IGNORECASE)
 _BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
 # "Since `cli` imports `strategy`, I'll create a shared package", "To keep the test maintainable, I created two
@@ -392,14 +389,6 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         elif not sentence.nested:
             number += 1
         option = _option(sentence, lead, number)
-        before = found[index - 1] if index else None
-        # "That way we don't need ...": alone, a reader can't tell what "that" is; the sentence before names it
-        if _ANAPHOR_RE.match(text) and before is not None and not (before.listed or sentence.listed) \
-                and before.heading == sentence.heading and before.text.endswith((".", "!")) \
-                and not _LABEL_RE.match(before.text) and not _by_number(before.text) \
-                and len(before.text) + len(text) < 300:
-            aside = _INTERJECTION_RE.sub("", before.text)  # "Wait, I think ...": thinking aloud, no part of it
-            text = f"{aside[:1].upper()}{aside[1:]} {text}"
         # "My recommendation: Go with Option A ...", and the reply: "I like Option C"
         named = {name.lower() for name, _ in _PICK_RE.findall(text) if name}
         if option is not None and option not in picked or asked and _COMPARED_RE.search(text) \
@@ -414,6 +403,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         # properties for better browser compatibility:" names what it sets aside
         if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
             text = text[:-1] + "." if text.endswith(":") else text
+            before = found[index - 1] if index else None
             # ("... instead" names what it sets aside only in the sentence before)
             if (len(text) < 60 or _BARE_INSTEAD_RE.search(text)) and before is not None and not before.listed \
                     and before.heading == sentence.heading:
