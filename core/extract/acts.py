@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.commands import git_steps, paths_in
+from eywa.core.extract.commands import GitStep, git_steps, paths_in, restored
 from eywa.core.extract.facts import changed_paths, matches
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Session
@@ -50,12 +50,13 @@ def _names(paths: list[str]) -> str:
     return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
-def _restored(verb: str, args: str) -> list[str]:
-    """The files a git step puts back as committed: `restore <files>` (not only unstaged), `checkout [--] <files>`."""
-    words = args.split()
-    if verb == "restore" and "--staged" not in words or verb == "checkout" and "--" in words:
-        return paths_in(args.split(" -- ", 1)[-1])
-    named = paths_in(args) if verb == "checkout" and not any(w.startswith("-") for w in words) else []
+def _restored(step: GitStep) -> list[str]:
+    """The files a git step puts back as committed (`restored`), or that `checkout <files>` with no `--` does when each
+    argument reads as a file, not a branch."""
+    if named := restored(step):
+        return named
+    words = step.args.split()
+    named = paths_in(step.args) if step.verb == "checkout" and not any(w.startswith("-") for w in words) else []
     return named if named and all(_PATH_RE.search(name) for name in named) else []
 
 
@@ -95,6 +96,6 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 changed = [] if everything else [path for path in changed
                                                  if not any(matches(path, name) for name in staged)]
                 staged, left = [], []
-            elif (restored := _restored(step.verb, step.args)) and (reason := _reason(before)):
-                found.append((said, f"Reverted {_names(restored)}: {reason}"))
+            elif (put_back := _restored(step)) and (reason := _reason(before)):
+                found.append((said, f"Reverted {_names(put_back)}: {reason}"))
     return found

@@ -228,6 +228,14 @@ def paths_in(args: str) -> list[str]:
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
 
 
+def restored(step: GitStep) -> list[str]:
+    """The files a git step puts back as committed: `restore <files>` (not `--staged` alone), `checkout -- <files>`."""
+    words = step.args.split()
+    if (step.verb == "restore" and "--staged" not in words) or (step.verb == "checkout" and "--" in words):
+        return paths_in(step.args.split(" -- ", 1)[-1])
+    return []
+
+
 # A here-document: the rest of its opening line ("<<'EOF' > notes.md"), its body up to its end word or, stored cut
 # short, to the end
 HEREDOC_RE = re.compile(r"""<<-?\s*['"]?(\w+)['"]?(?P<rest>[^\n]*)\n(?P<body>.*?)(?:\n\s*\1\b|\Z)""", re.DOTALL)

@@ -320,10 +320,8 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     if (step.verb == "stash" and (not words or words[0] in ("push", "save", "-u", "--include-untracked"))) or (
             step.verb == "reset" and "--hard" in words):
         return edited
-    if (step.verb == "restore" and "--staged" not in words) or (step.verb == "checkout" and "--" in words):
-        named = commands.paths_in(step.args.split(" -- ", 1)[-1])
-        return [path for path in edited if any(matches(path, n) for n in named)]
-    return []
+    named = commands.restored(step)
+    return [path for path in edited if any(matches(path, n) for n in named)]
 
 
 def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
