@@ -28,7 +28,8 @@ _NO_REASON_RE = re.compile(r"^(?:(?:now|ok(?:ay)?|good|great|perfect)[,.]?\s+)?(
 _PATH_RE = re.compile(r"/$|\.[A-Za-z]\w{0,5}$")
 # `git add` of every change, or of hunks picked (which files stay out, the command does not say)
 _ALL_RE = re.compile(r"^(?:\.|-A|--all|-u|--update|-p|--patch|-i|--interactive)$")
-_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Za-z]*a[A-Za-z]*|--all)$")  # `git commit -a`, `-am "..."`: every tracked change
+# `git commit -a`, `-am "..."`: every tracked change (`[A-Zb-z]*` up to the first `a`: no backtracking on a long word)
+_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Zb-z]*a[A-Za-z]*|--all)$")
 REASON_WORDS = 30  # words of the reason kept: a line a phone shows on two or three lines
 NAMES_SHOWN = 3  # files named on a line, the rest counted
 
