@@ -765,6 +765,9 @@ def test_a_headlines_long_path_reads_as_its_last_part_and_a_call_as_its_name() -
         "Change output path from `docs/plans/` to `docs/generated/`")
     assert headline_words("Read https://github.com/a/b/c for the `//go:build !unix` tag") == (
         "Read https://github.com/a/b/c for the `//go:build !unix` tag")
+    # a path begins where a word does, not after a `-` inside a URL or a quoted import path
+    assert headline_words("Read https://my-org.dev/a/b/c and `\"github.com/my-org/tool/cmd\"`") == (
+        "Read https://my-org.dev/a/b/c and `\"github.com/my-org/tool/cmd\"`")
     # 34de7f83's quoted import path is the package's name: "`\"id\"`" would say nothing
     assert corpus_headline("34de7f83-0473-45b7-a94f-53aa41b3108c") == (
         'Add import for `"entire.io/cli/cmd/entire/cli/checkpoint/id"`')

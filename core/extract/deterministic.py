@@ -256,8 +256,8 @@ _CLAUSE_OPENERS = frozenset("which that who where while but so".split())
 
 
 # "cmd/entire/cli/stringutil/", "/Work/x/y/PLAN.md": a path (not a URL, "//go:build" or a quoted import path), shortened
-# from three parts
-_PATH_RE = re.compile(r"(?<![\w/.:\"'])/?(?:[\w.@~-]+/)+[\w.@-]*")
+# from three parts; begun only where a word begins (not after the `-` of "my-org/x/y": linear on a run of `-`)
+_PATH_RE = re.compile(r"(?<![\w/.:\"'@~-])/?(?:[\w.@~-]+/)+[\w.@-]*")
 _LONG_PATH_PARTS = 3
 # "`os.MkdirAll(filepath.Dir(rcFile), 0o755)`": a call's arguments in a headline's code span
 _CALL_ARGS_RE = re.compile(r"\((?:[^()`]|\([^()`]*\))+\)")
