@@ -261,6 +261,7 @@ _PATH_RE = re.compile(r"(?<![\w/.:\"'@~-])/?(?:[\w.@~-]+/)+[\w.@-]*")
 _LONG_PATH_PARTS = 3
 # "`os.MkdirAll(filepath.Dir(rcFile), 0o755)`": a call's arguments in a headline's code span
 _CALL_ARGS_RE = re.compile(r"\((?:[^()`]|\([^()`]*\))+\)")
+_CODE_SPAN_RE = re.compile(r"`[^`]+`")
 
 
 def _last_part(path: str) -> str:
@@ -274,10 +275,9 @@ def _short_code(text: str) -> str:
     if "/" in text:
         text = _PATH_RE.sub(lambda m: _last_part(m.group(0)), text)
     if "(" in text and "`" in text:
-        spans = re.findall(r"`[^`]+`", text)
-        short = [_CALL_ARGS_RE.sub("()", span) for span in spans]
-        if len(set(short)) == len(set(spans)):  # "Changed `send(a)` to `send(a, b)`" says its change in the arguments
-            text = re.sub(r"`[^`]+`", lambda m: _CALL_ARGS_RE.sub("()", m.group(0)), text)
+        short = {span: _CALL_ARGS_RE.sub("()", span) for span in _CODE_SPAN_RE.findall(text)}
+        if len(set(short.values())) == len(short):  # "`send(a)` to `send(a, b)`" says the change in them
+            text = _CODE_SPAN_RE.sub(lambda m: short[m.group(0)], text)
     return text
 
 
