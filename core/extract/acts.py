@@ -61,6 +61,11 @@ def _restored(step: GitStep) -> list[str]:
     return named if named and all(_PATH_RE.search(name) for name in named) else []
 
 
+def _not_in(changed: list[str], staged: list[str]) -> list[str]:
+    """The changed files none of the staged names takes."""
+    return [path for path in changed if not any(matches(path, name) for name in staged)]
+
+
 def acted_choices(session: Session) -> list[tuple[int, str]]:
     """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
     agent messages before it (its place in the session)."""
@@ -87,15 +92,13 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 named = paths_in(step.args)
                 everything = not named or any(_ALL_RE.match(word) for word in step.args.split())
                 staged += named
-                left = [] if everything else [path for path in changed
-                                              if not any(matches(path, name) for name in staged)]
+                left = [] if everything else _not_in(changed, staged)
             elif step.verb == "commit":
                 everything = any(_COMMIT_ALL_RE.match(word) for word in step.args.split())
                 if left and not everything and (reason := _reason(before)):
                     found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
                                         f"{reason}"))
-                changed = [] if everything else [path for path in changed
-                                                 if not any(matches(path, name) for name in staged)]
+                changed = [] if everything else _not_in(changed, staged)
                 staged, left = [], []
             elif (put_back := _restored(step)) and (reason := _reason(before)):
                 found.append((said, f"Reverted {_names(put_back)}: {reason}"))
