@@ -196,6 +196,15 @@ def test_edits_a_git_status_lists_as_staged_only_are_left_as_staged_changes_name
     assert threads == ["Left uncommitted on main, staged changes: `cmd/help.go`, `commands/help.go`, `root.go`"]
 
 
+@pytest.mark.parametrize("commit", ["git add a.py && git commit -am 'Fix'", "git add a.py . && git commit -m 'Fix'",
+                                    "git add -A a.py && git commit -m 'Fix'"])
+def test_a_commit_that_takes_every_change_leaves_no_edit_uncommitted(commit: str) -> None:
+    """`-am` takes the tracked changes a named `git add` left out; `.` or `-A` beside a file stages them all."""
+    edits = [ToolCall(path, "Edit", {"file_path": f"/work/widgets/{path}"}) for path in ("a.py", "b.py")]
+    made = ToolCall("c", "Bash", {"command": commit}, output="[main 1a2b3c4] Fix\n 2 files changed")
+    assert not any(t.text.startswith("Uncommitted") for t in session_facts(_shell_session(*edits, made)).threads())
+
+
 def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_between() -> None:
     """setup_test.go was committed by the person: the status lists stanza_test.go only, which is then committed."""
     assert not any(t.startswith("Uncommitted") for t in _facts("c4a6d0ff-2c86-4f56-8509-c4737bcb5768")[0])

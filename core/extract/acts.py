@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.commands import GitStep, git_steps, paths_in, restored
+from eywa.core.extract.commands import GitStep, commits_all, git_steps, paths_in, restored, stages_all
 from eywa.core.extract.facts import changed_paths, matches
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Session
@@ -26,10 +26,8 @@ _NO_REASON_RE = re.compile(r"^(?:(?:now|ok(?:ay)?|good|great|perfect)[,.]?\s+)?(
                            r"(?!.*\b(?:since|because|which|not)\b)|\b(?:pass(?:es|ed)?|green|clean)\.?$", re.IGNORECASE)
 # `strategy/`, `validators_test.go`: a checkout's argument that names files, not a branch (`fix/enable-agent-flag`)
 _PATH_RE = re.compile(r"/$|\.[A-Za-z]\w{0,5}$")
-# `git add` of every change, or of hunks picked (which files stay out, the command does not say)
-_ALL_RE = re.compile(r"^(?:\.|-A|--all|-u|--update|-p|--patch|-i|--interactive)$")
-# `git commit -a`, `-am "..."`: every tracked change (`[A-Zb-z]*` up to the first `a`: no backtracking on a long word)
-_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Zb-z]*a[A-Za-z]*|--all)$")
+# `git add` of every tracked change or of hunks picked: which files stay out, the command does not say
+_UNNAMED = frozenset(("-u", "--update", "-p", "--patch", "-i", "--interactive"))
 REASON_WORDS = 30  # words of the reason kept: a line a phone shows on two or three lines
 NAMES_SHOWN = 3  # files named on a line, the rest counted
 
@@ -90,11 +88,11 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 changed = changed_paths(call.output)
             elif step.verb == "add":
                 named = paths_in(step.args)
-                everything = not named or any(_ALL_RE.match(word) for word in step.args.split())
+                everything = stages_all(step) or not _UNNAMED.isdisjoint(step.args.split())
                 staged += named
                 left = [] if everything else _not_in(changed, staged)
             elif step.verb == "commit":
-                everything = any(_COMMIT_ALL_RE.match(word) for word in step.args.split())
+                everything = commits_all(step)
                 if left and not everything and (reason := _reason(before)):
                     found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
                                         f"{reason}"))

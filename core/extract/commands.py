@@ -22,6 +22,9 @@ _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
 _FILE_OPS_RE = re.compile(r"^(git\s+(?:rm|mv)|rm|mv|cp)\s+(.+)$", re.DOTALL)
 _SUBMODULE_ADD_RE = re.compile(r"^git(?:\s+-C\s+\S+)?\s+submodule\s+add\b")
 _RECURSIVE_RE = re.compile(r"^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--cached)$")
+_ADD_ALL = frozenset((".", "-A", "--all"))  # `git add .`, `git add -A`: every change, whatever else is named
+# `git commit -a`, `-am "..."`, `--all`: every tracked change (`[A-Zb-z]*` up to the first `a`: no backtracking)
+_COMMIT_ALL_RE = re.compile(r"^(?:-[A-Zb-z]*a[A-Za-z]*|--all)$")
 # A command that reads or probes (its failure says what is there, no work left): the first word of its last step
 _PROBES = frozenset("ls cat grep rg find fd head tail less which type command test [ diff cmp wc file stat echo printf "
                     "pwd tree sort uniq xargs jq yq curl wget open realpath readlink du df ps pgrep lsof env printenv "
@@ -226,6 +229,16 @@ def paths_in(args: str) -> list[str]:
     if words is None:
         words = args.split()
     return [w for w in words if not w.startswith("-") and w not in (".", "--")]
+
+
+def stages_all(step: GitStep) -> bool:
+    """Whether a `git add` takes every change: `.`, `-A`, or no file named (`git add -u`)."""
+    return not paths_in(step.args) or not _ADD_ALL.isdisjoint(step.args.split())
+
+
+def commits_all(step: GitStep) -> bool:
+    """Whether a `git commit` takes every tracked change, staged or not (`-a`, `-am "..."`, `--all`)."""
+    return any(_COMMIT_ALL_RE.match(word) for word in step.args.split())
 
 
 def restored(step: GitStep) -> list[str]:

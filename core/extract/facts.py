@@ -598,11 +598,10 @@ def session_facts(session: Session) -> Facts:
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
-                staged += commands.paths_in(step.args) or ["."]
+                staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
             elif step.verb == "commit" and ok:
                 committed = True
-                everything = "-a" in step.args.split() or "--all" in step.args or not staged or any(
-                    s in (".", "-A", "--all", "-u") for s in staged)
+                everything = commands.commits_all(step) or not staged or "." in staged
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
