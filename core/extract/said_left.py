@@ -114,7 +114,7 @@ _HOW_SUBJECT_RE = re.compile(r"^(?:so,?\s+)?how\s+(?:do|would|should|shall|can|c
 # "Two ways to fix the flaky test:", "## Options for the retry policy", "For the warning, three options:": what the
 # options are for
 _LEAD_SUBJECT_RE = re.compile(r"\b(?:options?|ways?|approach(?:es)?|choices?|alternatives?|paths?)\s+(?:(to)|for|on)\s+"
-                              r"(?!(?:this|that|it|these|those|them|you|me)\b)([^:?]{3,}?)\W*$|"
+                              r"(?!(?:this|that|it|these|those|them|you|me)\b)([^:?]{2,}\w|[^:?]{3})\W*$|"
                               r"^(?:for|on|about|regarding|as for)\s+(?!(?:this|that|it|these|those|now)\b)"
                               r"([^,:?]{3,}?),\s",
                               re.IGNORECASE)
