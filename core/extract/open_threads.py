@@ -30,7 +30,7 @@ from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 MAX_THREADS = 8
 _THREAD_CHARS = 240
 
-_NEXT_STEP_RE = re.compile(
+NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
@@ -41,7 +41,7 @@ _NEXT_STEP_RE = re.compile(
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
-_LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
+LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
@@ -289,8 +289,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
-                    not _label(text) and (_LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
-                later = bool(_LATER_RE.search(text))
+                    not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
+                later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
                                       not later and not _LEFT_TO_PERSON_RE.search(text)))
             elif last and (said := caveat(found, index)) is not None:
