@@ -84,8 +84,9 @@ def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> st
     answers (`prompt`: "how would we get that PAT?"), names it."""
     if not _WHICH_RE.search(found[index].text):
         return None
-    first = next((i for i in range(index) if _OPTION_RE.match(found[i].text)), index)
-    options = [m.group(1) for s in found[:index] if (m := _OPTION_RE.match(s.text))]
+    labelled = [(i, m.group(1)) for i in range(index) if (m := _OPTION_RE.match(found[i].text))]
+    first = labelled[0][0] if labelled else index
+    options = [option for _, option in labelled]
     if len(options) < 2:  # the list the question follows: its items are the options
         end = index
         while end and not found[end - 1].listed:
