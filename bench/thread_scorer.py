@@ -70,10 +70,6 @@ class Candidate:
     y: int
 
 
-def _words(text: str) -> set[str]:
-    return hq.content_words(text)
-
-
 def _tool_text(event: Event) -> str:
     return str(event.tool.input) if event.tool is not None else ""
 
@@ -96,7 +92,7 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
             continue
         last = number == len(turns) - 1
         prompt = next((events[i].text for i in range(end, len(events)) if events[i].kind == "user"), "")
-        prompt_words = _words(prompt)
+        prompt_words = hq.content_words(prompt)
         later_tools = " ".join(_tool_text(e) for e in events[messages[-1] + 1:] if e.tool is not None)
         for at in messages if last else messages[-1:]:
             listed = sentences(events[at].text)
@@ -104,7 +100,7 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
                 _tool_text(e) for e in events[at + 1:] if e.tool is not None)
             for index, sentence in enumerate(listed):
                 text = sentence.text
-                words = _words(text)
+                words = hq.content_words(text)
                 if len(words) < 3:
                     continue
                 names = [a or b for a, b in _CODE_RE.findall(text)]
