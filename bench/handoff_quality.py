@@ -82,7 +82,7 @@ def matched_one_to_one(wanted: list[str], items: list[str], threshold: float = S
     return len(used_w)
 
 
-def _label_text(item: dict) -> str:
+def label_text(item: dict) -> str:
     return str(item.get("text") or item.get("evidence") or " ".join(map(str, item.get("match", []))))
 
 
@@ -92,14 +92,14 @@ def _file_found(path: str, listed: list[str]) -> bool:
     return any(p == path or p.endswith("/" + path) or path.endswith("/" + p) for p in paths)
 
 
-_EMPTY = {"headline": "", "status": None, "open_threads": [], "insights": [], "key_files": []}
+EMPTY = {"headline": "", "status": None, "open_threads": [], "insights": [], "key_files": []}
 
 
 def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float, int, int, int, int]:
     """Summed headline F1, statuses right, and open-work detection's true/false positives and misses."""
     f1, status, tp, fp, fn = 0.0, 0, 0, 0, 0
     for label in labels:
-        got = handoffs.get(label["id"], _EMPTY)
+        got = handoffs.get(label["id"], EMPTY)
         f1 += headline_f1(got["headline"], label["headline"])
         status += got["status"] == label["status"]
         said, truth = bool(got["open_threads"]), bool(label["open_threads"])
@@ -115,7 +115,7 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     f1, status, tp, fp, fn = _session_level(labels, handoffs)
     threads = threads_found = decisions = decisions_found = files = files_found = 0
     for label in labels:
-        got = handoffs.get(label["id"], _EMPTY)
+        got = handoffs.get(label["id"], EMPTY)
         for item in label["open_threads"]:
             threads += 1
             threads_found += matched(item["match"], got["open_threads"])
@@ -143,12 +143,12 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
     f1, status, tp, fp, fn = _session_level(labels, handoffs)
     threads = threads_found = decisions = decisions_found = files = files_found = said_items = 0
     for label in labels:
-        got = handoffs.get(label["id"], _EMPTY)
+        got = handoffs.get(label["id"], EMPTY)
         said_items += len(got["open_threads"])
         threads += len(label["open_threads"])
-        threads_found += matched_one_to_one([_label_text(i) for i in label["open_threads"]], got["open_threads"])
+        threads_found += matched_one_to_one([label_text(i) for i in label["open_threads"]], got["open_threads"])
         decisions += len(label["decisions"])
-        decisions_found += matched_one_to_one([_label_text(i) for i in label["decisions"]], got["insights"])
+        decisions_found += matched_one_to_one([label_text(i) for i in label["decisions"]], got["insights"])
         files += len(label["key_files"])
         files_found += sum(_file_found(str(path), got["key_files"]) for path in label["key_files"])
     precision = tp / (tp + fp) if tp + fp else 0.0

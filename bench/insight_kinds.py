@@ -67,7 +67,7 @@ def main() -> int:
         if label["id"] not in paths:  # the agent fixtures' sessions
             continue
         session = corpus_session(paths[label["id"]])
-        wanted = [hq._label_text(item) for item in label["decisions"]]
+        wanted = [hq.label_text(item) for item in label["decisions"]]
         kept = rules.chosen(session)
         lines = [item.line() for item in kept]
         base = hq.matched_one_to_one(wanted, lines)

@@ -37,7 +37,7 @@ import handoff_quality as hq
 
 from eywa.core.extract.caveats import kind_of
 from eywa.core.extract.claude_words import outcome, sentences
-from eywa.core.extract.open_threads import _LATER_RE, _NEXT_STEP_RE
+from eywa.core.extract.open_threads import LATER_RE, NEXT_STEP_RE
 from eywa.core.extract.said_left import clause, labelled_step
 from eywa.core.session import Event, Session
 
@@ -70,10 +70,6 @@ class Candidate:
     y: int
 
 
-def _words(text: str) -> set[str]:
-    return hq.content_words(text)
-
-
 def _tool_text(event: Event) -> str:
     return str(event.tool.input) if event.tool is not None else ""
 
@@ -96,7 +92,7 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
             continue
         last = number == len(turns) - 1
         prompt = next((events[i].text for i in range(end, len(events)) if events[i].kind == "user"), "")
-        prompt_words = _words(prompt)
+        prompt_words = hq.content_words(prompt)
         later_tools = " ".join(_tool_text(e) for e in events[messages[-1] + 1:] if e.tool is not None)
         for at in messages if last else messages[-1:]:
             listed = sentences(events[at].text)
@@ -104,7 +100,7 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
                 _tool_text(e) for e in events[at + 1:] if e.tool is not None)
             for index, sentence in enumerate(listed):
                 text = sentence.text
-                words = _words(text)
+                words = hq.content_words(text)
                 if len(words) < 3:
                     continue
                 names = [a or b for a, b in _CODE_RE.findall(text)]
@@ -123,8 +119,8 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
                     "code_later": float(any(name in later_here for name in names)),
                     "next_prompt": len(words & prompt_words) / len(words) if prompt_words else 0.0,
                     "rule_caveat": float(kind_of(text) is not None),
-                    "rule_next": float(bool(_NEXT_STEP_RE.search(text))),
-                    "rule_later": float(bool(_LATER_RE.search(text))),
+                    "rule_next": float(bool(NEXT_STEP_RE.search(text))),
+                    "rule_later": float(bool(LATER_RE.search(text))),
                     "rule_step": float(labelled_step(text) is not None),
                     "outcome": float(outcome(text) is not None), "intent": float(bool(_INTENT_RE.match(text))),
                     "rule_said": float(any(hq.headline_f1(item, text) >= _THREADS_SAID for item in said)),
@@ -137,7 +133,7 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
 
 def missed(label: dict, said: list[str]) -> list[str]:
     """The session's labelled open threads that no item of its handoff names (F1 >= 0.3)."""
-    return [text for text in map(hq._label_text, label["open_threads"])
+    return [text for text in map(hq.label_text, label["open_threads"])
             if not any(hq.headline_f1(item, text) >= hq.STRICT_F1 for item in said)]
 
 
@@ -234,7 +230,7 @@ def top_figures(labels: list[dict], best: dict[str, tuple[float, str]], threshol
         if prob < threshold:
             continue
         fired += 1
-        wanted = [hq._label_text(i) for i in label["open_threads"]]
+        wanted = [hq.label_text(i) for i in label["open_threads"]]
         n = hq.matched_one_to_one(wanted, [clause(text)])
         hit += n > 0
         named += n
@@ -262,7 +258,7 @@ def _strict_line(name: str, s: dict) -> str:
 
 
 def _wanted(target: str, label: dict, said: list[str]) -> list[str]:
-    return missed(label, said) if target == "missed" else [hq._label_text(i) for i in label["open_threads"]]
+    return missed(label, said) if target == "missed" else [hq.label_text(i) for i in label["open_threads"]]
 
 
 def session_candidates(target: str, labels: list[dict], sessions: dict[str, Session],
@@ -273,7 +269,7 @@ def session_candidates(target: str, labels: list[dict], sessions: dict[str, Sess
     for label in labels:
         if label["id"] not in sessions:
             continue
-        said = handoffs.get(label["id"], hq._EMPTY)["open_threads"]
+        said = handoffs.get(label["id"], hq.EMPTY)["open_threads"]
         for c in candidates(sessions[label["id"]], said, _wanted(target, label, said)):
             if target == "all":
                 c.x[FEATURES.index("rule_said")] = 0.0
@@ -295,7 +291,7 @@ def evaluate(target: str, dev: list[dict], dev_sessions: dict[str, Session], dev
              other: tuple[list[dict], dict[str, Session], dict[str, dict]] | None, show: bool) -> None:
     cands = session_candidates(target, dev, dev_sessions, dev_handoffs)
     x, y = np.array([c.x for c in cands]), np.array([c.y for c in cands])
-    left = {lab["id"]: _wanted(target, lab, dev_handoffs.get(lab["id"], hq._EMPTY)["open_threads"]) for lab in dev}
+    left = {lab["id"]: _wanted(target, lab, dev_handoffs.get(lab["id"], hq.EMPTY)["open_threads"]) for lab in dev}
     reached = sum(any(hq.headline_f1(c.text, text) >= hq.STRICT_F1 for c in cands if c.session == sid)
                   for sid, texts in left.items() for text in texts)
     print(f"== target {target}: dev {len(cands)} candidate sentences, {int(y.sum())} positive; labels wanted "

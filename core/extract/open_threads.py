@@ -30,7 +30,7 @@ from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 MAX_THREADS = 8
 _THREAD_CHARS = 240
 
-_NEXT_STEP_RE = re.compile(
+NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
@@ -41,7 +41,7 @@ _NEXT_STEP_RE = re.compile(
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
-_LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
+LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
@@ -153,14 +153,10 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _question(found: tuple[Sentence, ...], index: int, plan: str = "", prompt: str = "") -> str:
+def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
-    follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)"); "Decide: A or B" when it asks which of
-    the options offered (`prompt`: the user's prompt they answer)."""
+    follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)"); not a choice of options (`open_choice`)."""
     question = found[index].text
-    choice = open_choice(found, index, prompt)
-    if choice is not None:
-        return choice
     asked = _ASKED_TO_RE.match(question)
     if asked is not None and len(_named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
         return "Asked whether to " + clause(asked.group(1))
@@ -278,10 +274,11 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
-                    offer = _OFFER_ASKED_RE.match(text) if open_choice(found, index) is None else None
+                    choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
+                    offer = _OFFER_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
-                    threads.append(Thread("Offered: " + clause(offer.group(1)) if offer is not None
-                                          else _question(found, index, plan, prompt), True))
+                    threads.append(Thread(choice if choice is not None else "Offered: " + clause(offer.group(1))
+                                          if offer is not None else _question(found, index, plan), True))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
             elif last and (step := labelled_step(text)) is not None:
@@ -289,8 +286,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
-                    not _label(text) and (_LATER_RE.search(text) or _NEXT_STEP_RE.search(text)):
-                later = bool(_LATER_RE.search(text))
+                    not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
+                later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
                                       not later and not _LEFT_TO_PERSON_RE.search(text)))
             elif last and (said := caveat(found, index)) is not None:

@@ -84,8 +84,9 @@ def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> st
     answers (`prompt`: "how would we get that PAT?"), names it."""
     if not _WHICH_RE.search(found[index].text):
         return None
-    first = next((i for i in range(index) if _OPTION_RE.match(found[i].text)), index)
-    options = [m.group(1) for s in found[:index] if (m := _OPTION_RE.match(s.text))]
+    labelled = [(i, m.group(1)) for i in range(index) if (m := _OPTION_RE.match(found[i].text))]
+    first = labelled[0][0] if labelled else index
+    options = [option for _, option in labelled]
     if len(options) < 2:  # the list the question follows: its items are the options
         end = index
         while end and not found[end - 1].listed:
@@ -105,14 +106,16 @@ def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> st
 # "Which wording do you prefer for the multi-session warning?" -> "the wording for the multi-session warning"
 _WHICH_SUBJECT_RE = re.compile(r"^(?:so,?\s+|and\s+)?(?:which|what)\s+(?!(?:do|would|should|shall|will|could|can)\b)"
                                r"([\w-]+(?: [\w-]+)?)\s+(?:do|would|should|shall|will|could|can)\s+(?:you|we|i)\b"
-                               r"[^?]*?(?:\s(for|of|on|in|to|with)\s([^?]+))?\s*\?$", re.IGNORECASE)
+                               r"(?=[^?]*\?$)", re.IGNORECASE)
+# what follows it: "... for the multi-session warning?" (searched apart: one lazy pattern backtracks on a long line)
+_FOR_WHAT_RE = re.compile(r"\s(for|of|on|in|to|with)\s([^?]+)", re.IGNORECASE)
 # "How should we store the token?", "how would we get that PAT?" -> "how to store the token"
 _HOW_SUBJECT_RE = re.compile(r"^(?:so,?\s+)?how\s+(?:do|would|should|shall|can|could)\s+(?:you|we|i)\s+"
-                             r"(?:(?:like|want)\s+(?:me\s+|us\s+)?)?(?:to\s+)?([^?]+?)\s*\?$", re.IGNORECASE)
+                             r"(?:(?:like|want)\s+(?:me\s+|us\s+)?)?(?:to\s+)?([^?]*[^?\s]|[^?])\s*\?$", re.IGNORECASE)
 # "Two ways to fix the flaky test:", "## Options for the retry policy", "For the warning, three options:": what the
 # options are for
 _LEAD_SUBJECT_RE = re.compile(r"\b(?:options?|ways?|approach(?:es)?|choices?|alternatives?|paths?)\s+(?:(to)|for|on)\s+"
-                              r"(?!(?:this|that|it|these|those|them|you|me)\b)([^:?]{3,}?)\W*$|"
+                              r"(?!(?:this|that|it|these|those|them|you|me)\b)([^:?]{2,}\w|[^:?]{3})\W*$|"
                               r"^(?:for|on|about|regarding|as for)\s+(?!(?:this|that|it|these|those|now)\b)"
                               r"([^,:?]{3,}?),\s",
                               re.IGNORECASE)
@@ -129,8 +132,9 @@ def _asked_subject(question: str) -> str:
     """"Which wording do you prefer for the multi-session warning?" -> "the wording for the multi-session warning",
     "How should we store the token?" -> "how to store the token"; "" for another sentence."""
     if (which := _WHICH_SUBJECT_RE.match(question)) is not None:
-        noun, preposition, rest = which.groups()
-        return f"the {noun} {preposition} {rest}" if rest else f"the {noun}"
+        noun = which.group(1)
+        rest = _FOR_WHAT_RE.search(question, which.end())
+        return f"the {noun} {rest.group(1)} {rest.group(2)}" if rest is not None else f"the {noun}"
     how = _HOW_SUBJECT_RE.match(question)
     return f"how to {how.group(1)}" if how is not None else ""
 
