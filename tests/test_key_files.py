@@ -150,7 +150,7 @@ def test_the_files_a_session_read_again_come_after_its_changes_at_most_a_few() -
 def test_a_file_the_person_named_and_the_session_read_is_a_key_file_beside_few_changes() -> None:
     # cab865ac: "Can you check if the tests cmd/.../setup_claude_hooks_test.go are now not duplicated?", read once
     handoff = draft(corpus_session("cab865ac-8278-406e-b5c2-c73d24d7f9ad"), ZoneInfo("UTC"))
-    assert handoff.key_files[-1] == "`cmd/entire/cli/integration_test/setup_claude_hooks_test.go` (read)"
+    assert handoff.key_files[2] == "`cmd/entire/cli/integration_test/setup_claude_hooks_test.go` (read)"
 
 
 def test_a_file_the_person_named_is_no_key_file_beside_more_changes() -> None:
@@ -164,9 +164,20 @@ def test_a_file_the_person_named_is_no_key_file_beside_more_changes() -> None:
     assert read_of(named) == []
 
 
-def test_files_read_once_and_never_named_are_no_key_files() -> None:
-    # 87a7858d reads four files once each, to write one test, and names none of them after
-    assert read_of(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041")) == []
+def test_beside_few_changes_the_files_read_once_are_key_files_after_the_signed_ones() -> None:
+    # 87a7858d reads four files once each, to write one test, and names none of them after: they are what it studied
+    assert read_of(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041")) == [
+        "cmd/entire/cli/hooks_claudecode_handlers.go", "cmd/entire/cli/hooks_test.go",
+        "cmd/entire/cli/integration_test/testenv.go", "cmd/entire/cli/integration_test/hooks.go"]
+    signed = session_of([("Read", {"file_path": "/r/a.go"}), *[("Read", {"file_path": "/r/b.go"})] * 2,
+                         ("Edit", {"file_path": "/r/c.go"})])
+    assert read_of(signed) == ["b.go", "a.go"]
+
+
+def test_files_read_once_and_never_named_are_no_key_files_beside_more_changes() -> None:
+    # ea0a65af changes three files and reads six others once, naming none of them: its changes are its work
+    session = corpus_session("ea0a65af-b639-46be-b158-dc1a4c599799")
+    assert len({path for path, _ in changed_files(session)}) > 2 and read_of(session) == []
 
 
 def test_reads_outside_the_project_scratch_secrets_and_images_are_no_key_files() -> None:
@@ -197,7 +208,7 @@ def test_read_files_take_only_the_places_the_changes_leave() -> None:
 def test_the_code_a_changed_test_tests_is_read_by_its_name_in_each_language(test: str, code: str) -> None:
     other = code.replace("x", "y").replace("X", "Y")
     session = session_of([("Read", {"file_path": f"/r/{code}"}), ("Read", {"file_path": f"/r/{other}"}),
-                          ("Edit", {"file_path": f"/r/{test}"})])
+                          *[("Edit", {"file_path": f"/r/{path}"}) for path in (test, "a.cfg", "b.cfg")]])
     assert read_of(session) == [code]
 
 
@@ -226,7 +237,8 @@ def test_a_windows_file_read_outside_the_project_is_no_key_file() -> None:
 
 def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_the_others_mentions() -> None:
     """`src/a/index.ts` named twice does not make `src/b/index.ts`, read once, a key file."""
-    session = session_of([("Edit", {"file_path": "/r/src/c.ts"}), ("Read", {"file_path": "/r/src/a/index.ts"}),
+    session = session_of([*[("Edit", {"file_path": f"/r/src/{name}.ts"}) for name in "cde"],
+                          ("Read", {"file_path": "/r/src/a/index.ts"}),
                           ("Read", {"file_path": "/r/src/b/index.ts"})])
     session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
     assert read_of(session) == ["src/a/index.ts"]

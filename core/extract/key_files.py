@@ -2,7 +2,7 @@
 its subagents (their own transcripts, or what a run reports it wrote when its transcript is not kept). Scratch files
 (a temporary folder, the agent's own plans and transcripts) are not the work. Beside a few changes: the files the
 session read that the work turned on (read again, named in its plan or its last reports, the code a changed test
-tests, beside one or two changes a file the person named)."""
+tests, beside one or two changes a file the person named, then any file it read)."""
 
 from __future__ import annotations
 
@@ -99,8 +99,8 @@ def _kind(path: str) -> int:
 def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     """The files the session read but did not change that its work turned on, best first: read again, named in its plan,
     in its last reports or twice in its words, the code a changed test tests, or, beside `FEW_CHANGES`, named by the
-    person (the more of these, the better). Only the project's: inside the session's folder or a folder it changed
-    files in. `changes`: its `changed_files`."""
+    person (the more of these, the better); beside `FEW_CHANGES` any file read, after those, the most read first. Only
+    the project's: inside the session's folder or a folder it changed files in. `changes`: its `changed_files`."""
     changed = {path for path, _ in changes}
     reads: Counter[str] = Counter()
     for call in session.tool_calls:
@@ -113,8 +113,9 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     texts = [event.text for event in session.events if event.kind == "assistant" and event.text]
     said, plans = [_names(text) for text in texts], _plans(session)
     planned = set().union(*map(_names, plans))
+    few = len(changed) <= FEW_CHANGES
     # the files the person pointed the session at, a sign only beside few changes
-    asks = session.user_texts if len(changed) <= FEW_CHANGES else []
+    asks = session.user_texts if few else []
     asked = set().union(*map(_names, asks))
     names = Counter(map(_base, reads))
     # names several files read share, of which the words name one by its path (`src/a/index.ts`)
@@ -133,7 +134,7 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
             named, in_plan, pointed = [name in words for words in said], name in planned, name in asked
         signs = (count > 1, any(named[-LAST_REPORTS:]), in_plan, sum(named) > 1,
                  _kind(path) == 0 and _tested(path) in tested, pointed)
-        if any(signs):
+        if any(signs) or few:  # beside few changes what the session studied is its work: any file read, signed first
             scored.append((-sum(signs), -count, rank, path))
     return [path for *_, path in sorted(scored)]
 
