@@ -21,8 +21,8 @@ _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|
                            re.IGNORECASE)
 # "we should update ... to also have a check mark in front", "the test should check ...", "I'd like all those
 # assertions replaced ...", "let's only add replace then for now", "first commit ..., then proceed ...": what the work
-# should be, or in what order; a prompt's sentence that corrects the work (`_DIRECTION_RE`) says it first
-_WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i would like|let's (?:only|also)|"
+# should be, or in what order ("let's also add ..." is a follow-up); a sentence that corrects the work says it first
+_WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i would like|let's only|"
                         r"first\b[^.?]*, then)\b", re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")

@@ -193,6 +193,10 @@ _ASKS_CHOICE_RE = re.compile(r"\b(?:which|prefer|want me to|should (?:i|we)|woul
 # "yes", "go ahead", "sounds good": the person took what the message recommended
 _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:it|that)|agreed|perfect|great)\b",
                               re.IGNORECASE)
+# "Critical Findings (P1) - Should Fix Before Merge", "Issues Found", "Nice-to-Have": a review's list of what it found,
+# each with the fix it proposes ("**Fix:** Extract helper function `GroupCleanupItems()`.")
+_REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
+                                re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -446,6 +450,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
+        if choice_label and _REVIEW_HEADING_RE.search(sentence.heading):  # a review's fix proposed, not one chosen
+            continue
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
         done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
