@@ -25,7 +25,7 @@ from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
-from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
@@ -585,14 +585,16 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
 
 
 def user_choices(session: Session) -> list[tuple[int, Insight]]:
-    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out
-    and the options the user picked when asked (core/extract/user_choices.py), ranked as the user's directions, with
-    their places in the session."""
+    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out,
+    the options the user picked when asked and the tool calls the user refused saying what to do instead
+    (core/extract/user_choices.py), ranked as the user's directions, with their places in the session; a refusal
+    names what it refused in its own words, no topic before it."""
     found = [*((said, f"{text}.") for said, text in declined_offers(session)),
              *((said, f"Per the review: {text}.") for said, text in review_fixes(session)),
              *((said, f"{text}.") for said, text in answered_questions(session))]
-    return [(said, Insight("Decision", code if preference >= 2 else "", text, USER))
-            for said, text in found for preference, code in [_code_topic(text)]]
+    return [*((said, Insight("Decision", code if preference >= 2 else "", text, USER))
+              for said, text in found for preference, code in [_code_topic(text)]),
+            *((said, Insight("Decision", "", f"{text}.", USER)) for said, text in refusals(session))]
 
 
 RESTATED_WORDS = 3
@@ -616,9 +618,10 @@ def _by_number(text: str) -> bool:
     if not _NUMBERED_RE.search(text):
         return False
     return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
-def _words(text: str) -> set[str]:
-    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too."""
-    return content_words(text, stopwords=frozenset())
+def _words(text: str, ascribed: bool = False) -> set[str]:
+    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
+    that ascribe a choice to the user (`ascribed`)."""
+    return content_words(_ASCRIBED_RE.sub("", text) if ascribed else text, stopwords=frozenset())
 
 
 def _named(words: set[str]) -> set[str]:
@@ -925,14 +928,21 @@ def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
 _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 
 
+# "At the user's request: ", "At the user's word, instead of `git merge origin/main`: ": words every such line shares
+_ASCRIBED_RE = re.compile(r"^At the user's (?:request|word)\b[^:]*:\s*")
+
+
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
-    names the same code and says what was done, not what was wrong: no repeat."""
+    names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
+    without the words that ascribe them ("At the user's ...") to the user."""
     words = _words(item.text)
-    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept
-           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
+    if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
+           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))
+           for ascribed in [bool(_ASCRIBED_RE.match(item.text) and _ASCRIBED_RE.match(k.text))]
+           for mine in [_words(item.text, ascribed)]):
         return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
