@@ -795,6 +795,8 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
 
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
+# "- Add deprecated LastTranscriptLineCount field to PrePromptState with old\n  JSON tag, ...": an item wrapped at 72
+_WRAPPED_RE = re.compile(r"\n[ \t]+(?=[^\s*+\d-])")
 COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
 MIN_REASON_WORDS = 6
 
@@ -804,7 +806,7 @@ def commit_reasons(session: Session) -> list[Insight]:
     result: list[Insight] = []
     for body in commit_bodies(session):
         prose = "\n".join(line for line in body.splitlines() if not _TRAILER_RE.match(line))
-        for sentence in sentences(prose):
+        for sentence in sentences(_WRAPPED_RE.sub(" ", prose)):
             text = sentence.text
             # "settings/settings.go (the dedicated package)": an item of a list of what changed, no reason
             if 40 <= len(text) <= 300 and len(text.split()) >= MIN_REASON_WORDS and not text.endswith((":", "…")):
