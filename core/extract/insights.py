@@ -197,6 +197,7 @@ _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:i
 # each with the fix it proposes ("**Fix:** Extract helper function `GroupCleanupItems()`.")
 _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
                                 re.IGNORECASE)
+_PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -450,8 +451,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
-        if choice_label and _REVIEW_HEADING_RE.search(sentence.heading):  # a review's fix proposed, not one chosen
-            continue
+        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading):
+            continue  # a review's fix proposed, not one chosen
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
         done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
