@@ -150,7 +150,9 @@ def answered_questions(session: Session) -> list[tuple[int, str]]:
 # the user takes over or reports what they did; "main is clean": a fact, no direction
 _NOT_DIRECTED_RE = re.compile(r"^(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b\W*)*(?:i|i'll|i'm|i've)\b|"
                               r"^\w+ (?:is|are|was|were)\b|^(?:that|it|this)'s\b", re.IGNORECASE)
-_ASKING_RE = re.compile(r"^(?:is|are|do|does|can|could|should|would|will|why|what|how|where|which)\b", re.IGNORECASE)
+# "is there other way than using HOMEBREW_TAP_GITHUB_TOKEN, something like ...": a question without its mark
+_ASKING_RE = re.compile(r"^(?:is|are|do(?! not\b)|does|can|could|should|would|will|why|what|how|where|which)\b",
+                        re.IGNORECASE)
 _LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|oh|hmm+|huh|no|nope|please|actually|wait)\W+)+", re.IGNORECASE)
 MAX_NAMED = 60  # characters of a refused command named
 
