@@ -25,6 +25,7 @@ from eywa.core.extract.insights import (
     changes_in,
     chosen,
     closing_lines,
+    commit_reasons,
     insights,
     insights_in,
     steps_on_findings,
@@ -1083,3 +1084,29 @@ def test_an_option_laid_out_is_kept_only_when_the_reply_picks_it() -> None:
     assert insights_in(sentences(text), "why not both?") == []
     assert [item.text for item in insights_in(sentences(text), "go with 2")] == [
         "Cache the result - avoids the lookup on every request, since the registry never changes"]
+
+
+def test_a_fix_a_reviews_findings_propose_is_no_decision_made() -> None:
+    # 847ff7d2: "### Important Findings (P2) - Should Fix ... **Fix:** Extract helper function `GroupCleanupItems()`."
+    found = texts("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")
+    assert not any("GroupCleanupItems" in line or line.startswith("Pre-compute checkpoint path") for line in found)
+    assert "Since this is a Go CLI project, I'll skip the Rails-specific reviewers and focus on the relevant ones." in (
+        found)
+    # under a heading that is no review's, the fix labelled is the choice
+    fix = "**Fix:** Use a mutex around the cache instead of a channel, since reads dominate."
+    assert lines_of(f"### Approach\n\n{fix}") == [
+        "**Decision** -- Use a mutex around the cache instead of a channel, since reads dominate."]
+    assert lines_of(f"### Important Findings (P2) - Should Fix\n\n{fix}") == []
+
+
+def test_a_commit_bodys_item_wrapped_at_72_columns_is_one_line() -> None:
+    # 030e1e67: "- Add deprecated LastTranscriptLineCount field to PrePromptState with old\n  JSON tag, plus ..."
+    found = texts("030e1e67-6bf0-492d-8bd3-cc3383ec93ab")
+    assert ("Add deprecated LastTranscriptLineCount field to PrePromptState with old JSON tag, plus "
+            "normalizePrePromptState() migration called on load") in found
+    assert not any(line.startswith("JSON tag") for line in found)
+    command = ("git commit -m \"$(cat <<'EOF'\nUse a bounded retry\n\n- Retry the upload three times with backoff\n"
+               "- Keep the old timeout of thirty seconds for reads\nEOF\n)\"")
+    session = Session("s", cwd="/r", events=[Event("tool", None, tool=ToolCall("c", "Bash", {"command": command}))])
+    assert [item.text for item in commit_reasons(session)] == [
+        "Retry the upload three times with backoff", "Keep the old timeout of thirty seconds for reads"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import insights
-from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
 from eywa.core.session import Event, Session, ToolCall
 
 from .test_extractor import corpus_session
@@ -135,3 +135,52 @@ def test_the_next_step_picked_or_a_question_never_answered_is_no_choice() -> Non
     assert answered_questions(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9")) == []
     # cb2e607c: the tool was not available, no answer came
     assert answered_questions(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a")) == []
+
+
+def test_a_prompt_saying_what_the_work_should_be_carried_out_is_the_users_choice() -> None:
+    # ccc58457, 3ae3ab59, a7da6a22: "we should ...", "the test should ...", "first commit ..., then proceed ..."
+    assert [text for _, text in directions(corpus_session("ccc58457-00a5-4a2f-82a9-175e4473c60b"))] == [
+        "we should update \"Created orphan branch 'entire/sessions' for session metadata\" to also have a check mark "
+        "in front"]
+    assert [text for _, text in directions(corpus_session("3ae3ab59-52bc-413d-ad30-02b165c91785"))] == [
+        "the test should check the content of CLIVersion is the same as used while compiling the binary"]
+    assert ("At the user's request: first commit the changes related to the previous task, adding support for tar, "
+            "then proceed with this new plan (reporting archive errors).") in _lines(
+        "a7da6a22-facc-4fcd-8bab-f83c87862004")
+    # 569aed7b: "I'd like to change this so it's more interactive. If there is a settings.json already we ask ...
+    # instead": the sentence that corrects the work is said, not the wish before it
+    assert [text for _, text in directions(corpus_session("569aed7b-6ead-4790-a3fe-c7028466112c"))][-1] == (
+        "If there is a settings.json already we ask if it should be updated, or if local settings should be used "
+        "instead")
+    # a wish no edit carried out, or asked as a question, is no choice
+    assert directions(_session("we should retry on 503 as well", edit=False)) == []
+    assert directions(_session("should we retry on 503 as well?")) == []
+
+
+def test_a_tool_call_refused_with_what_to_do_instead_is_the_users_choice() -> None:
+    # 2956cee6: `git merge origin/main` refused, "merge from origin alex/ent-221-..."; cf564e14: the license's holder
+    assert refusals(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c")) == [
+        (3, "At the user's word, instead of `git merge origin/main`: merge from origin "
+            "alex/ent-221-better-state-tracking-for-sessions")]
+    assert "At the user's word, instead of the edit to `LICENSE`: Entire Inc." in _lines(
+        "cf564e14-9b07-42ad-8d9a-4faa1b79a0ed")
+    # 70c88cff: the refusal ("let's cut a branch first") and a later direction ("let's do the hint if it's small")
+    # share only the words that ascribe them to the user: both stay
+    lines = _lines("70c88cff-cb35-404f-a974-2a08bab4e4bc")
+    assert "At the user's word, instead of the edit to `explain.go`: let's cut a branch first." in lines
+    assert "At the user's request: let's do the hint if it's small." in lines
+
+
+def test_a_refusal_taking_over_asking_or_stating_a_fact_is_no_choice() -> None:
+    # 34b1e2a4: "i'll take it from here", "really? Can't we ...?"; 0a76fbfe: "main is clean"
+    assert refusals(corpus_session("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")) == []
+    assert refusals(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8")) == []
+    refused = ToolCall("r", "Bash", {"command": "git stash"}, is_error=True, rejected=True,
+                       error="The user doesn't want to proceed with this tool use. The tool use was rejected. To tell "
+                             "you how to proceed, the user said:\ndo not stash anything, read the files you need")
+    read = Event("tool", None, tool=ToolCall("g", "Read", {"file_path": "/r/a.go"}))
+    events = [Event("user", None, text="Fix the hook"), Event("tool", None, tool=refused)]
+    assert refusals(Session("s", cwd="/r", events=[*events, read])) == [
+        (0, "At the user's word, instead of `git stash`: do not stash anything, read the files you need")]
+    # the session did not go on from it: a prompt came first
+    assert refusals(Session("s", cwd="/r", events=[*events, Event("user", None, text="stop"), read])) == []

@@ -19,6 +19,11 @@ _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|
                            r"let's (?:adjust|change|make|switch|rename|replace) (?:this|it|that|them|both)(?: \S+){3}|"
                            r"(?:,|\band|\bbut) not|the \w+ (?:is|was|are) (?:right\b(?! now)|correct))\b",
                            re.IGNORECASE)
+# "we should update ... to also have a check mark in front", "the test should check ...", "I'd like all those
+# assertions replaced ...", "let's only add replace then for now", "first commit ..., then proceed ...": what the work
+# should be, or in what order ("let's also add ..." is a follow-up); a sentence that corrects the work says it first
+_WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i would like|let's only|"
+                        r"first\b[^.?]*, then)\b", re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")
 # ("oh, I didn't find those links helpful, can you please replace them ...?": the clause before it its reason)
@@ -118,11 +123,13 @@ def directions(session: Session) -> list[tuple[int, str]]:
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
             asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
-                not (asked or _DIRECTION_RE.search(text)) or _APPROVAL_RE.search(text):
+                not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
         if not carried_out(events, index):
             continue
-        text = text if asked else next(part for part in _PROMPT_SENTENCE_RE.split(text) if _DIRECTION_RE.search(part))
+        parts = _PROMPT_SENTENCE_RE.split(text)
+        text = text if asked else next((part for part in parts if _DIRECTION_RE.search(part)), None) \
+            or next(part for part in parts if _WANTED_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
         text = cut_at_clause(text, MAX_DIRECTION).rstrip(" .,;:?")
         picked = _OPTION_RE.search(text)

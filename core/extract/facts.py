@@ -29,7 +29,7 @@ from eywa.core.sources.comments import written
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
-_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -583,7 +583,7 @@ def session_facts(session: Session) -> Facts:
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if isinstance(command, str) and call.rejected:
-            said = _STOPPED_RE.search(call.error)
+            said = STOPPED_RE.search(call.error)
             facts.stopped |= {check.command: clause(said.group(1), 16) for check in commands.checks(command)
                               if said and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:

@@ -25,7 +25,7 @@ from eywa.core.extract.directions import PLAN_PROMPT, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
-from eywa.core.extract.user_choices import answered_questions, declined_offers, review_fixes
+from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
@@ -193,6 +193,11 @@ _ASKS_CHOICE_RE = re.compile(r"\b(?:which|prefer|want me to|should (?:i|we)|woul
 # "yes", "go ahead", "sounds good": the person took what the message recommended
 _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:it|that)|agreed|perfect|great)\b",
                               re.IGNORECASE)
+# "Critical Findings (P1) - Should Fix Before Merge", "Issues Found", "Nice-to-Have": a review's list of what it found,
+# each with the fix it proposes ("**Fix:** Extract helper function `GroupCleanupItems()`.")
+_REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
+                                re.IGNORECASE)
+_PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -446,6 +451,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
+        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading):
+            continue  # a review's fix proposed, not one chosen
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
         done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
@@ -579,14 +586,16 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
 
 
 def user_choices(session: Session) -> list[tuple[int, Insight]]:
-    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out
-    and the options the user picked when asked (core/extract/user_choices.py), ranked as the user's directions, with
-    their places in the session."""
+    """The agent's offers the user declined, the fixes of the review comments the user pasted that an edit carried out,
+    the options the user picked when asked and the tool calls the user refused saying what to do instead
+    (core/extract/user_choices.py), ranked as the user's directions, with their places in the session; a refusal
+    names what it refused in its own words, no topic before it."""
     found = [*((said, f"{text}.") for said, text in declined_offers(session)),
              *((said, f"Per the review: {text}.") for said, text in review_fixes(session)),
              *((said, f"{text}.") for said, text in answered_questions(session))]
-    return [(said, Insight("Decision", code if preference >= 2 else "", text, USER))
-            for said, text in found for preference, code in [_code_topic(text)]]
+    return [*((said, Insight("Decision", code if preference >= 2 else "", text, USER))
+              for said, text in found for preference, code in [_code_topic(text)]),
+            *((said, Insight("Decision", "", f"{text}.", USER)) for said, text in refusals(session))]
 
 
 RESTATED_WORDS = 3
@@ -610,9 +619,10 @@ def _by_number(text: str) -> bool:
     if not _NUMBERED_RE.search(text):
         return False
     return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
-def _words(text: str) -> set[str]:
-    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too."""
-    return content_words(text, stopwords=frozenset())
+def _words(text: str, ascribed: bool = False) -> set[str]:
+    """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
+    that ascribe a choice to the user (`ascribed`)."""
+    return content_words(_ASCRIBED_RE.sub("", text) if ascribed else text, stopwords=frozenset())
 
 
 def _named(words: set[str]) -> set[str]:
@@ -786,6 +796,8 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
 
 # "Co-Authored-By: ...", "Generated with [Claude Code](...)": a commit message's trailers, not its reasons
 _TRAILER_RE = re.compile(r"^\W*(?:[\w-]+-by:|generated with\b)", re.IGNORECASE | re.MULTILINE)
+# "- Add deprecated LastTranscriptLineCount field to PrePromptState with old\n  JSON tag, ...": an item wrapped at 72
+_WRAPPED_RE = re.compile(r"\n[ \t]+(?=[^\s*+\d-])")
 COMMIT_STRENGTH = 0  # ranked with the weakest choices stated in a message, before the changes reported
 MIN_REASON_WORDS = 6
 
@@ -795,7 +807,7 @@ def commit_reasons(session: Session) -> list[Insight]:
     result: list[Insight] = []
     for body in commit_bodies(session):
         prose = "\n".join(line for line in body.splitlines() if not _TRAILER_RE.match(line))
-        for sentence in sentences(prose):
+        for sentence in sentences(_WRAPPED_RE.sub(" ", prose)):
             text = sentence.text
             # "settings/settings.go (the dedicated package)": an item of a list of what changed, no reason
             if 40 <= len(text) <= 300 and len(text.split()) >= MIN_REASON_WORDS and not text.endswith((":", "…")):
@@ -919,14 +931,21 @@ def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:
 _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The fix is to add ...": the choice
 
 
+# "At the user's request: ", "At the user's word, instead of `git merge origin/main`: ": words every such line shares
+_ASCRIBED_RE = re.compile(r"^At the user's (?:request|word)\b[^:]*:\s*")
+
+
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
-    names the same code and says what was done, not what was wrong: no repeat."""
+    names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
+    without the words that ascribe them ("At the user's ...") to the user."""
     words = _words(item.text)
-    if any(len(words & (other := _words(k.text))) >= REPEAT_SHARE * min(len(words), len(other)) for k in kept
-           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))):
+    if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
+           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))
+           for ascribed in [bool(_ASCRIBED_RE.match(item.text) and _ASCRIBED_RE.match(k.text))]
+           for mine in [_words(item.text, ascribed)]):
         return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
+from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.said_left import ASK_PREFIX
-from eywa.core.session import Session
+from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
 # "consider removing these fields", "Consider using context.WithTimeout", "please either (a) ...": a reviewer's fix
@@ -142,4 +143,51 @@ def answered_questions(session: Session) -> list[tuple[int, str]]:
                 lowered = reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
                 text = cut_at_clause(f"{text}: {lowered}", MAX_CHOICE, (". ", "; ", ", "), len(text))
             result.append((said, text.rstrip(" .,;:-–—") if len(text) <= MAX_CHOICE else _cut(text)))
+    return result
+
+
+# "i'll take it from here", "I tried to run gc from the main worktree", "OH I think the test is failing due to ...":
+# the user takes over or reports what they did; "main is clean": a fact, no direction
+_NOT_DIRECTED_RE = re.compile(r"^(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b\W*)*(?:i|i'll|i'm|i've)\b|"
+                              r"^\w+ (?:is|are|was|were)\b|^(?:that|it|this)'s\b", re.IGNORECASE)
+# "is there other way than using HOMEBREW_TAP_GITHUB_TOKEN, something like ...": a question without its mark
+_ASKING_RE = re.compile(r"^(?:is|are|do(?! not\b)|does|can|could|should|would|will|why|what|how|where|which)\b",
+                        re.IGNORECASE)
+_LEAD_WORDS_RE = re.compile(r"^(?:(?:ok(?:ay)?|oh|hmm+|huh|no|nope|please|actually|wait)\W+)+", re.IGNORECASE)
+MAX_NAMED = 60  # characters of a refused command named
+
+
+def _refused(call: ToolCall) -> str:
+    """What the refused call would have done, in a few words: the command, the file it would have written, the plan."""
+    if call.name == "ExitPlanMode":
+        return "the plan as proposed"
+    if call.name in WRITE_TOOLS:
+        return f"the edit to `{str(call.input.get('file_path', '')).rsplit('/', 1)[-1]}`"
+    command = " ".join(str(call.input.get("command", "")).split())
+    return f"`{cut_at_clause(command, MAX_NAMED, (' && ', '; ', ' | '), 10)}`" if command else call.name
+
+
+def refusals(session: Session) -> list[tuple[int, str]]:
+    """The tool calls the user refused with a word of what to do instead ("the user said: merge from origin
+    alex/ent-221-better-state-tracking-for-sessions", "Entire Inc." for a license's holder) that the session then went
+    on from (its next tool call went through before any prompt): a correction of the work in the user's words, with
+    the number of agent messages before it. Not a question, not the user taking over ("i'll take it from here") or
+    stating a fact ("main is clean")."""
+    result: list[tuple[int, str]] = []
+    said = 0
+    events = session.events
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+        call = event.tool
+        if call is None or not call.rejected or not (stopped := STOPPED_RE.search(call.error)):
+            continue
+        words = _LEAD_WORDS_RE.sub("", " ".join(stopped.group(1).split()))
+        if not words or "?" in words or _ASKING_RE.match(words) or _NOT_DIRECTED_RE.match(words):
+            continue
+        after = next((e for e in events[index + 1:] if e.tool is not None or e.kind == "user" and e.text), None)
+        if after is None or after.tool is None or after.tool.rejected:
+            continue
+        first = re.split(r"(?<=[.!])\s+", words, maxsplit=1)[0]  # its first sentence: what to do instead
+        result.append((said, f"At the user's word, instead of {_refused(call)}: {_cut(first)}"))
     return result
