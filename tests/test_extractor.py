@@ -445,6 +445,17 @@ def test_commit_subjects_naming_no_work_are_passed_over(session_id: str, achieve
     assert corpus_closing(session_id).startswith(achieved)
 
 
+def test_of_several_commits_the_one_naming_the_main_work_is_the_headline() -> None:
+    # a7da6a22 first commits the pending docs ("docs: reorganize documentation ..."), then the tar support the session
+    # was about; the second's words recur across the session
+    assert corpus_headline("a7da6a22-facc-4fcd-8bab-f83c87862004").startswith("feat: add support for tar archives")
+    # c010174c opened a PR: its title names the whole, ahead of any one of its commits
+    assert corpus_headline("c010174c-a7cd-4bcc-b7d4-61258d6c463f") == \
+        "fix: Gemini checkpointing - transcript parsing and trailer formatting"
+    # 0a76fbfe made one commit: its subject, as before
+    assert corpus_headline("0a76fbfe-d767-433e-b4b1-a39e044f21e8").startswith("fix: exclude .entire/ in test repos")
+
+
 def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
     # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
     headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
