@@ -27,6 +27,7 @@ from eywa.core.extract.terms import (
     commits_in,
     pr_titles,
     pr_titles_in,
+    pr_worked_on,
     strip_noise,
     top_terms,
     weighted_terms,
@@ -197,7 +198,16 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
     "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
     headline = _headline_of(session, prs, commits, requests)
-    return commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
+    headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
+    # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
+    number = "" if prs else pr_worked_on(session)
+    if not number or re.search(rf"#{number}\b|\bPR\W*{number}\b", headline, re.IGNORECASE):
+        return headline
+    named, said = _PR_WORD_RE.subn(f"PR {number}", headline, count=1)  # "Address the PR comment": which PR
+    return named if said else f"PR {number}: {headline}"
+
+
+_PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
 
 
 # "... - why?", ", right?", "?": what makes a headline a question
