@@ -474,6 +474,17 @@ def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> 
     assert run_extract(s).headline.startswith("PR 7: ")
 
 
+def test_a_headings_last_word_saying_only_done_is_left_out() -> None:
+    # fe1ffae3's plan title "Git Hook Chaining Implementation", 9667a07f's report "Code Review Complete"
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
+    assert corpus_headline("9667a07f-c677-4f9d-9b21-da366e5add6a") == "Code Review"
+    from eywa.core.extract.deterministic import _STATUS_WORD_RE
+
+    # a sentence's own last word ("... the migration Done"), or a heading of nothing else, stays
+    for kept in ("Mark the migration Done", "Research Summary", "Implementation"):
+        assert _STATUS_WORD_RE.sub(r"\1", kept) == kept
+
+
 def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
     # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
     headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")

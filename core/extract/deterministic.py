@@ -197,7 +197,7 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
     "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
-    headline = _headline_of(session, prs, commits, requests)
+    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
     number = "" if prs else pr_worked_on(session)
@@ -207,6 +207,9 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     return named if said else f"PR {number}: {headline}"
 
 
+# "Code Review Complete", "Git Hook Chaining Implementation": a heading's last word says only that it is done
+_STATUS_WORD_RE = re.compile(r"^(\S+\s+(?:\S+\s+)*?[A-Z`]\S*)\s+"
+                             r"(?:Complete|Completed|Done|Implementation|Summary)[.!]?$")
 _PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
 
 
