@@ -196,7 +196,8 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     """What the session achieved: a PR title, else the commit subject that names its main work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
-    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
+    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove"); a pull
+    request the session worked on and did not open is named ("PR 191: ...")."""
     headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
