@@ -445,6 +445,46 @@ def test_commit_subjects_naming_no_work_are_passed_over(session_id: str, achieve
     assert corpus_closing(session_id).startswith(achieved)
 
 
+def test_of_several_commits_the_one_naming_the_main_work_is_the_headline() -> None:
+    # a7da6a22 first commits the pending docs ("docs: reorganize documentation ..."), then the tar support the session
+    # was about; the second's words recur across the session
+    assert corpus_headline("a7da6a22-facc-4fcd-8bab-f83c87862004").startswith("feat: add support for tar archives")
+    # c010174c opened a PR: its title names the whole, ahead of any one of its commits
+    assert corpus_headline("c010174c-a7cd-4bcc-b7d4-61258d6c463f") == \
+        "fix: Gemini checkpointing - transcript parsing and trailer formatting"
+    # 0a76fbfe made one commit: its subject, as before
+    assert corpus_headline("0a76fbfe-d767-433e-b4b1-a39e044f21e8").startswith("fix: exclude .entire/ in test repos")
+
+
+def test_a_session_working_on_a_pull_request_names_it_in_the_headline() -> None:
+    # e5fcdc73 read PR 191's comments (`gh pr view 191 ...`) and answered them; its last report names only the step
+    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == \
+        'PR 191: Update it to check for `"entire-wrapper.sh"` instead'
+    # "Address the PR comment?" after `gh pr view 158`: the number joins the word that names the PR
+    assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == "Address the PR 158 comment"
+
+
+def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> None:
+    # c010174c read PR 343 often but opened its own: the title it gave is the headline
+    assert corpus_headline("c010174c-a7cd-4bcc-b7d4-61258d6c463f").startswith("fix: Gemini checkpointing")
+    s = session_with_work()  # one `gh pr view` is a glance, not the session's work
+    s.events.insert(2, Event("tool", T0, tool=ToolCall("v", "Bash", {"command": "gh pr view 7 --json title"})))
+    assert not run_extract(s).headline.startswith("PR 7")
+    s.events.insert(2, Event("tool", T0, tool=ToolCall("d", "Bash", {"command": "gh pr diff 7"})))
+    assert run_extract(s).headline.startswith("PR 7: ")
+
+
+def test_a_headings_last_word_saying_only_done_is_left_out() -> None:
+    # fe1ffae3's plan title "Git Hook Chaining Implementation", 9667a07f's report "Code Review Complete"
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
+    assert corpus_headline("9667a07f-c677-4f9d-9b21-da366e5add6a") == "Code Review"
+    from eywa.core.extract.deterministic import _STATUS_WORD_RE
+
+    # a sentence's own last word ("... the migration Done"), or a heading of nothing else, stays
+    for kept in ("Mark the migration Done", "Research Summary", "Implementation"):
+        assert _STATUS_WORD_RE.sub(r"\1", kept) == kept
+
+
 def test_an_outcome_naming_only_the_file_it_touched_gives_way_to_the_request() -> None:
     # The closing report: "Created `CHANGELOG.md`."; what the file is for, the first prompt says.
     headline = corpus_headline("22c5d52e-9602-4ffe-aaa1-0265b115ef3d")
@@ -621,8 +661,8 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     # a closing report that names the work stays; a commit subject comes before either
     docs = "189d8afc-493f-49af-b59e-6a1ee9676a6e"
     assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
-    assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (
-        "Fix context param shadowing and log file FD leak in parent process")
+    assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (  # it answered PR 302's comments
+        "PR 302: Fix context param shadowing and log file FD leak in parent process")
 
 
 def test_a_finding_or_an_assessment_is_no_headline() -> None:

@@ -27,6 +27,7 @@ from eywa.core.extract.terms import (
     commits_in,
     pr_titles,
     pr_titles_in,
+    pr_worked_on,
     strip_noise,
     top_terms,
     weighted_terms,
@@ -191,23 +192,38 @@ _NAMELESS_SUBJECT_RE = re.compile(
 _BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!]?$")
 
 
-def headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
-    """What the session achieved: a PR title or commit subject (`achieved`) that names work, the
+def headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]]) -> str:
+    """What the session achieved: a PR title, else the commit subject that names its main work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
-    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove")."""
-    headline = _headline_of(session, achieved, requests)
-    return commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
+    "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove"); a pull
+    request the session worked on and did not open is named ("PR 191: ...")."""
+    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
+    headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
+    # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
+    number = "" if prs else pr_worked_on(session)
+    if not number or re.search(rf"#{number}\b|\bPR\W*{number}\b", headline, re.IGNORECASE):
+        return headline
+    named, said = _PR_WORD_RE.subn(f"PR {number}", headline, count=1)  # "Address the PR comment": which PR
+    return named if said else f"PR {number}: {headline}"
+
+
+# "Code Review Complete", "Git Hook Chaining Implementation": a heading's last word says only that it is done
+_STATUS_WORD_RE = re.compile(r"^(\S+\s+(?:\S+\s+)*?[A-Z`]\S*)\s+"
+                             r"(?:Complete|Completed|Done|Implementation|Summary)[.!]?$")
+_PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
 
 
 # "... - why?", ", right?", "?": what makes a headline a question
 _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?|thoughts))?\s*\?+$", re.IGNORECASE)
 
 
-def _headline_of(session: Session, achieved: list[str], requests: list[tuple[str, str]]) -> str:
+def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]]) -> str:
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
-    named = [subject for subject in achieved if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
+    named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
+    if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
+        named.insert(0, gist(named[0], named[1:], session))
     closing = closing_outcome(session)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
@@ -483,7 +499,6 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     that it can be made apart from (and in parallel with) the ordered document-frequency updates.
     `names`: how the session's source names projects (core/sources/projects.py); None: by this machine's folders."""
     commits = commit_subjects(session)
-    achieved = [*pr_titles(session), *commits]
     requests = requests_of(session)  # one pass over the events for all three parts
     changes = changed_files(session)
     substance = substance_of(session, requests, changes)
@@ -491,7 +506,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
-    headline = headline_of(session, achieved, requests)
+    headline = headline_of(session, pr_titles(session), commits, requests)
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(

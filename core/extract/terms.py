@@ -170,6 +170,21 @@ def pr_titles(session: Session) -> list[str]:
     return _from_commands(session, pr_titles_in)
 
 
+# `gh pr view 191`, `gh pr diff 181 --name-only`, `gh api repos/o/r/pulls/158/comments`: a pull request a command reads
+_PR_READ_RE = re.compile(r"\bgh\s+pr\s+(?:view|diff|checkout|checks|review|comment)\s+(?:\S*/pull/)?#?(\d+)\b|"
+                         r"\bgh\s+api\s+\S*/pulls/(\d+)\b")
+MIN_PR_READS = 2  # one look at a pull request is a glance, not the session's work
+
+
+def pr_worked_on(session: Session) -> str:
+    """The number of the pull request the session read most (its review, its comments), "" for none."""
+    reads = Counter(match.group(1) or match.group(2) for call in session.tool_calls if call.name == "Bash"
+                    and not call.is_error and isinstance(command := call.input.get("command"), str) and "gh" in command
+                    for match in _PR_READ_RE.finditer(command))
+    number, count = next(iter(reads.most_common(1)), ("", 0))
+    return number if count >= MIN_PR_READS else ""
+
+
 def branch_words(branch: str) -> str:
     """`alex/fix-gemini-checkpointing` -> `fix gemini checkpointing` (the prefix names a person)."""
     name = branch.split("/", 1)[1] if "/" in branch else branch
