@@ -20,6 +20,9 @@ from eywa.core.session import Event, ToolCall
 MAX_CAVEATS = 2
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
+# "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
+_FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
+             r"(?:merge )?conflicts?\b")
 # Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
@@ -30,6 +33,9 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
                  r"\bwill (?:likely |probably )?conflict with|"
+                 rf"{_FORESEEN}|"
+                 # "Not a blocker, but ...", "optional suggestions (not blocking)": judged and left
+                 r"\bnot (?:a )?blocker\b|\bnot blocking\b|\bnon-?blocking\)|"
                  r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
                  r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
                  r"(?:follow-?up|later|future)|"
@@ -39,7 +45,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|"
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat|notable|gotcha)s?\s*[:—–-]|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
@@ -61,7 +67,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
-_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+_PIECES = ("tested", "blocker", "blocking", "notable", "gotcha", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
@@ -73,7 +79,7 @@ _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat)s?)\s*(?:—|–|-|:)\s+",
+_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat|notable|gotcha)s?)\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
@@ -83,6 +89,12 @@ _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # A later report that says the caveat no longer holds.
 _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
                         re.IGNORECASE)
+# A conflict foreseen with other work: only a later merge or rebase meets it (an edit of the files it names does not)
+_FORESEEN_RE = re.compile(_FORESEEN, re.IGNORECASE)
+# "..., but they should be straightforward to resolve": a reassurance, no part of what is left
+_REASSURED_RE = re.compile(r",?\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?(?:only )?"
+                           r"(?:be )?(?:easy|straightforward|simple|trivial|quick)\b.*$", re.IGNORECASE)
+_MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
@@ -116,7 +128,7 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     said = found[index].text
     if kind_of(said) is None:
         return None
-    said = _plain(said)
+    said = _REASSURED_RE.sub("", _plain(said))
     if len(re.findall(r"[A-Za-z]\w*", said)) < _FEWEST_WORDS and not _POINTING_RE.match(said):
         return None  # "Not blocking — just worth thinking about.": says nothing on its own
     if said.endswith(":"):
@@ -171,6 +183,8 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     """Resolved by what followed event `at` (`later`: the agent's later messages): a later edit touched the code it
     names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
     left undone, a temporary file was removed."""
+    if _FORESEEN_RE.search(said):
+        return any(i > at and _MERGED_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     named = named_code(said)
     edited = edited_after(events, at) if named else ""
     if any(name in edited for name in named) or _taken_up(said, events, at) or _reported_done(said, later):
