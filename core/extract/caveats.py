@@ -34,8 +34,6 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
                  r"\bwill (?:likely |probably )?conflict with|"
                  rf"{_FORESEEN}|"
-                 # "Not a blocker, but ...", "optional suggestions (not blocking)": judged and left
-                 r"\bnot (?:a )?blocker\b|\bnot blocking\b|\bnon-?blocking\)|"
                  r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
                  r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
                  r"(?:follow-?up|later|future)|"
@@ -67,7 +65,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
-_PIECES = ("tested", "blocker", "blocking", "notable", "gotcha", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+_PIECES = ("tested", "notable", "gotcha", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")

@@ -405,12 +405,10 @@ def findings_left(events: list[Event]) -> list[str]:
     for index, event in enumerate(events):
         if event.kind != "assistant" or "#" not in event.text:
             continue
-        # a review that also says the earlier feedback was addressed ("### Previous feedback addressed") lists new
-        # findings: they are what it left
-        if found := _findings(event.text):
-            at, listed = index, found
-        elif _settled(event.text):
+        if _settled(event.text):
             settled = index
+        elif found := _findings(event.text):
+            at, listed = index, found
     if at < 0 or settled > at:  # a later report says the findings were fixed
         return []
     reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
