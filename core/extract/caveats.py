@@ -43,7 +43,10 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat|notable|gotcha)s?\s*[:—–-]|"
+    ("limitation", r"\bknown (?:limitation|issue)|^(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?\s*[:—–-]|"
+                   # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
+                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp)\b).*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
+                   r"errors?|failures?|problems?)\b|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
@@ -65,7 +68,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
-_PIECES = ("tested", "notable", "gotcha", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+_PIECES = ("tested", "notable", "gotcha", "catch", "existing", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
@@ -77,7 +80,7 @@ _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat|notable|gotcha)s?)\s*(?:—|–|-|:)\s+",
+_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?)\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
