@@ -41,7 +41,9 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
                  r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
-                 r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
+                 r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b|"
+                 # "..., but it's only called at session start, so it's lower risk": judged and left for now
+                 r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", r"\bknown (?:limitation|issue)|^(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?\s*[:—–-]|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
@@ -68,7 +70,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
-_PIECES = ("tested", "notable", "gotcha", "catch", "existing", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+_PIECES = ("tested", "risk", "priority", "notable", "gotcha", "catch", "existing", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
