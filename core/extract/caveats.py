@@ -20,6 +20,9 @@ from eywa.core.session import Event, ToolCall
 MAX_CAVEATS = 2
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
+# "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
+# caveat the agent labelled so
+_LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?"
 # "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
 _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
              r"(?:merge )?conflicts?\b")
@@ -45,7 +48,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  # "..., but it's only called at session start, so it's lower risk": judged and left for now
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?\s*[:—–-]|"
+    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-]|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
                    r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp)\b).*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
                    r"errors?|failures?|problems?)\b|"
@@ -70,8 +73,9 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 )
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
-_PIECES = ("tested", "risk", "priority", "notable", "gotcha", "catch", "existing", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
-           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
+_PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
+           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
+           "catch", "existing", "risk", "priority",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
@@ -82,7 +86,7 @@ _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?)\s*(?:—|–|-|:)\s+",
+_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED})\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
