@@ -270,3 +270,16 @@ def test_a_finding_judged_lower_risk_and_left_is_a_caveat() -> None:
 def test_a_low_priority_label_alone_is_no_caveat() -> None:
     """45ba035c's review: "Low priority." says nothing on its own; "Somewhat valid but low priority:" heads a list."""
     assert not any("priority" in t.lower() for t in _threads("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"))
+
+
+def test_a_change_marked_breaking_is_a_caveat_with_what_it_changes() -> None:
+    """ddf36c6d's report: "**Settings key (breaking change):**" over "`strategy_options.summarise.enabled` →
+    `strategy_options.summarize.enabled`": a lead-in that says it with its list."""
+    assert "Caveat: Settings key (breaking change): `strategy_options.summarise.enabled` → " \
+        "`strategy_options.summarize.enabled`" in _threads("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b")
+
+
+def test_breaking_changes_as_the_subject_of_the_work_are_no_caveat() -> None:
+    """aa5c5ada wrote tests for a cache's breaking-changes rules ("Breaking Changes Support: Tests exact version
+    ...")."""
+    assert not any(t.startswith("Caveat") for t in _threads("aa5c5ada-4f1e-4b7f-9d1f-c496b3badde5"))

@@ -49,6 +49,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-]|"
+                   # "Settings key (breaking change):": a change marked as breaking what used the old one
+                   r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
                    r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp)\b).*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
                    r"errors?|failures?|problems?)\b|"
@@ -75,7 +77,7 @@ _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
-           "catch", "existing", "risk", "priority",
+           "catch", "existing", "risk", "priority", "breaking",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
@@ -135,12 +137,14 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     said = found[index].text
     if kind_of(said) is None:
         return None
-    said = _REASSURED_RE.sub("", _plain(said))
+    said, items = _REASSURED_RE.sub("", _plain(said)), []
+    if said.endswith(":"):  # a lead-in says it with its list ("Settings key (breaking change): `a` → `b`")
+        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
+        said = f"{said} {'; '.join(items)}" if items else ""
     if len(re.findall(r"[A-Za-z]\w*", said)) < _FEWEST_WORDS and not _POINTING_RE.match(said):
         return None  # "Not blocking — just worth thinking about.": says nothing on its own
-    if said.endswith(":"):
-        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
-        return clause(f"{said} {'; '.join(items)}") if items else None
+    if items:
+        return clause(said)
     if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said)) and index \
             and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
