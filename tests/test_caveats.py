@@ -283,3 +283,18 @@ def test_breaking_changes_as_the_subject_of_the_work_are_no_caveat() -> None:
     """aa5c5ada wrote tests for a cache's breaking-changes rules ("Breaking Changes Support: Tests exact version
     ...")."""
     assert not any(t.startswith("Caveat") for t in _threads("aa5c5ada-4f1e-4b7f-9d1f-c496b3badde5"))
+
+
+def test_a_limitation_accepted_anyway_is_a_caveat() -> None:
+    """8c00ac51's closing: "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini
+    transcripts)"."""
+    assert "Caveat: For Gemini, the full transcript is now passed to the summarizer (the summarizer only supports " \
+        "JSONL anyway, so it will gracefully skip Gemini transcripts)." in \
+        _threads("8c00ac51-4fbb-417c-ac2b-0fd595a5c296")
+
+
+def test_anyway_without_a_limitation_is_no_caveat() -> None:
+    """4f8c1176: "... and we handle zero time as a fallback anyway:": handled, nothing it cannot do."""
+    assert kind_of("Older checkpoints without `StartedAt` will deserialize it as zero time, and we handle zero time "
+                   "as a fallback anyway.") is None
+    assert not any("anyway" in t for t in _threads("4f8c1176-7025-4530-a860-c6fc4c63a150"))

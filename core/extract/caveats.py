@@ -49,6 +49,10 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-]|"
+                   # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
+                   # limitation accepted as it is
+                   r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "
+                   r"(?:support|handle|parse|read|work)))|"
                    # "Settings key (breaking change):": a change marked as breaking what used the old one
                    r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
@@ -77,7 +81,7 @@ _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
-           "catch", "existing", "risk", "priority", "breaking",
+           "catch", "existing", "risk", "priority", "breaking", "anyway",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
