@@ -298,3 +298,9 @@ def test_anyway_without_a_limitation_is_no_caveat() -> None:
     assert kind_of("Older checkpoints without `StartedAt` will deserialize it as zero time, and we handle zero time "
                    "as a fallback anyway.") is None
     assert not any("anyway" in t for t in _threads("4f8c1176-7025-4530-a860-c6fc4c63a150"))
+
+
+def test_a_pre_existing_bug_fixed_is_no_caveat() -> None:
+    assert kind_of("Also fixed a pre-existing bug in `TestUpdateCommand` where the expected URL didn't match.") is None
+    assert kind_of("The lint error in `hooks.go:488` is a pre-existing bug (it prints `err` instead of `initErr`).") \
+        == "limitation"

@@ -56,7 +56,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    # "Settings key (breaking change):": a change marked as breaking what used the old one
                    r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
-                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp)\b).*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
+                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed)\b)"
+                   r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
                    r"errors?|failures?|problems?)\b|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b"),
