@@ -106,8 +106,8 @@ _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:e
 # A conflict foreseen with other work: only a later merge or rebase meets it (an edit of the files it names does not)
 _FORESEEN_RE = re.compile(_FORESEEN, re.IGNORECASE)
 # "..., but they should be straightforward to resolve": a reassurance, no part of what is left
-_REASSURED_RE = re.compile(r",?\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?(?:only )?"
-                           r"(?:be )?(?:easy|straightforward|simple|trivial|quick)\b.*$", re.IGNORECASE)
+_REASSURED_RE = re.compile(r",?(?<!\s)\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?"
+                           r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b.*$", re.IGNORECASE)
 _MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
