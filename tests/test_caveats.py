@@ -304,3 +304,11 @@ def test_a_pre_existing_bug_fixed_is_no_caveat() -> None:
     assert kind_of("Also fixed a pre-existing bug in `TestUpdateCommand` where the expected URL didn't match.") is None
     assert kind_of("The lint error in `hooks.go:488` is a pre-existing bug (it prints `err` instead of `initErr`).") \
         == "limitation"
+
+
+def test_a_warning_after_but_is_kept_and_a_reassurance_cut() -> None:
+    assert _caveats(_said("There may be merge conflicts in `importer.py` with the retry branch, but they should be "
+                          "straightforward to resolve.")) == \
+        ["Caveat: There may be merge conflicts in `importer.py` with the retry branch"]
+    left = "The retry limit is not yet tested, but it is easy to miss in review."
+    assert _caveats(_said(left)) == ["Caveat: " + left]

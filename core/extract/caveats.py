@@ -1,10 +1,11 @@
 """Caveats the agent named in passing, mid-session too, that nothing later resolved: a limitation of what it
-delivered, work it deferred or judged and left, a check it did not run, a temporary thing to clean up, a step
-left to the person. A sentence is a caveat when one family of shapes below says so and it is no question and no
-step announced (and taken next); it is resolved when a later edit touched the code it names, a later prompt
-took it up and an edit followed, a later report says it done, a passing check ran after an unverified claim, a
-temporary file was removed, or a later message names it again (that one is the thread). Each renders as one
-short clause.
+delivered (labelled "Limitation:", "Notable:", "The catch:"; a change marked breaking; one accepted "anyway"; a bug
+found and left as pre-existing), work it deferred or judged and left (lower risk, a merge conflict foreseen), a check
+it did not run, a temporary thing to clean up, a step left to the person. A sentence is a caveat when one family of
+shapes below says so and it is no question and no step announced (and taken next); it is resolved when a later edit
+touched the code it names, a later prompt took it up and an edit followed, a later report says it done, a passing
+check ran after an unverified claim, a temporary file was removed, a later merge met a conflict foreseen, or a later
+message names it again (that one is the thread). Each renders as one short clause.
 """
 
 from __future__ import annotations
@@ -57,8 +58,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
                    r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed)\b)"
-                   r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|"
-                   r"errors?|failures?|problems?)\b|"
+                   r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|errors?|failures?|problems?)\b|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
@@ -107,7 +107,8 @@ _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:e
 _FORESEEN_RE = re.compile(_FORESEEN, re.IGNORECASE)
 # "..., but they should be straightforward to resolve": a reassurance, no part of what is left
 _REASSURED_RE = re.compile(r",?(?<!\s)\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?"
-                           r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b.*$", re.IGNORECASE)
+                           r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b"
+                           r"(?! to (?:miss|overlook|forget|break)).*$", re.IGNORECASE)
 _MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
@@ -198,7 +199,7 @@ def _reported_done(said: str, later: list[str]) -> bool:
 def _resolved(said: str, later: list[str], events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
     """Resolved by what followed event `at` (`later`: the agent's later messages): a later edit touched the code it
     names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
-    left undone, a temporary file was removed."""
+    left undone, a temporary file was removed; a merge conflict foreseen, only by a later merge or rebase."""
     if _FORESEEN_RE.search(said):
         return any(i > at and _MERGED_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     named = named_code(said)
