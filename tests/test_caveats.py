@@ -208,3 +208,107 @@ def test_a_pr_replys_caveat_reads_as_posted_without_the_shells_escapes() -> None
     reply = Event("tool", T0, tool=ToolCall("b1", "Bash", {"command": command}))
     assert _caveats(reply) == [
         "Caveat (PR reply): The `RetryPolicy` setting is not configurable yet; will add it in a follow-up."]
+
+
+def test_a_merge_conflict_foreseen_is_a_caveat_without_its_reassurance() -> None:
+    """c010174c: comparing two PRs, "There will be minor merge conflicts in `manual_commit_hooks.go` and
+    `manual_commit_test.go` but they should be straightforward to resolve ..."; later edits of those files meet no
+    conflict."""
+    threads = _threads("c010174c-a7cd-4bcc-b7d4-61258d6c463f")
+    assert "Caveat: There will be minor merge conflicts in `manual_commit_hooks.go` and `manual_commit_test.go`" \
+        in threads, threads
+
+
+def test_conflicts_met_and_resolved_are_no_caveat() -> None:
+    """da15b15f merged and resolved its conflicts ("There's one conflict in `manual_commit_hooks.go` ...")."""
+    assert not any("conflict" in t.lower() for t in _threads("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))
+
+
+def test_a_conflict_foreseen_is_met_by_a_later_merge_not_by_an_edit() -> None:
+    foreseen = "There may be merge conflicts in `importer.py` with the retry branch."
+    assert _caveats(_said(foreseen), _edit("MAX_RETRIES = 3", "MAX_RETRIES = 5")) == ["Caveat: " + foreseen]
+    merged = Event("tool", T0, tool=ToolCall("b1", "Bash", {"command": "git merge origin/retry"}))
+    assert _caveats(_said(foreseen), merged) == []
+
+
+def test_a_notable_or_catch_line_is_a_caveat_without_its_label() -> None:
+    """c4a6d0ff's report: "Notable: `RemoveStanza` leaves a leading blank line ..."; 170cebcc's: "The catch: GitHub
+    only loads issue templates from the default branch"."""
+    assert any(t.startswith("Caveat: `RemoveStanza` leaves a leading blank line when the stanza is at the beginning")
+               for t in _threads("c4a6d0ff-2c86-4f56-8509-c4737bcb5768"))
+    assert "Caveat: GitHub only loads issue templates from the default branch (usually `main`)." in \
+        _threads("170cebcc-4cb9-42aa-a322-6e590fc9db0d")
+
+
+def test_a_note_or_a_trade_off_is_no_caveat() -> None:
+    """7acd37a8: "Note: ScriptProcessor is still used (deprecated but functional)."; 9667a07f: "The trade-off:"."""
+    assert kind_of("Note: ScriptProcessor is still used (deprecated but functional).") is None
+    assert not any(t.startswith("Caveat") for t in _threads("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    assert not any(t.startswith("Caveat") for t in _threads("9667a07f-c677-4f9d-9b21-da366e5add6a"))
+
+
+def test_a_pre_existing_bug_found_and_left_is_a_caveat() -> None:
+    """60b38d1e: "Pre-existing issue: The lint error in `hooks_geminicli_handlers.go:488` is a bug where `err` is
+    printed instead of `initErr`." (no later edit of that file)."""
+    assert any(t.startswith("Caveat: Pre-existing issue: The lint error in `hooks_geminicli_handlers.go:488`")
+               for t in _threads("60b38d1e-f048-428b-89da-e5dca96614d4"))
+
+
+def test_pre_existing_diagnostics_are_no_caveat() -> None:
+    """76d407bd: "The LSP diagnostics are pre-existing issues unrelated to this change.": the editor's noise."""
+    assert kind_of("The LSP diagnostics are pre-existing issues unrelated to this change.") is None
+    assert not any("pre-existing" in t for t in _threads("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"))
+
+
+def test_a_finding_judged_lower_risk_and_left_is_a_caveat() -> None:
+    """03a1382e: "`calculatePromptAttributionAtStart` at line 936 also calls `worktree.Status()` - same problem
+    pattern, but it's only called at session start ..., so it's lower risk."."""
+    assert any(t.startswith("Caveat: `calculatePromptAttributionAtStart` at line 936 also calls `worktree.Status()`")
+               for t in _threads("03a1382e-ecd5-42c4-b3d4-5c659e165904"))
+
+
+def test_a_low_priority_label_alone_is_no_caveat() -> None:
+    """45ba035c's review: "Low priority." says nothing on its own; "Somewhat valid but low priority:" heads a list."""
+    assert not any("priority" in t.lower() for t in _threads("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"))
+
+
+def test_a_change_marked_breaking_is_a_caveat_with_what_it_changes() -> None:
+    """ddf36c6d's report: "**Settings key (breaking change):**" over "`strategy_options.summarise.enabled` →
+    `strategy_options.summarize.enabled`": a lead-in that says it with its list."""
+    assert "Caveat: Settings key (breaking change): `strategy_options.summarise.enabled` → " \
+        "`strategy_options.summarize.enabled`" in _threads("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b")
+
+
+def test_breaking_changes_as_the_subject_of_the_work_are_no_caveat() -> None:
+    """aa5c5ada wrote tests for a cache's breaking-changes rules ("Breaking Changes Support: Tests exact version
+    ...")."""
+    assert not any(t.startswith("Caveat") for t in _threads("aa5c5ada-4f1e-4b7f-9d1f-c496b3badde5"))
+
+
+def test_a_limitation_accepted_anyway_is_a_caveat() -> None:
+    """8c00ac51's closing: "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini
+    transcripts)"."""
+    assert "Caveat: For Gemini, the full transcript is now passed to the summarizer (the summarizer only supports " \
+        "JSONL anyway, so it will gracefully skip Gemini transcripts)." in \
+        _threads("8c00ac51-4fbb-417c-ac2b-0fd595a5c296")
+
+
+def test_anyway_without_a_limitation_is_no_caveat() -> None:
+    """4f8c1176: "... and we handle zero time as a fallback anyway:": handled, nothing it cannot do."""
+    assert kind_of("Older checkpoints without `StartedAt` will deserialize it as zero time, and we handle zero time "
+                   "as a fallback anyway.") is None
+    assert not any("anyway" in t for t in _threads("4f8c1176-7025-4530-a860-c6fc4c63a150"))
+
+
+def test_a_pre_existing_bug_fixed_is_no_caveat() -> None:
+    assert kind_of("Also fixed a pre-existing bug in `TestUpdateCommand` where the expected URL didn't match.") is None
+    assert kind_of("The lint error in `hooks.go:488` is a pre-existing bug (it prints `err` instead of `initErr`).") \
+        == "limitation"
+
+
+def test_a_warning_after_but_is_kept_and_a_reassurance_cut() -> None:
+    assert _caveats(_said("There may be merge conflicts in `importer.py` with the retry branch, but they should be "
+                          "straightforward to resolve.")) == \
+        ["Caveat: There may be merge conflicts in `importer.py` with the retry branch"]
+    left = "The retry limit is not yet tested, but it is easy to miss in review."
+    assert _caveats(_said(left)) == ["Caveat: " + left]

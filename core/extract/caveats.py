@@ -1,10 +1,11 @@
 """Caveats the agent named in passing, mid-session too, that nothing later resolved: a limitation of what it
-delivered, work it deferred or judged and left, a check it did not run, a temporary thing to clean up, a step
-left to the person. A sentence is a caveat when one family of shapes below says so and it is no question and no
-step announced (and taken next); it is resolved when a later edit touched the code it names, a later prompt
-took it up and an edit followed, a later report says it done, a passing check ran after an unverified claim, a
-temporary file was removed, or a later message names it again (that one is the thread). Each renders as one
-short clause.
+delivered (labelled "Limitation:", "Notable:", "The catch:"; a change marked breaking; one accepted "anyway"; a bug
+found and left as pre-existing), work it deferred or judged and left (lower risk, a merge conflict foreseen), a check
+it did not run, a temporary thing to clean up, a step left to the person. A sentence is a caveat when one family of
+shapes below says so and it is no question and no step announced (and taken next); it is resolved when a later edit
+touched the code it names, a later prompt took it up and an edit followed, a later report says it done, a passing
+check ran after an unverified claim, a temporary file was removed, a later merge met a conflict foreseen, or a later
+message names it again (that one is the thread). Each renders as one short clause.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ from eywa.core.session import Event, ToolCall
 MAX_CAVEATS = 2
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
+# "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
+# caveat the agent labelled so
+_LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?"
+# "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
+_FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
+             r"(?:merge )?conflicts?\b")
 # Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
@@ -30,6 +37,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
                  r"\bwill (?:likely |probably )?conflict with|"
+                 rf"{_FORESEEN}|"
                  r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
                  r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
                  r"(?:follow-?up|later|future)|"
@@ -37,9 +45,20 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
                  r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
                  r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
-                 r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b"),
+                 r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b|"
+                 # "..., but it's only called at session start, so it's lower risk": judged and left for now
+                 r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", r"\bknown (?:limitation|issue)|^(?:limitation|caveat)s?\s*[:—–-]|"
+    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-]|"
+                   # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
+                   # limitation accepted as it is
+                   r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "
+                   r"(?:support|handle|parse|read|work)))|"
+                   # "Settings key (breaking change):": a change marked as breaking what used the old one
+                   r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
+                   # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
+                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed)\b)"
+                   r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|errors?|failures?|problems?)\b|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b"),
     # a temporary file or debug code still to clean up
@@ -62,7 +81,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _FAMILIES)
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
-           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat",
+           "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
+           "catch", "existing", "risk", "priority", "breaking", "anyway",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
@@ -73,7 +93,7 @@ _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
-_LOCATION_RE = re.compile(r"^(?:`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?|(?:limitation|caveat)s?)\s*(?:—|–|-|:)\s+",
+_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED})\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
@@ -83,6 +103,13 @@ _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # A later report that says the caveat no longer holds.
 _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
                         re.IGNORECASE)
+# A conflict foreseen with other work: only a later merge or rebase meets it (an edit of the files it names does not)
+_FORESEEN_RE = re.compile(_FORESEEN, re.IGNORECASE)
+# "..., but they should be straightforward to resolve": a reassurance, no part of what is left
+_REASSURED_RE = re.compile(r",?(?<!\s)\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?"
+                           r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b"
+                           r"(?! to (?:miss|overlook|forget|break)).*$", re.IGNORECASE)
+_MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
@@ -116,12 +143,14 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     said = found[index].text
     if kind_of(said) is None:
         return None
-    said = _plain(said)
+    said, items = _REASSURED_RE.sub("", _plain(said)), []
+    if said.endswith(":"):  # a lead-in says it with its list ("Settings key (breaking change): `a` → `b`")
+        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
+        said = f"{said} {'; '.join(items)}" if items else ""
     if len(re.findall(r"[A-Za-z]\w*", said)) < _FEWEST_WORDS and not _POINTING_RE.match(said):
         return None  # "Not blocking — just worth thinking about.": says nothing on its own
-    if said.endswith(":"):
-        items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
-        return clause(f"{said} {'; '.join(items)}") if items else None
+    if items:
+        return clause(said)
     if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said)) and index \
             and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
@@ -170,7 +199,9 @@ def _reported_done(said: str, later: list[str]) -> bool:
 def _resolved(said: str, later: list[str], events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
     """Resolved by what followed event `at` (`later`: the agent's later messages): a later edit touched the code it
     names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
-    left undone, a temporary file was removed."""
+    left undone, a temporary file was removed; a merge conflict foreseen, only by a later merge or rebase."""
+    if _FORESEEN_RE.search(said):
+        return any(i > at and _MERGED_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     named = named_code(said)
     edited = edited_after(events, at) if named else ""
     if any(name in edited for name in named) or _taken_up(said, events, at) or _reported_done(said, later):
