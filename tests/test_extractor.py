@@ -213,7 +213,7 @@ OPEN_WORK = {
     "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["In progress: Add WithAgent to hook_registry.go",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
-    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Offered: commit and push these"]),
+    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Offered, no answer: commit and push these"]),
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
     "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Plan: Add Unit Tests for CLIVersion"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
