@@ -24,6 +24,7 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
 STEP_LEFT = "Plan step not done:"  # how a thread of a step left begins: a fact of the session's own plan
+TESTS_LEFT = "Tests asked for, none written:"  # a prompt's request for tests no test file edited after it answers
 MAX_STEPS = 2  # threads of one plan's steps left: more says the plan was dropped, not that a step was
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 _NUMBERED_HEADING_RE = re.compile(r"^(?:\*\*)?(?:step|phase|part)?\s*\d{1,2}[.):]\s+(.+?)(?:\*\*)?$", re.IGNORECASE)
@@ -243,6 +244,42 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
     left = [step for step, body in steps if not _SKIPPED_RE.search(step) and not _done(
         step, body, written, said, files, ran, ticked)]
     return left if len(left) * 2 <= len(steps) else []
+
+
+# "add test that checks ...", "there should also be tests for Gemini CLI", "we need to add unit test to check ...";
+# not a PR's "test plan" nor a "test run"
+_TESTS_ASKED_RE = re.compile(r"\b(?:add|write|adding|writing|create|should (?:also )?(?:be|have)|need|needs|include)\b"
+                             r"[^.?\n]{0,50}\btests?\b(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))",
+                             re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"(?<=[.?!])\s+|\n+")
+_SHORT_ASK = 12  # words of an ask its next sentence completes
+_ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNORECASE)  # a request put as a question
+
+
+def tests_asked_left(session: Session) -> str:
+    """The sentence of the last prompt (not a plan to carry out) that asks for tests ("add test that checks this new
+    way of handling session conflicts") when no edit after it, of the agent or its subagents, wrote a test file;
+    "" when none."""
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        if event.kind != "user" or event.text.startswith(PLAN_PROMPT):
+            continue
+        said = [s.strip() for s in _SENTENCE_RE.split(event.text) if s.strip()]
+        at = next((i for i, s in enumerate(said) if _TESTS_ASKED_RE.search(s) and (
+            not s.endswith("?") or _ASKING_RE.match(s))), None)
+        if at is None:
+            continue
+        asked = said[at]
+        if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
+            asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
+        written = [str(e.tool.input.get("file_path") or "") for e in session.events[index + 1:] if e.tool is not None
+                   and e.tool.name in WRITE_TOOLS and not e.tool.is_error] + [
+            path for e in session.events[index + 1:] if e.tool is not None and e.tool.name == "Bash"
+            for path in commands.files_changed(str(e.tool.input.get("command", "")))] + [
+            path for run in session.subagents if event.timestamp is None or run.started is None
+            or run.started >= event.timestamp for path in run.files_written]
+        return "" if any(TEST_FILE_RE.search(path) for path in written) else clause(asked, 20)
+    return ""
 
 
 def step_threads(left: list[str]) -> list[str]:
