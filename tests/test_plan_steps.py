@@ -133,3 +133,29 @@ def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_befo
     assert [step for step, _ in steps_of(plan)] == [
         "Rename the `summarise` directory to `summarize`", "Update package declarations and imports",
         "Update function/variable names and comments"]
+
+
+def test_a_request_for_tests_no_test_file_was_written_after_is_an_open_thread() -> None:
+    """5e231473's review comment ends "there should also be tests for Gemini CLI ..." and the session edits only
+    hooks.go and the Gemini handlers (blind label: "The reviewer asked for Gemini CLI tests ...; none were written");
+    5dd7775c asks to "add tests" and writes them; 23986045 pastes "Consider adding tests ..." again after writing them."""
+    threads = draft(corpus_session("5e231473-1e70-45c5-9c18-6510ac844c99"), UTC).open_threads
+    assert any(t.startswith("Tests asked for, none written: The test TestSessionConflict_WarningMessageFormat only "
+                            "tests Claude Code format, but there should also be tests for Gemini CLI") for t in threads)
+    for session_id in ("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6", "23986045-ec24-48ac-8531-832bf31b9053"):
+        threads = draft(corpus_session(session_id), UTC).open_threads
+        assert not any(t.startswith("Tests asked for") for t in threads), session_id
+
+
+def test_a_request_for_tests_is_answered_by_a_test_file_of_any_agent_or_names_no_test_plan() -> None:
+    asked = Event("user", None, text="Fix the parser. Please add tests for the empty input.")
+    edit = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/tmp/widgets/parse.py"}))
+    test = Event("tool", None, tool=ToolCall("t", "Write", {"file_path": "/tmp/widgets/tests/test_parse.py"}))
+    for agent in ("claude-code", "codex", "gemini"):
+        left = Session(session_id="s", agent=agent, cwd="/tmp/widgets", events=[asked, edit])
+        assert draft(left, UTC).open_threads == [
+            "Tests asked for, none written: Please add tests for the empty input."], agent
+        done = Session(session_id="s", agent=agent, cwd="/tmp/widgets", events=[asked, edit, test])
+        assert draft(done, UTC).open_threads == [], agent
+    plan = Event("user", None, text="Write a PR description with a test plan.")
+    assert draft(Session(session_id="s", cwd="/tmp/widgets", events=[plan, edit]), UTC).open_threads == []

@@ -272,12 +272,15 @@ def tests_asked_left(session: Session) -> str:
         asked = said[at]
         if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
             asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
-        written = [str(e.tool.input.get("file_path") or "") for e in session.events[index + 1:] if e.tool is not None
-                   and e.tool.name in WRITE_TOOLS and not e.tool.is_error] + [
-            path for e in session.events[index + 1:] if e.tool is not None and e.tool.name == "Bash"
-            for path in commands.files_changed(str(e.tool.input.get("command", "")))] + [
-            path for run in session.subagents if event.timestamp is None or run.started is None
-            or run.started >= event.timestamp for path in run.files_written]
+        # a request pasted again after the work ("Those tests were already added"): from its first time
+        since = next(i for i, e in enumerate(session.events) if e.kind == "user" and e.text == event.text)
+        later = [e.tool for e in session.events[since + 1:] if e.tool is not None and not e.tool.is_error]
+        start = session.events[since].timestamp
+        written = [str(call.input.get("file_path") or "") for call in later if call.name in WRITE_TOOLS] + [
+            path for call in later if call.name == "Bash"
+            for path in commands.files_changed(str(call.input.get("command", "")))] + [
+            path for run in session.subagents if start is None or run.started is None or run.started >= start
+            for path in run.files_written]
         return "" if any(TEST_FILE_RE.search(path) for path in written) else clause(asked, 20)
     return ""
 
