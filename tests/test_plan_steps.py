@@ -135,14 +135,16 @@ def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_befo
         "Update function/variable names and comments"]
 
 
-def test_a_request_for_tests_no_test_file_was_written_after_is_an_open_thread() -> None:
-    """5e231473's review comment ends "there should also be tests for Gemini CLI ..." and the session edits only
-    hooks.go and the Gemini handlers (blind label: "The reviewer asked for Gemini CLI tests ...; none were written");
-    5dd7775c asks to "add tests" and writes them; 23986045 pastes "Consider adding tests ..." again after writing them."""
-    threads = draft(corpus_session("5e231473-1e70-45c5-9c18-6510ac844c99"), UTC).open_threads
-    assert any(t.startswith("Tests asked for, none written: The test TestSessionConflict_WarningMessageFormat only "
-                            "tests Claude Code format, but there should also be tests for Gemini CLI") for t in threads)
-    for session_id in ("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6", "23986045-ec24-48ac-8531-832bf31b9053"):
+def test_a_request_for_tests_the_session_ended_on_with_no_test_file_written_is_an_open_thread() -> None:
+    """60b38d1e ends on "add test that checks this new way of handling session conflicts" while a subagent still
+    explores (blind label: "The user's last request, a test for the new session-start conflict handling ..., was
+    never written"); 5dd7775c asks to "add tests" and writes them; 23986045 pastes "Consider adding tests ..." again
+    after writing them; 5e231473 asks for Gemini tests in a review comment, then goes on to other requests."""
+    threads = draft(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"), UTC).open_threads
+    assert ("Tests asked for, none written: add test that checks this new way of handling session conflicts. Which "
+            "only happens at session start hook") in threads
+    for session_id in ("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6", "23986045-ec24-48ac-8531-832bf31b9053",
+                       "5e231473-1e70-45c5-9c18-6510ac844c99"):
         threads = draft(corpus_session(session_id), UTC).open_threads
         assert not any(t.startswith("Tests asked for") for t in threads), session_id
 

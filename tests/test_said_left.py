@@ -98,6 +98,16 @@ def test_an_open_choice_naming_its_subject_nowhere_names_only_its_options() -> N
                    "**Option 2: Use tenacity**\n\nWhich do you prefer?") == ["Decide: keep the loop or use tenacity"]
 
 
+def test_an_option_s_name_drops_a_tail_pointing_back_at_what_the_message_named() -> None:
+    """0cd9edf7 ends "1. Remove `omitempty` from these specific fields (so ...) 2. Or use a sentinel value like -1 ...
+    Which approach would you prefer?" (blind label: "... the agent asked whether to remove omitempty or use a -1
+    sentinel"); an option naming what it acts on keeps it."""
+    threads = draft(corpus_session("0cd9edf7-459c-4900-af40-cf2c64dea525"), ZoneInfo("UTC")).open_threads
+    assert "Decide: remove `omitempty` or use a sentinel value like -1" in threads
+    assert _choice("Clean up the retry code", "1. Keep the loop in `retry.py`\n2. Move it to `tenacity`\n\n"
+                   "Which do you prefer?") == ["Decide: keep the loop in `retry.py` or move it to `tenacity`"]
+
+
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
     threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads

@@ -258,8 +258,8 @@ _ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNOREC
 
 def tests_asked_left(session: Session) -> str:
     """The sentence of the last prompt (not a plan to carry out) that asks for tests ("add test that checks this new
-    way of handling session conflicts") when no edit after it, of the agent or its subagents, wrote a test file;
-    "" when none."""
+    way of handling session conflicts"), when the session ended on it (`ended_on`) and no edit after it, of the agent
+    or its subagents, wrote a test file; "" when none."""
     for index in range(len(session.events) - 1, -1, -1):
         event = session.events[index]
         if event.kind != "user" or event.text.startswith(PLAN_PROMPT):
@@ -269,6 +269,8 @@ def tests_asked_left(session: Session) -> str:
             not s.endswith("?") or _ASKING_RE.match(s))), None)
         if at is None:
             continue
+        if not ended_on(session, index):  # the session went on to other work after it: a request set aside
+            return ""
         asked = said[at]
         if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
             asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
