@@ -436,7 +436,7 @@ def _codex_rollout(folder: Path, *plans: list[tuple[str, str]]) -> Session:
     patch = "*** Begin Patch\n*** Update File: retry.py\n@@\n+def retry(): ...\n*** End Patch"
     records = [item("session_meta", id="01a2311d-0000-7000-8000-000000000001", cwd="/tmp/widgets"),
                item("response_item", type="message", role="user",
-                    content=[{"type": "input_text", "text": "Add a retry helper and its tests"}]),
+                    content=[{"type": "input_text", "text": "Add a retry helper"}]),
                *plan(1, plans[0]),
                item("response_item", type="custom_tool_call", name="apply_patch", input=patch, call_id="e1"),
                *[record for number, steps in enumerate(plans[1:], 2) for record in plan(number, steps)],
@@ -463,7 +463,7 @@ def _gemini_chat(folder: Path, *plans: list[tuple[str, str]]) -> Session:
     records = [{"sessionId": "2257c943-0000-4000-8000-000000000002", "startTime": "2026-12-01T10:18:59Z",
                 "directories": ["/tmp/widgets"]},
                {"id": "u1", "timestamp": "2026-12-01T10:18:59Z", "type": "user",
-                "content": [{"text": "Add a retry helper and its tests"}]},
+                "content": [{"text": "Add a retry helper"}]},
                reply(1, "", todos(1, plans[0]), edit),
                reply(2, "Added retry() to retry.py.", *[todos(n, steps) for n, steps in enumerate(plans[1:], 2)])]
     path = folder / "chats" / "session-2026-12-01T10-18-2257c943.jsonl"

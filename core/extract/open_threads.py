@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
     YES_WORDS,
@@ -421,8 +422,11 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None) and not answered):
         kind = "interrupt"
         if refused is not None and refused.name == "ExitPlanMode":
-            title = _first_line(str(refused.input.get("plan", ""))) or "the plan"
-            threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
+            plan = str(refused.input.get("plan", ""))
+            title = _PLAN_WORD_RE.sub("", _first_line(plan)) or "the plan"
+            steps = steps_of(plan)  # what the plan would have done first: its title seldom names the code
+            first = f"; first step: {_short_paths(clause(steps[0][0].replace('**', ''), 12))}" if steps else ""
+            threads.append(Thread(f"Plan not approved: {_cut(title, 160)}{first}", True))
         else:
             # what it was doing: the last sentence, after the one of the last three naming most when the last is
             # short ("Let me restore them."), never the run of three
@@ -483,14 +487,18 @@ def plan_title(session: Session) -> str:
     return ""
 
 
+_PLAN_WORD_RE = re.compile(r"^plan:\s*", re.IGNORECASE)  # "Plan: Add Unit Tests": the thread says it is a plan
+_PATH_RE = re.compile(r"`(?:[\w.-]+/)+([\w.-]+)`")
+
+
+def _short_paths(text: str) -> str:
+    """"`cmd/entire/cli/checkpoint/checkpoint_test.go`" -> "`checkpoint_test.go`": a reader knows a file by its name."""
+    return _PATH_RE.sub(r"`\1`", text)
+
+
 def _first_line(plan: str) -> str:
     """A plan's title: its first line with words, its heading marks dropped."""
     return next((line.lstrip("# ").strip() for line in plan.splitlines() if line.strip()), "")
-
-
-def plan_file(path: object) -> bool:
-    """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
-    return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
 
 
 def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:

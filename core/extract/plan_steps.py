@@ -18,7 +18,6 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
-from eywa.core.extract.open_threads import plan_file
 from eywa.core.extract.said_left import YES_WORDS, clause
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
@@ -76,6 +75,11 @@ _ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:t
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
+
+
+def plan_file(path: object) -> bool:
+    """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
+    return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
 
 
 def last_plan(session: Session) -> tuple[str, int]:
