@@ -217,8 +217,8 @@ OPEN_WORK = {
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
     # the refused plan's first step: its title names no code (blind label: "TestWriteCommitted_CLIVersionField in
     # checkpoint_test.go ... were only planned")
-    "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Add Unit Tests for CLIVersion in Metadata; "
-                                                          "first step: `checkpoint_test.go` — "
+    "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Add Unit Tests for CLIVersion in "
+                                                          "Metadata; first step: `checkpoint_test.go` — "
                                                           "`TestWriteCommitted_CLIVersionField`"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
     # options offered, then "Which approach would you prefer?": the open choice names them

@@ -501,7 +501,8 @@ def test_an_offer_made_as_a_statement_in_the_last_message_is_an_open_thread() ->
         "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
         Event("assistant", T0, text="Added retry() to retry.py.\n\nIf you want, I can also add tests for the backoff "
                                     "path.")), ZoneInfo("UTC"))
-    assert handoff.open_threads == ["Offered, no answer: also add tests for the backoff path"] and handoff.status == "done"
+    assert handoff.open_threads == ["Offered, no answer: also add tests for the backoff path"]
+    assert handoff.status == "done"
 
 
 def test_a_condition_that_is_no_offer_is_no_thread() -> None:
@@ -719,7 +720,8 @@ def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
 
 def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
     for agent in AGENTS:
-        assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered, no answer: push the branch"]
+        said = _closing(agent, "Let me know if you want me to push the branch.")
+        assert said == ["Offered, no answer: push the branch"]
         assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered, no answer: open a PR"]
 
 

@@ -275,6 +275,9 @@ def tests_asked_left(session: Session) -> str:
             continue
         if not ended_on(session, index):  # the session went on to other work after it: a request set aside
             return ""
+        if any(_TESTS_RE.search(str(t.get("content", ""))) for t in session.todos if t.get("status") != "completed") \
+                or any(_TESTS_RE.search(step) for step in session.todos_dropped):
+            return ""  # its todo list's test step left says it
         asked = said[at]
         if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
             asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
