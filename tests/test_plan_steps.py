@@ -159,5 +159,6 @@ def test_a_request_for_tests_is_answered_by_a_test_file_of_any_agent_or_names_no
             "Tests asked for, none written: Please add tests for the empty input."], agent
         done = Session(session_id="s", agent=agent, cwd="/tmp/widgets", events=[asked, edit, test])
         assert draft(done, UTC).open_threads == [], agent
-    plan = Event("user", None, text="Write a PR description with a test plan.")
-    assert draft(Session(session_id="s", cwd="/tmp/widgets", events=[plan, edit]), UTC).open_threads == []
+    for prompt in ("Write a PR description with a test plan.", "Fix the parser; we need to test this manually."):
+        said = Event("user", None, text=prompt)
+        assert draft(Session(session_id="s", cwd="/tmp/widgets", events=[said, edit]), UTC).open_threads == [], prompt

@@ -251,10 +251,10 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
 
 
 # "add test that checks ...", "there should also be tests for Gemini CLI", "we need to add unit test to check ...";
-# not a PR's "test plan" nor a "test run"
+# not a PR's "test plan" nor a "test run", nor a check to make ("we need to test this manually")
 _TESTS_ASKED_RE = re.compile(r"\b(?:add|write|adding|writing|create|should (?:also )?(?:be|have)|need|needs|include)\b"
-                             r"[^.?\n]{0,50}\btests?\b(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))",
-                             re.IGNORECASE)
+                             r"[^.?\n]{0,50}(?<!\bto )\btests?\b"
+                             r"(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+|\n+")
 _SHORT_ASK = 12  # words of an ask its next sentence completes
 _ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNORECASE)  # a request put as a question
