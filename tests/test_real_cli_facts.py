@@ -59,7 +59,7 @@ EXPECTED = {
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
     "plan-left": Expected(("Plan not carried out: `test_widget.py` not edited, though the plan lists it to change",),
                           "partial"),
-    "offer-pr": Expected(("Offered: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
+    "offer-pr": Expected(("Offered, no answer: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
     # "Next steps" name what may follow (core/extract/open_threads.py): one thread each, the session done

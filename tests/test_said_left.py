@@ -98,10 +98,20 @@ def test_an_open_choice_naming_its_subject_nowhere_names_only_its_options() -> N
                    "**Option 2: Use tenacity**\n\nWhich do you prefer?") == ["Decide: keep the loop or use tenacity"]
 
 
+def test_an_option_s_name_drops_a_tail_pointing_back_at_what_the_message_named() -> None:
+    """0cd9edf7 ends "1. Remove `omitempty` from these specific fields (so ...) 2. Or use a sentinel value like -1 ...
+    Which approach would you prefer?" (blind label: "... the agent asked whether to remove omitempty or use a -1
+    sentinel"); an option naming what it acts on keeps it."""
+    threads = draft(corpus_session("0cd9edf7-459c-4900-af40-cf2c64dea525"), ZoneInfo("UTC")).open_threads
+    assert "Decide: remove `omitempty` or use a sentinel value like -1" in threads
+    assert _choice("Clean up the retry code", "1. Keep the loop in `retry.py`\n2. Move it to `tenacity`\n\n"
+                   "Which do you prefer?") == ["Decide: keep the loop in `retry.py` or move it to `tenacity`"]
+
+
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
     threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads
-    assert threads == ["Offered: commit these changes"]
+    assert threads == ["Offered, no answer: commit these changes"]
 
 
 def test_a_question_asking_to_go_on_with_the_work_stays_a_question_in_plain_words() -> None:
@@ -109,7 +119,7 @@ def test_a_question_asking_to_go_on_with_the_work_stays_a_question_in_plain_word
     the asking (its blind label: "The agent asked whether to implement all three call sites ...")."""
     threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
     assert "Asked whether to proceed with implementing all three locations using this approach" in threads
-    assert not any(t.startswith(("Offered:", "Decide:")) for t in threads)
+    assert not any(t.startswith(("Offered", "Decide:")) for t in threads)
 
 
 def test_a_follow_up_left_for_later_mid_session_is_a_caveat() -> None:
@@ -144,9 +154,18 @@ def test_a_thread_is_one_clause_not_a_run_on() -> None:
     threads = draft(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"), ZoneInfo("UTC")).open_threads
     assert threads == ["Question: Ready to implement? (Plan: Implement PostHog Telemetry in Entire CLI - Phase 1 "
                        "(MVP))"]
+
+
+def test_an_offer_pointing_back_at_a_list_names_the_list_s_first_item() -> None:
+    """eb4bcc15 ends "**Recommendation:** 1. Move all transcript parsing logic to `agent/claudecode/` ... 3. Or define
+    an interface ... This would be a larger refactor ... Want me to proceed with that, or leave it as-is for now?"
+    (blind label: "The agent offered to move the remaining ... transcript parsing ... and asked whether to proceed");
+    130d7b7e's question names its step itself and keeps it."""
     threads = draft(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"), ZoneInfo("UTC")).open_threads
-    assert ("Question: Or define an interface for transcript parsing that different agents could implement; Want me to "
-            "proceed with that, or leave it as-is for now?") in threads
+    assert "Asked whether to proceed: Move all transcript parsing logic to `agent/claudecode/`" in threads
+    assert not any("Or define an interface" in t for t in threads)
+    threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
+    assert "Asked whether to proceed with implementing all three locations using this approach" in threads
 
 
 def _checks_session(agent: str) -> Session:
@@ -417,7 +436,7 @@ def _codex_rollout(folder: Path, *plans: list[tuple[str, str]]) -> Session:
     patch = "*** Begin Patch\n*** Update File: retry.py\n@@\n+def retry(): ...\n*** End Patch"
     records = [item("session_meta", id="01a2311d-0000-7000-8000-000000000001", cwd="/tmp/widgets"),
                item("response_item", type="message", role="user",
-                    content=[{"type": "input_text", "text": "Add a retry helper and its tests"}]),
+                    content=[{"type": "input_text", "text": "Add a retry helper"}]),
                *plan(1, plans[0]),
                item("response_item", type="custom_tool_call", name="apply_patch", input=patch, call_id="e1"),
                *[record for number, steps in enumerate(plans[1:], 2) for record in plan(number, steps)],
@@ -444,7 +463,7 @@ def _gemini_chat(folder: Path, *plans: list[tuple[str, str]]) -> Session:
     records = [{"sessionId": "2257c943-0000-4000-8000-000000000002", "startTime": "2026-12-01T10:18:59Z",
                 "directories": ["/tmp/widgets"]},
                {"id": "u1", "timestamp": "2026-12-01T10:18:59Z", "type": "user",
-                "content": [{"text": "Add a retry helper and its tests"}]},
+                "content": [{"text": "Add a retry helper"}]},
                reply(1, "", todos(1, plans[0]), edit),
                reply(2, "Added retry() to retry.py.", *[todos(n, steps) for n, steps in enumerate(plans[1:], 2)])]
     path = folder / "chats" / "session-2026-12-01T10-18-2257c943.jsonl"
@@ -482,7 +501,8 @@ def test_an_offer_made_as_a_statement_in_the_last_message_is_an_open_thread() ->
         "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
         Event("assistant", T0, text="Added retry() to retry.py.\n\nIf you want, I can also add tests for the backoff "
                                     "path.")), ZoneInfo("UTC"))
-    assert handoff.open_threads == ["Offered: also add tests for the backoff path"] and handoff.status == "done"
+    assert handoff.open_threads == ["Offered, no answer: also add tests for the backoff path"]
+    assert handoff.status == "done"
 
 
 def test_a_condition_that_is_no_offer_is_no_thread() -> None:
@@ -565,12 +585,12 @@ def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_to
 
 
 def test_a_bare_ask_to_go_on_keeps_the_sentence_that_names_its_subject() -> None:
-    """"Shall I proceed?" names nothing: it stays a question after what it asks about."""
+    """"Shall I proceed?" names nothing: what it asks to go on with is the sentence before it."""
     handoff = draft(_session(
         "claude-code", Event("user", T0, text="How should the retry helper back off?"), _edit("retry.py"),
         Event("assistant", T0, text="Exponential backoff with jitter fits the flood limits. Shall I proceed?")),
         ZoneInfo("UTC"))
-    assert handoff.open_threads == ["Question: Exponential backoff with jitter fits the flood limits; Shall I proceed?"]
+    assert handoff.open_threads == ["Asked whether to proceed: Exponential backoff with jitter fits the flood limits"]
 
 
 def test_steps_the_agent_took_off_its_own_todo_list_unfinished_are_notes() -> None:
@@ -700,8 +720,9 @@ def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
 
 def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
     for agent in AGENTS:
-        assert _closing(agent, "Let me know if you want me to push the branch.") == ["Offered: push the branch"]
-        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered: open a PR"]
+        said = _closing(agent, "Let me know if you want me to push the branch.")
+        assert said == ["Offered, no answer: push the branch"]
+        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered, no answer: open a PR"]
 
 
 

@@ -19,7 +19,15 @@ from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
-from eywa.core.extract.plan_steps import STEP_LEFT, ended_on, last_plan, step_threads, steps_left
+from eywa.core.extract.plan_steps import (
+    STEP_LEFT,
+    TESTS_LEFT,
+    ended_on,
+    last_plan,
+    step_threads,
+    steps_left,
+    tests_asked_left,
+)
 from eywa.core.extract.said_left import clause
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -118,7 +126,7 @@ BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.valu
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
                  "Temporary debug code still",
-                 "Still running:", DROPPED_TODO, STEP_LEFT)
+                 "Still running:", DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,7 @@ class Facts:
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
     checks_left: list[str] = field(default_factory=list)  # its other verification steps naming a command not run
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
+    tests_asked: str = ""  # a prompt's request for tests no test file written after it answers
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
@@ -213,6 +222,8 @@ class Facts:
             found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
         found += [Thread(text, False) for text in step_threads(self.steps_left)]
+        if self.tests_asked:
+            found.append(Thread(f"{TESTS_LEFT} {self.tests_asked}", False))
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
             named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted, _NAMED_FILES))
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
@@ -653,6 +664,7 @@ def session_facts(session: Session) -> Facts:
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
     facts.steps_left = steps_left(session, plan, after)
+    facts.tests_asked = tests_asked_left(session)
     facts.temporary = _temporary_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
     YES_WORDS,
@@ -28,6 +29,7 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
+OFFERED = "Offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
 _THREAD_CHARS = 240
 
 NEXT_STEP_RE = re.compile(
@@ -80,6 +82,8 @@ _VERDICT_RE = re.compile(r"\brecommends?\b(?:(?!\brecommends?\b).)*\b(?:request(
                          r"lgtm)\b", re.IGNORECASE)  # each "recommend" read up to the next: linear on a long line
 # A prompt that answers an offer: yes (group 1) or no
 _ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
+_POINTER_RE = re.compile(r"\s+(?:(?:with|on|to|for)\s+)?(?:that|this|it|these|those|them)$", re.IGNORECASE)
+_OR_RE = re.compile(r",?\s+or\s+", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
@@ -165,9 +169,15 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
     if plan:
         return f"Question: {question} ({clause(plan, 14)})"
     # of the two sentences before, the last that names its subject ("This would be a larger refactor" does not)
-    before = [s.text for s in found[max(0, index - 2):index]]
-    named = next((text for text in reversed(before) if not _POINTING_RE.match(text)), before[-1])
-    return f"Question: {clause(named, 14).rstrip('.:…')}; {question}"
+    at = next((i for i in range(index - 1, max(0, index - 2) - 1, -1) if not _POINTING_RE.match(found[i].text)),
+              index - 1)
+    while at and found[at].listed and found[at - 1].listed:  # a list's first item is what it proposes, not "Or ..."
+        at -= 1
+    named = clause(found[at].text, 14).rstrip(".:…")
+    if asked is not None:  # "Want me to proceed with that, or leave it as-is?": what "that" is
+        step = _POINTER_RE.sub("", _OR_RE.split(asked.group(1), 1)[0])
+        return f"Asked whether to {step if step.lower() != 'do' else 'proceed'}: {named}"
+    return f"Question: {named}; {question}"
 
 
 def _lead_words(text: str) -> str:
@@ -277,10 +287,10 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
                     choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
                     offer = _OFFER_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
-                    threads.append(Thread(choice if choice is not None else "Offered: " + clause(offer.group(1))
+                    threads.append(Thread(choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}"
                                           if offer is not None else _question(found, index, plan), True))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
-                threads.append(Thread("Offered: " + clause(offer.group(1).rstrip(".")), False))
+                threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.'))}", False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
             elif last and _VERDICT_RE.search(text):
@@ -344,7 +354,7 @@ def _offer_passed_over(session: Session, before: int) -> list[Thread]:
         accepted = any((answer := _ANSWER_RE.match(events[later].text)) and answer.group(1) and
                        _named_words(step) & _named_words(offer) for later, _, step in offers[position + 1:])
         if not named & edited and not accepted:
-            return [Thread("Offered, no answer: " + _offered(said, offer), False)]
+            return [Thread(f"{OFFERED} {_offered(said, offer)}", False)]
     return []
 
 
@@ -412,8 +422,11 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     if kind == "interrupt" or (refused is not None and refused is (calls[-1] if calls else None) and not answered):
         kind = "interrupt"
         if refused is not None and refused.name == "ExitPlanMode":
-            title = _first_line(str(refused.input.get("plan", ""))) or "the plan"
-            threads.append(Thread("Plan not approved: " + _cut(title, 160), True))
+            plan = str(refused.input.get("plan", ""))
+            title = _PLAN_WORD_RE.sub("", _first_line(plan)) or "the plan"
+            steps = steps_of(plan)  # what the plan would have done first: its title seldom names the code
+            first = f"; first step: {_short_paths(clause(steps[0][0].replace('**', ''), 12))}" if steps else ""
+            threads.append(Thread(f"Plan not approved: {_cut(title, 160)}{first}", True))
         else:
             # what it was doing: the last sentence, after the one of the last three naming most when the last is
             # short ("Let me restore them."), never the run of three
@@ -474,14 +487,18 @@ def plan_title(session: Session) -> str:
     return ""
 
 
+_PLAN_WORD_RE = re.compile(r"^plan:\s*", re.IGNORECASE)  # "Plan: Add Unit Tests": the thread says it is a plan
+_PATH_RE = re.compile(r"`(?:[\w.-]+/)+([\w.-]+)`")
+
+
+def _short_paths(text: str) -> str:
+    """"`cmd/entire/cli/checkpoint/checkpoint_test.go`" -> "`checkpoint_test.go`": a reader knows a file by its name."""
+    return _PATH_RE.sub(r"`\1`", text)
+
+
 def _first_line(plan: str) -> str:
     """A plan's title: its first line with words, its heading marks dropped."""
     return next((line.lstrip("# ").strip() for line in plan.splitlines() if line.strip()), "")
-
-
-def plan_file(path: object) -> bool:
-    """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
-    return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
 
 
 def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:

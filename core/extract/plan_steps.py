@@ -18,12 +18,12 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
-from eywa.core.extract.open_threads import plan_file
 from eywa.core.extract.said_left import YES_WORDS, clause
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
 STEP_LEFT = "Plan step not done:"  # how a thread of a step left begins: a fact of the session's own plan
+TESTS_LEFT = "Tests asked for, none written:"  # a prompt's request for tests no test file edited after it answers
 MAX_STEPS = 2  # threads of one plan's steps left: more says the plan was dropped, not that a step was
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 _NUMBERED_HEADING_RE = re.compile(r"^(?:\*\*)?(?:step|phase|part)?\s*\d{1,2}[.):]\s+(.+?)(?:\*\*)?$", re.IGNORECASE)
@@ -75,6 +75,11 @@ _ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:t
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
+
+
+def plan_file(path: object) -> bool:
+    """A plan written before the work (`plans/telemetry.md`, `~/.claude/plans/...`): no change to the code."""
+    return isinstance(path, str) and ("/plans/" in path or path.rsplit("/", 1)[-1].lower().startswith("plan"))
 
 
 def last_plan(session: Session) -> tuple[str, int]:
@@ -243,6 +248,50 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
     left = [step for step, body in steps if not _SKIPPED_RE.search(step) and not _done(
         step, body, written, said, files, ran, ticked)]
     return left if len(left) * 2 <= len(steps) else []
+
+
+# "add test that checks ...", "there should also be tests for Gemini CLI", "we need to add unit test to check ...";
+# not a PR's "test plan" nor a "test run", nor a check to make ("we need to test this manually")
+_TESTS_ASKED_RE = re.compile(r"\b(?:add|write|adding|writing|create|should (?:also )?(?:be|have)|need|needs|include)\b"
+                             r"[^.?\n]{0,50}(?<!\bto )\btests?\b"
+                             r"(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"(?<=[.?!])\s+|\n+")
+_SHORT_ASK = 12  # words of an ask its next sentence completes
+_ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNORECASE)  # a request put as a question
+
+
+def tests_asked_left(session: Session) -> str:
+    """The sentence of the last prompt (not a plan to carry out) that asks for tests ("add test that checks this new
+    way of handling session conflicts"), when the session ended on it (`ended_on`) and no edit after it, of the agent
+    or its subagents, wrote a test file; "" when none."""
+    for index in range(len(session.events) - 1, -1, -1):
+        event = session.events[index]
+        if event.kind != "user" or event.text.startswith(PLAN_PROMPT):
+            continue
+        said = [s.strip() for s in _SENTENCE_RE.split(event.text) if s.strip()]
+        at = next((i for i, s in enumerate(said) if _TESTS_ASKED_RE.search(s) and (
+            not s.endswith("?") or _ASKING_RE.match(s))), None)
+        if at is None:
+            continue
+        if not ended_on(session, index):  # the session went on to other work after it: a request set aside
+            return ""
+        if any(_TESTS_RE.search(str(t.get("content", ""))) for t in session.todos if t.get("status") != "completed") \
+                or any(_TESTS_RE.search(step) for step in session.todos_dropped):
+            return ""  # its todo list's test step left says it
+        asked = said[at]
+        if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
+            asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
+        # a request pasted again after the work ("Those tests were already added"): from its first time
+        since = next(i for i, e in enumerate(session.events) if e.kind == "user" and e.text == event.text)
+        later = [e.tool for e in session.events[since + 1:] if e.tool is not None and not e.tool.is_error]
+        start = session.events[since].timestamp
+        written = [str(call.input.get("file_path") or "") for call in later if call.name in WRITE_TOOLS] + [
+            path for call in later if call.name == "Bash"
+            for path in commands.files_changed(str(call.input.get("command", "")))] + [
+            path for run in session.subagents if start is None or run.started is None or run.started >= start
+            for path in run.files_written]
+        return "" if any(TEST_FILE_RE.search(path) for path in written) else clause(asked, 20)
+    return ""
 
 
 def step_threads(left: list[str]) -> list[str]:

@@ -65,11 +65,17 @@ def labelled_step(text: str) -> str | None:
     return f"Next: {clause(match.group(1))}" if match else None
 
 
+# "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing
+_POINTING_TAIL_RE = re.compile(r"\s+(?:from|for|in|on|of|to|with)\s+(?:these|this|those|that|them|it)\b[^`]*$",
+                               re.IGNORECASE)
+
+
 def _option_name(text: str) -> str:
     """An option's name: its first clause, at most 8 words, never ending on a dangling word or, when cut, on a
     purpose cut short ("a sentinel value like -1 to mean")."""
     cut = clause(text, 8)
     name = re.split(r"\s\(|[—–:]\s| - ", cut.rstrip(".…"), maxsplit=1)[0].strip()
+    name = _POINTING_TAIL_RE.sub("", name)  # "remove `omitempty` from these specific fields": what is removed
     words = name.split()
     if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
         words = words[:-2]
