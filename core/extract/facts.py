@@ -112,13 +112,18 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "lint": re.compile(r"\blint(?:er|ing)? (?:is clean|passes)", re.IGNORECASE),
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
+# Go's integration or end-to-end tests, by their folder or name (`integration_test/hooks_test.go`): they carry a build
+# tag, so `go test ./...` skips them; only a run that names them (`-tags integration`, `test:integration`, a CI task) runs
+# them.
+_INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
+_RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
                  "Temporary debug code still",
-                 "Still running:", DROPPED_TODO, STEP_LEFT)
+                 "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT)
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,7 @@ class Facts:
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
     checks_left: list[str] = field(default_factory=list)  # its other verification steps naming a command not run
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
+    integration_left: list[str] = field(default_factory=list)  # integration tests edited after their last run
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
@@ -199,6 +205,9 @@ class Facts:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
             found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
+        if self.integration_left:
+            named = ", ".join(f"`{path}`" for path in _short_names(self.integration_left, _NAMED_FILES))
+            found.append(Thread(f"Integration tests not run after the last edit of {named}", False))
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
@@ -502,6 +511,21 @@ def _still_running(session: Session) -> list[str]:
     return list(started.values())
 
 
+def _integration_left(session: Session) -> list[str]:
+    """Go integration test files the session edited that no later test run of the integration tests ran (the unit
+    run, `go test ./...`, skips them): they were never compiled after the edit."""
+    left: dict[str, None] = {}
+    for call in session.tool_calls:  # a run that failed ran them too: the failing check says the rest
+        if call.name in WRITE_TOOLS and not call.is_error and (path := _path(call, session.cwd)) and \
+                _INTEGRATION_TEST_RE.search(path):
+            left[path] = None
+        elif call.name == "Bash" and not call.rejected and not call.running and any(
+                check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command)
+                for check in commands.checks(_text(call))):
+            left.clear()
+    return list(left)
+
+
 def _failed_left(session: Session) -> list[tuple[str, str]]:
     """(the command, the line of its output that says so) of the last commands that failed and that no later command
     of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
@@ -656,6 +680,7 @@ def session_facts(session: Session) -> Facts:
     facts.temporary = _temporary_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
+    facts.integration_left = _integration_left(session)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
