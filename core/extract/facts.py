@@ -1,8 +1,9 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each kind of check (tests, lint, build, type check) and whether it passed, and what of a plan it
-carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These
-facts become open threads in plain words, hold a session's status at `partial`, and show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed, Go integration tests edited
+after their last run, and what of a plan it carried out no edit or command stands behind (its files to change, its
+steps: core/extract/plan_steps.py). These facts become open threads in plain words, hold a session's status at
+`partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
 which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
@@ -112,9 +113,8 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "lint": re.compile(r"\blint(?:er|ing)? (?:is clean|passes)", re.IGNORECASE),
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
-# Go's integration or end-to-end tests, by their folder or name (`integration_test/hooks_test.go`): they carry a build
-# tag, so `go test ./...` skips them; only a run that names them (`-tags integration`, `test:integration`, a CI task) runs
-# them.
+# Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
+# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them.
 _INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
