@@ -1,8 +1,9 @@
 """The state a session leaves behind, read from what it did (its tool calls and their output), for any agent: the
 files edited after its last commit, the commits after its last push, a pull request opened or only drafted, the
-last run of each kind of check (tests, lint, build, type check) and whether it passed, and what of a plan it
-carried out no edit or command stands behind (its files to change, its steps: core/extract/plan_steps.py). These
-facts become open threads in plain words, hold a session's status at `partial`, and show in What Happened.
+last run of each kind of check (tests, lint, build, type check) and whether it passed, Go integration tests edited
+after their last run, and what of a plan it carried out no edit or command stands behind (its files to change, its
+steps: core/extract/plan_steps.py). These facts become open threads in plain words, hold a session's status at
+`partial`, and show in What Happened.
 
 Edits count as uncommitted only in a session that committed itself or printed a `git status` listing them (it says
 which are left): in one that did neither, the person commits, and its edits are no thread (the labelled sessions of
@@ -120,13 +121,23 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "lint": re.compile(r"\blint(?:er|ing)? (?:is clean|passes)", re.IGNORECASE),
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
+# Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
+# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them.
+_INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
+# A prompt asking for a change ("add test that checks ...", "can you fix ..."), not for an answer or a text
+_CHANGE_REQUEST_RE = re.compile(r"^(?:(?:please|can you|could you|now|ok(?:ay)?|great|yes|yep|then|also)[,.!]? +)*"
+                                r"(?:add|implement|write|create|fix|update|change|remove|refactor|rename|move)\b",
+                                re.IGNORECASE)
+_FIRST_SENTENCE_RE = re.compile(r"(?<=[.!?])\s|\n")
+REQUEST_LEFT = "Last request not done, the session ended before any edit:"
+_RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
                  "Temporary debug code still",
-                 "Still running:", DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
+                 "Still running:", "Integration tests not run", REQUEST_LEFT, DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
 
 
 @dataclass(frozen=True)
@@ -154,6 +165,8 @@ class Facts:
     checks_left: list[str] = field(default_factory=list)  # its other verification steps naming a command not run
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     tests_asked: str = ""  # a prompt's request for tests no test file written after it answers
+    integration_left: list[str] = field(default_factory=list)  # integration tests edited after their last run
+    request_left: str = ""  # the last prompt asked for a change; the session stopped at work on it, no edit made
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
@@ -208,6 +221,11 @@ class Facts:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
             found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
+        if self.request_left:
+            found.append(Thread(f"{REQUEST_LEFT} {clause(self.request_left, 16)}", False))
+        if self.integration_left:
+            named = ", ".join(f"`{path}`" for path in _short_names(self.integration_left, _NAMED_FILES))
+            found.append(Thread(f"Integration tests not run after the last edit of {named}", False))
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
@@ -513,6 +531,35 @@ def _still_running(session: Session) -> list[str]:
     return list(started.values())
 
 
+def _integration_left(session: Session) -> list[str]:
+    """Go integration test files the session edited that no later test run of the integration tests ran (the unit
+    run, `go test ./...`, skips them): they were never compiled after the edit."""
+    left: dict[str, None] = {}
+    for call in session.tool_calls:  # a run that failed ran them too: the failing check says the rest
+        if call.name in WRITE_TOOLS and not call.is_error and (path := _path(call, session.cwd)) and \
+                _INTEGRATION_TEST_RE.search(path):
+            left[path] = None
+        elif call.name == "Bash" and not call.rejected and not call.running and any(
+                check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command)
+                for check in commands.checks(_text(call))):
+            left.clear()
+    return list(left)
+
+
+def _request_left(session: Session) -> str:
+    """The last prompt, when it asked for a change and the session ended at work on it (a tool call last, no reply
+    after it) with no edit made: the request is left, not answered."""
+    start = last_prompt_index(session.events)
+    if start < 0 or not _CHANGE_REQUEST_RE.match(prompt := session.events[start].text.strip()):
+        return ""
+    after = session.events[start + 1:]
+    last = max((at for at, event in enumerate(after) if event.tool is not None), default=-1)
+    if last < 0 or any(e.kind == "assistant" and e.text.strip() for e in after[last + 1:]) or any(
+            e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error for e in after):
+        return ""
+    return _FIRST_SENTENCE_RE.split(prompt, maxsplit=1)[0].rstrip(".!")
+
+
 def _failed_left(session: Session) -> list[tuple[str, str]]:
     """(the command, the line of its output that says so) of the last commands that failed and that no later command
     of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
@@ -668,6 +715,8 @@ def session_facts(session: Session) -> Facts:
     facts.temporary = _temporary_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
+    facts.integration_left = _integration_left(session)
+    facts.request_left = _request_left(session)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
