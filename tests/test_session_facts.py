@@ -531,27 +531,6 @@ def test_an_integration_test_run_after_the_edit_or_a_python_one_under_pytest_is_
     assert session_facts(session).integration_left == []
 
 
-def test_a_change_asked_for_last_that_the_session_stopped_at_before_any_edit_is_a_note() -> None:
-    """60b38d1e's last prompt asks for a test; the session ends on an Explore subagent's call, nothing written."""
-    threads, _ = _facts("60b38d1e-f048-428b-89da-e5dca96614d4")
-    assert "Last request not done, the session ended before any edit: add test that checks this new way of handling " \
-           "session conflicts" in threads
-
-
-def test_a_last_request_answered_in_a_reply_or_not_for_a_change_or_carried_out_is_no_note() -> None:
-    """38917d7d's "create a PR description ..." is answered in its last reply; d50aed65's last prompt is "Commit"."""
-    for session_id in ("38917d7d-9f69-4210-a3b0-eed0a9e97575", "d50aed65-f324-43f2-8c95-9edd32b25b32"):
-        assert session_facts(corpus_session(session_id)).request_left == ""
-    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
-    read = ToolCall("r", "Read", {"file_path": "/tmp/widgets/parse.py"})
-    edit = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/parse.py", "old_string": "a", "new_string": "b"})
-    session.events = [Event("user", None, text="Please fix the parser. It drops the last row."),
-                      Event("tool", None, tool=read)]
-    assert session_facts(session).request_left == "Please fix the parser"
-    session.events.append(Event("tool", None, tool=edit))
-    assert session_facts(session).request_left == ""
-
-
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
     commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")

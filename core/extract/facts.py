@@ -124,12 +124,6 @@ _NAMED_FILES = 4  # files named in one thread
 # Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
 # of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them.
 _INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
-# A prompt asking for a change ("add test that checks ...", "can you fix ..."), not for an answer or a text
-_CHANGE_REQUEST_RE = re.compile(r"^(?:(?:please|can you|could you|now|ok(?:ay)?|great|yes|yep|then|also)[,.!]? +)*"
-                                r"(?:add|implement|write|create|fix|update|change|remove|refactor|rename|move)\b",
-                                re.IGNORECASE)
-_FIRST_SENTENCE_RE = re.compile(r"(?<=[.!?])\s|\n")
-REQUEST_LEFT = "Last request not done, the session ended before any edit:"
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -137,7 +131,7 @@ BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.valu
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
                  "Temporary debug code still",
-                 "Still running:", "Integration tests not run", REQUEST_LEFT, DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
+                 "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
 
 
 @dataclass(frozen=True)
@@ -166,7 +160,6 @@ class Facts:
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     tests_asked: str = ""  # a prompt's request for tests no test file written after it answers
     integration_left: list[str] = field(default_factory=list)  # integration tests edited after their last run
-    request_left: str = ""  # the last prompt asked for a change; the session stopped at work on it, no edit made
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
@@ -221,8 +214,6 @@ class Facts:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
             found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
-        if self.request_left:
-            found.append(Thread(f"{REQUEST_LEFT} {clause(self.request_left, 16)}", False))
         if self.integration_left:
             named = ", ".join(f"`{path}`" for path in _short_names(self.integration_left, _NAMED_FILES))
             found.append(Thread(f"Integration tests not run after the last edit of {named}", False))
@@ -546,20 +537,6 @@ def _integration_left(session: Session) -> list[str]:
     return list(left)
 
 
-def _request_left(session: Session) -> str:
-    """The last prompt, when it asked for a change and the session ended at work on it (a tool call last, no reply
-    after it) with no edit made: the request is left, not answered."""
-    start = last_prompt_index(session.events)
-    if start < 0 or not _CHANGE_REQUEST_RE.match(prompt := session.events[start].text.strip()):
-        return ""
-    after = session.events[start + 1:]
-    last = max((at for at, event in enumerate(after) if event.tool is not None), default=-1)
-    if last < 0 or any(e.kind == "assistant" and e.text.strip() for e in after[last + 1:]) or any(
-            e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error for e in after):
-        return ""
-    return _FIRST_SENTENCE_RE.split(prompt, maxsplit=1)[0].rstrip(".!")
-
-
 def _failed_left(session: Session) -> list[tuple[str, str]]:
     """(the command, the line of its output that says so) of the last commands that failed and that no later command
     of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
@@ -716,7 +693,6 @@ def session_facts(session: Session) -> Facts:
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
     facts.integration_left = _integration_left(session)
-    facts.request_left = _request_left(session)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
