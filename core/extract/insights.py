@@ -988,8 +988,9 @@ def chosen(session: Session) -> list[Insight]:
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
-    # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
-    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
+    # the choices first, the most plainly stated first (stated, the user's, the changes with a reason, reported,
+    # announced, the steps taken on a finding), then the findings: a finding with no choice yields its place to a choice
+    ranked = sorted(found, key=lambda f: (f[2].cause or f[2].kind == "Found", not f[2].cause, -f[2].strength,
                                           f[0], f[1]))
     kept: list[tuple[int, int, Insight]] = []
     held: list[tuple[int, int, Insight]] = []
@@ -997,7 +998,7 @@ def chosen(session: Session) -> list[Insight]:
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength <= FOLLOWED:
+        if item.cause and causes == MAX_CAUSES or item.strength < FOLLOWED:
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -1007,14 +1008,9 @@ def chosen(session: Session) -> list[Insight]:
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     for entry in sorted(held, key=lambda e: (e[2].strength == WRITTEN, e[2].strength == CLOSING,
-                                             e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
+                                             e[2].strength == REFUSED)):
         item = entry[2]
-        # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
-        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
-                      and k.text.rstrip(".").lower() in item.text.lower()), None)
-        if alone is not None:
-            kept[alone] = (kept[alone][0], kept[alone][1], item)
-        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
+        if len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
             kept.append(entry)
     return [item for _, _, item in kept]
 
