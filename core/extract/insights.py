@@ -35,7 +35,7 @@ MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
 # with its reason or what it replaced, a change reported, one announced, a limit of the code found.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
-FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
+FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): the last of the choices
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
@@ -634,9 +634,9 @@ def _named(words: set[str]) -> set[str]:
 # with its reason or the alternative it set aside
 _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
-# "Add the missing imports", "Add tests for `x`": a chore, not a choice
-_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b",
-                       re.IGNORECASE)
+# "Add the missing imports", "Add tests for `x`", "Update the todo list": a chore, not a choice
+_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b|"
+                       r"\b(?:todo|task) list\b", re.IGNORECASE)
 # "`runExplainSession` wraps the error without preserving the type", "The `commands/` directory only contains
 # `help.go`": what a piece of code does not do, or only does: the finding a change follows from
 _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
@@ -693,6 +693,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
         # a change said with neither: one of code (a function, a field), not a list of files touched
         if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
+            continue
+        if _REASON_AHEAD_RE.search(text):  # "... doesn't actually test the defaulting logic because:"
             continue
         text = text[:-1] + "." if text.endswith(":") else text
         result.append(Insight("Decision", topic_of(text), text,
@@ -765,6 +767,8 @@ _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gon
                               re.IGNORECASE)
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
 _WRITTEN_OUT_RE = re.compile(r"[{}]|=>")  # code written out of backticks: no finding in words
+_REASON_AHEAD_RE = re.compile(r"\b(?:because|since|why|following|below)\s*:$", re.IGNORECASE)  # the reason: a list
+_NUMBERED_RUN_RE = re.compile(r"\b[A-Z]\w* \d+:.*\b[A-Z]\w* \d+:")  # "Fix 1: ... Fix 2: ...": a list run together
 
 
 # "Since they're in the same package, ...", "This ensures ...", "It should be removed ...", "Lines 228 and 331 ...",
@@ -787,7 +791,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
-                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) or _NUMBERED_RUN_RE.search(text) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
         return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
@@ -953,12 +957,13 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 
 
 def chosen(session: Session) -> list[Insight]:
-    """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
-    choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
-    with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words, the findings stated right before an edit and, when the session wrote code, the list
-    lines of the turns' reports."""
+    """The best few decisions and root causes of a session: the choices first (stated, the user's, the changes
+    with a reason, reported or announced, the steps taken on a finding), then a root cause (at most `MAX_CAUSES`)
+    and the findings: a finding with no choice yields its place to a choice. The most plainly stated first, in the
+    session's order among equals; a repeat of one already kept (most of its words) left out. Places still free then
+    take the further root causes (most often the reason a decision was made, said apart from it), findings in plain
+    words, the findings stated right before an edit and, when the session wrote code, the list lines of the turns'
+    reports. Shown root causes first, then in the session's order."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
