@@ -956,6 +956,19 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
+JUDGED = 2  # the strength of a choice stated with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
+
+
+def _place(item: Insight) -> tuple[bool, bool, bool, bool, int]:
+    """Where an insight ranks for the places of a handoff: the choices first, then the findings (a finding with no
+    choice yields its place to a choice). Among the choices: those stated with their reason, the user's and the commit
+    bodies' (what was done), then those the agent judged plainly ("The cleanest fix is ...", "My recommendation: ..."),
+    often a proposal, then the changes with a reason, reported, announced and the steps taken on a finding; among the
+    findings: a root cause, then the rest, the most plainly stated first."""
+    finding = item.cause or item.kind == "Found"
+    return finding, not item.cause, item.strength < 0, not finding and item.strength >= JUDGED, -item.strength
+
+
 def chosen(session: Session) -> list[Insight]:
     """The best few decisions and root causes of a session: the choices first (stated, the user's, the changes
     with a reason, reported or announced, the steps taken on a finding), then a root cause (at most `MAX_CAUSES`)
@@ -993,10 +1006,7 @@ def chosen(session: Session) -> list[Insight]:
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
-    # the choices first, the most plainly stated first (stated, the user's, the changes with a reason, reported,
-    # announced, the steps taken on a finding), then the findings: a finding with no choice yields its place to a choice
-    ranked = sorted(found, key=lambda f: (f[2].cause or f[2].kind == "Found", not f[2].cause, -f[2].strength,
-                                          f[0], f[1]))
+    ranked = sorted(found, key=lambda f: (*_place(f[2]), f[0], f[1]))
     kept: list[tuple[int, int, Insight]] = []
     held: list[tuple[int, int, Insight]] = []
     causes = 0
