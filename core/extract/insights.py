@@ -939,15 +939,20 @@ _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The 
 _ASCRIBED_RE = re.compile(r"^At the user's (?:request|word)\b[^:]*:\s*")
 
 
+def _fix_of(fix: Insight, cause: Insight) -> bool:
+    """Whether `fix` states the fix ("The fix is to add ...") beside `cause`, a root cause, in either one's place."""
+    return fix.kind == "Decision" and fix.strength != FOLLOWED and cause.cause and bool(_FIX_RE.search(fix.text))
+
+
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
-    names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
+    (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
     without the words that ascribe them ("At the user's ...") to the user."""
     words = _words(item.text)
     if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
-           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))
+           if not (_fix_of(item, k) or _fix_of(k, item))
            for ascribed in [bool(_ASCRIBED_RE.match(item.text) and _ASCRIBED_RE.match(k.text))]
            for mine in [_words(item.text, ascribed)]):
         return True
