@@ -26,6 +26,7 @@ from eywa.core.extract.insights import (
     chosen,
     closing_lines,
     commit_reasons,
+    findings_before_edits,
     insights,
     insights_in,
     steps_on_findings,
@@ -1115,3 +1116,58 @@ def test_a_commit_bodys_item_wrapped_at_72_columns_is_one_line() -> None:
     session = Session("s", cwd="/r", events=[Event("tool", None, tool=ToolCall("c", "Bash", {"command": command}))])
     assert [item.text for item in commit_reasons(session)] == [
         "Retry the upload three times with backoff", "Keep the old timeout of thirty seconds for reads"]
+
+
+def test_a_finding_with_no_choice_yields_its_place_to_a_choice() -> None:
+    # b25a8b6e, eight places full: the step taken on the linter's finding, a choice with its reason, keeps its place; the
+    # finding stated with no choice ("When `hasNewContent` is false and we reuse a checkpoint ID ...") yields its own
+    found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
+    assert len(found) == insights_rules.MAX_INSIGHTS
+    assert "Add a constant, since the linter flagged the repeated string." in found
+    assert not any(line.startswith("When `hasNewContent` is false") for line in found)
+    # places left free: the root cause stays, shown first
+    assert session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")[0].startswith("**Root cause: trailers** --")
+
+
+def test_a_choice_the_agent_judged_ranks_after_the_users_and_the_commits() -> None:
+    # a7da6a22, eight places full: the option the user picked keeps its place, the approach the agent judged
+    # ("Approach: Add an `error` field to `ManifestEntry` ...") yields its own
+    found = texts("a7da6a22-facc-4fcd-8bab-f83c87862004")
+    assert len(found) == insights_rules.MAX_INSIGHTS
+    assert any(line.startswith("How should corrupted archives be reported in the manifest? The user chose Option C")
+               for line in found)
+    assert not any(line.startswith("Approach: Add an `error` field") for line in found)
+    # places left free: the judged choice stays
+    assert any(line.startswith("The fix is to add `.entire` to `.git/info/exclude`")
+               for line in texts("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+
+
+def test_a_change_leading_into_its_reasons_is_no_line() -> None:
+    # cc432c40: "The test `TestTrackCommandDetachedDefaultsAgentToAuto` (line 90-99) doesn't actually test the
+    # defaulting logic because:", its reasons in the list after it
+    assert not any(line.endswith("because.") for line in texts("cc432c40-914a-4c1a-a972-0103199a736a"))
+    said = "The test `TestDefaults` (line 90-99) doesn't actually test the defaulting logic because:\n\n1. it returns early"
+    assert changes_in(sentences(said), "TestDefaults") == []
+    # a change that leads into its code ends with a stop (f744aef5)
+    assert "Replace go-git's `remote.Fetch()` with git CLI calls in both functions, similar to how `push_common.go` " \
+           "does it." in texts("f744aef5-5139-4c21-91e5-3f44ce902105")
+
+
+def test_updating_the_todo_list_is_a_chore_not_a_step_on_a_finding() -> None:
+    # cb2e607c: "... the installation is working perfectly. Let me update the todo list and show you the final ..."
+    assert not any("todo list" in line for line in texts("cb2e607c-c758-415a-8b45-c49e4631906a"))
+    assert steps_on_findings(sentences("The lint run found a duplicated check in both handlers. Let me update the "
+                                       "todo list.")) == []
+    assert [item.text for item in steps_on_findings(sentences(
+        "The lint run found a duplicated check in both handlers. Let me extract a shared helper."))] == [
+        "Extract a shared helper, since the lint run found a duplicated check in both handlers."]
+
+
+def test_a_numbered_list_run_together_is_no_finding() -> None:
+    # e5fcdc73: "Fix 1: `.env` file should not override existing env vars (both wrapper scripts) Fix 2: ..."
+    assert not any("Fix 2:" in line for line in texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"))
+    run = ("Fix 1: the `.env` file overrides existing env vars in both wrapper scripts Fix 2: the Gemini test expects "
+           "the old format of the hook command")
+    assert findings_before_edits(sentences(run)) == []
+    assert findings_before_edits(sentences("The `.env` file overrides existing env vars in both wrapper scripts, so "
+                                           "the values set in the shell are lost.")) != []
