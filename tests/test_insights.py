@@ -235,7 +235,8 @@ def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None
     found = session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")
     assert (
         "**Decision** -- Make the regex stricter by requiring the ID to be followed by whitespace or end of string, "
-        "since the \"too long\" test failed because the regex matches the first 12 characters of a longer string.") in found
+        "since the \"too long\" test failed because the regex matches the first 12 characters of a longer "
+        "string.") in found
     assert sum("too long" in line for line in found) == 1
 
 
@@ -1119,8 +1120,8 @@ def test_a_commit_bodys_item_wrapped_at_72_columns_is_one_line() -> None:
 
 
 def test_a_finding_with_no_choice_yields_its_place_to_a_choice() -> None:
-    # b25a8b6e, eight places full: the step taken on the linter's finding, a choice with its reason, keeps its place; the
-    # finding stated with no choice ("When `hasNewContent` is false and we reuse a checkpoint ID ...") yields its own
+    # b25a8b6e, eight places full: the step taken on the linter's finding, a choice with its reason, keeps its place;
+    # the finding stated with no choice ("When `hasNewContent` is false and we reuse ...") yields its own
     found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
     assert len(found) == insights_rules.MAX_INSIGHTS
     assert "Add a constant, since the linter flagged the repeated string." in found
@@ -1146,7 +1147,7 @@ def test_a_change_leading_into_its_reasons_is_no_line() -> None:
     # cc432c40: "The test `TestTrackCommandDetachedDefaultsAgentToAuto` (line 90-99) doesn't actually test the
     # defaulting logic because:", its reasons in the list after it
     assert not any(line.endswith("because.") for line in texts("cc432c40-914a-4c1a-a972-0103199a736a"))
-    said = "The test `TestDefaults` (line 90-99) doesn't actually test the defaulting logic because:\n\n1. it returns early"
+    said = "The test `TestDefaults` (line 90-99) doesn't test the defaulting logic because:\n\n1. it returns early"
     assert changes_in(sentences(said), "TestDefaults") == []
     # a change that leads into its code ends with a stop (f744aef5)
     assert "Replace go-git's `remote.Fetch()` with git CLI calls in both functions, similar to how `push_common.go` " \

@@ -948,8 +948,8 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
-    (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
-    without the words that ascribe them ("At the user's ...") to the user."""
+    (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of
+    the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
     words = _words(item.text)
     if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
            if not (_fix_of(item, k) or _fix_of(k, item))
@@ -961,7 +961,7 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
-JUDGED = 2  # the strength of a choice stated with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
+JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
 
 
 def _place(item: Insight) -> tuple[bool, bool, bool, bool, int]:
