@@ -32,8 +32,8 @@ from eywa.core.sources.comments import LEFT_FOR_LATER_RE
 
 MAX_INSIGHTS = 8
 MAX_CAUSES = 1
-# The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
-# with its reason or what it replaced, a change reported, one announced, a limit of the code found.
+# The strengths of `changes_in`'s notes, each kind ranked after the choices the agent states (`_place`): a change with
+# its reason or what it replaced, a change reported, one announced; and a limit of the code found, with the findings.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): the last of the choices
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
