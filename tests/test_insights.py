@@ -26,6 +26,7 @@ from eywa.core.extract.insights import (
     chosen,
     closing_lines,
     commit_reasons,
+    findings_before_edits,
     insights,
     insights_in,
     steps_on_findings,
@@ -141,7 +142,8 @@ def test_a_change_made_for_backwards_compatibility_gives_its_reason() -> None:
 def test_a_cause_stated_twice_is_kept_once() -> None:
     found = session_insights("3de3ff10-2c78-4b94-b22f-f8ffb14305f6")
     assert sum("old naming format" in line for line in found) == 1
-    assert found[0].startswith("**Root cause: Reset** --")
+    # the step taken on it says the cause and what was done on it, ranked with the choices
+    assert found[0].startswith("**Decision: Reset** -- Fix the tests, since the tests are creating shadow branches")
 
 
 @pytest.mark.parametrize("prefix", ["847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1", "2cfdacb8-9317-430f-8975-0709d2837d1c",
@@ -211,7 +213,7 @@ def test_the_fix_chosen_is_a_decision() -> None:
 
 def test_a_fact_set_against_the_belief_it_corrects_is_found() -> None:
     assert ("**Found: bytes** -- The `bytes` identifier is being used as a type conversion, but `bytes` is the "
-            "imported package, not a type.") in session_insights("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+            "imported package, not a type.") in stated("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
     assert lines_of("Those diagnostics are pre-existing, not from my changes.") == []
     assert lines_of("The lint warnings come from the generated code, not related to my changes.") == []
 
@@ -230,9 +232,12 @@ def test_the_sentence_after_understanding_the_issues_is_their_root_cause() -> No
 def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None:
     # ab8c5aa0: "The "too long" test failed because the regex matches the first 12 characters of a longer string. Let
     # me make the regex stricter ...": the cause and what was done on it, one line
-    assert session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")[0] == (
+    found = session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")
+    assert (
         "**Decision** -- Make the regex stricter by requiring the ID to be followed by whitespace or end of string, "
-        "since the \"too long\" test failed because the regex matches the first 12 characters of a longer string.")
+        "since the \"too long\" test failed because the regex matches the first 12 characters of a longer "
+        "string.") in found
+    assert sum("too long" in line for line in found) == 1
 
 
 def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() -> None:
@@ -392,11 +397,12 @@ def test_a_further_root_cause_only_fills_a_place_the_decisions_leave_free() -> N
     # two places used of eight: the second cause is the reason of the choice its label names ("reuse the pattern in
     # trailers, since trailers already imports id")
     # (a comment the session wrote that says why fills a place after it)
+    # (the first cause, "The "too long" test failed ...", is said by the step taken on it: this one is the cause kept)
     found = [item for item in chosen(corpus_session("ab8c5aa0-e11b-4b16-9be3-c470a9483829"))
              if item.strength != WRITTEN]
-    assert found[-1].cause and found[-1].text.startswith("The `trailers` package already imports `checkpoint/id`")
-    # eight choices stated: one root cause, ranked first, and the decisions keep the other places
-    assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 1
+    assert found[0].cause and found[0].text.startswith("The `trailers` package already imports `checkpoint/id`")
+    # eight choices stated: the root cause yields its place to them
+    assert sum(item.cause for item in chosen(corpus_session("63784323-7042-4ab8-82b1-3c0b79467bf9"))) == 0
 
 
 def test_a_further_root_cause_comes_after_the_decisions() -> None:
@@ -616,6 +622,7 @@ def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it
 
 
 def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
+    # (the fix ranked first now: the root cause after it is no repeat either)
     found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
     assert any(line.startswith("The `shouldFilterFile` function at line 1033-1045 filters") for line in found)
     assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
@@ -1065,7 +1072,7 @@ def test_a_plans_step_lines_are_no_decisions_but_a_reason_under_a_step_heading_i
     assert not any(line.startswith("Step ") for line in insights(corpus_session(
         "63784323-7042-4ab8-82b1-3c0b79467bf9")))
     assert any("This is the cleanest approach because all existing code accessing `msg.Content`" in line
-               for line in insights(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f")))
+               for line in stated("c010174c-a7cd-4bcc-b7d4-61258d6c463f"))
 
 
 def test_a_comparison_in_a_session_closing_on_a_choice_question_is_no_decision() -> None:
@@ -1110,3 +1117,58 @@ def test_a_commit_bodys_item_wrapped_at_72_columns_is_one_line() -> None:
     session = Session("s", cwd="/r", events=[Event("tool", None, tool=ToolCall("c", "Bash", {"command": command}))])
     assert [item.text for item in commit_reasons(session)] == [
         "Retry the upload three times with backoff", "Keep the old timeout of thirty seconds for reads"]
+
+
+def test_a_finding_with_no_choice_yields_its_place_to_a_choice() -> None:
+    # b25a8b6e, eight places full: the step taken on the linter's finding, a choice with its reason, keeps its place;
+    # the finding stated with no choice ("When `hasNewContent` is false and we reuse ...") yields its own
+    found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
+    assert len(found) == insights_rules.MAX_INSIGHTS
+    assert "Add a constant, since the linter flagged the repeated string." in found
+    assert not any(line.startswith("When `hasNewContent` is false") for line in found)
+    # places left free: the root cause stays, shown first
+    assert session_insights("ab8c5aa0-e11b-4b16-9be3-c470a9483829")[0].startswith("**Root cause: trailers** --")
+
+
+def test_a_choice_the_agent_judged_ranks_after_the_users_and_the_commits() -> None:
+    # a7da6a22, eight places full: the option the user picked keeps its place, the approach the agent judged
+    # ("Approach: Add an `error` field to `ManifestEntry` ...") yields its own
+    found = texts("a7da6a22-facc-4fcd-8bab-f83c87862004")
+    assert len(found) == insights_rules.MAX_INSIGHTS
+    assert any(line.startswith("How should corrupted archives be reported in the manifest? The user chose Option C")
+               for line in found)
+    assert not any(line.startswith("Approach: Add an `error` field") for line in found)
+    # places left free: the judged choice stays
+    assert any(line.startswith("The fix is to add `.entire` to `.git/info/exclude`")
+               for line in texts("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+
+
+def test_a_change_leading_into_its_reasons_is_no_line() -> None:
+    # cc432c40: "The test `TestTrackCommandDetachedDefaultsAgentToAuto` (line 90-99) doesn't actually test the
+    # defaulting logic because:", its reasons in the list after it
+    assert not any(line.endswith("because.") for line in texts("cc432c40-914a-4c1a-a972-0103199a736a"))
+    said = "The test `TestDefaults` (line 90-99) doesn't test the defaulting logic because:\n\n1. it returns early"
+    assert changes_in(sentences(said), "TestDefaults") == []
+    # a change that leads into its code ends with a stop (f744aef5)
+    assert "Replace go-git's `remote.Fetch()` with git CLI calls in both functions, similar to how `push_common.go` " \
+           "does it." in texts("f744aef5-5139-4c21-91e5-3f44ce902105")
+
+
+def test_updating_the_todo_list_is_a_chore_not_a_step_on_a_finding() -> None:
+    # cb2e607c: "... the installation is working perfectly. Let me update the todo list and show you the final ..."
+    assert not any("todo list" in line for line in texts("cb2e607c-c758-415a-8b45-c49e4631906a"))
+    assert steps_on_findings(sentences("The lint run found a duplicated check in both handlers. Let me update the "
+                                       "todo list.")) == []
+    assert [item.text for item in steps_on_findings(sentences(
+        "The lint run found a duplicated check in both handlers. Let me extract a shared helper."))] == [
+        "Extract a shared helper, since the lint run found a duplicated check in both handlers."]
+
+
+def test_a_numbered_list_run_together_is_no_finding() -> None:
+    # e5fcdc73: "Fix 1: `.env` file should not override existing env vars (both wrapper scripts) Fix 2: ..."
+    assert not any("Fix 2:" in line for line in texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"))
+    run = ("Fix 1: the `.env` file overrides existing env vars in both wrapper scripts Fix 2: the Gemini test expects "
+           "the old format of the hook command")
+    assert findings_before_edits(sentences(run)) == []
+    assert findings_before_edits(sentences("The `.env` file overrides existing env vars in both wrapper scripts, so "
+                                           "the values set in the shell are lost.")) != []

@@ -32,10 +32,10 @@ from eywa.core.sources.comments import LEFT_FOR_LATER_RE
 
 MAX_INSIGHTS = 8
 MAX_CAUSES = 1
-# The strengths of `changes_in`'s notes, each kind ranked after what the agent states as a cause or a choice: a change
-# with its reason or what it replaced, a change reported, one announced, a limit of the code found.
+# The strengths of `changes_in`'s notes, each kind ranked after the choices the agent states (`_place`): a change with
+# its reason or what it replaced, a change reported, one announced; and a limit of the code found, with the findings.
 REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
-FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): only fills places left free
+FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): the last of the choices
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
@@ -634,9 +634,9 @@ def _named(words: set[str]) -> set[str]:
 # with its reason or the alternative it set aside
 _CONTRAST_RE = re.compile(r"\b(instead of|rather than|no longer|not just)\b|, not\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`]{3,80})`")
-# "Add the missing imports", "Add tests for `x`": a chore, not a choice
-_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b",
-                       re.IGNORECASE)
+# "Add the missing imports", "Add tests for `x`", "Update the todo list": a chore, not a choice
+_CHORE_RE = re.compile(r"\b(?:missing|unused) imports?\b|\bimports? (?:for|of)\b|^(?:add|write|run) (?:\w+ )?tests?\b|"
+                       r"\b(?:todo|task) list\b", re.IGNORECASE)
 # "`runExplainSession` wraps the error without preserving the type", "The `commands/` directory only contains
 # `help.go`": what a piece of code does not do, or only does: the finding a change follows from
 _LIMIT_RE = re.compile(r"^(?:the |this |that |but |so )?(?:[\w-]+ )?`[^`]+`(?: [\w-]+){0,4}? (?:only|doesn't|does not|"
@@ -693,6 +693,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
         # a change said with neither: one of code (a function, a field), not a list of files touched
         if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
+            continue
+        if _REASON_AHEAD_RE.search(text):  # "... doesn't actually test the defaulting logic because:"
             continue
         text = text[:-1] + "." if text.endswith(":") else text
         result.append(Insight("Decision", topic_of(text), text,
@@ -765,6 +767,8 @@ _SAYS_NOTHING_RE = re.compile(r"\b(?:is|are) (?:now |still |all )?(?:working|gon
                               re.IGNORECASE)
 _SPAN_RE = re.compile(r"`[^`]*`")  # code spans: a finding says in words what it found
 _WRITTEN_OUT_RE = re.compile(r"[{}]|=>")  # code written out of backticks: no finding in words
+_REASON_AHEAD_RE = re.compile(r"\b(?:because|since|why|following|below)\s*:$", re.IGNORECASE)  # the reason: a list
+_NUMBERED_RUN_RE = re.compile(r"\b[A-Z]\w* \d+:.*\b[A-Z]\w* \d+:")  # "Fix 1: ... Fix 2: ...": a list run together
 
 
 # "Since they're in the same package, ...", "This ensures ...", "It should be removed ...", "Lines 228 and 331 ...",
@@ -787,7 +791,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
-                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
+                or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) or _NUMBERED_RUN_RE.search(text) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
         return [Insight("Found", topic_of(text), text, BEFORE_EDIT)]
@@ -935,15 +939,20 @@ _FIX_RE = re.compile(r"\bthe (?:\w+ )?fix (?:is|was)\b", re.IGNORECASE)  # "The 
 _ASCRIBED_RE = re.compile(r"^At the user's (?:request|word)\b[^:]*:\s*")
 
 
+def _fix_of(fix: Insight, cause: Insight) -> bool:
+    """Whether `fix` states the fix ("The fix is to add ...") beside `cause`, a root cause, in either one's place."""
+    return fix.kind == "Decision" and fix.strength != FOLLOWED and cause.cause and bool(_FIX_RE.search(fix.text))
+
+
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
-    names the same code and says what was done, not what was wrong: no repeat. Two choices of the user's are weighed
-    without the words that ascribe them ("At the user's ...") to the user."""
+    (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of
+    the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
     words = _words(item.text)
     if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
-           if not (item.kind == "Decision" and item.strength != FOLLOWED and k.cause and _FIX_RE.search(item.text))
+           if not (_fix_of(item, k) or _fix_of(k, item))
            for ascribed in [bool(_ASCRIBED_RE.match(item.text) and _ASCRIBED_RE.match(k.text))]
            for mine in [_words(item.text, ascribed)]):
         return True
@@ -952,13 +961,27 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
+JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
+
+
+def _place(item: Insight) -> tuple[bool, bool, bool, bool, int]:
+    """Where an insight ranks for the places of a handoff: the choices first, then the findings (a finding with no
+    choice yields its place to a choice). Among the choices: those stated with their reason, the user's and the commit
+    bodies' (what was done), then those the agent judged plainly ("The cleanest fix is ...", "My recommendation: ..."),
+    often a proposal, then the changes with a reason, reported, announced and the steps taken on a finding; among the
+    findings: a root cause, then the rest, the most plainly stated first."""
+    finding = item.cause or item.kind == "Found"
+    return finding, not item.cause, item.strength < 0, not finding and item.strength >= JUDGED, -item.strength
+
+
 def chosen(session: Session) -> list[Insight]:
-    """The best few decisions and root causes of a session: root causes first (at most `MAX_CAUSES`), then
-    choices and findings; the most plainly stated first, in the session's order among equals; a repeat of one
-    already kept (most of its words) left out. Places still free then take the steps taken on a finding (a choice
-    with its reason), the further root causes (most often the reason a decision was made, said apart from it), then
-    findings in plain words, the findings stated right before an edit and, when the session wrote code, the list
-    lines of the turns' reports."""
+    """The best few decisions and root causes of a session: the choices first (stated, the user's, the changes
+    with a reason, reported or announced, the steps taken on a finding), then a root cause (at most `MAX_CAUSES`)
+    and the findings: a finding with no choice yields its place to a choice. The most plainly stated first, in the
+    session's order among equals; a repeat of one already kept (most of its words) left out. Places still free then
+    take the further root causes (most often the reason a decision was made, said apart from it), findings in plain
+    words, the findings stated right before an edit and, when the session wrote code, the list lines of the turns'
+    reports. Shown root causes first, then in the session's order."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
@@ -988,16 +1011,14 @@ def chosen(session: Session) -> list[Insight]:
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
-    # the changes reported (strength below 0) after what the agent stated as a cause, a choice or a finding
-    ranked = sorted(found, key=lambda f: (not f[2].cause, f[2].strength < 0, f[2].kind == "Found", -f[2].strength,
-                                          f[0], f[1]))
+    ranked = sorted(found, key=lambda f: (*_place(f[2]), f[0], f[1]))
     kept: list[tuple[int, int, Insight]] = []
     held: list[tuple[int, int, Insight]] = []
     causes = 0
     notes: Counter[int] = Counter()
     for entry in ranked:
         item = entry[2]
-        if item.cause and causes == MAX_CAUSES or item.strength <= FOLLOWED:
+        if item.cause and causes == MAX_CAUSES or item.strength < FOLLOWED:
             held.append(entry)
         elif notes[item.strength] == NOTES_OF_A_KIND.get(item.strength):
             continue
@@ -1007,14 +1028,9 @@ def chosen(session: Session) -> list[Insight]:
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     for entry in sorted(held, key=lambda e: (e[2].strength == WRITTEN, e[2].strength == CLOSING,
-                                             e[2].strength == REFUSED, e[2].strength != FOLLOWED)):
+                                             e[2].strength == REFUSED)):
         item = entry[2]
-        # a step on a finding kept alone says the finding and what was done on it: it takes the finding's place
-        alone = next((i for i, (_, _, k) in enumerate(kept) if item.strength == FOLLOWED and k.kind != "Decision"
-                      and k.text.rstrip(".").lower() in item.text.lower()), None)
-        if alone is not None:
-            kept[alone] = (kept[alone][0], kept[alone][1], item)
-        elif len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
+        if len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
             kept.append(entry)
     return [item for _, _, item in kept]
 
