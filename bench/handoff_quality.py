@@ -18,10 +18,12 @@ detection is the F1 of "says open" against "labelled open"; a key file is found 
 with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agents: Claude Code, Codex CLI,
 Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
-Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2]
-       [--data-dir DIR] [--show]
+Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree]
+       [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show]
 (--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
-Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`.)
+Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`. `--reader agree` scores another
+blind reader's labels of the same sessions in place of Eywa's handoffs: how far two readers agree; `--without-kind
+repo-state` leaves that kind of open thread out of the labels and of a reader's items.)
 """
 
 from __future__ import annotations
@@ -168,10 +170,26 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
     }
 
 
-def load_labels(path: Path = LABELS, which: str | None = None) -> list[dict]:
-    """The labelled sessions, only those of `set` `which` (dev | heldout | fresh | fresh2) when given."""
+SETS = ("dev", "heldout", "fresh", "fresh2", "agree")
+
+
+def load_labels(path: Path = LABELS, which: str | None = None, without_kind: str | None = None) -> list[dict]:
+    """The labelled sessions, only those of `set` `which` (one of `SETS`) when given, without the open threads of
+    kind `without_kind`."""
     labels = yaml.safe_load(path.read_text(encoding="utf-8"))["sessions"]
-    return [label for label in labels if which is None or label.get("set") == which]
+    chosen = [label for label in labels if which is None or label.get("set") == which]
+    if without_kind is None:
+        return chosen
+    return [{**label, "open_threads": [item for item in label["open_threads"] if item.get("kind") != without_kind]}
+            for label in chosen]
+
+
+def as_handoff(label: dict) -> dict:
+    """A reader's labels in a handoff's place: its open threads, decisions and key files as the items said."""
+    return {"headline": label["headline"], "status": label["status"],
+            "open_threads": [label_text(item) for item in label["open_threads"]],
+            "insights": [label_text(item) for item in label["decisions"]],
+            "key_files": [f"`{path}`" for path in label["key_files"]]}
 
 
 def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
@@ -208,9 +226,13 @@ def build_index(data_dir: Path) -> None:
 
 
 def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS, strict: bool = False,
-        which: str | None = None) -> dict[str, float]:
-    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one."""
-    labels = load_labels(labels_path, which)
+        which: str | None = None, reader: str | None = None, without_kind: str | None = None) -> dict[str, float]:
+    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one; with
+    `reader`, of that set's labels of the same sessions instead of the handoffs."""
+    labels = load_labels(labels_path, which, without_kind)
+    if reader:
+        read = {label["id"]: as_handoff(label) for label in load_labels(labels_path, reader, without_kind)}
+        return score_strict([label for label in labels if label["id"] in read], read)
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
         folder = data_dir or Path(tmp)
         if not (folder / "index.sqlite3").exists():
@@ -227,11 +249,13 @@ def main() -> int:
     parser.add_argument("--labels", type=Path, default=LABELS,
                         help=f"the labels to score against (default {LABELS.name})")
     parser.add_argument("--strict", action="store_true", help="the strict per-item matcher (always for the blind set)")
-    parser.add_argument("--set", choices=["dev", "heldout", "fresh", "fresh2"], help="only the labels of this set")
+    parser.add_argument("--set", choices=SETS, help="only the labels of this set")
+    parser.add_argument("--reader", choices=SETS, help="score this set's labels of the same sessions, not Eywa's")
+    parser.add_argument("--without-kind", help="leave out the labelled open threads of this kind (repo-state, ...)")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show", action="store_true", help="print each labelled session's handoff")
     args = parser.parse_args()
-    results = run(args.data_dir, args.show, args.labels, args.strict, args.set)
+    results = run(args.data_dir, args.show, args.labels, args.strict, args.set, args.reader, args.without_kind)
     print(f"{results['sessions']} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
     for name, value in results.items():
         print(f"{name:24} {value:.3f}" if isinstance(value, float) else f"{name:24} {value}")

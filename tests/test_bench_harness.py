@@ -152,7 +152,22 @@ def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_he
     import handoff_quality
 
     labels = handoff_quality.load_labels(handoff_quality.BLIND)
-    assert len(labels) >= 30 and {label["set"] for label in labels} == {"dev", "heldout", "fresh", "fresh2"}
+    assert len(labels) >= 30 and {label["set"] for label in labels} == set(handoff_quality.SETS)
     assert {label["tree"] for label in labels} >= {"entire", "claude-code-log", "codex", "gemini"}
     for label in labels:
         assert all(item["text"] and len(item["evidence"]) <= 400 for item in label["open_threads"] + label["decisions"])
+
+
+def test_a_second_readers_labels_score_in_a_handoffs_place_on_the_sessions_both_read() -> None:
+    """`--reader agree`: the agreement set's labels stand in for the handoffs, against dev's labels of the same 30
+    sessions; leaving a kind out drops it from both sides."""
+    import handoff_quality
+
+    both = handoff_quality.run(labels_path=handoff_quality.BLIND, which="dev", reader="agree")
+    assert both["sessions"] == 30 and 0 < both["threads named"] < 1 and both["open-work recall"] == 1
+    without = handoff_quality.run(labels_path=handoff_quality.BLIND, which="dev", reader="agree",
+                                  without_kind="repo-state")
+    assert without["labelled threads"] < both["labelled threads"] and without["threads said"] < both["threads said"]
+    label = {"headline": "h", "status": "done", "open_threads": [{"text": "t"}], "decisions": [], "key_files": ["a.go"]}
+    assert handoff_quality.as_handoff(label) == {"headline": "h", "status": "done", "open_threads": ["t"],
+                                                 "insights": [], "key_files": ["`a.go`"]}
