@@ -147,8 +147,9 @@ def answered_questions(session: Session) -> list[tuple[int, str]]:
 
 
 # "i'll take it from here", "I tried to run gc from the main worktree", "OH I think the test is failing due to ...":
-# the user takes over or reports what they did; "main is clean": a fact, no direction
-_NOT_DIRECTED_RE = re.compile(r"^(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b\W*)*(?:i|i'll|i'm|i've)\b|"
+# the user takes over or reports what they did; "main is clean": a fact, no direction (one `\W*` in each gap between
+# the interjections: two would split each gap both ways, exponential on "- oh, oh, oh, ... x")
+_NOT_DIRECTED_RE = re.compile(r"^(?:(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b)+\W*)?(?:i|i'll|i'm|i've)\b|"
                               r"^\w+ (?:is|are|was|were)\b|^(?:that|it|this)'s\b", re.IGNORECASE)
 # "is there other way than using HOMEBREW_TAP_GITHUB_TOKEN, something like ...": a question without its mark
 _ASKING_RE = re.compile(r"^(?:is|are|do(?! not\b)|does|can|could|should|would|will|why|what|how|where|which)\b",
