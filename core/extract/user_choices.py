@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
+from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause
 from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -189,6 +189,6 @@ def refusals(session: Session) -> list[tuple[int, str]]:
         after = next((e for e in events[index + 1:] if e.tool is not None or e.kind == "user" and e.text), None)
         if after is None or after.tool is None or after.tool.rejected:
             continue
-        first = re.split(r"(?<=[.!])\s+", words, maxsplit=1)[0]  # its first sentence: what to do instead
+        first = PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0]  # its first sentence: what to do instead
         result.append((said, f"At the user's word, instead of {_refused(call)}: {_cut(first)}"))
     return result
