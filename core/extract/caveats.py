@@ -146,7 +146,9 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     said, items = _REASSURED_RE.sub("", _plain(said)), []
     if said.endswith(":"):  # a lead-in says it with its list ("Settings key (breaking change): `a` → `b`")
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
-        said = f"{said} {'; '.join(items)}" if items else ""
+        if not items:
+            return None
+        said = f"{said} {'; '.join(items)}"
     if len(re.findall(r"[A-Za-z]\w*", said)) < _FEWEST_WORDS and not _POINTING_RE.match(said):
         return None  # "Not blocking — just worth thinking about.": says nothing on its own
     if items:

@@ -52,7 +52,7 @@ _PICK_RE = re.compile(r"^(?:(?:let's |we'll |i'll )?(?:go with|do|take|pick) )?(
 _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
-_PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
 # "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
 _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 # "Can we have a generic Fallback like "Agent" does that make sense with the setences?": the second question is asked
@@ -127,7 +127,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         if not carried_out(events, index):
             continue
-        parts = _PROMPT_SENTENCE_RE.split(text)
+        parts = PROMPT_SENTENCE_RE.split(text)
         text = text if asked else next((part for part in parts if _DIRECTION_RE.search(part)), None) \
             or next(part for part in parts if _WANTED_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)

@@ -950,12 +950,15 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
     putting test secrets in the README": the words that name what it is about recur). A fix beside its root cause
     (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of
     the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
+    ascribed = bool(_ASCRIBED_RE.match(item.text))
+    for k in kept:
+        if _fix_of(item, k) or _fix_of(k, item):
+            continue
+        both = ascribed and bool(_ASCRIBED_RE.match(k.text))
+        mine, other = _words(item.text, both), _words(k.text, both)
+        if len(mine & other) >= REPEAT_SHARE * min(len(mine), len(other)):
+            return True
     words = _words(item.text)
-    if any(len(mine & (other := _words(k.text, ascribed))) >= REPEAT_SHARE * min(len(mine), len(other)) for k in kept
-           if not (_fix_of(item, k) or _fix_of(k, item))
-           for ascribed in [bool(_ASCRIBED_RE.match(item.text) and _ASCRIBED_RE.match(k.text))]
-           for mine in [_words(item.text, ascribed)]):
-        return True
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
         for k in kept if _RECOMMENDED_RE.search(k.text))

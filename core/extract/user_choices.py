@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract.directions import PLAN_PROMPT, carried_out, cut_at_clause
+from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause
 from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -147,8 +147,9 @@ def answered_questions(session: Session) -> list[tuple[int, str]]:
 
 
 # "i'll take it from here", "I tried to run gc from the main worktree", "OH I think the test is failing due to ...":
-# the user takes over or reports what they did; "main is clean": a fact, no direction
-_NOT_DIRECTED_RE = re.compile(r"^(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b\W*)*(?:i|i'll|i'm|i've)\b|"
+# the user takes over or reports what they did; "main is clean": a fact, no direction (one `\W*` in each gap between
+# the interjections: two would split each gap both ways, exponential on "- oh, oh, oh, ... x")
+_NOT_DIRECTED_RE = re.compile(r"^(?:(?:\W*(?:oh|huh|hmm+|ok(?:ay)?|wait)\b)+\W*)?(?:i|i'll|i'm|i've)\b|"
                               r"^\w+ (?:is|are|was|were)\b|^(?:that|it|this)'s\b", re.IGNORECASE)
 # "is there other way than using HOMEBREW_TAP_GITHUB_TOKEN, something like ...": a question without its mark
 _ASKING_RE = re.compile(r"^(?:is|are|do(?! not\b)|does|can|could|should|would|will|why|what|how|where|which)\b",
@@ -188,6 +189,6 @@ def refusals(session: Session) -> list[tuple[int, str]]:
         after = next((e for e in events[index + 1:] if e.tool is not None or e.kind == "user" and e.text), None)
         if after is None or after.tool is None or after.tool.rejected:
             continue
-        first = re.split(r"(?<=[.!])\s+", words, maxsplit=1)[0]  # its first sentence: what to do instead
+        first = PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0]  # its first sentence: what to do instead
         result.append((said, f"At the user's word, instead of {_refused(call)}: {_cut(first)}"))
     return result
