@@ -13,6 +13,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
     _prompt_headline,
+    _undone,
     changed_files,
     closing_outcome,
     draft,
@@ -461,9 +462,8 @@ def test_of_several_commits_the_one_naming_the_main_work_is_the_headline() -> No
 
 
 def test_a_session_working_on_a_pull_request_names_it_in_the_headline() -> None:
-    # e5fcdc73 read PR 191's comments (`gh pr view 191 ...`) and answered them; its last report names only the step
-    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == \
-        'PR 191: Update it to check for `"entire-wrapper.sh"` instead'
+    # e5fcdc73 read PR 191's comments (`gh pr view 191 ...`) and answered them; the request names the PR in its words
+    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == "Take a look at the PR 191 comments"
     # "Address the PR comment?" after `gh pr view 158`: the number joins the word that names the PR
     assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == "Address the PR 158 comment"
 
@@ -837,3 +837,24 @@ def test_a_check_asked_as_a_question_gives_way_to_what_was_done() -> None:
     # "Check again the last change, there was a conflict" asks for work (59455d2e): it stays the headline
     assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458") == (
         "Check again the last change, there was a conflict")
+
+
+def test_a_commit_a_later_commit_removes_is_no_headline() -> None:
+    # 9e953218 committed "Update tokenizer submodule with dynamic base tag fix", then "Remove dynamic base tag - use
+    # simple relative paths": the base tag was undone, the headline names work that stayed
+    headline = corpus_headline("9e953218-585f-4692-89df-9e0747a31c68")
+    assert "dynamic base tag" not in headline and "tokenizer" in headline, headline
+    assert _undone('Add retry', ['Revert "Add retry"'])
+    assert not _undone("Add logging to the parser", ["Remove debug logging"])  # not all it names: another thing
+    # several commits, none undone (78368290): the gist of them as before
+    assert corpus_headline("78368290-ee0b-474f-8052-bb65a9a581d6") == "Show wingman status in session start message"
+
+
+def test_a_report_that_points_back_with_it_is_no_headline_nor_happening() -> None:
+    # e5fcdc73's last report "Updated it to check for `"entire-wrapper.sh"` instead": "it" is the test the message
+    # before named; the line before already says that update
+    handoff = draft(corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"), ZoneInfo("UTC"))
+    assert " it " not in handoff.headline and "PR 191" in handoff.headline, handoff.headline
+    assert not any(item.startswith("Updated it ") for item in handoff.what_happened), handoff.what_happened
+    # a request that says "that" stays a candidate: the person's words name the file ("Include that in the .gitignore")
+    assert corpus_headline("a0bd162f-1328-48c5-83bc-c0674aa791ac") == "Include that in the .gitignore in .entire"

@@ -162,3 +162,14 @@ def test_a_request_for_tests_is_answered_by_a_test_file_of_any_agent_or_names_no
     for prompt in ("Write a PR description with a test plan.", "Fix the parser; we need to test this manually."):
         said = Event("user", None, text=prompt)
         assert draft(Session(session_id="s", cwd="/tmp/widgets", events=[said, edit]), UTC).open_threads == [], prompt
+
+
+def test_tests_asked_for_are_left_to_a_refused_plan_of_those_tests() -> None:
+    """3ae3ab59 asked "we need to add unit test to check ..." and the user refused the plan "Add Unit Tests for
+    CLIVersion in Metadata": one thread, the plan's (it names the first test), not the request again."""
+    threads = draft(corpus_session("3ae3ab59-52bc-413d-ad30-02b165c91785"), UTC).open_threads
+    assert any(t.startswith("Plan not approved: Add Unit Tests for CLIVersion") for t in threads), threads
+    assert not any(t.startswith("Tests asked for, none written") for t in threads), threads
+    # no plan refused (60b38d1e): the request for tests stays
+    threads = draft(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"), UTC).open_threads
+    assert any(t.startswith("Tests asked for, none written: add test that checks") for t in threads), threads

@@ -33,6 +33,7 @@ from eywa.core.extract.terms import (
     weighted_terms,
 )
 from eywa.core.handoffs.model import Handoff, format_duration
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session
 from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
@@ -168,7 +169,8 @@ def closing_outcome(session: Session) -> str:
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
         heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
-        if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick):
+        if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick) \
+                and not _POINTING_OUTCOME_RE.match(pick):
             return pick
         fallback = fallback or pick
     return fallback
@@ -182,10 +184,40 @@ _MINOR_OUTCOME_RE = re.compile(
     r"(?:have|has|is|are|was|were|now)\b", re.IGNORECASE)
 
 
+# "Updated it to check for `entire-wrapper.sh` instead": what "it" is, only the message before said
+_POINTING_OUTCOME_RE = re.compile(r"^[A-Za-z]+ (?:it|them|this|that|these|those)"
+                                  r"(?=\s+(?:to|by|with|so|for|in|on|from|into|instead|and|as)\b|[.,;:!]?$)",
+                                  re.IGNORECASE)
+
+
 # Commit subjects that name no work: one word ("init", "wip"), a first commit, a merge.
 _NAMELESS_SUBJECT_RE = re.compile(
     r"^(?:\S+|(?:initial|first) commit|wip\b.*|merge (?:branch|remote-tracking branch|pull request|origin/)\S*\b.*)$",
     re.IGNORECASE)
+
+
+# 'Revert "Add retry"', "Remove dynamic base tag - use simple relative paths": a commit taking out what it names
+_UNDO_RE = re.compile(r'^(?:revert\s+"(?P<quoted>.+)"|(?:revert|remove|undo|drop|back out|roll back)\s+'
+                      r'(?P<named>.+?))(?:\s+[-—–:(;]\s.*|,.*)?$', re.IGNORECASE)
+MIN_UNDONE_WORDS = 2  # of what a removal names: "Remove logging" may take out only some of it
+
+
+def _undone(subject: str, later: list[str]) -> bool:
+    """Whether a later commit reverts this one or removes what it names (all of two words or more of it): work
+    undone is not the session's ("Add dynamic base tag ..." then "Remove dynamic base tag - use relative paths")."""
+    words = content_words(subject, 2)
+    for other in later:
+        undo = _UNDO_RE.match(other.strip())
+        if undo is None:
+            continue
+        if undo.group("quoted") is not None:
+            if undo.group("quoted").strip() == subject.strip():
+                return True
+            continue
+        named = content_words(undo.group("named"), 2)
+        if len(named) >= MIN_UNDONE_WORDS and named <= words and not _UNDO_RE.match(subject.strip()):
+            return True
+    return False
 
 
 # An outcome that names nothing but the code it touched: a verb, code spans, a word between at most.
@@ -223,15 +255,16 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
-        named.insert(0, gist(named[0], named[1:], session))
+        kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
+        named.insert(0, gist(kept[0], kept[1:], session))
     closing = closing_outcome(session)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
-        leads = [*report_leads(session)[-LAST_REPORTS:],
+        leads = [*(lead for lead in report_leads(session)[-LAST_REPORTS:] if not _POINTING_OUTCOME_RE.match(lead)),
                  *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
         words = headline_words(closing)
-        first = "" if _MINOR_OUTCOME_RE.match(words) else words
+        first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
                                and not _MINOR_OUTCOME_RE.match(words)], session) or closing
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
@@ -424,7 +457,8 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
-            done = next((o for s in sentences(event.text) if (o := outcome(s.text))), None)
+            done = next((o for s in sentences(event.text)
+                         if (o := outcome(s.text)) and not _POINTING_OUTCOME_RE.match(o)), None)
             if done:
                 found.append((index, _words(done, 30, 200)))
         elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:

@@ -19,10 +19,11 @@ from typing import Any
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
-from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, Thread, last_prompt_index
+from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, PLAN_REFUSED, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
     TESTS_LEFT,
+    about_tests,
     ended_on,
     last_plan,
     step_threads,
@@ -702,7 +703,10 @@ def session_facts(session: Session) -> Facts:
 
 
 def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:
-    """The facts' threads first, then the others not already among them, at most `limit`."""
+    """The facts' threads first, then the others not already among them, at most `limit`. The tests asked for are
+    left to a refused plan of tests: that plan is how the agent meant to write them, and names them better."""
+    if any(thread.startswith(PLAN_REFUSED) and about_tests(thread.split(";", 1)[0]) for thread in threads):
+        facts = [fact for fact in facts if not fact.startswith(TESTS_LEFT)]
     return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
 
 

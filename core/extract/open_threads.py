@@ -29,6 +29,7 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
+PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
 OFFERED = "Offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
 _THREAD_CHARS = 240
 
@@ -426,7 +427,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             title = _PLAN_WORD_RE.sub("", _first_line(plan)) or "the plan"
             steps = steps_of(plan)  # what the plan would have done first: its title seldom names the code
             first = f"; first step: {_short_paths(clause(steps[0][0].replace('**', ''), 12))}" if steps else ""
-            threads.append(Thread(f"Plan not approved: {_cut(title, 160)}{first}", True))
+            threads.append(Thread(f"{PLAN_REFUSED} {_cut(title, 160)}{first}", True))
         else:
             # what it was doing: the last sentence, after the one of the last three naming most when the last is
             # short ("Let me restore them."), never the run of three

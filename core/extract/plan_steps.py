@@ -294,6 +294,11 @@ def tests_asked_left(session: Session) -> str:
     return ""
 
 
+def about_tests(text: str) -> bool:
+    """Whether a step or a plan's title is about tests ("Add Unit Tests for CLIVersion in Metadata")."""
+    return bool(_TESTS_RE.search(text))
+
+
 def step_threads(left: list[str]) -> list[str]:
     """"Plan step not done: Use absolute path for filter command", the first steps left, one clause each."""
     return [f"{STEP_LEFT} {clause(step.replace('**', ''), 14)}" for step in left[:MAX_STEPS]]
