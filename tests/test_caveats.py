@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.extract.caveats import _FAMILIES, _PIECES, kind_of
 from eywa.core.extract.deterministic import draft
+from eywa.core.extract.facts import merge_threads
 from eywa.core.session import Event, Session, ToolCall
 
 from .test_extractor import corpus_session
@@ -250,8 +251,19 @@ def test_a_note_or_a_trade_off_is_no_caveat() -> None:
 def test_a_pre_existing_bug_found_and_left_is_a_caveat() -> None:
     """60b38d1e: "Pre-existing issue: The lint error in `hooks_geminicli_handlers.go:488` is a bug where `err` is
     printed instead of `initErr`." (no later edit of that file)."""
-    assert any(t.startswith("Caveat: Pre-existing issue: The lint error in `hooks_geminicli_handlers.go:488`")
-               for t in _threads("60b38d1e-f048-428b-89da-e5dca96614d4"))
+    threads = _threads("60b38d1e-f048-428b-89da-e5dca96614d4")
+    # the lint run failed on it: one line says both, the failure and that it was there before
+    assert ("Lint failing: `mise run lint` last run failed; pre-existing: the lint error in "
+            "`hooks_geminicli_handlers.go:488` is a bug where `err` is printed instead of `initErr`.") in threads
+    assert not any(t.startswith("Caveat") for t in threads), threads
+
+
+def test_a_pre_existing_bug_of_another_check_stays_a_caveat() -> None:
+    """A failing test run and a pre-existing lint error are two things: the caveat stays its own line."""
+    caveat = "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug"
+    assert merge_threads(["Tests failing: `go test ./...` last run failed"], [caveat]) == [
+        "Tests failing: `go test ./...` last run failed", caveat]
+    assert merge_threads([], [caveat]) == [caveat]
 
 
 def test_pre_existing_diagnostics_are_no_caveat() -> None:

@@ -141,7 +141,8 @@ def test_a_request_for_tests_the_session_ended_on_with_no_test_file_written_is_a
     never written"); 5dd7775c asks to "add tests" and writes them; 23986045 pastes "Consider adding tests ..." again
     after writing them; 5e231473 asks for Gemini tests in a review comment, then goes on to other requests."""
     threads = draft(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"), UTC).open_threads
-    assert ("Tests asked for, none written: add test that checks this new way of handling session conflicts. Which "
+    # its next sentence is a clause of it ("Which only happens at session start hook"): joined as one
+    assert ("Tests asked for, none written: add test that checks this new way of handling session conflicts, which "
             "only happens at session start hook") in threads
     for session_id in ("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6", "23986045-ec24-48ac-8531-832bf31b9053",
                        "5e231473-1e70-45c5-9c18-6510ac844c99"):

@@ -707,7 +707,30 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
     left to a refused plan of tests: that plan is how the agent meant to write them, and names them better."""
     if any(thread.startswith(PLAN_REFUSED) and about_tests(thread.split(";", 1)[0]) for thread in threads):
         facts = [fact for fact in facts if not fact.startswith(TESTS_LEFT)]
+    facts, threads = _with_cause(facts, threads)
     return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
+
+
+# "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug ...": a failure the agent found there before it
+_PRE_EXISTING_RE = re.compile(r"\bpre-?existing\b", re.IGNORECASE)
+_CAVEAT_RE = re.compile(r"^Caveat: (?:pre-?existing (?:issue|bug|problem|error|failure)s?:\s+)?", re.IGNORECASE)
+_KIND_SAID_AS = {"tests": r"\btests?\b", "lint": r"\blint", "types": r"\btype (?:check|error)", "build": r"\bbuild"}
+
+
+def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[str]]:
+    """A failing check's fact and the caveat that says its failure was there before the session, as one line
+    ("Lint failing: ... last run failed; pre-existing: the lint error in `x.go:488` is a bug ...")."""
+    facts = list(facts)
+    for at, fact in enumerate(facts):
+        kind = next((kind for kind, word in _KIND_WORDS.items() if fact.startswith(f"{word} failing:")), None)
+        cause = next((thread for thread in threads if kind is not None and _CAVEAT_RE.match(thread)
+                      and _PRE_EXISTING_RE.search(thread) and re.search(_KIND_SAID_AS[kind], thread, re.IGNORECASE)),
+                     None)
+        if cause is not None:
+            said = _CAVEAT_RE.sub("", cause)
+            facts[at] = f"{fact}; pre-existing: {said[:1].lower()}{said[1:]}"
+            threads = [thread for thread in threads if thread != cause]
+    return facts, threads
 
 
 def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:

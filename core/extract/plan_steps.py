@@ -257,6 +257,7 @@ _TESTS_ASKED_RE = re.compile(r"\b(?:add|write|adding|writing|create|should (?:al
                              r"(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+|\n+")
 _SHORT_ASK = 12  # words of an ask its next sentence completes
+_RELATIVE_RE = re.compile(r"^(?:which|that|where|who|whose|when)\b", re.IGNORECASE)  # a clause written as a sentence
 _ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNORECASE)  # a request put as a question
 
 
@@ -280,7 +281,10 @@ def tests_asked_left(session: Session) -> str:
             return ""  # its todo list's test step left says it
         asked = said[at]
         if len(asked.split()) < _SHORT_ASK and at + 1 < len(said) and not said[at + 1].endswith("?"):
-            asked += " " + said[at + 1]  # "add test that checks ... Which only happens at session start hook"
+            # "add test that checks ... conflicts. Which only happens at session start hook": a clause of the ask
+            more = said[at + 1]
+            asked = (f"{asked.rstrip('.')}, {more[:1].lower()}{more[1:]}" if _RELATIVE_RE.match(more)
+                     else f"{asked} {more}")
         # a request pasted again after the work ("Those tests were already added"): from its first time
         since = next(i for i, e in enumerate(session.events) if e.kind == "user" and e.text == event.text)
         later = [e.tool for e in session.events[since + 1:] if e.tool is not None and not e.tool.is_error]
