@@ -21,7 +21,9 @@ from eywa.core.extract.deterministic import (
     headline_words,
     key_files,
     meaningful_prompts,
+    requests_of,
     session_terms,
+    what_happened,
 )
 from eywa.core.extract.gist import _base, asked, commit_mood
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
@@ -858,3 +860,27 @@ def test_a_report_that_points_back_with_it_is_no_headline_nor_happening() -> Non
     assert not any(item.startswith("Updated it ") for item in handoff.what_happened), handoff.what_happened
     # a request that says "that" stays a candidate: the person's words name the file ("Include that in the .gitignore")
     assert corpus_headline("a0bd162f-1328-48c5-83bc-c0674aa791ac") == "Include that in the .gitignore in .entire"
+
+
+def test_a_prompt_pasted_from_a_tool_output_is_no_request_to_show() -> None:
+    # a release log pasted as the prompt ("• running goreleaser ... ⨯ release failed"): what was asked is the next one
+    s = Session(session_id="8735508d-1111-2222-3333-444455556667", cwd="/Users/ana/src/eywa", first_ts=T0,
+                last_ts=T0)
+    pasted = "• running goreleaser v2.13.2\n  ⨯ release failed after 0s error=failed to load configuration"
+    s.events = [Event("user", T0, text=pasted), Event("assistant", T0, text="The config uses a removed key."),
+                Event("user", T0, text="Fix the goreleaser config so the release runs")]
+    assert what_happened(s, requests_of(s), []) == ["Asked: Fix the goreleaser config so the release runs"]
+    # d563fb6b's prompt opens with words: it is still shown as asked
+    handoff = draft(corpus_session("d563fb6b-39cf-4895-bb5f-681c33e58bbc"), ZoneInfo("UTC"))
+    assert any(item.startswith("Asked: Look at the changes in this branch") for item in handoff.what_happened)
+
+
+def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
+    # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"
+    handoff = draft(corpus_session("cbc0f75b-b36d-4efd-a7da-ac800ea30eb6"), ZoneInfo("UTC"))
+    assert handoff.what_happened[0] == ("The tests have been updated to match the actual behavior of the "
+                                        "`get_project_display_name` function, which simply takes the last working "
+                                        "directory from the list")
+    # a line within 30 words is whole, as before (78368290)
+    assert "Committed: Show wingman status in session start message" in draft(
+        corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened

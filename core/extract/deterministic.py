@@ -336,24 +336,24 @@ def headline_words(text: str) -> str:
     return _cut_headline(_short_code(text))
 
 
-def _cut_headline(text: str) -> str:
+def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_CHARS) -> str:
     """A longer text ends at the last clause end inside the cut, outside code and quotes, when that keeps
     `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch, I got this feedback", not "..., let"), else between
     words, a clause the cut opens left out."""
-    cut = _words(text, HEADLINE_WORDS)
+    cut = _words(text, limit, chars)
     if cut == _words(text, len(text), len(text)):  # nothing cut
         return cut
     ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
             if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS
             and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
     if ends:
-        return _words(cut[:ends[-1]], HEADLINE_WORDS)
+        return _words(cut[:ends[-1]], limit, chars)
     words = cut.split()
     # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
     back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS
                  and words[-back].lower() in _CLAUSE_OPENERS), 0)
     if back:
-        cut = _words(" ".join(words[:-back]), HEADLINE_WORDS)
+        cut = _words(" ".join(words[:-back]), limit, chars)
     # "... saying `session not found": a code span the cut opens, it closes
     return cut + "`" if cut.count("`") % 2 else cut
 
@@ -451,6 +451,10 @@ def _covered_words(terms: list[str], valued: set[str]) -> dict[str, tuple[str, .
     return {term: tuple(found) for term, found in covers.items()}
 
 
+BULLET_WORDS = 30
+BULLET_CHARS = 200
+
+
 def _outcomes(session: Session) -> list[tuple[int, str]]:
     """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
     message, each commit and each pull request opened."""
@@ -459,8 +463,8 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
         if event.kind == "assistant" and event.text:
             done = next((o for s in sentences(event.text)
                          if (o := outcome(s.text)) and not _POINTING_OUTCOME_RE.match(o)), None)
-            if done:
-                found.append((index, _words(done, 30, 200)))
+            if done:  # cut as a headline is: at a clause end, not mid-clause ("... and returns")
+                found.append((index, _cut_headline(done, BULLET_WORDS, BULLET_CHARS)))
         elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
             command = str(event.tool.input.get("command", ""))
             found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
@@ -485,8 +489,9 @@ def what_happened(session: Session, requests: list[tuple[str, str]], changes: li
         picked = fixed + _spread(others, 5 - len(fixed))
         bullets = [text for _, text in sorted(picked)]
     else:
-        asked = ["Asked: " + _words(_prompt_headline(text), 30, 200) if kind == "prompt"
-                 else f"Ran: {one_line(text, 160)}" for kind, text in requests]
+        asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
+                 else f"Ran: {one_line(text, 160)}" for kind, text in requests
+                 if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
         bullets = list(dict.fromkeys(_spread(asked, 3)))
     runs = len(session.delegated_runs)
     if runs and len(bullets) < 5:
@@ -495,6 +500,10 @@ def what_happened(session: Session, requests: list[tuple[str, str]], changes: li
     if edits and len(bullets) < 5:
         bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
     return bullets[:5]
+
+
+# "• running goreleaser ... ⨯ release failed": a prompt that opens as a tool's output is pasted, no request to show
+_PASTED_OUTPUT_RE = re.compile(r"^\s*[•⨯✗✘✓✔✖│├└┌❯➜▶►■]")
 
 
 _T = TypeVar("_T")
