@@ -481,9 +481,8 @@ def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> 
 
 
 def test_a_headings_last_word_saying_only_done_is_left_out() -> None:
-    # fe1ffae3's plan title "Git Hook Chaining Implementation", 9667a07f's report "Code Review Complete"
+    # fe1ffae3's plan title "Git Hook Chaining Implementation"
     assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
-    assert corpus_headline("9667a07f-c677-4f9d-9b21-da366e5add6a") == "Code Review"
     from eywa.core.extract.deterministic import _STATUS_WORD_RE
 
     # a sentence's own last word ("... the migration Done"), or a heading of nothing else, stays
@@ -884,3 +883,13 @@ def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
     # a line within 30 words is whole, as before (78368290)
     assert "Committed: Show wingman status in session start message" in draft(
         corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened
+
+
+def test_a_report_headed_by_its_kind_is_named_by_its_target() -> None:
+    # 9667a07f's and d88bceb6's reports "Code Review Complete" ("Code Review" said nothing of what was reviewed) name
+    # it on their "**Review Target:**" line: the branch, the pull request by its number
+    assert corpus_headline("9667a07f-c677-4f9d-9b21-da366e5add6a") == (
+        "Review of branch `soph/git-ignore-entire-logs-too`")
+    assert corpus_headline("d88bceb6-bb3a-4ae8-9405-d67d19950a46") == "Review of PR #6"
+    # a heading that names the work stays the headline ("Git Hook Chaining Implementation", fe1ffae3)
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, asked, commit_mood, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -167,13 +167,33 @@ def closing_outcome(session: Session) -> str:
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
-        heading = next((name for h in headings(event.text) if (name := heading_name(h))), None)
+        heading = _report_target(event.text) or next(
+            (name for h in headings(event.text) if (name := heading_name(h)) and not REPORT_KIND_RE.match(name)), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick) \
                 and not _POINTING_OUTCOME_RE.match(pick):
             return pick
         fallback = fallback or pick
     return fallback
+
+
+# "**Review Target:** PR #6 - Improved entire enable messaging": what a review's report was about
+_TARGET_RE = re.compile(r"^\W*(?:review |audit )?target:?\W*\s+(?P<target>\S.{3,})$", re.IGNORECASE | re.MULTILINE)
+_KIND_WORD_RE = re.compile(r"\b(review|audit|analysis|investigation)\b", re.IGNORECASE)
+
+
+def _report_target(text: str) -> str | None:
+    """"Review of PR #6 - Improved entire enable messaging": a report headed by the kind of report it is ("Code
+    Review Complete") names what it was about on its target line; None for any other message."""
+    first = next((name for h in headings(text) if (name := heading_name(h))), None)
+    kind = _KIND_WORD_RE.search(first) if first and REPORT_KIND_RE.match(first) else None
+    found = _TARGET_RE.search(text) if kind else None
+    if kind is None or found is None:
+        return None
+    target = re.split(r"\s+[-—–]\s+|:\s", found.group("target").strip(" *"), maxsplit=1)[0]  # by its name: "PR #6"
+    if target.split(" ", 1)[0][1:].islower():  # "Branch `x`", not "PR #6" nor "`Foo`"
+        target = target[0].lower() + target[1:]
+    return f"{kind.group(1).capitalize()} of {target}"
 
 
 # "Both files have been updated successfully", "The test has been added and passes": a last step that names only

@@ -55,6 +55,11 @@ def _past(verb: str) -> str:
     return next((past for past in (stem + "ed", stem + "d") if past in OUTCOME_VERBS), "")
 
 
+# "Code Review Complete", "Findings Summary": a heading naming the kind of report, not what it was about
+REPORT_KIND_RE = re.compile(r"^(?:(?:code|pr|final|security|multi-agent|review|findings?|summary|synthesis|analysis|"
+                            r"audit|investigation|report|results?|complete|completed|done)\b\s*)+[.!]?$", re.IGNORECASE)
+
+
 def report_leads(session: Session) -> list[str]:
     """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
     title when its first heading names work ("AudioWorklet Migration Complete")."""
@@ -66,7 +71,7 @@ def report_leads(session: Session) -> list[str]:
         if first and not first[1]:
             found.append(first[0])
         title = next((name for heading in headings(event.text)[:1] if (name := heading_name(heading))), None)
-        if title:  # a report's title, not the name of one of its sections ("Session State Changes")
+        if title and not REPORT_KIND_RE.match(title):  # a report's title, not the name of one of its sections
             found.append(title)
     # "Found it - the comment is in ...", "What's Good in the Current README": a finding or an assessment, no work done
     return [lead for lead in found if lead and not lead.endswith("?") and asked(lead)
