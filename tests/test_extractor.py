@@ -893,3 +893,17 @@ def test_a_report_headed_by_its_kind_is_named_by_its_target() -> None:
     assert corpus_headline("d88bceb6-bb3a-4ae8-9405-d67d19950a46") == "Review of PR #6"
     # a heading that names the work stays the headline ("Git Hook Chaining Implementation", fe1ffae3)
     assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
+
+
+def test_a_quotation_the_headline_cut_opens_is_left_out() -> None:
+    # a change said as 'from "A, B" → "A ...': cut at thirteen words it ended inside the second quotation (a held-out
+    # session the reviewer read; its words are not quoted here)
+    assert headline_words('Change purpose from "Capture pre-task state, create starting marker" → "Capture pre-task '
+                          'state only, and keep the marker"') == (
+        'Change purpose from "Capture pre-task state, create starting marker"')
+    # too little before it to stand: the quotation is closed where it was cut
+    assert headline_words('Say "hello world and all the people in the world who read this line today"') == (
+        'Say "hello world and all the people in the world…"')
+    # a quotation within the cut stays whole (and nothing after it is lost)
+    assert headline_words('Update the "Capture pre-task state" step to say what it does now in the docs and the '
+                          'tests too') == 'Update the "Capture pre-task state" step to say what it does now'
