@@ -324,3 +324,13 @@ def test_a_warning_after_but_is_kept_and_a_reassurance_cut() -> None:
         ["Caveat: There may be merge conflicts in `importer.py` with the retry branch"]
     left = "The retry limit is not yet tested, but it is easy to miss in review."
     assert _caveats(_said(left)) == ["Caveat: " + left]
+
+
+def test_a_long_caveat_loses_its_aside_before_its_reason() -> None:
+    """03a1382e: "... but it's only called at session start (not during a git hook), so it's lower risk." was cut
+    after the aside, losing why it was left; 8c00ac51's caveat fits whole and keeps its parenthesis."""
+    assert ("Caveat: `calculatePromptAttributionAtStart` at line 936 also calls `worktree.Status()` - same problem "
+            "pattern, but it's only called at session start, so it's lower risk.") in _threads(
+        "03a1382e-ecd5-42c4-b3d4-5c659e165904")
+    assert any(t.startswith("Caveat: For Gemini, the full transcript is now passed to the summarizer (the summarizer")
+               for t in _threads("8c00ac51-4fbb-417c-ac2b-0fd595a5c296"))

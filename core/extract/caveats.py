@@ -90,6 +90,7 @@ _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me
                            re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
+_ASIDE_RE = re.compile(r"\s*\((?!\s*\))[^()`]*\)")  # "(not during a git hook)": an aside a long caveat can lose
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
@@ -165,7 +166,10 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if subject:
         said = f"{subject}: {said}"
     # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
-    return clause(said, 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS)
+    words = 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS
+    if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
+        said = _ASIDE_RE.sub("", said)  # first, the reason it was left stays
+    return clause(said, words)
 
 
 def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:
