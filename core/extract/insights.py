@@ -21,7 +21,8 @@ from eywa.core.extract.acts import acted_choices
 from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
-from eywa.core.extract.directions import PLAN_PROMPT, directions
+from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
+from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
@@ -156,6 +157,7 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
+_POINTER_RE = re.compile(r"^(?:this|these|those)\b", re.IGNORECASE)  # "This re-reads ...": what came before it
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
 _BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
@@ -198,6 +200,8 @@ _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:i
 _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
                                 re.IGNORECASE)
 _PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
+# "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ...": a fix proposed under any heading
+_SUGGESTED_FIX_RE = re.compile(r"\b(?:fix suggestion|suggested fix|proposed fix|possible fix)e?s?:\s", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -433,7 +437,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         cued = len(text) <= 300 and any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
-                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
+                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?") \
+                and not _POINTER_RE.match(found[index + 1].text):  # "The simplest way: [code] This re-reads ..."
             # a lead on a line of its own ("My recommendation: Start with Option 5") ends there: a stop before the next
             text = f"{text}{'' if text.endswith(('.', '!', ':', ';', ',')) else '.'} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
@@ -451,7 +456,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
-        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading):
+        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading) \
+                or _SUGGESTED_FIX_RE.search(text):
             continue  # a review's fix proposed, not one chosen
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
@@ -485,6 +491,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             kind = "Found"
         else:
             continue
+        if kind == "Decision" and _REVIEW_HEADING_RE.search(sentence.heading):
+            continue  # "Test still expects old `go run` format instead of ...": what a review found, no choice made
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
         # a short detail of a list with a weak cue ("more causes form fatigue")
@@ -527,21 +535,31 @@ def turn_reports(session: Session, texts: list[tuple[int, str]]) -> list[int]:
     return found[::-1]
 
 
-def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
+# "let's not make this change in this branch", "don't touch the hooks", "no, leave it": the step refused outright
+_NOT_AT_ALL_RE = re.compile(r"^\W*(?:no\b|nope\b|don'?t\b|do not\b|let'?s not\b|not (?:now|yet|here|in)\b|leave it\b)",
+                            re.IGNORECASE)
+
+
+def _refused_after(session: Session, texts: list[tuple[int, str]]) -> dict[int, str]:
     """The event indices of what the agent wrote whose next edit, before any prompt, the user refused: the step it
-    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"): one
-    pass from the end."""
+    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"); each
+    with the user's words when they refused the step outright ("let's not make this change in this branch"), else "":
+    one pass from the end."""
     written = dict(texts)
-    found: set[int] = set()
-    refused = False  # the next edit, before any prompt, was refused
+    found: dict[int, str] = {}
+    refused: str | None = None  # the next edit, before any prompt, was refused ("": not outright); None: it was not
     for index in range(len(session.events) - 1, -1, -1):
         event = session.events[index]
-        if index in written and refused:
-            found.add(index)
-        if event.tool is not None and event.tool.name in WRITE_TOOLS:
-            refused = event.tool.rejected
+        if index in written and refused is not None:
+            found[index] = refused
+        tool = event.tool
+        if tool is not None and tool.name in WRITE_TOOLS:
+            said = STOPPED_RE.search(tool.error) if tool.rejected else None
+            words = " ".join(said.group(1).split()) if said else ""
+            refused = (PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0].rstrip(" .") if _NOT_AT_ALL_RE.match(words)
+                       else "") if tool.rejected else None
         elif event.kind == "user" and event.text:
-            refused = False
+            refused = None
     return found
 
 
@@ -571,6 +589,13 @@ def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
         elif event.kind == "assistant" and event.text:
             ahead = ahead and not findings_before_edits(sentences(event.text))
     return found
+
+
+def _not_done(step: Insight, words: str) -> Insight:
+    """A change announced whose edit the user refused outright, as a step not taken by the user's choice, with the
+    user's words: "Not done, at the user's word: replace `getStagedFiles` ... (let's not make this change ...)"."""
+    text = as_stated(step.text).rstrip(":. ")
+    return Insight("Decision", "", f"Not done, at the user's word: {text[:1].lower()}{text[1:]} ({words}).", USER)
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
@@ -655,6 +680,11 @@ _ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|swit
                                   r"rename|remove)\b", re.IGNORECASE)
 
 
+# "There are actually 3 places that need fixing:", "Issues found:": a list of what was wrong before the change
+_FAULTS_LEAD_RE = re.compile(r"\b(?:need(?:s)? (?:fixing|to be (?:fixed|changed|updated))|(?:issues|problems|bugs)"
+                             r"(?: found)?:$)", re.IGNORECASE)
+
+
 def _written(session: Session, docs: bool = True) -> str:
     """Everything the session wrote with its edit tools: paths, new text; without its documents (`docs` False)."""
     return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
@@ -670,8 +700,13 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     # the message's first outcome is What Happened's bullet: said again without a reason, it adds nothing (and the
     # handoff's text indexed for recall would weigh its words twice: bench/RESULTS.md)
     lead = next((s.text for s in found if outcome(s.text)), None)
+    above = ""  # the line that leads into the list the sentence is an item of
     for sentence in found:
         text = sentence.text
+        if not sentence.listed:
+            above = text
+        elif _FAULTS_LEAD_RE.search(above):  # "3 places that need fixing: `InstallHooks()` - uses `os.Getwd()` ..."
+            continue
         if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
@@ -685,8 +720,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             result.append(Insight("Found", topic_of(text), text, FINDING))
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
-        if not names:
-            continue
+        if not names or _SUGGESTED_FIX_RE.search(text) or _REVIEW_HEADING_RE.search(sentence.heading):
+            continue  # (a fix proposed, what a review found: no change made)
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
         if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
             continue
@@ -996,8 +1031,11 @@ def chosen(session: Session) -> list[Insight]:
         stated = insights_in(said, replies[order], index in edited_after)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        items = [*stated, *changes, *[replace(item, strength=REFUSED) if index in refused_after else item
-                                              for item in steps_on_findings(said)]]
+        steps = [replace(item, strength=REFUSED) if index in refused_after else item for item in steps_on_findings(said)]
+        items = [*stated, *changes, *steps]
+        if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
+            items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
+                     for item in items if item.strength != REFUSED]  # (the step joined to its finding repeats it)
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
