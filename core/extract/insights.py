@@ -1031,7 +1031,8 @@ def chosen(session: Session) -> list[Insight]:
         stated = insights_in(said, replies[order], index in edited_after)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        steps = [replace(item, strength=REFUSED) if index in refused_after else item for item in steps_on_findings(said)]
+        steps = [replace(item, strength=REFUSED) if index in refused_after else item
+                 for item in steps_on_findings(said)]
         items = [*stated, *changes, *steps]
         if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
             items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
