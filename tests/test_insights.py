@@ -248,12 +248,12 @@ def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() ->
         "plain errors.",
         "**Decision** -- At the user's request: fix the test, the code is right.")
     # f6833005: "Let me simplify the test harness to just commit what exists", refused ("why not adding
-    # .entire/.gitignore?"): the step taken instead keeps its place
+    # .entire/.gitignore?"): the step taken instead is said once, as the report of it done
     lines = session_insights("f6833005-7be4-4178-bb37-a0e9feadc36b")
     assert not any("Simplify the test harness" in line for line in lines), lines
-    assert any(line.endswith("-- Fix `setupAgentHooksNonInteractive` to also create the gitignore, since the issue "
-                              "is that `entire enable --agent` doesn't create it (only the interactive enable does).")
-               for line in lines), lines
+    assert [line for line in lines if "setupAgentHooksNonInteractive" in line] == [
+        "**Decision: strategy.EnsureEntireGitignore()** -- `cmd/entire/cli/setup.go` - Added "
+        "`strategy.EnsureEntireGitignore()` call to `setupAgentHooksNonInteractive()` so that `.entire/.gitignore` is created when using `entire enable --agent`."]
 
 
 def test_a_finding_that_is_the_agents_own_step_leaves_the_step_with_its_reason_alone() -> None:
@@ -746,9 +746,8 @@ def test_a_finding_before_an_edit_that_points_at_the_sentence_before_it_is_left_
 def test_a_topic_among_the_first_words_of_the_text_is_said_once_and_a_setting_is_no_topic() -> None:
     # 0d3a8e6f: "**sidechain group** -- The sidechain group has ..." said the topic twice; 87a7858d's topic, named
     # later in its text, stays
-    found = insights(corpus_session("0d3a8e6f-290f-4105-a327-a2496e5e2a83"))
-    assert "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses " \
-           "`#ffeee1` (light orange)." in found
+    finding = "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses"
+    assert Insight("Found", "sidechain group", finding, BEFORE_EDIT).line() == finding
     assert ("**handlePostTask()** -- The commit adds an early exit to `handlePostTask()` when there are no file "
             "changes.") in insights(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041"))
     # f744aef5: "... since the linter only checks new/changed code (`new: true`)": a setting, no topic

@@ -157,6 +157,8 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
+# "This is the exact bug documented in your CLAUDE.md": the cause named by the sentence before it
+_NAMED_BEFORE_RE = re.compile(r"^(?:this|that|it)(?:'s| is| was) (?:the|a|an|exactly)\b", re.IGNORECASE)
 _POINTER_RE = re.compile(r"^(?:this|these|those)\b", re.IGNORECASE)  # "This re-reads ...": what came before it
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
 _BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
@@ -267,6 +269,7 @@ def as_stated(text: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+_CONTRAST_OPENING_RE = re.compile(r"^(?:however|but)\b,?\s+(?=\S)", re.IGNORECASE)
 OPENING_WORDS = 4  # a topic named among a text's first words is said by the text
 
 
@@ -282,8 +285,12 @@ class Insight:
         return self.kind == "Root cause"
 
     def line(self) -> str:
-        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
+        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
+        an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
         text = as_stated(self.text)
+        if _CONTRAST_OPENING_RE.match(text):
+            text = _CONTRAST_OPENING_RE.sub("", text)
+            text = text[:1].upper() + text[1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
         first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
@@ -481,7 +488,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
-            if _FORESEEN_RE.search(text):
+            if _FORESEEN_RE.search(text) or _NAMED_BEFORE_RE.match(text):
                 continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (
@@ -624,6 +631,7 @@ def user_choices(session: Session) -> list[tuple[int, Insight]]:
 
 
 RESTATED_WORDS = 3
+NAMED_REPEAT = 5
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
@@ -826,6 +834,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or _CONTRAST_OPENING_RE.match(text) \
                 or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) or _NUMBERED_RUN_RE.search(text) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
@@ -992,6 +1001,9 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         both = ascribed and bool(_ASCRIBED_RE.match(k.text))
         mine, other = _words(item.text, both), _words(k.text, both)
         if len(mine & other) >= REPEAT_SHARE * min(len(mine), len(other)):
+            return True
+        named, named_other = _named(mine), _named(other)
+        if len(named & named_other) >= max(NAMED_REPEAT, REPEAT_SHARE * min(len(named), len(named_other))):
             return True
     words = _words(item.text)
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
