@@ -253,7 +253,8 @@ def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() ->
     assert not any("Simplify the test harness" in line for line in lines), lines
     assert [line for line in lines if "setupAgentHooksNonInteractive" in line] == [
         "**Decision: strategy.EnsureEntireGitignore()** -- `cmd/entire/cli/setup.go` - Added "
-        "`strategy.EnsureEntireGitignore()` call to `setupAgentHooksNonInteractive()` so that `.entire/.gitignore` is created when using `entire enable --agent`."]
+        "`strategy.EnsureEntireGitignore()` call to `setupAgentHooksNonInteractive()` so that `.entire/.gitignore` is "
+        "created when using `entire enable --agent`."]
 
 
 def test_a_finding_that_is_the_agents_own_step_leaves_the_step_with_its_reason_alone() -> None:
