@@ -53,6 +53,14 @@ _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+# "can you add it in the github actions level", "can you limit that more ...": what to change is named in the agent's
+# message before, the question alone (no clause before its ask: "I didn't find those links helpful, can you please
+# replace them ...") names nothing
+ASK_WORDS = 4  # "and can you also"
+_POINTED_RE = re.compile(r"^\w+ (?:it|that|this|them|those)\b", re.IGNORECASE)
+# "In func [REDACTED], i'd like ...": a redaction mark standing for a word, not a value (`key=[REDACTED]`): what the
+# user named is hidden, the direction reads alone as nothing
+_HIDDEN_NAME_RE = re.compile(r"(?:^|\s)\[REDACTED[\]:]")
 # "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
 _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 # "Can we have a generic Fallback like "Agent" does that make sense with the setences?": the second question is asked
@@ -121,11 +129,12 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if match:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
-            asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
+            asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS \
+                and not (_POINTED_RE.match(match["asked"]) and len(text[:match.start("asked")].split()) <= ASK_WORDS)
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
-        if not carried_out(events, index):
+        if not carried_out(events, index) or _HIDDEN_NAME_RE.search(text):
             continue
         parts = PROMPT_SENTENCE_RE.split(text)
         text = text if asked else next((part for part in parts if _DIRECTION_RE.search(part)), None) \
