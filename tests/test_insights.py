@@ -1230,6 +1230,9 @@ def test_a_cause_named_only_by_the_sentence_before_is_no_root_cause() -> None:
     assert not any(line.startswith("This is the exact bug") for line in texts("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
     assert lines_of("## Root Cause\n\nThis is the exact bug the cache had.") == []
     assert lines_of("## Root Cause\n\nThis happens because the cache is read before the settings load.") != []
+    # 0c97beba: "This is a race condition because `os.Chdir()` affects the entire process ...": its own cause
+    assert any(line.startswith("This is a race condition because") for line in texts(
+        "0c97beba-bfcb-4f84-9950-e0354bfc808b"))
 
 
 def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:

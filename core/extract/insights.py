@@ -157,7 +157,8 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
-# "This is the exact bug documented in your CLAUDE.md": the cause named by the sentence before it
+# "This is the exact bug documented in your CLAUDE.md": the cause named by the sentence before it ("This is a race
+# condition because ..." gives its own)
 _NAMED_BEFORE_RE = re.compile(r"^(?:this|that|it)(?:'s| is| was) (?:the|a|an|exactly)\b", re.IGNORECASE)
 _POINTER_RE = re.compile(r"^(?:this|these|those)\b", re.IGNORECASE)  # "This re-reads ...": what came before it
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
@@ -488,7 +489,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
-            if _FORESEEN_RE.search(text) or _NAMED_BEFORE_RE.match(text):
+            if _FORESEEN_RE.search(text) or _NAMED_BEFORE_RE.match(text) and not _BECAUSE_RE.search(text):
                 continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (
