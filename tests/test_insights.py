@@ -248,13 +248,12 @@ def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() ->
         "plain errors.",
         "**Decision** -- At the user's request: fix the test, the code is right.")
     # f6833005: "Let me simplify the test harness to just commit what exists", refused ("why not adding
-    # .entire/.gitignore?"): the step taken instead is said once, as the report of it done
+    # .entire/.gitignore?"): the step taken instead keeps its place
     lines = session_insights("f6833005-7be4-4178-bb37-a0e9feadc36b")
     assert not any("Simplify the test harness" in line for line in lines), lines
-    assert [line for line in lines if "setupAgentHooksNonInteractive" in line] == [
-        "**Decision: strategy.EnsureEntireGitignore()** -- `cmd/entire/cli/setup.go` - Added "
-        "`strategy.EnsureEntireGitignore()` call to `setupAgentHooksNonInteractive()` so that `.entire/.gitignore` is "
-        "created when using `entire enable --agent`."]
+    assert any(line.endswith("-- Fix `setupAgentHooksNonInteractive` to also create the gitignore, since the issue "
+                              "is that `entire enable --agent` doesn't create it (only the interactive enable does).")
+               for line in lines), lines
 
 
 def test_a_finding_that_is_the_agents_own_step_leaves_the_step_with_its_reason_alone() -> None:

@@ -194,18 +194,12 @@ def test_a_refusal_naming_a_value_the_redone_edit_took_is_the_line_it_changed() 
         "70c88cff-cb35-404f-a974-2a08bab4e4bc")
 
 
-def test_a_direction_naming_its_object_only_by_a_pronoun_or_a_redaction_mark_is_no_line() -> None:
-    # 2cfdacb8: "can you limit that more to have only access to that specific branch somehow"; 768de5d6: "In func
-    # [REDACTED], i'd like us to make a literal structure ...": what they change is not in their words
-    assert not any(line.startswith("At the user's request: can you limit that") for line in _lines(
-        "2cfdacb8-9317-430f-8975-0709d2837d1c"))
+def test_a_direction_naming_its_object_by_a_redaction_mark_is_no_line() -> None:
+    # 768de5d6: "In func [REDACTED], i'd like us to make a literal structure ...": what it changes is hidden
     found = _lines("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
     assert not any("[REDACTED]," in line for line in found)
     assert ("At the user's request: for every test in redact/redact_test.go i'd like to see literal expectations "
             "(either byte slices or strings) instead of strings.Contains checks.") in found
-    # the referent in the prompt's own clause before the ask (37f83ec9, test above), a value redacted: still a line
-    assert directions(_session("can you add it in the github actions level?")) == []
-    assert directions(_session("can you add the retry limit to the github actions level?")) == [
-        (1, "can you add the retry limit to the github actions level")]
+    # a value redacted (an assignment): the direction still reads
     assert directions(_session("let's use token=[REDACTED] in the importer instead")) == [
         (1, "let's use token=[REDACTED] in the importer instead")]

@@ -53,11 +53,6 @@ _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
-# "can you add it in the github actions level", "can you limit that more ...": what to change is named in the agent's
-# message before, the question alone (no clause before its ask: "I didn't find those links helpful, can you please
-# replace them ...") names nothing
-ASK_WORDS = 4  # "and can you also"
-_POINTED_RE = re.compile(r"^\w+ (?:it|that|this|them|those)\b", re.IGNORECASE)
 # "In func [REDACTED], i'd like ...": a redaction mark standing for a word, not a value (`key=[REDACTED]`): what the
 # user named is hidden, the direction reads alone as nothing
 _HIDDEN_NAME_RE = re.compile(r"(?:^|\s)\[REDACTED[\]:]")
@@ -129,8 +124,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if match:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
-            asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS \
-                and not (_POINTED_RE.match(match["asked"]) and len(text[:match.start("asked")].split()) <= ASK_WORDS)
+            asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue

@@ -202,6 +202,8 @@ _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:i
 # each with the fix it proposes ("**Fix:** Extract helper function `GroupCleanupItems()`.")
 _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
                                 re.IGNORECASE)
+# "Issues Found (6 comments across 3 reviewers)": a list of what was wrong, each item a fault, not a change
+_FAULTS_HEADING_RE = re.compile(r"\b(?:issues|problems|bugs)\s+found\b|\bfindings\b", re.IGNORECASE)
 _PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
 # "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ...": a fix proposed under any heading
 _SUGGESTED_FIX_RE = re.compile(r"\b(?:fix suggestion|suggested fix|proposed fix|possible fix)e?s?:\s", re.IGNORECASE)
@@ -499,7 +501,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             kind = "Found"
         else:
             continue
-        if kind == "Decision" and _REVIEW_HEADING_RE.search(sentence.heading):
+        if kind == "Decision" and _FAULTS_HEADING_RE.search(sentence.heading):
             continue  # "Test still expects old `go run` format instead of ...": what a review found, no choice made
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
@@ -729,7 +731,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             result.append(Insight("Found", topic_of(text), text, FINDING))
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
-        if not names or _SUGGESTED_FIX_RE.search(text) or _REVIEW_HEADING_RE.search(sentence.heading):
+        if not names or _SUGGESTED_FIX_RE.search(text) or _FAULTS_HEADING_RE.search(sentence.heading):
             continue  # (a fix proposed, what a review found: no change made)
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
         if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
@@ -1004,8 +1006,9 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         if len(mine & other) >= REPEAT_SHARE * min(len(mine), len(other)):
             return True
         named, named_other = _named(mine), _named(other)
-        if len(named & named_other) >= max(NAMED_REPEAT, REPEAT_SHARE * min(len(named), len(named_other))):
-            return True
+        if FOLLOWED not in (item.strength, k.strength) and \
+                len(named & named_other) >= max(NAMED_REPEAT, REPEAT_SHARE * min(len(named), len(named_other))):
+            return True  # (a step joined to its finding names the finding's things too: weighed by its words alone)
     words = _words(item.text)
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
