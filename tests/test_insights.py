@@ -1242,14 +1242,3 @@ def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
     assert sum("concurrent warning" in line for line in found) == 1
     # 8897bd54's lines share fewer: each stays
     assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS
-
-
-def test_one_step_announced_twice_is_one_line() -> None:
-    # f744aef5: "..., I'll add the appropriate nolint comments." and, later, "Add nolint comments for the gosec
-    # warnings, since the linter only checks new/changed code": one act, said once
-    assert sum("nolint comments" in line for line in texts("f744aef5-5139-4c21-91e5-3f44ce902105")) == 1
-    # 34b1e2a4: "Create a test to verify the strict parsing rejects unknown keys" and "Make it strict by using
-    # `json.Decoder` ...": two acts (their verbs differ), both stay
-    found = texts("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")
-    assert any(line.startswith("Create a test to verify the strict parsing") for line in found)
-    assert any(line.startswith("Make it strict by using `json.Decoder`") for line in found)

@@ -991,23 +991,6 @@ def _fix_of(fix: Insight, cause: Insight) -> bool:
     return fix.kind == "Decision" and fix.strength != FOLLOWED and cause.cause and bool(_FIX_RE.search(fix.text))
 
 
-# "..., I'll add the appropriate nolint comments.": the act a step announces after its reason
-_ACT_RE = re.compile(r"(?:^|,\s+)(?:let me|i'll|i will|i need to|we need to|i should|we should)\s+"
-                     r"(?:also\s+|just\s+|now\s+)?(?P<act>.+)$", re.IGNORECASE)
-_ACT_REASON_RE = re.compile(r",?\s+(?:since|because)\b.*$", re.IGNORECASE)  # the reason after an act
-ACT_WORDS = 2
-
-
-def _act(item: Insight) -> set[str]:
-    """The verb and the named words of the act a step announces ("Add nolint comments for the gosec warnings, since
-    ..." -> add, nolint, comments, gosec, warnings), without its reason; none for a line that announces no step."""
-    announced = _ACT_RE.search(item.text)
-    if announced is None and item.strength != FOLLOWED:
-        return set()
-    act = _ACT_REASON_RE.sub("", announced["act"] if announced else item.text)
-    return {f"{act.split(None, 1)[0].lower()}()", *_named(_words(act))}  # the verb marked: only it matches it
-
-
 def _repeats(item: Insight, kept: list[Insight]) -> bool:
     """Whether `item` says again what one already kept says: most of the shorter one's words, or one
     recommendation said twice in other words ("I'd suggest putting test secrets in ...", "I'd recommend against
@@ -1022,10 +1005,6 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         mine, other = _words(item.text, both), _words(k.text, both)
         if len(mine & other) >= REPEAT_SHARE * min(len(mine), len(other)):
             return True
-        acts = _act(item), _act(k)
-        if all(acts) and len(acts[0] & acts[1]) > max(ACT_WORDS, REPEAT_SHARE * min(map(len, acts))) \
-                and not acts[0].isdisjoint(word for word in acts[1] if word.endswith("()")):
-            return True  # one step announced twice ("I'll add the appropriate nolint comments", "Add nolint ...")
         named, named_other = _named(mine), _named(other)
         if FOLLOWED not in (item.strength, k.strength) and \
                 len(named & named_other) >= max(NAMED_REPEAT, REPEAT_SHARE * min(len(named), len(named_other))):
