@@ -172,8 +172,9 @@ def _refused(call: ToolCall) -> str:
 def refusals(session: Session) -> list[tuple[int, str]]:
     """The tool calls the user refused with a word of what to do instead ("the user said: merge from origin
     alex/ent-221-better-state-tracking-for-sessions", "Entire Inc." for a license's holder) that the session then went
-    on from (its next tool call went through before any prompt): a correction of the work in the user's words, with
-    the number of agent messages before it. Not a question, not the user taking over ("i'll take it from here") or
+    on from (its next tool call went through before any prompt): a correction of the work in the user's words (a value
+    the redone edit took, as the line it changed: `_value_taken`), with the number of agent messages before it. Not a
+    question, not the user taking over ("i'll take it from here") or
     stating a fact ("main is clean")."""
     result: list[tuple[int, str]] = []
     said = 0
