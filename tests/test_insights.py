@@ -746,9 +746,8 @@ def test_a_finding_before_an_edit_that_points_at_the_sentence_before_it_is_left_
 def test_a_topic_among_the_first_words_of_the_text_is_said_once_and_a_setting_is_no_topic() -> None:
     # 0d3a8e6f: "**sidechain group** -- The sidechain group has ..." said the topic twice; 87a7858d's topic, named
     # later in its text, stays
-    found = insights(corpus_session("0d3a8e6f-290f-4105-a327-a2496e5e2a83"))
-    assert "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses " \
-           "`#ffeee1` (light orange)." in found
+    finding = "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses"
+    assert Insight("Found", "sidechain group", finding, BEFORE_EDIT).line() == finding
     assert ("**handlePostTask()** -- The commit adds an early exit to `handlePostTask()` when there are no file "
             "changes.") in insights(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041"))
     # f744aef5: "... since the linter only checks new/changed code (`new: true`)": a setting, no topic
@@ -1172,3 +1171,74 @@ def test_a_numbered_list_run_together_is_no_finding() -> None:
     assert findings_before_edits(sentences(run)) == []
     assert findings_before_edits(sentences("The `.env` file overrides existing env vars in both wrapper scripts, so "
                                            "the values set in the shell are lost.")) != []
+
+
+def test_a_change_announced_whose_edit_the_user_refused_outright_is_a_step_not_done() -> None:
+    # 03a1382e: "I'll replace `getStagedFiles` to use `git diff --cached --name-only` ...:", its edit refused: "let's
+    # not make this change in this branch": not done, at the user's word, once (the refusal's own line repeats it)
+    found = texts("03a1382e-ecd5-42c4-b3d4-5c659e165904")
+    assert ("Not done, at the user's word: replace `getStagedFiles` to use `git diff --cached --name-only` instead of "
+            "go-git's `worktree.Status()` (let's not make this change in this branch).") in found
+    assert not any(line.startswith(("Replace `getStagedFiles`", "At the user's word, instead of the edit to"))
+                   for line in found)
+    # 1ecba475's refusal corrects the step ("fix the test, the code is right"): the step fills no place, as before
+    assert not any(line.startswith("Not done") for line in texts("1ecba475-5b18-4058-a0cb-e87703f6f792"))
+
+
+def test_a_short_lead_joins_no_sentence_pointing_at_what_came_between() -> None:
+    # 03a1382e: "The simplest way:", a command block, "This re-reads the branch's tree ...": no "The simplest way: This
+    # re-reads ..."; 63784323's "My recommendation: Start with Option 5" still reads with "It's conservative ..."
+    assert not any(line.startswith("The simplest way: This") for line in texts("03a1382e-ecd5-42c4-b3d4-5c659e165904"))
+    assert any("Start with Option 5. It's conservative" in line for line in texts(
+        "63784323-7042-4ab8-82b1-3c0b79467bf9"))
+
+
+def test_what_needed_fixing_or_a_review_found_is_no_change_made() -> None:
+    # f8e05984: "3 places that need fixing: ... `InstallHooks()` - uses `os.Getwd()` instead of repo root": the state
+    # before the fix; its report's "Now uses repo root instead of `os.Getwd()`" takes the place
+    found = texts("f8e05984-93e4-45b7-b638-e6f011442db9")
+    assert "`InstallHooks()` - uses `os.Getwd()` instead of repo root" not in found
+    assert "`InstallHooks()` - Now uses repo root instead of `os.Getwd()`" in found
+    # e5fcdc73: "### Issues Found ... Test still expects old `go run` format instead of ...": the session updated it
+    found = texts("e5fcdc73-b9fc-4991-b532-6bf8440fd12d")
+    assert not any(line.startswith("Test still expects old") for line in found)
+    assert any(line.startswith("`cmd/entire/cli/agent/geminicli/hooks_test.go` - Updated `TestInstallHooks_LocalDev`")
+               for line in found)
+    # 847ff7d2: "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ..." under a test's heading, and
+    # "Unnecessary nil slice check ..." under "Nice-to-Have Findings (P3)": proposed, found, not chosen
+    found = texts("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")
+    assert not any(line.startswith(("Fix suggestion", "Unnecessary nil slice check")) for line in found)
+    assert lines_of("### Approach\n\nSuggested fix: use a mutex around the cache instead of a channel.") == []
+
+
+def test_a_line_opening_on_a_contrast_reads_without_it() -> None:
+    # 847ff7d2: "But I found one issue in `manual_commit_test.go:1170` ..."; cbc0f75b's finding before an edit
+    # "However, the tests expect a more complex logic ..." (the session then changed the tests): no line
+    assert "I found one issue in `manual_commit_test.go:1170` that stores `BaseCommit` as 7-char instead of the full " \
+           "hash." in texts("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")
+    assert not any(line.startswith(("However", "The tests expect a more complex"))
+                   for line in texts("cbc0f75b-b36d-4efd-a7da-ac800ea30eb6"))
+    assert Insight("Decision", "", "But `x` only reads the cache, so the write goes first.", 1).line() == \
+        "`x` only reads the cache, so the write goes first."
+    assert Insight("Decision", "", "go-git v5.16.5 fixed the bug.", 0).line() == "go-git v5.16.5 fixed the bug."
+
+
+def test_a_cause_named_only_by_the_sentence_before_is_no_root_cause() -> None:
+    # 0a76fbfe: "go-git ... fixed a long-standing bug where ...", then "This is the exact bug documented in your
+    # CLAUDE.md ...": the pointer is no cause; "This happens because ..." says its own
+    assert not any(line.startswith("This is the exact bug") for line in texts("0a76fbfe-d767-433e-b4b1-a39e044f21e8"))
+    assert lines_of("## Root Cause\n\nThis is the exact bug the cache had.") == []
+    assert lines_of("## Root Cause\n\nThis happens because the cache is read before the settings load.") != []
+    # 0c97beba: "This is a race condition because `os.Chdir()` affects the entire process ...": its own cause
+    assert any(line.startswith("This is a race condition because") for line in texts(
+        "0c97beba-bfcb-4f84-9950-e0354bfc808b"))
+
+
+def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
+    # b25a8b6e: "Now when a partial state exists from concurrent warning (with empty `AgentType`) ..." and "Fixed
+    # AgentType not set in concurrent warning state ...: Now sets `AgentType` when creating the partial state ...":
+    # five of their named words shared, one line
+    found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
+    assert sum("concurrent warning" in line for line in found) == 1
+    # 8897bd54's lines share fewer: each stays
+    assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS

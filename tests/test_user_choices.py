@@ -158,12 +158,10 @@ def test_a_prompt_saying_what_the_work_should_be_carried_out_is_the_users_choice
 
 
 def test_a_tool_call_refused_with_what_to_do_instead_is_the_users_choice() -> None:
-    # 2956cee6: `git merge origin/main` refused, "merge from origin alex/ent-221-..."; cf564e14: the license's holder
+    # 2956cee6: `git merge origin/main` refused, "merge from origin alex/ent-221-..."
     assert refusals(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c")) == [
         (3, "At the user's word, instead of `git merge origin/main`: merge from origin "
             "alex/ent-221-better-state-tracking-for-sessions")]
-    assert "At the user's word, instead of the edit to `LICENSE`: Entire Inc." in _lines(
-        "cf564e14-9b07-42ad-8d9a-4faa1b79a0ed")
     # 70c88cff: the refusal ("let's cut a branch first") and a later direction ("let's do the hint if it's small")
     # share only the words that ascribe them to the user: both stay
     lines = _lines("70c88cff-cb35-404f-a974-2a08bab4e4bc")
@@ -184,3 +182,24 @@ def test_a_refusal_taking_over_asking_or_stating_a_fact_is_no_choice() -> None:
         (0, "At the user's word, instead of `git stash`: do not stash anything, read the files you need")]
     # the session did not go on from it: a prompt came first
     assert refusals(Session("s", cwd="/r", events=[*events, Event("user", None, text="stop"), read])) == []
+
+
+def test_a_refusal_naming_a_value_the_redone_edit_took_is_the_line_it_changed() -> None:
+    # cf564e14: the LICENSE's Write refused with "Entire Inc.", redone with it: the line before and after, not the bare
+    # value after the headline's own words ("At the user's word, instead of the edit to `LICENSE`: Entire Inc.")
+    assert _lines("cf564e14-9b07-42ad-8d9a-4faa1b79a0ed") == [
+        'At the user\'s word, `LICENSE` has "Copyright (c) 2026 Entire Inc." instead of "Copyright (c) 2026 Entire".']
+    # 70c88cff: "let's cut a branch first" is no value of the edit redone: the refusal as it was
+    assert "At the user's word, instead of the edit to `explain.go`: let's cut a branch first." in _lines(
+        "70c88cff-cb35-404f-a974-2a08bab4e4bc")
+
+
+def test_a_direction_naming_its_object_by_a_redaction_mark_is_no_line() -> None:
+    # 768de5d6: "In func [REDACTED], i'd like us to make a literal structure ...": what it changes is hidden
+    found = _lines("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+    assert not any("[REDACTED]," in line for line in found)
+    assert ("At the user's request: for every test in redact/redact_test.go i'd like to see literal expectations "
+            "(either byte slices or strings) instead of strings.Contains checks.") in found
+    # a value redacted (an assignment): the direction still reads
+    assert directions(_session("let's use token=[REDACTED] in the importer instead")) == [
+        (1, "let's use token=[REDACTED] in the importer instead")]

@@ -53,6 +53,9 @@ _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
+# "In func [REDACTED], i'd like ...": a redaction mark standing for a word, not a value (`key=[REDACTED]`): what the
+# user named is hidden, the direction reads alone as nothing
+_HIDDEN_NAME_RE = re.compile(r"(?:^|\s)\[REDACTED[\]:]")
 # "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
 _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 # "Can we have a generic Fallback like "Agent" does that make sense with the setences?": the second question is asked
@@ -125,7 +128,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
-        if not carried_out(events, index):
+        if not carried_out(events, index) or _HIDDEN_NAME_RE.search(text):
             continue
         parts = PROMPT_SENTENCE_RE.split(text)
         text = text if asked else next((part for part in parts if _DIRECTION_RE.search(part)), None) \

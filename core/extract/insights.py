@@ -21,7 +21,8 @@ from eywa.core.extract.acts import acted_choices
 from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
-from eywa.core.extract.directions import PLAN_PROMPT, directions
+from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
+from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
@@ -156,6 +157,10 @@ _ANNOUNCED_CHOICE_RE = re.compile(
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
+# "This is the exact bug documented in your CLAUDE.md": the cause named by the sentence before it ("This is a race
+# condition because ..." gives its own)
+_NAMED_BEFORE_RE = re.compile(r"^(?:this|that|it)(?:'s| is| was) (?:the|a|an|exactly)\b", re.IGNORECASE)
+_POINTER_RE = re.compile(r"^(?:this|these|those)\b", re.IGNORECASE)  # "This re-reads ...": what came before it
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
 _BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
@@ -197,7 +202,11 @@ _AGREED_REPLY_RE = re.compile(rf"^\W*(?:{YES_WORDS}|yup|go for it|let'?s do (?:i
 # each with the fix it proposes ("**Fix:** Extract helper function `GroupCleanupItems()`.")
 _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must fix|nice[- ]to[- ]have)\b|\(P[0-3]\)",
                                 re.IGNORECASE)
+# "Issues Found (6 comments across 3 reviewers)": a list of what was wrong, each item a fault, not a change
+_FAULTS_HEADING_RE = re.compile(r"\b(?:issues|problems|bugs)\s+found\b|\bfindings\b", re.IGNORECASE)
 _PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
+# "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ...": a fix proposed under any heading
+_SUGGESTED_FIX_RE = re.compile(r"\b(?:fix suggestion|suggested fix|proposed fix|possible fix)e?s?:\s", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
                    "current issue")
 _CHOICE_HEADING_RE = re.compile(r"\b(decisions?|approach|design|rationale|trade-?offs?|alternatives?|why)\b",
@@ -263,6 +272,7 @@ def as_stated(text: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+_CONTRAST_OPENING_RE = re.compile(r"^(?:however|but)\b,?\s+(?=\S)", re.IGNORECASE)
 OPENING_WORDS = 4  # a topic named among a text's first words is said by the text
 
 
@@ -278,8 +288,12 @@ class Insight:
         return self.kind == "Root cause"
 
     def line(self) -> str:
-        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words."""
+        """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
+        an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
         text = as_stated(self.text)
+        if _CONTRAST_OPENING_RE.match(text):
+            text = _CONTRAST_OPENING_RE.sub("", text)
+            text = text[:1].upper() + text[1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
         first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
@@ -433,7 +447,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         cued = len(text) <= 300 and any(map(lowered.__contains__, _CUE_PIECES)) and bool(
             _CAUSE_RE.search(text) or _CHOICE_RE.search(text))
         if cued and len(text) < 40 and index + 1 < len(found) and not found[index + 1].listed \
-                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?"):
+                and found[index + 1].heading == sentence.heading and not found[index + 1].text.endswith("?") \
+                and not _POINTER_RE.match(found[index + 1].text):  # "The simplest way: [code] This re-reads ..."
             # a lead on a line of its own ("My recommendation: Start with Option 5") ends there: a stop before the next
             text = f"{text}{'' if text.endswith(('.', '!', ':', ';', ',')) else '.'} {found[index + 1].text}"
         if not 40 <= len(text) <= 300:
@@ -451,7 +466,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             and not _NOT_MINE_RE.search(text) and not _INSTRUCTION_RE.match(body))
         cause_label = bool(label and _CAUSE_LABEL_RE.search(label))
         choice_label = bool(label and _CHOICE_LABEL_RE.search(label))
-        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading):
+        if (choice_label or _PROPOSED_FIX_RE.search(text)) and _REVIEW_HEADING_RE.search(sentence.heading) \
+                or _SUGGESTED_FIX_RE.search(text):
             continue  # a review's fix proposed, not one chosen
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
@@ -475,7 +491,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
                 cued and not compared and _CAUSE_RE.search(text))):
             if not cued and outcome(body) is not None:  # "Bug fix: Fixed a nil dereference": what was done
                 continue
-            if _FORESEEN_RE.search(text):
+            if _FORESEEN_RE.search(text) or _NAMED_BEFORE_RE.match(text) and not _BECAUSE_RE.search(text):
                 continue
             kind = "Root cause"
         elif (cued or choice_heading or choice_label) and (
@@ -485,6 +501,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             kind = "Found"
         else:
             continue
+        if kind == "Decision" and _FAULTS_HEADING_RE.search(sentence.heading):
+            continue  # "Test still expects old `go run` format instead of ...": what a review found, no choice made
         strength = 1 + bool(_STRONG_RE.search(text)) + (after_finding or cause_heading or choice_heading
                                                         or cause_label or choice_label) - sentence.listed
         # a short detail of a list with a weak cue ("more causes form fatigue")
@@ -527,21 +545,31 @@ def turn_reports(session: Session, texts: list[tuple[int, str]]) -> list[int]:
     return found[::-1]
 
 
-def _refused_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
+# "let's not make this change in this branch", "don't touch the hooks", "no, leave it": the step refused outright
+_NOT_AT_ALL_RE = re.compile(r"^\W*(?:no\b|nope\b|don'?t\b|do not\b|let'?s not\b|not (?:now|yet|here|in)\b|leave it\b)",
+                            re.IGNORECASE)
+
+
+def _refused_after(session: Session, texts: list[tuple[int, str]]) -> dict[int, str]:
     """The event indices of what the agent wrote whose next edit, before any prompt, the user refused: the step it
-    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"): one
-    pass from the end."""
+    announced was not taken ("Let me simplify the test harness ...", then "why not adding .entire/.gitignore?"); each
+    with the user's words when they refused the step outright ("let's not make this change in this branch"), else "":
+    one pass from the end."""
     written = dict(texts)
-    found: set[int] = set()
-    refused = False  # the next edit, before any prompt, was refused
+    found: dict[int, str] = {}
+    refused: str | None = None  # the next edit, before any prompt, was refused ("": not outright); None: it was not
     for index in range(len(session.events) - 1, -1, -1):
         event = session.events[index]
-        if index in written and refused:
-            found.add(index)
-        if event.tool is not None and event.tool.name in WRITE_TOOLS:
-            refused = event.tool.rejected
+        if index in written and refused is not None:
+            found[index] = refused
+        tool = event.tool
+        if tool is not None and tool.name in WRITE_TOOLS:
+            said = STOPPED_RE.search(tool.error) if tool.rejected else None
+            words = " ".join(said.group(1).split()) if said else ""
+            refused = (PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0].rstrip(" .") if _NOT_AT_ALL_RE.match(words)
+                       else "") if tool.rejected else None
         elif event.kind == "user" and event.text:
-            refused = False
+            refused = None
     return found
 
 
@@ -573,6 +601,13 @@ def _edited_after(session: Session, texts: list[tuple[int, str]]) -> set[int]:
     return found
 
 
+def _not_done(step: Insight, words: str) -> Insight:
+    """A change announced whose edit the user refused outright, as a step not taken by the user's choice, with the
+    user's words: "Not done, at the user's word: replace `getStagedFiles` ... (let's not make this change ...)"."""
+    text = as_stated(step.text).rstrip(":. ")
+    return Insight("Decision", "", f"Not done, at the user's word: {text[:1].lower()}{text[1:]} ({words}).", USER)
+
+
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states
 ACTED = 0  # a choice the session made by acting, with the reason said beside it (core/extract/acts.py): the same
 def user_directions(session: Session) -> list[tuple[int, Insight]]:
@@ -599,6 +634,7 @@ def user_choices(session: Session) -> list[tuple[int, Insight]]:
 
 
 RESTATED_WORDS = 3
+NAMED_REPEAT = 5
 REPEAT_SHARE = 0.5  # the share of the shorter one's words two insights share when one repeats the other
 _PLAIN_WORDS = frozenset("that this with from would could should which there their they them then than into when "
                          "what will have been were more less also just only some such like because since instead "
@@ -655,6 +691,11 @@ _ANNOUNCED_CHANGE_RE = re.compile(_ANNOUNCING + r"(?:create|add|use|replace|swit
                                   r"rename|remove)\b", re.IGNORECASE)
 
 
+# "There are actually 3 places that need fixing:", "Issues found:": a list of what was wrong before the change
+_FAULTS_LEAD_RE = re.compile(r"\b(?:need(?:s)? (?:fixing|to be (?:fixed|changed|updated))|(?:issues|problems|bugs)"
+                             r"(?: found)?:$)", re.IGNORECASE)
+
+
 def _written(session: Session, docs: bool = True) -> str:
     """Everything the session wrote with its edit tools: paths, new text; without its documents (`docs` False)."""
     return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
@@ -670,8 +711,13 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
     # the message's first outcome is What Happened's bullet: said again without a reason, it adds nothing (and the
     # handoff's text indexed for recall would weigh its words twice: bench/RESULTS.md)
     lead = next((s.text for s in found if outcome(s.text)), None)
+    above = ""  # the line that leads into the list the sentence is an item of
     for sentence in found:
         text = sentence.text
+        if not sentence.listed:
+            above = text
+        elif _FAULTS_LEAD_RE.search(above):  # "3 places that need fixing: `InstallHooks()` - uses `os.Getwd()` ..."
+            continue
         if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
@@ -685,8 +731,8 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             result.append(Insight("Found", topic_of(text), text, FINDING))
             continue
         names = [code for code in _CODE_RE.findall(text) if code.strip("()") in written]
-        if not names:
-            continue
+        if not names or _SUGGESTED_FIX_RE.search(text) or _FAULTS_HEADING_RE.search(sentence.heading):
+            continue  # (a fix proposed, what a review found: no change made)
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
         if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
             continue
@@ -791,6 +837,7 @@ def findings_before_edits(found: tuple[Sentence, ...]) -> list[Insight]:
                 or NEXT_LINE_RE.match(text) or _REPLY_RE.match(text) or outcome(text) is not None \
                 or _NO_FINDING_RE.search(text) or _CHORE_RE.search(text) or _SCENARIO_RE.match(text) \
                 or _NOT_MINE_RE.search(text) or _SAYS_NOTHING_RE.search(text) or _INSTRUCTION_RE.match(text) \
+                or _CONTRAST_OPENING_RE.match(text) \
                 or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) or _NUMBERED_RUN_RE.search(text) \
                 or len(_named(_words(_SPAN_RE.sub(" ", text)))) < 3:
             continue
@@ -958,6 +1005,10 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         mine, other = _words(item.text, both), _words(k.text, both)
         if len(mine & other) >= REPEAT_SHARE * min(len(mine), len(other)):
             return True
+        named, named_other = _named(mine), _named(other)
+        if FOLLOWED not in (item.strength, k.strength) and \
+                len(named & named_other) >= max(NAMED_REPEAT, REPEAT_SHARE * min(len(named), len(named_other))):
+            return True  # (a step joined to its finding names the finding's things too: weighed by its words alone)
     words = _words(item.text)
     return bool(_RECOMMENDED_RE.search(item.text)) and any(
         len(_named(words) & _named(_words(k.text))) >= RESTATED_WORDS
@@ -996,8 +1047,12 @@ def chosen(session: Session) -> list[Insight]:
         stated = insights_in(said, replies[order], index in edited_after)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        items = [*stated, *changes, *[replace(item, strength=REFUSED) if index in refused_after else item
-                                              for item in steps_on_findings(said)]]
+        steps = [replace(item, strength=REFUSED) if index in refused_after else item
+                 for item in steps_on_findings(said)]
+        items = [*stated, *changes, *steps]
+        if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
+            items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
+                     for item in items if item.strength != REFUSED]  # (the step joined to its finding repeats it)
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]

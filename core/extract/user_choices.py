@@ -9,6 +9,7 @@ asked with Claude Code's AskUserQuestion tool. Read from what the user typed or 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause
 from eywa.core.extract.facts import STOPPED_RE
@@ -171,8 +172,9 @@ def _refused(call: ToolCall) -> str:
 def refusals(session: Session) -> list[tuple[int, str]]:
     """The tool calls the user refused with a word of what to do instead ("the user said: merge from origin
     alex/ent-221-better-state-tracking-for-sessions", "Entire Inc." for a license's holder) that the session then went
-    on from (its next tool call went through before any prompt): a correction of the work in the user's words, with
-    the number of agent messages before it. Not a question, not the user taking over ("i'll take it from here") or
+    on from (its next tool call went through before any prompt): a correction of the work in the user's words (a value
+    the redone edit took, as the line it changed: `_value_taken`), with the number of agent messages before it. Not a
+    question, not the user taking over ("i'll take it from here") or
     stating a fact ("main is clean")."""
     result: list[tuple[int, str]] = []
     said = 0
@@ -190,5 +192,28 @@ def refusals(session: Session) -> list[tuple[int, str]]:
         if after is None or after.tool is None or after.tool.rejected:
             continue
         first = PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0]  # its first sentence: what to do instead
-        result.append((said, f"At the user's word, instead of {_refused(call)}: {_cut(first)}"))
+        changed = _value_taken(call, after.tool, first.rstrip(" ."))
+        result.append((said, changed or f"At the user's word, instead of {_refused(call)}: {_cut(first)}"))
     return result
+
+
+def _written_text(call: ToolCall) -> str:
+    return str(call.input.get("content", call.input.get("new_string", "")))
+
+
+def _value_taken(refused: ToolCall, redone: ToolCall, words: str) -> str:
+    """When the user's words are a value the edit redone next to the same file took and the refused one did not
+    ("Entire Inc." for a license's holder), the line it changed, as it reads after and before: "At the user's word,
+    `LICENSE` has "Copyright (c) 2026 Entire Inc." instead of "Copyright (c) 2026 Entire"". "" otherwise."""
+    path = refused.input.get("file_path")
+    if refused.name not in WRITE_TOOLS or redone.name not in WRITE_TOOLS or redone.input.get("file_path") != path:
+        return ""
+    before, after = _written_text(refused).splitlines(), _written_text(redone).splitlines()
+    if words in "\n".join(before):
+        return ""
+    for tag, old_from, old_to, new_from, new_to in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        new = next((line.strip() for line in after[new_from:new_to] if words in line), None)
+        if tag == "replace" and new is not None and old_to - old_from == 1 and len(new) <= MAX_NAMED:
+            return (f"At the user's word, `{str(path).rsplit('/', 1)[-1]}` has \"{new}\" instead of "
+                    f"\"{before[old_from].strip()}\"")
+    return ""
