@@ -6,6 +6,7 @@ ranks them with the agent's choices).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.said_left import YES_WORDS
@@ -86,6 +87,15 @@ def _picked(text: str, last: str) -> str | None:
     return items[-1].replace("**", "").strip().rstrip(" .:") if items else None
 
 
+def with_replies(events: list[Event]) -> Iterator[tuple[int, Event, int]]:
+    """Each event with its index and the number of agent messages up to it: its place in the session."""
+    said = 0
+    for index, event in enumerate(events):
+        if event.kind == "assistant" and event.text:
+            said += 1
+        yield index, event, said
+
+
 def carried_out(events: list[Event], index: int) -> bool:
     """Whether an edit follows the prompt at `index` before the next prompt (a bare "yes" to the agent's question
     about it passed over)."""
@@ -102,13 +112,11 @@ def directions(session: Session) -> list[tuple[int, str]]:
     "can we import the id packages as checkpointID in trailers.go?"), not output pasted, not an approval of what the
     agent proposed."""
     result: list[tuple[int, str]] = []
-    said = 0
     prompts = 0
     last = ""
     events = session.events
-    for index, event in enumerate(events):
+    for index, event, said in with_replies(events):
         if event.kind == "assistant" and event.text:
-            said += 1
             last = event.text
         if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT):
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause
+from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
 from eywa.core.extract.facts import STOPPED_RE
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
@@ -51,11 +51,8 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
     guaranteed to terminate"), or of the options it offers the one the agent's next message takes up. Not a test
     asked for, not a short prompt (a direction, read by `directions`)."""
     result: list[tuple[int, str]] = []
-    said = 0
     events = session.events
-    for index, event in enumerate(events):
-        if event.kind == "assistant" and event.text:
-            said += 1
+    for index, event, said in with_replies(events):
         if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT) or \
                 len(event.text.split()) < REVIEW_WORDS or not carried_out(events, index):
             continue
@@ -116,10 +113,7 @@ def answered_questions(session: Session) -> list[tuple[int, str]]:
     user chose docs/generated/: clear that contents are machine-generated artifacts"), with the number of agent messages
     before it. Not the next step picked ("What would you like to do next?")."""
     result: list[tuple[int, str]] = []
-    said = 0
-    for event in session.events:
-        if event.kind == "assistant" and event.text:
-            said += 1
+    for _, event, said in with_replies(session.events):
         call = event.tool
         if call is None or call.name != "AskUserQuestion" or not call.result:
             continue
@@ -177,11 +171,8 @@ def refusals(session: Session) -> list[tuple[int, str]]:
     question, not the user taking over ("i'll take it from here") or
     stating a fact ("main is clean")."""
     result: list[tuple[int, str]] = []
-    said = 0
     events = session.events
-    for index, event in enumerate(events):
-        if event.kind == "assistant" and event.text:
-            said += 1
+    for index, event, said in with_replies(events):
         call = event.tool
         if call is None or not call.rejected or not (stopped := STOPPED_RE.search(call.error)):
             continue
