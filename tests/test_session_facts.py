@@ -339,6 +339,13 @@ def test_a_pr_description_asked_for_and_given_in_the_last_reply_is_a_pr_not_open
         "PR not opened: its description was drafted in the last reply"]
 
 
+def test_a_pr_draft_opening_on_its_title_line_is_said_as_title_and_description() -> None:
+    """8b418ea5's last reply is "Title: Move help.go ... # Summary ...": both readers name the title with the
+    description ("A PR title and description were drafted but no PR was opened"); 38917d7d's draft has no title."""
+    assert "PR not opened: its title and description were drafted in the last reply" in _facts(
+        "8b418ea5-895d-4ad5-abe8-4489d36e454f")[0]
+
+
 def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
     """"The fix is complete. Here's a summary of the changes: ## Summary ...": a report, not a PR body."""
     assert not any(t.startswith("PR not opened") for t in _facts("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")[0])

@@ -154,6 +154,7 @@ class Facts:
     ahead: tuple[str, int] | None = None  # (upstream, commits) by the session's own git status, and its commits after
     pr: str = ""  # created | drafted | failed
     pr_note: str = ""  # the draft's file, or the error
+    pr_titled: bool = False  # the draft in the reply opens with its "Title:" line
     runs: list[CheckRun] = field(default_factory=list)  # every check run, in order
     plan_left: list[str] = field(default_factory=list)  # the plan's files to change that no later edit touched
     manual_left: list[str] = field(default_factory=list)  # the plan's manual verification steps not run
@@ -252,7 +253,8 @@ class Facts:
                 found.append(Thread(f"Not pushed: {self._commits(folder, made)}", False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
-            found.append(Thread(f"PR not opened: its description was {where}", False))
+            what = "title and description were" if self.pr_titled else "description was"  # a reader names both
+            found.append(Thread(f"PR not opened: its {what} {where}", False))
         elif self.pr == "failed":
             found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
         if self.unticked:
@@ -697,6 +699,7 @@ def session_facts(session: Session) -> Facts:
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
+        facts.pr_titled = bool(_TITLE_LINE_RE.search(draft[:300]))
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
