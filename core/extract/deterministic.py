@@ -266,7 +266,7 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     return named if said else f"PR {number}: {headline}"
 
 
-SHORT_HEADLINE_WORDS = 6
+SHORT_HEADLINE_WORDS = 3
 MAIN_FILE_LEAD = 2  # the main file: changed at least twice as often as any other
 # "`setup.go`", "help.go", "TokenUsage", "output_filter": a headline that names code already
 _NAMES_CODE_RE = re.compile(r"`|\w\.\w{1,4}\b|[a-z][A-Z]|_\w")
