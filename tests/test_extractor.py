@@ -465,9 +465,11 @@ def test_of_several_commits_the_one_naming_the_main_work_is_the_headline() -> No
 
 def test_a_session_working_on_a_pull_request_names_it_in_the_headline() -> None:
     # e5fcdc73 read PR 191's comments (`gh pr view 191 ...`) and answered them; the request names the PR in its words
-    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == "Take a look at the PR 191 comments in `hooks_test.go`"
+    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == (
+        "Take a look at the PR 191 comments in `hooks_test.go`")
     # "Address the PR comment?" after `gh pr view 158`: the number joins the word that names the PR
-    assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == "Address the PR 158 comment in `manual_commit_condensation.go`"
+    assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == (
+        "Address the PR 158 comment in `manual_commit_condensation.go`")
 
 
 def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> None:

@@ -256,7 +256,8 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     main = _main_file(changes)
-    if main and headline not in (UNTITLED, NO_WORK) and not _NAMES_CODE_RE.search(headline) and len(content_words(headline)) <= SHORT_HEADLINE_WORDS:
+    short = len(content_words(headline)) <= SHORT_HEADLINE_WORDS
+    if main and short and headline not in (UNTITLED, NO_WORK) and not _NAMES_CODE_RE.search(headline):
         headline = f"{headline} in `{main}`"
     # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
     number = "" if prs else pr_worked_on(session)
@@ -266,7 +267,7 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     return named if said else f"PR {number}: {headline}"
 
 
-SHORT_HEADLINE_WORDS = 3
+SHORT_HEADLINE_WORDS = 3  # "Fix tests", "Git Hook Chaining": says what was done, not where
 MAIN_FILE_LEAD = 2  # the main file: changed at least twice as often as any other
 # "`setup.go`", "help.go", "TokenUsage", "output_filter": a headline that names code already
 _NAMES_CODE_RE = re.compile(r"`|\w\.\w{1,4}\b|[a-z][A-Z]|_\w")
