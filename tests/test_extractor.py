@@ -401,11 +401,11 @@ def test_a_headings_words_after_a_generic_label_name_the_work() -> None:
 
 @pytest.mark.parametrize(("session_id", "asked"), [
     # "This is a fairly subtle function now.  Let's add a few table tests."
-    ("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a", "Add a few table tests"),
+    ("5a6312ee-5752-4b7a-9ad2-6c3b1b5f4c8a", "Add a few table tests in `setup_test.go`"),
     # 'in common.go:296 we are initializing the shadow branch with "entire@local" could we change this ...'
     ("00ef13bd-99a1-4001-a829-09985a069ab2", "Change this to use the current git user in the same way"),
     # "when running: ❯ entire enable ✓ Enabled (manual-commit) I'd like us to show more what else is setup."
-    ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup"),
+    ("569aed7b-6ead-4790-a3fe-c7028466112c", "Show more what else is setup in `setup.go`"),
 ])
 def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id: str, asked: str) -> None:
     assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort
@@ -465,9 +465,11 @@ def test_of_several_commits_the_one_naming_the_main_work_is_the_headline() -> No
 
 def test_a_session_working_on_a_pull_request_names_it_in_the_headline() -> None:
     # e5fcdc73 read PR 191's comments (`gh pr view 191 ...`) and answered them; the request names the PR in its words
-    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == "Take a look at the PR 191 comments"
+    assert corpus_headline("e5fcdc73-b9fc-4991-b532-6bf8440fd12d") == (
+        "Take a look at the PR 191 comments in `hooks_test.go`")
     # "Address the PR comment?" after `gh pr view 158`: the number joins the word that names the PR
-    assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == "Address the PR 158 comment"
+    assert corpus_headline("8c00ac51-4fbb-417c-ac2b-0fd595a5c296") == (
+        "Address the PR 158 comment in `manual_commit_condensation.go`")
 
 
 def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> None:
@@ -482,7 +484,7 @@ def test_a_pull_request_glanced_at_or_opened_by_the_session_adds_no_number() -> 
 
 def test_a_headings_last_word_saying_only_done_is_left_out() -> None:
     # fe1ffae3's plan title "Git Hook Chaining Implementation"
-    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining in `hooks.go`"
     from eywa.core.extract.deterministic import _STATUS_WORD_RE
 
     # a sentence's own last word ("... the migration Done"), or a heading of nothing else, stays
@@ -837,7 +839,7 @@ def test_a_check_asked_as_a_question_gives_way_to_what_was_done() -> None:
     assert corpus_headline("cab865ac-8278-406e-b5c2-c73d24d7f9ad") == 'Change from `"off"` to `"false"` for consistency'
     # "Check again the last change, there was a conflict" asks for work (59455d2e): it stays the headline
     assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458") == (
-        "Check again the last change, there was a conflict")
+        "Check again the last change, there was a conflict in `setup.go`")
 
 
 def test_a_commit_a_later_commit_removes_is_no_headline() -> None:
@@ -892,7 +894,7 @@ def test_a_report_headed_by_its_kind_is_named_by_its_target() -> None:
         "Review of branch `soph/git-ignore-entire-logs-too`")
     assert corpus_headline("d88bceb6-bb3a-4ae8-9405-d67d19950a46") == "Review of PR #6"
     # a heading that names the work stays the headline ("Git Hook Chaining Implementation", fe1ffae3)
-    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining"
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining in `hooks.go`"
 
 
 def test_a_quotation_the_headline_cut_opens_is_left_out() -> None:
@@ -907,3 +909,20 @@ def test_a_quotation_the_headline_cut_opens_is_left_out() -> None:
     # a quotation within the cut stays whole (and nothing after it is lost)
     assert headline_words('Update the "Capture pre-task state" step to say what it does now in the docs and the '
                           'tests too') == 'Update the "Capture pre-task state" step to say what it does now'
+
+
+def test_a_short_headline_naming_no_code_names_the_file_changed_most() -> None:
+    # 1ecba475 asked "Fix tests" and changed only `reset_test.go`: both blind readers named it ("Fixed two failing
+    # reset_test.go tests ...")
+    assert corpus_headline("1ecba475-5b18-4058-a0cb-e87703f6f792") == "Fix tests in `reset_test.go`"
+    # fe1ffae3 changed `hooks.go` twice, its test once: the heading names what, the file where
+    assert corpus_headline("fe1ffae3-f297-4dc1-9b9d-8a2b49059af7") == "Git Hook Chaining in `hooks.go`"
+
+
+def test_a_headline_names_no_file_when_none_is_the_main_one_or_it_says_enough() -> None:
+    # 68d61609 changed two files once each: neither is the main one
+    assert corpus_headline("68d61609-708d-431d-b552-dc582ffc947b") == "Fix lint errors"
+    # ca8cc13b changed `transcript.go` 9 times and `openclaw.go` 5: not twice as often
+    assert corpus_headline("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9") == "OpenClaw Integration Plan"
+    # 89488521's request says what in more than three words: it stands alone
+    assert corpus_headline("89488521-e2e7-4d97-bc02-38197efdddc8").endswith("rather than regenerating it")

@@ -147,6 +147,7 @@ def _prompt_headline(prompt: str) -> str:
 HEADLINE_WORDS = 13
 HEADLINE_CHARS = 100
 UNTITLED = "Untitled session"
+NO_WORK = "No meaningful work"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
@@ -244,20 +245,41 @@ def _undone(subject: str, later: list[str]) -> bool:
 _BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!]?$")
 
 
-def headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]]) -> str:
+def headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
+                changes: list[tuple[str, bool]] = ()) -> str:
     """What the session achieved: a PR title, else the commit subject that names its main work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
     "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove"); a pull
-    request the session worked on and did not open is named ("PR 191: ...")."""
+    request the session worked on and did not open is named ("PR 191: ..."); a short one that names no code names the
+    file the session changed most ("Fix tests in `reset_test.go`"). `changes`: the session's `changed_files`."""
     headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
+    main = _main_file(changes)
+    short = len(content_words(headline)) <= SHORT_HEADLINE_WORDS
+    if main and short and headline not in (UNTITLED, NO_WORK) and not _NAMES_CODE_RE.search(headline):
+        headline = f"{headline} in `{main}`"
     # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
     number = "" if prs else pr_worked_on(session)
     if not number or re.search(rf"#{number}\b|\bPR\W*{number}\b", headline, re.IGNORECASE):
         return headline
     named, said = _PR_WORD_RE.subn(f"PR {number}", headline, count=1)  # "Address the PR comment": which PR
     return named if said else f"PR {number}: {headline}"
+
+
+SHORT_HEADLINE_WORDS = 3  # "Fix tests", "Git Hook Chaining": says what was done, not where
+MAIN_FILE_LEAD = 2  # the main file: changed at least twice as often as any other
+# "`setup.go`", "help.go", "TokenUsage", "output_filter": a headline that names code already
+_NAMES_CODE_RE = re.compile(r"`|\w\.\w{1,4}\b|[a-z][A-Z]|_\w")
+
+
+def _main_file(changes: Collection[tuple[str, bool]]) -> str:
+    """The name of the file the session changed most and still has, when no other comes near it; else ""."""
+    gone = dict(changes)
+    counts = Counter(path for path, _ in changes if not gone[path]).most_common(2)
+    if not counts or (len(counts) > 1 and counts[0][1] < MAIN_FILE_LEAD * counts[1][1]):
+        return ""
+    return counts[0][0].rstrip("/").rsplit("/", 1)[-1]
 
 
 # "Code Review Complete", "Git Hook Chaining Implementation": a heading's last word says only that it is done
@@ -299,7 +321,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
         return headline
     if prompts or requests or runs:
         return UNTITLED
-    return "No meaningful work"
+    return NO_WORK
 
 
 def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
@@ -574,7 +596,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
-    headline = headline_of(session, pr_titles(session), commits, requests)
+    headline = headline_of(session, pr_titles(session), commits, requests, changes)
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
