@@ -177,8 +177,11 @@ def closing_outcome(session: Session) -> str:
     return fallback
 
 
-# "**Review Target:** PR #6 - Improved entire enable messaging": what a review's report was about
-_TARGET_RE = re.compile(r"^\W*(?:review |audit )?target:?\W*\s+(?P<target>\S.{3,})$", re.IGNORECASE | re.MULTILINE)
+# "**Review Target:** PR #6 - Improved entire enable messaging": what a review's report was about (no `\W*\s+`: it
+# splits a long run of spaces every way)
+_TARGET_RE = re.compile(r"^[^\w\n]*(?:review |audit )?target:?\W*(?<=\s)(?P<target>\S.{3,})$",
+                        re.IGNORECASE | re.MULTILINE)
+_TARGET_NAME_END_RE = re.compile(r"(?<!\s)\s+[-—–]\s+|:\s")  # "PR #6 - Improved": tried once a run of spaces
 _KIND_WORD_RE = re.compile(r"\b(review|audit|analysis|investigation)\b", re.IGNORECASE)
 
 
@@ -190,7 +193,7 @@ def _report_target(text: str) -> str | None:
     found = _TARGET_RE.search(text) if kind else None
     if kind is None or found is None:
         return None
-    target = re.split(r"\s+[-—–]\s+|:\s", found.group("target").strip(" *"), maxsplit=1)[0]  # by its name: "PR #6"
+    target = _TARGET_NAME_END_RE.split(found.group("target").strip(" *"), maxsplit=1)[0]  # by its name: "PR #6"
     if target.split(" ", 1)[0][1:].islower():  # "Branch `x`", not "PR #6" nor "`Foo`"
         target = target[0].lower() + target[1:]
     return f"{kind.group(1).capitalize()} of {target}"
