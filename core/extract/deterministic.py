@@ -220,8 +220,9 @@ _NAMELESS_SUBJECT_RE = re.compile(
 
 
 # 'Revert "Add retry"', "Remove dynamic base tag - use simple relative paths": a commit taking out what it names
+# (its tail tried once a run of spaces, not at each: quadratic on a long run)
 _UNDO_RE = re.compile(r'^(?:revert\s+"(?P<quoted>.+)"|(?:revert|remove|undo|drop|back out|roll back)\s+'
-                      r'(?P<named>.+?))(?:\s+[-—–:(;]\s.*|,.*)?$', re.IGNORECASE)
+                      r'(?P<named>.+?))(?:(?<!\s)\s+[-—–:(;]\s.*|,.*)?$', re.IGNORECASE)
 MIN_UNDONE_WORDS = 2  # of what a removal names: "Remove logging" may take out only some of it
 
 
