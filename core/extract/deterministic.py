@@ -167,8 +167,9 @@ def closing_outcome(session: Session) -> str:
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
-        heading = _report_target(event.text) or next(
-            (name for h in headings(event.text) if (name := heading_name(h)) and not REPORT_KIND_RE.match(name)), None)
+        names = [name for h in headings(event.text) if (name := heading_name(h))]
+        heading = _report_target(event.text, names[0] if names else None) or next(
+            (name for name in names if not REPORT_KIND_RE.match(name)), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick) \
                 and not _POINTING_OUTCOME_RE.match(pick):
@@ -185,10 +186,9 @@ _TARGET_NAME_END_RE = re.compile(r"(?<!\s)\s+[-—–]\s+|:\s")  # "PR #6 - Impr
 _KIND_WORD_RE = re.compile(r"\b(review|audit|analysis|investigation)\b", re.IGNORECASE)
 
 
-def _report_target(text: str) -> str | None:
-    """"Review of PR #6 - Improved entire enable messaging": a report headed by the kind of report it is ("Code
-    Review Complete") names what it was about on its target line; None for any other message."""
-    first = next((name for h in headings(text) if (name := heading_name(h))), None)
+def _report_target(text: str, first: str | None) -> str | None:
+    """"Review of PR #6 - Improved entire enable messaging": a report headed (`first`: its first heading's name) by the
+    kind of report it is ("Code Review Complete") names what it was about on its target line; None for any other."""
     kind = _KIND_WORD_RE.search(first) if first and REPORT_KIND_RE.match(first) else None
     found = _TARGET_RE.search(text) if kind else None
     if kind is None or found is None:
