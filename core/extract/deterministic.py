@@ -229,7 +229,7 @@ MIN_UNDONE_WORDS = 2  # of what a removal names: "Remove logging" may take out o
 def _undone(subject: str, later: list[str]) -> bool:
     """Whether a later commit reverts this one or removes what it names (all of two words or more of it): work
     undone is not the session's ("Add dynamic base tag ..." then "Remove dynamic base tag - use relative paths")."""
-    words = content_words(subject, 2)
+    words, removal = content_words(subject, 2), _UNDO_RE.match(subject.strip()) is not None
     for other in later:
         undo = _UNDO_RE.match(other.strip())
         if undo is None:
@@ -239,7 +239,7 @@ def _undone(subject: str, later: list[str]) -> bool:
                 return True
             continue
         named = content_words(undo.group("named"), 2)
-        if len(named) >= MIN_UNDONE_WORDS and named <= words and not _UNDO_RE.match(subject.strip()):
+        if len(named) >= MIN_UNDONE_WORDS and named <= words and not removal:
             return True
     return False
 
