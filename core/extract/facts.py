@@ -39,7 +39,7 @@ from eywa.core.sources.comments import written
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
-STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -619,7 +619,7 @@ def session_facts(session: Session) -> Facts:
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if isinstance(command, str) and call.rejected:
-            said = STOPPED_RE.search(call.error)
+            said = _STOPPED_RE.search(call.error)
             facts.stopped |= {check.command: clause(said.group(1), 16) for check in commands.checks(command)
                               if said and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:
@@ -700,6 +700,12 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
+
+
+def refusal_words(call: ToolCall) -> str:
+    """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
+    said = _STOPPED_RE.search(call.error) if call.rejected else None
+    return " ".join(said.group(1).split()) if said else ""
 
 
 def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:

@@ -22,7 +22,7 @@ from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
-from eywa.core.extract.facts import STOPPED_RE
+from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
@@ -564,8 +564,7 @@ def _refused_after(session: Session, texts: list[tuple[int, str]]) -> dict[int, 
             found[index] = refused
         tool = event.tool
         if tool is not None and tool.name in WRITE_TOOLS:
-            said = STOPPED_RE.search(tool.error) if tool.rejected else None
-            words = " ".join(said.group(1).split()) if said else ""
+            words = refusal_words(tool)
             refused = (PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0].rstrip(" .") if _NOT_AT_ALL_RE.match(words)
                        else "") if tool.rejected else None
         elif event.kind == "user" and event.text:

@@ -12,7 +12,7 @@ import re
 from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause
-from eywa.core.extract.facts import STOPPED_RE
+from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 
@@ -183,9 +183,9 @@ def refusals(session: Session) -> list[tuple[int, str]]:
         if event.kind == "assistant" and event.text:
             said += 1
         call = event.tool
-        if call is None or not call.rejected or not (stopped := STOPPED_RE.search(call.error)):
+        if call is None or not (typed := refusal_words(call)):
             continue
-        words = _LEAD_WORDS_RE.sub("", " ".join(stopped.group(1).split()))
+        words = _LEAD_WORDS_RE.sub("", typed)
         if not words or "?" in words or _ASKING_RE.match(words) or _NOT_DIRECTED_RE.match(words):
             continue
         after = next((e for e in events[index + 1:] if e.tool is not None or e.kind == "user" and e.text), None)
