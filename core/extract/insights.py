@@ -204,7 +204,7 @@ _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must f
                                 re.IGNORECASE)
 # "Issues Found (6 comments across 3 reviewers)": a list of what was wrong, each item a fault, not a change
 _FAULTS_HEADING_RE = re.compile(r"\b(?:issues|problems|bugs)\s+found\b|\bfindings\b", re.IGNORECASE)
-_PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
+_PROPOSED_FIX_RE = re.compile(r"\bfix:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
 # "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ...": a fix proposed under any heading
 _SUGGESTED_FIX_RE = re.compile(r"\b(?:fix suggestion|suggested fix|proposed fix|possible fix)e?s?:\s", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
