@@ -291,9 +291,8 @@ class Insight:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
         an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
         text = as_stated(self.text)
-        if _CONTRAST_OPENING_RE.match(text):
-            text = _CONTRAST_OPENING_RE.sub("", text)
-            text = text[:1].upper() + text[1:]
+        if contrast := _CONTRAST_OPENING_RE.match(text):
+            text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
         first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
