@@ -720,7 +720,9 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
 # "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug ...": a failure the agent found there before it
 _PRE_EXISTING_RE = re.compile(r"\bpre-?existing\b", re.IGNORECASE)
 _CAVEAT_RE = re.compile(r"^Caveat: (?:pre-?existing (?:issue|bug|problem|error|failure)s?:\s+)?", re.IGNORECASE)
-_KIND_SAID_AS = {"tests": r"\btests?\b", "lint": r"\blint", "types": r"\btype (?:check|error)", "build": r"\bbuild"}
+_KIND_SAID_AS = {"tests": re.compile(r"\btests?\b", re.IGNORECASE), "lint": re.compile(r"\blint", re.IGNORECASE),
+                 "types": re.compile(r"\btype (?:check|error)", re.IGNORECASE),
+                 "build": re.compile(r"\bbuild", re.IGNORECASE)}
 
 
 def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[str]]:
@@ -729,9 +731,10 @@ def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[s
     facts = list(facts)
     for at, fact in enumerate(facts):
         kind = next((kind for kind, word in _KIND_WORDS.items() if fact.startswith(f"{word} failing:")), None)
-        cause = next((thread for thread in threads if kind is not None and _CAVEAT_RE.match(thread)
-                      and _PRE_EXISTING_RE.search(thread) and re.search(_KIND_SAID_AS[kind], thread, re.IGNORECASE)),
-                     None)
+        if kind is None:
+            continue
+        cause = next((thread for thread in threads if _CAVEAT_RE.match(thread) and _PRE_EXISTING_RE.search(thread)
+                      and _KIND_SAID_AS[kind].search(thread)), None)
         if cause is not None:
             said = _CAVEAT_RE.sub("", cause)
             facts[at] = f"{fact}; pre-existing: {said[:1].lower()}{said[1:]}"
