@@ -378,11 +378,10 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
                  and words[-back].lower() in _CLAUSE_OPENERS), 0)
     if back:
         cut = _words(" ".join(words[:-back]), limit, chars)
-    # 'from "A, B" → "A': a quotation the cut opens is left out with what leads into it, when enough is left
-    if cut.count('"') % 2 and len((before := cut[:cut.rindex('"')].rstrip(" →⇒—–-:,;")).split()) >= MIN_CLAUSE_WORDS:
-        cut = _words(before, limit, chars)
-    elif cut.count('"') % 2:  # too little before it: the quotation closed, its cut said
-        cut += '…"'
+    if cut.count('"') % 2:  # 'from "A, B" → "A': a quotation the cut opens is left out with what leads into it
+        before = cut[:cut.rindex('"')].rstrip(" →⇒—–-:,;")
+        # too little before it: the quotation closed, its cut said
+        cut = _words(before, limit, chars) if len(before.split()) >= MIN_CLAUSE_WORDS else cut + '…"'
     # "... saying `session not found": a code span the cut opens, it closes
     return cut + "`" if cut.count("`") % 2 else cut
 
