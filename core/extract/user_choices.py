@@ -174,8 +174,7 @@ def refusals(session: Session) -> list[tuple[int, str]]:
     alex/ent-221-better-state-tracking-for-sessions", "Entire Inc." for a license's holder) that the session then went
     on from (its next tool call went through before any prompt): a correction of the work in the user's words (a value
     the redone edit took, as the line it changed: `_value_taken`), with the number of agent messages before it. Not a
-    question, not the user taking over ("i'll take it from here") or
-    stating a fact ("main is clean")."""
+    question, not the user taking over ("i'll take it from here") or stating a fact ("main is clean")."""
     result: list[tuple[int, str]] = []
     said = 0
     events = session.events
