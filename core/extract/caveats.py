@@ -90,7 +90,8 @@ _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me
                            re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
-_ASIDE_RE = re.compile(r"\s*\((?!\s*\))[^()`]*\)")  # "(not during a git hook)": an aside a long caveat can lose
+# "(not during a git hook)": an aside a long caveat can lose, from the start of the spaces before it (not each)
+_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name

@@ -168,8 +168,9 @@ def closing_outcome(session: Session) -> str:
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
                       for i, s in enumerate(found) if (o := lead_in(s.text)))
-        heading = _report_target(event.text) or next(
-            (name for h in headings(event.text) if (name := heading_name(h)) and not REPORT_KIND_RE.match(name)), None)
+        names = [name for h in headings(event.text) if (name := heading_name(h))]
+        heading = _report_target(event.text, names[0] if names else None) or next(
+            (name for name in names if not REPORT_KIND_RE.match(name)), None)
         pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
         if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick) \
                 and not _POINTING_OUTCOME_RE.match(pick):
@@ -178,20 +179,22 @@ def closing_outcome(session: Session) -> str:
     return fallback
 
 
-# "**Review Target:** PR #6 - Improved entire enable messaging": what a review's report was about
-_TARGET_RE = re.compile(r"^\W*(?:review |audit )?target:?\W*\s+(?P<target>\S.{3,})$", re.IGNORECASE | re.MULTILINE)
+# "**Review Target:** PR #6 - Improved entire enable messaging": what a review's report was about (no `\W*\s+`: it
+# splits a long run of spaces every way)
+_TARGET_RE = re.compile(r"^[^\w\n]*(?:review |audit )?target:?\W*(?<=\s)(?P<target>\S.{3,})$",
+                        re.IGNORECASE | re.MULTILINE)
+_TARGET_NAME_END_RE = re.compile(r"(?<!\s)\s+[-—–]\s+|:\s")  # "PR #6 - Improved": tried once a run of spaces
 _KIND_WORD_RE = re.compile(r"\b(review|audit|analysis|investigation)\b", re.IGNORECASE)
 
 
-def _report_target(text: str) -> str | None:
-    """"Review of PR #6 - Improved entire enable messaging": a report headed by the kind of report it is ("Code
-    Review Complete") names what it was about on its target line; None for any other message."""
-    first = next((name for h in headings(text) if (name := heading_name(h))), None)
+def _report_target(text: str, first: str | None) -> str | None:
+    """"Review of PR #6 - Improved entire enable messaging": a report headed (`first`: its first heading's name) by the
+    kind of report it is ("Code Review Complete") names what it was about on its target line; None for any other."""
     kind = _KIND_WORD_RE.search(first) if first and REPORT_KIND_RE.match(first) else None
     found = _TARGET_RE.search(text) if kind else None
     if kind is None or found is None:
         return None
-    target = re.split(r"\s+[-—–]\s+|:\s", found.group("target").strip(" *"), maxsplit=1)[0]  # by its name: "PR #6"
+    target = _TARGET_NAME_END_RE.split(found.group("target").strip(" *"), maxsplit=1)[0]  # by its name: "PR #6"
     if target.split(" ", 1)[0][1:].islower():  # "Branch `x`", not "PR #6" nor "`Foo`"
         target = target[0].lower() + target[1:]
     return f"{kind.group(1).capitalize()} of {target}"
@@ -218,15 +221,16 @@ _NAMELESS_SUBJECT_RE = re.compile(
 
 
 # 'Revert "Add retry"', "Remove dynamic base tag - use simple relative paths": a commit taking out what it names
+# (its tail tried once a run of spaces, not at each: quadratic on a long run)
 _UNDO_RE = re.compile(r'^(?:revert\s+"(?P<quoted>.+)"|(?:revert|remove|undo|drop|back out|roll back)\s+'
-                      r'(?P<named>.+?))(?:\s+[-—–:(;]\s.*|,.*)?$', re.IGNORECASE)
+                      r'(?P<named>.+?))(?:(?<!\s)\s+[-—–:(;]\s.*|,.*)?$', re.IGNORECASE)
 MIN_UNDONE_WORDS = 2  # of what a removal names: "Remove logging" may take out only some of it
 
 
 def _undone(subject: str, later: list[str]) -> bool:
     """Whether a later commit reverts this one or removes what it names (all of two words or more of it): work
     undone is not the session's ("Add dynamic base tag ..." then "Remove dynamic base tag - use relative paths")."""
-    words = content_words(subject, 2)
+    words, removal = content_words(subject, 2), _UNDO_RE.match(subject.strip()) is not None
     for other in later:
         undo = _UNDO_RE.match(other.strip())
         if undo is None:
@@ -236,7 +240,7 @@ def _undone(subject: str, later: list[str]) -> bool:
                 return True
             continue
         named = content_words(undo.group("named"), 2)
-        if len(named) >= MIN_UNDONE_WORDS and named <= words and not _UNDO_RE.match(subject.strip()):
+        if len(named) >= MIN_UNDONE_WORDS and named <= words and not removal:
             return True
     return False
 
@@ -396,11 +400,10 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
                  and words[-back].lower() in _CLAUSE_OPENERS), 0)
     if back:
         cut = _words(" ".join(words[:-back]), limit, chars)
-    # 'from "A, B" → "A': a quotation the cut opens is left out with what leads into it, when enough is left
-    if cut.count('"') % 2 and len((before := cut[:cut.rindex('"')].rstrip(" →⇒—–-:,;")).split()) >= MIN_CLAUSE_WORDS:
-        cut = _words(before, limit, chars)
-    elif cut.count('"') % 2:  # too little before it: the quotation closed, its cut said
-        cut += '…"'
+    if cut.count('"') % 2:  # 'from "A, B" → "A': a quotation the cut opens is left out with what leads into it
+        before = cut[:cut.rindex('"')].rstrip(" →⇒—–-:,;")
+        # too little before it: the quotation closed, its cut said
+        cut = _words(before, limit, chars) if len(before.split()) >= MIN_CLAUSE_WORDS else cut + '…"'
     # "... saying `session not found": a code span the cut opens, it closes
     return cut + "`" if cut.count("`") % 2 else cut
 

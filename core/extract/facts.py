@@ -39,7 +39,7 @@ from eywa.core.sources.comments import written
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
-STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -621,7 +621,7 @@ def session_facts(session: Session) -> Facts:
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if isinstance(command, str) and call.rejected:
-            said = STOPPED_RE.search(call.error)
+            said = _STOPPED_RE.search(call.error)
             facts.stopped |= {check.command: clause(said.group(1), 16) for check in commands.checks(command)
                               if said and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:
@@ -705,6 +705,12 @@ def session_facts(session: Session) -> Facts:
     return facts
 
 
+def refusal_words(call: ToolCall) -> str:
+    """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
+    said = _STOPPED_RE.search(call.error) if call.rejected else None
+    return " ".join(said.group(1).split()) if said else ""
+
+
 def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:
     """The facts' threads first, then the others not already among them, at most `limit`. The tests asked for are
     left to a refused plan of tests: that plan is how the agent meant to write them, and names them better."""
@@ -717,7 +723,9 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
 # "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug ...": a failure the agent found there before it
 _PRE_EXISTING_RE = re.compile(r"\bpre-?existing\b", re.IGNORECASE)
 _CAVEAT_RE = re.compile(r"^Caveat: (?:pre-?existing (?:issue|bug|problem|error|failure)s?:\s+)?", re.IGNORECASE)
-_KIND_SAID_AS = {"tests": r"\btests?\b", "lint": r"\blint", "types": r"\btype (?:check|error)", "build": r"\bbuild"}
+_KIND_SAID_AS = {"tests": re.compile(r"\btests?\b", re.IGNORECASE), "lint": re.compile(r"\blint", re.IGNORECASE),
+                 "types": re.compile(r"\btype (?:check|error)", re.IGNORECASE),
+                 "build": re.compile(r"\bbuild", re.IGNORECASE)}
 
 
 def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[str]]:
@@ -726,9 +734,10 @@ def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[s
     facts = list(facts)
     for at, fact in enumerate(facts):
         kind = next((kind for kind, word in _KIND_WORDS.items() if fact.startswith(f"{word} failing:")), None)
-        cause = next((thread for thread in threads if kind is not None and _CAVEAT_RE.match(thread)
-                      and _PRE_EXISTING_RE.search(thread) and re.search(_KIND_SAID_AS[kind], thread, re.IGNORECASE)),
-                     None)
+        if kind is None:
+            continue
+        cause = next((thread for thread in threads if _CAVEAT_RE.match(thread) and _PRE_EXISTING_RE.search(thread)
+                      and _KIND_SAID_AS[kind].search(thread)), None)
         if cause is not None:
             said = _CAVEAT_RE.sub("", cause)
             facts[at] = f"{fact}; pre-existing: {said[:1].lower()}{said[1:]}"

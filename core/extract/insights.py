@@ -22,7 +22,7 @@ from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
-from eywa.core.extract.facts import STOPPED_RE
+from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
@@ -204,7 +204,7 @@ _REVIEW_HEADING_RE = re.compile(r"\b(?:findings?|issues? found|should fix|must f
                                 re.IGNORECASE)
 # "Issues Found (6 comments across 3 reviewers)": a list of what was wrong, each item a fault, not a change
 _FAULTS_HEADING_RE = re.compile(r"\b(?:issues|problems|bugs)\s+found\b|\bfindings\b", re.IGNORECASE)
-_PROPOSED_FIX_RE = re.compile(r"\bfix(?: suggestion)?:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
+_PROPOSED_FIX_RE = re.compile(r"\bfix:\s", re.IGNORECASE)  # "This adds ... overhead. Fix: Pass ..."
 # "Fix suggestion: In `ListOrphanedSessionStates()`, use prefix matching ...": a fix proposed under any heading
 _SUGGESTED_FIX_RE = re.compile(r"\b(?:fix suggestion|suggested fix|proposed fix|possible fix)e?s?:\s", re.IGNORECASE)
 _CAUSE_HEADINGS = ("root cause", "cause", "the issue", "the problem", "problem", "the bug", "diagnosis", "why",
@@ -291,9 +291,8 @@ class Insight:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
         an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
         text = as_stated(self.text)
-        if _CONTRAST_OPENING_RE.match(text):
-            text = _CONTRAST_OPENING_RE.sub("", text)
-            text = text[:1].upper() + text[1:]
+        if contrast := _CONTRAST_OPENING_RE.match(text):
+            text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
         first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
@@ -564,8 +563,7 @@ def _refused_after(session: Session, texts: list[tuple[int, str]]) -> dict[int, 
             found[index] = refused
         tool = event.tool
         if tool is not None and tool.name in WRITE_TOOLS:
-            said = STOPPED_RE.search(tool.error) if tool.rejected else None
-            words = " ".join(said.group(1).split()) if said else ""
+            words = refusal_words(tool)
             refused = (PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0].rstrip(" .") if _NOT_AT_ALL_RE.match(words)
                        else "") if tool.rejected else None
         elif event.kind == "user" and event.text:

@@ -12,7 +12,7 @@ import re
 from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
-from eywa.core.extract.facts import STOPPED_RE
+from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 
@@ -168,15 +168,14 @@ def refusals(session: Session) -> list[tuple[int, str]]:
     alex/ent-221-better-state-tracking-for-sessions", "Entire Inc." for a license's holder) that the session then went
     on from (its next tool call went through before any prompt): a correction of the work in the user's words (a value
     the redone edit took, as the line it changed: `_value_taken`), with the number of agent messages before it. Not a
-    question, not the user taking over ("i'll take it from here") or
-    stating a fact ("main is clean")."""
+    question, not the user taking over ("i'll take it from here") or stating a fact ("main is clean")."""
     result: list[tuple[int, str]] = []
     events = session.events
     for index, event, said in with_replies(events):
         call = event.tool
-        if call is None or not call.rejected or not (stopped := STOPPED_RE.search(call.error)):
+        if call is None or not (typed := refusal_words(call)):
             continue
-        words = _LEAD_WORDS_RE.sub("", " ".join(stopped.group(1).split()))
+        words = _LEAD_WORDS_RE.sub("", typed)
         if not words or "?" in words or _ASKING_RE.match(words) or _NOT_DIRECTED_RE.match(words):
             continue
         after = next((e for e in events[index + 1:] if e.tool is not None or e.kind == "user" and e.text), None)
