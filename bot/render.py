@@ -77,7 +77,7 @@ def header(record: HandoffRecord) -> str:
     status = record.status
     meta = " · ".join([date_label(record.date), projects_label(record), format_duration(record.duration_min),
                        *([status] if status else []), *agent_label(record), *machine_label(record)])
-    return f"<b>{esc(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
+    return f"<b>{inline(record.headline)}</b>\n{esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
 def body_blocks(body: str) -> list[str]:
@@ -202,7 +202,7 @@ _FINISHED = {"done": "is done", "failed": "failed", "blocked": "is waiting for y
 
 def session_started_html(session: BackgroundSession, record: HandoffRecord) -> str:
     return "\n".join([
-        f"Started a Claude session <code>{esc(session.id)}</code> on <b>{esc(record.headline)}</b>",
+        f"Started a Claude session <code>{esc(session.id)}</code> on <b>{inline(record.headline)}</b>",
         f"in <code>{esc(session.cwd)}</code>.",
         f"Attach from a terminal: <code>{esc(attach_command(session))}</code>",
         "I will tell you when its turn is over.",
@@ -225,7 +225,7 @@ def short_line(index: int, record: HandoffRecord) -> str:
     """One line a session: number, headline, date, projects, duration, id (for /show)."""
     meta = " · ".join([f"{record.date:%d %b}", projects_label(record), format_duration(record.duration_min),
                        *agent_label(record), *machine_label(record)])
-    return f"{index}. <b>{esc(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
+    return f"{index}. <b>{inline(record.headline)}</b> · {esc(meta)} · <code>{esc(record.short_id)}</code>"
 
 
 def last_list(records: list[HandoffRecord], title: str = "Latest sessions") -> str:
@@ -334,7 +334,7 @@ HELP = "\n".join([
 
 
 def forget_question_html(record: HandoffRecord) -> str:
-    return (f"Forget <b>{esc(record.headline)}</b> ({esc(date_label(record.date))}, <code>{esc(record.short_id)}"
+    return (f"Forget <b>{inline(record.headline)}</b> ({esc(date_label(record.date))}, <code>{esc(record.short_id)}"
             "</code>)? Its handoff, archive and index entries are deleted, and the next ingest leaves its transcript "
             "out while it exists.")
 

@@ -61,6 +61,16 @@ def test_header_and_sections_keep_their_words_and_markup_becomes_entities() -> N
         ("bold", "Fix the <parser> & co"), ("code", "a<b>.py"), ("bold", "core"), ("code", "0d3a8e6f")}
 
 
+def test_a_headline_naming_code_shows_it_as_code_in_the_header_and_the_list_line() -> None:
+    """"Fix tests in `reset_test.go`": the file as code inside the bold title, not its backticks."""
+    named = record("# Fix tests\n\n## Open Threads\nNone.\n", headline="Fix tests in `reset<1>_test.go`")
+    for html_text in (render.header(named), render.short_line(1, named)):
+        text, entities = parse_html(html_text)
+        assert "Fix tests in reset<1>_test.go" in text and "`" not in text
+        assert {(e["type"], text[e["offset"]: e["offset"] + e["length"]]) for e in entities} >= {
+            ("bold", "Fix tests in reset<1>_test.go"), ("code", "reset<1>_test.go")}
+
+
 def test_the_machine_a_session_ran_on_is_shown_in_its_header_and_list_line() -> None:
     laptop = record("# Fix it\n\n## Open Threads\nNone.\n", headline="Fix it", machine="laptop")
     text, _ = parse_html(render.handoff_chunks(laptop)[0])

@@ -250,7 +250,7 @@ _BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!
 
 
 def headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
-                changes: list[tuple[str, bool]] = ()) -> str:
+                changes: Collection[tuple[str, bool]] = ()) -> str:
     """What the session achieved: a PR title, else the commit subject that names its main work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
