@@ -59,7 +59,8 @@ EXPECTED = {
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
     "plan-left": Expected(("Plan not carried out: `test_widget.py` not edited, though the plan lists it to change",),
                           "partial"),
-    "offer-pr": Expected(("Offered, no answer: open a PR with `gh pr create`",), "partial", ("Committed: Add widget",)),
+    # a further step offered, as a question or not, is a note: the work it follows is done
+    "offer-pr": Expected(("Offered, no answer: open a PR with `gh pr create`",), "done", ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
     # "Next steps" name what may follow (core/extract/open_threads.py): one thread each, the session done

@@ -114,6 +114,15 @@ def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     assert threads == ["Offered, no answer: commit these changes"]
 
 
+def test_a_further_step_offered_leaves_the_work_done_a_question_about_the_work_holds_it() -> None:
+    """4ec443d0's offer to commit (blind label: done) is a note, as an offer said without a question mark is; eb4bcc15
+    asks whether to go on with more of the work itself ("Want me to proceed with that?"): the work waits on it."""
+    offered = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC"))
+    assert offered.status == "done" and offered.open_threads == ["Offered, no answer: commit these changes"]
+    asked = draft(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"), ZoneInfo("UTC"))
+    assert asked.status == "partial" and asked.open_threads[0].startswith("Asked whether to proceed")
+
+
 def test_a_question_asking_to_go_on_with_the_work_stays_a_question_in_plain_words() -> None:
     """130d7b7e's "Want me to proceed with implementing all three locations using this approach?": what it asks, not
     the asking (its blind label: "The agent asked whether to implement all three call sites ...")."""

@@ -287,9 +287,10 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
                         last or re.search(r"\byou\b", text, re.IGNORECASE)):
                     choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
                     offer = _OFFER_ASKED_RE.match(text) if choice is None else None
-                    # a further step offered ("Would you like me to commit these changes?"): what is offered, not asked
+                    # a further step offered ("Would you like me to commit these changes?"): what is offered, not
+                    # asked, and a note as an offer said is: the work it follows is done
                     threads.append(Thread(choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}"
-                                          if offer is not None else _question(found, index, plan), True))
+                                          if offer is not None else _question(found, index, plan), offer is None))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.'))}", False))
             elif last and (step := labelled_step(text)) is not None:
