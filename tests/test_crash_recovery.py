@@ -137,6 +137,10 @@ def check_after_kill(data: Path, clean: dict[str, bytes]) -> int:
     conn = sqlite3.connect(data / "index.sqlite3")
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'handoffs'").fetchone():
+            # killed between the file's creation and the schema's commit: an empty store, nothing written yet
+            assert files(data) == {}
+            return 0
         handoffs = dict(conn.execute("SELECT rowid, session_uuid FROM handoffs"))
         assert {r for (r,) in conn.execute("SELECT rowid FROM fulltext")} == set(handoffs)
         for table in ("project_index", "keyword_index", "session_terms"):
