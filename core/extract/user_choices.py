@@ -15,6 +15,7 @@ from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carrie
 from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
+from eywa.core.sources.comments import written
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+[.)])\s+")
 # "consider removing these fields", "Consider using context.WithTimeout", "please either (a) ...": a reviewer's fix
@@ -187,10 +188,6 @@ def refusals(session: Session) -> list[tuple[int, str]]:
     return result
 
 
-def _written_text(call: ToolCall) -> str:
-    return str(call.input.get("content", call.input.get("new_string", "")))
-
-
 def _value_taken(refused: ToolCall, redone: ToolCall, words: str) -> str:
     """When the user's words are a value the edit redone next to the same file took and the refused one did not
     ("Entire Inc." for a license's holder), the line it changed, as it reads after and before: "At the user's word,
@@ -198,7 +195,7 @@ def _value_taken(refused: ToolCall, redone: ToolCall, words: str) -> str:
     path = refused.input.get("file_path")
     if refused.name not in WRITE_TOOLS or redone.name not in WRITE_TOOLS or redone.input.get("file_path") != path:
         return ""
-    before, after = _written_text(refused).splitlines(), _written_text(redone).splitlines()
+    before, after = ("\n".join(new for _, new in written(call.input)).splitlines() for call in (refused, redone))
     if words in "\n".join(before):
         return ""
     for tag, old_from, old_to, new_from, new_to in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
