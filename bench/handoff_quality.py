@@ -170,7 +170,7 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
     }
 
 
-SETS = ("dev", "heldout", "fresh", "fresh2", "agree")
+SETS = ("dev", "heldout", "fresh", "fresh2", "agree", "agree2")
 
 
 def load_labels(path: Path = LABELS, which: str | None = None, without_kind: str | None = None) -> list[dict]:
