@@ -242,7 +242,7 @@ class Facts:
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
             elif self.offered:  # the agent left the commit to the person in so many words
-                found.append(Thread(f"Uncommitted, ready to commit (the agent said): {named}{more}", False))
+                found.append(Thread(f"Uncommitted, left for the person to commit: {named}{more}", False))
             else:  # the person may commit: a note, in the words of the `git status` that showed it
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
                 found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "

@@ -197,7 +197,7 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
         for text, offer in offers:
             wanted = {verb for verb in ("commit", "push") if verb in text.lower()} or {"pr"}
             if wanted - done:
-                found.append("Offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
+                found.append("Agent offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
     return list(dict.fromkeys(found))
 
 
