@@ -60,7 +60,8 @@ EXPECTED = {
     "plan-left": Expected(("Plan not carried out: `test_widget.py` not edited, though the plan lists it to change",),
                           "partial"),
     # a further step offered, as a question or not, is a note: the work it follows is done
-    "offer-pr": Expected(("Offered, no answer: open a PR with `gh pr create`",), "done", ("Committed: Add widget",)),
+    "offer-pr": Expected(("Agent offered, no answer: open a PR with `gh pr create`",), "done",
+                         ("Committed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
     # "Next steps" name what may follow (core/extract/open_threads.py): one thread each, the session done

@@ -111,14 +111,14 @@ def test_an_option_s_name_drops_a_tail_pointing_back_at_what_the_message_named()
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
     threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads
-    assert threads == ["Offered, no answer: commit these changes"]
+    assert "Agent offered, no answer: commit these changes" in threads
 
 
 def test_a_further_step_offered_leaves_the_work_done_a_question_about_the_work_holds_it() -> None:
     """4ec443d0's offer to commit (blind label: done) is a note, as an offer said without a question mark is; eb4bcc15
     asks whether to go on with more of the work itself ("Want me to proceed with that?"): the work waits on it."""
     offered = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC"))
-    assert offered.status == "done" and offered.open_threads == ["Offered, no answer: commit these changes"]
+    assert offered.status == "done" and "Agent offered, no answer: commit these changes" in offered.open_threads
     asked = draft(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"), ZoneInfo("UTC"))
     assert asked.status == "partial" and asked.open_threads[0].startswith("Asked whether to proceed")
 
@@ -207,13 +207,13 @@ def test_an_interrupted_step_is_named_in_two_clauses_at_most() -> None:
 def test_an_offer_to_commit_the_user_passed_over_is_a_step_not_taken() -> None:
     # "Would you like me to commit these changes?", then the user asks about something else; no commit follows
     threads = draft(corpus_session("04cd0da1-dee3-4738-8139-524dfe55de83"), ZoneInfo("UTC")).open_threads
-    assert "Offered, not taken: commit these changes" in threads
+    assert "Agent offered, not taken: commit these changes" in threads
 
 
 def test_an_offer_to_commit_carried_out_later_is_not_open() -> None:
     # the same offer, passed over at first, and the session commits afterwards
     threads = draft(corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"), ZoneInfo("UTC")).open_threads
-    assert not any(t.startswith("Offered, not taken") for t in threads), threads
+    assert not any(t.startswith("Agent offered, not taken") for t in threads), threads
 
 
 def _caveats_of(*said: str) -> list[str]:
@@ -510,7 +510,7 @@ def test_an_offer_made_as_a_statement_in_the_last_message_is_an_open_thread() ->
         "codex", Event("user", T0, text="Add a retry helper"), _edit("retry.py"),
         Event("assistant", T0, text="Added retry() to retry.py.\n\nIf you want, I can also add tests for the backoff "
                                     "path.")), ZoneInfo("UTC"))
-    assert handoff.open_threads == ["Offered, no answer: also add tests for the backoff path"]
+    assert handoff.open_threads == ["Agent offered, no answer: also add tests for the backoff path"]
     assert handoff.status == "done"
 
 
@@ -553,7 +553,29 @@ def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_sessio
     48f428f9's closing steps (the setup its work needs) keep it partial: see above."""
     handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
     assert (handoff.open_threads, handoff.status) == (
-        ["Next: The merge is staged and ready to commit whenever you'd like."], "done")
+        ["Uncommitted, left for the person to commit: `manual_commit_hooks.go`, `phase_wiring_test.go`",
+         "Next: The merge is staged and ready to commit whenever you'd like."], "done")
+
+
+def test_edits_the_agent_leaves_the_person_to_commit_are_named_by_their_files() -> None:
+    """4f8c1176 closes "The changes are ready to be committed whenever you'd like.", 04cd0da1 "Ready to commit?",
+    9667a07f "Ready to commit or merge." before an aside, none committing after: the files are named (blind labels:
+    "... were left uncommitted"), a note that keeps the session's status."""
+    for session_id, files in [("4f8c1176-7025-4530-a860-c6fc4c63a150", "`checkpoint.go`, `committed.go`"),
+                              ("04cd0da1-dee3-4738-8139-524dfe55de83", "`paths.go`, `state.go`"),
+                              ("9667a07f-c677-4f9d-9b21-da366e5add6a", "`common.go`")]:
+        threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+        assert any(t.startswith(f"Uncommitted, left for the person to commit: {files}") for t in threads), threads
+
+
+def test_a_commit_offered_then_made_or_a_git_status_shown_names_no_commit_left_to_the_person() -> None:
+    """ae68c513 commits when asked ("commit this": "Committed as `5fddc49c`"); 8b418ea5's own `git status` listed its
+    edits, which say it in their words ("Left uncommitted on main"); 78368290 offers no commit: none is left to the
+    person."""
+    for session_id in ("ae68c513-db90-451f-940d-804a1d3d0986", "8b418ea5-895d-4ad5-abe8-4489d36e454f",
+                       "78368290-ee0b-474f-8052-bb65a9a581d6"):
+        threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
+        assert not [t for t in threads if t.startswith("Uncommitted, left for the person")], (session_id, threads)
 
 
 def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
@@ -567,10 +589,10 @@ def test_an_offer_the_user_answered_with_a_question_of_their_own_is_a_note() -> 
     `--force` instead; its blind label: "the user never answered". 03a1382e's "Want me to fix this?" names the fix
     of the sentence before it."""
     handoff = draft(corpus_session("fe0cdcc5-cd91-4041-8742-e375aca7f56e"), ZoneInfo("UTC"))
-    assert "Offered, no answer: adjust anything in the README wording" in handoff.open_threads
+    assert "Agent offered, no answer: adjust anything in the README wording" in handoff.open_threads
     assert handoff.status == "done"
     threads = draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), ZoneInfo("UTC")).open_threads
-    assert any(t.startswith("Offered, no answer: fix this (The fix: replace `getStagedFiles`") for t in threads)
+    assert any(t.startswith("Agent offered, no answer: fix this (The fix: replace `getStagedFiles`") for t in threads)
 
 
 def test_an_offer_taken_later_is_no_note() -> None:
@@ -578,7 +600,7 @@ def test_an_offer_taken_later_is_no_note() -> None:
     22c5d52e's "create this file?" is made again and answered "yes"."""
     for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d"):
         threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
-        assert not [t for t in threads if t.startswith("Offered, no answer:")], session_id
+        assert not [t for t in threads if t.startswith("Agent offered, no answer:")], session_id
 
 
 def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_too() -> None:
@@ -588,7 +610,7 @@ def test_an_offer_made_as_a_statement_and_passed_over_by_a_question_is_a_note_to
                         Event("assistant", T0, text="Added retry().\n\nIf you want, I can also add tests for the "
                                                     "backoff path."),
                         Event("user", T0, text=answer), Event("assistant", T0, text="It waits 2 ** attempt seconds."))
-    assert "Offered, no answer: also add tests for the backoff path" in draft(
+    assert "Agent offered, no answer: also add tests for the backoff path" in draft(
         session("how long does it wait between attempts?"), ZoneInfo("UTC")).open_threads
     assert draft(session("yes, and how long does it wait?"), ZoneInfo("UTC")).open_threads == []
 
@@ -730,8 +752,8 @@ def test_a_bold_or_heading_lead_with_no_list_after_it_is_no_thread() -> None:
 def test_let_me_know_if_you_want_me_to_is_one_offer() -> None:
     for agent in AGENTS:
         said = _closing(agent, "Let me know if you want me to push the branch.")
-        assert said == ["Offered, no answer: push the branch"]
-        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Offered, no answer: open a PR"]
+        assert said == ["Agent offered, no answer: push the branch"]
+        assert _closing(agent, "Let me know if you'd like me to open a PR.") == ["Agent offered, no answer: open a PR"]
 
 
 

@@ -30,7 +30,7 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import clause
+from eywa.core.extract.said_left import clause, commit_put_forward
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
@@ -148,6 +148,7 @@ class Facts:
     uncommitted: list[str] = field(default_factory=list)  # paths, relative to the session's folder
     committed: bool = True  # False: the session never committed, its own `git status` named them (a note)
     staged: bool = False  # that `git status` listed them as staged only ("Changes to be committed")
+    offered: bool = False  # no `git status` showed them, but the agent called them ready to commit or offered to
     unpushed: dict[str, list[str]] = field(default_factory=dict)  # repository folder -> commits after its last push
     pushed: set[str] = field(default_factory=set)  # the repository folders the session pushed
     branch: dict[str, str] = field(default_factory=dict)  # repository folder -> the branch of its last commit
@@ -240,6 +241,8 @@ class Facts:
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+            elif self.offered:  # the agent left the commit to the person in so many words
+                found.append(Thread(f"Uncommitted, left for the person to commit: {named}{more}", False))
             else:  # the person may commit: a note, in the words of the `git status` that showed it
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
                 found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "
@@ -685,7 +688,8 @@ def session_facts(session: Session) -> Facts:
             passed = not call.is_error if verdict is None else not verdict
             facts.stopped.pop(check.command, None)
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
-    if committed or shown:
+    facts.offered = not committed and not shown and commit_put_forward(session.events)
+    if committed or shown or facts.offered:
         facts.uncommitted, facts.committed = list(edited), committed
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)

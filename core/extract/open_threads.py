@@ -30,7 +30,7 @@ from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
 PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
-OFFERED = "Offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
+OFFERED = "Agent offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
 _THREAD_CHARS = 240
 
 NEXT_STEP_RE = re.compile(

@@ -197,8 +197,32 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
         for text, offer in offers:
             wanted = {verb for verb in ("commit", "push") if verb in text.lower()} or {"pr"}
             if wanted - done:
-                found.append("Offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
+                found.append("Agent offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
     return list(dict.fromkeys(found))
+
+
+# "The changes are ready to be committed whenever you'd like.", "Ready to commit?", "Want me to commit and push
+# these?", "If you want, I can commit this": the agent put the commit to the person
+_COMMIT_PUT_RE = re.compile(rf"\bready (?:to (?:be )?commit(?:ted)?|for (?:a )?`?(?:git )?commit)\b|"
+                            rf"^{ASK_PREFIX}\s+(?:also |now |go ahead and )?commit\b|"
+                            r"^commit (?:these|the|this|them|it|now)\b[^.]*\?$|"
+                            r"\b(?:if you(?:'d| would)? (?:want|like)|let me know if you(?:'d| would)? (?:want|like))"
+                            r"(?: me to|,? i can) commit\b", re.IGNORECASE)
+
+
+def commit_put_forward(events: list[Event]) -> bool:
+    """Whether, after its last edit, the agent said the work is ready to commit or offered to commit it, and no
+    commit followed: the edits are left uncommitted by its own word."""
+    last_edit = max((i for i, e in enumerate(events) if e.tool is not None and e.tool.name in WRITE_TOOLS
+                     and not e.tool.is_error), default=-1)
+    if last_edit < 0:
+        return False
+    after = events[last_edit + 1:]
+    if any(e.tool is not None and e.tool.name == "Bash" and not e.tool.is_error
+           and "commit" in _actions(str(e.tool.input.get("command", ""))) for e in after):
+        return False
+    return any(_COMMIT_PUT_RE.search(s.text) for e in after if e.kind == "assistant" and e.text
+               for s in sentences(e.text))
 
 
 def _actions(command: str) -> set[str]:
