@@ -22,12 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import handoff_quality as hq  # noqa: E402
+import handoff_quality as hq
 
-from eywa.core.extract import commands  # noqa: E402
-from eywa.core.extract.facts import session_facts  # noqa: E402
-from eywa.core.extract.plan_steps import plan_file  # noqa: E402
-from eywa.core.session import WRITE_TOOLS, Session  # noqa: E402
+from eywa.core.extract import commands
+from eywa.core.extract.facts import session_facts
+from eywa.core.extract.plan_steps import plan_file
+from eywa.core.session import WRITE_TOOLS, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
 _DOC_RE = re.compile(r"\.(?:md|txt|rst)$")
