@@ -823,23 +823,3 @@ def test_a_session_at_the_root_folder_compares_its_checks_as_written() -> None:
     session = _shell_session(_test_run("pytest tests/", False), _test_run("pytest", True))
     session.cwd = "/"
     assert session_facts(session).not_rerun() == []
-
-
-
-@pytest.mark.parametrize(("session_id", "path", "task"), [
-    # "The review has been written to `/Users/alex/workspace/cli/review-01.md`": the reviewer's report, never removed
-    ("70c88cff-cb35-404f-a974-2a08bab4e4bc", "review-01.md", "Reviewer checking explain help fix"),
-    ("70fc6d83-147d-4fdf-b015-bd67eeb11883", "docs/requirements/soph-chunking/review-01.md",
-     "Review branch changes - Agent 1"),
-])
-def test_a_file_a_review_subagent_wrote_into_the_repository_beside_its_task_is_a_note(session_id: str, path: str,
-                                                                                        task: str) -> None:
-    threads, status = _facts(session_id)
-    assert [t for t in threads if t.startswith("Left in the repository:")] == [
-        f"Left in the repository: `{path}`, the file a subagent wrote ({task})"]
-    assert status != "partial"  # a note: the person keeps or deletes it
-
-
-def test_a_file_a_subagent_was_asked_to_write_is_its_work_not_a_file_left() -> None:
-    """0790ea37's subagent is asked to "Create a file called "color.md" in the docs/ directory": the work itself."""
-    assert session_facts(corpus_session("0790ea37-90df-4d30-8fdf-0bfe301b8f3e")).by_subagents == []
