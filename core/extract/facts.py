@@ -18,7 +18,7 @@ from typing import Any
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
-from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS, reported_writes
+from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, PLAN_REFUSED, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
@@ -127,12 +127,11 @@ _NAMED_FILES = 4  # files named in one thread
 _INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
-BY_SUBAGENT = "Left in the repository:"  # a file a subagent wrote that its task did not ask for
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
-                 BY_SUBAGENT, "Temporary debug code still",
+                 "Temporary debug code still",
                  "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
 
 
@@ -165,8 +164,6 @@ class Facts:
     integration_left: list[str] = field(default_factory=list)  # integration tests edited after their last run
     stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
-    # (path, the run's description) of files a subagent wrote beside its task (a reviewer's `review-01.md`), still there
-    by_subagents: list[tuple[str, str]] = field(default_factory=list)
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
@@ -215,8 +212,6 @@ class Facts:
         found += [Thread(f"Not run: `{command}`, {HELD}" if said == HELD else f"Failed, not run again: `{command}`" +
                          (f": {said}" if said else ""), False) for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
-        found += [Thread(f"{BY_SUBAGENT} `{path}`, the file a subagent wrote ({clause(task, 8).rstrip('.')})", False)
-                  for path, task in self.by_subagents]
         if self.debugging:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
@@ -484,31 +479,6 @@ def _temporary_left(session: Session) -> list[str]:
     return list(found)
 
 
-def _subagent_files_left(session: Session) -> list[tuple[str, str]]:
-    """(path, the run's description) of each file in the repository a subagent says it wrote ("The review has been
-    written to `review-01.md`") that its prompt did not name (a by-product of the run, not the work asked of it), that
-    the agent never edited after, and that no later command removed, staged or committed."""
-    found: dict[str, str] = {}
-    for call in session.tool_calls:
-        if call.is_error:
-            continue
-        if call.name in ("Task", "Agent") and call.result:
-            task = str(call.input.get("description") or "")
-            asked = f"{call.input.get('prompt', '')} {task}"
-            found |= {path: task for path in reported_writes(call.result, session.cwd)
-                      if not path.startswith(("/", "~", "..")) and _name(path) not in asked}
-        elif call.name in WRITE_TOOLS and (path := _path(call, session.cwd)) is not None:
-            found.pop(path, None)
-        elif call.name == "Bash" and found:
-            command = str(call.input.get("command", ""))
-            steps = commands.git_steps(command)
-            if _REMOVE_RE.search(command) or any(step.verb in ("add", "mv", "rm") for step in steps):
-                _forget_named(found, command)
-            if any(commands.commits_all(step) or (step.verb == "add" and commands.stages_all(step)) for step in steps):
-                found.clear()
-    return list(found.items())
-
-
 def _forget_named(found: dict[str, Any], command: str) -> None:
     """Drops from `found` the files `command` names (by their names: a command names them from anywhere)."""
     for path in [p for p in found if _name(p) in command]:
@@ -723,7 +693,6 @@ def session_facts(session: Session) -> Facts:
     facts.steps_left = steps_left(session, plan, after)
     facts.tests_asked = tests_asked_left(session)
     facts.temporary = _temporary_left(session)
-    facts.by_subagents = _subagent_files_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
     facts.integration_left = _integration_left(session)

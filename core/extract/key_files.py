@@ -70,7 +70,7 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
                 found += [(path, True) for path in _inside(folder, known, session.cwd)]
         elif call.name in ("Task", "Agent") and call.result:
             seen = {path for path, _ in found} | kept
-            found += [(path, False) for path in reported_writes(call.result, session.cwd) if path not in seen]
+            found += [(path, False) for path in _reported_writes(call.result, session.cwd) if path not in seen]
     found += [(relative_path(path, session.cwd), False) for run in session.subagents for path in run.files_written]
     return [(path, gone) for path, gone in found if not _scratch(path)]
 
@@ -85,8 +85,7 @@ def _inside(folder: str, known: dict[str, None], cwd: str) -> list[str]:
     return [relative_path(path, cwd) for path in known if _absolute(path, cwd).startswith(base)]
 
 
-def reported_writes(result: str, cwd: str) -> list[str]:
-    """The files a subagent's answer says it wrote, relative to the session's folder when inside it."""
+def _reported_writes(result: str, cwd: str) -> list[str]:
     paths = [m.group(1) or m.group(2) for m in _REPORTED_WRITE_RE.finditer(result)]
     return [relative_path(path, cwd) for path in dict.fromkeys(paths)
             if ("/" in path or "." in path.strip(".")) and not any(c in path for c in "<>{}$*")]  # no `<id>.log`
