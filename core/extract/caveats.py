@@ -14,11 +14,14 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import Event, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, ToolCall
+from eywa.core.sources.comments import LEFT_FOR_LATER_RE, LEFT_UNDONE_RE, written
 
 MAX_CAVEATS = 2
+MAX_LEFT_IN_CODE = 2  # comments of the code written that say it leaves something undone
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
@@ -235,6 +238,43 @@ def _said_again(said: str, later: list[str]) -> bool:
                for text in later if _may_hold_one(text) for s in sentences(text))
 
 
+def _taken_out(comment: str, calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """A later write took the comment out: its old text holds the comment's first words, its new text not."""
+    start = " ".join(comment.split()[:6])
+    return any(i > at and not call.is_error and call.name in WRITE_TOOLS
+               and any(start in " ".join(old.split()) and start not in " ".join(new.split())
+                       for old, new in written(call.input)) for i, call in calls)
+
+
+def left_in_code(events: list[Event]) -> list[str]:
+    """What the code the agent wrote says it leaves undone, in a comment no later write took out ("TODO: Extract file
+    changes ...", "For now, ...", "a usable (if imperfect) path"; not in a document's headings): "Left in `resume.go`:
+    ...", each after the sentence before it in its comment (what a "For now" or an "imperfect" path is of), a TODO with
+    the sentences after it that say so too. The last `MAX_LEFT_IN_CODE` of them."""
+    calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
+    found: list[str] = []
+    for index, call in calls:
+        path = str(call.input.get("file_path", ""))
+        if call.is_error or call.name not in WRITE_TOOLS or not call.comments or DOC_FILE_RE.search(path):
+            continue
+        name = path.rsplit("/", 1)[-1] or "the code"
+        for block in call.comments:
+            # a comment's lines that start a sentence are kept apart by a blank line (sources/comments.py)
+            said = [s.text for piece in block.split("\n\n") for s in sentences(piece)]
+            groups: list[list[str]] = []
+            for at, sentence in enumerate(said):
+                if not LEFT_UNDONE_RE.search(sentence) or _taken_out(sentence, calls, index):
+                    continue
+                if groups and groups[-1][-1] == said[at - 1]:  # "TODO: ..." then "For now, ...": one thread
+                    groups[-1].append(sentence)
+                elif at and not LEFT_FOR_LATER_RE.match(sentence):  # what "for now" is of: the sentence before
+                    groups.append([clause(said[at - 1], THREAD_WORDS // 2).rstrip("…"), sentence])
+                else:
+                    groups.append([sentence])
+            found += [f"Left in `{name}`: {clause('; '.join(t.rstrip('.') for t in group))}" for group in groups]
+    return list(dict.fromkeys(found))[-MAX_LEFT_IN_CODE:]
+
+
 def caveats(events: list[Event], before: int) -> list[str]:
     """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
     what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
@@ -258,4 +298,5 @@ def caveats(events: list[Event], before: int) -> list[str]:
         later = [t for i, t in messages if i > index]
         found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted)
                   if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
-    return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
+    said = list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
+    return [*said, *left_in_code(events)]
