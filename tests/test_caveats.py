@@ -358,10 +358,10 @@ def test_a_todo_the_agent_wrote_into_code_is_left_with_what_for_now_says() -> No
 
 
 def test_an_imperfect_fallback_in_code_is_left_with_the_sentence_that_says_of_what() -> None:
-    # fresh2 4f8c1176: the comment before says what the "(if imperfect)" path is
+    # fresh2 4f8c1176: the comment before says what the "(if imperfect)" path is; of its own sentence, the clause
     assert _left_in_code(*corpus_session("4f8c1176-7025-4530-a860-c6fc4c63a150").events) == [
-        "Left in `resume.go`: Use zero time as fallback since we don't have StartedAt from metadata; Claude ignores "
-        "startTime; for Gemini this produces a usable (if imperfect) path"]
+        "Left in `resume.go`: Use zero time as fallback since we don't have StartedAt from metadata; for Gemini this "
+        "produces a usable (if imperfect) path"]
 
 
 def test_a_fallback_by_design_in_code_is_nothing_left() -> None:

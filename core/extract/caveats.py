@@ -262,15 +262,19 @@ def left_in_code(events: list[Event]) -> list[str]:
             # a comment's lines that start a sentence are kept apart by a blank line (sources/comments.py)
             said = [s.text for piece in block.split("\n\n") for s in sentences(piece)]
             groups: list[list[str]] = []
+            last = -2  # the sentence the last group ends with
             for at, sentence in enumerate(said):
                 if not LEFT_UNDONE_RE.search(sentence) or _taken_out(sentence, calls, index):
                     continue
-                if groups and groups[-1][-1] == said[at - 1]:  # "TODO: ..." then "For now, ...": one thread
+                # "Claude ignores startTime; for Gemini this produces a usable (if imperfect) path": the clause says it
+                sentence = next(part for part in sentence.split("; ") if LEFT_UNDONE_RE.search(part))
+                if last == at - 1:  # "TODO: ..." then "For now, ...": one thread
                     groups[-1].append(sentence)
                 elif at and not LEFT_FOR_LATER_RE.match(sentence):  # what "for now" is of: the sentence before
                     groups.append([clause(said[at - 1], THREAD_WORDS // 2).rstrip("…"), sentence])
                 else:
                     groups.append([sentence])
+                last = at
             found += [f"Left in `{name}`: {clause('; '.join(t.rstrip('.') for t in group))}" for group in groups]
     return list(dict.fromkeys(found))[-MAX_LEFT_IN_CODE:]
 
