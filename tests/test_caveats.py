@@ -379,3 +379,14 @@ def test_a_todo_past_the_first_comments_of_a_write_is_kept_and_a_later_edit_can_
     assert _left_in_code(_written("/r/steps.py", code + todo),
                          _written("/r/steps.py", "upload_with_retry()\n", old=todo)) == []
     assert _left_in_code(_written("/r/NOTES.md", "# TODO: later\n\nSome notes.\n")) == []  # a heading, no comment
+
+
+def test_a_todo_a_codex_patch_adds_is_left_in_its_file() -> None:
+    from eywa.core.redaction.scrubber import default_redactor
+    from eywa.core.sources.codex import patch_calls
+
+    patch = ("*** Begin Patch\n*** Update File: src/auth.py\n@@\n-x = 1\n"
+             "+# TODO: read the token from the keyring\n+x = 2\n*** End Patch\n")
+    calls = patch_calls("c1", patch, "/r", default_redactor().redact)
+    assert _left_in_code(*[Event("tool", T0, tool=call) for call in calls]) == [
+        "Left in `auth.py`: TODO: read the token from the keyring"]
