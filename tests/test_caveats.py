@@ -390,3 +390,10 @@ def test_a_todo_a_codex_patch_adds_is_left_in_its_file() -> None:
     calls = patch_calls("c1", patch, "/r", default_redactor().redact)
     assert _left_in_code(*[Event("tool", T0, tool=call) for call in calls]) == [
         "Left in `auth.py`: TODO: read the token from the keyring"]
+
+
+def test_a_todo_in_code_the_agents_reply_quotes_is_one_thread() -> None:
+    # fresh2 20b81bf8: the reply pastes "// TODO: Verify edit_file and save_file ...", which its types.go edit wrote
+    threads = _threads("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert [t for t in threads if "Verify edit_file" in t] == [
+        "TODO: Verify edit_file and save_file with original author - may not be real tool names"]

@@ -22,6 +22,7 @@ from eywa.core.sources.comments import LEFT_FOR_LATER_RE, LEFT_UNDONE_RE, writte
 
 MAX_CAVEATS = 2
 MAX_LEFT_IN_CODE = 2  # comments of the code written that say it leaves something undone
+LEFT_IN_CODE = "Left in `"  # how such a thread begins: "Left in `resume.go`: ..."
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
@@ -275,7 +276,7 @@ def left_in_code(events: list[Event]) -> list[str]:
                 else:
                     groups.append([sentence])
                 last = at
-            found += [f"Left in `{name}`: {clause('; '.join(t.rstrip('.') for t in group))}" for group in groups]
+            found += [f"{LEFT_IN_CODE}{name}`: {clause('; '.join(t.rstrip('.') for t in group))}" for group in groups]
     return list(dict.fromkeys(found))[-MAX_LEFT_IN_CODE:]
 
 
