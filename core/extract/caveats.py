@@ -303,5 +303,5 @@ def caveats(events: list[Event], before: int) -> list[str]:
         later = [t for i, t in messages if i > index]
         found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted)
                   if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
-    said = list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
-    return [*said, *left_in_code(events)]
+    last = list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
+    return [*last, *left_in_code(events)]
