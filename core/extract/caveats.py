@@ -5,7 +5,8 @@ it did not run, a temporary thing to clean up, a step left to the person. A sent
 shapes below says so and it is no question and no step announced (and taken next); it is resolved when a later edit
 touched the code it names, a later prompt took it up and an edit followed, a later report says it done, a passing
 check ran after an unverified claim, a temporary file was removed, a later merge met a conflict foreseen, or a later
-message names it again (that one is the thread). Each renders as one short clause.
+message names it again (that one is the thread). Each renders as one short clause. Beside them, what the code it
+wrote says it leaves undone, in a comment no later write took out ("Left in `resume.go`: TODO: ...").
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The comments a write adds to code, read from its whole new text while the tool input itself is kept cut
-(`common.INPUT_KEEP`): what the code's readers are told of why it is so, for the extractor's `written_reasons`."""
+(`common.INPUT_KEEP`): what the code's readers are told of why it is so, for the extractor's `written_reasons`, and
+what it leaves undone ("TODO: ..."), for its `left_in_code`."""
 
 from __future__ import annotations
 
