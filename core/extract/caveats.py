@@ -5,7 +5,8 @@ it did not run, a temporary thing to clean up, a step left to the person. A sent
 shapes below says so and it is no question and no step announced (and taken next); it is resolved when a later edit
 touched the code it names, a later prompt took it up and an edit followed, a later report says it done, a passing
 check ran after an unverified claim, a temporary file was removed, a later merge met a conflict foreseen, or a later
-message names it again (that one is the thread). Each renders as one short clause.
+message names it again (that one is the thread). Each renders as one short clause. Beside them, what the code it
+wrote says it leaves undone, in a comment no later write took out ("Left in `resume.go`: TODO: ...").
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import Event, ToolCall
+from eywa.core.session import WRITE_TOOLS, Event, ToolCall
+from eywa.core.sources.comments import LEFT_FOR_LATER_RE, LEFT_UNDONE_RE, written
 
 MAX_CAVEATS = 2
+MAX_LEFT_IN_CODE = 2  # comments of the code written that say it leaves something undone
+LEFT_IN_CODE = "Left in `"  # how such a thread begins: "Left in `resume.go`: ..."
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
@@ -235,6 +240,47 @@ def _said_again(said: str, later: list[str]) -> bool:
                for text in later if _may_hold_one(text) for s in sentences(text))
 
 
+def _taken_out(comment: str, calls: list[tuple[int, ToolCall]], at: int) -> bool:
+    """A later write took the comment out: its old text holds the comment's first words, its new text not."""
+    start = " ".join(comment.split()[:6])
+    return any(i > at and not call.is_error and call.name in WRITE_TOOLS
+               and any(start in " ".join(old.split()) and start not in " ".join(new.split())
+                       for old, new in written(call.input)) for i, call in calls)
+
+
+def left_in_code(events: list[Event]) -> list[str]:
+    """What the code the agent wrote says it leaves undone, in a comment no later write took out ("TODO: Extract file
+    changes ...", "For now, ...", "a usable (if imperfect) path"; not in a document's headings): "Left in `resume.go`:
+    ...", each after the sentence before it in its comment (what a "For now" or an "imperfect" path is of), a TODO with
+    the sentences after it that say so too. The last `MAX_LEFT_IN_CODE` of them."""
+    calls = [(i, e.tool) for i, e in enumerate(events) if e.tool is not None]
+    found: list[str] = []
+    for index, call in calls:
+        path = str(call.input.get("file_path", ""))
+        if call.is_error or call.name not in WRITE_TOOLS or not call.comments or DOC_FILE_RE.search(path):
+            continue
+        name = path.rsplit("/", 1)[-1] or "the code"
+        for block in call.comments:
+            # a comment's lines that start a sentence are kept apart by a blank line (sources/comments.py)
+            said = [s.text for piece in block.split("\n\n") for s in sentences(piece)]
+            groups: list[list[str]] = []
+            last = -2  # the sentence the last group ends with
+            for at, sentence in enumerate(said):
+                if not LEFT_UNDONE_RE.search(sentence) or _taken_out(sentence, calls, index):
+                    continue
+                # "Claude ignores startTime; for Gemini this produces a usable (if imperfect) path": the clause says it
+                sentence = next(part for part in sentence.split("; ") if LEFT_UNDONE_RE.search(part))
+                if last == at - 1:  # "TODO: ..." then "For now, ...": one thread
+                    groups[-1].append(sentence)
+                elif at and not LEFT_FOR_LATER_RE.match(sentence):  # what "for now" is of: the sentence before
+                    groups.append([clause(said[at - 1], THREAD_WORDS // 2).rstrip("…"), sentence])
+                else:
+                    groups.append([sentence])
+                last = at
+            found += [f"{LEFT_IN_CODE}{name}`: {clause('; '.join(t.rstrip('.') for t in group))}" for group in groups]
+    return list(dict.fromkeys(found))[-MAX_LEFT_IN_CODE:]
+
+
 def caveats(events: list[Event], before: int) -> list[str]:
     """The caveats the agent named before event `before` (the last turn reads its own), in its messages or in
     what it posted on GitHub, that no later message or passing check resolved: the last `MAX_CAVEATS` of them."""
@@ -258,4 +304,5 @@ def caveats(events: list[Event], before: int) -> list[str]:
         later = [t for i, t in messages if i > index]
         found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted)
                   if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
-    return list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
+    last = list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
+    return [*last, *left_in_code(events)]

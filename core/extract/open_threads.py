@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.archive.renderer import one_line
-from eywa.core.extract.caveats import caveat, caveats
+from eywa.core.extract.caveats import LEFT_IN_CODE, caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
@@ -473,7 +473,11 @@ def _without_lead(thread: Thread) -> Thread:
 
 def _said_by_another(thread: Thread, threads: list[Thread]) -> bool:
     """A caveat read with the sentence before it ("Caveat: If the transcript was ... `$HOME`: This is an acceptable
-    tradeoff ...") whose sentence before another thread already says (a review's finding quoting it)."""
+    tradeoff ...") whose sentence before another thread already says (a review's finding quoting it); a comment left in
+    code ("Left in `types.go`: TODO: Verify ...") that another thread already quotes (the TODO of the agent's reply)."""
+    if thread.text.startswith(LEFT_IN_CODE):
+        comment = thread.text.split(": ", 1)[1][:40]
+        return any(comment in other.text for other in threads if other is not thread)
     before = thread.text.removeprefix("Caveat: ").split(": ", 1)
     return thread.text.startswith("Caveat: ") and len(before) == 2 and any(
         before[0].rstrip("…") in other.text for other in threads if other is not thread)

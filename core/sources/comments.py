@@ -1,9 +1,9 @@
 """The comments a write adds to code, read from its whole new text while the tool input itself is kept cut
-(`common.INPUT_KEEP`): what the code's readers are told of why it is so, for the extractor's `written_reasons`."""
+(`common.INPUT_KEEP`): what the code's readers are told of why it is so, for the extractor's `written_reasons`, and
+what it leaves undone ("TODO: ..."), for its `left_in_code`."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -15,6 +15,9 @@ _DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
                            r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
 LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
+# "TODO: ...", "For now, we don't have file changes", "a usable (if imperfect) path": what the code leaves undone
+LEFT_UNDONE_RE = re.compile(r"^(?:todo|fixme|xxx)\b|\bfor now\b|\bimperfect\b|\bnot (?:yet )?implemented\b",
+                            re.IGNORECASE)
 _WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
 
 
@@ -59,9 +62,17 @@ def patch_texts(section: str) -> tuple[str, str]:
 
 
 def comment_blocks(texts: Iterable[tuple[str, str]], keep: int) -> list[str]:
-    """The first `keep` comments the (old, new) pairs add, as `added_comments` tells them."""
+    """The first `keep` comments the (old, new) pairs add, as `added_comments` tells them, then up to `keep` more of
+    those past them that say what the code leaves undone (`LEFT_UNDONE_RE`): a TODO deep in a long file is still one."""
     found: list[str] = []
+    undone = 0
     for old, new in texts:
-        if new and len(found) < keep:
-            found += itertools.islice(added_comments(old, new), keep - len(found))
+        if not new:
+            continue
+        for block in added_comments(old, new):
+            if len(found) < keep:
+                found.append(block)
+            elif undone < keep and LEFT_UNDONE_RE.search(block.strip()):
+                found.append(block)
+                undone += 1
     return found
