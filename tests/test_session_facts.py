@@ -427,6 +427,13 @@ def test_a_check_not_rerun_and_a_command_failed_are_facts_an_llm_handoff_keeps()
                               "Failed, not run again: `check.sh verify`: ✗ FAIL: x"]
 
 
+def test_a_commit_left_to_the_person_and_a_todo_left_in_code_are_facts_an_llm_handoff_keeps() -> None:
+    body = ("## Open Threads\n- Uncommitted, left for the person to commit: `resume.go`, `paths.go`\n"
+            "- Left in `resume.go`: TODO: read the start time from the metadata\n- Question: Which backoff?\n")
+    assert facts_in(body) == ["Uncommitted, left for the person to commit: `resume.go`, `paths.go`",
+                              "Left in `resume.go`: TODO: read the start time from the metadata"]
+
+
 # -- compaction ------------------------------------------------------------------------------------------------
 def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> None:
     from eywa.core.sources.discovery import file_session, group_sessions, scan_files

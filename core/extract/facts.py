@@ -18,6 +18,7 @@ from typing import Any
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
+from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, PLAN_REFUSED, Thread, last_prompt_index
 from eywa.core.extract.plan_steps import (
@@ -128,11 +129,12 @@ _INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$",
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
+LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
-                 "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:", "Temporary file still",
-                 "Temporary debug code still",
-                 "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
+                 LEFT_TO_COMMIT, LEFT_IN_CODE, "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:",
+                 "Temporary file still", "Temporary debug code still", "Still running:", "Integration tests not run",
+                 DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,7 @@ class Facts:
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
             elif self.offered:  # the agent left the commit to the person in so many words
-                found.append(Thread(f"Uncommitted, left for the person to commit: {named}{more}", False))
+                found.append(Thread(f"{LEFT_TO_COMMIT} {named}{more}", False))
             else:  # the person may commit: a note, in the words of the `git status` that showed it
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
                 found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "
