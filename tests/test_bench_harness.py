@@ -171,3 +171,18 @@ def test_a_second_readers_labels_score_in_a_handoffs_place_on_the_sessions_both_
     label = {"headline": "h", "status": "done", "open_threads": [{"text": "t"}], "decisions": [], "key_files": ["a.go"]}
     assert handoff_quality.as_handoff(label) == {"headline": "h", "status": "done", "open_threads": ["t"],
                                                  "insights": [], "key_files": ["`a.go`"]}
+
+
+def test_open_work_signals_read_what_a_session_did_and_how_its_closing_ends() -> None:
+    """bench/open_work_signals.py: 4f8c1176 edits code, never commits, runs checks that failed on the way and leaves a
+    todo unfinished; 9ff9c26d writes only a plan document in its last turn and closes on a question."""
+    import open_work_signals
+
+    from .test_extractor import corpus_session
+
+    edits = open_work_signals._signals(corpus_session("4f8c1176-7025-4530-a860-c6fc4c63a150"))
+    assert {"edits_code", "edits_never_commits", "check_failed_on_the_way", "todo_unfinished"} <= edits
+    assert not {"commits", "closing_question", "last_turn_edits_docs_only"} & edits
+    plan = open_work_signals._signals(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"))
+    assert {"closing_question", "last_turn_edits_docs_only", "subagent"} <= plan
+    assert not {"edits_code", "check_run", "commits"} & plan
