@@ -29,6 +29,7 @@ from eywa.core.extract.insights import (
     findings_before_edits,
     insights,
     insights_in,
+    lint_steps,
     steps_on_findings,
     topic_of,
     turn_reports,
@@ -1242,3 +1243,45 @@ def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
     assert sum("concurrent warning" in line for line in found) == 1
     # 8897bd54's lines share fewer: each stays
     assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS
+
+
+def _lint_session(output: str, said: str, *after: Event) -> Session:
+    """A session whose lint run prints `output`, then the agent says `said`, then `after` happens."""
+    command = "ruff check ." if "F401" in output or "E501" in output else "mise run lint"
+    return Session("s", cwd="/r", events=[
+        Event("user", None, text="add the debug command"),
+        Event("tool", None, tool=ToolCall("l", "Bash", {"command": command}, output=output)),
+        Event("assistant", None, text=said), *after])
+
+
+_EDIT = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/x.go", "old_string": "a", "new_string": "b"}))
+
+
+def test_a_step_announced_on_a_lint_run_of_one_rule_has_the_rule_as_its_reason() -> None:
+    # e7eb742c: `mise run lint` flags `runDebugAutoCommit` (maintidx) and the agent says "Let me refactor to reduce
+    # complexity by extracting helper functions." before its edit (a reader's decision: "Split runDebugAutoCommit into
+    # helper functions to satisfy the maintidx lint limit rather than suppressing it."); the measures left out
+    line = ("Refactor to reduce complexity by extracting helper functions, to satisfy the `maintidx` lint: Function "
+            "name: runDebugAutoCommit.")
+    session = corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
+    assert [item.text for _, item in lint_steps(session)] == [line]
+    assert line in texts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
+    # ruff's codes are rules too
+    ruff = "x.py:3:89: E501 Line too long (104 > 88)\nFound 1 error."
+    assert [item.text for _, item in lint_steps(_lint_session(ruff, "Let me split the long call.", _EDIT))] == [
+        "Split the long call, to satisfy the `E501` lint: Line too long (104 > 88)."]
+
+
+def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_compile_or_a_prompt() -> None:
+    # ca8cc13b: one run flags revive, unparam and unused ("Several lint issues to fix. Let me address them all."):
+    # no one rule; 34b1e2a4: golangci-lint's `typecheck` is code that does not compile, no rule to satisfy
+    assert lint_steps(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")) == []
+    assert lint_steps(corpus_session("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")) == []
+    one = "x.go:57:1: func `f` is unused (unused)\n1 issues:\n* unused: 1"
+    two = f"{one}\nx.go:9:2: string `a` has 3 occurrences, make it a constant (goconst)"
+    said = "Let me remove the helper."
+    assert lint_steps(_lint_session(two, said, _EDIT)) == []
+    assert lint_steps(_lint_session(one, said, Event("user", None, text="no, keep it"), _EDIT)) == []
+    assert lint_steps(_lint_session(one, "The helper is unused.", _EDIT)) == []  # no step announced
+    assert [item.text for _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
+        "Remove the helper, to satisfy the `unused` lint: func `f` is unused."]

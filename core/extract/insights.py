@@ -41,7 +41,7 @@ FINDING = -6  # what some code or tool does not do, named in plain words (`_FIND
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
 CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
-LINTED = -8  # a step announced on a lint run's one rule (`lint_steps`): fills places with the refused steps
+LINTED = REFUSED  # a step announced on a lint run's one rule (`lint_steps`): fills places as the refused steps do
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
