@@ -1245,9 +1245,8 @@ def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
     assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS
 
 
-def _lint_session(output: str, said: str, *after: Event) -> Session:
-    """A session whose lint run prints `output`, then the agent says `said`, then `after` happens."""
-    command = "ruff check ." if "F401" in output or "E501" in output else "mise run lint"
+def _lint_session(output: str, said: str, *after: Event, command: str = "mise run lint") -> Session:
+    """A session whose lint run (`command`) prints `output`, then the agent says `said`, then `after` happens."""
     return Session("s", cwd="/r", events=[
         Event("user", None, text="add the debug command"),
         Event("tool", None, tool=ToolCall("l", "Bash", {"command": command}, output=output)),
@@ -1266,10 +1265,15 @@ def test_a_step_announced_on_a_lint_run_of_one_rule_has_the_rule_as_its_reason()
     session = corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
     assert [item.text for _, item in lint_steps(session)] == [line]
     assert line in texts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
-    # ruff's codes are rules too
-    ruff = "x.py:3:89: E501 Line too long (104 > 88)\nFound 1 error."
-    assert [item.text for _, item in lint_steps(_lint_session(ruff, "Let me split the long call.", _EDIT))] == [
+    # ruff's codes are rules too, in its concise format and its full one
+    concise = _lint_session("x.py:3:89: E501 Line too long (104 > 88)\nFound 1 error.", "Let me split the long call.",
+                            _EDIT, command="ruff check .")
+    assert [item.text for _, item in lint_steps(concise)] == [
         "Split the long call, to satisfy the `E501` lint: Line too long (104 > 88)."]
+    full = _lint_session("SIM115 Use a context manager for opening files\n   --> x.py:191:25\n    |\nFound 1 error.",
+                         "Let me use a `with` block.", _EDIT, command="uv run ruff check")
+    assert [item.text for _, item in lint_steps(full)] == [
+        "Use a `with` block, to satisfy the `SIM115` lint: Use a context manager for opening files."]
 
 
 def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_compile_or_a_prompt() -> None:

@@ -803,9 +803,11 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
 
 
 # A lint finding of one rule, as golangci-lint ("x.go:57:1: func `f` is unused (unused)", after mise's "[lint:go] ")
-# and ruff ("x.py:3:8: F401 [*] `os` imported but unused") print it: the rule the next change answers
+# and ruff ("x.py:3:8: F401 [*] `os` imported but unused", or its full format: "SIM115 Use a context manager ..." over
+# " --> x.py:191:25") print it: the rule the next change answers
 _LINT_FINDING_RE = re.compile(r"^(?:\[[\w:-]+\] )?\S+:\d+:\d+: (?:(?P<said>.+?) \((?P<rule>[a-z][\w-]*)\)|"
-                              r"(?P<code>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<what>.+))$", re.MULTILINE)
+                              r"(?P<code>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<what>.+))$|"
+                              r"^(?P<full>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<told>.+)\n\s*-->", re.MULTILINE)
 LINT_SAID_WORDS = 12  # words of the lint's finding kept after the step: a line a phone shows on two lines
 _NOT_LINT_RULES = frozenset(("typecheck",))  # golangci-lint's name for code that does not compile: no rule to satisfy
 _FIGURES_RE = re.compile(r",\s+[\w ]+: [\d.]+.*$")  # maintidx's ", Cyclomatic Complexity: 36, ...": the measures
@@ -814,7 +816,8 @@ _FIGURES_RE = re.compile(r",\s+[\w ]+: [\d.]+.*$")  # maintidx's ", Cyclomatic C
 def _lint_rule(output: str) -> tuple[str, str] | None:
     """The rule a lint run's output flags and its first finding's words, when it flags one rule only (several: the
     steps that follow fix a list, no one rule is the reason)."""
-    found = [(m["rule"] or m["code"], m["said"] or m["what"]) for m in _LINT_FINDING_RE.finditer(output)]
+    found = [(m["rule"] or m["code"] or m["full"], m["said"] or m["what"] or m["told"])
+             for m in _LINT_FINDING_RE.finditer(output)]
     if not found or len({rule for rule, _ in found}) > 1 or found[0][0] in _NOT_LINT_RULES:
         return None
     return found[0][0], _FIGURES_RE.sub("", clause(found[0][1], LINT_SAID_WORDS)).rstrip(".…")
