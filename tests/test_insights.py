@@ -1289,3 +1289,16 @@ def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_com
     assert lint_steps(_lint_session(one, "The helper is unused.", _EDIT)) == []  # no step announced
     assert [item.text for _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
         "Remove the helper, to satisfy the `unused` lint: func `f` is unused."]
+
+
+def test_the_task_restated_as_the_session_opens_is_no_choice() -> None:
+    # 89488521 opens "I'll help you modify the TUI to launch the cached session HTML page instead of regenerating it.":
+    # the person's task in the agent's words; it took a place and, as a repeat, kept out the change the agent then
+    # announced (its second reader: "Dropped the file-existence check and regeneration in action_export_selected and
+    # just open the cached file, as the user asked.")
+    found = texts("89488521-e2e7-4d97-bc02-38197efdddc8")
+    assert not any(line.startswith(("Help you", "I'll help you")) for line in found)
+    assert "Modify the `action_export_selected` method to use cached session HTML files instead of regenerating " \
+           "them." in found
+    assert lines_of("I'll help you modify the TUI to launch the cached page instead of regenerating it.") == []
+    assert lines_of("I'll modify the TUI to launch the cached page instead of regenerating it.") != []

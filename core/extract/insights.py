@@ -151,10 +151,12 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
 _UNMARKED_RE = re.compile(r"[`*()]")  # the marks around code a topic is named without
 _HEARD_RE = re.compile(r"^(?:(?:good|great|perfect|ok(?:ay)?|right),|interesting\s*[-—–,:.!])\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
-# takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
+# takes next, with the alternative it sets aside or its purpose: a decision, though said as a step ("I'll help you
+# modify the TUI to launch the cached page instead of regenerating it": the task restated as the session opens)
 _ANNOUNCED_CHOICE_RE = re.compile(
-    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
-    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|simplify)\b.*?"
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?!help you\b)(?:\w+\s+){0,3}?"
+    r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|"
+    r"simplify)\b.*?"
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
