@@ -1263,17 +1263,29 @@ def test_a_step_announced_on_a_lint_run_of_one_rule_has_the_rule_as_its_reason()
     line = ("Refactor to reduce complexity by extracting helper functions, to satisfy the `maintidx` lint: Function "
             "name: runDebugAutoCommit.")
     session = corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
-    assert [item.text for _, item in lint_steps(session)] == [line]
+    assert [item.text for _, _, item in lint_steps(session)] == [line]
     assert line in texts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
     # ruff's codes are rules too, in its concise format and its full one
     concise = _lint_session("x.py:3:89: E501 Line too long (104 > 88)\nFound 1 error.", "Let me split the long call.",
                             _EDIT, command="ruff check .")
-    assert [item.text for _, item in lint_steps(concise)] == [
+    assert [item.text for _, _, item in lint_steps(concise)] == [
         "Split the long call, to satisfy the `E501` lint: Line too long (104 > 88)."]
     full = _lint_session("SIM115 Use a context manager for opening files\n   --> x.py:191:25\n    |\nFound 1 error.",
                          "Let me use a `with` block.", _EDIT, command="uv run ruff check")
-    assert [item.text for _, item in lint_steps(full)] == [
+    assert [item.text for _, _, item in lint_steps(full)] == [
         "Use a `with` block, to satisfy the `SIM115` lint: Use a context manager for opening files."]
+
+
+def test_a_step_said_bare_gives_its_place_to_the_same_step_with_the_lint_rule_as_its_reason() -> None:
+    # 130d7b7e: "I need to add a `testAgent` constant in `logger_test.go` following the same pattern." was a line;
+    # `mise run lint` had flagged goconst (its reader: "Added a shared testAgent constant to satisfy the goconst lint
+    # rule, as done for the other test constants.")
+    found = texts("130d7b7e-5801-4345-9bd6-f32fd9b8429b")
+    step = "Add a `testAgent` constant in `logger_test.go` following the same pattern"
+    reason = "to satisfy the `goconst` lint: string `claude-code` has 3 occurrences, make it a constant"
+    assert f"{step}, {reason}." in found
+    assert f"{step}." not in found
+    # e7eb742c's step was no line of its own: the lint line fills a place left free (the test above)
 
 
 def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_compile_or_a_prompt() -> None:
@@ -1287,7 +1299,7 @@ def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_com
     assert lint_steps(_lint_session(two, said, _EDIT)) == []
     assert lint_steps(_lint_session(one, said, Event("user", None, text="no, keep it"), _EDIT)) == []
     assert lint_steps(_lint_session(one, "The helper is unused.", _EDIT)) == []  # no step announced
-    assert [item.text for _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
+    assert [item.text for _, _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
         "Remove the helper, to satisfy the `unused` lint: func `f` is unused."]
 
 

@@ -835,12 +835,13 @@ def _announced(sentence: Sentence) -> bool:
         and not _LATER_STEP_RE.search(text) and not _CHORE_RE.search(as_stated(text))
 
 
-def lint_steps(session: Session) -> list[tuple[int, Insight]]:
+def lint_steps(session: Session) -> list[tuple[int, str, Insight]]:
     """A change the agent announced right after a lint run that flagged one rule, carried out by the next edit, with
     the rule as its reason ("Refactor to reduce complexity by extracting helper functions, to satisfy the `maintidx`
     lint: Function name: runDebugAutoCommit"): the reason sits in the tool's output, not in the agent's words. The
-    announced step closest to the edit; none when a prompt comes first. With the number of agent messages before it."""
-    result: list[tuple[int, Insight]] = []
+    announced step closest to the edit; none when a prompt comes first. With the number of agent messages before it
+    and the step as stated."""
+    result: list[tuple[int, str, Insight]] = []
     said = 0
     flagged: tuple[str, str] | None = None
     step = ""
@@ -861,9 +862,10 @@ def lint_steps(session: Session) -> list[tuple[int, Insight]]:
         elif call.name in WRITE_TOOLS and flagged is not None:
             if step:
                 rule, finding = flagged
-                text = f"{as_stated(step).rstrip(':.')}, to satisfy the `{rule}` lint: {finding}."
+                stated = as_stated(step).rstrip(":.")
+                text = f"{stated}, to satisfy the `{rule}` lint: {finding}."
                 if len(text) <= MAX_JOINED:
-                    result.append((said, Insight("Decision", topic_of(text), text, LINTED)))
+                    result.append((said, stated, Insight("Decision", topic_of(text), text, LINTED)))
             flagged, step = None, ""
     return result
 
@@ -1124,7 +1126,12 @@ def chosen(session: Session) -> list[Insight]:
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
-    found += [(order, -1, item) for order, item in lint_steps(session)]
+    for order, step, item in lint_steps(session):
+        # the step said bare among the choices: the same step with its reason takes its place and rank
+        bare = next((at for at, entry in enumerate(found) if as_stated(entry[2].text).rstrip(":.") == step), None)
+        found += [(order, -1, item)] if bare is None else []
+        if bare is not None:
+            found[bare] = (*found[bare][:2], replace(item, strength=found[bare][2].strength))
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
     code = _written(session, docs=False) if reports else ""
