@@ -804,10 +804,10 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
-# A lint finding of one rule, as golangci-lint ("x.go:57:1: func `f` is unused (unused)", after mise's "[lint:go] ")
-# and ruff ("x.py:3:8: F401 [*] `os` imported but unused", or its full format: "SIM115 Use a context manager ..." over
-# " --> x.py:191:25") print it: the rule the next change answers
-_LINT_FINDING_RE = re.compile(r"^(?:\[[\w:-]+\] )?\S+:\d+:\d+: (?:(?P<said>.+?) \((?P<rule>[a-z][\w-]*)\)|"
+# A lint finding of one rule, as golangci-lint ("x.go:57:1: func `f` is unused (unused)", after mise's "[lint:go] ", no
+# column for dupl) and ruff ("x.py:3:8: F401 [*] `os` imported but unused", or its full format: "SIM115 Use a context
+# manager ..." over " --> x.py:191:25") print it: the rule the next change answers
+_LINT_FINDING_RE = re.compile(r"^(?:\[[\w:-]+\] )?\S+:\d+(?::\d+)?: (?:(?P<said>.+?) \((?P<rule>[a-z][\w-]*)\)|"
                               r"(?P<code>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<what>.+))$|"
                               r"^(?P<full>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<told>.+)\n\s*-->", re.MULTILINE)
 LINT_SAID_WORDS = 12  # words of the lint's finding kept after the step: a line a phone shows on two lines
