@@ -1302,8 +1302,8 @@ def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_com
     assert [item.text for _, _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
         "Remove the helper, to satisfy the `unused` lint: func `f` is unused."]
     dupl = "x_test.go:90: 90-109 lines are duplicate of `x_test.go:111-130` (dupl)"  # dupl names no column
-    assert [item.text for _, _, item in lint_steps(_lint_session(dupl, "Let me merge the two tests.", _EDIT))] == [
-        "Merge the two tests, to satisfy the `dupl` lint: 90-109 lines are duplicate of `x_test.go:111-130`."]
+    assert [item.text for _, _, item in lint_steps(_lint_session(dupl, "Let me refactor to one table.", _EDIT))] == [
+        "Refactor to one table, to satisfy the `dupl` lint: 90-109 lines are duplicate of `x_test.go:111-130`."]
 
 
 def test_the_task_restated_as_the_session_opens_is_no_choice() -> None:
