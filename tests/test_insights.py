@@ -29,6 +29,7 @@ from eywa.core.extract.insights import (
     findings_before_edits,
     insights,
     insights_in,
+    lint_steps,
     steps_on_findings,
     topic_of,
     turn_reports,
@@ -1242,3 +1243,77 @@ def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
     assert sum("concurrent warning" in line for line in found) == 1
     # 8897bd54's lines share fewer: each stays
     assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS
+
+
+def _lint_session(output: str, said: str, *after: Event, command: str = "mise run lint") -> Session:
+    """A session whose lint run (`command`) prints `output`, then the agent says `said`, then `after` happens."""
+    return Session("s", cwd="/r", events=[
+        Event("user", None, text="add the debug command"),
+        Event("tool", None, tool=ToolCall("l", "Bash", {"command": command}, output=output)),
+        Event("assistant", None, text=said), *after])
+
+
+_EDIT = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/x.go", "old_string": "a", "new_string": "b"}))
+
+
+def test_a_step_announced_on_a_lint_run_of_one_rule_has_the_rule_as_its_reason() -> None:
+    # e7eb742c: `mise run lint` flags `runDebugAutoCommit` (maintidx) and the agent says "Let me refactor to reduce
+    # complexity by extracting helper functions." before its edit (a reader's decision: "Split runDebugAutoCommit into
+    # helper functions to satisfy the maintidx lint limit rather than suppressing it."); the measures left out
+    line = ("Refactor to reduce complexity by extracting helper functions, to satisfy the `maintidx` lint: Function "
+            "name: runDebugAutoCommit.")
+    session = corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
+    assert [item.text for _, _, item in lint_steps(session)] == [line]
+    assert line in texts("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")
+    # ruff's codes are rules too, in its concise format and its full one
+    concise = _lint_session("x.py:3:89: E501 Line too long (104 > 88)\nFound 1 error.", "Let me split the long call.",
+                            _EDIT, command="ruff check .")
+    assert [item.text for _, _, item in lint_steps(concise)] == [
+        "Split the long call, to satisfy the `E501` lint: Line too long (104 > 88)."]
+    full = _lint_session("SIM115 Use a context manager for opening files\n   --> x.py:191:25\n    |\nFound 1 error.",
+                         "Let me use a `with` block.", _EDIT, command="uv run ruff check")
+    assert [item.text for _, _, item in lint_steps(full)] == [
+        "Use a `with` block, to satisfy the `SIM115` lint: Use a context manager for opening files."]
+
+
+def test_a_step_said_bare_gives_its_place_to_the_same_step_with_the_lint_rule_as_its_reason() -> None:
+    # 130d7b7e: "I need to add a `testAgent` constant in `logger_test.go` following the same pattern." was a line;
+    # `mise run lint` had flagged goconst (its reader: "Added a shared testAgent constant to satisfy the goconst lint
+    # rule, as done for the other test constants.")
+    found = texts("130d7b7e-5801-4345-9bd6-f32fd9b8429b")
+    step = "Add a `testAgent` constant in `logger_test.go` following the same pattern"
+    reason = "to satisfy the `goconst` lint: string `claude-code` has 3 occurrences, make it a constant"
+    assert f"{step}, {reason}." in found
+    assert f"{step}." not in found
+    # e7eb742c's step was no line of its own: the lint line fills a place left free (the test above)
+
+
+def test_no_rule_is_the_reason_of_a_step_on_several_rules_code_that_does_not_compile_or_a_prompt() -> None:
+    # ca8cc13b: one run flags revive, unparam and unused ("Several lint issues to fix. Let me address them all."):
+    # no one rule; 34b1e2a4: golangci-lint's `typecheck` is code that does not compile, no rule to satisfy
+    assert lint_steps(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")) == []
+    assert lint_steps(corpus_session("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")) == []
+    one = "x.go:57:1: func `f` is unused (unused)\n1 issues:\n* unused: 1"
+    two = f"{one}\nx.go:9:2: string `a` has 3 occurrences, make it a constant (goconst)"
+    said = "Let me remove the helper."
+    assert lint_steps(_lint_session(two, said, _EDIT)) == []
+    assert lint_steps(_lint_session(one, said, Event("user", None, text="no, keep it"), _EDIT)) == []
+    assert lint_steps(_lint_session(one, "The helper is unused.", _EDIT)) == []  # no step announced
+    assert [item.text for _, _, item in lint_steps(_lint_session(one, said, _EDIT))] == [
+        "Remove the helper, to satisfy the `unused` lint: func `f` is unused."]
+    dupl = "x_test.go:90: 90-109 lines are duplicate of `x_test.go:111-130` (dupl)"  # dupl names no column
+    assert [item.text for _, _, item in lint_steps(_lint_session(dupl, "Let me refactor to one table.", _EDIT))] == [
+        "Refactor to one table, to satisfy the `dupl` lint: 90-109 lines are duplicate of `x_test.go:111-130`."]
+
+
+def test_the_task_restated_as_the_session_opens_is_no_choice() -> None:
+    # 89488521 opens "I'll help you modify the TUI to launch the cached session HTML page instead of regenerating it.":
+    # the person's task in the agent's words; it took a place and, as a repeat, kept out the change the agent then
+    # announced (its second reader: "Dropped the file-existence check and regeneration in action_export_selected and
+    # just open the cached file, as the user asked.")
+    found = texts("89488521-e2e7-4d97-bc02-38197efdddc8")
+    assert not any(line.startswith(("Help you", "I'll help you")) for line in found)
+    assert "Modify the `action_export_selected` method to use cached session HTML files instead of regenerating " \
+           "them." in found
+    assert lines_of("I'll help you modify the TUI to launch the cached page instead of regenerating it.") == []
+    assert lines_of("I'll modify the TUI to launch the cached page instead of regenerating it.") != []

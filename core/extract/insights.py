@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from eywa.core.extract.acts import acted_choices
 from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
-from eywa.core.extract.commands import HEREDOC_RE, opens_pr, unescaped
+from eywa.core.extract.commands import HEREDOC_RE, checks, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
 from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
@@ -41,6 +41,7 @@ FINDING = -6  # what some code or tool does not do, named in plain words (`_FIND
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
 REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
 CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
+LINTED = REFUSED  # a step announced on a lint run's one rule (`lint_steps`): fills places as the refused steps do
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
@@ -150,10 +151,12 @@ _NARRATION_RE = re.compile(r"^(let me|let's|i'll|i will|i'm going|now let|next,?
 _UNMARKED_RE = re.compile(r"[`*()]")  # the marks around code a topic is named without
 _HEARD_RE = re.compile(r"^(?:(?:good|great|perfect|ok(?:ay)?|right),|interesting\s*[-—–,:.!])\s+", re.IGNORECASE)
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
-# takes next, with the alternative it sets aside or its purpose: a decision, though said as a step
+# takes next, with the alternative it sets aside or its purpose: a decision, though said as a step ("I'll help you
+# modify the TUI to launch the cached page instead of regenerating it": the task restated as the session opens)
 _ANNOUNCED_CHOICE_RE = re.compile(
-    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?:\w+\s+){0,3}?(?:use|switch|update|"
-    r"refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|simplify)\b.*?"
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?!help you\b)(?:\w+\s+){0,3}?"
+    r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|"
+    r"simplify)\b.*?"
     r"(?:\binstead\b|\brather than\b|"
     r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
     re.IGNORECASE)
@@ -801,6 +804,72 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
     return result
 
 
+# A lint finding of one rule, as golangci-lint ("x.go:57:1: func `f` is unused (unused)", after mise's "[lint:go] ", no
+# column for dupl) and ruff ("x.py:3:8: F401 [*] `os` imported but unused", or its full format: "SIM115 Use a context
+# manager ..." over " --> x.py:191:25") print it: the rule the next change answers
+_LINT_FINDING_RE = re.compile(r"^(?:\[[\w:-]+\] )?\S+:\d+(?::\d+)?: (?:(?P<said>.+?) \((?P<rule>[a-z][\w-]*)\)|"
+                              r"(?P<code>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<what>.+))$|"
+                              r"^(?P<full>[A-Z]{1,4}\d{2,4}) (?:\[\*\] )?(?P<told>.+)\n\s*-->", re.MULTILINE)
+LINT_SAID_WORDS = 12  # words of the lint's finding kept after the step: a line a phone shows on two lines
+_NOT_LINT_RULES = frozenset(("typecheck",))  # golangci-lint's name for code that does not compile: no rule to satisfy
+_FIGURES_RE = re.compile(r",\s+[\w ]+: [\d.]+.*$")  # maintidx's ", Cyclomatic Complexity: 36, ...": the measures
+
+
+def _lint_rule(output: str) -> tuple[str, str] | None:
+    """The rule a lint run's output flags and its first finding's words, when it flags one rule only (several: the
+    steps that follow fix a list, no one rule is the reason)."""
+    found = [(m["rule"] or m["code"] or m["full"], m["said"] or m["what"] or m["told"])
+             for m in _LINT_FINDING_RE.finditer(output)]
+    if not found or len({rule for rule, _ in found}) > 1 or found[0][0] in _NOT_LINT_RULES:
+        return None
+    return found[0][0], _FIGURES_RE.sub("", clause(found[0][1], LINT_SAID_WORDS)).rstrip(".…")
+
+
+_LATER_STEP_RE = re.compile(r"\s(?:-|—)\s+let me\b", re.IGNORECASE)  # "Use `x` - let me fix that": two steps run on
+
+
+def _announced(sentence: Sentence) -> bool:
+    """Whether a sentence announces one change to make ("Let me add a `testAgent` constant ..."), not a chore."""
+    text = sentence.text
+    return not sentence.listed and bool(_STEP_RE.match(text)) and not text.endswith("?") \
+        and not _LATER_STEP_RE.search(text) and not _CHORE_RE.search(as_stated(text))
+
+
+def lint_steps(session: Session) -> list[tuple[int, str, Insight]]:
+    """A change the agent announced right after a lint run that flagged one rule, carried out by the next edit, with
+    the rule as its reason ("Refactor to reduce complexity by extracting helper functions, to satisfy the `maintidx`
+    lint: Function name: runDebugAutoCommit"): the reason sits in the tool's output, not in the agent's words. The
+    announced step closest to the edit; none when a prompt comes first. With the number of agent messages before it
+    and the step as stated."""
+    result: list[tuple[int, str, Insight]] = []
+    said = 0
+    flagged: tuple[str, str] | None = None
+    step = ""
+    for event in session.events:
+        if event.kind == "assistant" and event.text:
+            said += 1
+            if flagged is not None:
+                step = next((s.text for s in reversed(sentences(event.text)) if _announced(s)), step)
+            continue
+        if event.kind == "user" and event.text:
+            flagged, step = None, ""
+            continue
+        call = event.tool
+        if call is None:
+            continue
+        if call.name == "Bash" and any(check.kind == "lint" for check in checks(str(call.input.get("command", "")))):
+            flagged, step = _lint_rule(f"{call.output}\n{call.error}"), ""
+        elif call.name in WRITE_TOOLS and flagged is not None:
+            if step:
+                rule, finding = flagged
+                stated = as_stated(step).rstrip(":.")
+                text = f"{stated}, to satisfy the `{rule}` lint: {finding}."
+                if len(text) <= MAX_JOINED:
+                    result.append((said, stated, Insight("Decision", topic_of(text), text, LINTED)))
+            flagged, step = None, ""
+    return result
+
+
 # "The timeout settings are working.", "All conflict markers are gone.", "The `json` import is now unused", "Starting
 # with the first two tasks", "Wait, I need to check ...", what the editor's diagnostics show: where the work stands, a
 # chore or a step, no finding
@@ -1057,6 +1126,12 @@ def chosen(session: Session) -> list[Insight]:
         found += [(order, position, item) for position, item in enumerate(items)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
+    for order, step, item in lint_steps(session):
+        # the step said bare among the choices: the same step with its reason takes its place and rank
+        bare = next((at for at, entry in enumerate(found) if as_stated(entry[2].text).rstrip(":.") == step), None)
+        found += [(order, -1, item)] if bare is None else []
+        if bare is not None:
+            found[bare] = (*found[bare][:2], replace(item, strength=found[bare][2].strength))
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
     code = _written(session, docs=False) if reports else ""
