@@ -123,8 +123,9 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
 # Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
-# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them.
-_INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
+# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them. Read from
+# the path's last "integration"/"e2e" only (atomic): the same paths match, in linear time on a long one.
+_INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).

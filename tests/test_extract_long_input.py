@@ -1,0 +1,29 @@
+"""The extractor's patterns read a long input in linear time (core/extract): a pattern that could be tried from every
+position of a 200,000-character line and backtrack over the rest of it is quadratic (minutes). Each test holds the
+pattern to the shape that rules that out (read once from one place: anchored and atomic, or from a run's start only)
+and reads such an input for the right answer; the same inputs as before match."""
+
+from __future__ import annotations
+
+from eywa.core.extract import facts
+from eywa.core.extract.facts import session_facts
+from eywa.core.session import Event, Session, ToolCall
+
+LONG = 200_000
+
+
+def _edits(*paths: str) -> Session:
+    edits = [ToolCall(f"e{n}", "Edit", {"file_path": path, "old_string": "a", "new_string": "b"})
+             for n, path in enumerate(paths)]
+    events = [Event("tool", None, tool=call) for call in edits]
+    return Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=events)
+
+
+def test_a_go_integration_test_path_is_read_from_its_last_integration_word_once() -> None:
+    assert facts._INTEGRATION_TEST_RE.pattern.startswith("^(?>")  # anchored, its scan atomic: tried from one place
+    long_name = "e2e" * (LONG // 3)  # each "e2e" a place the old pattern began again and read to the end
+    session = _edits(f"/tmp/widgets/{long_name}.go", f"/tmp/widgets/e2e/{long_name}_test.go",
+                     "/tmp/widgets/integration_test/hooks_test.go", "/tmp/widgets/integration/x/hooks_test.go",
+                     "/tmp/widgets/cli/hooks_test.go", "/tmp/widgets/e2e_fixtures.go")
+    assert session_facts(session).integration_left == [f"e2e/{long_name}_test.go", "integration_test/hooks_test.go",
+                                                       "integration/x/hooks_test.go"]
