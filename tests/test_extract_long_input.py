@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import facts
+from eywa.core.extract import directions, facts
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -27,3 +27,13 @@ def test_a_go_integration_test_path_is_read_from_its_last_integration_word_once(
                      "/tmp/widgets/cli/hooks_test.go", "/tmp/widgets/e2e_fixtures.go")
     assert session_facts(session).integration_left == [f"e2e/{long_name}_test.go", "integration_test/hooks_test.go",
                                                        "integration/x/hooks_test.go"]
+
+
+def test_a_wanted_order_first_then_is_read_from_each_first_up_to_the_next_once() -> None:
+    # each "first" read up to the next "first" or ", then", possessively: no character read from two of them
+    assert r"first\b(?:(?!\bfirst\b|, then\b)[^.?])*+, then" in directions._WANTED_RE.pattern
+    firsts = "first " * (LONG // 6)
+    assert directions._WANTED_RE.search(firsts) is None
+    assert directions._WANTED_RE.search(f"{firsts}, then push")
+    assert directions._WANTED_RE.search("First commit the fix, then proceed with the docs")
+    assert directions._WANTED_RE.search("first commit the fix. Then, then proceed") is None  # another sentence
