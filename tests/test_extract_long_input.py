@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import directions, facts
+from eywa.core.extract import directions, facts, open_threads
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -37,3 +37,14 @@ def test_a_wanted_order_first_then_is_read_from_each_first_up_to_the_next_once()
     assert directions._WANTED_RE.search(f"{firsts}, then push")
     assert directions._WANTED_RE.search("First commit the fix, then proceed with the docs")
     assert directions._WANTED_RE.search("first commit the fix. Then, then proceed") is None  # another sentence
+
+
+def test_a_step_asked_is_cut_at_its_or_and_its_pointing_tail_from_each_run_of_spaces_start_once() -> None:
+    for pattern in (open_threads._POINTER_RE, open_threads._OR_RE):
+        assert r"(?<!\s)\s++" in pattern.pattern  # tried from a run's start only, the run read whole
+    spaces = " " * LONG  # each space a place the old patterns began again and read the run to its end
+    assert open_threads._POINTER_RE.sub("", f"proceed{spaces}x") == f"proceed{spaces}x"
+    assert open_threads._OR_RE.split(f"proceed{spaces}x", 1) == [f"proceed{spaces}x"]
+    assert open_threads._POINTER_RE.sub("", f"proceed{spaces}with  that") == "proceed"
+    assert open_threads._OR_RE.split(f"proceed with that{spaces}or leave it", 1) == ["proceed with that", "leave it"]
+    assert open_threads._OR_RE.split("do that, or leave it, or not", 1) == ["do that", "leave it, or not"]
