@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import directions, facts, open_threads
+from eywa.core.extract import directions, facts, open_threads, said_left
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -48,3 +48,13 @@ def test_a_step_asked_is_cut_at_its_or_and_its_pointing_tail_from_each_run_of_sp
     assert open_threads._POINTER_RE.sub("", f"proceed{spaces}with  that") == "proceed"
     assert open_threads._OR_RE.split(f"proceed with that{spaces}or leave it", 1) == ["proceed with that", "leave it"]
     assert open_threads._OR_RE.split("do that, or leave it, or not", 1) == ["do that", "leave it, or not"]
+
+
+def test_an_options_pointing_tail_is_searched_past_its_last_code_span_from_each_run_of_spaces_start() -> None:
+    pattern = said_left._POINTING_TAIL_RE.pattern  # no "[^`]*$" read to the end again from each "from this"
+    assert pattern.startswith(r"(?<!\s)\s++") and not pattern.endswith("$")
+    assert said_left._option_name("remove `omitempty` from these specific fields") == "remove `omitempty`"
+    assert said_left._option_name("keep it for this case") == "keep it"
+    assert said_left._option_name("add `x` to this `config.go` file") == "add `x` to this `config.go` file"
+    code = "x" * LONG
+    assert said_left._option_name(f"remove `{code}` from these fields") == f"remove `{code}`"

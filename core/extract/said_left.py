@@ -65,8 +65,9 @@ def labelled_step(text: str) -> str | None:
     return f"Next: {clause(match.group(1))}" if match else None
 
 
-# "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing
-_POINTING_TAIL_RE = re.compile(r"\s+(?:from|for|in|on|of|to|with)\s+(?:these|this|those|that|them|it)\b[^`]*$",
+# "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing; after
+# the last code span only, each run of spaces tried from its start: linear on a long name
+_POINTING_TAIL_RE = re.compile(r"(?<!\s)\s++(?:from|for|in|on|of|to|with)\s++(?:these|this|those|that|them|it)\b",
                                re.IGNORECASE)
 
 
@@ -75,7 +76,8 @@ def _option_name(text: str) -> str:
     purpose cut short ("a sentinel value like -1 to mean")."""
     cut = clause(text, 8)
     name = re.split(r"\s\(|[—–:]\s| - ", cut.rstrip(".…"), maxsplit=1)[0].strip()
-    name = _POINTING_TAIL_RE.sub("", name)  # "remove `omitempty` from these specific fields": what is removed
+    tail = _POINTING_TAIL_RE.search(name, name.rfind("`") + 1)  # "remove `omitempty` from these specific fields"
+    name = name[:tail.start()] if tail else name  # what is removed
     words = name.split()
     if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
         words = words[:-2]
