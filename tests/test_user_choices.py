@@ -55,6 +55,9 @@ def test_a_review_comment_asking_for_tests_or_a_short_prompt_is_no_review_fix() 
     assert [text for _, text in review_fixes(_session(comment))] == [
         "using a bounded retry with backoff so that the job fails within a known time"]
     assert review_fixes(_session(comment, edit=False)) == []
+    # the test words are plan_steps.about_tests' (one list): "coverage" alone asks for tests too
+    coverage = comment.replace("using a bounded retry with backoff", "raising the coverage of the retry path")
+    assert review_fixes(_session(coverage)) == []
 
 
 def test_an_offer_the_user_declined_is_a_step_not_taken_by_their_choice() -> None:
