@@ -55,8 +55,8 @@ _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
-# "In func [REDACTED], i'd like ...": a redaction mark standing for a word, not a value (`key=[REDACTED]`): what the
-# user named is hidden, the direction reads alone as nothing
+# "In func [REDACTED], i'd like ...": a redaction mark (the scrubber's `[REDACTED:kind]`, or a bare one from transcripts
+# redacted upstream) standing for a word, not a value (`key=[REDACTED]`): the direction reads alone as nothing
 _HIDDEN_NAME_RE = re.compile(r"(?:^|\s)\[REDACTED[\]:]")
 # "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
 _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
