@@ -14,7 +14,7 @@ import pytest
 
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
-from eywa.core.extract import commands
+from eywa.core.extract import commands, facts
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import HELD, Facts, facts_in, session_facts
 from eywa.core.extract.llm.prompt import user_content
@@ -536,6 +536,16 @@ def test_an_integration_test_run_after_the_edit_or_a_python_one_under_pytest_is_
     assert session_facts(session).integration_left == ["e2e/login_test.go"]
     session.events.append(Event("tool", None, tool=tagged))
     assert session_facts(session).integration_left == []
+
+
+def test_a_session_with_no_plan_reads_no_command_for_its_verification_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread(command: str) -> list[commands.Check]:
+        raise AssertionError(f"read {command!r} for a plan the session has not")
+
+    monkeypatch.setattr(commands, "checks", unread)
+    run = ToolCall("r", "Bash", {"command": "go test ./..."}, output="ok  widgets 0.1s")
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=run)])
+    assert facts._manual_checks_left(session, "", 0) == ([], [])
 
 
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:

@@ -396,7 +396,7 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[s
     """(the steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
     "Manual testing:"), the others naming a command to run) whose command no later command ran, when the plan's work
     is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
-    if not ended_on(session, after):
+    if not plan or not ended_on(session, after):  # no plan: no steps, and no commands to read for them
         return [], []
     run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
            if e.tool is not None and e.tool.name == "Bash"]
