@@ -548,6 +548,20 @@ def test_a_session_with_no_plan_reads_no_command_for_its_verification_steps(monk
     assert facts._manual_checks_left(session, "", 0) == ([], [])
 
 
+def test_the_facts_read_each_commands_checks_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The integration tests left are read in the one pass over the calls that reads the check runs."""
+    read: list[str] = []
+    checks = commands.checks
+    monkeypatch.setattr(commands, "checks", lambda command: read.append(command) or checks(command))
+    edit = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/e2e/login_test.go", "old_string": "a", "new_string": "b"})
+    runs = [ToolCall(f"r{n}", "Bash", {"command": command}, output="ok  widgets 0.1s")
+            for n, command in enumerate(("go test ./...", "go vet ./...", "go test -tags=e2e ./e2e/..."))]
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets",
+                      events=[Event("tool", None, tool=call) for call in (edit, *runs)])
+    assert session_facts(session).integration_left == []
+    assert read == ["go test ./...", "go vet ./...", "go test -tags=e2e ./e2e/..."]
+
+
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets")
     commit = ToolCall("c", "Bash", {"command": "git commit -am 'Add retry'"}, output="[main 1a2b3c4] Add retry")

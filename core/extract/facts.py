@@ -526,21 +526,6 @@ def _still_running(session: Session) -> list[str]:
     return list(started.values())
 
 
-def _integration_left(session: Session) -> list[str]:
-    """Go integration test files the session edited that no later test run of the integration tests ran (the unit
-    run, `go test ./...`, skips them): they were never compiled after the edit."""
-    left: dict[str, None] = {}
-    for call in session.tool_calls:  # a run that failed ran them too: the failing check says the rest
-        if call.name in WRITE_TOOLS and not call.is_error and (path := _path(call, session.cwd)) and \
-                _INTEGRATION_TEST_RE.search(path):
-            left[path] = None
-        elif call.name == "Bash" and not call.rejected and not call.running and any(
-                check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command)
-                for check in commands.checks(_text(call))):
-            left.clear()
-    return list(left)
-
-
 def _failed_left(session: Session) -> list[tuple[str, str]]:
     """(the command, the line of its output that says so) of the last commands that failed and that no later command
     of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
@@ -607,6 +592,9 @@ def _scratch_command(command: str, program: str) -> bool:
 def session_facts(session: Session) -> Facts:
     facts = Facts(cwd=session.cwd)
     edited: dict[str, None] = {}  # since the last commit, in order
+    # Go integration test files edited that no later run of the integration tests ran (the unit run, `go test ./...`,
+    # skips them): never compiled after the edit; a run that failed ran them too (the failing check says the rest)
+    integration: dict[str, None] = {}
     staged: list[str] = []
     committed = False
     shown = False  # the session's own `git status` listed its edits as changed since its last commit
@@ -617,6 +605,8 @@ def session_facts(session: Session) -> Facts:
             path = _path(call, session.cwd)
             if path is not None:
                 edited[path] = None
+                if _INTEGRATION_TEST_RE.search(path):
+                    integration[path] = None
                 if _PR_DRAFT_RE.search(path) and facts.pr != "created":
                     facts.pr, facts.pr_note = "drafted", path
             continue
@@ -679,6 +669,8 @@ def session_facts(session: Session) -> Facts:
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
         found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
+        if any(check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command) for check in found):
+            integration.clear()
         for check in found:
             verdict = commands.failed(output)
             if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
@@ -696,7 +688,7 @@ def session_facts(session: Session) -> Facts:
     facts.temporary = _temporary_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
-    facts.integration_left = _integration_left(session)
+    facts.integration_left = list(integration)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)
