@@ -58,3 +58,13 @@ def test_an_options_pointing_tail_is_searched_past_its_last_code_span_from_each_
     assert said_left._option_name("add `x` to this `config.go` file") == "add `x` to this `config.go` file"
     code = "x" * LONG
     assert said_left._option_name(f"remove `{code}` from these fields") == f"remove `{code}`"
+
+
+def test_a_heading_of_findings_settled_is_read_from_each_findings_word_up_to_the_next_once() -> None:
+    # each "issues" read up to the next one or a "fixed", possessively: no character read from two of them
+    assert r"\b(?:(?!\b(?:issues?|findings?|concerns?|feedback|fixed|" in said_left._SETTLED_FINDINGS_RE.pattern
+    assert ").)*+" in said_left._SETTLED_FINDINGS_RE.pattern
+    issues = "issues " * (LONG // 7)  # each "issues" a place the old pattern began again and read to the end
+    assert not said_left._settled(f"## {issues}")
+    assert said_left._settled(f"## {issues} fixed")
+    assert said_left._settled("## ✅ All Critical Issues Fixed") and not said_left._settled("## Issues\nfixed")

@@ -259,7 +259,9 @@ _FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|concerns?|sugg
                                   re.IGNORECASE)
 _SETTLED_RE = re.compile(r"\b(?:fixed|resolved|addressed|done|applied|completed|summary|synthesis)\b", re.IGNORECASE)
 _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
-_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b.*\b(?:fixed|resolved|addressed)\b",
+# each "issues" read up to the next or to a "fixed", possessively: linear on a long heading, the same headings match
+_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b(?:(?!\b(?:issues?|findings?|concerns?|"
+                                  r"feedback|fixed|resolved|addressed)\b).)*+\b(?:fixed|resolved|addressed)\b",
                                   re.IGNORECASE)
 _HEADING_LEVEL_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 # One finding: a numbered heading under the section ("#### 1. `x` is never reset"), a bold line ("**2. Commit message
