@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import directions, facts, open_threads, said_left
+from eywa.core.extract import commands, directions, facts, open_threads, said_left
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -68,3 +68,11 @@ def test_a_heading_of_findings_settled_is_read_from_each_findings_word_up_to_the
     assert not said_left._settled(f"## {issues}")
     assert said_left._settled(f"## {issues} fixed")
     assert said_left._settled("## ✅ All Critical Issues Fixed") and not said_left._settled("## Issues\nfixed")
+
+
+def test_a_command_lines_separators_are_found_from_each_run_of_spaces_start_once() -> None:
+    assert commands._SEPARATOR_RE.pattern.startswith(r"(?:(?<!\s)\s+)?")  # a run tried from its start only
+    spaces = " " * LONG  # each space a place the old pattern began again, read the run and looked for a newline in it
+    assert commands.steps(f"ls{spaces}-la{spaces}&& pytest -q ;\n  ruff check .") == [f"ls{spaces}-la", "pytest -q",
+                                                                                     "ruff check ."]
+    assert commands.steps(f"pytest{spaces}\n{spaces}ruff check .") == ["pytest", "ruff check ."]
