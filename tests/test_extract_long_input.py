@@ -76,3 +76,15 @@ def test_a_command_lines_separators_are_found_from_each_run_of_spaces_start_once
     assert commands.steps(f"ls{spaces}-la{spaces}&& pytest -q ;\n  ruff check .") == [f"ls{spaces}-la", "pytest -q",
                                                                                      "ruff check ."]
     assert commands.steps(f"pytest{spaces}\n{spaces}ruff check .") == ["pytest", "ruff check ."]
+
+
+def test_a_failed_commands_verdict_line_is_read_from_each_words_start_and_its_first_mark_once() -> None:
+    assert facts._LONG_PATH_RE.pattern.startswith(r"(?<!\S)")  # a path tried from its word's start only
+    assert facts._CODE_LEAD_RE.pattern.startswith("^(?>")  # the lead's first mark taken once
+    minified, marks = "a" * LONG + "/b", "(" * LONG  # one word each: the old patterns began again at each character
+    build = ToolCall("b", "Bash", {"command": "./build.sh"}, output=f"bundle {minified}\nError: bundle failed at "
+                     "src/app/main.js", is_error=True)
+    lead = ToolCall("l", "Bash", {"command": "./lint.sh"}, output=f"{marks}x: bundle failed", is_error=True)
+    for call, verdict in ((build, "Error: bundle failed at"), (lead, "bundle failed")):
+        session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=call)])
+        assert session_facts(session).failed == [(call.input["command"].removeprefix("./"), verdict)]

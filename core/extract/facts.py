@@ -82,7 +82,7 @@ _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<|\s-[ce]\s+[\"']\s*\n")
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
-_LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
+_LONG_PATH_RE = re.compile(r"(?<!\S)\S*[/\\]\S*[/\\]\S+")  # a word tried from its start only: linear on a long one
 # A check's verdict mark before its words ("✗ FAIL: extra.js should not exist"): the thread already says it failed
 _MARK_LEAD_RE = re.compile(r"^(?:✗\s*)?(?:(?:FAIL(?:ED)?|ERROR):\s*)?(?=\S)")
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
@@ -96,7 +96,8 @@ _ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already 
 _HELD_RE = re.compile(r"requires approval|was blocked\. For security")  # the permission rules held it: never run
 HELD = "held by the permission rules"  # a held command's verdict: it never ran, so it is "Not run", not "Failed"
 _TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
-_CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
+# a location or symbol before an error's words; its first mark taken once (atomic): linear on a long word
+_CODE_LEAD_RE = re.compile(r"^(?>\S*?[#()<>'\"])\S*:\s+")
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
