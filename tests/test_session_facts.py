@@ -14,7 +14,7 @@ import pytest
 
 from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
-from eywa.core.extract import commands
+from eywa.core.extract import commands, facts
 from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import HELD, Facts, facts_in, session_facts
 from eywa.core.extract.llm.prompt import user_content
@@ -543,6 +543,30 @@ def test_an_integration_test_run_after_the_edit_or_a_python_one_under_pytest_is_
     assert session_facts(session).integration_left == ["e2e/login_test.go"]
     session.events.append(Event("tool", None, tool=tagged))
     assert session_facts(session).integration_left == []
+
+
+def test_a_session_with_no_plan_reads_no_command_for_its_verification_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread(command: str) -> list[commands.Check]:
+        raise AssertionError(f"read {command!r} for a plan the session has not")
+
+    monkeypatch.setattr(commands, "checks", unread)
+    run = ToolCall("r", "Bash", {"command": "go test ./..."}, output="ok  widgets 0.1s")
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=run)])
+    assert facts._manual_checks_left(session, "", 0) == ([], [])
+
+
+def test_the_facts_read_each_commands_checks_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The integration tests left are read in the one pass over the calls that reads the check runs."""
+    read: list[str] = []
+    checks = commands.checks
+    monkeypatch.setattr(commands, "checks", lambda command: read.append(command) or checks(command))
+    edit = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/e2e/login_test.go", "old_string": "a", "new_string": "b"})
+    runs = [ToolCall(f"r{n}", "Bash", {"command": command}, output="ok  widgets 0.1s")
+            for n, command in enumerate(("go test ./...", "go vet ./...", "go test -tags=e2e ./e2e/..."))]
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets",
+                      events=[Event("tool", None, tool=call) for call in (edit, *runs)])
+    assert session_facts(session).integration_left == []
+    assert read == ["go test ./...", "go vet ./...", "go test -tags=e2e ./e2e/..."]
 
 
 def test_a_commit_the_sessions_git_status_later_shows_in_sync_with_its_upstream_is_not_left_unpushed() -> None:

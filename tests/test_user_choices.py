@@ -5,11 +5,15 @@ core/extract/directions.py), each on the real session it came from and on one it
 
 from __future__ import annotations
 
+import random
+
 from eywa.core.extract.directions import directions
 from eywa.core.extract.insights import insights
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
+from eywa.core.redaction.scrubber import default_redactor
 from eywa.core.session import Event, Session, ToolCall
 
+from .secrets_corpus import body
 from .test_extractor import corpus_session
 
 
@@ -55,6 +59,9 @@ def test_a_review_comment_asking_for_tests_or_a_short_prompt_is_no_review_fix() 
     assert [text for _, text in review_fixes(_session(comment))] == [
         "using a bounded retry with backoff so that the job fails within a known time"]
     assert review_fixes(_session(comment, edit=False)) == []
+    # the test words are plan_steps.about_tests' (one list): "coverage" alone asks for tests too
+    coverage = comment.replace("using a bounded retry with backoff", "raising the coverage of the retry path")
+    assert review_fixes(_session(coverage)) == []
 
 
 def test_an_offer_the_user_declined_is_a_step_not_taken_by_their_choice() -> None:
@@ -203,3 +210,13 @@ def test_a_direction_naming_its_object_by_a_redaction_mark_is_no_line() -> None:
     # a value redacted (an assignment): the direction still reads
     assert directions(_session("let's use token=[REDACTED] in the importer instead")) == [
         (1, "let's use token=[REDACTED] in the importer instead")]
+
+
+def test_a_direction_naming_its_object_by_the_scrubbers_own_mark_is_no_line_either() -> None:
+    # directions' mark pattern is written out (a bare `[REDACTED]` comes from transcripts redacted before Eywa): it
+    # must read the scrubber's `[REDACTED:kind]` as well, whatever that becomes
+    typed = "In func {}, i'd like us to make a literal structure instead of a map"
+    hidden = default_redactor().redact(typed.format("ghp_" + body(random.Random(1), 36)))  # a token as the name
+    assert hidden == typed.format(hidden.split()[2].rstrip(",")) and "REDACTED" in hidden
+    assert directions(_session(hidden)) == []
+    assert directions(_session(typed.format("parseArgs"))) == [(1, typed.format("parseArgs"))]

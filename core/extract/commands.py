@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_SEPARATOR_RE = re.compile(r"\s*(?:&&|\|\||;|\n)\s*")
+# the spaces before a separator read from their run's start only: linear on a long run, the same parts
+_SEPARATOR_RE = re.compile(r"(?:(?<!\s)\s+)?(?:&&|\|\||;|\n)\s*")
 # A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
 # still write in its `exec_command`): the script is what runs.
 _WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")

@@ -23,8 +23,9 @@ _DIRECTION_RE = re.compile(r"\b(?:instead|rather than|not correct|wrong|no need|
 # "we should update ... to also have a check mark in front", "the test should check ...", "I'd like all those
 # assertions replaced ...", "let's only add replace then for now", "first commit ..., then proceed ...": what the work
 # should be, or in what order ("let's also add ..." is a follow-up); a sentence that corrects the work says it first
+# (each "first" read up to the next, possessively: linear on a long line, the same sentences match)
 _WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i would like|let's only|"
-                        r"first\b[^.?]*, then)\b", re.IGNORECASE)
+                        r"first\b(?:(?!\bfirst\b|, then\b)[^.?])*+, then)\b", re.IGNORECASE)
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")
 # ("oh, I didn't find those links helpful, can you please replace them ...?": the clause before it its reason)
@@ -54,8 +55,8 @@ _MENTION_LINE_RE = re.compile(r"^[ \t]*@\S+[ \t]*$", re.MULTILINE)
 _OPTION_RE = re.compile(r"\boption\s+([a-z]|\d+)\b", re.IGNORECASE)
 _YES_RE = re.compile(rf"^{YES_WORDS}\W*$", re.IGNORECASE)  # a bare yes, nothing of its own
 PROMPT_SENTENCE_RE = re.compile(r"(?<=[.!])\s+")
-# "In func [REDACTED], i'd like ...": a redaction mark standing for a word, not a value (`key=[REDACTED]`): what the
-# user named is hidden, the direction reads alone as nothing
+# "In func [REDACTED], i'd like ...": a redaction mark (the scrubber's `[REDACTED:kind]`, or a bare one from transcripts
+# redacted upstream) standing for a word, not a value (`key=[REDACTED]`): the direction reads alone as nothing
 _HIDDEN_NAME_RE = re.compile(r"(?:^|\s)\[REDACTED[\]:]")
 # "could we also do "Git hooks verified"?": a change asked that names nothing outside its quote reads alone as nothing
 _QUOTED_RE = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")

@@ -83,7 +83,7 @@ _GIT_RESUMED = frozenset("merge rebase pull cherry-pick revert am".split())
 _STDIN_PROGRAM_RE = re.compile(r"(?:/dev/stdin|\s-)\s*<<|\s-[ce]\s+[\"']\s*\n")
 _FAIL_MARK_RE = re.compile(r"✗|\bFAIL")  # a check's own verdict line, before any error it explains
 _SAID_FAILED_RE = re.compile(r"[Ee]rror\b|\bfatal\b|\bdenied\b|\bnot found\b|No such file|did not|cannot|can't")
-_LONG_PATH_RE = re.compile(r"\S*[/\\]\S*[/\\]\S+")
+_LONG_PATH_RE = re.compile(r"(?<!\S)\S*[/\\]\S*[/\\]\S+")  # a word tried from its start only: linear on a long one
 # A check's verdict mark before its words ("✗ FAIL: extra.js should not exist"): the thread already says it failed
 _MARK_LEAD_RE = re.compile(r"^(?:✗\s*)?(?:(?:FAIL(?:ED)?|ERROR):\s*)?(?=\S)")
 # A program or module missing, or the command mistyped: the agent turns to another (`ModuleNotFoundError`, exit 127,
@@ -97,7 +97,8 @@ _ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already 
 _HELD_RE = re.compile(r"requires approval|was blocked\. For security")  # the permission rules held it: never run
 HELD = "held by the permission rules"  # a held command's verdict: it never ran, so it is "Not run", not "Failed"
 _TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
-_CODE_LEAD_RE = re.compile(r"^\S*[#()<>'\"]\S*:\s+")  # a location or symbol before an error's words
+# a location or symbol before an error's words; its first mark taken once (atomic): linear on a long word
+_CODE_LEAD_RE = re.compile(r"^(?>\S*?[#()<>'\"])\S*:\s+")
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
@@ -124,8 +125,9 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
 # Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
-# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them.
-_INTEGRATION_TEST_RE = re.compile(r"(?:integration|e2e)[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
+# of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them. Read from
+# the path's last "integration"/"e2e" only (atomic): the same paths match, in linear time on a long one.
+_INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
@@ -400,7 +402,7 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[s
     """(the steps of the plan's verification marked manual ("2. Manual: run `echo ... | go run ...`", the items under
     "Manual testing:"), the others naming a command to run) whose command no later command ran, when the plan's work
     is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
-    if not ended_on(session, after):
+    if not plan or not ended_on(session, after):  # no plan: no steps, and no commands to read for them
         return [], []
     run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
            if e.tool is not None and e.tool.name == "Bash"]
@@ -530,21 +532,6 @@ def _still_running(session: Session) -> list[str]:
     return list(started.values())
 
 
-def _integration_left(session: Session) -> list[str]:
-    """Go integration test files the session edited that no later test run of the integration tests ran (the unit
-    run, `go test ./...`, skips them): they were never compiled after the edit."""
-    left: dict[str, None] = {}
-    for call in session.tool_calls:  # a run that failed ran them too: the failing check says the rest
-        if call.name in WRITE_TOOLS and not call.is_error and (path := _path(call, session.cwd)) and \
-                _INTEGRATION_TEST_RE.search(path):
-            left[path] = None
-        elif call.name == "Bash" and not call.rejected and not call.running and any(
-                check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command)
-                for check in commands.checks(_text(call))):
-            left.clear()
-    return list(left)
-
-
 def _failed_left(session: Session) -> list[tuple[str, str]]:
     """(the command, the line of its output that says so) of the last commands that failed and that no later command
     of the same program ran through (a project's own harness step, `verify-rewind`, whose "✗ FAIL" the agent
@@ -611,6 +598,9 @@ def _scratch_command(command: str, program: str) -> bool:
 def session_facts(session: Session) -> Facts:
     facts = Facts(cwd=session.cwd)
     edited: dict[str, None] = {}  # since the last commit, in order
+    # Go integration test files edited that no later run of the integration tests ran (the unit run, `go test ./...`,
+    # skips them): never compiled after the edit; a run that failed ran them too (the failing check says the rest)
+    integration: dict[str, None] = {}
     staged: list[str] = []
     committed = False
     shown = False  # the session's own `git status` listed its edits as changed since its last commit
@@ -621,6 +611,8 @@ def session_facts(session: Session) -> Facts:
             path = _path(call, session.cwd)
             if path is not None:
                 edited[path] = None
+                if _INTEGRATION_TEST_RE.search(path):
+                    integration[path] = None
                 if _PR_DRAFT_RE.search(path) and facts.pr != "created":
                     facts.pr, facts.pr_note = "drafted", path
             continue
@@ -683,6 +675,8 @@ def session_facts(session: Session) -> Facts:
             elif facts.pr != "created":
                 facts.pr, facts.pr_note = "failed", call.error
         found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
+        if any(check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command) for check in found):
+            integration.clear()
         for check in found:
             verdict = commands.failed(output)
             if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
@@ -701,7 +695,7 @@ def session_facts(session: Session) -> Facts:
     facts.temporary = _temporary_left(session)
     facts.debugging = _debug_left(session)
     facts.running = _still_running(session)
-    facts.integration_left = _integration_left(session)
+    facts.integration_left = list(integration)
     facts.failed = _failed_left(session)
     if not facts.pr and (draft := _drafted_in_reply(session)):
         facts.pr, facts.unticked = "drafted", _UNTICKED_RE.findall(draft)

@@ -83,8 +83,9 @@ _VERDICT_RE = re.compile(r"\brecommends?\b(?:(?!\brecommends?\b).)*\b(?:request(
                          r"lgtm)\b", re.IGNORECASE)  # each "recommend" read up to the next: linear on a long line
 # A prompt that answers an offer: yes (group 1) or no
 _ANSWER_RE = re.compile(rf"^\s*(?:({YES_WORDS})|no|nope)\b", re.IGNORECASE)
-_POINTER_RE = re.compile(r"\s+(?:(?:with|on|to|for)\s+)?(?:that|this|it|these|those|them)$", re.IGNORECASE)
-_OR_RE = re.compile(r",?\s+or\s+", re.IGNORECASE)
+# each run of spaces tried from its start only, and read whole (possessive): linear on a long run, the same matches
+_POINTER_RE = re.compile(r"(?<!\s)\s++(?:(?:with|on|to|for)\s++)?(?:that|this|it|these|those|them)$", re.IGNORECASE)
+_OR_RE = re.compile(r",?(?<!\s)\s++or\s++", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)

@@ -65,8 +65,9 @@ def labelled_step(text: str) -> str | None:
     return f"Next: {clause(match.group(1))}" if match else None
 
 
-# "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing
-_POINTING_TAIL_RE = re.compile(r"\s+(?:from|for|in|on|of|to|with)\s+(?:these|this|those|that|them|it)\b[^`]*$",
+# "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing; after
+# the last code span only, each run of spaces tried from its start: linear on a long name
+_POINTING_TAIL_RE = re.compile(r"(?<!\s)\s++(?:from|for|in|on|of|to|with)\s++(?:these|this|those|that|them|it)\b",
                                re.IGNORECASE)
 
 
@@ -75,7 +76,8 @@ def _option_name(text: str) -> str:
     purpose cut short ("a sentinel value like -1 to mean")."""
     cut = clause(text, 8)
     name = re.split(r"\s\(|[—–:]\s| - ", cut.rstrip(".…"), maxsplit=1)[0].strip()
-    name = _POINTING_TAIL_RE.sub("", name)  # "remove `omitempty` from these specific fields": what is removed
+    tail = _POINTING_TAIL_RE.search(name, name.rfind("`") + 1)  # "remove `omitempty` from these specific fields"
+    name = name[:tail.start()] if tail else name  # what is removed
     words = name.split()
     if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
         words = words[:-2]
@@ -281,7 +283,9 @@ _FINDINGS_HEADING_RE = re.compile(r"^(?:#{2,6})\s+(.*\b(?:issues?|concerns?|sugg
                                   re.IGNORECASE)
 _SETTLED_RE = re.compile(r"\b(?:fixed|resolved|addressed|done|applied|completed|summary|synthesis)\b", re.IGNORECASE)
 _HEADING_LINE_RE = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
-_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b.*\b(?:fixed|resolved|addressed)\b",
+# each "issues" read up to the next or to a "fixed", possessively: linear on a long heading, the same headings match
+_SETTLED_FINDINGS_RE = re.compile(r"\b(?:issues?|findings?|concerns?|feedback)\b(?:(?!\b(?:issues?|findings?|concerns?|"
+                                  r"feedback|fixed|resolved|addressed)\b).)*+\b(?:fixed|resolved|addressed)\b",
                                   re.IGNORECASE)
 _HEADING_LEVEL_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 # One finding: a numbered heading under the section ("#### 1. `x` is never reset"), a bold line ("**2. Commit message

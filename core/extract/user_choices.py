@@ -13,6 +13,7 @@ from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
 from eywa.core.extract.facts import refusal_words
+from eywa.core.extract.plan_steps import about_tests
 from eywa.core.extract.said_left import ASK_PREFIX
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources.comments import written
@@ -21,8 +22,6 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*]|\d+
 # "consider removing these fields", "Consider using context.WithTimeout", "please either (a) ...": a reviewer's fix
 _SUGGESTED_RE = re.compile(r"\b(?:consider|please)\s+(?:either\s+)?(?:[a-z]+ing\b|\(a\))|\b(?:should|must) either\b",
                            re.IGNORECASE)
-# a test asked for is a chore, not a choice ("Consider adding test cases for ...")
-_TESTS_RE = re.compile(r"\b(?:unit |integration |more )?tests?\b|\btest (?:cases|coverage)\b", re.IGNORECASE)
 _LEAD_RE = re.compile(r"^.*?\b(?:consider|please)\s+(?:either\s+)?", re.IGNORECASE)
 _OPTION_SPLIT_RE = re.compile(r"\s*(?:,\s*)?(?:\bor\s+)?\(([a-d])\)\s*")
 _ASIDE_RE = re.compile(r"\s*\((?:see|or,? alternatively)\b[^()]*\)|,? or (?:document|leave|keep|explain)\b.*$",
@@ -66,7 +65,8 @@ def review_fixes(session: Session) -> list[tuple[int, str]]:
         if options:
             answer = next((e.text for e in events[index + 1:] if e.kind == "assistant" and e.text), "")
             suggestion = _taken_up(options, answer)
-        if _TESTS_RE.search(suggestion) or suggestion.rstrip().endswith((":", "either")):
+        # a test asked for is a chore, not a choice ("Consider adding test cases for ...")
+        if about_tests(suggestion) or suggestion.rstrip().endswith((":", "either")):
             continue
         # "Adding \r to ...": the suggestion goes on from the words before it ("Per the review: adding ...")
         result.append((said, _cut(suggestion[:1].lower() + suggestion[1:] if _PLAIN_WORD_RE.match(suggestion)

@@ -1,0 +1,90 @@
+"""The extractor's patterns read a long input in linear time (core/extract): a pattern that could be tried from every
+position of a 200,000-character line and backtrack over the rest of it is quadratic (minutes). Each test holds the
+pattern to the shape that rules that out (read once from one place: anchored and atomic, or from a run's start only)
+and reads such an input for the right answer; the same inputs as before match."""
+
+from __future__ import annotations
+
+from eywa.core.extract import commands, directions, facts, open_threads, said_left
+from eywa.core.extract.facts import session_facts
+from eywa.core.session import Event, Session, ToolCall
+
+LONG = 200_000
+
+
+def _edits(*paths: str) -> Session:
+    edits = [ToolCall(f"e{n}", "Edit", {"file_path": path, "old_string": "a", "new_string": "b"})
+             for n, path in enumerate(paths)]
+    events = [Event("tool", None, tool=call) for call in edits]
+    return Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=events)
+
+
+def test_a_go_integration_test_path_is_read_from_its_last_integration_word_once() -> None:
+    assert facts._INTEGRATION_TEST_RE.pattern.startswith("^(?>")  # anchored, its scan atomic: tried from one place
+    long_name = "e2e" * (LONG // 3)  # each "e2e" a place the old pattern began again and read to the end
+    session = _edits(f"/tmp/widgets/{long_name}.go", f"/tmp/widgets/e2e/{long_name}_test.go",
+                     "/tmp/widgets/integration_test/hooks_test.go", "/tmp/widgets/integration/x/hooks_test.go",
+                     "/tmp/widgets/cli/hooks_test.go", "/tmp/widgets/e2e_fixtures.go")
+    assert session_facts(session).integration_left == [f"e2e/{long_name}_test.go", "integration_test/hooks_test.go",
+                                                       "integration/x/hooks_test.go"]
+
+
+def test_a_wanted_order_first_then_is_read_from_each_first_up_to_the_next_once() -> None:
+    # each "first" read up to the next "first" or ", then", possessively: no character read from two of them
+    assert r"first\b(?:(?!\bfirst\b|, then\b)[^.?])*+, then" in directions._WANTED_RE.pattern
+    firsts = "first " * (LONG // 6)
+    assert directions._WANTED_RE.search(firsts) is None
+    assert directions._WANTED_RE.search(f"{firsts}, then push")
+    assert directions._WANTED_RE.search("First commit the fix, then proceed with the docs")
+    assert directions._WANTED_RE.search("first commit the fix. Then, then proceed") is None  # another sentence
+
+
+def test_a_step_asked_is_cut_at_its_or_and_its_pointing_tail_from_each_run_of_spaces_start_once() -> None:
+    for pattern in (open_threads._POINTER_RE, open_threads._OR_RE):
+        assert r"(?<!\s)\s++" in pattern.pattern  # tried from a run's start only, the run read whole
+    spaces = " " * LONG  # each space a place the old patterns began again and read the run to its end
+    assert open_threads._POINTER_RE.sub("", f"proceed{spaces}x") == f"proceed{spaces}x"
+    assert open_threads._OR_RE.split(f"proceed{spaces}x", 1) == [f"proceed{spaces}x"]
+    assert open_threads._POINTER_RE.sub("", f"proceed{spaces}with  that") == "proceed"
+    assert open_threads._OR_RE.split(f"proceed with that{spaces}or leave it", 1) == ["proceed with that", "leave it"]
+    assert open_threads._OR_RE.split("do that, or leave it, or not", 1) == ["do that", "leave it, or not"]
+
+
+def test_an_options_pointing_tail_is_searched_past_its_last_code_span_from_each_run_of_spaces_start() -> None:
+    pattern = said_left._POINTING_TAIL_RE.pattern  # no "[^`]*$" read to the end again from each "from this"
+    assert pattern.startswith(r"(?<!\s)\s++") and not pattern.endswith("$")
+    assert said_left._option_name("remove `omitempty` from these specific fields") == "remove `omitempty`"
+    assert said_left._option_name("keep it for this case") == "keep it"
+    assert said_left._option_name("add `x` to this `config.go` file") == "add `x` to this `config.go` file"
+    code = "x" * LONG
+    assert said_left._option_name(f"remove `{code}` from these fields") == f"remove `{code}`"
+
+
+def test_a_heading_of_findings_settled_is_read_from_each_findings_word_up_to_the_next_once() -> None:
+    # each "issues" read up to the next one or a "fixed", possessively: no character read from two of them
+    assert r"\b(?:(?!\b(?:issues?|findings?|concerns?|feedback|fixed|" in said_left._SETTLED_FINDINGS_RE.pattern
+    assert ").)*+" in said_left._SETTLED_FINDINGS_RE.pattern
+    issues = "issues " * (LONG // 7)  # each "issues" a place the old pattern began again and read to the end
+    assert not said_left._settled(f"## {issues}")
+    assert said_left._settled(f"## {issues} fixed")
+    assert said_left._settled("## ✅ All Critical Issues Fixed") and not said_left._settled("## Issues\nfixed")
+
+
+def test_a_command_lines_separators_are_found_from_each_run_of_spaces_start_once() -> None:
+    assert commands._SEPARATOR_RE.pattern.startswith(r"(?:(?<!\s)\s+)?")  # a run tried from its start only
+    spaces = " " * LONG  # each space a place the old pattern began again, read the run and looked for a newline in it
+    assert commands.steps(f"ls{spaces}-la{spaces}&& pytest -q ;\n  ruff check .") == [f"ls{spaces}-la", "pytest -q",
+                                                                                     "ruff check ."]
+    assert commands.steps(f"pytest{spaces}\n{spaces}ruff check .") == ["pytest", "ruff check ."]
+
+
+def test_a_failed_commands_verdict_line_is_read_from_each_words_start_and_its_first_mark_once() -> None:
+    assert facts._LONG_PATH_RE.pattern.startswith(r"(?<!\S)")  # a path tried from its word's start only
+    assert facts._CODE_LEAD_RE.pattern.startswith("^(?>")  # the lead's first mark taken once
+    minified, marks = "a" * LONG + "/b", "(" * LONG  # one word each: the old patterns began again at each character
+    build = ToolCall("b", "Bash", {"command": "./build.sh"}, output=f"bundle {minified}\nError: bundle failed at "
+                     "src/app/main.js", is_error=True)
+    lead = ToolCall("l", "Bash", {"command": "./lint.sh"}, output=f"{marks}x: bundle failed", is_error=True)
+    for call, verdict in ((build, "Error: bundle failed at"), (lead, "bundle failed")):
+        session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=call)])
+        assert session_facts(session).failed == [(call.input["command"].removeprefix("./"), verdict)]
