@@ -173,6 +173,9 @@ def test_a_question_naming_nothing_after_a_plan_names_the_plan() -> None:
                            Event("assistant", T0, text="Done with the first part.\n\nReady to implement?")),
                   ZoneInfo("UTC")).open_threads
     assert built == ["Question: Ready to implement? (Plan: Add Retry Helper)"]
+    # 38917d7d carried its plan out (six edits), 3ae3ab59's plan was refused in plan mode: neither is left unbuilt
+    for session_id in ("38917d7d-9f69-4210-a3b0-eed0a9e97575", "3ae3ab59-52bc-413d-ad30-02b165c91785"):
+        assert not any(t.startswith("Plan not implemented") for t in _threads(session_id))
 
 
 def test_an_offer_pointing_back_at_a_list_names_the_list_s_first_item() -> None:
