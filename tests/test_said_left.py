@@ -566,7 +566,8 @@ def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_sessio
     48f428f9's closing steps (the setup its work needs) keep it partial: see above."""
     handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
     assert (handoff.open_threads, handoff.status) == (
-        ["Uncommitted, left for the person to commit: `manual_commit_hooks.go`, `phase_wiring_test.go`",
+        ["Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` "
+         "(`manual_commit_hooks.go`, `phase_wiring_test.go`)",
          "Next: The merge is staged and ready to commit whenever you'd like."], "done")
 
 
