@@ -67,11 +67,11 @@ _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _CWD_RESET_RE = re.compile(r"^Shell cwd was reset to (\S+)$", re.MULTILINE)
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
-# Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
 # `git merge --no-commit x`, `--squash`, or a merge that stopped on conflicts: its result waits for a commit
 _MERGE_HELD_RE = re.compile(r"(?:^|\s)--(?:no-commit|squash)\b|^Automatic merge failed|^CONFLICT \(", re.MULTILINE)
 _MERGE_VALUED = frozenset("-m --message -s --strategy -X --strategy-option -F --file".split())  # options with a value
 _MERGE_ENDED_RE = re.compile(r"(?:^|\s)--(?:abort|quit|continue)\b")
+# Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _UNSTAGED_RE = re.compile(r"^Changes not staged for commit:", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
