@@ -241,7 +241,7 @@ OPEN_WORK = {
     "0c97beba-bfcb-4f84-9950-e0354bfc808b": ("exploratory", ["Decide: remove `t.Parallel()`, add path parameter to "
                                                              "`DetectPresence` or"]),
     # a bare question gets the plan it asks about; only a plan was written: exploratory
-    "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("exploratory", ["Ready to implement? (Plan: Implement PostHog"]),
+    "9ff9c26d-319d-4a47-843a-3d60f73295c9": ("exploratory", ["Plan not implemented yet: PostHog Telemetry"]),
 }
 GOLDEN_HANDOFFS = ("22c5d52e-9602-4ffe-aaa1-0265b115ef3d", "c010174c-a7cd-4bcc-b7d4-61258d6c463f",
                    "0a76fbfe-d767-433e-b4b1-a39e044f21e8")

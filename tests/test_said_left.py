@@ -158,11 +158,24 @@ def test_a_thread_is_one_clause_not_a_run_on() -> None:
             "then roll it out to production with the feature flag turned on for a small share of users")
     cut = clause(long)
     assert cut.endswith("…") and len(cut.split()) <= 24 and cut.startswith("Run the migration on staging first")
-    # a question naming nothing gets the plan it follows, or one clause of the sentence before it that names its
-    # subject ("This would be a larger refactor ..." does not), never a run of sentences
+
+
+def test_a_question_naming_nothing_after_a_plan_names_the_plan() -> None:
+    """9ff9c26d wrote plans/posthog-telemetry-integration.md, nothing else, and ended "Ready to implement?" (both blind
+    readers: "Nothing of the telemetry plan is implemented yet", "Implementation of the telemetry plan ... not
+    started"): the plan is a thread of its own, by its title, and the question beside it stays short. With an edit
+    beside the plan, the plan is not left: the question names it."""
     threads = draft(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"), ZoneInfo("UTC")).open_threads
-    assert threads == ["Question: Ready to implement? (Plan: Implement PostHog Telemetry in Entire CLI - Phase 1 "
-                       "(MVP))"]
+    assert threads == ["Plan not implemented yet: PostHog Telemetry in Entire CLI - Phase 1 (MVP)",
+                       "Question: Ready to implement?"]
+    plan = Event("tool", T0, tool=ToolCall("p1", "ExitPlanMode", {"plan": "# Plan: Add Retry Helper\n\n1. Add it"}))
+    built = draft(_session("claude-code", Event("user", T0, text="Plan a retry helper"), plan, _edit("retry.py"),
+                           Event("assistant", T0, text="Done with the first part.\n\nReady to implement?")),
+                  ZoneInfo("UTC")).open_threads
+    assert built == ["Question: Ready to implement? (Plan: Add Retry Helper)"]
+    # 38917d7d carried its plan out (six edits), 3ae3ab59's plan was refused in plan mode: neither is left unbuilt
+    for session_id in ("38917d7d-9f69-4210-a3b0-eed0a9e97575", "3ae3ab59-52bc-413d-ad30-02b165c91785"):
+        assert not any(t.startswith("Plan not implemented") for t in _threads(session_id))
 
 
 def test_an_offer_pointing_back_at_a_list_names_the_list_s_first_item() -> None:
@@ -553,7 +566,8 @@ def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_sessio
     48f428f9's closing steps (the setup its work needs) keep it partial: see above."""
     handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
     assert (handoff.open_threads, handoff.status) == (
-        ["Uncommitted, left for the person to commit: `manual_commit_hooks.go`, `phase_wiring_test.go`",
+        ["Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` "
+         "(`manual_commit_hooks.go`, `phase_wiring_test.go`)",
          "Next: The merge is staged and ready to commit whenever you'd like."], "done")
 
 

@@ -166,6 +166,30 @@ def test_a_session_that_pushed_its_commits_has_none_not_pushed() -> None:
     assert not any(t.startswith("Not pushed") for t in _facts("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe")[0])
 
 
+def test_files_of_a_merge_left_uncommitted_name_the_merge() -> None:
+    """da15b15f ran `git merge origin/alex/ent-221-type-consolidation --no-commit --no-ff`, resolved the conflicts and
+    left the commit to the person (both blind readers: "The merge of origin/alex/ent-221-type-consolidation was
+    resolved and staged but not committed"); 2956cee6 committed its merge, then edited: no merge is left."""
+    threads, _ = _facts("da15b15f-a573-4523-abcb-fdd6c9a4e2a2")
+    assert "Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` " \
+        "(`manual_commit_hooks.go`, `phase_wiring_test.go`)" in threads
+    threads, _ = _facts("2956cee6-6153-4ba6-ba24-3b7f3257549c")
+    assert "Uncommitted: `checkpoint.go`, `state.go` edited after the last commit" in threads
+    assert not any("merge of" in t for t in threads)
+
+
+def test_a_merge_that_committed_itself_or_was_aborted_leaves_no_merge() -> None:
+    for command, output in (("git merge origin/main", "Merge made by the 'ort' strategy."),
+                            ("git merge feature --no-commit && git merge --abort", "")):
+        session = Session(session_id="s", agent="claude-code", cwd="/tmp/w")
+        session.events = [Event("tool", None, tool=ToolCall("b", "Bash", {"command": command}, output=output))]
+        assert session_facts(session).merging == ""
+    session = Session(session_id="s", agent="claude-code", cwd="/tmp/w")
+    session.events = [Event("tool", None, tool=ToolCall("b", "Bash", {"command": "git merge -m 'sync' origin/main"},
+                                                        output="CONFLICT (content): Merge conflict in a.go"))]
+    assert session_facts(session).merging == "origin/main"
+
+
 def test_a_test_run_the_user_stopped_with_a_word_and_never_run_after_is_a_note() -> None:
     """07d86da7: `mise run test:ci` refused ("don't run CI or integration tests, too slow"), `mise run test` after."""
     threads, status = _facts("07d86da7-2e39-4276-a0d5-7b46a85b8750")

@@ -20,7 +20,14 @@ from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
 from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
-from eywa.core.extract.open_threads import DROPPED_TODO, MAX_THREADS, PLAN_REFUSED, Thread, last_prompt_index
+from eywa.core.extract.open_threads import (
+    DROPPED_TODO,
+    MAX_THREADS,
+    PLAN_NOT_BUILT,
+    PLAN_REFUSED,
+    Thread,
+    last_prompt_index,
+)
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
     TESTS_LEFT,
@@ -60,6 +67,10 @@ _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
 _CWD_RESET_RE = re.compile(r"^Shell cwd was reset to (\S+)$", re.MULTILINE)
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
+# `git merge --no-commit x`, `--squash`, or a merge that stopped on conflicts: its result waits for a commit
+_MERGE_HELD_RE = re.compile(r"(?:^|\s)--(?:no-commit|squash)\b|^Automatic merge failed|^CONFLICT \(", re.MULTILINE)
+_MERGE_VALUED = frozenset("-m --message -s --strategy -X --strategy-option -F --file".split())  # options with a value
+_MERGE_ENDED_RE = re.compile(r"(?:^|\s)--(?:abort|quit|continue)\b")
 # Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _UNSTAGED_RE = re.compile(r"^Changes not staged for commit:", re.MULTILINE)
@@ -136,7 +147,7 @@ BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.valu
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
                  LEFT_TO_COMMIT, LEFT_IN_CODE, "Not pushed:", "PR not opened:", "Not run:", "Failed, not run again:",
                  "Temporary file still", "Temporary debug code still", "Still running:", "Integration tests not run",
-                 DROPPED_TODO, STEP_LEFT, TESTS_LEFT)
+                 DROPPED_TODO, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,7 @@ class Facts:
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
+    merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
 
     def failing(self) -> list[CheckRun]:
@@ -243,6 +255,8 @@ class Facts:
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
             named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted, _NAMED_FILES))
             more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
+            if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
+                named, more = f"the merge of `{self.merging}` ({named}{more})", ""
             if self.committed:
                 found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
             elif self.offered:  # the agent left the commit to the person in so many words
@@ -640,7 +654,7 @@ def session_facts(session: Session) -> Facts:
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
-                staged, shown = [], False
+                staged, shown, facts.merging = [], False, ""
                 branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
@@ -663,6 +677,8 @@ def session_facts(session: Session) -> Facts:
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
                     if on := _ON_BRANCH_RE.search(output):
                         facts.branch[repo] = on.group(1)
+            elif step.verb == "merge":
+                facts.merging = _merged(step.args, output) if not _MERGE_ENDED_RE.search(step.args) else ""
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
@@ -703,6 +719,15 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
+
+
+def _merged(args: str, output: str) -> str:
+    """The branch a `git merge` brings in when it leaves its result to a commit (`--no-commit`, conflicts), else ""."""
+    if not _MERGE_HELD_RE.search(f"{args}\n{output}"):
+        return ""
+    words = args.split()
+    return next((word for at, word in enumerate(words) if not word.startswith(("-", "2>", ">", "'", '"'))
+                 and (not at or words[at - 1] not in _MERGE_VALUED)), "")
 
 
 def refusal_words(call: ToolCall) -> str:

@@ -30,6 +30,7 @@ from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 
 MAX_THREADS = 8
 PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
+PLAN_NOT_BUILT = "Plan not implemented yet:"  # a plan the session wrote, and nothing else
 OFFERED = "Agent offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
 _THREAD_CHARS = 240
 
@@ -159,15 +160,18 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _question(found: tuple[Sentence, ...], index: int, plan: str = "") -> str:
+def _question(found: tuple[Sentence, ...], index: int, plan: str = "", built: bool = True) -> str:
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
-    follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)"); not a choice of options (`open_choice`)."""
+    follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)", unless nothing but the plan was written:
+    then the plan has a thread of its own); not a choice of options (`open_choice`)."""
     question = found[index].text
     asked = _ASKED_TO_RE.match(question)
     if asked is not None and len(_named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
         return "Asked whether to " + clause(asked.group(1))
     if len(_named_words(question)) >= 2 or not index:
         return "Question: " + clause(question)
+    if plan and not built:  # the plan's own thread (`PLAN_NOT_BUILT`) names what it asks about
+        return f"Question: {question}"
     if plan:
         return f"Question: {question} ({clause(plan, 14)})"
     # of the two sentences before, the last that names its subject ("This would be a larger refactor" does not)
@@ -268,8 +272,9 @@ def _pending_todo_files(session: Session) -> list[Thread]:
     return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
 
 
-def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> list[Thread]:
-    """Questions, next steps and TODOs in the assistant messages of the last turn (`prompt`: the one it answers)."""
+def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", built: bool = True) -> list[Thread]:
+    """Questions, next steps and TODOs in the assistant messages of the last turn (`prompt`: the one it answers;
+    `built`: whether anything beside the plan was written)."""
     threads: list[Thread] = []
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
@@ -290,8 +295,9 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "") -> 
                     offer = _OFFER_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not
                     # asked, and a note as an offer said is: the work it follows is done
-                    threads.append(Thread(choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}"
-                                          if offer is not None else _question(found, index, plan), offer is None))
+                    said = choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}" \
+                        if offer is not None else _question(found, index, plan, built)
+                    threads.append(Thread(said, offer is None))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.'))}", False))
             elif last and (step := labelled_step(text)) is not None:
@@ -447,7 +453,13 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
     elif kind == "user" and last is not None:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
-        threads += _closing_threads(replies, plan_title(session), events[start].text if start >= 0 else "")
+        plan = plan_title(session)
+        built = any(c.name in WRITE_TOOLS and not c.is_error and not plan_file(c.input.get("file_path"))
+                    for c in session.tool_calls)
+        if plan and not built:  # its subject by the plan's title, the verb the lead says dropped
+            threads.append(Thread(f"{PLAN_NOT_BUILT} {_cut(_PLAN_VERB_RE.sub('', _PLAN_WORD_RE.sub('', plan)), 160)}",
+                                  True))
+        threads += _closing_threads(replies, plan, events[start].text if start >= 0 else "", built)
         threads += _steps_before_aside(events, start, calls)
         left = _intent_left(replies, tail)
         if left is not None:
@@ -495,6 +507,7 @@ def plan_title(session: Session) -> str:
 
 
 _PLAN_WORD_RE = re.compile(r"^plan:\s*", re.IGNORECASE)  # "Plan: Add Unit Tests": the thread says it is a plan
+_PLAN_VERB_RE = re.compile(r"^implement(?:ing|ation of)?\s+", re.IGNORECASE)  # the lead already says it
 _PATH_RE = re.compile(r"`(?:[\w.-]+/)+([\w.-]+)`")
 
 
