@@ -477,3 +477,45 @@ def findings_left(events: list[Event]) -> list[str]:
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+
+
+# "PR#68 looks good to merge.", "No blocking issues found - PR is safe to merge.", "Ready to merge when you are."
+_MERGE_VERDICT_RE = re.compile(r"\b((?:looks?|is|are|seems?) (?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|"
+                               r"(?:good|safe|ready|fine|clear) to merge|ready for merg(?:e|ing))\b", re.IGNORECASE)
+# "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
+_MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
+_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
+_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b.*\bmerge\b")
+_SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
+
+
+def merge_left(events: list[Event]) -> list[str]:
+    """A pull request the agent called good to merge ("PR#68 looks good to merge.") that the session did not merge:
+    no merge ran, the user did not say it was merged, and no edit came after the verdict (it holds for the work
+    left). The PR is the one the verdict's message names, else the last one a command or prompt before it named."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if event.kind != "assistant" or not event.text:
+            continue
+        verdict = next((m for s in sentences(event.text) if (m := _MERGE_VERDICT_RE.search(s.text))
+                        and not _MERGE_HELD_RE.search(s.text[:m.start()])), None)
+        if verdict is None:
+            continue
+        later = events[index + 1:]
+        if any(e.tool is not None and not e.tool.is_error and (e.tool.name in WRITE_TOOLS or (
+                e.tool.name == "Bash" and _MERGE_RAN_RE.search(str(e.tool.input.get("command", ""))))) for e in later) \
+                or any(e.kind == "user" and re.search(r"\bmerged\b", e.text, re.IGNORECASE) for e in later):
+            return []
+        said = [event.text] + [str(e.tool.input.get("command", "")) if e.tool is not None else e.text
+                               for e in reversed(events[:index]) if e.kind == "user" or (
+                                   e.tool is not None and e.tool.name == "Bash")]
+        number = next((next(g for g in m.groups() if g) for text in said if (m := _PR_NUMBER_RE.search(text))), None)
+        if number is None:
+            return []
+        # the PR's branch the session checked out: the repository is left on it
+        branch = next((m.group(1) for e in events[:index] if e.tool is not None and e.tool.name == "Bash"
+                       and re.search(rf"\bgh pr checkout {number}\b", str(e.tool.input.get("command", "")))
+                       and (m := _SWITCHED_RE.search(e.tool.output))), "")
+        where = f", checked out as `{branch}`" if branch else ""
+        return [f"Not merged: PR #{number}{where}, {verdict.group(1).lower()}; merging is left to the user"]
+    return []
