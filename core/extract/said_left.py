@@ -519,3 +519,38 @@ def merge_left(events: list[Event]) -> list[str]:
         where = f", checked out as `{branch}`" if branch else ""
         return [f"Not merged: PR #{number}{where}, {verdict.group(1).lower()}; merging is left to the user"]
     return []
+
+
+# "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
+# the agent hands to the person
+_CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
+                              r"(?: now| also| then)? ((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)"
+                              r"\b.*?)(?:\s+now)?[.!]?$|"
+                              r"^((?:open|run|restart|reload|rebuild|try|test|push) [^.]{0,80}\bto "
+                              r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
+# A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
+_CHECK_REPORTED_RE = re.compile(r"\b(?:works?|worked|working|it does|i see|i saw|i get|i got|errors?|fails?|failed|"
+                                r"still|broken|tested|tried|run it|do it|go ahead|ok(?:ay)?)\b|^" + YES_WORDS + r"\b",
+                                re.IGNORECASE)
+
+
+def checks_left_to_user(events: list[Event]) -> list[str]:
+    """Checks the agent handed to the person in a report before the last one ("You can rebuild and test with the
+    Gemini test repo now.") that the reply passed over: it neither reports what the person saw nor asks the agent to
+    run it, and no later command ran what the check names (`./entire status`). The closing's own are read with it."""
+    found: list[str] = []
+    for index, event in enumerate(events):
+        if event.kind != "assistant" or not event.text:
+            continue
+        reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
+        if reply is None or _CHECK_REPORTED_RE.search(reply.text):
+            continue
+        ran = " ".join(str(e.tool.input.get("command", "")) for e in events[index + 1:]
+                       if e.tool is not None and e.tool.name == "Bash")
+        for said in sentences(event.text):
+            handed = _CHECK_HANDED_RE.search(said.text)
+            step = next((group for group in handed.groups() if group), None) if handed is not None else None
+            if step is None or any(name in ran for name in re.findall(r"`([^`]+)`", step)):
+                continue
+            found.append(f"Not run: {clause(step, 14)} (left to the user)")
+    return list(dict.fromkeys(found))
