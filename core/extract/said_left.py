@@ -480,8 +480,8 @@ _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 
 
 # "PR#68 looks good to merge.", "No blocking issues found - PR is safe to merge.", "Ready to merge when you are."
-_MERGE_VERDICT_RE = re.compile(r"\b((?:looks?|is|are|seems?) (?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|"
-                               r"(?:good|safe|ready|fine|clear) to merge|ready for merg(?:e|ing))\b", re.IGNORECASE)
+MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|ready for merg(?:e|ing))\b",
+                               re.IGNORECASE)
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
 _MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
 _PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
@@ -497,7 +497,7 @@ def merge_left(events: list[Event]) -> list[str]:
         event = events[index]
         if event.kind != "assistant" or not event.text:
             continue
-        verdict = next((m for s in sentences(event.text) if (m := _MERGE_VERDICT_RE.search(s.text))
+        verdict = next((m for s in sentences(event.text) if (m := MERGE_VERDICT_RE.search(s.text))
                         and not _MERGE_HELD_RE.search(s.text[:m.start()])), None)
         if verdict is None:
             continue
@@ -517,16 +517,16 @@ def merge_left(events: list[Event]) -> list[str]:
                        and re.search(rf"\bgh pr checkout {number}\b", str(e.tool.input.get("command", "")))
                        and (m := _SWITCHED_RE.search(e.tool.output))), "")
         where = f", checked out as `{branch}`" if branch else ""
-        return [f"Not merged: PR #{number}{where}, {verdict.group(1).lower()}; merging is left to the user"]
+        return [f"Not merged: PR #{number}{where} ({verdict.group(1).lower()}); merging is left to the user"]
     return []
 
 
 # "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
 # the agent hands to the person
-_CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
+CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
                               r"(?: now| also| then)? ((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)"
                               r"\b.*?)(?:\s+now)?[.!]?$|"
-                              r"^((?:open|run|restart|reload|rebuild|try|test|push) [^.]{0,80}\bto "
+                              r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
                               r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
 # A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
 _CHECK_REPORTED_RE = re.compile(r"\b(?:works?|worked|working|it does|i see|i saw|i get|i got|errors?|fails?|failed|"
@@ -536,8 +536,10 @@ _CHECK_REPORTED_RE = re.compile(r"\b(?:works?|worked|working|it does|i see|i saw
 
 def checks_left_to_user(events: list[Event]) -> list[str]:
     """Checks the agent handed to the person in a report before the last one ("You can rebuild and test with the
-    Gemini test repo now.") that the reply passed over: it neither reports what the person saw nor asks the agent to
-    run it, and no later command ran what the check names (`./entire status`). The closing's own are read with it."""
+    Gemini test repo now.") that the reply passed over: it neither reports what the person saw, nor asks the agent to
+    run it, nor takes up the check's subject ("Run `./entire status` to test it sends events to PostHog." -> "the
+    command string sent to posthog only ..."), and no later command ran what the check names. The closing's own are
+    read with it."""
     found: list[str] = []
     for index, event in enumerate(events):
         if event.kind != "assistant" or not event.text:
@@ -548,9 +550,10 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
         ran = " ".join(str(e.tool.input.get("command", "")) for e in events[index + 1:]
                        if e.tool is not None and e.tool.name == "Bash")
         for said in sentences(event.text):
-            handed = _CHECK_HANDED_RE.search(said.text)
+            handed = CHECK_HANDED_RE.search(said.text)
             step = next((group for group in handed.groups() if group), None) if handed is not None else None
-            if step is None or any(name in ran for name in re.findall(r"`([^`]+)`", step)):
+            if step is None or any(name in ran for name in re.findall(r"`([^`]+)`", step)) or \
+                    len(content_words(said.text) & content_words(reply.text)) >= 2:
                 continue
             found.append(f"Not run: {clause(step, 14)} (left to the user)")
     return list(dict.fromkeys(found))
