@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import handoff_quality as hq
 
 from eywa.core.extract import commands
+from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.facts import session_facts
 from eywa.core.extract.plan_steps import plan_file
 from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
-from eywa.core.extract.claude_words import sentences
 from eywa.core.session import WRITE_TOOLS, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"

@@ -888,8 +888,8 @@ def test_a_pr_called_good_to_merge_that_the_session_never_merged_is_an_open_thre
     # 0cd9edf7 (fresh2, both readers): `gh pr checkout 68`, tests and lint pass, "PR#68 looks good to merge. ...
     # Ready to merge when you are."; d88bceb6 (dev, both readers): a review's "PR is safe to merge", no merge ran
     checked_out = draft(corpus_session("0cd9edf7-459c-4900-af40-cf2c64dea525"), ZoneInfo("UTC")).open_threads
-    assert "Not merged: PR #68, checked out as `gtrrz-victor/add-token-usage-manual-commit` (ready to merge); merging " \
-           "is left to the user" in checked_out, checked_out
+    assert "Not merged: PR #68, checked out as `gtrrz-victor/add-token-usage-manual-commit` (ready to merge); " \
+           "merging is left to the user" in checked_out, checked_out
     reviewed = draft(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46"), ZoneInfo("UTC")).open_threads
     assert "Not merged: PR #6 (safe to merge); merging is left to the user" in reviewed, reviewed
 
@@ -924,4 +924,5 @@ def test_a_check_the_person_reported_on_took_back_or_ran_is_no_thread() -> None:
         threads = draft(_session("codex", Event("user", T0, text="Fix the parser"), _edit("parse.py"), handed,
                                  Event("user", T0, text=reply), *after, _edit("CHANGELOG.md"),
                                  Event("assistant", T0, text="Added the line.")), ZoneInfo("UTC")).open_threads
-        assert any("(left to the user)" in t for t in threads) == (reply == "now add a changelog line"), (reply, threads)
+        passed_over = reply == "now add a changelog line"
+        assert any("(left to the user)" in t for t in threads) == passed_over, (reply, threads)

@@ -524,10 +524,10 @@ def merge_left(events: list[Event]) -> list[str]:
 # "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
 # the agent hands to the person
 CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
-                              r"(?: now| also| then)? ((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)"
-                              r"\b.*?)(?:\s+now)?[.!]?$|"
-                              r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
-                              r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
+                             r"(?: now| also| then)? "
+                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)(?:\s+now)?[.!]?$|"
+                             r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
+                             r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
 # A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
 _CHECK_REPORTED_RE = re.compile(r"\b(?:works?|worked|working|it does|i see|i saw|i get|i got|errors?|fails?|failed|"
                                 r"still|broken|tested|tried|run it|do it|go ahead|ok(?:ay)?)\b|^" + YES_WORDS + r"\b",
