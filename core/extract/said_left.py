@@ -484,6 +484,7 @@ MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to m
                                re.IGNORECASE)
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
 _MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
+MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
 _PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
 _MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b.*\bmerge\b")
 _SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
@@ -517,7 +518,7 @@ def merge_left(events: list[Event]) -> list[str]:
                        and re.search(rf"\bgh pr checkout {number}\b", str(e.tool.input.get("command", "")))
                        and (m := _SWITCHED_RE.search(e.tool.output))), "")
         where = f", checked out as `{branch}`" if branch else ""
-        return [f"Not merged: PR #{number}{where} ({verdict.group(1).lower()}); merging is left to the user"]
+        return [f"{MERGE_LEFT} PR #{number}{where} ({verdict.group(1).lower()}); merging is left to the user"]
     return []
 
 
