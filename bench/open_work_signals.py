@@ -25,8 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import handoff_quality as hq
 
 from eywa.core.extract import commands
+from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.facts import session_facts
 from eywa.core.extract.plan_steps import plan_file
+from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
 from eywa.core.session import WRITE_TOOLS, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
@@ -35,6 +37,10 @@ _DOC_RE = re.compile(r"\.(?:md|txt|rst)$")
 _HEDGE_RE = re.compile(r"\bshould (?:now |already |also |still )?(?!be (?:able|done|committed|pushed)|you\b|i\b|we\b)"
                        r"[a-z]+", re.IGNORECASE)
 _COMBINED = 3  # signals joined at most, in the search for a precise combination
+# any sentence putting a test to the person ("you can verify:", "test the forms on a fork", "let me know if ..."): the
+# wide reading that CHECK_HANDED_RE narrows to a step the person runs
+_TEST_TO_PERSON_RE = re.compile(r"\byou\b.*\b(?:test|verify|try|check|confirm)\b|\b(?:test|verify|try|check|confirm)\b"
+                                r".*\byou\b|\blet me know (?:if|whether|how)\b", re.IGNORECASE)
 
 
 def _signals(session: Session) -> set[str]:
@@ -75,6 +81,7 @@ def _signals(session: Session) -> set[str]:
     }
     found |= {name for name, fires in marks.items() if fires()}
     closing = next((e.text for e in reversed(events) if e.kind == "assistant" and e.text.strip()), "")
+    found |= _handed_signals(events, closing, last_edit)
     if closing.rstrip().endswith("?"):
         found.add("closing_question")
     if _HEDGE_RE.search(closing):
@@ -86,6 +93,30 @@ def _signals(session: Session) -> set[str]:
         found.add("last_turn_edits_docs_only")
     if written and not any(e.tool is not None and e.tool.name == "Bash" for e in turn):
         found.add("last_turn_edits_no_shell")
+    return found
+
+
+def _handed_signals(events: list, closing: str, last_edit: int) -> set[str]:
+    """Steps handed to the person: a test put to them (wide), a check they are to run (CHECK_HANDED_RE), in the
+    closing or mid-session; whether a check ran after the last edit; a PR called good to merge; and what the rules
+    of core/extract/said_left.py make of them."""
+    found: set[str] = set()
+    said = [(i, s.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text for s in sentences(e.text)]
+    closed = {s.text for s in sentences(closing)}
+    checked_after_edit = any(e.tool is not None and e.tool.name == "Bash" and commands.checks(
+        str(e.tool.input.get("command", ""))) for e in events[last_edit + 1:]) if last_edit >= 0 else False
+    for name, pattern in (("test_to_person", _TEST_TO_PERSON_RE), ("check_handed", CHECK_HANDED_RE),
+                          ("merge_verdict", MERGE_VERDICT_RE)):
+        hits = [text for _, text in said if pattern.search(text)]
+        if hits:
+            found.add(name)
+            found.add(f"{name}_{'closing' if any(text in closed for text in hits) else 'mid'}")
+            if name != "merge_verdict":
+                found.add(f"{name}_{'' if checked_after_edit else 'no_'}check_after_edit")
+    if checks_left_to_user(events):
+        found.add("rule_check_left_to_user")
+    if merge_left(events):
+        found.add("rule_merge_left")
     return found
 
 

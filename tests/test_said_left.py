@@ -896,3 +896,47 @@ def test_a_testing_section_reporting_the_checks_run_is_no_thread() -> None:
     for agent in AGENTS:
         assert _closing(agent, "## Testing\n\n- Unit tests pass\n- Lint is clean") == []
         assert _closing(agent, "Now let me run the tests to verify the fixes:\n- `pytest -q`") == []
+
+
+def test_a_pr_called_good_to_merge_that_the_session_never_merged_is_an_open_thread() -> None:
+    # 0cd9edf7 (fresh2, both readers): `gh pr checkout 68`, tests and lint pass, "PR#68 looks good to merge. ...
+    # Ready to merge when you are."; d88bceb6 (dev, both readers): a review's "PR is safe to merge", no merge ran
+    checked_out = draft(corpus_session("0cd9edf7-459c-4900-af40-cf2c64dea525"), ZoneInfo("UTC")).open_threads
+    assert "Not merged: PR #68, checked out as `gtrrz-victor/add-token-usage-manual-commit` (ready to merge); " \
+           "merging is left to the user" in checked_out, checked_out
+    reviewed = draft(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46"), ZoneInfo("UTC")).open_threads
+    assert "Not merged: PR #6 (safe to merge); merging is left to the user" in reviewed, reviewed
+
+
+def test_a_merge_verdict_the_work_moved_past_or_a_merge_carried_out_is_no_thread() -> None:
+    # ea0a65af: "The branch is ready to merge." early on, then the review's fixes were edited in: the verdict is stale
+    moved_on = draft(corpus_session("ea0a65af-b639-46be-b158-dc1a4c599799"), ZoneInfo("UTC")).open_threads
+    assert not any(t.startswith("Not merged:") for t in moved_on), moved_on
+    for closing, after in [("PR #12 looks good to merge.", [_bash("gh pr merge 12 --squash")]),
+                           ("PR #12 is not ready to merge yet: CI is red.", []),
+                           ("Once CI passes, PR #12 is safe to merge.", [])]:
+        threads = draft(_session("claude-code", Event("user", T0, text="Review PR #12"), _bash("gh pr view 12"),
+                                 Event("assistant", T0, text=closing), *after), ZoneInfo("UTC")).open_threads
+        assert not any(t.startswith("Not merged:") for t in threads), (closing, threads)
+
+
+def test_a_check_handed_to_the_person_that_the_reply_passed_over_is_an_open_thread() -> None:
+    # 20b81bf8 (fresh2, both readers): "You can rebuild and test with the Gemini test repo now." -> "can we figure out
+    # if there are more types we don't support?"; only unit tests ran after
+    threads = draft(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"), ZoneInfo("UTC")).open_threads
+    assert "Not run: rebuild and test with the Gemini test repo (left to the user)" in threads, threads
+
+
+def test_a_check_the_person_reported_on_took_back_or_ran_is_no_thread() -> None:
+    # 4e836284 (labelled nothing open): "Run `./entire status` (or any command) to test it sends events to PostHog."
+    # -> "the command string send to posthog only contains the last command ...": the person ran it
+    reported = draft(corpus_session("4e836284-4a0a-44a1-acb3-38c68db78007"), ZoneInfo("UTC")).open_threads
+    assert not any("(left to the user)" in t for t in reported), reported
+    handed = Event("assistant", T0, text="Fixed the parser. You can rebuild and try it on the sample repo now.")
+    for reply in ["yes, run it", "it works, thanks", "now add a changelog line"]:
+        after = [_bash("make build && ./parse sample")] if reply.startswith("yes") else []
+        threads = draft(_session("codex", Event("user", T0, text="Fix the parser"), _edit("parse.py"), handed,
+                                 Event("user", T0, text=reply), *after, _edit("CHANGELOG.md"),
+                                 Event("assistant", T0, text="Added the line.")), ZoneInfo("UTC")).open_threads
+        passed_over = reply == "now add a changelog line"
+        assert any("(left to the user)" in t for t in threads) == passed_over, (reply, threads)

@@ -458,6 +458,13 @@ def test_a_commit_left_to_the_person_and_a_todo_left_in_code_are_facts_an_llm_ha
                               "Left in `resume.go`: TODO: read the start time from the metadata"]
 
 
+def test_a_pr_left_unmerged_and_a_check_left_to_the_person_are_facts_an_llm_handoff_keeps() -> None:
+    body = ("## Open Threads\n- Not merged: PR #6 (safe to merge); merging is left to the user\n"
+            "- Not run: rebuild and test with the Gemini test repo (left to the user)\n- Question: Which backoff?\n")
+    assert facts_in(body) == ["Not merged: PR #6 (safe to merge); merging is left to the user",
+                              "Not run: rebuild and test with the Gemini test repo (left to the user)"]
+
+
 # -- compaction ------------------------------------------------------------------------------------------------
 def test_a_compaction_summarys_frame_gives_no_keyword_but_its_content_does() -> None:
     from eywa.core.sources.discovery import file_session, group_sessions, scan_files

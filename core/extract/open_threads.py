@@ -18,9 +18,11 @@ from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
     YES_WORDS,
+    checks_left_to_user,
     clause,
     findings_left,
     labelled_step,
+    merge_left,
     offers_not_taken,
     open_choice,
     steps_not_taken,
@@ -467,7 +469,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
-                                                          *steps_not_taken(events), *findings_left(events)]]
+                                                          *steps_not_taken(events), *findings_left(events),
+                                                          *merge_left(events), *checks_left_to_user(events)]]
         threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())

@@ -481,3 +481,84 @@ def findings_left(events: list[Event]) -> list[str]:
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+
+
+# "PR#68 looks good to merge.", "No blocking issues found - PR is safe to merge.", "Ready to merge when you are."
+MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|ready for merg(?:e|ing))\b",
+                               re.IGNORECASE)
+# "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
+_MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
+MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
+_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
+_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b.*\bmerge\b")
+_SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
+
+
+def merge_left(events: list[Event]) -> list[str]:
+    """A pull request the agent called good to merge ("PR#68 looks good to merge.") that the session did not merge:
+    no merge ran, the user did not say it was merged, and no edit came after the verdict (it holds for the work
+    left). The PR is the one the verdict's message names, else the last one a command or prompt before it named."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if event.kind != "assistant" or not event.text:
+            continue
+        verdict = next((m for s in sentences(event.text) if (m := MERGE_VERDICT_RE.search(s.text))
+                        and not _MERGE_HELD_RE.search(s.text[:m.start()])), None)
+        if verdict is None:
+            continue
+        later = events[index + 1:]
+        if any(e.tool is not None and not e.tool.is_error and (e.tool.name in WRITE_TOOLS or (
+                e.tool.name == "Bash" and _MERGE_RAN_RE.search(str(e.tool.input.get("command", ""))))) for e in later) \
+                or any(e.kind == "user" and re.search(r"\bmerged\b", e.text, re.IGNORECASE) for e in later):
+            return []
+        said = [event.text] + [str(e.tool.input.get("command", "")) if e.tool is not None else e.text
+                               for e in reversed(events[:index]) if e.kind == "user" or (
+                                   e.tool is not None and e.tool.name == "Bash")]
+        number = next((next(g for g in m.groups() if g) for text in said if (m := _PR_NUMBER_RE.search(text))), None)
+        if number is None:
+            return []
+        # the PR's branch the session checked out: the repository is left on it
+        branch = next((m.group(1) for e in events[:index] if e.tool is not None and e.tool.name == "Bash"
+                       and re.search(rf"\bgh pr checkout {number}\b", str(e.tool.input.get("command", "")))
+                       and (m := _SWITCHED_RE.search(e.tool.output))), "")
+        where = f", checked out as `{branch}`" if branch else ""
+        return [f"{MERGE_LEFT} PR #{number}{where} ({verdict.group(1).lower()}); merging is left to the user"]
+    return []
+
+
+# "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
+# the agent hands to the person
+CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
+                             r"(?: now| also| then)? "
+                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)(?:\s+now)?[.!]?$|"
+                             r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
+                             r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
+# A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
+_CHECK_REPORTED_RE = re.compile(r"\b(?:works?|worked|working|it does|i see|i saw|i get|i got|errors?|fails?|failed|"
+                                r"still|broken|tested|tried|run it|do it|go ahead|ok(?:ay)?)\b|^" + YES_WORDS + r"\b",
+                                re.IGNORECASE)
+
+
+def checks_left_to_user(events: list[Event]) -> list[str]:
+    """Checks the agent handed to the person in a report before the last one ("You can rebuild and test with the
+    Gemini test repo now.") that the reply passed over: it neither reports what the person saw, nor asks the agent to
+    run it, nor takes up the check's subject ("Run `./entire status` to test it sends events to PostHog." -> "the
+    command string sent to posthog only ..."), and no later command ran what the check names. The closing's own are
+    read with it."""
+    found: list[str] = []
+    for index, event in enumerate(events):
+        if event.kind != "assistant" or not event.text:
+            continue
+        reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
+        if reply is None or _CHECK_REPORTED_RE.search(reply.text):
+            continue
+        ran = " ".join(str(e.tool.input.get("command", "")) for e in events[index + 1:]
+                       if e.tool is not None and e.tool.name == "Bash")
+        for said in sentences(event.text):
+            handed = CHECK_HANDED_RE.search(said.text)
+            step = next((group for group in handed.groups() if group), None) if handed is not None else None
+            if step is None or any(name in ran for name in re.findall(r"`([^`]+)`", step)) or \
+                    len(content_words(said.text) & content_words(reply.text)) >= 2:
+                continue
+            found.append(f"Not run: {clause(step, 14)} (left to the user)")
+    return list(dict.fromkeys(found))
