@@ -23,7 +23,6 @@ from eywa.core.extract.said_left import (
     labelled_step,
     offers_not_taken,
     open_choice,
-    review_files_left,
     steps_not_taken,
 )
 from eywa.core.retrieval.query_tokens import content_words
@@ -455,8 +454,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         closing = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "assistant" and events[i].text),
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
-                                                          *steps_not_taken(events), *findings_left(events),
-                                                          *review_files_left(events, session.cwd)]]
+                                                          *steps_not_taken(events), *findings_left(events)]]
         threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())
