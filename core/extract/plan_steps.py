@@ -261,27 +261,10 @@ _RELATIVE_RE = re.compile(r"^(?:which|that|where|who|whose|when)\b", re.IGNORECA
 _ASKING_RE = re.compile(r"^(?:can|could|would|will) you\b|^please\b", re.IGNORECASE)  # a request put as a question
 
 
-def _follow_ups(session: Session, after: int) -> bool:
-    """Whether every prompt after event `after` only carried on its change: each is short (`ended_on`) or got edits,
-    all to files already edited since `after` ("ignore this lint error", "add a comment to ignore it"); a prompt
-    that got no edit or touched another file is new work."""
-    touched: set[str] = set()
-    # prompts sent one after another ("ignore this error: ...", "add a comment ...") are one prompt: the last answers
-    prompts = [i for i, e in enumerate(session.events) if i > after and e.kind == "user" and not (
-        i + 1 < len(session.events) and session.events[i + 1].kind == "user")]
-    for start, end in zip(prompts, [*prompts[1:], len(session.events)], strict=False):
-        _, _, before, _ = _evidence(session.events[after + 1:start])
-        _, _, files, _ = _evidence(session.events[start + 1:end])
-        touched |= set(before)
-        if len(session.events[start].text.split()) > _SHORT_PROMPT and not (files and set(files) <= touched):
-            return False
-    return True
-
-
 def tests_asked_left(session: Session) -> str:
     """The sentence of the last prompt (not a plan to carry out) that asks for tests ("add test that checks this new
-    way of handling session conflicts"), when the session ended on it (`ended_on`, or prompts that only carried its
-    change on: `_follow_ups`) and no edit after it, of the agent or its subagents, wrote a test file; "" when none."""
+    way of handling session conflicts"), when the session ended on it (`ended_on`) and no edit after it, of the agent
+    or its subagents, wrote a test file; "" when none."""
     for index in range(len(session.events) - 1, -1, -1):
         event = session.events[index]
         if event.kind != "user" or event.text.startswith(PLAN_PROMPT):
@@ -291,7 +274,7 @@ def tests_asked_left(session: Session) -> str:
             not s.endswith("?") or _ASKING_RE.match(s))), None)
         if at is None:
             continue
-        if not _follow_ups(session, index):  # the session went on to other work after it: a request set aside
+        if not ended_on(session, index):  # the session went on to other work after it: a request set aside
             return ""
         if any(_TESTS_RE.search(str(t.get("content", ""))) for t in session.todos if t.get("status") != "completed") \
                 or any(_TESTS_RE.search(step) for step in session.todos_dropped):
