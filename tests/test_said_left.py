@@ -312,6 +312,28 @@ def test_a_short_finding_title_gets_the_first_sentence_of_its_body() -> None:
         "strategy/common.go."]
 
 
+def test_many_findings_of_one_priority_left_are_one_thread() -> None:
+    """847ff7d2 lists "## P2 Findings" again; the user has 3 and 9 fixed and six stay untouched (both blind readers
+    write one thread: "Most P2 review findings remain unaddressed, e.g. ..."); 70fc6d83's table of issues of
+    several severities and 09a2c705's four "### Issues" stay one thread each."""
+    threads = [t for t in _threads("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1") if t.startswith("Not fixed (review)")]
+    assert threads == ["Not fixed (review): most P2 findings, e.g. Large Repo DoS, Multiple Repository Opens (N+1), "
+                       "Unbounded Commit Scanning"]
+    assert len([t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed")]) == 6
+    assert len([t for t in _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5") if t.startswith("Not fixed")]) == 4
+
+
+def test_many_findings_of_one_priority_the_user_mostly_took_up_say_how_many_are_left() -> None:
+    review = "## P2 Findings\n\n" + "\n".join(f"{n}. **Finding {n}** - `step{n}()` is slow" for n in range(1, 11))
+    events = [Event("user", T0, text="Review the branch"), Event("assistant", T0, text=review),
+              Event("user", T0, text="fix 1-6"), Event("assistant", T0, text="I can't change the code here.")]
+    assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == [
+        "Not fixed (review): 4 of 10 P2 findings, e.g. Finding 7, Finding 8, Finding 9"]
+    few = [Event("user", T0, text="Review the branch"), Event("assistant", T0, text=review),
+           Event("user", T0, text="fix 1-7"), Event("assistant", T0, text="I can't change the code here.")]
+    assert len(draft(_session("codex", *few), ZoneInfo("UTC")).open_threads) == 3
+
+
 def test_a_reviews_table_of_issues_is_its_findings_each_row_with_its_description() -> None:
     """70fc6d83 (blind labels: "GetSessionLog was removed from the Strategy interface without documentation", "A
     single JSONL line larger than MaxChunkSize is passed through unchecked"): "### Consensus Critical Issues" and

@@ -462,22 +462,42 @@ def findings_left(events: list[Event]) -> list[str]:
     prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
                       and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
-    left = []
+    issues, taken_up, left = 0, 0, []  # findings that are issues, those the user took up, those left untouched
     for position, (numbered, body) in enumerate(listed, 1):
         number = _NUMBER_RE.match(numbered)
         title = _NUMBER_RE.sub("", numbered)
+        if _NO_ISSUE_RE.search(f"{title} {body}"):
+            continue
+        issues += 1
         # the user took it up: by its number ("fix issue 1", "6,7,8,10") or in words ("add warnings for the agent
         # resolution" for "... silently skips sessions on agent resolution failure")
         if (int(number.group(1)) if number else position) in taken or any(
                 len(content_words(title) & content_words(text)) >= 2 for text in asked):
-            continue
-        if _NO_ISSUE_RE.search(f"{title} {body}"):
+            taken_up += 1
             continue
         named = named_code(title) or named_code(body)  # what the title names is what the finding is about
         if any(name in edited or name in before for name in named) or (not named and edits):
             continue
-        left.append(_finding_thread(title, body))
-    return list(dict.fromkeys(left))[:MAX_FINDINGS]
+        left.append((title, body))
+    return _findings_threads(events[at].text, left, issues, issues - taken_up)
+
+
+_PRIORITY_RE = re.compile(r"\b(p\d)\b", re.IGNORECASE)
+_TITLE_END_RE = re.compile(r"\s(?:-|—|–)\s|: ")
+_MANY_FINDINGS = 3  # more findings left of one priority than this read as one thread
+
+
+def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not_taken: int) -> list[str]:
+    """One thread per finding left; one line for many of one priority, as a reader says it ("Not fixed (review):
+    most P2 findings, e.g. Large Repo DoS, ..."): "most" when the user took up fewer than half of its issues."""
+    threads = list(dict.fromkeys(_finding_thread(title, body) for title, body in left))
+    priority = {p.upper() for h in _HEADING_LINE_RE.findall(review) if _FINDINGS_HEADING_RE.match(f"## {h}")
+                for p in _PRIORITY_RE.findall(h)}
+    if len(threads) <= _MANY_FINDINGS or len(priority) != 1:
+        return threads[:MAX_FINDINGS]
+    share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
+    titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
+    return [f"Not fixed (review): {share} {priority.pop()} findings, e.g. {titles}"]
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
