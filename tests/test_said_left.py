@@ -962,3 +962,31 @@ def test_a_check_the_person_reported_on_took_back_or_ran_is_no_thread() -> None:
                                  Event("assistant", T0, text="Added the line.")), ZoneInfo("UTC")).open_threads
         passed_over = reply == "now add a changelog line"
         assert any("(left to the user)" in t for t in threads) == passed_over, (reply, threads)
+# -- a review file left in the work tree ----------------------------------------------------------------------------
+
+
+def test_a_review_file_a_reviewer_subagent_wrote_into_the_repo_is_an_open_thread() -> None:
+    """70c88cff's reviewer subagent answers "The review has been written to `/Users/alex/workspace/cli/review-01.md`"
+    and nothing touches the file after (both blind readers: "wrote review-01.md into the repo root ... untracked");
+    847ff7d2 runs six review subagents that write no file."""
+    assert "Review file left in the repo: `review-01.md`, written by the reviewer subagent" in \
+        _threads("70c88cff-cb35-404f-a974-2a08bab4e4bc")
+    assert not any(t.startswith("Review file left") for t in _threads("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1"))
+
+
+def test_a_review_file_committed_removed_or_outside_the_repo_is_not_left() -> None:
+    review = Event("tool", T0, tool=ToolCall("r", "Task", {"description": "Review the branch"}, result=(
+        "Verdict: approve.\n\nThe review has been written to `/tmp/widgets/docs/review-01.md`.")))
+    asked = Event("user", T0, text="Have the reviewer look at the branch")
+    done = Event("assistant", T0, text="The reviewer approved the change.")
+
+    def left(*events: Event) -> list[str]:
+        return [t for t in draft(_session("claude-code", asked, review, *events, done), ZoneInfo("UTC")).open_threads
+                if t.startswith("Review file left")]
+
+    assert left() == ["Review file left in the repo: `docs/review-01.md`, written by the reviewer subagent"]
+    for command in ("rm docs/review-01.md", "git add -A && git commit -m 'review'"):
+        assert left(Event("tool", T0, tool=ToolCall("b", "Bash", {"command": command}))) == [], command
+    outside = Event("tool", T0, tool=ToolCall("r", "Task", {}, result="The review has been written to `/tmp/r.md`."))
+    assert not any(t.startswith("Review file left") for t in draft(
+        _session("claude-code", asked, outside, done), ZoneInfo("UTC")).open_threads)

@@ -25,6 +25,7 @@ from eywa.core.extract.said_left import (
     merge_left,
     offers_not_taken,
     open_choice,
+    review_files_left,
     steps_not_taken,
 )
 from eywa.core.retrieval.query_tokens import content_words
@@ -470,7 +471,8 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                        len(events))
         threads += [Thread(text, False) for text in [*offers_not_taken(events, closing), *caveats(events, closing),
                                                           *steps_not_taken(events), *findings_left(events),
-                                                          *merge_left(events), *checks_left_to_user(events)]]
+                                                          *merge_left(events), *checks_left_to_user(events),
+                                                          *review_files_left(events, session.cwd)]]
         threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())

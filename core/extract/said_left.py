@@ -582,3 +582,28 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
                 continue
             found.append(f"Not run: {clause(step, 14)} (left to the user)")
     return list(dict.fromkeys(found))
+# "The review has been written to `/repo/docs/requirements/x/review-01.md`.": what a reviewer subagent leaves behind
+_REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
+_ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
+_SUBAGENT_TOOLS = ("Task", "Agent")
+
+
+def review_files_left(events: list[Event], cwd: str) -> list[str]:
+    """"Review file left in the repo: `review-01.md`, written by the reviewer subagent": the file a subagent's answer
+    says its review was written to, inside the session's folder, when no later command names it (committed, moved,
+    removed) or adds every file."""
+    root = cwd.rstrip("/") + "/"
+    found = []
+    for index, event in enumerate(events):
+        call = event.tool
+        if call is None or call.name not in _SUBAGENT_TOOLS or call.is_error:
+            continue
+        later = [str(e.tool.input.get("command", "")) for e in events[index + 1:]
+                 if e.tool is not None and e.tool.name == "Bash"]
+        for path in _REVIEW_FILE_RE.findall(call.result):
+            name = path.rsplit("/", 1)[-1]
+            if cwd and path.startswith(root) and not any(name in c or _ADD_ALL_RE.search(c) for c in later):
+                found.append(f"Review file left in the repo: `{path.removeprefix(root)}`, written by the reviewer "
+                             "subagent")
+    return list(dict.fromkeys(found))
+
