@@ -451,11 +451,13 @@ def test_a_check_not_rerun_and_a_command_failed_are_facts_an_llm_handoff_keeps()
                               "Failed, not run again: `check.sh verify`: ✗ FAIL: x"]
 
 
-def test_a_commit_left_to_the_person_and_a_todo_left_in_code_are_facts_an_llm_handoff_keeps() -> None:
+def test_a_commit_left_to_the_person_a_todo_left_in_code_and_a_review_file_are_facts_an_llm_handoff_keeps() -> None:
     body = ("## Open Threads\n- Uncommitted, left for the person to commit: `resume.go`, `paths.go`\n"
-            "- Left in `resume.go`: TODO: read the start time from the metadata\n- Question: Which backoff?\n")
+            "- Left in `resume.go`: TODO: read the start time from the metadata\n- Question: Which backoff?\n"
+            "- Review file left in the repo: `review-01.md`, written by the reviewer subagent\n")
     assert facts_in(body) == ["Uncommitted, left for the person to commit: `resume.go`, `paths.go`",
-                              "Left in `resume.go`: TODO: read the start time from the metadata"]
+                              "Left in `resume.go`: TODO: read the start time from the metadata",
+                              "Review file left in the repo: `review-01.md`, written by the reviewer subagent"]
 
 
 def test_a_pr_left_unmerged_and_a_check_left_to_the_person_are_facts_an_llm_handoff_keeps() -> None:

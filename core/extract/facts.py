@@ -38,7 +38,7 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import MERGE_LEFT, clause, commit_put_forward
+from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commit_put_forward
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
@@ -145,9 +145,9 @@ _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build":
 LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
 BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
-                 LEFT_TO_COMMIT, LEFT_IN_CODE, MERGE_LEFT, "Not pushed:", "PR not opened:", "Not run:",
-                 "Failed, not run again:", "Temporary file still", "Temporary debug code still", "Still running:",
-                 "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
+                 LEFT_TO_COMMIT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, "Not pushed:", "PR not opened:",
+                 "Not run:", "Failed, not run again:", "Temporary file still", "Temporary debug code still",
+                 "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
 
 
 @dataclass(frozen=True)

@@ -586,6 +586,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
 _REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
 _ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
 _SUBAGENT_TOOLS = ("Task", "Agent")
+REVIEW_FILE_LEFT = "Review file left in the repo:"  # a fact of the session's actions: an LLM handoff keeps it
 
 
 def review_files_left(events: list[Event], cwd: str) -> list[str]:
@@ -603,7 +604,7 @@ def review_files_left(events: list[Event], cwd: str) -> list[str]:
         for path in _REVIEW_FILE_RE.findall(call.result):
             name = path.rsplit("/", 1)[-1]
             if cwd and path.startswith(root) and not any(name in c or _ADD_ALL_RE.search(c) for c in later):
-                found.append(f"Review file left in the repo: `{path.removeprefix(root)}`, written by the reviewer "
+                found.append(f"{REVIEW_FILE_LEFT} `{path.removeprefix(root)}`, written by the reviewer "
                              "subagent")
     return list(dict.fromkeys(found))
 
