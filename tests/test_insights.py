@@ -537,6 +537,25 @@ def test_a_step_announced_on_the_finding_before_it_is_one_decision_with_its_reas
         "Refactor to a table-driven test, since the linter found duplication between the two tests."]
 
 
+def test_what_the_agent_says_it_sees_before_a_step_is_the_steps_reason() -> None:
+    # b50aaf5c: "I see there's already a `taskToolInput` type and helper function in hooks.go. Let me fix the duplicate
+    # and use the existing code." (both its readers: reused the existing helper, dropped the duplicate)
+    assert ("Fix the duplicate and use the existing code, since there's already a `taskToolInput` type and helper "
+            "function in hooks.go.") in texts("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1")
+    assert [item.text for item in steps_on_findings(sentences(
+        "I see that `load_sessions` still calls it. Let me keep the import at module level."))] == [
+        "Keep the import at module level, since `load_sessions` still calls it."]
+
+
+def test_what_the_agent_sees_that_is_no_clause_gives_a_step_no_reason() -> None:
+    # cb2e607c: "I see the issue - Hatchling needs to be told ...", 768de5d6: "I see 4 spots with `strings.Contains`
+    # and one with a loose `len` check. Let me replace them all ...": a thing seen, no finding said
+    for session_id in ("cb2e607c-c758-415a-8b45-c49e4631906a", "768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"):
+        assert not any(", since the issue" in line or ", since 4 spots" in line for line in texts(session_id))
+    assert steps_on_findings(sentences("I see the conflict markers and some duplicate lines. Let me fix both "
+                                       "functions.")) == []
+
+
 def test_no_step_joins_a_status_a_reply_or_a_step_that_names_nothing() -> None:
     # "The fix is complete and all tests pass. Let me create a summary of what was fixed": where the work stands
     assert not any(item.strength == FOLLOWED for item in chosen(corpus_session("b5f6af67-9cd0-42bb-8323-9ac99badee2d")))

@@ -763,6 +763,8 @@ _NO_FINDING_RE = re.compile(r"\b(?:pass(?:es|ed)?|passing|complete[sd]?|done|cle
 _AGREED_RE = re.compile(r"^you're (?:absolutely |completely )?(?:right|correct)(?: that\b)?\s*[-—–,:.!]*\s*",
                         re.IGNORECASE)
 _AGREED = " (the user's correction)"
+# ("I see the issue - ...", "I see 4 spots with ...": what follows names no finding of its own)
+_SEEN_RE = re.compile(r"^(?:ah,?\s+)?i (?:see|notice|found) (?:that\s+|(?=there(?:'s| is| are)\s))", re.IGNORECASE)
 _BECAUSE_RE = re.compile(r"\b(?:since|because)\b", re.IGNORECASE)  # a step that gives its own reason
 _LOWER_START = frozenset("the this that these those there it its we our all both no only every each a an local missing "
                          "you using when if once while after before".split())
@@ -782,6 +784,8 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
         step, finding = sentence.text, before.text
         agreed = _AGREED_RE.match(finding)  # "You're right, we should use real booleans": the user's correction
         finding = finding[agreed.end():] if agreed else finding
+        seen = _SEEN_RE.match(finding)  # "I see that `x` is still used in `y`": what it saw is the finding
+        finding = finding[seen.end():] if seen else finding
         if sentence.listed or before.listed or before.heading != sentence.heading or not _STEP_RE.match(step) \
                 or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
             continue
