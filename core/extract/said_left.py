@@ -509,8 +509,11 @@ MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to m
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
 _MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
 MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
-_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
-_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b.*\bmerge\b")
+# the spaces around a "#" read once (possessive): linear on a long run, the same numbers
+_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*+(?:#\s*+)?(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b",
+                           re.IGNORECASE)
+# each "git" read up to the next or to a "merge" on its line, possessively: linear on a long command, the same commands
+_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b(?:(?!\b(?:git|merge)\b).)*+\bmerge\b")
 _SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
 
 
@@ -547,10 +550,11 @@ def merge_left(events: list[Event]) -> list[str]:
 
 
 # "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
-# the agent hands to the person
+# the agent hands to the person (a closing "now" tried from its run of spaces' start only: linear on a long run)
 CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
                              r"(?: now| also| then)? "
-                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)(?:\s+now)?[.!]?$|"
+                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)"
+                             r"(?:(?<!\s)\s++now)?[.!]?$|"
                              r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
                              r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
 # A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
