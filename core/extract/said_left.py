@@ -232,6 +232,12 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def commands_after(events: list[Event], at: int) -> list[str]:
+    """The shell commands run after event `at`, failed ones too."""
+    return [str(e.tool.input.get("command", "")) for e in events[at + 1:] if e.tool is not None
+            and e.tool.name == "Bash"]
+
+
 def edited_after(events: list[Event], at: int) -> str:
     """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
     return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
@@ -576,8 +582,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
         reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
         if reply is None or _CHECK_REPORTED_RE.search(reply.text):
             continue
-        ran = " ".join(str(e.tool.input.get("command", "")) for e in events[index + 1:]
-                       if e.tool is not None and e.tool.name == "Bash")
+        ran = " ".join(commands_after(events, index))
         for said in sentences(event.text):
             handed = CHECK_HANDED_RE.search(said.text)
             step = next((group for group in handed.groups() if group), None) if handed is not None else None
@@ -603,8 +608,7 @@ def review_files_left(events: list[Event], cwd: str) -> list[str]:
         call = event.tool
         if call is None or call.name not in _SUBAGENT_TOOLS or call.is_error:
             continue
-        later = [str(e.tool.input.get("command", "")) for e in events[index + 1:]
-                 if e.tool is not None and e.tool.name == "Bash"]
+        later = commands_after(events, index)
         for path in _REVIEW_FILE_RE.findall(call.result):
             name = path.rsplit("/", 1)[-1]
             if cwd and path.startswith(root) and not any(name in c or _ADD_ALL_RE.search(c) for c in later):
