@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import handoff_quality as hq
 
@@ -130,16 +129,14 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True, help="an index built by bench/handoff_quality.py")
     parser.add_argument("sets", nargs="+")
     args = parser.parse_args()
-    from tests.test_extractor import corpus_session
-
     seen: list[tuple[str, str, frozenset[str]]] = []  # (set, O|N + said|silent, signals)
     for which in args.sets:
         labels = _labels(which)
         handoffs = hq.extracted(args.data_dir, [label["id"] for label in labels])
         for label in labels:
             try:
-                session = corpus_session(label["id"])
-            except (IndexError, KeyError, OSError):
+                session = hq.corpus_session(label["id"])
+            except (KeyError, OSError):
                 continue  # an agent fixture, not in the corpus
             said = bool(handoffs.get(label["id"], hq.EMPTY)["open_threads"])
             tag = ("O" if label["open_threads"] else "N") + ("said" if said else "silent")
