@@ -37,9 +37,10 @@ _HEDGE_RE = re.compile(r"\bshould (?:now |already |also |still )?(?!be (?:able|d
                        r"[a-z]+", re.IGNORECASE)
 _COMBINED = 3  # signals joined at most, in the search for a precise combination
 # any sentence putting a test to the person ("you can verify:", "test the forms on a fork", "let me know if ..."): the
-# wide reading that CHECK_HANDED_RE narrows to a step the person runs
-_TEST_TO_PERSON_RE = re.compile(r"\byou\b.*\b(?:test|verify|try|check|confirm)\b|\b(?:test|verify|try|check|confirm)\b"
-                                r".*\byou\b|\blet me know (?:if|whether|how)\b", re.IGNORECASE)
+# wide reading that CHECK_HANDED_RE narrows to a step the person runs. "you" and the verb on one line, in either order,
+# each looked for once from the line's start: linear on a long line
+_TEST_TO_PERSON_RE = re.compile(r"^(?=.*\byou\b)(?=.*\b(?:test|verify|try|check|confirm)\b)|"
+                                r"\blet me know (?:if|whether|how)\b", re.IGNORECASE | re.MULTILINE)
 
 
 def _signals(session: Session) -> set[str]:
