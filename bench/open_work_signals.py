@@ -26,12 +26,12 @@ import handoff_quality as hq
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.facts import session_facts
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.plan_steps import plan_file
 from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
 from eywa.core.session import WRITE_TOOLS, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
-_DOC_RE = re.compile(r"\.(?:md|txt|rst)$")
 # a claim of the closing message that the change will work, not that it was seen to ("should now properly collapse")
 _HEDGE_RE = re.compile(r"\bshould (?:now |already |also |still )?(?!be (?:able|done|committed|pushed)|you\b|i\b|we\b)"
                        r"[a-z]+", re.IGNORECASE)
@@ -55,7 +55,7 @@ def _signals(session: Session) -> set[str]:
         path = str(call.input.get("file_path", ""))
         if call.name in WRITE_TOOLS and not call.is_error and not plan_file(path):
             last_edit = index
-            last_code = last_code if _DOC_RE.search(path) else index
+            last_code = last_code if DOC_FILE_RE.search(path) else index
         if call.name == "Bash":
             command = str(call.input.get("command", ""))
             last_check = index if commands.checks(command) else last_check
@@ -89,7 +89,7 @@ def _signals(session: Session) -> set[str]:
     prompt = max((i for i, e in enumerate(events) if e.kind == "user"), default=-1)
     turn = events[prompt + 1:]
     written = [e.tool for e in turn if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error]
-    if written and all(_DOC_RE.search(str(c.input.get("file_path", ""))) for c in written):
+    if written and all(DOC_FILE_RE.search(str(c.input.get("file_path", ""))) for c in written):
         found.add("last_turn_edits_docs_only")
     if written and not any(e.tool is not None and e.tool.name == "Bash" for e in turn):
         found.add("last_turn_edits_no_shell")
