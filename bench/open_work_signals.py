@@ -29,7 +29,7 @@ from eywa.core.extract.facts import session_facts
 from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.plan_steps import plan_file
 from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
 # a claim of the closing message that the change will work, not that it was seen to ("should now properly collapse")
@@ -62,7 +62,7 @@ def _signals(session: Session) -> set[str]:
             last_commit = index if any(s.verb == "commit" for s in commands.git_steps(command)) else last_commit
         if call.name == "ExitPlanMode":
             found.add("exit_plan")
-        if call.name in ("Task", "Agent"):
+        if call.name in SUBAGENT_TOOLS:
             found.add("subagent")
     marks: dict[str, Callable[[], bool]] = {
         "edits": lambda: last_edit >= 0,

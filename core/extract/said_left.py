@@ -12,7 +12,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import WRITE_TOOLS, Event
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 MAX_CAVEATS = 2
@@ -594,7 +594,6 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
 # "The review has been written to `/repo/docs/requirements/x/review-01.md`.": what a reviewer subagent leaves behind
 _REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
 _ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
-_SUBAGENT_TOOLS = ("Task", "Agent")
 REVIEW_FILE_LEFT = "Review file left in the repo:"  # a fact of the session's actions: an LLM handoff keeps it
 
 
@@ -606,7 +605,7 @@ def review_files_left(events: list[Event], cwd: str) -> list[str]:
     found = []
     for index, event in enumerate(events):
         call = event.tool
-        if call is None or call.name not in _SUBAGENT_TOOLS or call.is_error:
+        if call is None or call.name not in SUBAGENT_TOOLS or call.is_error:
             continue
         later = commands_after(events, index)
         for path in _REVIEW_FILE_RE.findall(call.result):
