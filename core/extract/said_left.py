@@ -312,6 +312,7 @@ _ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
 _CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
 _LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
 MAX_FINDINGS = 6
+_NOT_FIXED = "Not fixed (review):"  # how a review's finding left begins, alone or with others of its priority
 
 
 def _findings(text: str) -> list[tuple[str, str]]:
@@ -426,7 +427,7 @@ def _finding_thread(title: str, body: str) -> str:
         first = [s for s in sentences(_LOCATION_RE.sub("", body.lstrip("-* "))) if not s.text.endswith("?")]
         if first:
             said = f"{title}: {first[0].text}"
-    return "Not fixed (review): " + clause(said, 20)
+    return f"{_NOT_FIXED} {clause(said, 20)}"
 
 
 _SEVERITY_RE = re.compile(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
@@ -503,7 +504,7 @@ def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not
         return threads[:MAX_FINDINGS]
     share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
     titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
-    return [f"Not fixed (review): {share} {priority.pop()} findings, e.g. {titles}"]
+    return [f"{_NOT_FIXED} {share} {priority.pop()} findings, e.g. {titles}"]
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
