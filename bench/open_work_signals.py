@@ -29,7 +29,7 @@ from eywa.core.extract.facts import session_facts
 from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.plan_steps import plan_file
 from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
-from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Session
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
 # a claim of the closing message that the change will work, not that it was seen to ("should now properly collapse")
@@ -96,7 +96,7 @@ def _signals(session: Session) -> set[str]:
     return found
 
 
-def _handed_signals(events: list, closing: str, last_edit: int) -> set[str]:
+def _handed_signals(events: list[Event], closing: str, last_edit: int) -> set[str]:
     """Steps handed to the person: a test put to them (wide), a check they are to run (CHECK_HANDED_RE), in the
     closing or mid-session; whether a check ran after the last edit; a PR called good to merge; and what the rules
     of core/extract/said_left.py make of them."""
