@@ -15,7 +15,6 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
-MAX_CAVEATS = 2
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
