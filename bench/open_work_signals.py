@@ -81,7 +81,7 @@ def _signals(session: Session) -> set[str]:
     }
     found |= {name for name, fires in marks.items() if fires()}
     closing = next((e.text for e in reversed(events) if e.kind == "assistant" and e.text.strip()), "")
-    found |= _handed_signals(events, closing, last_edit)
+    found |= _handed_signals(events, closing, 0 <= last_edit < last_check)
     if closing.rstrip().endswith("?"):
         found.add("closing_question")
     if _HEDGE_RE.search(closing):
@@ -96,18 +96,16 @@ def _signals(session: Session) -> set[str]:
     return found
 
 
-def _handed_signals(events: list[Event], closing: str, last_edit: int) -> set[str]:
+def _handed_signals(events: list[Event], closing: str, checked_after_edit: bool) -> set[str]:
     """Steps handed to the person: a test put to them (wide), a check they are to run (CHECK_HANDED_RE), in the
     closing or mid-session; whether a check ran after the last edit; a PR called good to merge; and what the rules
     of core/extract/said_left.py make of them."""
     found: set[str] = set()
-    said = [(i, s.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text for s in sentences(e.text)]
+    said = [s.text for e in events if e.kind == "assistant" and e.text for s in sentences(e.text)]
     closed = {s.text for s in sentences(closing)}
-    checked_after_edit = any(e.tool is not None and e.tool.name == "Bash" and commands.checks(
-        str(e.tool.input.get("command", ""))) for e in events[last_edit + 1:]) if last_edit >= 0 else False
     for name, pattern in (("test_to_person", _TEST_TO_PERSON_RE), ("check_handed", CHECK_HANDED_RE),
                           ("merge_verdict", MERGE_VERDICT_RE)):
-        hits = [text for _, text in said if pattern.search(text)]
+        hits = [text for text in said if pattern.search(text)]
         if hits:
             found.add(name)
             found.add(f"{name}_{'closing' if any(text in closed for text in hits) else 'mid'}")
