@@ -33,8 +33,12 @@ import math
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from eywa.core.session import Session
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -206,6 +210,18 @@ def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
                           "open_threads": handoff.open_threads, "insights": handoff.insights,
                           "key_files": handoff.key_files, "text": handoff.to_markdown()}
     return found
+
+
+def corpus_session(session_id: str) -> Session:
+    """A session of the corpus, read in place as ingest reads it (unredacted); KeyError when the corpus has none."""
+    from eywa.core.sources.claude import subagent_parent
+    from eywa.core.sources.discovery import group_sessions, scan_files
+    from eywa.core.sources.sessions import read_session
+
+    path = next((SHARED / "corpus").rglob(f"{session_id}.jsonl"), None)
+    if path is None:
+        raise KeyError(session_id)
+    return read_session(group_sessions(scan_files(path.parent), subagent_parent)[session_id], lambda text: text)[0]
 
 
 def build_index(data_dir: Path) -> None:

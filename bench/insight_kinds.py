@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter, defaultdict
-from pathlib import Path
 from unittest import mock
 
 import handoff_quality as hq
@@ -29,15 +28,6 @@ _NAMES = {rules.REASONED: "REASONED", rules.REPORTED: "REPORTED", rules.ANNOUNCE
           rules.BEFORE_EDIT: "BEFORE_EDIT", rules.REFUSED: "REFUSED", rules.CLOSING: "CLOSING",
           rules.WRITTEN: "WRITTEN"}
 _KINDS = {"Root cause": "cause", "Decision": "choice", "Found": "found"}
-
-
-def corpus_session(path: Path) -> Session:
-    from eywa.core.sources.claude import subagent_parent
-    from eywa.core.sources.discovery import group_sessions, scan_files
-    from eywa.core.sources.sessions import read_session
-
-    group = group_sessions(scan_files(path.parent), subagent_parent)[path.stem]
-    return read_session(group, lambda text: text)[0]
 
 
 def kind_of(item: rules.Insight, users: set[str], commits: set[str]) -> str:
@@ -58,15 +48,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="only the handoffs whose places are all taken")
     args = parser.parse_args()
-    paths = {path.stem: path for path in (hq.SHARED / "corpus").rglob("*.jsonl")}
     # kind -> kept, kept matching (--full: needed), dropped, dropped gaining a label
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     gained_in: dict[str, set[str]] = defaultdict(set)
     labelled = named = ceiling = 0
     for label in hq.load_labels(hq.BLIND, "dev"):
-        if label["id"] not in paths:  # the agent fixtures' sessions
+        try:
+            session = hq.corpus_session(label["id"])
+        except KeyError:  # the agent fixtures' sessions
             continue
-        session = corpus_session(paths[label["id"]])
         wanted = [hq.label_text(item) for item in label["decisions"]]
         kept = rules.chosen(session)
         lines = [item.line() for item in kept]

@@ -20,27 +20,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import handoff_quality as hq
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.facts import session_facts
+from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.plan_steps import plan_file
 from eywa.core.extract.said_left import CHECK_HANDED_RE, MERGE_VERDICT_RE, checks_left_to_user, merge_left
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, Session
 
 BLIND = Path(__file__).resolve().parent / "handoff_labels_blind.yaml"
-_DOC_RE = re.compile(r"\.(?:md|txt|rst)$")
 # a claim of the closing message that the change will work, not that it was seen to ("should now properly collapse")
 _HEDGE_RE = re.compile(r"\bshould (?:now |already |also |still )?(?!be (?:able|done|committed|pushed)|you\b|i\b|we\b)"
                        r"[a-z]+", re.IGNORECASE)
 _COMBINED = 3  # signals joined at most, in the search for a precise combination
 # any sentence putting a test to the person ("you can verify:", "test the forms on a fork", "let me know if ..."): the
-# wide reading that CHECK_HANDED_RE narrows to a step the person runs
-_TEST_TO_PERSON_RE = re.compile(r"\byou\b.*\b(?:test|verify|try|check|confirm)\b|\b(?:test|verify|try|check|confirm)\b"
-                                r".*\byou\b|\blet me know (?:if|whether|how)\b", re.IGNORECASE)
+# wide reading that CHECK_HANDED_RE narrows to a step the person runs. "you" and the verb on one line, in either order,
+# each looked for once from the line's start: linear on a long line
+_TEST_TO_PERSON_RE = re.compile(r"^(?=.*\byou\b)(?=.*\b(?:test|verify|try|check|confirm)\b)|"
+                                r"\blet me know (?:if|whether|how)\b", re.IGNORECASE | re.MULTILINE)
 
 
 def _signals(session: Session) -> set[str]:
@@ -55,14 +55,14 @@ def _signals(session: Session) -> set[str]:
         path = str(call.input.get("file_path", ""))
         if call.name in WRITE_TOOLS and not call.is_error and not plan_file(path):
             last_edit = index
-            last_code = last_code if _DOC_RE.search(path) else index
+            last_code = last_code if DOC_FILE_RE.search(path) else index
         if call.name == "Bash":
             command = str(call.input.get("command", ""))
             last_check = index if commands.checks(command) else last_check
             last_commit = index if any(s.verb == "commit" for s in commands.git_steps(command)) else last_commit
         if call.name == "ExitPlanMode":
             found.add("exit_plan")
-        if call.name in ("Task", "Agent"):
+        if call.name in SUBAGENT_TOOLS:
             found.add("subagent")
     marks: dict[str, Callable[[], bool]] = {
         "edits": lambda: last_edit >= 0,
@@ -81,7 +81,7 @@ def _signals(session: Session) -> set[str]:
     }
     found |= {name for name, fires in marks.items() if fires()}
     closing = next((e.text for e in reversed(events) if e.kind == "assistant" and e.text.strip()), "")
-    found |= _handed_signals(events, closing, last_edit)
+    found |= _handed_signals(events, closing, 0 <= last_edit < last_check)
     if closing.rstrip().endswith("?"):
         found.add("closing_question")
     if _HEDGE_RE.search(closing):
@@ -89,25 +89,23 @@ def _signals(session: Session) -> set[str]:
     prompt = max((i for i, e in enumerate(events) if e.kind == "user"), default=-1)
     turn = events[prompt + 1:]
     written = [e.tool for e in turn if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error]
-    if written and all(_DOC_RE.search(str(c.input.get("file_path", ""))) for c in written):
+    if written and all(DOC_FILE_RE.search(str(c.input.get("file_path", ""))) for c in written):
         found.add("last_turn_edits_docs_only")
     if written and not any(e.tool is not None and e.tool.name == "Bash" for e in turn):
         found.add("last_turn_edits_no_shell")
     return found
 
 
-def _handed_signals(events: list, closing: str, last_edit: int) -> set[str]:
+def _handed_signals(events: list[Event], closing: str, checked_after_edit: bool) -> set[str]:
     """Steps handed to the person: a test put to them (wide), a check they are to run (CHECK_HANDED_RE), in the
     closing or mid-session; whether a check ran after the last edit; a PR called good to merge; and what the rules
     of core/extract/said_left.py make of them."""
     found: set[str] = set()
-    said = [(i, s.text) for i, e in enumerate(events) if e.kind == "assistant" and e.text for s in sentences(e.text)]
+    said = [s.text for e in events if e.kind == "assistant" and e.text for s in sentences(e.text)]
     closed = {s.text for s in sentences(closing)}
-    checked_after_edit = any(e.tool is not None and e.tool.name == "Bash" and commands.checks(
-        str(e.tool.input.get("command", ""))) for e in events[last_edit + 1:]) if last_edit >= 0 else False
     for name, pattern in (("test_to_person", _TEST_TO_PERSON_RE), ("check_handed", CHECK_HANDED_RE),
                           ("merge_verdict", MERGE_VERDICT_RE)):
-        hits = [text for _, text in said if pattern.search(text)]
+        hits = [text for text in said if pattern.search(text)]
         if hits:
             found.add(name)
             found.add(f"{name}_{'closing' if any(text in closed for text in hits) else 'mid'}")
@@ -130,16 +128,14 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True, help="an index built by bench/handoff_quality.py")
     parser.add_argument("sets", nargs="+")
     args = parser.parse_args()
-    from tests.test_extractor import corpus_session
-
     seen: list[tuple[str, str, frozenset[str]]] = []  # (set, O|N + said|silent, signals)
     for which in args.sets:
         labels = _labels(which)
         handoffs = hq.extracted(args.data_dir, [label["id"] for label in labels])
         for label in labels:
             try:
-                session = corpus_session(label["id"])
-            except (IndexError, KeyError, OSError):
+                session = hq.corpus_session(label["id"])
+            except (KeyError, OSError):
                 continue  # an agent fixture, not in the corpus
             said = bool(handoffs.get(label["id"], hq.EMPTY)["open_threads"])
             tag = ("O" if label["open_threads"] else "N") + ("said" if said else "silent")

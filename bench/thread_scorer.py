@@ -143,9 +143,6 @@ def load_sessions(ids: list[str]) -> dict[str, Session]:
     from eywa.core.sources import agent
     from eywa.core.sources.discovery import group_sessions, scan_files
 
-    sys.path.insert(0, str(hq.ROOT))
-    from tests.test_extractor import corpus_session
-
     found: dict[str, Session] = {}
     wanted = set(ids)
     for kind, folder in (("codex", "codex"), ("gemini", "gemini"), ("claude-code", "claude")):
@@ -157,8 +154,8 @@ def load_sessions(ids: list[str]) -> dict[str, Session]:
                 found[session.session_id] = session
     for session_id in wanted - set(found):
         try:
-            found[session_id] = corpus_session(session_id)
-        except (IndexError, KeyError):
+            found[session_id] = hq.corpus_session(session_id)
+        except KeyError:
             continue
     return found
 

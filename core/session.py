@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 # The tools that change a file, by the names every source reads its agent's edits as (core/sources)
 WRITE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+SUBAGENT_TOOLS = ("Task", "Agent")  # the tools that run a subagent: its answer is the call's `result`
 
 
 @dataclass

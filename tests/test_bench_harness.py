@@ -186,3 +186,16 @@ def test_open_work_signals_read_what_a_session_did_and_how_its_closing_ends() ->
     plan = open_work_signals._signals(corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9"))
     assert {"closing_question", "last_turn_edits_docs_only", "subagent"} <= plan
     assert not {"edits_code", "check_run", "commits"} & plan
+
+
+def test_open_work_signals_read_a_test_put_to_the_person_from_each_lines_start_once() -> None:
+    """bench/open_work_signals.py: "you" and a check verb on one line, either order; a 200k-character line of "you"s
+    is read from its start only (the old pattern began again at each "you" and read to the end)."""
+    import open_work_signals
+
+    pattern = open_work_signals._TEST_TO_PERSON_RE
+    assert pattern.pattern.startswith("^(?=.*\\byou\\b)(?=.*\\b(?:test|")
+    assert pattern.search("Try it, you will see") and pattern.search("a\nyou can check it\nb")
+    assert not pattern.search("you\ntest") and not pattern.search("you tested it")
+    yous = "you " * 50_000
+    assert not pattern.search(yous) and pattern.search(f"{yous}verify")

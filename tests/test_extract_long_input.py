@@ -88,3 +88,32 @@ def test_a_failed_commands_verdict_line_is_read_from_each_words_start_and_its_fi
     for call, verdict in ((build, "Error: bundle failed at"), (lead, "bundle failed")):
         session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=call)])
         assert session_facts(session).failed == [(call.input["command"].removeprefix("./"), verdict)]
+
+
+def _said(text: str) -> Event:
+    return Event("assistant", None, text=text)
+
+
+def _ran(command: str) -> Event:
+    return Event("tool", None, tool=ToolCall("b", "Bash", {"command": command}))
+
+
+def test_a_pr_number_is_read_past_its_spaces_once_and_a_merge_from_each_git_up_to_the_next() -> None:
+    assert r"\s*+(?:#\s*+)?" in said_left._PR_NUMBER_RE.pattern  # the spaces around a "#" read once
+    assert r"\bgit\b(?:(?!\b(?:git|merge)\b).)*+\bmerge\b" in said_left._MERGE_RAN_RE.pattern
+    spaces, gits = " " * LONG, "git " * (LONG // 4)  # each a place the old patterns read the rest again from
+    verdict = _said(f"PR{spaces}#  68 looks good to merge.")
+    assert said_left.merge_left([verdict, _ran(gits)]) == [
+        "Not merged: PR #68 (good to merge); merging is left to the user"]
+    assert said_left.merge_left([verdict, _ran(f"{gits}merge feature")]) == []
+    assert said_left.merge_left([verdict, _ran("git log\nmerge it")])  # a merge on another line than its git
+    assert said_left.merge_left([_said(f"PR{spaces}x is good to merge.")]) == []  # no number: no PR named
+
+
+def test_a_check_handed_over_reads_its_closing_now_from_its_run_of_spaces_start_once() -> None:
+    assert r"(?:(?<!\s)\s++now)?" in said_left.CHECK_HANDED_RE.pattern
+    spaces = " " * LONG  # each space a place the old pattern read the run again, looking for a "now" after it
+    handed = said_left.CHECK_HANDED_RE.search(f"You can run it{spaces}x")
+    assert handed is not None and handed.group(1) == f"run it{spaces}x"
+    handed = said_left.CHECK_HANDED_RE.search(f"You can rebuild it{spaces}now.")
+    assert handed is not None and handed.group(1) == "rebuild it"

@@ -11,7 +11,7 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 from eywa.core.handoffs.model import format_duration
-from eywa.core.session import Event, Session, SubagentRun, ToolCall
+from eywa.core.session import SUBAGENT_TOOLS, Event, Session, SubagentRun, ToolCall
 from eywa.core.sources import AGENT_NAMES, CLAUDE_CODE
 
 LINE_KEEP = 160
@@ -33,7 +33,7 @@ def tool_target(call: ToolCall, cwd: str) -> str:
     """What a tool call acted on, in a few words: a path, a command, a pattern, a URL."""
     data = call.input
     path = data.get("file_path") or data.get("notebook_path") or data.get("path")
-    if call.name in ("Task", "Agent"):
+    if call.name in SUBAGENT_TOOLS:
         kind = data.get("subagent_type") or "agent"
         return f"[{kind}] {one_line(str(data.get('description') or data.get('prompt') or ''), 100)}"
     if call.name == "Bash" and isinstance(data.get("command"), str):

@@ -38,7 +38,7 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commit_put_forward
+from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commands_after, commit_put_forward
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
@@ -418,8 +418,7 @@ def _manual_checks_left(session: Session, plan: str, after: int) -> tuple[list[s
     is what the session ended on: no prompt after it but a short one ("commit this"); a new request is new work."""
     if not plan or not ended_on(session, after):  # no plan: no steps, and no commands to read for them
         return [], []
-    run = [str(e.tool.input.get("command", "")) for e in session.events[after:]
-           if e.tool is not None and e.tool.name == "Bash"]
+    run = commands_after(session.events, after)  # the plan's own event is no command
     ran, kinds = " ".join(run), {check.kind for command in run for check in commands.checks(command)}
     left: list[str] = []
     commands_left: list[str] = []

@@ -12,7 +12,7 @@ from collections import Counter
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract import commands
 from eywa.core.extract.gist import LAST_REPORTS
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Session
 
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
 MAX_READ_KEY_FILES = 3  # read files listed beside the changes: the few a reader opens to follow the work
@@ -68,7 +68,7 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
             found += [(relative_path(changed, session.cwd), changed in deleted) for changed, _ in ops]
             for folder in commands.folders_removed(command):
                 found += [(path, True) for path in _inside(folder, known, session.cwd)]
-        elif call.name in ("Task", "Agent") and call.result:
+        elif call.name in SUBAGENT_TOOLS and call.result:
             seen = {path for path, _ in found} | kept
             found += [(path, False) for path in _reported_writes(call.result, session.cwd) if path not in seen]
     found += [(relative_path(path, session.cwd), False) for run in session.subagents for path in run.files_written]

@@ -457,8 +457,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:
         plan = plan_title(session)
-        built = any(c.name in WRITE_TOOLS and not c.is_error and not plan_file(c.input.get("file_path"))
-                    for c in session.tool_calls)
+        built = _wrote_beside_plan(session)
         if plan and not built:  # its subject by the plan's title, the verb the lead says dropped
             threads.append(Thread(f"{PLAN_NOT_BUILT} {_cut(_PLAN_VERB_RE.sub('', _PLAN_WORD_RE.sub('', plan)), 160)}",
                                   True))
@@ -526,11 +525,16 @@ def _first_line(plan: str) -> str:
     return next((line.lstrip("# ").strip() for line in plan.splitlines() if line.strip()), "")
 
 
+def _wrote_beside_plan(session: Session) -> bool:
+    """Whether the session itself wrote anything but a plan file."""
+    return any(c.name in WRITE_TOOLS and not c.is_error and not plan_file(c.input.get("file_path"))
+               for c in session.tool_calls)
+
+
 def status_of(session: Session, threads: list[Thread], last_kind: str, committed: bool) -> str:
     """done | partial | abandoned | exploratory: nothing changed (or only a plan written) is exploratory
     (abandoned when the user stopped it); changes with work left are partial."""
-    changed = committed or any(c.name in WRITE_TOOLS and not c.is_error and not plan_file(c.input.get("file_path"))
-                               for c in session.tool_calls) or any(r.files_written for r in session.subagents)
+    changed = committed or _wrote_beside_plan(session) or any(r.files_written for r in session.subagents)
     if not changed:
         return "abandoned" if last_kind == "interrupt" else "exploratory"
     return "partial" if any(t.blocking for t in threads) else "done"

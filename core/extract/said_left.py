@@ -12,10 +12,9 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import WRITE_TOOLS, Event
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
-MAX_CAVEATS = 2
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
@@ -232,6 +231,12 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def commands_after(events: list[Event], at: int) -> list[str]:
+    """The shell commands run after event `at`, failed ones too."""
+    return [str(e.tool.input.get("command", "")) for e in events[at + 1:] if e.tool is not None
+            and e.tool.name == "Bash"]
+
+
 def edited_after(events: list[Event], at: int) -> str:
     """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
     return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
@@ -306,6 +311,7 @@ _ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
 _CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
 _LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
 MAX_FINDINGS = 6
+_NOT_FIXED = "Not fixed (review):"  # how a review's finding left begins, alone or with others of its priority
 
 
 def _findings(text: str) -> list[tuple[str, str]]:
@@ -420,7 +426,7 @@ def _finding_thread(title: str, body: str) -> str:
         first = [s for s in sentences(_LOCATION_RE.sub("", body.lstrip("-* "))) if not s.text.endswith("?")]
         if first:
             said = f"{title}: {first[0].text}"
-    return "Not fixed (review): " + clause(said, 20)
+    return f"{_NOT_FIXED} {clause(said, 20)}"
 
 
 _SEVERITY_RE = re.compile(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
@@ -497,7 +503,7 @@ def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not
         return threads[:MAX_FINDINGS]
     share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
     titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
-    return [f"Not fixed (review): {share} {priority.pop()} findings, e.g. {titles}"]
+    return [f"{_NOT_FIXED} {share} {priority.pop()} findings, e.g. {titles}"]
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -509,8 +515,11 @@ MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to m
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
 _MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
 MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
-_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*#?\s*(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b", re.IGNORECASE)
-_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b.*\bmerge\b")
+# the spaces around a "#" read once (possessive): linear on a long run, the same numbers
+_PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*+(?:#\s*+)?(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b",
+                           re.IGNORECASE)
+# each "git" read up to the next or to a "merge" on its line, possessively: linear on a long command, the same commands
+_MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b(?:(?!\b(?:git|merge)\b).)*+\bmerge\b")
 _SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
 
 
@@ -547,10 +556,11 @@ def merge_left(events: list[Event]) -> list[str]:
 
 
 # "You can rebuild and test with the Gemini test repo now.", "Run `./entire status` to test it sends events": a check
-# the agent hands to the person
+# the agent hands to the person (a closing "now" tried from its run of spaces' start only: linear on a long run)
 CHECK_HANDED_RE = re.compile(r"^(?:(?:now|then|so|next),?\s+)?you (?:can|could|may want to|might want to|should)"
                              r"(?: now| also| then)? "
-                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)(?:\s+now)?[.!]?$|"
+                             r"((?:re-?build|test|try|run|restart|reload|open|deploy|re-?install)\b.*?)"
+                             r"(?:(?<!\s)\s++now)?[.!]?$|"
                              r"^((?:open|run|restart|reload|rebuild|try|test|push) (?:`[^`]*`|[^.`]){0,80}\bto "
                              r"(?:test|verify|check|see|confirm)\b.*?)[.!]?$", re.IGNORECASE)
 # A reply that reports what the person saw, or hands the check back to the agent ("run it", "yes")
@@ -572,8 +582,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
         reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
         if reply is None or _CHECK_REPORTED_RE.search(reply.text):
             continue
-        ran = " ".join(str(e.tool.input.get("command", "")) for e in events[index + 1:]
-                       if e.tool is not None and e.tool.name == "Bash")
+        ran = " ".join(commands_after(events, index))
         for said in sentences(event.text):
             handed = CHECK_HANDED_RE.search(said.text)
             step = next((group for group in handed.groups() if group), None) if handed is not None else None
@@ -585,7 +594,6 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
 # "The review has been written to `/repo/docs/requirements/x/review-01.md`.": what a reviewer subagent leaves behind
 _REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
 _ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
-_SUBAGENT_TOOLS = ("Task", "Agent")
 REVIEW_FILE_LEFT = "Review file left in the repo:"  # a fact of the session's actions: an LLM handoff keeps it
 
 
@@ -597,10 +605,9 @@ def review_files_left(events: list[Event], cwd: str) -> list[str]:
     found = []
     for index, event in enumerate(events):
         call = event.tool
-        if call is None or call.name not in _SUBAGENT_TOOLS or call.is_error:
+        if call is None or call.name not in SUBAGENT_TOOLS or call.is_error:
             continue
-        later = [str(e.tool.input.get("command", "")) for e in events[index + 1:]
-                 if e.tool is not None and e.tool.name == "Bash"]
+        later = commands_after(events, index)
         for path in _REVIEW_FILE_RE.findall(call.result):
             name = path.rsplit("/", 1)[-1]
             if cwd and path.startswith(root) and not any(name in c or _ADD_ALL_RE.search(c) for c in later):

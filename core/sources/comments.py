@@ -16,7 +16,7 @@ _DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
                            r"(?://|#|-+|:)\s*", re.IGNORECASE)
 LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "TODO: ...", "For now, we don't have file changes", "a usable (if imperfect) path": what the code leaves undone
-LEFT_UNDONE_RE = re.compile(r"^(?:todo|fixme|xxx)\b|\bfor now\b|\bimperfect\b|\bnot (?:yet )?implemented\b",
+LEFT_UNDONE_RE = re.compile(rf"{LEFT_FOR_LATER_RE.pattern}|\bfor now\b|\bimperfect\b|\bnot (?:yet )?implemented\b",
                             re.IGNORECASE)
 _WORD_OPENS_RE = re.compile(r"^[A-Z][a-z]+(?![A-Za-z])")  # "Use ...", "This ...": not `JSON`, `CheckpointID`
 
