@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads, states
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -42,7 +42,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "32"
+HANDOFF_RULES = "33"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -308,7 +308,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
         leads = [*(lead for lead in report_leads(session)[-LAST_REPORTS:] if not _POINTING_OUTCOME_RE.match(lead)),
-                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
+                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request) and not states(request))]
         words = headline_words(closing)
         first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
