@@ -16,17 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import (
-    LAST_REPORTS,
-    REPORT_KIND_RE,
-    asked,
-    commit_mood,
-    gist,
-    issue_key,
-    lead_in,
-    report_leads,
-    states,
-)
+from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads, states
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -275,15 +265,10 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
         headline = f"{headline} in `{main}`"
     # "Update it to check for `entire-wrapper.sh` instead": which pull request's review it answered, the reader needs
     number = "" if prs else pr_worked_on(session)
-    if number and not re.search(rf"#{number}\b|\bPR\W*{number}\b", headline, re.IGNORECASE):
-        named, said = _PR_WORD_RE.subn(f"PR {number}", headline, count=1)  # "Address the PR comment": which PR
-        headline = named if said else f"PR {number}: {headline}"
-    # "Fix merge conflicts from parent" on branch `alex/ent-221-...`: the tracker issue it served, as both readers say;
-    # one prefix at most ("PR 181: ..." says where already)
-    key = issue_key(session)
-    if not key or key.lower() in headline.lower() or _PR_PREFIX_RE.match(headline):
+    if not number or re.search(rf"#{number}\b|\bPR\W*{number}\b", headline, re.IGNORECASE):
         return headline
-    return f"{key}: {headline}"
+    named, said = _PR_WORD_RE.subn(f"PR {number}", headline, count=1)  # "Address the PR comment": which PR
+    return named if said else f"PR {number}: {headline}"
 
 
 SHORT_HEADLINE_WORDS = 3  # "Fix tests", "Git Hook Chaining": says what was done, not where
@@ -305,7 +290,6 @@ def _main_file(changes: Collection[tuple[str, bool]]) -> str:
 _STATUS_WORD_RE = re.compile(r"^(\S+\s+(?:\S+\s+)*?[A-Z`]\S*)\s+"
                              r"(?:Complete|Completed|Done|Implementation|Summary)[.!]?$")
 _PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
-_PR_PREFIX_RE = re.compile(r"^PR \d+:")
 
 
 # "... - why?", ", right?", "?": what makes a headline a question

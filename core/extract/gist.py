@@ -102,28 +102,6 @@ def states(request: str) -> bool:
     return _STATEMENT_RE.match(request) is not None
 
 
-# "alex/ent-221-type-consolidation", "I'm working on linear ENT-98": the tracker issue a branch or a prompt names
-# (not a branch's kind or a version: "fix-12-login", "python-3-upgrade")
-_BRANCH_KEY_RE = re.compile(r"(?:^|/)(?!(?:fix|feat|bug|bugfix|hotfix|chore|docs|test|tests|release|issue|pr|wip|task|"
-                            r"step|phase|part|python|node|go|java|ruby|php|v)-)([a-z]{2,6}-\d{1,5})(?=-|$)",
-                            re.IGNORECASE)
-_NAMED_KEY_RE = re.compile(r"\b(?:linear|jira|issue|ticket)\s+(?:issue\s+)?([a-z]{2,6}-\d{1,5})\b", re.IGNORECASE)
-_PROMPT_CHARS = 3000
-
-
-def issue_key(session: Session) -> str:
-    """The key ("ENT-221") of the one tracker issue the session's branch or its prompts name and its conversation
-    mentions (a branch it only ran on is not yet its work); "" for none or several."""
-    texts = [event.text for event in session.events if event.kind in ("user", "assistant") and event.text]
-    keys = {found.group(1).upper() for branch in session.git_branches for found in _BRANCH_KEY_RE.finditer(branch)}
-    keys |= {found.group(1).upper() for event in session.events if event.kind == "user" and event.text
-             for found in _NAMED_KEY_RE.finditer(event.text[:_PROMPT_CHARS])}
-    if len(keys) != 1:
-        return ""
-    key = keys.pop()
-    return key if any(key.lower() in text.lower() for text in texts) else ""
-
-
 def gist(first: str, others: list[str], session: Session) -> str:
     """Of `first` (the closing outcome, "" for none) and `others`, the one whose words recur in most of the session's
     messages, per word; `first` among equals. Another needs `MIN_WORDS` words ("Fix these" says not what)."""
