@@ -25,7 +25,7 @@ from eywa.core.extract.deterministic import (
     session_terms,
     what_happened,
 )
-from eywa.core.extract.gist import _base, asked, commit_mood
+from eywa.core.extract.gist import _base, asked, commit_mood, states
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
@@ -670,6 +670,18 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
     assert corpus_headline(docs) == commit_mood(corpus_closing(docs))
     assert corpus_headline("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b") == (  # it answered PR 302's comments
         "PR 302: Fix context param shadowing and log file FD leak in parent process")
+
+
+def test_a_first_prompt_stating_the_case_is_no_headline_when_a_report_says_what_was_done() -> None:
+    # 8b418ea5 opens "I'm working on linear ENT-98. keep our working documentation in linear.": both blind readers
+    # name the move of `help.go` ("Move help.go from commands subpackage into main cli package (ENT-98)")
+    assert corpus_headline("8b418ea5-895d-4ad5-abe8-4489d36e454f") == (
+        "Create `help.go` (moved from `commands/` with updated package)")
+    assert states("I'm working on linear ENT-98") and states("Our git status has broken")
+    # a prompt asking for work stays a candidate: 70fc6d83's request is its headline
+    assert not states("Review the changes in this branch by two competing agents")
+    assert corpus_headline("70fc6d83-147d-4fdf-b015-bd67eeb11883") == (
+        "Review the changes in this branch by two competing agents")
 
 
 def test_a_finding_or_an_assessment_is_no_headline() -> None:

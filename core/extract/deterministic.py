@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads
+from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads, states
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -308,7 +308,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
         leads = [*(lead for lead in report_leads(session)[-LAST_REPORTS:] if not _POINTING_OUTCOME_RE.match(lead)),
-                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request))]
+                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request) and not states(request))]
         words = headline_words(closing)
         first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED

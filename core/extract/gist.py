@@ -91,6 +91,17 @@ def asked(request: str) -> bool:
     return not _NOT_ASKED_RE.search(request)
 
 
+# "I'm working on linear ENT-98", "Our git status has broken", "The comment on lines 212-213 is outdated": a prompt
+# that states the case the work starts from; what the session made of it, its reports say
+_STATEMENT_RE = re.compile(r"^(?:i'm|i am|i've|i have|we've|we have|we're|we are|our|my|there's|there is|there are|"
+                           r"it's|it is|this is|the|these|that)\b", re.IGNORECASE)
+
+
+def states(request: str) -> bool:
+    """Whether a prompt's request states a case ("We've just done a big refactoring ...") rather than asks for work."""
+    return _STATEMENT_RE.match(request) is not None
+
+
 def gist(first: str, others: list[str], session: Session) -> str:
     """Of `first` (the closing outcome, "" for none) and `others`, the one whose words recur in most of the session's
     messages, per word; `first` among equals. Another needs `MIN_WORDS` words ("Fix these" says not what)."""
