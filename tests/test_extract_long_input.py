@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import commands, directions, facts, open_threads, said_left
+from eywa.core.extract import commands, directions, facts, insights, open_threads, said_left
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -117,3 +117,16 @@ def test_a_check_handed_over_reads_its_closing_now_from_its_run_of_spaces_start_
     assert handed is not None and handed.group(1) == f"run it{spaces}x"
     handed = said_left.CHECK_HANDED_RE.search(f"You can rebuild it{spaces}now.")
     assert handed is not None and handed.group(1) == "rebuild it"
+
+
+def test_an_announced_choices_to_make_is_read_once_then_the_words_after_it() -> None:
+    # the head is one anchored pattern with no tail; "to make" found once, then what it makes searched after it
+    patterns = insights._ANNOUNCED_RE.pattern + insights._STEP_VERB_RE.pattern + insights._CHOICE_TAIL_RE.pattern
+    assert ".*" not in patterns and "to make" not in patterns
+    makes = "to make " * (LONG // 8)  # each "to make" a place the old pattern read the rest of the line again
+    assert not insights._announced_choice(f"I'll use the helper {makes}")
+    assert insights._announced_choice(f"I'll use the helper {makes}it testable")
+    assert insights._announced_choice("Let me rewrite it to use ruby elements instead of CSS display properties")
+    assert insights._announced_choice("Let me extract the parser to make it testable")
+    assert not insights._announced_choice("Let me extract the parser to make it\ntestable")  # another line
+    assert not insights._announced_choice("Let me help you use the helper instead")

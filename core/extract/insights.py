@@ -153,13 +153,34 @@ _HEARD_RE = re.compile(r"^(?:(?:good|great|perfect|ok(?:ay)?|right),|interesting
 # "Let me use `slices.Equal` instead", "I'll add a helper to make the command string testable": an approach the agent
 # takes next, with the alternative it sets aside or its purpose: a decision, though said as a step ("I'll help you
 # modify the TUI to launch the cached page instead of regenerating it": the task restated as the session opens)
-_ANNOUNCED_CHOICE_RE = re.compile(
-    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?!help you\b)(?:\w+\s+){0,3}?"
-    r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|send|pass|read|write|rewrite|modify|"
-    r"simplify)\b.*?"
-    r"(?:\binstead\b|\brather than\b|"
-    r"\bso that\b|\bto make\b.*\b(?:testable|consistent|explicit)\b|\bwhich (?:gives|lets|keeps|avoids)\b)",
-    re.IGNORECASE)
+_ANNOUNCED_RE = re.compile(
+    r"^(?:(?:ok(?:ay)?|now|so|hmm|actually)[,.]?\s+)?(?:let me|i'll|i will)\s+(?!help you\b)", re.IGNORECASE)
+_STEP_VERB_RE = re.compile(r"(?:use|switch|update|refactor|add|extract|move|change|replace|keep|make|send|pass|read|"
+                           r"write|rewrite|modify|simplify)\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"\w+\s+")
+# what makes the announced step a choice, later on its line; "to make" is read once, then the words after it (one
+# pattern with ".*" after each "to make" read the rest of the line again from each: quadratic on a long line)
+_CHOICE_TAIL_RE = re.compile(r"\binstead\b|\brather than\b|\bso that\b|\bwhich (?:gives|lets|keeps|avoids)\b",
+                             re.IGNORECASE)
+_TO_MAKE_RE = re.compile(r"\bto make\b", re.IGNORECASE)
+_MADE_RE = re.compile(r"\b(?:testable|consistent|explicit)\b", re.IGNORECASE)
+
+
+def _announced_choice(text: str) -> bool:
+    """"I'll rewrite it to use ruby elements instead of CSS display properties": a step announced (its verb within
+    the first four words) with what it sets aside or what it is for, on the line of the verb."""
+    head = _ANNOUNCED_RE.match(text)
+    at = head.end() if head is not None else None
+    for _ in range(4):
+        if at is None:
+            return False
+        if (verb := _STEP_VERB_RE.match(text, at)) is not None:
+            line = text[verb.end():].split("\n", 1)[0]
+            made = _TO_MAKE_RE.search(line)
+            if _CHOICE_TAIL_RE.search(line) or made is not None and _MADE_RE.search(line[made.end():]):
+                return True
+        at = word.end() if (word := _WORD_RE.match(text, at)) is not None else None
+    return False
 # "This is the exact bug documented in your CLAUDE.md": the cause named by the sentence before it ("This is a race
 # condition because ..." gives its own)
 _NAMED_BEFORE_RE = re.compile(r"^(?:this|that|it)(?:'s| is| was) (?:the|a|an|exactly)\b", re.IGNORECASE)
@@ -422,7 +443,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
         # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
         # properties for better browser compatibility:" names what it sets aside
-        if _ANNOUNCED_CHOICE_RE.match(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
+        if _announced_choice(text) and (not text.endswith(":") or _REPLACED_RE.search(text)):
             text = text[:-1] + "." if text.endswith(":") else text
             before = found[index - 1] if index else None
             # ("... instead" names what it sets aside only in the sentence before)
