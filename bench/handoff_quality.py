@@ -311,8 +311,8 @@ def build_index(data_dir: Path) -> None:
         eywa.close()
 
 
-def said(labels: list[dict], data_dir: Path | None = None, labels_path: Path = LABELS, reader: str | None = None,
-         without_kind: str | None = None) -> tuple[list[dict], dict[str, dict]]:
+def items_said(labels: list[dict], data_dir: Path | None = None, labels_path: Path = LABELS,
+               reader: str | None = None, without_kind: str | None = None) -> tuple[list[dict], dict[str, dict]]:
     """The labels and what was said of their sessions: each handoff, on an index built here unless `data_dir` holds
     one; with `reader`, that set's labels of the same sessions instead (and only the sessions it read)."""
     if reader:
@@ -329,7 +329,8 @@ def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LA
         which: str | None = None, reader: str | None = None, without_kind: str | None = None) -> dict[str, float]:
     """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one; with
     `reader`, of that set's labels of the same sessions instead of the handoffs."""
-    labels, handoffs = said(load_labels(labels_path, which, without_kind), data_dir, labels_path, reader, without_kind)
+    labels, handoffs = items_said(load_labels(labels_path, which, without_kind), data_dir, labels_path, reader,
+                                  without_kind)
     if reader:
         return score_strict(labels, handoffs)
     if show:
@@ -365,8 +366,8 @@ def main() -> int:
 
 def report(args: argparse.Namespace) -> None:
     """The aggregates `--by-kind`, `--near` and `--consensus` ask for (no item, handoff or transcript text)."""
-    labels, handoffs = said(load_labels(args.labels, args.set, args.without_kind), args.data_dir, args.labels,
-                            args.reader, args.without_kind)
+    labels, handoffs = items_said(load_labels(args.labels, args.set, args.without_kind), args.data_dir, args.labels,
+                                  args.reader, args.without_kind)
     print(f"{len(labels)} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
     if args.by_kind:
         print("threads by kind (named/labelled), sessions with kind (said open/total)")
