@@ -19,11 +19,14 @@ with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agent
 Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
 Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree]
-       [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show]
+       [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show] [--by-kind] [--near] [--consensus SET]
 (--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
 Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`. `--reader agree` scores another
 blind reader's labels of the same sessions in place of Eywa's handoffs: how far two readers agree; `--without-kind
-repo-state` leaves that kind of open thread out of the labels and of a reader's items.)
+repo-state` leaves that kind of open thread out of the labels and of a reader's items. `--by-kind`, `--near` and
+`--consensus SET` print, in place of the scores, aggregates only (safe on a held-out set): threads named per kind;
+each labelled item's best F1 against the items said, in tenths; the items a reader labelled that the reader of set
+SET also named, and how many of those the handoff names, repository state aside for threads.)
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import argparse
 import math
 import re
 import tempfile
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,6 +104,71 @@ def _file_found(path: str, listed: list[str]) -> bool:
 
 
 EMPTY = {"headline": "", "status": None, "open_threads": [], "insights": [], "key_files": []}
+
+
+SAID = {"open_threads": "open_threads", "decisions": "insights"}  # a label's field -> the handoff's field naming it
+
+
+@dataclass
+class Tally:
+    named: int = 0
+    of: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.named}/{self.of}"
+
+
+def by_kind(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, tuple[Tally, Tally]]:
+    """Per kind of labelled open thread: threads named (each label alone against the items said) of labelled, and
+    sessions with a thread of that kind whose handoff says open of those sessions."""
+    kinds: dict[str, tuple[Tally, Tally]] = {}
+    for label in labels:
+        said = handoffs.get(label["id"], EMPTY)["open_threads"]
+        seen: set[str] = set()
+        for item in label["open_threads"]:
+            kind = item.get("kind", "?")
+            threads, sessions = kinds.setdefault(kind, (Tally(), Tally()))
+            threads.of += 1
+            threads.named += matched_one_to_one([label_text(item)], said)
+            if kind not in seen:
+                seen.add(kind)
+                sessions.of += 1
+                sessions.named += bool(said)
+    return kinds
+
+
+def near_misses(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, Counter[str]]:
+    """Per field, the labelled items by the best content-word F1 an item said reaches, in tenths ("none said" when the
+    handoff says nothing there)."""
+    bins: dict[str, Counter[str]] = {field: Counter() for field in SAID}
+    for label in labels:
+        got = handoffs.get(label["id"], EMPTY)
+        for field, key in SAID.items():
+            for item in label[field]:
+                best = max((headline_f1(said, label_text(item)) for said in got[key]), default=None)
+                bins[field]["none said" if best is None else f"{min(int(best * 10), 9) / 10:.1f}"] += 1
+    return bins
+
+
+def consensus(labels: list[dict], others: list[dict], handoffs: dict[str, dict]) -> dict[str, dict[str, Tally]]:
+    """Per field and kind, of the items in `labels` that the other reader of the same session (`others`) also named
+    (F1 >= 0.3), how many the handoff names; labelled repository state is left out of the threads."""
+    other = {label["id"]: label for label in others}
+    found: dict[str, dict[str, Tally]] = {field: {} for field in SAID}
+    for label in labels:
+        if label["id"] not in other:
+            continue
+        got = handoffs.get(label["id"], EMPTY)
+        for field, key in SAID.items():
+            theirs = [label_text(item) for item in other[label["id"]][field]]
+            for item in label[field]:
+                if field == "open_threads" and item.get("kind") == "repo-state":
+                    continue
+                if matched_one_to_one([label_text(item)], theirs):
+                    tally = found[field].setdefault(item.get("kind", ""), Tally())
+                    tally.of += 1
+                    tally.named += matched_one_to_one([label_text(item)], got[key])
+    return found
 
 
 def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float, int, int, int, int]:
@@ -241,19 +311,28 @@ def build_index(data_dir: Path) -> None:
         eywa.close()
 
 
-def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS, strict: bool = False,
-        which: str | None = None, reader: str | None = None, without_kind: str | None = None) -> dict[str, float]:
-    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one; with
-    `reader`, of that set's labels of the same sessions instead of the handoffs."""
-    labels = load_labels(labels_path, which, without_kind)
+def items_said(labels: list[dict], data_dir: Path | None = None, labels_path: Path = LABELS,
+               reader: str | None = None, without_kind: str | None = None) -> tuple[list[dict], dict[str, dict]]:
+    """The labels and what was said of their sessions: each handoff, on an index built here unless `data_dir` holds
+    one; with `reader`, that set's labels of the same sessions instead (and only the sessions it read)."""
     if reader:
         read = {label["id"]: as_handoff(label) for label in load_labels(labels_path, reader, without_kind)}
-        return score_strict([label for label in labels if label["id"] in read], read)
+        return [label for label in labels if label["id"] in read], read
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
         folder = data_dir or Path(tmp)
         if not (folder / "index.sqlite3").exists():
             build_index(folder)
-        handoffs = extracted(folder, [label["id"] for label in labels])
+        return labels, extracted(folder, [label["id"] for label in labels])
+
+
+def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS, strict: bool = False,
+        which: str | None = None, reader: str | None = None, without_kind: str | None = None) -> dict[str, float]:
+    """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one; with
+    `reader`, of that set's labels of the same sessions instead of the handoffs."""
+    labels, handoffs = items_said(load_labels(labels_path, which, without_kind), data_dir, labels_path, reader,
+                                  without_kind)
+    if reader:
+        return score_strict(labels, handoffs)
     if show:
         for label in labels:
             print(handoffs.get(label["id"], {}).get("text", f"(no handoff for {label['id']})"))
@@ -270,12 +349,41 @@ def main() -> int:
     parser.add_argument("--without-kind", help="leave out the labelled open threads of this kind (repo-state, ...)")
     parser.add_argument("--data-dir", type=Path, help="reuse an index here (built if missing)")
     parser.add_argument("--show", action="store_true", help="print each labelled session's handoff")
+    parser.add_argument("--by-kind", action="store_true", help="threads named and sessions said open, per kind")
+    parser.add_argument("--near", action="store_true", help="each labelled item's best F1 against the items said")
+    parser.add_argument("--consensus", choices=SETS, metavar="SET",
+                        help="items this set's reader of the same session also named, and how many are named")
     args = parser.parse_args()
+    if args.by_kind or args.near or args.consensus:
+        report(args)
+        return 0
     results = run(args.data_dir, args.show, args.labels, args.strict, args.set, args.reader, args.without_kind)
     print(f"{results['sessions']} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
     for name, value in results.items():
         print(f"{name:24} {value:.3f}" if isinstance(value, float) else f"{name:24} {value}")
     return 0
+
+
+def report(args: argparse.Namespace) -> None:
+    """The aggregates `--by-kind`, `--near` and `--consensus` ask for (no item, handoff or transcript text)."""
+    labels, handoffs = items_said(load_labels(args.labels, args.set, args.without_kind), args.data_dir, args.labels,
+                                  args.reader, args.without_kind)
+    print(f"{len(labels)} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
+    if args.by_kind:
+        print("threads by kind (named/labelled), sessions with kind (said open/total)")
+        for kind, (threads, sessions) in by_kind(labels, handoffs).items():
+            print(f"  {kind:18} {threads}   sessions {sessions}")
+        for field, key in SAID.items():
+            print(f"{field}: labelled {sum(len(label[field]) for label in labels)}, said "
+                  f"{sum(len(handoffs.get(label['id'], EMPTY)[key]) for label in labels)}")
+    if args.near:
+        for field, bins in near_misses(labels, handoffs).items():
+            print(field, sorted(bins.items()))
+    if args.consensus:
+        for field, kinds in consensus(labels, load_labels(args.labels, args.consensus), handoffs).items():
+            total = Tally(sum(t.named for t in kinds.values()), sum(t.of for t in kinds.values()))
+            print(f"consensus {field} with {args.consensus}{' (repo-state aside)' if field == 'open_threads' else ''}: "
+                  f"{total} named;", ", ".join(f"{kind or '-'} {tally}" for kind, tally in kinds.items()))
 
 
 if __name__ == "__main__":

@@ -199,3 +199,67 @@ def test_open_work_signals_read_a_test_put_to_the_person_from_each_lines_start_o
     assert not pattern.search("you\ntest") and not pattern.search("you tested it")
     yous = "you " * 50_000
     assert not pattern.search(yous) and pattern.search(f"{yous}verify")
+
+
+def _report(*options: str) -> str:
+    """bench/handoff_quality.py's aggregates of the blind dev set's sessions that the agree reader also read, that
+    reader's labels in the handoffs' place."""
+    return subprocess.run([sys.executable, "bench/handoff_quality.py", "--labels", "bench/handoff_labels_blind.yaml",
+                           "--set", "dev", "--reader", "agree", *options], cwd=ROOT, check=True, capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+def _dev_read_twice() -> list[dict]:
+    import handoff_quality
+
+    agree = {label["id"] for label in handoff_quality.load_labels(handoff_quality.BLIND, "agree")}
+    return [label for label in handoff_quality.load_labels(handoff_quality.BLIND, "dev") if label["id"] in agree]
+
+
+def test_by_kind_counts_threads_named_and_sessions_said_open_per_kind_of_labelled_thread() -> None:
+    import handoff_quality
+
+    labels = _dev_read_twice()
+    own = {label["id"]: handoff_quality.as_handoff(label) for label in labels}
+    kinds = handoff_quality.by_kind(labels, own)
+    threads = sum(len(label["open_threads"]) for label in labels)
+    assert sum(t.of for t, _ in kinds.values()) == threads and all(t.named == t.of for t, _ in kinds.values())
+    assert all(s.named == s.of > 0 for _, s in kinds.values()) and "repo-state" in kinds
+    none = handoff_quality.by_kind(labels, {})
+    assert all(t.named == s.named == 0 for t, s in none.values())
+    repo = re.search(r"^  repo-state +(\d+)/(\d+)   sessions (\d+)/(\d+)$", _report("--by-kind"), re.M)
+    assert repo is not None and 0 < int(repo.group(1)) < int(repo.group(2)) == kinds["repo-state"][0].of
+
+
+def test_near_puts_each_labelled_item_in_the_tenth_of_its_best_f1_against_the_items_said() -> None:
+    import handoff_quality
+
+    label = {"id": "a", "open_threads": [{"text": "telemetry edits not committed"}, {"text": "windows spawning"}],
+             "decisions": [{"text": "keep the key out of ps"}]}
+    bins = handoff_quality.near_misses([label], {"a": {**handoff_quality.EMPTY,
+                                                       "open_threads": ["Telemetry edits not committed", "later"]}})
+    assert bins == {"open_threads": {"0.9": 1, "0.0": 1}, "decisions": {"none said": 1}}
+    line = re.search(r"^decisions \[(.*)\]$", _report("--near"), re.M)
+    labels = _dev_read_twice()
+    assert line is not None and sum(int(n) for n in re.findall(r", (\d+)\)", line.group(1))) == sum(
+        len(label["decisions"]) for label in labels)
+
+
+def test_consensus_counts_the_items_both_readers_named_and_how_many_the_handoff_names() -> None:
+    """`--set dev --consensus agree`: with dev's own labels as the handoffs every consensus item is named, with none
+    none; repository state is left out of the threads."""
+    import handoff_quality
+
+    dev = handoff_quality.load_labels(handoff_quality.BLIND, "dev")
+    agree = handoff_quality.load_labels(handoff_quality.BLIND, "agree")
+    own = handoff_quality.consensus(dev, agree, {label["id"]: handoff_quality.as_handoff(label) for label in dev})
+    assert "repo-state" not in own["open_threads"] and all(t.named == t.of for f in own.values() for t in f.values())
+    threads = sum(t.of for t in own["open_threads"].values())
+    assert 0 < threads < sum(len(label["open_threads"]) for label in dev)
+    assert all(t.named == 0 for f in handoff_quality.consensus(dev, agree, {}).values() for t in f.values())
+    shown = re.search(r"^consensus open_threads with dev \(repo-state aside\): (\d+)/(\d+) named;",
+                      subprocess.run([sys.executable, "bench/handoff_quality.py", "--labels",
+                                      "bench/handoff_labels_blind.yaml", "--set", "agree", "--reader", "agree",
+                                      "--consensus", "dev"], cwd=ROOT, check=True, capture_output=True, text=True,
+                                     timeout=120).stdout, re.M)
+    assert shown is not None and shown.group(1) == shown.group(2) != "0"
