@@ -38,7 +38,7 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commit_put_forward, puts_commit
+from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commit_put_forward
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
@@ -742,18 +742,7 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
     if any(thread.startswith(PLAN_REFUSED) and about_tests(thread.split(";", 1)[0]) for thread in threads):
         facts = [fact for fact in facts if not fact.startswith(TESTS_LEFT)]
     facts, threads = _with_cause(facts, threads)
-    if any(fact.startswith(_UNCOMMITTED) for fact in facts):  # the closing's "Ready to commit?" says it again
-        threads = [thread for thread in threads if not _commit_offer(thread)]
     return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
-
-
-_UNCOMMITTED = ("Uncommitted:", LEFT_TO_COMMIT, "Left uncommitted")
-
-
-def _commit_offer(thread: str) -> bool:
-    """A closing's step or question that only puts the commit to the person, naming no code."""
-    kind, _, body = thread.partition(": ")
-    return kind in ("Next", "Later", "Question") and "`" not in body and puts_commit(body)
 
 
 # "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug ...": a failure the agent found there before it

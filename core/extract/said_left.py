@@ -212,12 +212,6 @@ _COMMIT_PUT_RE = re.compile(rf"\bready (?:to (?:be )?commit(?:ted)?|for (?:a )?`
                             r"(?: me to|,? i can) commit\b", re.IGNORECASE)
 
 
-def puts_commit(text: str) -> bool:
-    """Whether a sentence puts the commit to the person ("Ready to commit?", "The merge is staged and ready to commit
-    whenever you'd like.")."""
-    return bool(_COMMIT_PUT_RE.search(text))
-
-
 def commit_put_forward(events: list[Event]) -> bool:
     """Whether, after its last edit, the agent said the work is ready to commit or offered to commit it, and no
     commit followed: the edits are left uncommitted by its own word."""
@@ -229,7 +223,8 @@ def commit_put_forward(events: list[Event]) -> bool:
     if any(e.tool is not None and e.tool.name == "Bash" and not e.tool.is_error
            and "commit" in _actions(str(e.tool.input.get("command", ""))) for e in after):
         return False
-    return any(puts_commit(s.text) for e in after if e.kind == "assistant" and e.text for s in sentences(e.text))
+    return any(_COMMIT_PUT_RE.search(s.text) for e in after if e.kind == "assistant" and e.text
+               for s in sentences(e.text))
 
 
 def _actions(command: str) -> set[str]:
