@@ -1336,3 +1336,16 @@ def test_the_task_restated_as_the_session_opens_is_no_choice() -> None:
            "them." in found
     assert lines_of("I'll help you modify the TUI to launch the cached page instead of regenerating it.") == []
     assert lines_of("I'll modify the TUI to launch the cached page instead of regenerating it.") != []
+
+
+def test_a_remark_on_the_editors_diagnostics_is_no_finding_and_no_reason() -> None:
+    # d46bf731: "The diagnostic will clear once we save. Now let me add the second test" became the step's reason, and
+    # "The LSP diagnostics suggest that `CommittedMetadata` doesn't have a `CLIVersion` field" a finding the agent
+    # disproves at once ("it does show in the struct definition ... This might be a stale diagnostic")
+    found = texts("d46bf731-66ab-4dd4-83e4-e764cf54f818")
+    assert not any("diagnostic" in line for line in found)
+    # 8c816805: "Good, the diagnostics show unused imports but that's because they're now used in the code."
+    assert not any("diagnostic" in line for line in texts("8c816805-24e2-4871-ac94-e97ce23993c1"))
+    # d50aed65: the choice it makes against one stays ("..., I'll keep `strings.Split` where needed")
+    assert any(line.startswith("The diagnostics suggest using `strings.SplitSeq` but since the codebase doesn't use")
+               for line in texts("d50aed65-f324-43f2-8c95-9edd32b25b32"))

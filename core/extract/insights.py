@@ -185,6 +185,8 @@ def _announced_choice(text: str) -> bool:
 # condition because ..." gives its own)
 _NAMED_BEFORE_RE = re.compile(r"^(?:this|that|it)(?:'s| is| was) (?:the|a|an|exactly)\b", re.IGNORECASE)
 _POINTER_RE = re.compile(r"^(?:this|these|those)\b", re.IGNORECASE)  # "This re-reads ...": what came before it
+# "The LSP diagnostics suggest ...", "The diagnostic will clear once we save": the editor's view lags the edits
+_EDITOR_NOTE_RE = re.compile(r"^(?:the |those |these )?(?:[\w-]+ ){0,2}diagnostics?\b", re.IGNORECASE)
 _INTERJECTION_RE = re.compile(r"^(?:hmm+|ok(?:ay)?|actually|wait|well)[,.!]?\s+", re.IGNORECASE)  # thinking aloud
 _BARE_INSTEAD_RE = re.compile(r"\binstead\b(?! of\b)", re.IGNORECASE)  # "Let me use `slices.Equal` instead"
 # "I should also document the transcript position in the UserPromptSubmit section, since that's where it's captured",
@@ -387,6 +389,11 @@ def _hedged(text: str) -> bool:
     return bool(_HEDGE_RE.search(text))
 
 
+def _editor_note(text: str) -> bool:
+    """A remark on the editor's diagnostics, no finding; "..., I'll keep `strings.Split`" after it is a choice."""
+    return bool(_EDITOR_NOTE_RE.match(text)) and not _OWN_STEP_RE.search(text)
+
+
 def _reported(text: str) -> bool:
     match = _REPORTED_RE.match(text)
     return bool(match and match.group(1).lower() in OUTCOME_VERBS)
@@ -439,6 +446,8 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
         heard = _HEARD_RE.match(text)  # "Good, `x` already loads settings first ..., so it's fine": the verdict
         if heard and len(text) - heard.end() >= 40:
             text = text[heard.end()].upper() + text[heard.end() + 1:]
+        if _editor_note(text):
+            continue
         after_finding, announced = announced, len(text) < 80 and bool(FOUND_RE.search(text))
         # a question, a cut plan, thinking aloud, a step left ("Next: add backoff ... to avoid ..."): no decision
         # "Let me use the test data instead:": a step; "I'll rewrite it to use ruby elements instead of CSS display
@@ -743,7 +752,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
-                or _hedged(text) or _SCENARIO_RE.match(text):
+                or _hedged(text) or _SCENARIO_RE.match(text) or _editor_note(text):
             continue
         if _LIMIT_RE.match(text):
             result.append(Insight("Found", topic_of(text), text, LIMIT))
@@ -811,7 +820,8 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
                 or step.endswith("?") or _CHORE_RE.search(as_stated(step)) or _BECAUSE_RE.search(step):
             continue
         if not 20 <= len(finding) <= 220 or finding.endswith(("?", ":", "…")) or _NARRATION_RE.match(finding) \
-                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _hedged(finding):
+                or _STEP_RE.match(finding) or _NO_FINDING_RE.search(finding) or _hedged(finding) \
+                or _editor_note(finding):
             continue
         if _OWN_STEP_RE.search(finding):  # "..., I'll add nolint comments": a step, no finding; the first alone
             if _DONE_REASON_RE.search(step) or _CONSISTENCY_RE.search(step):
