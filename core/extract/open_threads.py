@@ -312,8 +312,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
                                       not later and not _LEFT_TO_PERSON_RE.search(text)))
-            elif last and (said := caveat(found, index)) is not None:
-                threads.append(Thread("Caveat: " + said, False))
+            elif last and (warned := caveat(found, index)) is not None:
+                threads.append(Thread("Caveat: " + warned, False))
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
     return threads
