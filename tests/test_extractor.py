@@ -684,6 +684,17 @@ def test_a_first_prompt_stating_the_case_is_no_headline_when_a_report_says_what_
         "Review the changes in this branch by two competing agents")
 
 
+def test_a_request_that_first_points_at_its_subject_is_said_as_the_work_it_asks() -> None:
+    # 87a7858d: "can you look at the last commit, can we add a test for it" (both readers: "Add integration test for
+    # PostTask early exit ..."); 2956cee6: "Fix merge conflicts from parent please"
+    assert corpus_headline("87a7858d-3f94-4c65-a2d5-307e9337b041") == (
+        "Add a test for the last commit in `subagent_checkpoints_test.go`")
+    assert corpus_headline("2956cee6-6153-4ba6-ba24-3b7f3257549c") == "Fix merge conflicts from parent"
+    # a pointing clause with no request after it stays as said; a question first still gives way to a request
+    assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458").startswith("Check again the last change")
+    assert corpus_headline("04cd0da1-dee3-4738-8139-524dfe55de83") == "Work on linear ent-95 - let's brainstorm"
+
+
 def test_a_finding_or_an_assessment_is_no_headline() -> None:
     # 1c38adc0's lead "Found the issue. go-git detects ..." and 5e231473's "Found it - the comment is in ...": what was
     # found, not the work; 377c739d's report title "What's Good in the Current README": the review's section

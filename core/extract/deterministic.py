@@ -42,7 +42,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "34"
+HANDOFF_RULES = "35"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -140,8 +140,18 @@ def _prompt_headline(prompt: str) -> str:
             if (m := _REQUEST_RE.search(part)))
     asked = next((ask for ask in asks if len(ask.split()) >= MIN_REQUEST_WORDS), "")  # "can you check?": no what
     if not asked or _FILLER_RE.match(first[0]):
-        asked = _FILLER_RE.sub("", _sentence(prompt, 200))
+        asked = _LAST_PLEASE_RE.sub("", _FILLER_RE.sub("", _sentence(prompt, 200)))
+    # "look at the last commit, can we add a test for it": the ask, with what the pointing clause points at for "it"
+    pointer = _POINTER_ASK_RE.match(asked)
+    if pointer and len(pointer.group("ask").split()) >= MIN_REQUEST_WORDS:
+        asked = _IT_RE.sub(pointer.group("what"), pointer.group("ask"), count=1)
     return asked[:1].upper() + asked[1:]
+
+
+_LAST_PLEASE_RE = re.compile(r"[,\s]+please[.!]*$", re.IGNORECASE)  # "Fix merge conflicts from parent please"
+_POINTER_ASK_RE = re.compile(r"^(?:take a look at|have a look at|look at|check(?: again)?|see|read)\s+(?P<what>[^,]{3,60}),\s+"
+                             + _REQUEST_RE.pattern + r"(?P<ask>.+)$", re.IGNORECASE)
+_IT_RE = re.compile(r"\b(?:it|this|that)\b(?=[\s.?!]*$)")  # "a test for it": what the request ends pointing at
 
 
 HEADLINE_WORDS = 13
