@@ -149,8 +149,8 @@ def _prompt_headline(prompt: str) -> str:
 
 
 _LAST_PLEASE_RE = re.compile(r"[,\s]+please[.!]*$", re.IGNORECASE)  # "Fix merge conflicts from parent please"
-_POINTER_ASK_RE = re.compile(r"^(?:take a look at|have a look at|look at|check(?: again)?|see|read)\s+(?P<what>[^,]{3,60}),\s+"
-                             + _REQUEST_RE.pattern + r"(?P<ask>.+)$", re.IGNORECASE)
+_POINTER_ASK_RE = re.compile(r"^(?:take a look at|have a look at|look at|check(?: again)?|see|read)\s+"
+                             r"(?P<what>[^,]{3,60}),\s+" + _REQUEST_RE.pattern + r"(?P<ask>.+)$", re.IGNORECASE)
 _IT_RE = re.compile(r"\b(?:it|this|that)\b(?=[\s.?!]*$)")  # "a test for it": what the request ends pointing at
 
 
