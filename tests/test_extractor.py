@@ -695,6 +695,15 @@ def test_a_request_that_first_points_at_its_subject_is_said_as_the_work_it_asks(
     assert corpus_headline("04cd0da1-dee3-4738-8139-524dfe55de83") == "Work on linear ent-95 - let's brainstorm"
 
 
+def test_a_report_the_person_turns_down_is_no_headline() -> None:
+    # cab865ac: "Done. Changed from `"off"` to `"false"` for consistency", then "why can't we not just real booleans?"
+    # and the agent switches to real booleans: the first change was replaced, it is not what the session did
+    assert "consistency" not in corpus_headline("cab865ac-8278-406e-b5c2-c73d24d7f9ad")
+    # 03a1382e: "no don't set it" answers the report's closing offer, not what the report says was done
+    assert corpus_headline("03a1382e-ecd5-42c4-b3d4-5c659e165904") == (
+        "Add the worktree GC corruption issue with root cause")
+
+
 def test_a_finding_or_an_assessment_is_no_headline() -> None:
     # 1c38adc0's lead "Found the issue. go-git detects ..." and 5e231473's "Found it - the comment is in ...": what was
     # found, not the work; 377c739d's report title "What's Good in the Current README": the review's section
@@ -859,7 +868,8 @@ def test_a_check_asked_as_a_question_gives_way_to_what_was_done() -> None:
     # ee6078de asked "Check what effort it would be to track the branch in metadata.json?", then implemented it;
     # cab865ac asked "Check if the tests ... are now not duplicated?" and changed the setting's value
     assert corpus_headline("ee6078de-2c4f-428e-b137-aafce7251a7a") == "Implement branch tracking in metadata.json"
-    assert corpus_headline("cab865ac-8278-406e-b5c2-c73d24d7f9ad") == 'Change from `"off"` to `"false"` for consistency'
+    assert corpus_headline("cab865ac-8278-406e-b5c2-c73d24d7f9ad") == (
+        "Use true/false and not on/off for the skip-push-sessions")
     # "Check again the last change, there was a conflict" asks for work (59455d2e): it stays the headline
     assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458") == (
         "Check again the last change, there was a conflict in `setup.go`")

@@ -16,7 +16,17 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
 from eywa.core.extract.facts import merge_threads, session_facts, with_checks
-from eywa.core.extract.gist import LAST_REPORTS, REPORT_KIND_RE, asked, commit_mood, gist, lead_in, report_leads, states
+from eywa.core.extract.gist import (
+    LAST_REPORTS,
+    REPORT_KIND_RE,
+    asked,
+    commit_mood,
+    gist,
+    lead_in,
+    report_leads,
+    states,
+    superseded,
+)
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
@@ -172,8 +182,10 @@ def closing_outcome(session: Session) -> str:
     whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
     report's is the headline, that one only without."""
     fallback = ""
-    for event in reversed(session.events):
-        if event.kind != "assistant" or not event.text.strip():
+    turned_down = superseded(session)
+    for at in reversed(range(len(session.events))):
+        event = session.events[at]
+        if event.kind != "assistant" or not event.text.strip() or at in turned_down:
             continue
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)

@@ -60,12 +60,34 @@ REPORT_KIND_RE = re.compile(r"^(?:(?:code|pr|final|security|multi-agent|review|f
                             r"audit|investigation|report|results?|complete|completed|done)\b\s*)+[.!]?$", re.IGNORECASE)
 
 
+# "why can't we not just real booleans?", "No, keep ...", "Actually, ...": the person turns down what was just reported
+_PUSHBACK_RE = re.compile(r"^(?:why (?:can't|cant|cannot|not|don't|dont|didn't|wouldn't|shouldn't)|no\b[,.!]?|nope|"
+                          r"actually|instead|that's (?:not|wrong)|this is (?:not|wrong))\b", re.IGNORECASE)
+
+
+def superseded(session: Session) -> set[int]:
+    """The indices of the last reports the person's next prompt turned down: what they said was done was replaced by
+    what followed, so it names no work of the session. A "no" to a report's closing offer ("Want me to set ...?") turns
+    down the offer, not what was done."""
+    found: set[int] = set()
+    last: int | None = None
+    for at, event in enumerate(session.events):
+        if event.kind == "assistant" and event.text.strip():
+            last = None if event.text.rstrip().endswith("?") else at
+        elif event.kind == "user" and event.text.strip():
+            if last is not None and _PUSHBACK_RE.match(event.text.strip()):
+                found.add(last)
+            last = None
+    return found
+
+
 def report_leads(session: Session) -> list[str]:
     """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
-    title when its first heading names work ("AudioWorklet Migration Complete")."""
+    title when its first heading names work ("AudioWorklet Migration Complete"); none of a report turned down."""
     found: list[str] = []
-    for event in session.events:
-        if event.kind != "assistant" or not event.text:
+    turned_down = superseded(session)
+    for at, event in enumerate(session.events):
+        if event.kind != "assistant" or not event.text or at in turned_down:
             continue
         first = next(((lead, s.listed) for s in sentences(event.text) if (lead := lead_in(s.text))), None)
         if first and not first[1]:
