@@ -704,6 +704,16 @@ def test_a_report_the_person_turns_down_is_no_headline() -> None:
         "Add the worktree GC corruption issue with root cause")
 
 
+def test_an_item_of_an_answers_list_is_no_headline_of_a_session_that_changed_nothing() -> None:
+    # 03eb5929 weighs a docs convention: "List, in 5 bullet points, what are the strengths ...", then 5 weak points;
+    # the last answer's first item "Reduced context pollution — ..." is one pro, not what the session did
+    assert corpus_headline("03eb5929-52b3-4b13-ada3-b93ae35806b8") == (
+        "List, in 5 bullet points, what are the strengths of this proposal")
+    # a session that changed files keeps its closing list's item: 8b418ea5's "Created `cmd/entire/cli/help.go` ..."
+    assert corpus_headline("8b418ea5-895d-4ad5-abe8-4489d36e454f") == (
+        "Create `help.go` (moved from `commands/` with updated package)")
+
+
 def test_a_finding_or_an_assessment_is_no_headline() -> None:
     # 1c38adc0's lead "Found the issue. go-git detects ..." and 5e231473's "Found it - the comment is in ...": what was
     # found, not the work; 377c739d's report title "What's Good in the Current README": the review's section

@@ -175,12 +175,13 @@ _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at 
                              "they if what when where whether how why".split())
 
 
-def closing_outcome(session: Session) -> str:
+def closing_outcome(session: Session, listed: bool = True) -> str:
     """What Claude's last report says was done: of the last assistant message that says anything done,
     its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
     Complete"), else its first outcome in a list; outcomes that are mostly code come last. A report
     whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
-    report's is the headline, that one only without."""
+    report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
+    a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for)."""
     fallback = ""
     turned_down = superseded(session)
     for at in reversed(range(len(session.events))):
@@ -193,7 +194,7 @@ def closing_outcome(session: Session) -> str:
         names = [name for h in headings(event.text) if (name := heading_name(h))]
         heading = _report_target(event.text, names[0] if names else None) or next(
             (name for name in names if not REPORT_KIND_RE.match(name)), None)
-        pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done else "")
+        pick = done[0][3] if done and not done[0][0] else heading or (done[0][3] if done and listed else "")
         if pick and code_share(_cut_headline(pick)) <= ALL_CODE and not _MINOR_OUTCOME_RE.match(pick) \
                 and not _POINTING_OUTCOME_RE.match(pick):
             return pick
@@ -279,7 +280,7 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove"); a pull
     request the session worked on and did not open is named ("PR 191: ..."); a short one that names no code names the
     file the session changed most ("Fix tests in `reset_test.go`"). `changes`: the session's `changed_files`."""
-    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests))
+    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests, bool(changes)))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     main = _main_file(changes)
     short = len(content_words(headline)) <= SHORT_HEADLINE_WORDS
@@ -318,14 +319,15 @@ _PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
 _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?|thoughts))?\s*\?+$", re.IGNORECASE)
 
 
-def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]]) -> str:
+def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
+                 changed: bool) -> str:
     prompts = meaningful_prompts(session)
     plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
         named.insert(0, gist(kept[0], kept[1:], session))
-    closing = closing_outcome(session)
+    closing = closing_outcome(session, listed=changed)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
@@ -340,7 +342,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     candidates = itertools.chain(
         (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing),
         # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
-        sorted((_prompt_headline(prompt) for prompt in prompts), key=lambda ask: ask.rstrip().endswith("?")),
+        sorted((_prompt_headline(prompt) for prompt in prompts), key=_asks_least),
         _commands(requests), runs)
     headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
     if headline is not None:
@@ -348,6 +350,15 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     if prompts or requests or runs:
         return UNTITLED
     return NO_WORK
+
+
+# "Ok, so ", "Hey, ": what a prompt opens with before it says anything
+_INTERJECTION_RE = re.compile(r"^(?:(?:ok(?:ay)?|so|hey|hi|now|alright|cool)[,.!]?\s+)+", re.IGNORECASE)
+
+
+def _asks_least(request: str) -> tuple[bool, bool]:
+    """How a prompt's request ranks as a headline: a question last, a stated case ("Ok, so there's ...") before it."""
+    return request.rstrip().endswith("?"), states(_INTERJECTION_RE.sub("", request))
 
 
 def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
