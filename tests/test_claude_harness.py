@@ -44,7 +44,7 @@ def test_a_scripted_tool_call_runs_in_the_cli_and_its_result_reaches_the_model(c
 
 
 _VOLATILE = [  # what differs between two runs of one scenario: ids, clocks, the folder it ran in
-    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r'"?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"?'), "<uuid>"),  # quoted or not
     (re.compile(r"\ba[0-9a-f]{16}\b"), "<agent>"),
     (re.compile(r"\b\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?\b"), "<date>"),
     (re.compile(r"\b\d{2}:\d{2}\b"), "<time>"),
