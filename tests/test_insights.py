@@ -1349,3 +1349,46 @@ def test_a_remark_on_the_editors_diagnostics_is_no_finding_and_no_reason() -> No
     # d50aed65: the choice it makes against one stays ("..., I'll keep `strings.Split` where needed")
     assert any(line.startswith("The diagnostics suggest using `strings.SplitSeq` but since the codebase doesn't use")
                for line in texts("d50aed65-f324-43f2-8c95-9edd32b25b32"))
+
+
+def test_a_choice_the_session_took_back_later_is_left_out() -> None:
+    # cab865ac: "Changed from `"off"` to `"false"` for consistency.", then "why can't we not just real booleans?" and
+    # the line `const pushSessionsDisabled = "false"` rewritten away: the string is no choice the code still holds
+    assert not any('`"false"`' in line for line in texts("cab865ac-8278-406e-b5c2-c73d24d7f9ad"))
+    # 4555072a: "I'll add `Hidden: true` to the command definition", then "let's completely remove the start command"
+    # and `rm cmd/entire/cli/start.go ...`: the file that held it deleted
+    assert not any("Hidden: true" in line for line in texts("4555072a-e039-4937-b6ea-dcb86152dd55"))
+    # b25a8b6e: "... will use "Claude Code" as the default ...", then `DefaultAgentType = "Agent"` at the user's word
+    assert not any('"Claude Code" as the default' in line for line in texts("b25a8b6e-b748-4911-bc05-dfa90cd63948"))
+    # the choices those sessions kept stay: the user's correction, the fallback asked for
+    assert "Fix both the reading and writing logic, since we should use real booleans (the user's correction)." \
+        in texts("cab865ac-8278-406e-b5c2-c73d24d7f9ad")
+    assert any("generic Fallback" in line for line in texts("b25a8b6e-b748-4911-bc05-dfa90cd63948"))
+
+
+def _edit(path: str, old: str, new: str) -> Event:
+    return Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": path, "old_string": old, "new_string": new}))
+
+
+def test_a_value_replaced_in_its_own_turn_or_kept_later_stays() -> None:
+    said = "I'll switch the retry limit to `MAX_RETRIES = 5` so the importer gives up sooner."
+    written = _edit("/r/a.py", "MAX_RETRIES = 9", "MAX_RETRIES = 5")
+    later = [Event("user", None, text="also log each retry"),
+             _edit("/r/a.py", "MAX_RETRIES = 5\n", "MAX_RETRIES = 5\nlog = True\n")]
+    session = Session("s", cwd="/r", events=[Event("user", None, text="the importer retries too long"),
+                                             Event("assistant", None, text=said), written, *later])
+    assert any("MAX_RETRIES = 5" in item.text for item in chosen(session))
+    # the next turn rewrites the line without the value: the choice was taken back
+    taken_back = [Event("user", None, text="no, make it configurable"),
+                  _edit("/r/a.py", "MAX_RETRIES = 5\n", "MAX_RETRIES = settings.retries\n")]
+    session = Session("s", cwd="/r", events=[Event("user", None, text="the importer retries too long"),
+                                             Event("assistant", None, text=said), written, *taken_back])
+    assert not any("MAX_RETRIES = 5" in item.text for item in chosen(session))
+    # a value the turn itself set aside ("replaced `MAX_RETRIES = 9`") was never the choice: it does not count
+    replaced = "Replaced `MAX_RETRIES = 9` with a setting so that each deployment picks its own limit."
+    session = Session("s", cwd="/r", events=[
+        Event("user", None, text="the importer retries too long"), _edit("/r/a.py", "x = 1", "MAX_RETRIES = 9\n"),
+        _edit("/r/a.py", "MAX_RETRIES = 9\n", "MAX_RETRIES = settings.retries\n"),
+        Event("assistant", None, text=replaced), Event("user", None, text="thanks"),
+        _edit("/r/a.py", "MAX_RETRIES = settings.retries\n", "MAX_RETRIES = settings.retries  # per deployment\n")])
+    assert any("MAX_RETRIES = 9" in item.text for item in chosen(session))

@@ -26,6 +26,7 @@ from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
+from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
@@ -1144,6 +1145,7 @@ def chosen(session: Session) -> list[Insight]:
     edited_after = _edited_after(session, messages)
     refused_after = _refused_after(session, messages)
     replies = _replies(session, messages)
+    undone = Undone(session) if written else None  # a value the session wrote, then took back
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said, replies[order], index in edited_after)
@@ -1158,7 +1160,8 @@ def chosen(session: Session) -> list[Insight]:
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
-        found += [(order, position, item) for position, item in enumerate(items)]
+        found += [(order, position, item) for position, item in enumerate(items)
+                  if undone is None or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
     for order, step, item in lint_steps(session):
@@ -1173,7 +1176,8 @@ def chosen(session: Session) -> list[Insight]:
     # a session that wrote no code settled nothing in it: its reports explain or propose ("Use interface pattern ...")
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
-            closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))]
+            closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))
+            if undone is None or not undone.superseded(messages[order][0], item.text)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]
