@@ -1161,7 +1161,7 @@ def chosen(session: Session) -> list[Insight]:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         found += [(order, position, item) for position, item in enumerate(items)
-                  if undone is None or not undone.superseded(index, item.text)]
+                  if undone is None or item.kind != "Decision" or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
     for order, step, item in lint_steps(session):
@@ -1177,7 +1177,7 @@ def chosen(session: Session) -> list[Insight]:
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
             closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))
-            if undone is None or not undone.superseded(messages[order][0], item.text)]
+            if undone is None or item.kind != "Decision" or not undone.superseded(messages[order][0], item.text)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]

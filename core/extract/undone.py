@@ -14,6 +14,12 @@ from eywa.core.session import WRITE_TOOLS, Session
 
 # "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
 _VALUE_RE = re.compile(r"`([^`\n]{3,80})`|(\"[^\"\n]{3,40}\")")
+# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value
+_PATH_RE = re.compile(r"^[\w./@~-]*[./][\w@~-]+/?$")
+# "replace the complex `x` function with ...", "from `"off"` to ...", "instead of `x`": the value set aside
+_SET_ASIDE_RE = re.compile(r"\b(?:replac(?:e[sd]?|ing)|from|instead of|rather than)(?: the| a| an)?(?: \w+)?\s*$",
+                           re.IGNORECASE)
+_REPLACED_BY_RE = re.compile(r"\s*(?:→|->|=>)|\s+(?:with|by)\b")  # "`x` → `y`", "`x` with `y`": x set aside
 _REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s", re.MULTILINE)  # "rm a.go b.go", "git rm -f a.go"
 
 
@@ -68,27 +74,28 @@ class Undone:
         self._prompts = [at for at, event in enumerate(session.events) if event.kind == "user" and event.text]
 
     def superseded(self, at: int, text: str) -> bool:
-        """Whether `text`, said at event `at`, names a value the session had written by the end of that turn (in a
-        line of an edit's new text) that an edit of a later turn rewrote without it (that line in its old text, the
-        value nowhere in its new text, nor written again after) or whose file a command of a later turn deleted. (A
-        value the same turn replaces is the one a "Replaced `x` with `y`" names as set aside.)"""
+        """Whether `text`, said at event `at`, names a value (not one it sets aside: "replace `x`", "from `x`") the
+        session had brought in by the end of that turn (in an edit's new text, not in its old) and took back in a later
+        turn: gone again from each file it was brought into (each edit's new text counted in, its old counted out),
+        or the file deleted by a command. (A value the same turn replaces is the one a "Replaced `x`" sets aside.)"""
         end = min((p for p in self._prompts if p > at), default=None)
         if end is None:
             return False
         for match in _VALUE_RE.finditer(text):
             value = match.group(1) or match.group(2)
-            written = [(w.path, line.strip()) for w in self._writes if w.at < end and value in w.new
-                       for line in w.new.splitlines() if value in line]
-            if not written:
+            if _PATH_RE.match(value) or _SET_ASIDE_RE.search(text[:match.start()]) \
+                    or _REPLACED_BY_RE.match(text[match.end():]):
                 continue
-            for place, later in enumerate(self._writes):
-                if later.at < end or value in later.new:
-                    continue
-                if any(path == later.path and line in later.old for path, line in written) \
-                        and not any(value in w.new for w in self._writes[place + 1:]):
-                    return True
-            paths = {path for path, _ in written}
-            if any(removed_at > end and any(path == word or path.endswith("/" + word.lstrip("./")) for path in paths)
-                   for removed_at, word in self._removed):
+            paths = {w.path for w in self._writes if w.at < end and value in w.new and value not in w.old}
+            if not paths:
+                continue
+            deleted = {path for path in paths if any(
+                removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
+                for removed_at, word in self._removed)}
+            taken_back = any(w.at > end and w.path in paths and value in w.old and value not in w.new
+                             for w in self._writes)
+            if deleted == paths or taken_back and all(
+                    path in deleted or sum(w.new.count(value) - w.old.count(value) for w in self._writes
+                                           if w.path == path) <= 0 for path in paths):
                 return True
         return False
