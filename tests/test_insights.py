@@ -1396,3 +1396,28 @@ def test_a_value_replaced_in_its_own_turn_or_kept_later_stays() -> None:
         Event("assistant", None, text=replaced), Event("user", None, text="thanks"),
         _edit("/r/a.py", "MAX_RETRIES = settings.retries\n", "MAX_RETRIES = settings.retries  # per deployment\n")])
     assert any("MAX_RETRIES = 9" in item.text for item in chosen(session))
+
+
+def test_a_fault_its_turn_then_fixed_and_tested_is_said_as_it_was() -> None:
+    # 0bdbfa06: "the command fails entirely", then the fix to `runExplainDefault` and `mise run test` passing: the
+    # handoff says the fault as it was before the fix, not as a live one
+    found = texts("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")
+    assert "Before the fix: when the current session ID doesn't have any associated checkpoints/data yet, the " \
+        "command fails entirely." in found
+    assert not any(line.startswith("When the current session ID") for line in found)
+    # ccc58457: "The test is failing because ...", fixed in the turn: the same
+    assert any(line.startswith("Before the fix: the test is failing because") for line in texts(
+        "ccc58457-00a5-4a2f-82a9-175e4473c60b"))
+    # b6b83817: "when `LoadEntireSettings()` fails, the fallback ...": a case the code meets, not a symptom: unchanged
+    assert any(line.startswith("The Bugbot found that when `LoadEntireSettings()` fails") for line in texts(
+        "b6b83817-c584-4561-86a0-bd4f974e7274"))
+
+
+def test_a_fault_left_untested_stays_as_said() -> None:
+    said = "The root cause is that the importer crashes because the retry counter is never reset."
+    events = [Event("user", None, text="the importer crashes"), Event("assistant", None, text=said),
+              _edit("/r/a.py", "retries += 1", "retries = 0")]
+    assert any(item.text == said for item in chosen(Session("s", cwd="/r", events=events)))
+    tested = Event("tool", None, tool=ToolCall("t", "Bash", {"command": "pytest -q"}))
+    assert any(item.text == f"Before the fix: t{said[1:]}" for item in chosen(Session(
+        "s", cwd="/r", events=[*events, tested])))

@@ -322,7 +322,8 @@ class Insight:
             text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
-        first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
+        first = _UNMARKED_RE.sub("", text.removeprefix(_BEFORE_FIX)).lower()
+        topic = _UNMARKED_RE.sub("", self.topic).lower()
         opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic) \
             or f" {topic} " in f" {' '.join(first.split()[:OPENING_WORDS])} "  # "The `hooks` parent command ..."
         return f"**{self.topic}** -- {text}" if self.topic and not opens else text
@@ -690,6 +691,7 @@ def _by_number(text: str) -> bool:
 def _words(text: str, ascribed: bool = False) -> set[str]:
     """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
     that ascribe a choice to the user (`ascribed`)."""
+    text = text.removeprefix(_BEFORE_FIX)  # (words every such line shares: no repeat of one another)
     return content_words(_ASCRIBED_RE.sub("", text) if ascribed else text, stopwords=frozenset())
 
 
@@ -1118,6 +1120,20 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
+# "the command fails entirely", "The tests are failing because ...": a fault's symptom in the present tense (not "when
+# `x` fails, ...": a case)
+_SYMPTOM_RE = re.compile(r"^(?!.*\b(?:when|if|whenever)\b[^,;]{0,80}\bfails\b).*?\b(?:fails|(?:is|are) failing|"
+                         r"(?:cause|make)s? [^.]{0,40}\bto fail|crashes|panics)\b", re.IGNORECASE)
+_BEFORE_FIX = "Before the fix: "
+
+
+def _before_fix(item: Insight) -> Insight:
+    """A root cause its turn then fixed, said as it was: "Before the fix: the command fails entirely ..."."""
+    text = _AGREED_RE.sub("", item.text)
+    said = f"{text[:1].lower() if text[1:2].islower() else text[:1]}{text[1:]}"  # ("`x` fails", "API ..." kept)
+    return replace(item, topic=item.topic if text == item.text else topic_of(text), text=_BEFORE_FIX + said)
+
+
 JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
 
 
@@ -1157,6 +1173,8 @@ def chosen(session: Session) -> list[Insight]:
         if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
             items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
                      for item in items if item.strength != REFUSED]  # (the step joined to its finding repeats it)
+        if undone is not None and undone.fixed_after(index):  # its turn then edited and tests passed: fixed since
+            items = [_before_fix(item) if item.cause and _SYMPTOM_RE.search(item.text) else item for item in items]
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]

@@ -10,6 +10,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from eywa.core.extract.commands import checks
 from eywa.core.session import WRITE_TOOLS, Session
 
 # "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
@@ -65,13 +66,29 @@ def _removed(session: Session) -> list[tuple[int, str]]:
     return found
 
 
+def _tested(session: Session) -> list[int]:
+    """The event indices of the test runs that passed."""
+    return [at for at, event in enumerate(session.events) if (tool := event.tool) is not None and tool.name == "Bash"
+            and not (tool.is_error or tool.rejected)
+            and any(check.kind == "tests" for check in checks(str(tool.input.get("command", ""))))]
+
+
 class Undone:
-    """Which lines of a session name a value it wrote and later took back (`superseded`)."""
+    """Which lines of a session name a value it wrote and later took back (`superseded`), or a fault its turn then
+    fixed (`fixed_after`)."""
 
     def __init__(self, session: Session) -> None:
         self._writes = _writes(session)
         self._removed = _removed(session)
+        self._tested = _tested(session)
         self._prompts = [at for at, event in enumerate(session.events) if event.kind == "user" and event.text]
+
+    def fixed_after(self, at: int) -> bool:
+        """Whether an edit went through after event `at` and then a test run passed, before the next prompt: what was
+        said at `at` of a fault, the turn then fixed."""
+        end = min((p for p in self._prompts if p > at), default=1 << 62)
+        edited = min((w.at for w in self._writes if at < w.at < end), default=None)
+        return edited is not None and any(edited < run < end for run in self._tested)
 
     def superseded(self, at: int, text: str) -> bool:
         """Whether `text`, said at event `at`, names a value (not one it sets aside: "replace `x`", "from `x`") the
