@@ -32,6 +32,7 @@ from eywa.core.extract.terms import (
     top_terms,
     weighted_terms,
 )
+from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session
@@ -42,7 +43,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "34"
+HANDOFF_RULES = "35"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -528,7 +529,9 @@ def what_happened(session: Session, requests: list[tuple[str, str]], changes: li
     only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
     says (`said`) is left out."""
     said = [line.lower() for line in said]
-    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
+    undone = Undone(session)  # an outcome whose value the session took back later is not what it did in the end
+    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
+                and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:

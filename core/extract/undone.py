@@ -109,8 +109,10 @@ class Undone:
             deleted = {path for path in paths if any(
                 removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
                 for removed_at, word in self._removed)}
-            taken_back = any(w.at > end and w.path in paths and value in w.old and value not in w.new
-                             for w in self._writes)
+            later = [w for w in self._writes if w.at > end and w.path in paths]
+            if any(w.new.endswith("…") for w in later):  # a text cut where it was stored: what it kept is unknown
+                continue
+            taken_back = any(value in w.old and value not in w.new for w in later)
             if deleted == paths or taken_back and all(
                     path in deleted or sum(w.new.count(value) - w.old.count(value) for w in self._writes
                                            if w.path == path) <= 0 for path in paths):
