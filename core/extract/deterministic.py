@@ -42,6 +42,7 @@ from eywa.core.extract.terms import (
     top_terms,
     weighted_terms,
 )
+from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session
@@ -561,7 +562,9 @@ def what_happened(session: Session, requests: list[tuple[str, str]], changes: li
     only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
     says (`said`) is left out."""
     said = [line.lower() for line in said]
-    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)]
+    undone = Undone(session)  # an outcome whose value the session took back later is not what it did in the end
+    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
+                and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:

@@ -26,6 +26,7 @@ from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
 from eywa.core.extract.terms import commit_bodies
+from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
@@ -321,7 +322,8 @@ class Insight:
             text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
         # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
-        first, topic = _UNMARKED_RE.sub("", text).lower(), _UNMARKED_RE.sub("", self.topic).lower()
+        first = _UNMARKED_RE.sub("", text.removeprefix(_BEFORE_FIX)).lower()
+        topic = _UNMARKED_RE.sub("", self.topic).lower()
         opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic) \
             or f" {topic} " in f" {' '.join(first.split()[:OPENING_WORDS])} "  # "The `hooks` parent command ..."
         return f"**{self.topic}** -- {text}" if self.topic and not opens else text
@@ -689,6 +691,7 @@ def _by_number(text: str) -> bool:
 def _words(text: str, ascribed: bool = False) -> set[str]:
     """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
     that ascribe a choice to the user (`ascribed`)."""
+    text = text.removeprefix(_BEFORE_FIX)  # (words every such line shares: no repeat of one another)
     return content_words(_ASCRIBED_RE.sub("", text) if ascribed else text, stopwords=frozenset())
 
 
@@ -1117,6 +1120,20 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
         for k in kept if _RECOMMENDED_RE.search(k.text))
 
 
+# "the command fails entirely", "The tests are failing because ...": a fault's symptom in the present tense (not "when
+# `x` fails, ...": a case)
+_SYMPTOM_RE = re.compile(r"^(?!.*\b(?:when|if|whenever)\b[^,;]{0,80}\bfails\b).*?\b(?:fails|(?:is|are) failing|"
+                         r"(?:cause|make)s? [^.]{0,40}\bto fail|crashes|panics)\b", re.IGNORECASE)
+_BEFORE_FIX = "Before the fix: "
+
+
+def _before_fix(item: Insight) -> Insight:
+    """A root cause its turn then fixed, said as it was: "Before the fix: the command fails entirely ..."."""
+    text = _AGREED_RE.sub("", item.text)
+    said = f"{text[:1].lower() if text[1:2].islower() else text[:1]}{text[1:]}"  # ("`x` fails", "API ..." kept)
+    return replace(item, topic=item.topic if text == item.text else topic_of(text), text=_BEFORE_FIX + said)
+
+
 JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
 
 
@@ -1144,6 +1161,7 @@ def chosen(session: Session) -> list[Insight]:
     edited_after = _edited_after(session, messages)
     refused_after = _refused_after(session, messages)
     replies = _replies(session, messages)
+    undone = Undone(session) if written else None  # a value the session wrote, then took back
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said, replies[order], index in edited_after)
@@ -1155,10 +1173,13 @@ def chosen(session: Session) -> list[Insight]:
         if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
             items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
                      for item in items if item.strength != REFUSED]  # (the step joined to its finding repeats it)
+        if undone is not None and undone.fixed_after(index):  # its turn then edited and tests passed: fixed since
+            items = [_before_fix(item) if item.cause and _SYMPTOM_RE.search(item.text) else item for item in items]
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
-        found += [(order, position, item) for position, item in enumerate(items)]
+        found += [(order, position, item) for position, item in enumerate(items)
+                  if undone is None or item.kind != "Decision" or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]
     found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
     for order, step, item in lint_steps(session):
@@ -1173,7 +1194,8 @@ def chosen(session: Session) -> list[Insight]:
     # a session that wrote no code settled nothing in it: its reports explain or propose ("Use interface pattern ...")
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
-            closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))]
+            closing_lines(sentences(messages[order][1]), code if order == reports[-1] else ""))
+            if undone is None or item.kind != "Decision" or not undone.superseded(messages[order][0], item.text)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _by_number(entry[2].text)]

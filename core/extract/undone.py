@@ -1,0 +1,120 @@
+"""What the session wrote and took back later: a value a decision names (`"false"`, `Hidden: true`, "Claude Code")
+whose line, written in the decision's own turn, a later edit rewrote without it, or whose file a later command
+deleted. Such a decision was superseded in the session ("off" -> "false", then real booleans): a handoff that
+still says it states a choice the code no longer holds.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from eywa.core.extract.commands import checks
+from eywa.core.session import WRITE_TOOLS, Session
+
+# "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
+_VALUE_RE = re.compile(r"`([^`\n]{3,80})`|(\"[^\"\n]{3,40}\")")
+# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value
+_PATH_RE = re.compile(r"^[\w./@~-]*[./][\w@~-]+/?$")
+# "replace the complex `x` function with ...", "from `"off"` to ...", "instead of `x`": the value set aside
+_SET_ASIDE_RE = re.compile(r"\b(?:replac(?:e[sd]?|ing)|from|instead of|rather than)(?: the| a| an)?(?: \w+)?\s*$",
+                           re.IGNORECASE)
+_REPLACED_BY_RE = re.compile(r"\s*(?:→|->|=>)|\s+(?:with|by)\b")  # "`x` → `y`", "`x` with `y`": x set aside
+_REMOVE_RE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s", re.MULTILINE)  # "rm a.go b.go", "git rm -f a.go"
+
+
+@dataclass(frozen=True)
+class _Write:
+    at: int  # the event's index
+    path: str
+    old: str
+    new: str
+
+
+def _writes(session: Session) -> list[_Write]:
+    """Every edit that went through, in order: one per replacement (a MultiEdit's each), a whole file's new text."""
+    found: list[_Write] = []
+    for at, event in enumerate(session.events):
+        tool = event.tool
+        if tool is None or tool.name not in WRITE_TOOLS or tool.is_error or tool.rejected:
+            continue
+        path = str(tool.input.get("file_path", ""))
+        edits = tool.input.get("edits")
+        pairs = [(str(e.get("old_string", "")), str(e.get("new_string", ""))) for e in edits if isinstance(e, dict)] \
+            if isinstance(edits, list) else [(str(tool.input.get("old_string", "")),
+                                              str(tool.input.get("new_string", tool.input.get("content", ""))))]
+        found += [_Write(at, path, old, new) for old, new in pairs]
+    return found
+
+
+def _removed(session: Session) -> list[tuple[int, str]]:
+    """The files a shell command deleted (`rm`, `git rm`), each with the command's event index."""
+    found: list[tuple[int, str]] = []
+    for at, event in enumerate(session.events):
+        tool = event.tool
+        if tool is None or tool.name != "Bash" or tool.is_error or tool.rejected:
+            continue
+        command = str(tool.input.get("command", ""))
+        if not _REMOVE_RE.search(command):
+            continue
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        found += [(at, word) for word in words if not word.startswith("-") and "." in word.rsplit("/", 1)[-1]]
+    return found
+
+
+def _tested(session: Session) -> list[int]:
+    """The event indices of the test runs that passed."""
+    return [at for at, event in enumerate(session.events) if (tool := event.tool) is not None and tool.name == "Bash"
+            and not (tool.is_error or tool.rejected)
+            and any(check.kind == "tests" for check in checks(str(tool.input.get("command", ""))))]
+
+
+class Undone:
+    """Which lines of a session name a value it wrote and later took back (`superseded`), or a fault its turn then
+    fixed (`fixed_after`)."""
+
+    def __init__(self, session: Session) -> None:
+        self._writes = _writes(session)
+        self._removed = _removed(session)
+        self._tested = _tested(session)
+        self._prompts = [at for at, event in enumerate(session.events) if event.kind == "user" and event.text]
+
+    def fixed_after(self, at: int) -> bool:
+        """Whether an edit went through after event `at` and then a test run passed, before the next prompt: what was
+        said at `at` of a fault, the turn then fixed."""
+        end = min((p for p in self._prompts if p > at), default=1 << 62)
+        edited = min((w.at for w in self._writes if at < w.at < end), default=None)
+        return edited is not None and any(edited < run < end for run in self._tested)
+
+    def superseded(self, at: int, text: str) -> bool:
+        """Whether `text`, said at event `at`, names a value (not one it sets aside: "replace `x`", "from `x`") the
+        session had brought in by the end of that turn (in an edit's new text, not in its old) and took back in a later
+        turn: gone again from each file it was brought into (each edit's new text counted in, its old counted out),
+        or the file deleted by a command. (A value the same turn replaces is the one a "Replaced `x`" sets aside.)"""
+        end = min((p for p in self._prompts if p > at), default=None)
+        if end is None:
+            return False
+        for match in _VALUE_RE.finditer(text):
+            value = match.group(1) or match.group(2)
+            if _PATH_RE.match(value) or _SET_ASIDE_RE.search(text[:match.start()]) \
+                    or _REPLACED_BY_RE.match(text[match.end():]):
+                continue
+            paths = {w.path for w in self._writes if w.at < end and value in w.new and value not in w.old}
+            if not paths:
+                continue
+            deleted = {path for path in paths if any(
+                removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
+                for removed_at, word in self._removed)}
+            later = [w for w in self._writes if w.at > end and w.path in paths]
+            if any(w.new.endswith("…") for w in later):  # a text cut where it was stored: what it kept is unknown
+                continue
+            taken_back = any(value in w.old and value not in w.new for w in later)
+            if deleted == paths or taken_back and all(
+                    path in deleted or sum(w.new.count(value) - w.old.count(value) for w in self._writes
+                                           if w.path == path) <= 0 for path in paths):
+                return True
+        return False
