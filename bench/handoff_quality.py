@@ -382,8 +382,10 @@ def report(args: argparse.Namespace) -> None:
     if args.consensus:
         for field, kinds in consensus(labels, load_labels(args.labels, args.consensus), handoffs).items():
             total = Tally(sum(t.named for t in kinds.values()), sum(t.of for t in kinds.values()))
+            per_kind = "; " + ", ".join(f"{kind} {tally}" for kind, tally in kinds.items()) \
+                if field == "open_threads" else ""
             print(f"consensus {field} with {args.consensus}{' (repo-state aside)' if field == 'open_threads' else ''}: "
-                  f"{total} named;", ", ".join(f"{kind or '-'} {tally}" for kind, tally in kinds.items()))
+                  f"{total} named{per_kind}")
 
 
 if __name__ == "__main__":
