@@ -557,12 +557,13 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
 
 
 def what_happened(session: Session, requests: list[tuple[str, str]], changes: list[tuple[str, bool]],
-                  said: Collection[str] = ()) -> list[str]:
+                  said: Collection[str] = (), undone: Undone | None = None) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
     only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
-    says (`said`) is left out."""
+    says (`said`) is left out, and one whose value the session took back later (`undone`: the session's `Undone`,
+    when the caller has it): not what it did in the end."""
     said = [line.lower() for line in said]
-    undone = Undone(session)  # an outcome whose value the session took back later is not what it did in the end
+    undone = undone or Undone(session)
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
                 and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
     if outcomes:
@@ -653,8 +654,10 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     )
     if substance:
         facts = session_facts(session)
-        handoff.insights = insights(session)
-        handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights), facts) or [
+        undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
+        handoff.insights = insights(session, undone)
+        handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights, undone),
+                                            facts) or [
             "Short exchange with no recorded steps"]
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)

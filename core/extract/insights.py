@@ -1147,21 +1147,22 @@ def _place(item: Insight) -> tuple[bool, bool, bool, bool, int]:
     return finding, not item.cause, item.strength < 0, not finding and item.strength >= JUDGED, -item.strength
 
 
-def chosen(session: Session) -> list[Insight]:
+def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
     """The best few decisions and root causes of a session: the choices first (stated, the user's, the changes
     with a reason, reported or announced, the steps taken on a finding), then a root cause (at most `MAX_CAUSES`)
     and the findings: a finding with no choice yields its place to a choice. The most plainly stated first, in the
     session's order among equals; a repeat of one already kept (most of its words) left out. Places still free then
     take the further root causes (most often the reason a decision was made, said apart from it), findings in plain
     words, the findings stated right before an edit and, when the session wrote code, the list lines of the turns'
-    reports. Shown root causes first, then in the session's order."""
+    reports. Shown root causes first, then in the session's order. `undone`: the session's `Undone`, when the caller
+    has it already."""
     found: list[tuple[int, int, Insight]] = []
     written = _written(session)
     messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
     refused_after = _refused_after(session, messages)
     replies = _replies(session, messages)
-    undone = Undone(session) if written else None  # a value the session wrote, then took back
+    undone = (undone or Undone(session)) if written else None  # a value the session wrote, then took back
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said, replies[order], index in edited_after)
@@ -1185,8 +1186,9 @@ def chosen(session: Session) -> list[Insight]:
     for order, step, item in lint_steps(session):
         # the step said bare among the choices: the same step with its reason takes its place and rank
         bare = next((at for at, entry in enumerate(found) if as_stated(entry[2].text).rstrip(":.") == step), None)
-        found += [(order, -1, item)] if bare is None else []
-        if bare is not None:
+        if bare is None:
+            found.append((order, -1, item))
+        else:
             found[bare] = (*found[bare][:2], replace(item, strength=found[bare][2].strength))
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
@@ -1223,6 +1225,6 @@ def chosen(session: Session) -> list[Insight]:
     return [item for _, _, item in kept]
 
 
-def insights(session: Session) -> list[str]:
+def insights(session: Session, undone: Undone | None = None) -> list[str]:
     """The `chosen` insights as handoff lines (`**topic** -- explanation`)."""
-    return [item.line() for item in chosen(session)]
+    return [item.line() for item in chosen(session, undone)]

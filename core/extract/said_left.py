@@ -591,6 +591,8 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
                 continue
             found.append(f"Not run: {clause(step, 14)} (left to the user)")
     return list(dict.fromkeys(found))
+
+
 # "The review has been written to `/repo/docs/requirements/x/review-01.md`.": what a reviewer subagent leaves behind
 _REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
 _ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
