@@ -18,7 +18,7 @@ detection is the F1 of "says open" against "labelled open"; a key file is found 
 with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agents: Claude Code, Codex CLI,
 Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
-Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree]
+Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree|agree2]
        [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show] [--by-kind] [--near] [--consensus SET]
 (--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
 Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`. `--reader agree` scores another

@@ -25,7 +25,7 @@ from eywa.core.extract.gist import (
     lead_in,
     report_leads,
     states,
-    superseded,
+    turned_down,
 )
 from eywa.core.extract.insights import insights
 from eywa.core.extract.key_files import changed_files, files_read, key_files
@@ -184,10 +184,10 @@ def closing_outcome(session: Session, listed: bool = True) -> str:
     report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
     a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for)."""
     fallback = ""
-    turned_down = superseded(session)
+    declined = turned_down(session)
     for at in reversed(range(len(session.events))):
         event = session.events[at]
-        if event.kind != "assistant" or not event.text.strip() or at in turned_down:
+        if event.kind != "assistant" or not event.text.strip() or at in declined:
             continue
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)

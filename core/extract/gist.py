@@ -65,7 +65,7 @@ _PUSHBACK_RE = re.compile(r"^(?:why (?:can't|cant|cannot|not|don't|dont|didn't|w
                           r"actually|instead|that's (?:not|wrong)|this is (?:not|wrong))\b", re.IGNORECASE)
 
 
-def superseded(session: Session) -> set[int]:
+def turned_down(session: Session) -> set[int]:
     """The indices of the last reports the person's next prompt turned down: what they said was done was replaced by
     what followed, so it names no work of the session. A "no" to a report's closing offer ("Want me to set ...?") turns
     down the offer, not what was done."""
@@ -85,9 +85,9 @@ def report_leads(session: Session) -> list[str]:
     """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
     title when its first heading names work ("AudioWorklet Migration Complete"); none of a report turned down."""
     found: list[str] = []
-    turned_down = superseded(session)
+    declined = turned_down(session)
     for at, event in enumerate(session.events):
-        if event.kind != "assistant" or not event.text or at in turned_down:
+        if event.kind != "assistant" or not event.text or at in declined:
             continue
         first = next(((lead, s.listed) for s in sentences(event.text) if (lead := lead_in(s.text))), None)
         if first and not first[1]:
