@@ -241,7 +241,7 @@ def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None
     assert sum("too long" in line for line in found) == 1
 
 
-def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() -> None:
+def test_a_step_on_a_finding_whose_edit_the_user_refused_is_no_decision() -> None:
     # 1ecba475: "Let me update the reset command to follow the error handling pattern", its edit refused: "fix the
     # test, the code is right"; the finding stays alone
     assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
@@ -249,7 +249,7 @@ def test_a_step_on_a_finding_whose_edit_the_user_refused_fills_a_place_last() ->
         "plain errors.",
         "**Decision** -- At the user's request: fix the test, the code is right.")
     # f6833005: "Let me simplify the test harness to just commit what exists", refused ("why not adding
-    # .entire/.gitignore?"): the step taken instead keeps its place
+    # .entire/.gitignore?"): not taken, so no decision even with places free; the step taken instead keeps its place
     lines = session_insights("f6833005-7be4-4178-bb37-a0e9feadc36b")
     assert not any("Simplify the test harness" in line for line in lines), lines
     assert any(line.endswith("-- Fix `setupAgentHooksNonInteractive` to also create the gitignore, since the issue "
@@ -350,9 +350,9 @@ def test_a_choice_judged_appropriate_for_its_reason_is_a_decision() -> None:
 
 def test_a_session_rich_in_decisions_keeps_the_approach_it_finally_took() -> None:
     # two root causes and three decisions before it: the approach finally taken was cut at four; it states more than
-    # eight causes, choices and changes with their reasons: eight kept
+    # ten causes, choices and changes with their reasons: `MAX_INSIGHTS` kept
     found = insights(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"))
-    assert len(found) == 8
+    assert len(found) == insights_rules.MAX_INSIGHTS == 10
     assert any("rewrites instead of dynamic base detection" in line for line in found), found
 
 
@@ -950,7 +950,8 @@ def test_comments_that_say_why_fill_only_places_left_free() -> None:
     session = corpus_session("cc432c40-914a-4c1a-a972-0103199a736a")
     assert "APIKey and Endpoint are intentionally excluded to avoid exposing them in process listings (ps/top)." in [
         item.text for item in written_reasons(session)]
-    found = chosen(session)
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", 8):  # places held full by its messages
+        found = chosen(session)
     assert len(found) == 8 and not any(item.strength == WRITTEN for item in found)
 
 
@@ -1027,11 +1028,13 @@ def test_the_reports_closing_a_turn_are_the_last_message_before_each_prompt_and_
 def test_closing_lines_and_written_reasons_fill_only_the_places_the_findings_leave() -> None:
     # cde341db's findings ("The 100ms timeout isn't being hit fast enough.") keep the last places; its comments that
     # say why ("G304: trace file path from env var is intentional for debugging") come after them
-    found = chosen(corpus_session("cde341db-b80a-44f5-b0f2-94db2ef7a164"))
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", 8):  # places held full by the findings
+        found = chosen(corpus_session("cde341db-b80a-44f5-b0f2-94db2ef7a164"))
     assert "The 100ms timeout isn't being hit fast enough." in [item.text for item in found]
     assert not any(item.strength == WRITTEN for item in found)
     # 4931d45a's finding on `TaskCheckpointContext` keeps its place before its report's "Consistency - ..." line
-    found = chosen(corpus_session("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", 8):
+        found = chosen(corpus_session("4931d45a-d447-44b4-8475-1e6fcfcc28bf"))
     assert any(item.text.startswith("`TaskCheckpointContext` in `strategy.go` doesn't have") for item in found)
     assert not any(item.strength == CLOSING for item in found)
 
@@ -1141,8 +1144,9 @@ def test_a_commit_bodys_item_wrapped_at_72_columns_is_one_line() -> None:
 def test_a_finding_with_no_choice_yields_its_place_to_a_choice() -> None:
     # b25a8b6e, eight places full: the step taken on the linter's finding, a choice with its reason, keeps its place;
     # the finding stated with no choice ("When `hasNewContent` is false and we reuse ...") yields its own
-    found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
-    assert len(found) == insights_rules.MAX_INSIGHTS
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", 8):
+        found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
+    assert len(found) == 8
     assert "Add a constant, since the linter flagged the repeated string." in found
     assert not any(line.startswith("When `hasNewContent` is false") for line in found)
     # places left free: the root cause stays, shown first
@@ -1152,8 +1156,9 @@ def test_a_finding_with_no_choice_yields_its_place_to_a_choice() -> None:
 def test_a_choice_the_agent_judged_ranks_after_the_users_and_the_commits() -> None:
     # a7da6a22, eight places full: the option the user picked keeps its place, the approach the agent judged
     # ("Approach: Add an `error` field to `ManifestEntry` ...") yields its own
-    found = texts("a7da6a22-facc-4fcd-8bab-f83c87862004")
-    assert len(found) == insights_rules.MAX_INSIGHTS
+    with mock.patch.object(insights_rules, "MAX_INSIGHTS", 8):
+        found = texts("a7da6a22-facc-4fcd-8bab-f83c87862004")
+    assert len(found) == 8
     assert any(line.startswith("How should corrupted archives be reported in the manifest? The user chose Option C")
                for line in found)
     assert not any(line.startswith("Approach: Add an `error` field") for line in found)

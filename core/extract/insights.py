@@ -32,7 +32,7 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
 
-MAX_INSIGHTS = 8
+MAX_INSIGHTS = 10
 MAX_CAUSES = 1
 # The strengths of `changes_in`'s notes, each kind ranked after the choices the agent states (`_place`): a change with
 # its reason or what it replaced, a change reported, one announced; and a limit of the code found, with the findings.
@@ -40,9 +40,8 @@ REASONED, REPORTED, ANNOUNCED, LIMIT = -1, -2, -3, -4
 FOLLOWED = -5  # a step taken on what the agent had just found (`steps_on_findings`): the last of the choices
 FINDING = -6  # what some code or tool does not do, named in plain words (`_FINDING_RE`): fills places left after those
 BEFORE_EDIT = -7  # what the agent stated right before it edited (`findings_before_edits`): after the findings
-REFUSED = -8  # a step on a finding whose edit the user refused (`_refused_after`): fills places after those
+LINTED = -8  # a step announced on a lint run's one rule (`lint_steps`): fills places after those
 CLOSING = -9  # a report's list line giving its reason or naming code written (`closing_lines`): next to last
-LINTED = REFUSED  # a step announced on a lint run's one rule (`lint_steps`): fills places as the refused steps do
 WRITTEN = -10  # a code comment or GitHub post of the session that says why (`written_reasons`): fills places last
 NOTES_OF_A_KIND = {REPORTED: 2, LIMIT: 2}  # at most: the kinds that give no reason
 
@@ -1168,12 +1167,12 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
         stated = insights_in(said, replies[order], index in edited_after)
         texts = {item.text for item in stated}
         changes = [item for item in changes_in(said, written) if item.text not in texts] if written else []
-        steps = [replace(item, strength=REFUSED) if index in refused_after else item
-                 for item in steps_on_findings(said)]
+        # a step on a finding whose edit the user refused was not taken: no decision (a reader judged them false)
+        steps = [] if index in refused_after else steps_on_findings(said)
         items = [*stated, *changes, *steps]
         if refused_after.get(index):  # a change announced whose edit the user refused outright: a step not taken
             items = [_not_done(item, refused_after[index]) if _ANNOUNCING_RE.match(item.text) else item
-                     for item in items if item.strength != REFUSED]  # (the step joined to its finding repeats it)
+                     for item in items]
         if undone is not None and undone.fixed_after(index):  # its turn then edited and tests passed: fixed since
             items = [_before_fix(item) if item.cause and _SYMPTOM_RE.search(item.text) else item for item in items]
         if index in edited_after:
@@ -1218,7 +1217,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
             notes[item.strength] += 1
     kept.sort(key=lambda f: (not f[2].cause, f[0], f[1]))
     for entry in sorted(held, key=lambda e: (e[2].strength == WRITTEN, e[2].strength == CLOSING,
-                                             e[2].strength == REFUSED)):
+                                             e[2].strength == LINTED)):
         item = entry[2]
         if len(kept) < MAX_INSIGHTS and not _repeats(item, [k for _, _, k in kept]):
             kept.append(entry)
