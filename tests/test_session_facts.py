@@ -198,9 +198,18 @@ def test_a_test_run_the_user_stopped_with_a_word_and_never_run_after_is_a_note()
     assert status == "done"
 
 
-def test_a_test_run_stopped_without_a_word_is_no_note_as_the_user_went_on_to_something_else() -> None:
-    """d50aed65: `mise run test:ci` stopped, then "Commit"."""
-    assert not any("stopped by the user" in t for t in _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")[0])
+def test_a_test_run_refused_without_a_word_is_a_note_with_the_prompt_sent_in_its_place() -> None:
+    """d50aed65: `mise run test:ci` refused, then "Commit", and no test run after (both of its blind readers)."""
+    threads, status = _facts("d50aed65-f324-43f2-8c95-9edd32b25b32")
+    assert 'Not run: `mise run test:ci`, refused by the user, who asked next: "Commit"' in threads
+    assert status == "done"
+
+
+def test_a_refused_run_of_several_checks_leaves_a_note_only_for_the_one_never_run_after() -> None:
+    """34b1e2a4: `mise run fmt && mise run lint && mise run test:ci` refused; lint ran after, test:ci never did."""
+    threads = _facts("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e")[0]
+    assert [t for t in threads if t.startswith("Not run: `mise run")] == [
+        'Not run: `mise run test:ci`, stopped by the user: "i\'ll take it from here."']
 
 
 def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:

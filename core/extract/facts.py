@@ -178,7 +178,7 @@ class Facts:
     steps_left: list[str] = field(default_factory=list)  # the plan's steps no edit or command stands behind
     tests_asked: str = ""  # a prompt's request for tests no test file written after it answers
     integration_left: list[str] = field(default_factory=list)  # integration tests edited after their last run
-    stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> their words
+    stopped: dict[str, str] = field(default_factory=dict)  # a check the user stopped, never run after -> what they said
     temporary: list[str] = field(default_factory=list)  # files written as temporary and never removed
     debugging: dict[str, str] = field(default_factory=dict)  # file -> a line of debug code no later edit took out
     running: list[str] = field(default_factory=list)  # commands started in the background and never stopped
@@ -239,7 +239,7 @@ class Facts:
         found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
-            found.append(Thread(f"Not run: `{one_line(command, 100)}`, stopped by the user: \"{said}\"", False))
+            found.append(Thread(f"Not run: `{one_line(command, 100)}`, {said}", False))
         if checks := self.manual_left + self.checks_left:
             step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
@@ -631,9 +631,9 @@ def session_facts(session: Session) -> Facts:
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if isinstance(command, str) and call.rejected:
-            said = _STOPPED_RE.search(call.error)
-            facts.stopped |= {check.command: clause(said.group(1), 16) for check in commands.checks(command)
-                              if said and check.kind == "tests"}
+            refused = _refused(session, call)
+            facts.stopped |= {check.command: refused for check in commands.checks(command)
+                              if refused and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:
             continue
         ok = not call.is_error
@@ -718,6 +718,18 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
+
+
+def _refused(session: Session, call: ToolCall) -> str:
+    """What the user said stopping a test run: their words, else the prompt they sent in its place ("Commit"); "" for
+    a run the permission rules held (no one refused it)."""
+    if said := _STOPPED_RE.search(call.error):
+        return f"stopped by the user: \"{clause(said.group(1), 16)}\""
+    if call.denied:
+        return ""
+    at = next(index for index, event in enumerate(session.events) if event.tool is call)
+    prompt = next((event.text for event in session.events[at + 1:] if event.kind == "user" and event.text.strip()), "")
+    return f"refused by the user, who asked next: \"{clause(prompt, 16)}\"" if prompt else "refused by the user"
 
 
 def _merged(args: str, output: str) -> str:
