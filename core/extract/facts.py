@@ -26,7 +26,6 @@ from eywa.core.extract.open_threads import (
     PLAN_NOT_BUILT,
     PLAN_REFUSED,
     Thread,
-    last_prompt_index,
 )
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
@@ -38,7 +37,14 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commands_after, commit_put_forward
+from eywa.core.extract.said_left import (
+    MERGE_LEFT,
+    REVIEW_FILE_LEFT,
+    clause,
+    commands_after,
+    commit_put_forward,
+    last_prompt_index,
+)
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent

@@ -22,6 +22,7 @@ from eywa.core.extract.said_left import (
     clause,
     findings_left,
     labelled_step,
+    last_prompt_index,
     merge_left,
     offers_not_taken,
     open_choice,
@@ -147,11 +148,6 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"
-
-
-def last_prompt_index(events: list[Event]) -> int:
-    """Index of the last thing the user typed (-1 when none): the last turn starts after it."""
-    return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
 
 
 def _todo_threads(session: Session) -> list[Thread]:

@@ -231,6 +231,16 @@ def _actions(command: str) -> set[str]:
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
 
 
+def last_prompt_index(events: list[Event]) -> int:
+    """Index of the last thing the user typed (-1 when none): the last turn starts after it."""
+    return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
+
+
+def _next_prompt(events: list[Event], at: int) -> Event | None:
+    """The user's next prompt after event `at`, None when the session ended before one."""
+    return next((e for e in events[at + 1:] if e.kind == "user"), None)
+
+
 def commands_after(events: list[Event], at: int) -> list[str]:
     """The shell commands run after event `at`, failed ones too."""
     return [str(e.tool.input.get("command", "")) for e in events[at + 1:] if e.tool is not None
@@ -451,7 +461,7 @@ def findings_left(events: list[Event]) -> list[str]:
             at, listed = index, found
     if at < 0 or settled > at:  # a later report says the findings were fixed
         return []
-    reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
+    reply = _next_prompt(events, at)
     if reply is not None and (YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
         return []
     # with no edit after the review, nothing was said before one: both slices below are empty
@@ -465,7 +475,7 @@ def findings_left(events: list[Event]) -> list[str]:
                       + [e.text for e in events[at + 1:last_edit] if e.kind == "assistant"])
     asked = [e.text for e in events[at + 1:] if e.kind == "user"]
     taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
-    prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
+    prompt = last_prompt_index(events[:at])
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
                       and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
     issues, taken_up, left = 0, 0, []  # findings that are issues, those the user took up, those left untouched
@@ -579,7 +589,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
     for index, event in enumerate(events):
         if event.kind != "assistant" or not event.text:
             continue
-        reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
+        reply = _next_prompt(events, index)
         if reply is None or _CHECK_REPORTED_RE.search(reply.text):
             continue
         ran = " ".join(commands_after(events, index))
