@@ -159,7 +159,7 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _question(found: tuple[Sentence, ...], index: int, plan: str = "", built: bool = True) -> str:
+def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -> str:
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
     follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)", unless nothing but the plan was written:
     then the plan has a thread of its own); not a choice of options (`open_choice`)."""
