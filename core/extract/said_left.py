@@ -523,7 +523,7 @@ _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|ready for merg(?:e|ing))\b",
                                re.IGNORECASE)
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
-_MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
+_MERGE_VERDICT_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
 MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
 # the spaces around a "#" read once (possessive): linear on a long run, the same numbers
 _PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*+(?:#\s*+)?(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b",
@@ -542,7 +542,7 @@ def merge_left(events: list[Event]) -> list[str]:
         if event.kind != "assistant" or not event.text:
             continue
         verdict = next((m for s in sentences(event.text) if (m := MERGE_VERDICT_RE.search(s.text))
-                        and not _MERGE_HELD_RE.search(s.text[:m.start()])), None)
+                        and not _MERGE_VERDICT_HELD_RE.search(s.text[:m.start()])), None)
         if verdict is None:
             continue
         later = events[index + 1:]
