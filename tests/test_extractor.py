@@ -25,7 +25,7 @@ from eywa.core.extract.deterministic import (
     session_terms,
     what_happened,
 )
-from eywa.core.extract.gist import _base, asked, commit_mood, states
+from eywa.core.extract.gist import _base, asked, commit_mood, states, turned_down
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.model import parse_handoff
 from eywa.core.session import Event, Session, ToolCall
@@ -372,11 +372,13 @@ def reported_headline(*reports: str) -> str:
 
 def reported_closing(*reports: str) -> str:
     """The closing report's outcome as a headline candidate (the headline is the gist of it and others)."""
-    return headline_words(closing_outcome(reported_session(*reports)))
+    session = reported_session(*reports)
+    return headline_words(closing_outcome(session, turned_down(session)))
 
 
 def corpus_closing(session_id: str) -> str:
-    return headline_words(closing_outcome(corpus_session(session_id)))
+    session = corpus_session(session_id)
+    return headline_words(closing_outcome(session, turned_down(session)))
 
 
 def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:

@@ -176,15 +176,15 @@ _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at 
                              "they if what when where whether how why".split())
 
 
-def closing_outcome(session: Session, listed: bool = True) -> str:
+def closing_outcome(session: Session, declined: set[int], listed: bool = True) -> str:
     """What Claude's last report says was done: of the last assistant message that says anything done,
     its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
     Complete"), else its first outcome in a list; outcomes that are mostly code come last. A report
     whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
     report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
-    a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for)."""
+    a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for).
+    `declined`: the reports the person turned down (`turned_down`), none of them an outcome."""
     fallback = ""
-    declined = turned_down(session)
     for at in reversed(range(len(session.events))):
         event = session.events[at]
         if event.kind != "assistant" or not event.text.strip() or at in declined:
@@ -328,11 +328,13 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
         named.insert(0, gist(kept[0], kept[1:], session))
-    closing = closing_outcome(session, listed=changed)
+    declined = turned_down(session)  # read once for the closing outcome and the report leads
+    closing = closing_outcome(session, declined, listed=changed)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
-        leads = [*(lead for lead in report_leads(session)[-LAST_REPORTS:] if not _POINTING_OUTCOME_RE.match(lead)),
+        leads = [*(lead for lead in report_leads(session, declined)[-LAST_REPORTS:]
+                   if not _POINTING_OUTCOME_RE.match(lead)),
                  *(request for request in map(_prompt_headline, prompts[:1]) if asked(request) and not states(request))]
         words = headline_words(closing)
         first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words

@@ -26,7 +26,6 @@ from eywa.core.extract.open_threads import (
     PLAN_NOT_BUILT,
     PLAN_REFUSED,
     Thread,
-    last_prompt_index,
 )
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
@@ -38,7 +37,14 @@ from eywa.core.extract.plan_steps import (
     steps_left,
     tests_asked_left,
 )
-from eywa.core.extract.said_left import MERGE_LEFT, REVIEW_FILE_LEFT, clause, commands_after, commit_put_forward
+from eywa.core.extract.said_left import (
+    MERGE_LEFT,
+    REVIEW_FILE_LEFT,
+    clause,
+    commands_after,
+    commit_put_forward,
+    last_prompt_index,
+)
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
@@ -68,7 +74,8 @@ _CWD_RESET_RE = re.compile(r"^Shell cwd was reset to (\S+)$", re.MULTILINE)
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
 _ON_BRANCH_RE = re.compile(r"^On branch (\S+)", re.MULTILINE)
 # `git merge --no-commit x`, `--squash`, or a merge that stopped on conflicts: its result waits for a commit
-_MERGE_HELD_RE = re.compile(r"(?:^|\s)--(?:no-commit|squash)\b|^Automatic merge failed|^CONFLICT \(", re.MULTILINE)
+_MERGE_LEFT_TO_COMMIT_RE = re.compile(r"(?:^|\s)--(?:no-commit|squash)\b|^Automatic merge failed|^CONFLICT \(",
+                                      re.MULTILINE)
 _MERGE_VALUED = frozenset("-m --message -s --strategy -X --strategy-option -F --file".split())  # options with a value
 _MERGE_ENDED_RE = re.compile(r"(?:^|\s)--(?:abort|quit|continue)\b")
 # Untracked files alone do not make it dirty: a session that never committed leaves new files to the person.
@@ -734,7 +741,7 @@ def _refused(session: Session, call: ToolCall) -> str:
 
 def _merged(args: str, output: str) -> str:
     """The branch a `git merge` brings in when it leaves its result to a commit (`--no-commit`, conflicts), else ""."""
-    if not _MERGE_HELD_RE.search(f"{args}\n{output}"):
+    if not _MERGE_LEFT_TO_COMMIT_RE.search(f"{args}\n{output}"):
         return ""
     words = args.split()
     return next((word for at, word in enumerate(words) if not word.startswith(("-", "2>", ">", "'", '"'))

@@ -81,11 +81,11 @@ def turned_down(session: Session) -> set[int]:
     return found
 
 
-def report_leads(session: Session) -> list[str]:
+def report_leads(session: Session, declined: set[int]) -> list[str]:
     """Each report's lead, in order: a message's first outcome when it opens its prose (not a list's item), and its
-    title when its first heading names work ("AudioWorklet Migration Complete"); none of a report turned down."""
+    title when its first heading names work ("AudioWorklet Migration Complete"); none of a report turned down (the
+    indices in `declined`: `turned_down`)."""
     found: list[str] = []
-    declined = turned_down(session)
     for at, event in enumerate(session.events):
         if event.kind != "assistant" or not event.text or at in declined:
             continue

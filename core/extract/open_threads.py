@@ -22,6 +22,7 @@ from eywa.core.extract.said_left import (
     clause,
     findings_left,
     labelled_step,
+    last_prompt_index,
     merge_left,
     offers_not_taken,
     open_choice,
@@ -149,11 +150,6 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"
 
 
-def last_prompt_index(events: list[Event]) -> int:
-    """Index of the last thing the user typed (-1 when none): the last turn starts after it."""
-    return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
-
-
 def _todo_threads(session: Session) -> list[Thread]:
     return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
@@ -163,7 +159,7 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _question(found: tuple[Sentence, ...], index: int, plan: str = "", built: bool = True) -> str:
+def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -> str:
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
     follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)", unless nothing but the plan was written:
     then the plan has a thread of its own); not a choice of options (`open_choice`)."""

@@ -187,8 +187,8 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
     for index, event in enumerate(events[:before]):
         if event.kind != "assistant" or "?" not in event.text:
             continue
-        reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
-        if reply is None or reply.kind != "user" or YES_RE.match(reply.text.strip()):
+        reply = _answer(events, index)
+        if reply is None or YES_RE.match(reply.text.strip()):
             continue
         offers = [(s.text, m) for s in sentences(event.text) if (m := _OFFER_RE.match(s.text))]
         if not offers:
@@ -214,8 +214,7 @@ _COMMIT_PUT_RE = re.compile(rf"\bready (?:to (?:be )?commit(?:ted)?|for (?:a )?`
 def commit_put_forward(events: list[Event]) -> bool:
     """Whether, after its last edit, the agent said the work is ready to commit or offered to commit it, and no
     commit followed: the edits are left uncommitted by its own word."""
-    last_edit = max((i for i, e in enumerate(events) if e.tool is not None and e.tool.name in WRITE_TOOLS
-                     and not e.tool.is_error), default=-1)
+    last_edit = _last_edit(events, -1)
     if last_edit < 0:
         return False
     after = events[last_edit + 1:]
@@ -229,6 +228,29 @@ def commit_put_forward(events: list[Event]) -> bool:
 def _actions(command: str) -> set[str]:
     verbs = {step.verb for step in commands.git_steps(command)}
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
+
+
+def last_prompt_index(events: list[Event]) -> int:
+    """Index of the last thing the user typed (-1 when none): the last turn starts after it."""
+    return next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "user"), -1)
+
+
+def _next_prompt(events: list[Event], at: int) -> Event | None:
+    """The user's next prompt after event `at`, None when the session ended before one."""
+    return next((e for e in events[at + 1:] if e.kind == "user"), None)
+
+
+def _answer(events: list[Event], at: int) -> Event | None:
+    """The user's prompt right after the agent's message at `at`; None when the agent spoke again first or the
+    session ended."""
+    reply = next((e for e in events[at + 1:] if e.kind in ("user", "assistant")), None)
+    return reply if reply is not None and reply.kind == "user" else None
+
+
+def _last_edit(events: list[Event], at: int) -> int:
+    """Index of the last edit that went through after event `at`; `at` when none did."""
+    return max((i for i in range(at + 1, len(events)) if (call := events[i].tool) is not None
+                and call.name in WRITE_TOOLS and not call.is_error), default=at)
 
 
 def commands_after(events: list[Event], at: int) -> list[str]:
@@ -263,8 +285,8 @@ def steps_not_taken(events: list[Event]) -> list[str]:
     for index, event in enumerate(events):
         if event.kind != "assistant" or not event.text:
             continue
-        reply = next((e for e in events[index + 1:] if e.kind in ("user", "assistant")), None)
-        if reply is None or reply.kind != "user" or not _PICKED_RE.match(reply.text.strip()):
+        reply = _answer(events, index)
+        if reply is None or not _PICKED_RE.match(reply.text.strip()):
             continue
         steps = _steps_listed(event.text)
         if not steps:
@@ -451,21 +473,16 @@ def findings_left(events: list[Event]) -> list[str]:
             at, listed = index, found
     if at < 0 or settled > at:  # a later report says the findings were fixed
         return []
-    reply = next((e for e in events[at + 1:] if e.kind == "user"), None)
+    reply = _next_prompt(events, at)
     if reply is not None and (YES_RE.match(reply.text.strip()) or _ALL_RE.search(reply.text)):
         return []
-    # with no edit after the review, nothing was said before one: both slices below are empty
-    last_edit = max((i for i, e in enumerate(events) if i > at and e.tool is not None and e.tool.name in WRITE_TOOLS
-                     and not e.tool.is_error), default=at)
-    edits = [e.tool for e in events[at + 1:last_edit + 1] if e.tool is not None and e.tool.name in WRITE_TOOLS
-             and not e.tool.is_error]
+    # with no edit after the review, nothing was said before one: the slice below is empty
+    last_edit = _last_edit(events, at)
     # what the edits changed, and what the agent said before one of them (a whole file rewritten is cut short)
-    edited = " ".join([str(call.input.get(key, "")) for call in edits
-                       for key in ("file_path", "old_string", "new_string", "content", "edits")]
-                      + [e.text for e in events[at + 1:last_edit] if e.kind == "assistant"])
+    edited = " ".join([edited_after(events, at), *(e.text for e in events[at + 1:last_edit] if e.kind == "assistant")])
     asked = [e.text for e in events[at + 1:] if e.kind == "user"]
     taken = {n for text in asked if len(text.split()) <= _SHORT_REPLY for n in _numbers(text)}
-    prompt = next((i for i in range(at - 1, -1, -1) if events[i].kind == "user"), -1)
+    prompt = last_prompt_index(events[:at])
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
                       and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
     issues, taken_up, left = 0, 0, []  # findings that are issues, those the user took up, those left untouched
@@ -482,7 +499,7 @@ def findings_left(events: list[Event]) -> list[str]:
             taken_up += 1
             continue
         named = named_code(title) or named_code(body)  # what the title names is what the finding is about
-        if any(name in edited or name in before for name in named) or (not named and edits):
+        if any(name in edited or name in before for name in named) or (not named and last_edit > at):
             continue
         left.append((title, body))
     return _findings_threads(events[at].text, left, issues, issues - taken_up)
@@ -513,7 +530,7 @@ _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to merge|ready for merg(?:e|ing))\b",
                                re.IGNORECASE)
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
-_MERGE_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
+_MERGE_VERDICT_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
 MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
 # the spaces around a "#" read once (possessive): linear on a long run, the same numbers
 _PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*+(?:#\s*+)?(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b",
@@ -532,7 +549,7 @@ def merge_left(events: list[Event]) -> list[str]:
         if event.kind != "assistant" or not event.text:
             continue
         verdict = next((m for s in sentences(event.text) if (m := MERGE_VERDICT_RE.search(s.text))
-                        and not _MERGE_HELD_RE.search(s.text[:m.start()])), None)
+                        and not _MERGE_VERDICT_HELD_RE.search(s.text[:m.start()])), None)
         if verdict is None:
             continue
         later = events[index + 1:]
@@ -579,7 +596,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
     for index, event in enumerate(events):
         if event.kind != "assistant" or not event.text:
             continue
-        reply = next((e for e in events[index + 1:] if e.kind == "user"), None)
+        reply = _next_prompt(events, index)
         if reply is None or _CHECK_REPORTED_RE.search(reply.text):
             continue
         ran = " ".join(commands_after(events, index))
