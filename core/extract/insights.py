@@ -687,6 +687,20 @@ def _by_number(text: str) -> bool:
     if not _NUMBERED_RE.search(text):
         return False
     return len(_named(_words(_NUMBERED_RE.sub(" ", text))) - _ASKING_WORDS) < BY_NUMBER_WORDS
+
+
+# "That way we don't need rewrites for every asset", "Update this test since we now include it", "Both approaches use
+# ...": a reason whose choice, or a step whose object, is in the sentence before
+_DETACHED_RE = re.compile(r"^(?:that|this) way\b|^(?!since\b|because\b|as\b)\w+ (?:this|these|those) tests?\b|"
+                          r"^(?:both|the two) (?:approaches|options|fixes)\b", re.IGNORECASE)
+
+
+def _unread_alone(text: str) -> bool:
+    """Whether a line leaves what it is about to what the reader does not see: the numbers of a list (`_by_number`),
+    or the sentence before it (`_DETACHED_RE`)."""
+    return _by_number(text) or bool(_DETACHED_RE.match(as_stated(text)))
+
+
 def _words(text: str, ascribed: bool = False) -> set[str]:
     """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
     that ascribe a choice to the user (`ascribed`)."""
@@ -1199,7 +1213,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
             if undone is None or item.kind != "Decision" or not undone.superseded(messages[order][0], item.text)]
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
-    found = [entry for entry in found if not _by_number(entry[2].text)]
+    found = [entry for entry in found if not _unread_alone(entry[2].text)]
     ranked = sorted(found, key=lambda f: (*_place(f[2]), f[0], f[1]))
     kept: list[tuple[int, int, Insight]] = []
     held: list[tuple[int, int, Insight]] = []
