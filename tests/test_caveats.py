@@ -397,3 +397,11 @@ def test_a_todo_in_code_the_agents_reply_quotes_is_one_thread() -> None:
     threads = _threads("20b81bf8-77cd-4205-8ac9-727b573a70e4")
     assert [t for t in threads if "Verify edit_file" in t] == [
         "TODO: Verify edit_file and save_file with original author - may not be real tool names"]
+
+
+def test_an_item_of_a_list_of_guesses_is_no_caveat() -> None:
+    # fresh2 20b81bf8: "this could be: 1. The model attempting to call a non-existent tool (known issue) 2. ..."
+    threads = _threads("20b81bf8-77cd-4205-8ac9-727b573a70e4")
+    assert not [t for t in threads if "known issue" in t]
+    # fresh2 ddf36c6d: a lead-in that names a change ("Settings key (breaking change):") keeps its list's items
+    assert [t for t in _threads("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b") if "breaking change" in t]

@@ -990,3 +990,13 @@ def test_a_review_file_committed_removed_or_outside_the_repo_is_not_left() -> No
     outside = Event("tool", T0, tool=ToolCall("r", "Task", {}, result="The review has been written to `/tmp/r.md`."))
     assert not any(t.startswith("Review file left") for t in draft(
         _session("claude-code", asked, outside, done), ZoneInfo("UTC")).open_threads)
+
+
+def test_a_check_step_left_unticked_whose_checks_then_passed_is_done() -> None:
+    # fresh2 4f8c1176: "Run fmt, lint, and tests" stays in progress, but fmt, lint, unit and integration tests ran
+    # and passed after the list's last write
+    threads = draft(corpus_session("4f8c1176-7025-4530-a860-c6fc4c63a150"), ZoneInfo("UTC")).open_threads
+    assert not [t for t in threads if "Run fmt, lint, and tests" in t]
+    # entire 130d7b7e: no check ran after the list: its "Run tests and lint" is still to do
+    threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
+    assert "To do: Run tests and lint" in threads

@@ -97,6 +97,8 @@ _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 # "(not during a git hook)": an aside a long caveat can lose, from the start of the spaces before it (not each)
 _ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
+# "... this could be:", "Possible causes:": the items after it are guesses at a cause, none a caveat the agent holds
+_GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
 # longer than a name
@@ -148,7 +150,7 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
     consider:") with the first two items of its list."""
     said = found[index].text
-    if kind_of(said) is None:
+    if kind_of(said) is None or _guessed(found, index):
         return None
     said, items = _REASSURED_RE.sub("", _plain(said)), []
     if said.endswith(":"):  # a lead-in says it with its list ("Settings key (breaking change): `a` → `b`")
@@ -176,6 +178,12 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
         said = _ASIDE_RE.sub("", said)  # first, the reason it was left stays
     return clause(said, words)
+
+
+def _guessed(found: tuple[Sentence, ...], index: int) -> bool:
+    """An item of a list whose lead offers guesses ("this could be:"): one possibility among several."""
+    lead = next((s for s in reversed(found[:index]) if not s.listed), None) if found[index].listed else None
+    return lead is not None and bool(_GUESSES_RE.search(lead.text))
 
 
 def _checked_after(calls: list[tuple[int, ToolCall]], at: int) -> bool:

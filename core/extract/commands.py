@@ -217,6 +217,18 @@ def failed(output: str) -> bool | None:
     return False if _PASSED_RE.search(output) else None
 
 
+def verdicts(found: list[Check], output: str, is_error: bool) -> list[tuple[Check, bool]]:
+    """(a check, whether it passed) of each check a call ran (`found`) whose verdict its output or exit status
+    tells: the exit status is only the last step's, and the output says of one step only when it ran a single one."""
+    told = []
+    for check in found:
+        verdict = failed(output)
+        if verdict is None and (not check.last or (is_error and len(found) > 1)):
+            continue
+        told.append((check, not is_error if verdict is None else not verdict))
+    return told
+
+
 def failures(output: str) -> int:
     """How many tests or errors the output counts as failed (0: it does not say)."""
     go = len(_GO_FAIL_RE.findall(output))

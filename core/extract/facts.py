@@ -699,11 +699,7 @@ def session_facts(session: Session) -> Facts:
         found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
         if any(check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command) for check in found):
             integration.clear()
-        for check in found:
-            verdict = commands.failed(output)
-            if verdict is None and (not check.last or (call.is_error and len(found) > 1)):
-                continue  # the exit status may be another step's, and the output does not say
-            passed = not call.is_error if verdict is None else not verdict
+        for check, passed in commands.verdicts(found, output, call.is_error):
             facts.stopped.pop(check.command, None)
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.archive.renderer import one_line
+from eywa.core.extract import commands
 from eywa.core.extract.caveats import LEFT_IN_CODE, caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.plan_steps import plan_file, steps_of
@@ -31,6 +32,7 @@ from eywa.core.extract.said_left import (
 )
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
+from eywa.core.sources.common import TODO_TOOLS
 
 MAX_THREADS = 8
 PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
@@ -151,12 +153,29 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
 
 
 def _todo_threads(session: Session) -> list[Thread]:
+    checked = _checked_after_list(session)
     return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
             for t in session.todos
-            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()] + [
+            if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
+            and not (checked and _CHECK_INTENT_RE.match(str(t["content"])))] + [
         Thread(f"{DROPPED_TODO} {_cut(item, 160)}", False)
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
+
+
+def _checked_after_list(session: Session) -> bool:
+    """Whether checks ran after the todo list was last written and each kind's last run passed: a check step left
+    unticked ("Run fmt, lint, and tests") was carried out, the list was just never written again."""
+    events = session.events
+    last = next((i for i in range(len(events) - 1, -1, -1)
+                 if events[i].tool is not None and events[i].tool.name in TODO_TOOLS), len(events))
+    passed: dict[str, bool] = {}  # kind -> its last run's verdict
+    for event in events[last + 1:]:
+        call = event.tool
+        if call is not None and call.name == "Bash" and not call.rejected and not call.running:
+            passed |= {check.kind: ok for check, ok in commands.verdicts(
+                commands.checks(str(call.input.get("command", ""))), call.output or call.error, call.is_error)}
+    return bool(passed) and all(passed.values())
 
 
 def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -> str:

@@ -87,7 +87,7 @@ def tool_call(call_id: str, name: str, arguments: dict, redact: Redact,
                     comments=[cut(block, COMMENT_KEEP, redact) for block in comment_blocks(written, COMMENTS_KEEP)])
 
 
-_TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})
+TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})
 
 
 def keep_todos(session: Session, todos: list[dict], call: ToolCall) -> None:
@@ -105,7 +105,7 @@ def drop_todos(session: Session, old: list[dict], todos: list[dict], call: ToolC
     session.todos_dropped = [item for item in session.todos_dropped if item not in kept]
     turn = next((event.kind == "tool" for event in reversed(session.events)
                  if event.kind == "user" or (event.tool is not None and event.tool is not call
-                                             and event.tool.name in _TODO_TOOLS)), False)
+                                             and event.tool.name in TODO_TOOLS)), False)
     before = {str(todo.get("content", "")) for todo in old}
     if not turn or not kept & before:
         return
