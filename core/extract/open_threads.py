@@ -168,7 +168,7 @@ def _checked_after_list(session: Session) -> bool:
     unticked ("Run fmt, lint, and tests") was carried out, the list was just never written again."""
     events = session.events
     last = next((i for i in range(len(events) - 1, -1, -1)
-                 if events[i].tool is not None and events[i].tool.name in TODO_TOOLS), len(events))
+                 if (tool := events[i].tool) is not None and tool.name in TODO_TOOLS), len(events))
     passed: dict[str, bool] = {}  # kind -> its last run's verdict
     for event in events[last + 1:]:
         call = event.tool
