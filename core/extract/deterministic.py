@@ -53,7 +53,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "39"
+HANDOFF_RULES = "40"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -147,11 +147,12 @@ def _prompt_headline(prompt: str) -> str:
         return heading.group(1)
     text = _clean(prompt[:3000])
     first = _SENTENCE_RE.split(text, maxsplit=REQUEST_SENTENCES)[:REQUEST_SENTENCES]
-    asks = (_TRAILING_PLEASE_RE.sub("", _sentence(part[m.end():], 200)) for part in first
+    asks = ((_TRAILING_PLEASE_RE.sub("", _sentence(part[m.end():], 200)), part[:m.start()]) for part in first
             if (m := _REQUEST_RE.search(part)))
-    asked = next((ask for ask in asks if len(ask.split()) >= MIN_REQUEST_WORDS), "")  # "can you check?": no what
-    if not asked or _FILLER_RE.match(first[0]):
-        asked = _LAST_PLEASE_RE.sub("", _FILLER_RE.sub("", _sentence(prompt, 200)))
+    asked, before = next(((ask, before) for ask, before in asks if len(ask.split()) >= MIN_REQUEST_WORDS), ("", ""))
+    if not asked or _FILLER_RE.match(first[0]):  # "can you check?": no what
+        asked, before = _LAST_PLEASE_RE.sub("", _FILLER_RE.sub("", _sentence(prompt, 200))), ""
+    asked = _named_before(asked, before)
     # "look at the last commit, can we add a test for it": the ask, with what the pointing clause points at for "it"
     pointer = _POINTER_ASK_RE.match(asked)
     if pointer and len(pointer.group("ask").split()) >= MIN_REQUEST_WORDS:
@@ -163,6 +164,18 @@ _LAST_PLEASE_RE = re.compile(r"[,\s]+please[.!]*$", re.IGNORECASE)  # "Fix merge
 _POINTER_ASK_RE = re.compile(r"^(?:take a look at|have a look at|look at|check(?: again)?|see|read)\s+"
                              r"(?P<what>[^,]{3,60}),\s+" + _REQUEST_RE.pattern + r"(?P<ask>.+)$", re.IGNORECASE)
 _IT_RE = re.compile(r"\b(?:it|this|that)\b(?=[\s.?!]*$)")  # "a test for it": what the request ends pointing at
+NEAR_WORDS = 6  # between the code the words before a request name and the request: "`.entire/logs` we should"
+
+
+def _named_before(ask: str, before: str) -> str:
+    """The ask with its pointing object said ("writes to `.entire/logs` we should include that in the .gitignore" ->
+    "include `.entire/logs` in the .gitignore"): the code its sentence names just before the words that ask; else
+    the ask as it is."""
+    spans = list(_CODE_SPAN_RE.finditer(before)) if _POINTING_OUTCOME_RE.match(ask) else []
+    if not spans or len(before[spans[-1].end():].split()) > NEAR_WORDS:
+        return ask
+    verb, _, pointed = ask.partition(" ")
+    return " ".join((verb, spans[-1].group(0), *pointed.split(" ", 1)[1:]))
 
 
 HEADLINE_WORDS = 13
