@@ -216,7 +216,7 @@ OPEN_WORK = {
     "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["In progress: Add WithAgent to hook_registry.go",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
-    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["Agent offered, no answer: commit and push these"]),
+    "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["the agent offered to commit and push these, no answer"]),
     "2a80b8d9-b65a-4c2e-8bf4-0df4958640fd": ("partial", ["Interrupted: ", "//nolint:ireturn"]),
     # the refused plan's first step: its title names no code (blind label: "TestWriteCommitted_CLIVersionField in
     # checkpoint_test.go ... were only planned")

@@ -9,6 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from eywa.core.extract.deterministic import draft
+from eywa.core.extract.open_threads import open_threads
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.claude.builder import build_session
@@ -111,14 +112,16 @@ def test_an_option_s_name_drops_a_tail_pointing_back_at_what_the_message_named()
 def test_a_question_offering_a_further_step_names_the_step_offered() -> None:
     # 4ec443d0 ends "Would you like me to commit these changes?" (blind label: "offered to commit ...")
     threads = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC")).open_threads
-    assert "Agent offered, no answer: commit these changes" in threads
+    assert threads == ["Uncommitted, left for the person to commit: `test-harness.sh`; the agent offered to commit "
+                       "these changes, no answer"]  # said with the fact it restates: one line
 
 
 def test_a_further_step_offered_leaves_the_work_done_a_question_about_the_work_holds_it() -> None:
     """4ec443d0's offer to commit (blind label: done) is a note, as an offer said without a question mark is; eb4bcc15
     asks whether to go on with more of the work itself ("Want me to proceed with that?"): the work waits on it."""
     offered = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC"))
-    assert offered.status == "done" and "Agent offered, no answer: commit these changes" in offered.open_threads
+    assert offered.status == "done" and offered.open_threads[0].endswith("the agent offered to commit these changes, "
+                                                                         "no answer")
     asked = draft(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb"), ZoneInfo("UTC"))
     assert asked.status == "partial" and asked.open_threads[0].startswith("Asked whether to proceed")
 
@@ -219,8 +222,8 @@ def test_an_interrupted_step_is_named_in_two_clauses_at_most() -> None:
 
 def test_an_offer_to_commit_the_user_passed_over_is_a_step_not_taken() -> None:
     # "Would you like me to commit these changes?", then the user asks about something else; no commit follows
-    threads = draft(corpus_session("04cd0da1-dee3-4738-8139-524dfe55de83"), ZoneInfo("UTC")).open_threads
-    assert "Agent offered, not taken: commit these changes" in threads
+    threads, _ = open_threads(corpus_session("04cd0da1-dee3-4738-8139-524dfe55de83"))
+    assert "Agent offered, not taken: commit these changes" in [t.text for t in threads]
 
 
 def test_an_offer_to_commit_carried_out_later_is_not_open() -> None:
@@ -579,7 +582,7 @@ def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_asid
     """9667a07f fixes a review finding, closes "Ready to commit or merge.", then only answers "can you explain 3.":
     the step it named is still left, a note (the blind label: "the agent said the branch was ready to commit")."""
     handoff = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC"))
-    assert "Next: Ready to commit or merge." in handoff.open_threads and handoff.status == "done"
+    assert handoff.open_threads[0].endswith('; the agent: "Ready to commit or merge."') and handoff.status == "done"
 
 
 def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_session_done() -> None:
@@ -589,8 +592,8 @@ def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_sessio
     handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
     assert (handoff.open_threads, handoff.status) == (
         ["Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` "
-         "(`manual_commit_hooks.go`, `phase_wiring_test.go`)",
-         "Next: The merge is staged and ready to commit whenever you'd like."], "done")
+         "(`manual_commit_hooks.go`, `phase_wiring_test.go`); the agent: \"The merge is staged and ready to commit "
+         "whenever you'd like.\""], "done")
 
 
 def test_edits_the_agent_leaves_the_person_to_commit_are_named_by_their_files() -> None:

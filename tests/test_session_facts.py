@@ -896,3 +896,40 @@ def test_a_session_at_the_root_folder_compares_its_checks_as_written() -> None:
     session = _shell_session(_test_run("pytest tests/", False), _test_run("pytest", True))
     session.cwd = "/"
     assert session_facts(session).not_rerun() == []
+
+
+# -- a thread of the closing that restates a fact: said once, in the fact's line ------------------------------------
+def test_a_closing_step_that_restates_a_fact_is_folded_into_the_facts_line() -> None:
+    """9e953218 closes "Ready to push and deploy!" after two commits it never pushed, 38917d7d offers "Want me to
+    create the actual PR using `gh pr create`?" after drafting it (blind readers: "Repeats line ..."): one line each,
+    the agent's words kept (the old labels quote them)."""
+    pushed = draft(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"), UTC).open_threads
+    assert pushed == ['Not pushed: 2 commits on main, the last 2564804; the agent: "Ready to push and deploy!"']
+    drafted = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), UTC).open_threads
+    assert drafted[0] == ("PR not opened: its description was drafted in the last reply; the agent offered to create "
+                          "the actual PR using `gh pr create`, no answer")
+    assert not any(t.startswith("Agent offered") for t in drafted)
+
+
+def test_a_closing_that_says_more_than_the_fact_stays_a_line_of_its_own() -> None:
+    """a7da6a22's "Ready for `git push` when you want to publish!" leaves the push to the person, which "Not pushed"
+    does not say; c010174c's "commit, push, and reply to the bugbot comment" names a reply; 8b418ea5's offer to commit
+    stands beside edits its own `git status` showed (a note); 04cd0da1's "Ready to commit?" asks: it stays, the offer
+    passed over before it goes."""
+    assert "Next: Ready for `git push` when you want to publish!" in draft(
+        corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"), UTC).open_threads
+    assert "Not done: commit, push, and reply to the bugbot comment" in draft(
+        corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), UTC).open_threads
+    assert "Agent offered, not taken: commit these changes" in draft(
+        corpus_session("8b418ea5-895d-4ad5-abe8-4489d36e454f"), UTC).open_threads
+    assert draft(corpus_session("04cd0da1-dee3-4738-8139-524dfe55de83"), UTC).open_threads == [
+        "Uncommitted, left for the person to commit: `paths.go`, `state.go`, `committed.go`, `paths_test.go` "
+        "and 2 more", "Question: Ready to commit?"]
+
+
+def test_an_llm_handoffs_threads_are_no_closing_threads_to_fold() -> None:
+    """The LLM path merges the draft's fact lines (kept whole) with threads in its own words: none is folded."""
+    fact = "Uncommitted, left for the person to commit: `a.go`; the agent offered to commit these changes, no answer"
+    assert facts.merge_threads([fact], ["Commit the retry change once reviewed"]) == [
+        fact, "Commit the retry change once reviewed"]
+    assert facts_in(f"## Open Threads\n- {fact}\n") == [fact]

@@ -21,11 +21,15 @@ from eywa.core.extract import commands
 from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import (
+    ACTION_WORDS,
     DROPPED_TODO,
+    LEFT_TO_PERSON_RE,
     MAX_THREADS,
+    OFFERED,
     PLAN_NOT_BUILT,
     PLAN_REFUSED,
     Thread,
+    named_words,
 )
 from eywa.core.extract.plan_steps import (
     STEP_LEFT,
@@ -39,6 +43,7 @@ from eywa.core.extract.plan_steps import (
 )
 from eywa.core.extract.said_left import (
     MERGE_LEFT,
+    OFFER_NOT_TAKEN,
     REVIEW_FILE_LEFT,
     clause,
     commands_after,
@@ -46,6 +51,7 @@ from eywa.core.extract.said_left import (
     last_prompt_index,
 )
 from eywa.core.handoffs.model import parse_sections
+from eywa.core.retrieval.query_tokens import STOPWORDS, content_words
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
 from eywa.core.sources.comments import written
@@ -755,8 +761,52 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
     left to a refused plan of tests: that plan is how the agent meant to write them, and names them better."""
     if any(thread.startswith(PLAN_REFUSED) and about_tests(thread.split(";", 1)[0]) for thread in threads):
         facts = [fact for fact in facts if not fact.startswith(TESTS_LEFT)]
-    facts, threads = _with_cause(facts, threads)
+    facts, threads = _with_said(*_with_cause(facts, threads))
     return list(dict.fromkeys([*facts, *threads]))[:max(limit, len(facts))]
+
+
+# A fact of a step the session did not take, by how its thread begins, and that step ("Left uncommitted" is no such
+# fact: the `git status` the session ran showed the edits, it left nothing to the person)
+_FACT_STEPS = (("Uncommitted", "commit"), ("Not pushed:", "push"), ("PR not opened:", "pr"),
+               (PLAN_NOT_BUILT, "implement"))
+_STEP_SAID = {**ACTION_WORDS, "implement": r"\bimplement"}  # a step by the words that name it
+_STEP_WORDS = re.compile("|".join(_STEP_SAID.values()), re.IGNORECASE)
+# The threads of the agent's closing that put a step to the person, and how a fact's line says them
+_SAID_STEP = {"Next: ": 'the agent: "{}"', "Asked whether to ": "the agent asked whether to {}, no answer",
+              f"{OFFERED} ": "the agent offered to {}, no answer",
+              f"{OFFER_NOT_TAKEN} ": "the agent offered to {}, not taken"}
+_QUESTION = "Question: "  # "Question: Ready to commit?": the line that asks the person stays one of its own
+_OWN_WORDS = 4  # of a thread restating a fact: "create the actual PR using `gh pr create`" names no more
+
+
+def _with_said(facts: list[str], threads: list[str]) -> tuple[list[str], list[str]]:
+    """A fact of a step not taken and the threads of the closing that put only that step to the person, as one line
+    ("Uncommitted, left for the person to commit: `a.go`; the agent offered to commit these changes, no answer"), or
+    beside the question that asks it: each open thing said once."""
+    facts = list(facts)
+    for at, fact in enumerate(facts):
+        step = next((step for lead, step in _FACT_STEPS if fact.startswith(lead)), None)
+        if step is None:
+            continue
+        said = [thread for thread in threads if _restates(thread, fact, step)]
+        asked = [thread for thread in said if thread.startswith(_QUESTION)]
+        if said and not asked:
+            kind = next(kind for kind in _SAID_STEP if said[0].startswith(kind))
+            facts[at] = f"{fact}; {_SAID_STEP[kind].format(said[0][len(kind):])}"
+        threads = [thread for thread in threads if thread not in said or thread in asked]
+    return facts, threads
+
+
+def _restates(thread: str, fact: str, step: str) -> bool:
+    """Whether a thread of the closing ("Next: Ready to push and deploy!") puts the fact's step to the person and
+    names little else ("ready", "deploy"; not "commit, push, and reply to the bugbot comment"), nor says that the step
+    is left to the person's will ("Ready for `git push` when you want to publish!") when the fact does not."""
+    kind = next((kind for kind in [*_SAID_STEP, _QUESTION] if thread.startswith(kind)), None)
+    if kind is None or not re.search(_STEP_SAID[step], thread, re.IGNORECASE) or (
+            LEFT_TO_PERSON_RE.search(thread) and not fact.startswith(LEFT_TO_COMMIT)):
+        return False
+    own = named_words(thread[len(kind):]) - STOPWORDS - content_words(fact, 2)
+    return len({word for word in own if not _STEP_WORDS.match(word)}) <= _OWN_WORDS
 
 
 # "Caveat: Pre-existing issue: The lint error in `x.go:488` is a bug ...": a failure the agent found there before it

@@ -65,7 +65,7 @@ _ACTIONS = {
     "pr": re.compile(r"\bgh\s+pr\s+create\b"),
     "reply": re.compile(r"\bgh\s+(?:api|pr\s+comment|pr\s+review)\b"),
 }
-_ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull request)\b",
+ACTION_WORDS = {"commit": r"\bcommit", "push": r"\bpush", "pr": r"\b(?:pr|pull request)\b",
                  "reply": r"\b(?:reply|respond|comment)"}
 _GENERIC_QUESTION = frozenset("want me would you like should i shall do you prefer which approach option options "
                               "way direction go ahead proceed continue any that this these those it with to the a "
@@ -81,7 +81,7 @@ _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|
 _ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
 # "You may want to run `mise install`", "The changes are ready to be committed whenever you'd like": a step the person
 # may take after finished work, at their leisure, not the session's own
-_LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b|\bwhenever you\b|"
+LEFT_TO_PERSON_RE = re.compile(r"\byou (?:can|could|may want to|might want to)\b|\bwhenever you\b|"
                                 r"\bwhen(?:ever)? you(?:'re| are)? ready\b|\bwhen you (?:want|wish|like)\b|"
                                 r"\bwhen you(?:'d| would) like\b|\bat your convenience\b|"
                                 r"\bif you(?:'d| would)? (?:like|want)\b", re.IGNORECASE)
@@ -184,9 +184,9 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -
     then the plan has a thread of its own); not a choice of options (`open_choice`)."""
     question = found[index].text
     asked = _ASKED_TO_RE.match(question)
-    if asked is not None and len(_named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
+    if asked is not None and len(named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
         return "Asked whether to " + clause(asked.group(1))
-    if len(_named_words(question)) >= 2 or not index:
+    if len(named_words(question)) >= 2 or not index:
         return "Question: " + clause(question)
     if plan and not built:  # the plan's own thread (`PLAN_NOT_BUILT`) names what it asks about
         return f"Question: {question}"
@@ -326,7 +326,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                     not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
-                                      not later and not _LEFT_TO_PERSON_RE.search(text)))
+                                      not later and not LEFT_TO_PERSON_RE.search(text)))
             elif last and (warned := caveat(found, index)) is not None:
                 threads.append(Thread("Caveat: " + warned, False))
         for match in _TODO_RE.finditer(event.text):
@@ -379,13 +379,13 @@ def _offer_passed_over(session: Session, before: int) -> list[Thread]:
         edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
                   if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
         accepted = any((answer := _ANSWER_RE.match(events[later].text)) and answer.group(1) and
-                       _named_words(step) & _named_words(offer) for later, _, step in offers[position + 1:])
+                       named_words(step) & named_words(offer) for later, _, step in offers[position + 1:])
         if not named & edited and not accepted:
             return [Thread(f"{OFFERED} {_offered(said, offer)}", False)]
     return []
 
 
-def _named_words(text: str) -> set[str]:
+def named_words(text: str) -> set[str]:
     """The words of a question or offer that name something ("README", "wording"), not the asking."""
     return content_words(text, 2, _GENERIC_QUESTION)
 
@@ -394,7 +394,7 @@ def _offered(said: tuple[Sentence, ...], offer: str) -> str:
     """The step offered, its first option only; one that names nothing itself ("fix this") after the sentence
     before it naming the most code ("The fix: replace `getStagedFiles` with ...")."""
     step = clause(_SECOND_OPTION_RE.split(offer, 1)[0])
-    if len(_named_words(step)) >= 2 or len(said) < 2:
+    if len(named_words(step)) >= 2 or len(said) < 2:
         return step
     named = max((s.text for s in said[-4:-1]), key=lambda text: (text.count("`"), len(text.split())))
     return f"{step} ({clause(named, 14).rstrip('.:')})"  # a cut sentence keeps its …
@@ -419,7 +419,7 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     intent = _INTENT_RE.match(found[-1].text) if found else None
     if intent is None:
         return None
-    wanted = [name for name, words in _ACTION_WORDS.items() if re.search(words, intent.group(1), re.IGNORECASE)]
+    wanted = [name for name, words in ACTION_WORDS.items() if re.search(words, intent.group(1), re.IGNORECASE)]
     ran = [str(c.input.get("command", "")) for c in tail if c.name == "Bash" and not c.is_error]
     missing = [name for name in wanted if not any(_ACTIONS[name].search(cmd) for cmd in ran)]
     if wanted and not missing:

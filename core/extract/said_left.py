@@ -179,6 +179,9 @@ def _lowered(name: str) -> str:
     return name[:1].lower() + name[1:] if first[1:].islower() else name
 
 
+OFFER_NOT_TAKEN = "Agent offered, not taken:"  # an offer to commit, push or open a PR the next prompt passed over
+
+
 def offers_not_taken(events: list[Event], before: int) -> list[str]:
     """Offers to commit, push or open a PR ("Would you like me to commit these changes?") made before event
     `before` (the last message's own questions are read with it) that the user's next prompt did not take up
@@ -198,7 +201,7 @@ def offers_not_taken(events: list[Event], before: int) -> list[str]:
         for text, offer in offers:
             wanted = {verb for verb in ("commit", "push") if verb in text.lower()} or {"pr"}
             if wanted - done:
-                found.append("Agent offered, not taken: " + clause(offer.group(1).rstrip("?"), 14))
+                found.append(f"{OFFER_NOT_TAKEN} {clause(offer.group(1).rstrip('?'), 14)}")
     return list(dict.fromkeys(found))
 
 
