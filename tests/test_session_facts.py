@@ -385,9 +385,45 @@ def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
 
 
 def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
+    # `mise run test:integration` failed twice, never run again as itself; `mise run test` passed last
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
-    assert handoff.what_happened[-1] == "Tests: `mise run test` passed, then failed (1), then passed"
+    assert handoff.what_happened[-1] == "Tests: `mise run test:integration` failed (11); `mise run test` passed after"
     assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
+
+
+def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
+    # ca8cc13b: `mise run test:ci` ran once and passed; the failures were `go test ./.../openclaw/...`'s, and the
+    # lint passes and failures came from four different lint commands
+    lines = session_facts(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")).happened()
+    assert lines == ["Lint: `mise run lint` failed; `golangci-lint run ./cmd/entire/cli/agent/openclaw/ ./cmd/en…` "
+                     "passed after", "Tests: `go test ./cmd/entire/cli/agent/openclaw/...` failed, then passed"]
+    # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed
+    lines = session_facts(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")).happened()
+    assert lines == ["Lint: `golangci-lint run --no-config --enable=revive ./cmd/entire/cli/buildinfo/...` failed; "
+                     "`mise run lint` passed after"]
+
+
+def test_a_command_line_of_several_checks_gives_the_failure_to_the_one_whose_words_show() -> None:
+    def told(session_id: str, call_id: str) -> list[tuple[str, bool]]:
+        call = next(c for c in corpus_session(session_id).tool_calls if c.id.endswith(call_id))
+        found = commands.checks(call.input["command"])
+        return [(check.command, ok) for check, ok in commands.verdicts(found, call.output or call.error, call.is_error)]
+
+    # `mise run fmt && mise run lint && mise run test:ci`: lint's `1 issues:` stopped the line, test:ci never ran
+    assert told("030e1e67-6bf0-492d-8bd3-cc3383ec93ab", "m7scfC") == [("mise run lint", False)]
+    # ... `&& mise run test:ci 2>&1 | tail -30`: the tests' `FAIL` behind the pipe; lint passed, the line went on
+    assert told("c010174c-a7cd-4bcc-b7d4-61258d6c463f", "ys5LBN") == [("mise run lint", True),
+                                                                      ("mise run test:ci", False)]
+    # a real failure is still one: `mise run test && mise run lint`, the tests' `--- FAIL`, lint never ran
+    assert told("f736da47-b2ca-4f86-bb32-a1bbe582e464", "tJtjvp") == [("mise run test", False)]
+
+
+def test_ruff_format_is_no_lint_run_but_its_check_mode_is() -> None:
+    assert commands.checks("uv run ruff format") == []
+    assert [check.kind for check in commands.checks("ruff format --check .")] == ["lint"]
+    # fe869ecb ran `uv run ruff format` ("6 files reformatted"): no lint run passed
+    assert not any(run.kind == "lint" for run in session_facts(corpus_session(
+        "fe869ecb-c176-478f-9734-7e4b8ef12cff")).runs)
 
 
 # -- recognising commands --------------------------------------------------------------------------------------

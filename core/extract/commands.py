@@ -75,9 +75,11 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test)\b")),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|basedpyright|ty check|(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
                          r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
-    ("lint", re.compile(r"^(?:ruff(?: check)?|flake8|pylint|eslint|biome (?:check|lint)|golangci-lint|go vet|"
-                        r"staticcheck|cargo clippy|shellcheck|rubocop|(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|"
-                        r"make lint\S*|just lint\S*|mise (?:run )?lint\S*|lint-imports)\b")),
+    # `ruff format` rewrites files, it checks none (unless `--check`, `--diff`)
+    ("lint", re.compile(r"^(?:ruff(?! format\b(?!.*\s--(?:check|diff)\b))(?: check)?|flake8|pylint|eslint|"
+                        r"biome (?:check|lint)|golangci-lint|go vet|staticcheck|cargo clippy|shellcheck|rubocop|"
+                        r"(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
+                        r"lint-imports)\b")),
     ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
                          r" all)?$|just build\S*|mise (?:run )?build\S*|mvn (?:package|compile)|gradle build|"
                          r"dotnet build|swift build|next build|vite build)\b")),
@@ -87,6 +89,15 @@ _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
                         r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]", re.MULTILINE)
+# A kind's own words of failure: which check of several on one command line failed (`mise run test && mise run lint`)
+_KIND_FAILED = {
+    "tests": re.compile(r"^(?:--- FAIL|FAIL\b|FAILED\b)|\b\d+ (?:failed|failing)\b|test result: FAILED|"
+                        r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]", re.MULTILINE),
+    "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.",
+                       re.MULTILINE),
+    "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
+    "build": re.compile(r"make: \*\*\*|Build failed|npm ERR!|\berror\[E\d+\]:"),
+}
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
                           r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
@@ -220,13 +231,25 @@ def failed(output: str) -> bool | None:
 def verdicts(found: list[Check], output: str, is_error: bool) -> list[tuple[Check, bool]]:
     """(a check, whether it passed) of each check a call ran (`found`) whose verdict its output or exit status
     tells: the exit status is only the last step's, and the output says of one step only when it ran a single one."""
-    told = []
-    for check in found:
-        verdict = failed(output)
-        if verdict is None and (not check.last or (is_error and len(found) > 1)):
-            continue
-        told.append((check, not is_error if verdict is None else not verdict))
-    return told
+    verdict = failed(output)
+    if len(found) > 1 and (is_error or verdict):
+        return _one_of_several(found, output, is_error)
+    return [(check, not is_error if verdict is None else not verdict) for check in found
+            if verdict is not None or check.last]
+
+
+def _one_of_several(found: list[Check], output: str, is_error: bool) -> list[tuple[Check, bool]]:
+    """The verdicts of a command line of several checks that failed: a check whose kind's own words of failure its
+    output shows failed (`mise run test && mise run lint`: the test run's `--- FAIL`), a check before it passed (the
+    line went on to it), a check after it never ran when the line stopped (an error exit) and passed when it went on
+    (a failure behind a pipe); no such words: which one failed is unknown."""
+    kinds = [check.kind for check in found]
+    owners = [at for at, check in enumerate(found) if kinds.count(check.kind) == 1
+              and _KIND_FAILED[check.kind].search(output)]
+    if not owners:
+        return []
+    return [(check, at not in owners) for at, check in enumerate(found)
+            if at in owners or at < owners[0] or (at > owners[-1] and not is_error)]
 
 
 def failures(output: str) -> int:

@@ -210,6 +210,11 @@ class Facts:
         """The runs of each kind of check, in order, the kinds in the order first run."""
         return [[run for run in self.runs if run.kind == kind] for kind in dict.fromkeys(run.kind for run in self.runs)]
 
+    def _plain(self, runs: list[CheckRun]) -> list[str]:
+        """The runs' commands with the session's folder left out of their paths: one command however spelled."""
+        folder = self.cwd.rstrip("/")  # "" at the root: every path is already written from it
+        return [run.command.replace(folder + "/", "") if folder else run.command for run in runs]
+
     def not_rerun(self) -> list[tuple[CheckRun, CheckRun]]:
         """(the failed run, the last run of its kind) of each kind whose last run passed, for a failed run that no
         later run of the same command, nor a later pass of the whole check that covers it, followed (`golangci-lint
@@ -219,8 +224,7 @@ class Facts:
         for runs in self._by_kind():
             if not runs[-1].passed:
                 continue  # `failing` says it
-            folder = self.cwd.rstrip("/")  # "" at the root: every path is already written from it
-            plain = [run.command.replace(folder + "/", "") if folder else run.command for run in runs]
+            plain = self._plain(runs)
             open_ = [run for at, run in enumerate(runs) if not run.passed and not any(
                 later == plain[at] or (runs[after].passed and _covers(later, plain[at]))
                 for after, later in enumerate(plain[at + 1:], at + 1))]
@@ -308,16 +312,23 @@ class Facts:
         return f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "")
 
     def happened(self) -> list[str]:
-        """A line for each kind of check that failed on the way: its runs in order ("failed (2), then passed"),
-        named by its last command."""
+        """A line for each kind of check that failed on the way: the runs of one command in order ("failed (2),
+        then passed"), never another command's: the last run's when it failed, else the failed one (the whole
+        check's when several); when that one never passed again, the kind's last run that passed after it."""
         lines = []
         for runs in self._by_kind():
             if all(run.passed for run in runs):
                 continue
-            streaks = [list(group) for _, group in itertools.groupby(runs, key=lambda run: run.passed)]
+            plain, failed = self._plain(runs), [run for run in runs if not run.passed]
+            named = runs[-1] if not runs[-1].passed else next(
+                (run for run in reversed(failed) if not commands.scoped(run.command)), failed[-1])
+            own = [run for at, run in enumerate(runs) if plain[at] == plain[runs.index(named)]]
+            streaks = [list(group) for _, group in itertools.groupby(own, key=lambda run: run.passed)]
             said = ["passed" if streak[0].passed else "failed" + next(
                 (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(runs[-1].command, 80)}` {', then '.join(said)}")
+            last = runs[-1]
+            after = f"; `{one_line(last.command, 60)}` passed after" if last.passed and not own[-1].passed else ""
+            lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(named.command, 80)}` {', then '.join(said)}{after}")
         return lines[:2]
 
 
