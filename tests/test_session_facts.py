@@ -386,8 +386,23 @@ def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
 
 def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
-    assert handoff.what_happened[-1] == "Tests: `mise run test` passed, then failed (1), then passed"
+    assert "Tests: `mise run test` passed, then failed (1), then passed" in handoff.what_happened
+    assert handoff.what_happened[-1] == "Checks: `mise run lint` passed"  # the kinds whose every run passed, on a line
     assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
+
+
+def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed() -> None:
+    # 2b945d54 fixed a test file, ran lint and `mise run test:ci` (both passed) and never committed: the reviewers
+    # wanted both said, and no thread (its readers call such edits nothing open)
+    handoff = draft(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003"), UTC)
+    assert handoff.what_happened[-2:] == [
+        "Checks: `mise run lint`, `mise run test:ci` passed",
+        "Not committed: `phase_prepare_commit_msg_test.go` (no commit in the session)"]
+    assert not any(t.startswith(("Uncommitted", "Not committed", "Left uncommitted")) for t in handoff.open_threads)
+    # 8897bd54 committed its edits: nothing to say of them beside its commit line
+    committed = draft(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"), UTC)
+    assert not any(line.startswith(("Not committed", "Edited ")) for line in committed.what_happened)
+    assert any(line.startswith("Committed: ") for line in committed.what_happened)
 
 
 # -- recognising commands --------------------------------------------------------------------------------------
