@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
-from eywa.core.extract.facts import merge_threads, session_facts, with_checks
+from eywa.core.extract.facts import Facts, merge_threads, session_facts, with_checks
 from eywa.core.extract.gist import (
     LAST_REPORTS,
     REPORT_KIND_RE,
@@ -53,7 +53,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "42"
+HANDOFF_RULES = "43"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -554,14 +554,22 @@ BULLET_WORDS = 30
 BULLET_CHARS = 200
 
 
+# "Found several issues:", "Implemented the plan by making the following changes:", "Fixed in `a.go:18` - now",
+# "Removed (not in the docs):": a lead-in that names what its list holds, not what was done
+_VAGUE_LEAD_RE = re.compile(r"^(?:found\b|\S+ (?:in|at|on)\b|\S+ \(|.*\bfollowing\b)", re.IGNORECASE)
+
+
 def _outcomes(session: Session) -> list[tuple[int, str]]:
     """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
-    message, each commit and each pull request opened."""
+    message (else its first lead-in to a list of them, or the fix it names), each commit and each pull request
+    opened."""
     found: list[tuple[int, str]] = []
     for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
-            done = next((o for s in sentences(event.text)
-                         if (o := outcome(s.text)) and not _POINTING_OUTCOME_RE.match(o)), None)
+            found_in = sentences(event.text)  # a report's lead-in or its fix ("The fix was updating ..."): only without
+            done = next((o for read in (outcome, lead_in) for s in found_in  # an outcome said outright
+                         if (o := read(s.text)) and not _POINTING_OUTCOME_RE.match(o)
+                         and not (read is lead_in and _VAGUE_LEAD_RE.match(o))), None)
             if done:  # cut as a headline is: at a clause end, not mid-clause ("... and returns")
                 found.append((index, _cut_headline(done, BULLET_WORDS, BULLET_CHARS)))
         elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
@@ -571,12 +579,14 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     return found
 
 
-def what_happened(session: Session, requests: list[tuple[str, str]], changes: list[tuple[str, bool]],
-                  said: Collection[str] = (), undone: Undone | None = None) -> list[str]:
+def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = (),
+                  undone: Undone | None = None, headline: str = "") -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done (`changes`: its `changed_files`). An outcome an insight already
-    says (`said`) is left out, and one whose value the session took back later (`undone`: the session's `Undone`,
-    when the caller has it): not what it did in the end."""
+    only for a session that reports nothing done, a request the `headline` already says left out (none: each request).
+    An outcome an
+    insight already says (`said`) is left out, and one whose value the session took back later (`undone`: the
+    session's `Undone`, when the caller has it): not what it did in the end. What it edited and whether it committed,
+    `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
@@ -589,19 +599,29 @@ def what_happened(session: Session, requests: list[tuple[str, str]], changes: li
         fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
-        bullets = [text for _, text in sorted(picked)]
-    else:
-        asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
-                 else f"Ran: {one_line(text, 160)}" for kind, text in requests
-                 if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
-        bullets = list(dict.fromkeys(_spread(asked, 3)))
+        return [text for _, text in sorted(picked)]
+    asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
+             else f"Ran: {one_line(text, 160)}" for kind, text in requests
+             if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
+    return list(dict.fromkeys(_spread([line for line in asked if not _said_already(line, headline)], 3)))
+
+
+def _said_already(line: str, headline: str) -> bool:
+    """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's), or
+    it asks nothing ("Asked: Yes")."""
+    words, heading = content_words(line.removeprefix("Asked: ")), content_words(headline)
+    return line.startswith("Asked: ") and (len(line.split()) <= MIN_REQUEST_WORDS or bool(
+        heading and words and (heading <= words or words <= heading)))
+
+
+def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,
+              headline: str) -> list[str]:
+    """What Happened: its bullets with the checks and the edits left (`with_checks`); with nothing else to say, the
+    requests the headline repeats, the subagent runs delegated."""
     runs = len(session.delegated_runs)
-    if runs and len(bullets) < 5:
-        bullets.append(f"Delegated {runs} subagent run{'s' if runs > 1 else ''}")
-    edits = {path for path, _ in changes}
-    if edits and len(bullets) < 5:
-        bullets.append(f"Edited {len(edits)} file{'s' if len(edits) > 1 else ''}")
-    return bullets[:5]
+    return with_checks(what_happened(session, requests, said, undone, headline), facts) or what_happened(
+        session, requests, said, undone) or [f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else
+                                             "Short exchange with no recorded steps"]
 
 
 # "• running goreleaser ... ⨯ release failed": a prompt that opens as a tool's output is pasted, no request to show
@@ -671,9 +691,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         facts = session_facts(session)
         undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
         handoff.insights = insights(session, undone)
-        handoff.what_happened = with_checks(what_happened(session, requests, changes, handoff.insights, undone),
-                                            facts) or [
-            "Short exchange with no recorded steps"]
+        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline)
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

@@ -128,6 +128,9 @@ MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
 _FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
+NOT_COMMITTED = "Not committed:"  # What Happened's line of a session's edits it never committed
+_NAMED_CHECKS = 3  # commands on the line of checks that passed
+_PASSED_CHARS = 48  # of each command on it
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
@@ -198,6 +201,7 @@ class Facts:
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
+    never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
 
     def failing(self) -> list[CheckRun]:
@@ -270,8 +274,7 @@ class Facts:
         if self.tests_asked:
             found.append(Thread(f"{TESTS_LEFT} {self.tests_asked}", False))
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
-            named = ", ".join(f"`{path}`" for path in _short_names(self.uncommitted, _NAMED_FILES))
-            more = f" and {len(self.uncommitted) - _NAMED_FILES} more" if len(self.uncommitted) > _NAMED_FILES else ""
+            named, more = _named(self.uncommitted)
             if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
                 named, more = f"the merge of `{self.merging}` ({named}{more})", ""
             if self.committed:
@@ -314,10 +317,12 @@ class Facts:
     def happened(self) -> list[str]:
         """A line for each kind of check that failed on the way: the runs of one command in order ("failed (2),
         then passed"), never another command's: the last run's when it failed, else the failed one (the whole
-        check's when several); when that one never passed again, the kind's last run that passed after it."""
-        lines = []
+        check's when several); when that one never passed again, the kind's last run that passed after it. Then one
+        line for the kinds whose every run passed, by their last commands."""
+        lines, passed = [], []
         for runs in self._by_kind():
             if all(run.passed for run in runs):
+                passed.append(f"`{one_line(runs[-1].command, _PASSED_CHARS)}`")
                 continue
             plain, failed = self._plain(runs), [run for run in runs if not run.passed]
             named = runs[-1] if not runs[-1].passed else next(
@@ -329,7 +334,14 @@ class Facts:
             last = runs[-1]
             after = f"; `{one_line(last.command, 60)}` passed after" if last.passed and not own[-1].passed else ""
             lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(named.command, 80)}` {', then '.join(said)}{after}")
-        return lines[:2]
+        return lines[:2] + ([f"Checks: {', '.join(passed[:_NAMED_CHECKS])} passed"] if passed else [])
+
+    def left(self) -> list[str]:
+        """The edits of a session that never committed, named (no thread says them: the person commits)."""
+        if not self.never_committed:
+            return []
+        named, more = _named(self.never_committed)
+        return [f"{NOT_COMMITTED} {named}{more} (no commit in the session)"]
 
 
 def _covers(later: str, failed: str) -> bool:
@@ -487,6 +499,12 @@ def _short_code(code: re.Match[str]) -> str:
 
 def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
+
+
+def _named(paths: list[str]) -> tuple[str, str]:
+    """("`a.go`, `b.go`", " and 2 more"): the first files by their shortest names, the rest counted."""
+    named = ", ".join(f"`{path}`" for path in _short_names(paths, _NAMED_FILES))
+    return named, f" and {len(paths) - _NAMED_FILES} more" if len(paths) > _NAMED_FILES else ""
 
 
 def _short_names(paths: list[str], keep: int) -> list[str]:
@@ -722,6 +740,8 @@ def session_facts(session: Session) -> Facts:
     facts.offered = not committed and not shown and commit_put_forward(session.events)
     if committed or shown or facts.offered:
         facts.uncommitted, facts.committed = list(edited), committed
+    else:
+        facts.never_committed = list(edited)
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
@@ -846,13 +866,13 @@ def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[s
 
 
 def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:
-    """What Happened with a line for each check that failed on the way, in place of its last report bullets
-    (commits and pull requests stay)."""
+    """What Happened with a line for each check that failed on the way and one for those that passed, in place of its
+    last report bullets (commits and pull requests stay), and the edits never committed on a line past `limit`."""
     kept = list(bullets)
     lines = facts.happened()[:max(limit - sum(1 for b in kept if b.startswith(_FIXED_BULLETS)), 0)]
     while len(kept) + len(lines) > limit:
         del kept[next(i for i in range(len(kept) - 1, -1, -1) if not kept[i].startswith(_FIXED_BULLETS))]
-    return kept + lines
+    return kept + lines + facts.left()
 
 
 def facts_in(body: str) -> list[str]:
