@@ -16,7 +16,7 @@ from eywa.core.api import Eywa
 from eywa.core.config.settings import load_settings
 from eywa.core.extract import commands, facts
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.facts import HELD, Facts, facts_in, session_facts
+from eywa.core.extract.facts import HELD, Facts, facts_in, scratch_repository, session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
 from eywa.core.session import Event, Session, ToolCall
@@ -984,3 +984,11 @@ def test_an_llm_handoffs_threads_are_no_closing_threads_to_fold() -> None:
     assert facts.merge_threads([fact], ["Commit the retry change once reviewed"]) == [
         fact, "Commit the retry change once reviewed"]
     assert facts_in(f"## Open Threads\n- {fact}\n") == [fact]
+
+
+def test_a_commit_in_a_repository_made_to_try_something_out_is_no_work_of_the_session() -> None:
+    # 1c38adc0: `cd /tmp && ... git init && ... git commit -m "init"` to see how git treats a global ignore file
+    handoff = draft(corpus_session("1c38adc0-5071-4382-9e53-de8c30e2265f"), UTC)
+    assert not any(line.startswith("Committed: ") for line in handoff.what_happened), handoff.what_happened
+    assert scratch_repository('cd /tmp && mkdir t && cd t && git init && git commit -m "init"')
+    assert not scratch_repository('git add . && git commit -m "Fix the hook"')

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
-from eywa.core.extract.facts import Facts, merge_threads, session_facts, with_checks
+from eywa.core.extract.facts import Facts, merge_threads, scratch_repository, session_facts, with_checks
 from eywa.core.extract.gist import (
     LAST_REPORTS,
     REPORT_KIND_RE,
@@ -53,7 +53,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "43"
+HANDOFF_RULES = "44"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -574,7 +574,8 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
                 found.append((index, _cut_headline(done, BULLET_WORDS, BULLET_CHARS)))
         elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
             command = str(event.tool.input.get("command", ""))
-            found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
+            if not scratch_repository(command):  # a commit in a repository made to try something out is no work
+                found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
             found += [(index, f"Opened PR: {one_line(title, 160)}") for title in pr_titles_in(command)]
     return found
 

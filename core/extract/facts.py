@@ -645,6 +645,12 @@ def _text(call: ToolCall) -> str:
     return command if isinstance(command, str) else ""
 
 
+def scratch_repository(command: str) -> bool:
+    """A command in a repository made or entered to try something out (`git init`, `cd /tmp && ...`): its commits are
+    no work of the session's."""
+    return bool(_SCRATCH_RE.search(command)) or _scratch_command(command, "")
+
+
 def _scratch_command(command: str, program: str) -> bool:
     """A command run in a temporary folder, or of a program built there (`/tmp/entire-test enable`)."""
     return bool(re.search(r"(?:^|[\s;&|])cd\s+(?:/private)?/tmp\b", command)) or program.startswith(TEMP_FOLDERS)
@@ -684,7 +690,7 @@ def session_facts(session: Session) -> Facts:
         if reset := _CWD_RESET_RE.search(output):
             current = _relative(reset.group(1), session.cwd)
         # a repository made to try something out: its commits are no work of the session's
-        scratch = bool(_SCRATCH_RE.search(command)) or f"{repo}/".startswith(TEMP_FOLDERS)
+        scratch = scratch_repository(command) or f"{repo}/".startswith(TEMP_FOLDERS)
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
