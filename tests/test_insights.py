@@ -662,13 +662,13 @@ def test_a_verdict_after_an_interjection_is_read_without_it() -> None:
 
 def test_a_topic_the_insight_opens_with_is_said_once() -> None:
     """d88bceb6's "**Agent-native design** - All interactive prompts have `--flag` alternatives" is no
-    "**Agent-native design** -- Agent-native design - ..."; 00ef13bd's topic not at its start keeps its place."""
+    "**Agent-native design** -- Agent-native design - ..."; 00ef13bd's topic named in passing leads no line."""
     assert "Agent-native design - All interactive prompts have `--flag` alternatives" in insights(
         corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46"))
     lines = insights(corpus_session("00ef13bd-99a1-4001-a829-09985a069ab2"))
     assert "`GetGitAuthorFromRepo` already matches this behavior" in " ".join(lines)
     assert not any(line.startswith("**GetGitAuthorFromRepo** -- `GetGitAuthorFromRepo`") for line in lines), lines
-    assert any(line.startswith("**GetGitAuthorFromRepo()** -- The change at `common.go:294`") for line in lines), lines
+    assert any(line.startswith("The change at `common.go:294`") for line in lines), lines
 
 
 def test_an_interjection_before_a_cause_is_left_out() -> None:
@@ -769,10 +769,10 @@ def test_a_finding_before_an_edit_that_points_at_the_sentence_before_it_is_left_
 
 def test_a_topic_among_the_first_words_of_the_text_is_said_once_and_a_setting_is_no_topic() -> None:
     # 0d3a8e6f: "**sidechain group** -- The sidechain group has ..." said the topic twice; 87a7858d's topic, named
-    # later in its text, stays
+    # later in its text in passing, leads no line
     finding = "The sidechain group has `#e8f5e8` (light green) but the CSS for `.vis-item.timeline-item-sidechain` uses"
     assert Insight("Found", "sidechain group", finding, BEFORE_EDIT).line() == finding
-    assert ("**handlePostTask()** -- The commit adds an early exit to `handlePostTask()` when there are no file "
+    assert ("The commit adds an early exit to `handlePostTask()` when there are no file "
             "changes.") in insights(corpus_session("87a7858d-3f94-4c65-a2d5-307e9337b041"))
     # f744aef5: "... since the linter only checks new/changed code (`new: true`)": a setting, no topic
     assert topic_of("Add nolint comments, since the linter only checks new/changed code (`new: true`).") != "new: true"
@@ -1461,5 +1461,18 @@ def test_a_line_whose_choice_or_object_is_in_the_sentence_before_is_no_insight()
 def test_a_line_naming_what_it_is_about_stays() -> None:
     """0bdbfa06's "Fix this by checking BEFORE calling `runExplainSession`, since ..." says what it fixes with: no
     detached line."""
-    assert any(line.startswith("**runExplainSession** -- Fix this by checking BEFORE")
+    assert any(line.startswith("Fix this by checking BEFORE")
                for line in insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")))
+
+
+def test_a_topic_leads_a_line_only_after_a_frame_that_opens_it() -> None:
+    """A topic leads its line only where "The issue is that" or "The fix is to add" opens the text and the topic comes
+    right after: 130d7b7e's "**component** -- Add context-based agent name support ... like `session_id` and
+    `component`" and 20b81bf8's "**edit** -- Interesting - the docs mention `edit` ..." named code in passing."""
+    lines = insights(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"))
+    assert any(line.startswith("Add context-based agent name support") for line in lines), lines
+    assert not any(line.startswith("**") for line in lines), lines
+    assert "**paths.SummaryFileName** -- The fix is to add `paths.SummaryFileName` to the switch case in " \
+        "`shouldFilterFile`." in insights(corpus_session("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80"))
+    assert Insight("Found", "edit", "Interesting - the docs mention `edit` as a tool name too.", 1).line() == \
+        "Interesting - the docs mention `edit` as a tool name too."

@@ -300,6 +300,10 @@ def as_stated(text: str) -> str:
 
 _CONTRAST_OPENING_RE = re.compile(r"^(?:however|but)\b,?\s+(?=\S)", re.IGNORECASE)
 OPENING_WORDS = 4  # a topic named among a text's first words is said by the text
+# "The issue is that ...", "The cleanest approach is to add ...": an opening that leaves the subject to what follows
+_FRAME_RE = re.compile(r"^(?:the |this )?(?:(?:real|actual|key|main|underlying|root|simplest|cleanest|best|correct|"
+                       r"right|proper|only|other) )*(?:issue|problem|bug|cause|culprit|fix|solution|approach|answer|"
+                       r"reason|change)s? (?:is|was)\b(?: that\b| to \w+\b| in\b| with\b)?[:,]?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -319,13 +323,20 @@ class Insight:
         text = as_stated(self.text)
         if contrast := _CONTRAST_OPENING_RE.match(text):
             text = text[contrast.end()].upper() + text[contrast.end() + 1:]
-        # "**Agent-native design** -- Agent-native design - All ...": a topic the text opens with is said once
-        # (or its path: "`cmd/entire/cli/explain_test.go`: Updated ...")
-        first = _UNMARKED_RE.sub("", text.removeprefix(_BEFORE_FIX)).lower()
-        topic = _UNMARKED_RE.sub("", self.topic).lower()
-        opens = first.startswith(topic) or first.split(None, 1)[0].rstrip(":,").endswith("/" + topic) \
-            or f" {topic} " in f" {' '.join(first.split()[:OPENING_WORDS])} "  # "The `hooks` parent command ..."
-        return f"**{self.topic}** -- {text}" if self.topic and not opens else text
+        # the topic leads the line only where a frame opens the text and the topic comes right after it ("**lookPath**
+        # -- The cleanest approach is to add an unexported `lookPath` field ..."): a topic among the text's first words
+        # is said by it, one further on is a code name in passing, not what the line is about
+        frame = _FRAME_RE.match(text)
+        if not self.topic or frame is None or _said_first(text, self.topic):
+            return text
+        return f"**{self.topic}** -- {text}" if _said_first(text[frame.end():], self.topic) else text
+
+
+def _said_first(text: str, topic: str) -> bool:
+    """Whether `text` names `topic` among its first words (`OPENING_WORDS`), code marks aside."""
+    first = _UNMARKED_RE.sub("", text).lower()
+    name = _UNMARKED_RE.sub("", topic).lower()
+    return first.startswith(name) or f" {name} " in f" {' '.join(first.split()[:OPENING_WORDS])} "
 
 
 def _code_topic(text: str) -> tuple[int, str]:
