@@ -1250,5 +1250,5 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
 
 
 def insights(session: Session, undone: Undone | None = None) -> list[str]:
-    """The `chosen` insights as handoff lines (`**topic** -- explanation`)."""
+    """The `chosen` insights as handoff lines (`**topic** -- explanation` where a frame opens it, else the text)."""
     return [item.line() for item in chosen(session, undone)]
