@@ -1009,3 +1009,12 @@ def test_a_headline_names_no_file_when_none_is_the_main_one_or_it_says_enough() 
     assert corpus_headline("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9") == "OpenClaw Integration Plan"
     # 89488521's request says what in more than three words: it stands alone
     assert corpus_headline("89488521-e2e7-4d97-bc02-38197efdddc8").endswith("rather than regenerating it")
+
+
+def test_a_short_request_is_said_unless_it_only_acknowledges() -> None:
+    # Qwen Code's "Summarise greet.py" (two words) is what the session was asked; "Yes" asks nothing
+    s = session_with_work()
+    s.events = [Event("user", T0, text="Summarise greet.py"), Event("assistant", T0, text="It prints a greeting.")]
+    assert what_happened(s, requests_of(s), []) == ["Asked: Summarise greet.py"]
+    s.events[0] = Event("user", T0, text="Yes")
+    assert what_happened(s, requests_of(s), []) == []

@@ -53,7 +53,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "45"
+HANDOFF_RULES = "46"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -611,7 +611,7 @@ def _said_already(line: str, headline: str) -> bool:
     """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's), or
     it asks nothing ("Asked: Yes")."""
     words, heading = content_words(line.removeprefix("Asked: ")), content_words(headline)
-    return line.startswith("Asked: ") and (len(line.split()) <= MIN_REQUEST_WORDS or bool(
+    return line.startswith("Asked: ") and (bool(_TRIVIAL_PROMPT_RE.match(line.removeprefix("Asked: "))) or bool(
         heading and words and (heading <= words or words <= heading)))
 
 
