@@ -955,9 +955,8 @@ def test_what_happened_gives_the_answer_of_a_session_that_changed_nothing() -> N
     assert corpus_happened("2b4ed4c0") == [
         "Answer (not checked): Yes, `claude -p` can use WebSearch and Task tools - they're part of the default "
         'toolset. Yes, Task tool supports Haiku model via `model: "haiku"` parameter']
-    # 256ba646 asked the same and looked it up: no "not checked"; 29ccd257's overview opens with a lead-in and a
-    # heading, its first sentence of prose answers
-    assert corpus_happened("256ba646")[0].startswith("Answer: Yes, WebSearch is available in `claude -p`")
+    # 29ccd257's overview opens with a lead-in and a heading: its first sentence of prose answers (its subagent
+    # looked, no "not checked")
     assert corpus_happened("29ccd257") == ["Answer: A Python CLI/TUI tool that converts Claude Code transcript JSONL "
                                            "files into readable HTML and Markdown formats"]
     # 03eb5929 asked for a balanced opinion twice (after "I like it", then after "I don't"): both verdicts, side by side
@@ -994,9 +993,9 @@ _JUDGED = ("ea0a65af-b639-46be-b158-dc1a4c599799", "2b945d54-dd2b-4f60-b3b0-7b02
            "b8c1e7e5-21c1-45b4-ae1d-ec10463aa4d5", "20b81bf8-77cd-4205-8ac9-727b573a70e4",
            "b45ad5d8-81fb-4bcb-baba-19d9f503d731",
            "04cd0da1-dee3-4738-8139-524dfe55de83", "70fc6d83-147d-4fdf-b015-bd67eeb11883",
-           "2b4ed4c0-b905-41de-9238-273db3ec737a", "256ba646-2c15-437a-98e9-4171aafd030e",
-           "29ccd257-68b1-427f-ae5f-6524b7cb6f20", "03eb5929-52b3-4b13-ada3-b93ae35806b8",
-           "5a3bb1c8-c3ce-466e-b487-24212cbf1da1", "8c00ac51-4fbb-417c-ac2b-0fd595a5c296",
+           "2b4ed4c0-b905-41de-9238-273db3ec737a", "29ccd257-68b1-427f-ae5f-6524b7cb6f20",
+           "03eb5929-52b3-4b13-ada3-b93ae35806b8", "5a3bb1c8-c3ce-466e-b487-24212cbf1da1",
+           "8c00ac51-4fbb-417c-ac2b-0fd595a5c296",
            "4555072a-e039-4937-b6ea-dcb86152dd55", "4f8c1176-7025-4530-a860-c6fc4c63a150")
 
 
