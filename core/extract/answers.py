@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.claude_words import Sentence, outcome, sentences
 from eywa.core.session import Session
 
 ANSWER = "Answer"  # What Happened's line of an answer opens so ("Answer: ...", "Answer, asked again: ...")
@@ -57,13 +57,14 @@ def answer_of(reply: str, chars: int) -> str | None:
 def answers(session: Session, chars: int) -> list[tuple[int, str]]:
     """(event index of the reply, line) of each prompt's answer, for a session that changed no file: its last reply
     before the next prompt that `answer_of` reads one in (in `chars`; an earlier one when the last only offers more);
-    a question asked twice says so on both answers, and an answer the reply says rests on nothing checked says that."""
+    none where that sentence reports work done (an outcome); a question asked twice says so on both answers, and an
+    answer the reply says rests on nothing checked says that."""
     found: list[tuple[str, int, str]] = []  # (the prompt's words, reply, answer)
     prompt, replies = "", list[int]()
 
     def close() -> None:
         said = next(((i, text) for i in reversed(replies) if (text := answer_of(session.events[i].text, chars))), None)
-        if prompt and said:
+        if prompt and said and not outcome(said[1]):  # "Moved it; the signature passes": a report, What Happened's own
             found.append((prompt, *said))
 
     for index, event in enumerate(session.events):

@@ -594,15 +594,13 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     An outcome an
     insight already says (`said`) is left out, and one whose value the session took back later (`undone`: the
     session's `Undone`, when the caller has it): not what it did in the end. The `answered` questions (`answers`: a
-    session that changed nothing) come first, each in place of its reply's outcome. What it edited and whether it
+    session that changed nothing) are kept first, each before its reply's outcome. What it edited and whether it
     committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
                 and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
-    replied = {i for i, _ in answered}
-    outcomes = [(i, text) for i, text in outcomes if i not in replied] + [
-        (i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
+    outcomes += [(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:
@@ -612,7 +610,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], 5 - len(fixed))
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
-        return [text for _, text in sorted(picked)]
+        return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
     asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
              else f"Ran: {one_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
