@@ -949,6 +949,42 @@ def test_what_happened_leaves_out_a_request_the_headline_says() -> None:
     assert corpus_happened("70fc6d83") == ["Asked: Review the changes in this branch by two competing agents?"]
 
 
+def test_what_happened_gives_the_answer_of_a_session_that_changed_nothing() -> None:
+    # 2b4ed4c0 asked whether `claude -p` can use WebSearch and Task with Haiku: its reply's "Yes" lines are the answer,
+    # wherever the reply puts them, and it says the answer rests on its own context ("Based on my own context ...")
+    assert corpus_happened("2b4ed4c0") == [
+        "Answer (not checked): Yes, `claude -p` can use WebSearch and Task tools - they're part of the default "
+        'toolset. Yes, Task tool supports Haiku model via `model: "haiku"` parameter']
+    # 29ccd257's overview opens with a lead-in and a heading: its first sentence of prose answers (its subagent
+    # looked, no "not checked")
+    assert corpus_happened("29ccd257") == ["Answer: A Python CLI/TUI tool that converts Claude Code transcript JSONL "
+                                           "files into readable HTML and Markdown formats"]
+    # 03eb5929 asked for a balanced opinion twice (after "I like it", then after "I don't"): both verdicts, side by side
+    both = [line for line in corpus_happened("03eb5929") if "time asked" in line or "asked again" in line]
+    assert [line.split(":")[0] for line in both] == ["Answer, first time asked", "Answer, asked again"]
+    assert "intentionality" in both[0] and "stabilized" in both[1]
+
+
+def test_an_answer_is_no_step_announced_nor_the_answer_of_a_session_that_edited() -> None:
+    # 5a3bb1c8's only reply announces what it will look at ("Let me investigate ..."): nothing found, its request stays
+    assert corpus_happened("5a3bb1c8") == [
+        "Asked: I am having problems if I start a claude session inside a folder while entire is enabled, becuase "
+        "either is auto or manual mode"]
+    # b8c1e7e5 edited files: its replies are reports of what it did, no answers
+    assert not any(line.startswith("Answer") for line in corpus_happened("b8c1e7e5"))
+
+
+def test_what_happened_reads_a_change_said_in_the_passive_on_code_the_session_wrote() -> None:
+    # 8c00ac51's report says its fix only so ("For Gemini, the full transcript is now passed to the summarizer");
+    # its earlier "`checkpointTranscriptStart` is now passed through correctly" came before any edit: an earlier fix
+    happened = corpus_happened("8c00ac51")
+    assert happened[0].startswith("For Gemini, the full transcript is now passed to the summarizer")
+    assert not any("checkpointTranscriptStart" in line for line in happened)
+    assert "The `entire start` command is now hidden" in corpus_happened("4555072a")
+    # 4f8c1176: "The `sessionid` import is now unused" says a state the edit left, not the change
+    assert not any("now unused" in line for line in corpus_happened("4f8c1176"))
+
+
 def corpus_happened(prefix: str) -> list[str]:
     return draft(corpus_session(next(i for i in _JUDGED if i.startswith(prefix))), ZoneInfo("UTC")).what_happened
 
@@ -956,7 +992,11 @@ def corpus_happened(prefix: str) -> list[str]:
 _JUDGED = ("ea0a65af-b639-46be-b158-dc1a4c599799", "2b945d54-dd2b-4f60-b3b0-7b0252349003",
            "b8c1e7e5-21c1-45b4-ae1d-ec10463aa4d5", "20b81bf8-77cd-4205-8ac9-727b573a70e4",
            "b45ad5d8-81fb-4bcb-baba-19d9f503d731",
-           "04cd0da1-dee3-4738-8139-524dfe55de83", "70fc6d83-147d-4fdf-b015-bd67eeb11883")
+           "04cd0da1-dee3-4738-8139-524dfe55de83", "70fc6d83-147d-4fdf-b015-bd67eeb11883",
+           "2b4ed4c0-b905-41de-9238-273db3ec737a", "29ccd257-68b1-427f-ae5f-6524b7cb6f20",
+           "03eb5929-52b3-4b13-ada3-b93ae35806b8", "5a3bb1c8-c3ce-466e-b487-24212cbf1da1",
+           "8c00ac51-4fbb-417c-ac2b-0fd595a5c296",
+           "4555072a-e039-4937-b6ea-dcb86152dd55", "4f8c1176-7025-4530-a860-c6fc4c63a150")
 
 
 def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:

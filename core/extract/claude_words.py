@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from eywa.core.retrieval.query_tokens import STOPWORDS
+
 _CODE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.*)$")
@@ -129,6 +131,26 @@ def outcome(sentence: str) -> str | None:
             and not _EDITOR_RE.match(sentence):
         return sentence[:1].upper() + sentence[1:]
     return None
+
+
+# "For Gemini, the full transcript is now passed to the summarizer": a change said in the passive, its subject before
+_NOW_PASSIVE_RE = re.compile(r"^(?:(?:for|in|on|with|when) [^,]{1,40},\s+)?(?P<subject>(?:\S+\s+){1,6}?)(?:is|are) now "
+                             r"(?:being )?(?P<verb>[a-z]+(?:ed|en|wn))\b", re.IGNORECASE)
+# "The `sessionid` import is now unused", "Both features are now committed": a state or a step, not the change made
+_NOT_CHANGED = frozenset("unused used committed addressed resolved fixed done completed finished".split())
+_SUBJECT_WORD_RE = re.compile(r"[A-Za-z_][\w.]{3,}")
+
+
+def now_done(sentence: str, written: str) -> str | None:
+    """A passive change ("X is now passed to Y") as an outcome, when a word of its subject ("transcript") or its
+    opening ("For Gemini, ") names code the session wrote (`written`, lowercased)."""
+    if " now " not in sentence or sentence.endswith(("?", ":")):
+        return None
+    said = _NOW_PASSIVE_RE.match(sentence)
+    if not said or said.group("verb").lower() in _NOT_CHANGED:
+        return None
+    named = [w.lower() for w in _SUBJECT_WORD_RE.findall(sentence[:said.end("subject")])]
+    return sentence[:1].upper() + sentence[1:] if any(w in written for w in named if w not in STOPWORDS) else None
 
 
 def code_share(text: str) -> float:

@@ -8,13 +8,14 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from eywa.core.archive.renderer import one_line
-from eywa.core.extract.claude_words import code_share, heading_name, headings, outcome, sentences
+from eywa.core.extract.answers import ANSWER, answers
+from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
 from eywa.core.extract.facts import Facts, merge_threads, scratch_repository, session_facts, with_checks
 from eywa.core.extract.gist import (
     LAST_REPORTS,
@@ -27,7 +28,7 @@ from eywa.core.extract.gist import (
     states,
     turned_down,
 )
-from eywa.core.extract.insights import insights
+from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
@@ -45,7 +46,7 @@ from eywa.core.extract.terms import (
 from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import Session
+from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
 
@@ -53,7 +54,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "46"
+HANDOFF_RULES = "47"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -564,10 +565,15 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     message (else its first lead-in to a list of them, or the fix it names), each commit and each pull request
     opened."""
     found: list[tuple[int, str]] = []
+    written = written_text(session).lower()
+    # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
+    first_edit = next((i for i, e in enumerate(session.events) if e.tool is not None and e.tool.name in WRITE_TOOLS
+                       and not e.tool.is_error), len(session.events))
+    reads = (outcome, lead_in, lambda text: now_done(text, written))
     for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
             found_in = sentences(event.text)  # a report's lead-in or its fix ("The fix was updating ..."): only without
-            done = next((o for read in (outcome, lead_in) for s in found_in  # an outcome said outright
+            done = next((o for read in reads[:2 + (index > first_edit)] for s in found_in  # an outcome said outright
                          if (o := read(s.text)) and not _POINTING_OUTCOME_RE.match(o)
                          and not (read is lead_in and _VAGUE_LEAD_RE.match(o))), None)
             if done:  # cut as a headline is: at a clause end, not mid-clause ("... and returns")
@@ -581,26 +587,30 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
 
 
 def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = (),
-                  undone: Undone | None = None, headline: str = "") -> list[str]:
+                  undone: Undone | None = None, headline: str = "",
+                  answered: Sequence[tuple[int, str]] = ()) -> list[str]:
     """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
     only for a session that reports nothing done, a request the `headline` already says left out (none: each request).
     An outcome an
     insight already says (`said`) is left out, and one whose value the session took back later (`undone`: the
-    session's `Undone`, when the caller has it): not what it did in the end. What it edited and whether it committed,
-    `facts.with_checks` adds."""
+    session's `Undone`, when the caller has it): not what it did in the end. The `answered` questions (`answers`: a
+    session that changed nothing) are kept first, each before its reply's outcome. What it edited and whether it
+    committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
     outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
                 and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
+    outcomes += [(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:
             firsts.setdefault(text.lower()[:40], (i, text))
         unique = list(firsts.values())
         fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
+        fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], 5 - len(fixed))
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
-        return [text for _, text in sorted(picked)]
+        return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
     asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
              else f"Ran: {one_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
@@ -616,11 +626,13 @@ def _said_already(line: str, headline: str) -> bool:
 
 
 def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,
-              headline: str) -> list[str]:
-    """What Happened: its bullets with the checks and the edits left (`with_checks`); with nothing else to say, the
-    requests the headline repeats, the subagent runs delegated."""
+              headline: str, changed: bool) -> list[str]:
+    """What Happened: its bullets with the checks and the edits left (`with_checks`), the answers found when the
+    session `changed` no file; with nothing else to say, the requests the headline repeats, the subagent runs
+    delegated."""
     runs = len(session.delegated_runs)
-    return with_checks(what_happened(session, requests, said, undone, headline), facts) or what_happened(
+    answered = [] if changed else answers(session, BULLET_CHARS)
+    return with_checks(what_happened(session, requests, said, undone, headline, answered), facts) or what_happened(
         session, requests, said, undone) or [f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else
                                              "Short exchange with no recorded steps"]
 
@@ -692,7 +704,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         facts = session_facts(session)
         undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
         handoff.insights = insights(session, undone)
-        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline)
+        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, bool(changes))
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

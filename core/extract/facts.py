@@ -18,6 +18,7 @@ from typing import Any
 
 from eywa.core.archive.renderer import one_line, relative_path, tool_target
 from eywa.core.extract import commands
+from eywa.core.extract.answers import ANSWER
 from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import (
@@ -127,7 +128,7 @@ _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
-_FIXED_BULLETS = ("Committed:", "Opened PR:")  # What Happened's bullets a check line never takes the place of
+_FIXED_BULLETS = ("Committed:", "Opened PR:", ANSWER)  # What Happened's bullets a check line never takes the place of
 NOT_COMMITTED = "Not committed:"  # What Happened's line of a session's edits it never committed
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
 _PASSED_CHARS = 48  # of each command on it

@@ -754,7 +754,7 @@ _FAULTS_LEAD_RE = re.compile(r"\b(?:need(?:s)? (?:fixing|to be (?:fixed|changed|
                              r"(?: found)?:$)", re.IGNORECASE)
 
 
-def _written(session: Session, docs: bool = True) -> str:
+def written_text(session: Session, docs: bool = True) -> str:
     """Everything the session wrote with its edit tools: paths, new text; without its documents (`docs` False)."""
     return "\n".join(str(value) for call in session.tool_calls if call.name in WRITE_TOOLS and not call.is_error
                      and (docs or not DOC_FILE_RE.search(str(call.input.get("file_path", ""))))
@@ -1181,7 +1181,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
     reports. Shown root causes first, then in the session's order. `undone`: the session's `Undone`, when the caller
     has it already."""
     found: list[tuple[int, int, Insight]] = []
-    written = _written(session)
+    written = written_text(session)
     messages = agent_texts(session)
     edited_after = _edited_after(session, messages)
     refused_after = _refused_after(session, messages)
@@ -1216,7 +1216,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
             found[bare] = (*found[bare][:2], replace(item, strength=found[bare][2].strength))
     reports = turn_reports(session, messages)
     # what a report lists of documents it updated ("Updated step 6 to mention token usage ...") describes the text
-    code = _written(session, docs=False) if reports else ""
+    code = written_text(session, docs=False) if reports else ""
     # a session that wrote no code settled nothing in it: its reports explain or propose ("Use interface pattern ...")
     if code:  # an earlier turn's report: only its lines that give a reason (one naming code may describe it)
         found += [(order, len(found) + position, item) for order in reports for position, item in enumerate(
