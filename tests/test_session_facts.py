@@ -992,3 +992,17 @@ def test_a_commit_in_a_repository_made_to_try_something_out_is_no_work_of_the_se
     assert not any(line.startswith("Committed: ") for line in handoff.what_happened), handoff.what_happened
     assert scratch_repository('cd /tmp && mkdir t && cd t && git init && git commit -m "init"')
     assert not scratch_repository('git add . && git commit -m "Fix the hook"')
+
+
+def test_a_rebase_continued_commits_what_its_conflict_held() -> None:
+    # cfd57c28 resolved a rebase conflict in `setup.go`, `git add`-ed it and ran `git rebase --continue`: committed,
+    # not pushed (both blind readers of the session: "the rebased branch ... was never pushed")
+    facts = session_facts(corpus_session("cfd57c28-f61a-42df-8ddf-d99b94586ea3"))
+    assert facts.uncommitted == [] and facts.committed
+    assert [thread.text for thread in facts.threads()] == ["Not pushed: 1 commit"]
+    # a rebase only started, or aborted, commits nothing: the edits after a commit stay uncommitted
+    for step in ("git rebase origin/main", "git rebase --abort"):
+        edit = ToolCall("e", "Write", {"file_path": "/work/widgets/a.go"})
+        made = _shell_session(ToolCall("c", "Bash", {"command": "git commit -am 'Start'"}), edit,
+                              ToolCall("r", "Bash", {"command": step}))
+        assert session_facts(made).uncommitted == ["a.go"], step

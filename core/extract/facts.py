@@ -76,6 +76,8 @@ _RESTORE_RE = re.compile(rf"\bgit\s+(?:checkout|restore|stash)\b|{_REMOVE_RE.pat
 _BACKGROUND_ID_RE = re.compile(r"running in background with ID: (\w+)")
 # A repository made to try something out: created by the command itself, or in a temporary folder.
 _SCRATCH_RE = re.compile(r"\bgit\s+init\b")
+# `git rebase --continue` (cherry-pick, merge, am, revert): the step that commits what a conflict held back
+_CONTINUED_RE = re.compile(r"^(?:rebase|cherry-pick|merge|am|revert)\b.*\s--continue\b")
 # Claude Code's shell put back in the project after a `cd` out of it: later commands run there, not in the folder left
 _CWD_RESET_RE = re.compile(r"^Shell cwd was reset to (\S+)$", re.MULTILINE)
 _IN_SYNC_RE = re.compile(r"Your branch is up to date with")
@@ -696,7 +698,7 @@ def session_facts(session: Session) -> Facts:
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
-            elif step.verb == "commit" and ok:
+            elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
                 committed = True
                 everything = commands.commits_all(step) or not staged or "." in staged
                 for path in list(edited):
