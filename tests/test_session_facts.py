@@ -999,10 +999,20 @@ def test_a_rebase_continued_commits_what_its_conflict_held() -> None:
     # not pushed (both blind readers of the session: "the rebased branch ... was never pushed")
     facts = session_facts(corpus_session("cfd57c28-f61a-42df-8ddf-d99b94586ea3"))
     assert facts.uncommitted == [] and facts.committed
-    assert [thread.text for thread in facts.threads()] == ["Not pushed: 1 commit"]
+    # its commit line is "[detached HEAD e1a0f76] ...", the branch the rebase updated named after it (fresh2 and agree2
+    # readers: "The rebased branch cli-completion-updater (new commit e1a0f76) was never pushed")
+    assert [thread.text for thread in facts.threads()] == ["Not pushed: commit e1a0f76 on cli-completion-updater"]
     # a rebase only started, or aborted, commits nothing: the edits after a commit stay uncommitted
     for step in ("git rebase origin/main", "git rebase --abort"):
         edit = ToolCall("e", "Write", {"file_path": "/work/widgets/a.go"})
         made = _shell_session(ToolCall("c", "Bash", {"command": "git commit -am 'Start'"}), edit,
                               ToolCall("r", "Bash", {"command": step}))
         assert session_facts(made).uncommitted == ["a.go"], step
+
+
+def test_a_commit_on_a_detached_head_names_its_hash_and_no_branch_of_its_own() -> None:
+    # a commit on a detached HEAD outside a rebase: its hash, no branch ("detached HEAD" is none)
+    made = ToolCall("c", "Bash", {"command": "git commit -am 'Try'"}, output="[detached HEAD 1a2b3c4] Try\n 1 file")
+    assert [thread.text for thread in session_facts(_shell_session(made)).threads()] == ["Not pushed: commit 1a2b3c4"]
+    made = ToolCall("c", "Bash", {"command": "git commit -am 'Fix'"}, output="[main 1a2b3c4] Fix\n 1 file")
+    assert [t.text for t in session_facts(_shell_session(made)).threads()] == ["Not pushed: commit 1a2b3c4 on main"]

@@ -58,7 +58,10 @@ from eywa.core.sources import agent
 from eywa.core.sources.comments import written
 
 _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
-_COMMITTED_RE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)  # "[main 5fddc49] Fix x"
+# "[main 5fddc49] Fix x"; "[detached HEAD e1a0f76] Fix x": a rebase's commit, its branch named when the rebase ends
+_COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
+_DETACHED = "detached HEAD"
+_REBASED_RE = re.compile(r"^Successfully rebased and updated refs/heads/(\S+?)\.?$", re.MULTILINE)
 # A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
 _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
@@ -706,6 +709,8 @@ def session_facts(session: Session) -> Facts:
                         del edited[path]
                 staged, shown, facts.merging = [], False, ""
                 branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
+                if branch == _DETACHED:  # the branch the rebase updated, when its output says it
+                    branch = rebased.group(1) if (rebased := _REBASED_RE.search(output)) else ""
                 facts.unpushed.setdefault(repo, []).append(ref)
                 if branch:
                     facts.branch[repo] = branch
