@@ -1465,6 +1465,19 @@ def test_a_line_naming_what_it_is_about_stays() -> None:
                for line in insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")))
 
 
+def test_a_step_on_the_edits_or_on_them_is_no_insight() -> None:
+    """60b38d1e's "Make the edits, since both `checkpoint` and `plumbing` are only used in the code we're removing."
+    and 4931d45a's "Add them to the strategy and session packages ...": the step's object is in the sentence before;
+    the finding said alone stays. A gerund's "them" is a subject, no step: 03eb5929's "Splitting them ..." stays."""
+    lines = insights(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"))
+    assert not any(line.startswith("Make the edits") for line in lines), lines
+    assert "Both `checkpoint` and `plumbing` are only used in the code we're removing." in lines
+    assert not any(line.startswith("Add them to") for line in insights(corpus_session(
+        "4931d45a-d447-44b4-8475-1e6fcfcc28bf")))
+    assert any(line.startswith("Splitting them across two trees") for line in insights(corpus_session(
+        "03eb5929-52b3-4b13-ada3-b93ae35806b8")))
+
+
 def test_a_topic_leads_a_line_only_after_a_frame_that_opens_it() -> None:
     """A topic leads its line only where "The issue is that" or "The fix is to add" opens the text and the topic comes
     right after: 130d7b7e's "**component** -- Add context-based agent name support ... like `session_id` and

@@ -705,9 +705,11 @@ def _by_number(text: str) -> bool:
 
 
 # "That way we don't need rewrites for every asset", "Update this test since we now include it", "Both approaches use
-# ...": a reason whose choice, or a step whose object, is in the sentence before
+# ...", "Make the edits, since ...", "Add them to ...": a reason whose choice, or a step whose object, is in the
+# sentence before
 _DETACHED_RE = re.compile(r"^(?:that|this) way\b|^(?!since\b|because\b|as\b)\w+ (?:this|these|those) tests?\b|"
-                          r"^(?:both|the two) (?:approaches|options|fixes)\b", re.IGNORECASE)
+                          r"^(?:both|the two) (?:approaches|options|fixes)\b|^make the (?:edits?|changes?)\b|"
+                          r"^(?!since\b|because\b|as\b|when\b|if\b)\w+(?<!ing) them\b", re.IGNORECASE)
 
 
 def _unread_alone(text: str) -> bool:
