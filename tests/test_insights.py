@@ -648,7 +648,7 @@ def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it
 def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
     # (the fix ranked first now: the root cause after it is no repeat either)
     found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
-    assert any(line.startswith("The `shouldFilterFile` function at line 1033-1045 filters") for line in found)
+    assert any(line.startswith("The `shouldFilterFile` function filters") for line in found)
     assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
 
 
@@ -1465,6 +1465,19 @@ def test_a_line_naming_what_it_is_about_stays() -> None:
                for line in insights(corpus_session("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")))
 
 
+def test_a_step_on_the_edits_or_on_them_is_no_insight() -> None:
+    """60b38d1e's "Make the edits, since both `checkpoint` and `plumbing` are only used in the code we're removing."
+    and 4931d45a's "Add them to the strategy and session packages ...": the step's object is in the sentence before;
+    the finding said alone stays. A gerund's "them" is a subject, no step: 03eb5929's "Splitting them ..." stays."""
+    lines = insights(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4"))
+    assert not any(line.startswith("Make the edits") for line in lines), lines
+    assert "Both `checkpoint` and `plumbing` are only used in the code we're removing." in lines
+    assert not any(line.startswith("Add them to") for line in insights(corpus_session(
+        "4931d45a-d447-44b4-8475-1e6fcfcc28bf")))
+    assert any(line.startswith("Splitting them across two trees") for line in insights(corpus_session(
+        "03eb5929-52b3-4b13-ada3-b93ae35806b8")))
+
+
 def test_a_topic_leads_a_line_only_after_a_frame_that_opens_it() -> None:
     """A topic leads its line only where "The issue is that" or "The fix is to add" opens the text and the topic comes
     right after: 130d7b7e's "**component** -- Add context-based agent name support ... like `session_id` and
@@ -1476,3 +1489,40 @@ def test_a_topic_leads_a_line_only_after_a_frame_that_opens_it() -> None:
         "`shouldFilterFile`." in insights(corpus_session("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80"))
     assert Insight("Found", "edit", "Interesting - the docs mention `edit` as a tool name too.", 1).line() == \
         "Interesting - the docs mention `edit` as a tool name too."
+
+
+def test_a_lack_a_later_edit_filled_is_said_as_it_was() -> None:
+    # 4931d45a: the plan's "`session.State` does NOT have a TokenUsage field", then an edit to session/state.go wrote
+    # `TokenUsage`: the handoff says the lack as it was, not as a live one
+    found = texts("4931d45a-d447-44b4-8475-1e6fcfcc28bf")
+    assert "Before: `session.State` does NOT have a TokenUsage field" in found
+    # ... while the plan's other lack, `TaskCheckpointContext` without `TokenUsage`, no edit filled: it stays as said
+    assert any(line.startswith("`TaskCheckpointContext` in `strategy.go` doesn't have a `TokenUsage` field")
+               for line in found)
+    # 030e1e67: a review's "Comment on `StepTranscriptStart` still says ..." and "Need to handle old
+    # `last_transcript_line_count` files", each followed by the edit that wrote them
+    found = texts("030e1e67-6bf0-492d-8bd3-cc3383ec93ab")
+    assert any(line.startswith("Before: `cmd/entire/cli/state.go:30` — Comment on `StepTranscriptStart` still")
+               for line in found)
+    assert "Before: need to handle old `last_transcript_line_count` files." in found
+
+
+def test_a_lack_no_later_edit_wrote_stays_as_said() -> None:
+    said = "The `Importer` class does not have a `retry_limit` setting, so it retries forever."
+    events = [Event("user", None, text="the importer hangs"), Event("assistant", None, text=said),
+              _edit("/r/b.py", "x = 1", "x = 2")]
+    assert any(item.text == said for item in chosen(Session("s", cwd="/r", events=events)))
+    filled = _edit("/r/a.py", "class Importer:\n", "class Importer:\n    retry_limit = 3\n")
+    assert any(item.text == f"Before: t{said[1:]}" for item in chosen(Session(
+        "s", cwd="/r", events=[*events, filled])))
+
+
+def test_a_line_number_the_agent_read_is_left_out() -> None:
+    # ee6078de: "Added `Branch string` field to `CommittedMetadata` struct (line 296)": later edits move line 296
+    found = texts("ee6078de-2c4f-428e-b137-aafce7251a7a")
+    assert "Added `Branch string` field to `CommittedMetadata` struct" in found
+    assert not any(re.search(r"\blines? \d", line) for line in found)
+    # 7ff991f5: "implemented at line 525, ...", "(lines 509-523)": the same; a name with digits stays
+    found = texts("7ff991f5-9a8b-4e94-ae66-40204bc3049b")
+    assert "`printMissingAgentError` prints a message with available agents and usage." in found
+    assert Insight("Decision", "", "Use `utf8` (line 3) in `lines2.go`.", 1).line() == "Use `utf8` in `lines2.go`."

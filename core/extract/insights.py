@@ -306,6 +306,10 @@ _FRAME_RE = re.compile(r"^(?:the |this )?(?:(?:real|actual|key|main|underlying|r
                        r"reason|change)s? (?:is|was)\b(?: that\b| to \w+\b| in\b| with\b)?[:,]?\s*", re.IGNORECASE)
 
 
+# "(line 296)", "(lines 76, 144)", " at line 525": where the code stood when the agent said it; later edits move it
+_LINE_NUMBER_RE = re.compile(r" ?\(lines? \d+(?:[-–,] ?\d+)*\)| at lines? \d+(?:[-–]\d+)?\b")
+
+
 @dataclass(frozen=True)
 class Insight:
     kind: str  # "Root cause" | "Decision" | "Found"
@@ -320,7 +324,7 @@ class Insight:
     def line(self) -> str:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
         an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
-        text = as_stated(self.text)
+        text = _LINE_NUMBER_RE.sub("", as_stated(self.text))
         if contrast := _CONTRAST_OPENING_RE.match(text):
             text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # the topic leads the line only where a frame opens the text and the topic comes right after it ("**lookPath**
@@ -701,9 +705,11 @@ def _by_number(text: str) -> bool:
 
 
 # "That way we don't need rewrites for every asset", "Update this test since we now include it", "Both approaches use
-# ...": a reason whose choice, or a step whose object, is in the sentence before
+# ...", "Make the edits, since ...", "Add them to ...": a reason whose choice, or a step whose object, is in the
+# sentence before
 _DETACHED_RE = re.compile(r"^(?:that|this) way\b|^(?!since\b|because\b|as\b)\w+ (?:this|these|those) tests?\b|"
-                          r"^(?:both|the two) (?:approaches|options|fixes)\b", re.IGNORECASE)
+                          r"^(?:both|the two) (?:approaches|options|fixes)\b|^make the (?:edits?|changes?)\b|"
+                          r"^(?!since\b|because\b|as\b|when\b|if\b)\w+(?<!ing) them\b", re.IGNORECASE)
 
 
 def _unread_alone(text: str) -> bool:
@@ -715,7 +721,7 @@ def _unread_alone(text: str) -> bool:
 def _words(text: str, ascribed: bool = False) -> set[str]:
     """All words of three letters or more: a repeat shares a part of them, "the" and "that" too; without the words
     that ascribe a choice to the user (`ascribed`)."""
-    text = text.removeprefix(_BEFORE_FIX)  # (words every such line shares: no repeat of one another)
+    text = text.removeprefix(_BEFORE_FIX).removeprefix(_BEFORE)  # (words such lines share: no repeat of one another)
     return content_words(_ASCRIBED_RE.sub("", text) if ascribed else text, stopwords=frozenset())
 
 
@@ -1149,13 +1155,35 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 _SYMPTOM_RE = re.compile(r"^(?!.*\b(?:when|if|whenever)\b[^,;]{0,80}\bfails\b).*?\b(?:fails|(?:is|are) failing|"
                          r"(?:cause|make)s? [^.]{0,40}\bto fail|crashes|panics)\b", re.IGNORECASE)
 _BEFORE_FIX = "Before the fix: "
+_BEFORE = "Before: "  # a lack a later edit filled (`_fixed_since`): no word a label of the change could miss
 
 
-def _before_fix(item: Insight) -> Insight:
+def _before_fix(item: Insight, prefix: str = _BEFORE_FIX) -> Insight:
     """A root cause its turn then fixed, said as it was: "Before the fix: the command fails entirely ..."."""
     text = _AGREED_RE.sub("", item.text)
     said = f"{text[:1].lower() if text[1:2].islower() else text[:1]}{text[1:]}"  # ("`x` fails", "API ..." kept)
-    return replace(item, topic=item.topic if text == item.text else topic_of(text), text=_BEFORE_FIX + said)
+    return replace(item, topic=item.topic if text == item.text else topic_of(text), text=prefix + said)
+
+
+# "`session.State` does NOT have a TokenUsage field", "Comment on `x` still says ...", "Need to handle old `x` files":
+# a fault or lack said as it stands, a review's finding or a plan's problem, not the cause a fix follows from
+_LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) have\b|\bstill (?:says|references|uses|"
+                      r"refers to|mentions|has|contains)\b|\bshould (?:say|reference)\b|"
+                      r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b", re.IGNORECASE)
+_CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
+_FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
+
+
+def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
+    """Whether `item`, said at event `at`, states a fault or lack of code (not a root cause) that one later edit wrote
+    every name of into the file it names: what it says no longer holds."""
+    if item.cause or not _LACK_RE.search(item.text):
+        return False
+    spans = [code.strip("()").split(":")[0] for code in _CODE_RE.findall(item.text)]
+    files = {name for name in spans if _FILE_NAME_RE.match(name)}
+    code = {name for name in spans if name not in files} | set(_CAMEL_RE.findall(
+        _SPAN_RE.sub(" ", item.text)))
+    return bool(code) and undone.touched_after(at, {name for name in code if len(name) >= 3}, files)
 
 
 JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
@@ -1203,6 +1231,8 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
+        if undone is not None:  # a fault or lack of code a later edit wrote the code of: said as it was
+            items = [_before_fix(item, _BEFORE) if _fixed_since(item, index, undone) else item for item in items]
         found += [(order, position, item) for position, item in enumerate(items)
                   if undone is None or item.kind != "Decision" or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]

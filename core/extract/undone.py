@@ -90,6 +90,24 @@ class Undone:
         edited = min((w.at for w in self._writes if at < w.at < end), default=None)
         return edited is not None and any(edited < run < end for run in self._tested)
 
+    def touched_after(self, at: int, code: set[str], files: set[str]) -> bool:
+        """Whether one edit that went through after event `at` wrote the code a line names: into a file of `files`, at
+        least half of `code` ("`x` but should say `y`": `x` goes); with no file named, all of it. A name is written when
+        its new text holds it, or, `pkg.Name`, when its file lies in a `pkg` folder. (An edit's text cut where it was
+        stored hides what it wrote past the cut: no match there.)"""
+        def written(name: str, write: _Write) -> bool:
+            package, _, last = name.rpartition(".")
+            in_text = re.search(rf"\b{re.escape(last)}\b", write.new) is not None
+            return in_text or bool(package) and f"/{package}/" in write.path
+
+        for write in self._writes:
+            if write.at <= at or files and not any(write.path == f or write.path.endswith("/" + f) for f in files):
+                continue
+            found = sum(written(name, write) for name in code)
+            if found == len(code) or files and 2 * found >= len(code):
+                return True
+        return False
+
     def superseded(self, at: int, text: str) -> bool:
         """Whether `text`, said at event `at`, names a value (not one it sets aside: "replace `x`", "from `x`") the
         session had brought in by the end of that turn (in an edit's new text, not in its old) and took back in a later
