@@ -125,6 +125,23 @@ def test_a_condition_the_person_would_need_to_act_on_is_a_caveat() -> None:
            _threads("9e44573d-4eb8-4de0-8659-418f3c68706d")
 
 
+def test_an_error_the_agent_could_not_reproduce_is_a_caveat() -> None:
+    """9e44573d (blind labels of two readers: "The revive var-naming lint error ... is not fixed; it does not
+    reproduce locally ..."): asked to fix a CI lint error, it said it does not reproduce and changed nothing that
+    stayed."""
+    assert "Caveat: The `buildinfo` package name issue doesn't reproduce with the project's lint config — the " \
+           "`var-naming` rule from revive isn't triggering locally." in \
+           _threads("9e44573d-4eb8-4de0-8659-418f3c68706d")
+    assert kind_of("I was unable to reproduce the flaky failure locally.") == "unverified"
+
+
+def test_a_reproduction_asked_for_or_done_is_no_caveat() -> None:
+    """170cebcc wrote issue templates asking for "reproduction steps"; reproducing a bug first is the work."""
+    assert kind_of("Bug reports need version, OS, strategy, agent, reproduction steps, logs.") is None
+    assert kind_of("I could reproduce the failure with `go test -run TestResume`.") is None
+    assert not any("reproduc" in t for t in _threads("170cebcc-4cb9-42aa-a322-6e590fc9db0d"))
+
+
 def test_a_rebuild_announced_before_its_commands_is_no_caveat() -> None:
     """1c38adc0 (labelled done, nothing open): "You'll need to rebuild the CLI for the fix to take effect:" leads into
     a command, not a list of what is left."""

@@ -37,7 +37,10 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
     ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified)|\buntested\b|"
                    r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:(?:test|verify)(?:ed)?\b|run\b"
-                   r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))"),
+                   r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))|"
+                   # "The `buildinfo` package name issue doesn't reproduce with the project's lint config": not fixed
+                   r"\b(?:doesn't|does not|didn't|did not|couldn't|could not|can't|cannot) (?:seem to )?reproduce\b|"
+                   r"\bunable to reproduce\b"),
     # "expect conflicts with PR #41", "deferred as too complex", "in a follow-up", "Worth fixing separately",
     # "Address P2 items in follow-up PRs", "This is an acceptable tradeoff, but worth a comment": work judged and left
     ("deferred", r"\bonly documented (?:in|by)|\bexpect (?:some |a few )?(?:merge )?conflicts?|"
@@ -87,7 +90,7 @@ _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
-           "catch", "existing", "risk", "priority", "breaking", "anyway",
+           "catch", "existing", "risk", "priority", "breaking", "anyway", "reproduce",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next
