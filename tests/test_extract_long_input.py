@@ -78,6 +78,14 @@ def test_a_command_lines_separators_are_found_from_each_run_of_spaces_start_once
     assert commands.steps(f"pytest{spaces}\n{spaces}ruff check .") == ["pytest", "ruff check ."]
 
 
+def test_a_go_test_runs_lines_are_each_read_from_their_start_once() -> None:
+    assert commands._GO_RAN_RE.pattern.startswith("^(?:")  # tried at a line's start only, each line read once
+    found = commands.checks("go test ./...")
+    empty = "?   \tpkg\t[no test files]\n" * (LONG // 24)  # a line each: the lookahead reads one line, not the rest
+    assert commands.verdicts(found, empty, False) == []
+    assert commands.verdicts(found, f"{empty}ok  \tpkg\t{'x' * LONG}", False) == [(found[0], True)]
+
+
 def test_a_failed_commands_verdict_line_is_read_from_each_words_start_and_its_first_mark_once() -> None:
     assert facts._LONG_PATH_RE.pattern.startswith(r"(?<!\S)")  # a path tried from its word's start only
     assert facts._CODE_LEAD_RE.pattern.startswith("^(?>")  # the lead's first mark taken once

@@ -404,19 +404,21 @@ def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
                         "`mise run lint` passed after")
 
 
-def test_a_command_line_of_several_checks_gives_the_failure_to_the_one_whose_words_show() -> None:
-    def told(session_id: str, call_id: str) -> list[tuple[str, bool]]:
-        call = next(c for c in corpus_session(session_id).tool_calls if c.id.endswith(call_id))
-        found = commands.checks(call.input["command"])
-        return [(check.command, ok) for check, ok in commands.verdicts(found, call.output or call.error, call.is_error)]
+def _told(session_id: str, call_id: str) -> list[tuple[str, bool]]:
+    """(check, passed) of each check a corpus session's call (its id's end) ran whose verdict it tells."""
+    call = next(c for c in corpus_session(session_id).tool_calls if c.id.endswith(call_id))
+    found = commands.checks(call.input["command"])
+    return [(check.command, ok) for check, ok in commands.verdicts(found, call.output or call.error, call.is_error)]
 
+
+def test_a_command_line_of_several_checks_gives_the_failure_to_the_one_whose_words_show() -> None:
     # `mise run fmt && mise run lint && mise run test:ci`: lint's `1 issues:` stopped the line, test:ci never ran
-    assert told("030e1e67-6bf0-492d-8bd3-cc3383ec93ab", "m7scfC") == [("mise run lint", False)]
+    assert _told("030e1e67-6bf0-492d-8bd3-cc3383ec93ab", "m7scfC") == [("mise run lint", False)]
     # ... `&& mise run test:ci 2>&1 | tail -30`: the tests' `FAIL` behind the pipe; lint passed, the line went on
-    assert told("c010174c-a7cd-4bcc-b7d4-61258d6c463f", "ys5LBN") == [("mise run lint", True),
-                                                                      ("mise run test:ci", False)]
+    assert _told("c010174c-a7cd-4bcc-b7d4-61258d6c463f", "ys5LBN") == [("mise run lint", True),
+                                                                       ("mise run test:ci", False)]
     # a real failure is still one: `mise run test && mise run lint`, the tests' `--- FAIL`, lint never ran
-    assert told("f736da47-b2ca-4f86-bb32-a1bbe582e464", "tJtjvp") == [("mise run test", False)]
+    assert _told("f736da47-b2ca-4f86-bb32-a1bbe582e464", "tJtjvp") == [("mise run test", False)]
 
 
 def test_ruff_format_is_no_lint_run_but_its_check_mode_is() -> None:
@@ -425,6 +427,53 @@ def test_ruff_format_is_no_lint_run_but_its_check_mode_is() -> None:
     # fe869ecb ran `uv run ruff format` ("6 files reformatted"): no lint run passed
     assert not any(run.kind == "lint" for run in session_facts(corpus_session(
         "fe869ecb-c176-478f-9734-7e4b8ef12cff")).runs)
+
+
+def test_a_check_after_a_step_that_failed_on_an_and_chain_never_ran() -> None:
+    # ab8c5aa0 `mise run fmt && mise run test 2>&1`: gofmt's parse errors, `[fmt] ERROR task failed`: no test ran
+    assert _told("ab8c5aa0-e11b-4b16-9be3-c470a9483829", "q98jw7") == []
+    assert not any(run.command == "mise run test" and not run.passed for run in session_facts(corpus_session(
+        "ab8c5aa0-e11b-4b16-9be3-c470a9483829")).runs)
+    # the same line that went through passed; a failure in the check's own words is still its own
+    assert _told("ab8c5aa0-e11b-4b16-9be3-c470a9483829", "frCQBQ") == [("mise run test", True)]
+    found = commands.checks("npm ci && npm test")
+    assert commands.verdicts(found, "Tests:       2 failed, 10 passed", True) == [(found[0], False)]
+    assert commands.verdicts(found, "npm ERR! code ERESOLVE", True) == []
+
+
+def test_a_test_run_whose_runner_the_shell_did_not_find_ran_nothing() -> None:
+    # a7da6a22 `pytest`: `Exit code 127`, `/bin/bash: line 1: pytest: command not found` (the venv not active)
+    assert _told("a7da6a22-facc-4fcd-8bab-f83c87862004", "gZtYxc") == []
+    assert _told("a7da6a22-facc-4fcd-8bab-f83c87862004", "7UnpED") == [("pytest", False)]  # a real failure stays
+    found = commands.checks("npx jest")
+    assert commands.verdicts(found, "sh: jest: command not found", True) == []
+    # a test that fails on a file it cannot open is a failure of the run
+    assert commands.verdicts(found, "FAIL src/a.test.js\n  ENOENT: No such file or directory, open 'x'", True) == [
+        (found[0], False)]
+
+
+def test_a_test_run_that_only_lists_or_describes_is_no_check() -> None:
+    # 37f83ec9 ran `uv run pytest --markers` and `--collect-only` to learn the project's markers: no run
+    for command in ("uv run pytest --markers", "uv run pytest --collect-only -m unit", "pytest --co -q",
+                    "pytest --help", "go test -list . ./pkg", "npx jest --listTests"):
+        assert commands.checks(command) == [], command
+    assert [check.kind for check in commands.checks("uv run pytest -m unit --cov")] == ["tests"]
+    runs = session_facts(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")).runs
+    assert not any("--markers" in run.command or "--collect-only" in run.command for run in runs)
+
+
+def test_a_check_that_found_nothing_to_run_has_no_verdict() -> None:
+    session = "37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"
+    assert _told(session, "Akm3dg") == []  # `pytest -m unit`: `205 deselected / 0 selected`, exit 5
+    assert _told(session, "BAkgF3") == []  # `ERROR: file or directory not found: test/...` (the folder was `test/`)
+    assert _told(session, "mqTKmn") == []  # ruff's `E902 No such file or directory`
+    # go test on packages with no test file, a `-run` matching none, the whole output read: `[no test...]` only
+    assert _told("34b1e2a4-8cec-4bb9-94a0-ec9e9c639c8e", "bmfXY5") == []
+    assert _told("220c8e1c-18de-4039-8d22-658ecf89acdc", "hx62vs") == []
+    # ... but tests that ran beside the deselected ones, or in the part of an output cut off, are a run
+    assert _told("12a546d1-83a7-49a6-abba-5400db340b43", "QBvNpK") == [("uv run pytest -m browser", True)]
+    assert _told("70c88cff-cb35-404f-a974-2a08bab4e4bc", "nHY3Zd") == [
+        ("go test ./cmd/entire/cli/... -run Explain", True)]
 
 
 def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed() -> None:

@@ -32,7 +32,7 @@ _OWN_KNOWLEDGE_RE = re.compile(r"\bbased on my own\b|\bfrom (?:my own |my )?(?:m
                                r"(?:verify|confirm|check|test|access)\b|\bunverified\b", re.IGNORECASE)
 _VERDICTS = 2  # yes-or-no sentences read as one answer ("Yes, WebSearch ...", "Yes, Task supports Haiku ...")
 # "Yes, Task supports Haiku via `model` - explicitly recommended for ...": a second verdict's aside, left out for room
-_ASIDE_RE = re.compile(r"\s[—–-]\s")
+_DASH_ASIDE_RE = re.compile(r"\s[—–-]\s")
 
 
 def _prose(found: tuple[Sentence, ...]) -> str | None:
@@ -50,7 +50,7 @@ def answer_of(reply: str, chars: int) -> str | None:
     if not verdicts:
         return _prose(found)
     said = verdicts[0].rstrip(".!") + "."
-    second = _ASIDE_RE.split(verdicts[1])[0].rstrip(".!") + "." if len(verdicts) > 1 else ""
+    second = _DASH_ASIDE_RE.split(verdicts[1])[0].rstrip(".!") + "." if len(verdicts) > 1 else ""
     return f"{said} {second}" if second and len(said) + len(second) < chars else said
 
 

@@ -99,7 +99,7 @@ _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 # "(not during a git hook)": an aside a long caveat can lose, from the start of the spaces before it (not each)
-_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
+_PAREN_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 # "... this could be:", "Possible causes:": the items after it are guesses at a cause, none a caveat the agent holds
 _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
@@ -179,7 +179,7 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     # "If you have existing URLs ..., you'll need to remove ... manually": the condition alone says nothing left
     words = 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS
     if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
-        said = _ASIDE_RE.sub("", said)  # first, the reason it was left stays
+        said = _PAREN_ASIDE_RE.sub("", said)  # first, the reason it was left stays
     return clause(said, words)
 
 

@@ -10,15 +10,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-# the spaces before a separator read from their run's start only: linear on a long run, the same parts
-_SEPARATOR_RE = re.compile(r"(?:(?<!\s)\s+)?(?:&&|\|\||;|\n)\s*")
+# the spaces before a separator read from their run's start only: linear on a long run, the same parts; split keeps
+# the separator (`&&`: the step after it runs only when the one before passed)
+_SEPARATOR_RE = re.compile(r"(?:(?<!\s)\s+)?(&&|\|\||;|\n)\s*")
 # A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
 # still write in its `exec_command`): the script is what runs.
 _WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
                         r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
-_COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run|--collect-only)\b")  # a test run that only builds or lists
+_COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run)\b")  # a test run that only builds
+# A check asked for its help, version, markers or list of tests (`pytest --markers`, `pytest --co`): it runs none
+_NO_RUN_RE = re.compile(r"\s(?:--help|-h|--version|-V|--markers|--fixtures|--collect-only|--co|--list(?:Tests)?|-list)"
+                        r"(?=[\s=]|$)")
 _PR_CREATE_RE = re.compile(r"^gh\s+pr\s+create\b")
 _FILE_OPS_RE = re.compile(r"^(git\s+(?:rm|mv)|rm|mv|cp)\s+(.+)$", re.DOTALL)
 _SUBMODULE_ADD_RE = re.compile(r"^git(?:\s+-C\s+\S+)?\s+submodule\s+add\b")
@@ -98,6 +102,17 @@ _KIND_FAILED = {
     "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
     "build": re.compile(r"make: \*\*\*|Build failed|npm ERR!|\berror\[E\d+\]:"),
 }
+# The shell's exit status for a program it did not find, as Claude Code's error output opens
+_EXIT_127_RE = re.compile(r"Exit code:? 127\b")
+# A check that found nothing to run: no test selected (pytest's summary of exit 5, jest's, vitest's), the path it was
+# given not found (pytest's, ruff's E902, eslint's)
+_NOTHING_TO_RUN_RE = re.compile(r"^=+ (?:no tests ran|no tests collected|\d+ deselected in)\b|^No tests found, exiting|"
+                                r"^No test files found|^ERROR: file or directory not found:|"
+                                r"\bE902 No such file or directory|^No files matching the pattern", re.MULTILINE)
+# go test's packages with no test run (`[no test files]`, `-run X` matching none) and a line of one that ran tests: the
+# run ran none when its whole output (no leading `…`: not cut) shows the first and not the second
+_GO_NO_TESTS_RE = re.compile(r"\[no test(?:s to run| files)\]")
+_GO_RAN_RE = re.compile(r"^(?:=== RUN|--- |FAIL\b|ok\s(?!.*\[no tests to run\]))", re.MULTILINE)
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
                           r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
@@ -119,6 +134,7 @@ class Check:
     kind: str  # tests | types | lint | build
     command: str  # the step that runs it, as typed
     last: bool  # the command line's last step, unpiped: its exit status is the check's
+    gated: bool = False  # after another step on an `&&` chain: a failed exit may be that step's, the check never run
 
 
 @dataclass(frozen=True)
@@ -136,19 +152,23 @@ def unwrapped(command: str) -> str:
 
 
 @lru_cache(maxsize=256)  # the facts, the caveats and the plan's steps ask the checks, git steps and PR of one line
-def _parts(command: str) -> tuple[tuple[str, bool], ...]:
-    """(step, piped) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
-    `echo`s left out."""
+def _parts(command: str) -> tuple[tuple[str, bool, bool], ...]:
+    """(step, piped, gated) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
+    `echo`s left out; `gated`: a step before it on its `&&` chain, whose failure would have ended the line first."""
     found = []
-    for part in _SEPARATOR_RE.split(unwrapped(command)):
-        step = part.split(" | ", 1)[0].strip().strip("()").strip()
+    pieces = _SEPARATOR_RE.split(unwrapped(command))
+    chained = False  # a step kept since the last separator other than `&&`
+    for joiner, part in zip(["", *pieces[1::2]], pieces[::2], strict=True):
+        chained = chained and joiner == "&&"
+        step = _step(part)
         if step and not step.startswith(("cd ", "echo ", "#")):
-            found.append((step, " | " in part))
+            found.append((step, " | " in part, chained))
+            chained = True
     return tuple(found)
 
 
 def steps(command: str) -> list[str]:
-    return [step for step, _ in _parts(command)]
+    return [step for step, _, _ in _parts(command)]
 
 
 def bare(step: str) -> str:
@@ -176,11 +196,11 @@ def checks(command: str) -> list[Check]:
     """The checks a command line runs, in order; `last` marks the one whose exit status is the command's."""
     found = []
     parts = _parts(command)
-    for position, (step, piped) in enumerate(parts):
+    for position, (step, piped, gated) in enumerate(parts):
         kind = next((kind for kind, pattern in _CHECKS if pattern.match(bare(step))), None)
-        if kind is not None:
+        if kind is not None and not _NO_RUN_RE.search(step):
             kind = "build" if kind == "tests" and _COMPILE_ONLY_RE.search(step) else kind
-            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped))
+            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped, gated))
     return found
 
 
@@ -230,19 +250,36 @@ def failed(output: str) -> bool | None:
 
 def verdicts(found: list[Check], output: str, is_error: bool) -> list[tuple[Check, bool]]:
     """(a check, whether it passed) of each check a call ran (`found`) whose verdict its output or exit status
-    tells: the exit status is only the last step's, and the output says of one step only when it ran a single one."""
+    tells: the exit status is only the last step's, and the output says of one step only when it ran a single one.
+    A check that ran nothing (`_ran_nothing`) has none."""
+    found = [check for check in found if not _ran_nothing(check, found, output)]
     verdict = failed(output)
-    if len(found) > 1 and (is_error or verdict):
+    if (len(found) > 1 or any(check.gated for check in found)) and (is_error or verdict):
         return _one_of_several(found, output, is_error)
     return [(check, not is_error if verdict is None else not verdict) for check in found
             if verdict is not None or check.last]
 
 
+def _ran_nothing(check: Check, found: list[Check], output: str) -> bool:
+    """Whether a check's output says it ran nothing: no runner (the shell's `pytest: command not found`, exit 127 of
+    the line's last step), or, the line's only check, nothing to run (pytest's `no tests ran`, a path not found, go
+    test's packages all `[no test files]`)."""
+    runner = re.escape(bare(check.command).split()[0])
+    missing = re.search(rf"(?:^|[\s`]){runner}`?: (?:command not found|No such file or directory)|"
+                        rf"command not found: {runner}\b|Failed to spawn: `{runner}`", output, re.MULTILINE)
+    if missing or (check.last and _EXIT_127_RE.match(output)):
+        return True
+    go_none = check.kind == "tests" and not output.startswith("…") and bool(_GO_NO_TESTS_RE.search(output)) and \
+        not _GO_RAN_RE.search(output)
+    return len(found) == 1 and (go_none or bool(_NOTHING_TO_RUN_RE.search(output)))
+
+
 def _one_of_several(found: list[Check], output: str, is_error: bool) -> list[tuple[Check, bool]]:
-    """The verdicts of a command line of several checks that failed: a check whose kind's own words of failure its
-    output shows failed (`mise run test && mise run lint`: the test run's `--- FAIL`), a check before it passed (the
-    line went on to it), a check after it never ran when the line stopped (an error exit) and passed when it went on
-    (a failure behind a pipe); no such words: which one failed is unknown."""
+    """The verdicts of a command line that failed where which step failed is in doubt, several checks or a check
+    after other steps on an `&&` chain: a check whose kind's own words of failure its output shows failed (`mise run
+    test && mise run lint`: the test run's `--- FAIL`), a check before it passed (the line went on to it), a check
+    after it never ran when the line stopped (an error exit) and passed when it went on (a failure behind a pipe); no
+    such words: which one failed is unknown (`mise run fmt && mise run test`: fmt's failure, the tests never ran)."""
     kinds = [check.kind for check in found]
     owners = [at for at, check in enumerate(found) if kinds.count(check.kind) == 1
               and _KIND_FAILED[check.kind].search(output)]
@@ -346,7 +383,7 @@ def _parts_in_folders(command: str) -> list[tuple[str, str]]:
     command = HEREDOC_RE.sub(lambda m: m.group("rest"), command) if "<<" in command else command
     found: list[tuple[str, str]] = []
     folder = ""
-    for part in _SEPARATOR_RE.split(command.strip()):
+    for part in _SEPARATOR_RE.split(command.strip())[::2]:
         step = _step(part)
         # only a word that starts with `c`, a quote or an escape reads as `cd`: the others are not split
         words = (_words(step) or []) if step[:1] in ("c", "'", '"', "\\") else []

@@ -54,7 +54,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "51"
+HANDOFF_RULES = "52"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -611,6 +611,12 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         others = [item for item in unique if item not in fixed]
         picked = fixed + _spread(others, 5 - len(fixed))
         return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
+    return _asked(requests, headline)
+
+
+def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
+    """Up to 3 bullets of what was asked ("Asked:" a prompt, "Ran:" a command), those the `headline` already says
+    left out: What Happened of a session that reports nothing done."""
     asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
              else f"Ran: {one_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
@@ -632,9 +638,10 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
     delegated."""
     runs = len(session.delegated_runs)
     answered = [] if changed else answers(session, BULLET_CHARS)
-    return with_checks(what_happened(session, requests, said, undone, headline, answered), facts) or what_happened(
-        session, requests, said, undone) or [f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else
-                                             "Short exchange with no recorded steps"]
+    # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
+    return with_checks(what_happened(session, requests, said, undone, headline, answered), facts) or _asked(
+        requests) or [f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else
+                      "Short exchange with no recorded steps"]
 
 
 # "• running goreleaser ... ⨯ release failed": a prompt that opens as a tool's output is pasted, no request to show

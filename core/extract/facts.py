@@ -673,7 +673,9 @@ def session_facts(session: Session) -> Facts:
     shown = False  # the session's own `git status` listed its edits as changed since its last commit
     current = ""  # the folder the agent's shell is in, when not the session's
     keeps = agent(session.agent).shell_keeps_folder
-    for call in session.tool_calls:
+    for at, event in enumerate(session.events):
+        if (call := event.tool) is None:
+            continue
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
             if path is not None:
@@ -685,7 +687,7 @@ def session_facts(session: Session) -> Facts:
             continue
         command = call.input.get("command") if call.name == "Bash" else None
         if isinstance(command, str) and call.rejected:
-            refused = _refused(session, call)
+            refused = _refused(session, call, at)
             facts.stopped |= {check.command: refused for check in commands.checks(command)
                               if refused and check.kind == "tests"}
         if not isinstance(command, str) or call.rejected:
@@ -774,14 +776,13 @@ def session_facts(session: Session) -> Facts:
     return facts
 
 
-def _refused(session: Session, call: ToolCall) -> str:
-    """What the user said stopping a test run: their words, else the prompt they sent in its place ("Commit"); "" for
-    a run the permission rules held (no one refused it)."""
+def _refused(session: Session, call: ToolCall, at: int) -> str:
+    """What the user said stopping a test run (the `call` of event `at`): their words, else the prompt they sent in its
+    place ("Commit"); "" for a run the permission rules held (no one refused it)."""
     if said := _STOPPED_RE.search(call.error):
         return f"stopped by the user: \"{clause(said.group(1), 16)}\""
     if call.denied:
         return ""
-    at = next(index for index, event in enumerate(session.events) if event.tool is call)
     prompt = next((event.text for event in session.events[at + 1:] if event.kind == "user" and event.text.strip()), "")
     return f"refused by the user, who asked next: \"{clause(prompt, 16)}\"" if prompt else "refused by the user"
 
