@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import commands, directions, facts, insights, open_threads, said_left
+from eywa.core.extract import commands, deterministic, directions, facts, insights, open_threads, said_left
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -138,3 +138,14 @@ def test_an_announced_choices_to_make_is_read_once_then_the_words_after_it() -> 
     assert insights._announced_choice("Let me extract the parser to make it testable")
     assert not insights._announced_choice("Let me extract the parser to make it\ntestable")  # another line
     assert not insights._announced_choice("Let me help you use the helper instead")
+
+
+def test_a_reports_present_change_and_a_runs_failed_tests_are_read_from_one_place() -> None:
+    # anchored, each quantifier bounded or stopped by its line: a long word is read once
+    assert deterministic._NOW_CHANGE_RE.pattern.startswith("^")
+    word = "a" * LONG
+    said = f"The parser now {word}s each line it is handed"  # a verb of 200,000 letters: tried once
+    assert deterministic._now_change(said) == said
+    assert deterministic._now_change(f"The parser now {word} each line it is handed") is None  # no verb
+    assert deterministic._now_change(f"`{word}` now compares") is None  # a code span longer than a name
+    assert facts._failed_tests(f"--- FAIL: {word}\nFAILED tests/a.py::{word}[x] - boom\n{word}") == (word,)

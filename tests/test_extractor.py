@@ -287,7 +287,8 @@ def test_a_real_finished_session_has_no_open_thread_and_says_what_it_did() -> No
     handoff = draft(corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC"))
     assert handoff.status == "done" and handoff.open_threads == []
     assert handoff.headline == "Show wingman status in session start message"
-    assert "Committed: Show wingman status in session start message" in handoff.what_happened
+    assert ("Committed `6289e2b2` on `dipree/entire-wingman`, pushed: Show wingman status in session start message"
+            in handoff.what_happened)
     assert not any(item.startswith("Asked:") for item in handoff.what_happened)
 
 
@@ -999,6 +1000,48 @@ _JUDGED = ("ea0a65af-b639-46be-b158-dc1a4c599799", "2b945d54-dd2b-4f60-b3b0-7b02
            "4555072a-e039-4937-b6ea-dcb86152dd55", "4f8c1176-7025-4530-a860-c6fc4c63a150")
 
 
+def test_a_commit_line_names_its_hash_branch_and_push_and_the_agents_own_commit_report_goes() -> None:
+    # 76d407bd: `[gtrrz-victor/ent-252-... 5baba5e8]`, then `d0eccb92..5baba5e8` pushed; the second commit's branch is
+    # the same (not said again); its report "Committed and pushed" said nothing more (reviewer X)
+    happened = draft(corpus_session("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"), ZoneInfo("UTC")).what_happened
+    assert happened[1:3] == [
+        "Committed `5baba5e8` on `gtrrz-victor/ent-252-duplicate-session-information-written-to-checkpoint`, pushed: "
+        "Add t.Parallel() to duplicate session ID tests",
+        "Committed `f6242e26`, pushed: Log warning when session metadata read fails in dedup check"]
+    assert "Committed and pushed" not in happened
+    # c4a6d0ff never pushed; "Committed as `683d531`" repeated its commit line
+    happened = draft(corpus_session("c4a6d0ff-2c86-4f56-8509-c4737bcb5768"), ZoneInfo("UTC")).what_happened
+    assert ("Committed `683d531` on `completion-stanza-manager`: Replace containsLine assertions with literal expected "
+            "strings in stanza tests") in happened and "Committed as `683d531`" not in happened
+    # c010174c's last commit printed no `[branch hash]` line: its subject alone; of its four commits and pull request
+    # the first, the pull request and the last are kept
+    happened = draft(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), ZoneInfo("UTC")).what_happened
+    assert happened[1:3] == ["Opened PR: fix: Gemini checkpointing - transcript parsing and trailer formatting",
+                             "Committed: fix: restore StepCount/FilesTouched guard for ACTIVE sessions in PostCommit"]
+
+
+def test_each_request_that_edited_keeps_its_report_and_a_report_saying_an_earlier_one_again_is_left_out() -> None:
+    # 38917d7d's last request ("print the time that request takes to resolve") was cut by the check lines; the
+    # plan's "Found the two locations that need modification" was kept in its place
+    happened = draft(corpus_session("38917d7d-9f69-4210-a3b0-eed0a9e97575"), ZoneInfo("UTC")).what_happened
+    assert "Added timing instrumentation to both methods" in happened
+    assert "Found the two locations that need modification" not in happened
+    # f736da47's second report opened on the first request's work again ("I've successfully completed both tasks: 1.
+    # Removed the duplicated `pathSafeRegex` ..."): said once
+    happened = draft(corpus_session("f736da47-b2ca-4f86-bb32-a1bbe582e464"), ZoneInfo("UTC")).what_happened
+    assert [line for line in happened if "pathSafeRegex" in line] == [
+        "Removed the duplicated `pathSafeRegex` and validation functions from the paths package"]
+
+
+def test_a_reports_change_said_in_the_present_is_its_outcome() -> None:
+    # 768de5d6's last report: "`TestCollectJSONLReplacements_Succeeds` now compares `repls` directly against ..."
+    happened = draft(corpus_session("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0"), ZoneInfo("UTC")).what_happened
+    assert any(line.startswith("`TestCollectJSONLReplacements_Succeeds` now compares `repls`") for line in happened)
+    # 9667a07f's "The branch now has no outstanding issues" is a state, no change
+    happened = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC")).what_happened
+    assert not any("no outstanding issues" in line for line in happened)
+
+
 def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
     # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"
     handoff = draft(corpus_session("cbc0f75b-b36d-4efd-a7da-ac800ea30eb6"), ZoneInfo("UTC"))
@@ -1006,8 +1049,8 @@ def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
                                         "`get_project_display_name` function, which simply takes the last working "
                                         "directory from the list")
     # a line within 30 words is whole, as before (78368290)
-    assert "Committed: Show wingman status in session start message" in draft(
-        corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened
+    assert "pushed: Show wingman status in session start message" in draft(
+        corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened[0]
 
 
 def test_a_report_headed_by_its_kind_is_named_by_its_target() -> None:

@@ -33,41 +33,46 @@ class Expected:
 
 
 _HASH_RE = re.compile(r"\bcommit [0-9a-f]{7}\b")
+_COMMITTED_HASH_RE = re.compile(r"(?<=^Committed `)[0-9a-f]{7}(?=`)")  # What Happened's commit line
 EXPECTED = {
     "uncommitted": Expected(("Uncommitted: `widget.py` edited after the last commit",
-                             "Not pushed: commit 7cdb0ec on main"), "partial", ("Committed: Add widget",)),
+                             "Not pushed: commit 7cdb0ec on main"), "partial",
+                            ("Committed `7cdb0ec` on `main`: Add widget",)),
     "untracked": Expected(("Uncommitted: `widget.py`, `helpers.py` edited after the last commit",
                            "Not pushed: commit a3be100 on main"), "partial"),
-    "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`",), "done", ("Committed: Add lib",)),
+    "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`",), "done",
+                            ("Committed `74ea25d` on `main`: Add lib",)),
     "unpushed": Expected(("Not pushed: commit 0d6292c on main after the last push",), "done",
-                         ("Committed: Add widget", "Committed: Document widget")),
+                         ("Committed `1c1327b` on `main`, pushed: Add widget", "Committed `0d6292c`: Document widget")),
     "ahead": Expected(("Not pushed: branch ahead of 'origin/main' by 2 commits",), "done"),
     "not-staged": Expected(("Left uncommitted on main, unstaged changes: `widget.py`",), "done"),
-    "tests-fixed": Expected((), "done", ("Tests: `python3 -m pytest` failed (1), then passed",)),
+    "tests-fixed": Expected((), "done", ("Tests: `test_widget_doubles` failed on the way, then passed",
+                                         "Checks: `python3 -m pytest` passed after the last edit")),
     "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
                                "Not pushed: commit f4297dc on main"), "partial",
-                              ("Committed: Add widget", "Tests: `python3 -m pytest` failed (1)")),
+                              ("Committed `f4297dc` on `main`: Add widget",
+                               "Tests: `python3 -m pytest` failed: `test_widget_doubles`")),
     "long-tests": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",), "partial",
-                           ("Tests: `python3 -m pytest` failed (1)",)),
+                           ("Tests: `python3 -m pytest` failed: `test_widget_doubles`",)),
     "lint-failing": Expected(("Lint failing: `ruff check .` last run failed (1 failure)",), "partial",
                              ("Lint: `ruff check .` failed (1)",)),
     "npm-tests-failing": Expected(("Tests failing: `npm test` last run failed (1 failure)",), "partial",
                                   ("Tests: `npm test` failed (1)",)),
-    "types-fixed": Expected((), "done", ("Type check: `mypy widget.py` failed (1), then passed",)),
+    "types-fixed": Expected((), "done", ("Checks: `mypy widget.py` passed after the last edit",)),
     "build-failing": Expected(("Build failing: `make` last run failed",), "partial", ("Build: `make` failed",)),
-    "pr-opened": Expected((), "done", ("Committed: Add widget", "Opened PR: Add widget")),
+    "pr-opened": Expected((), "done", ("Committed `1c1327b` on `add-widget`: Add widget", "Opened PR: Add widget")),
     "todos-left": Expected(("To do: Write a test for widget()", "To do: Document widget in the README"), "partial"),
     "plan-left": Expected(("Plan not carried out: `test_widget.py` not edited, though the plan lists it to change",),
                           "partial"),
     # a further step offered, as a question or not, is a note: the work it follows is done
     "offer-pr": Expected(("Agent offered, no answer: open a PR with `gh pr create`",), "done",
-                         ("Committed: Add widget",)),
+                         ("Committed `1c1327b` on `add-widget`, pushed: Add widget",)),
     "remaining-list": Expected(("Next: Add a test for widget()", "Next: Document widget in the README",
                                 "Next: Wire widget into the CLI"), "partial"),
     # "Next steps" name what may follow (core/extract/open_threads.py): one thread each, the session done
     "next-steps": Expected(("Later: Add a test for widget()", "Later: Handle negative sizes"), "done"),
     "pr-drafted": Expected(("PR not opened: its description was written to `pr-description.md`",), "done",
-                           ("Committed: Add widget",)),
+                           ("Committed `1c1327b` on `add-widget`, pushed: Add widget",)),
     "todo-line": Expected(("Next: handle negative sizes in widget()",), "partial"),
 }
 
@@ -90,7 +95,9 @@ def _handoff(name: str, agent: str, root: Path = FIXTURES) -> Handoff:
 def _assert_reads(handoff: Handoff, expected: Expected) -> None:
     if handoff.agent == "qwen":  # Qwen Code adds a Co-authored-by trailer to each commit: the hashes are its own
         handoff.open_threads = [_HASH_RE.sub("commit <hash>", t) for t in handoff.open_threads]
-        expected = replace(expected, threads=tuple(_HASH_RE.sub("commit <hash>", t) for t in expected.threads))
+        handoff.what_happened = [_COMMITTED_HASH_RE.sub("<hash>", line) for line in handoff.what_happened]
+        expected = replace(expected, threads=tuple(_HASH_RE.sub("commit <hash>", t) for t in expected.threads),
+                           happened=tuple(_COMMITTED_HASH_RE.sub("<hash>", line) for line in expected.happened))
     assert (tuple(handoff.open_threads), handoff.status) == (expected.threads, expected.status)
     assert [line for line in expected.happened if line not in handoff.what_happened] == [], handoff.what_happened
     rendered = handoff.to_markdown()  # what the user reads

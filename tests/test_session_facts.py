@@ -49,7 +49,7 @@ def test_a_test_run_left_failing_makes_the_handoff_partial_with_a_failing_check_
     handoff = draft(session, UTC)
     assert handoff.status == "partial"
     assert handoff.open_threads[:2] == [FAILING, UNCOMMITTED]
-    assert "Tests: `python3 -m pytest` failed (1)" in handoff.what_happened
+    assert "Tests: `python3 -m pytest` failed: `test_backoff_doubles`" in handoff.what_happened
 
 
 def test_a_claude_code_session_left_failing_is_partial_with_the_same_threads() -> None:
@@ -384,24 +384,52 @@ def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
     assert not any(t.startswith("PR not opened") for t in _facts("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")[0])
 
 
-def test_what_happened_tells_a_check_that_failed_on_the_way() -> None:
-    # `mise run test:integration` failed twice, never run again as itself; `mise run test` passed last
+def test_what_happened_tells_a_check_that_failed_and_the_whole_suite_run_after_it() -> None:
+    # 0a76fbfe: `mise run test:integration` failed twice, never run again as itself; the whole integration suite
+    # (`go test -tags=integration ./cmd/entire/cli/integration_test/`) passed after the last edit, then `mise run test`
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
-    assert "Tests: `mise run test:integration` failed (11); `mise run test` passed after" in handoff.what_happened
-    assert handoff.what_happened[-1] == "Checks: `mise run lint` passed"  # the kinds whose every run passed, on a line
+    assert handoff.what_happened[-2:] == [
+        "Tests: `mise run test:integration` failed (11), not run again",
+        "Checks: `go test -tags=integration ./cmd/entire/cli/inte…`, `mise run test`, `mise run lint` passed after the "
+        "last edit"]
     assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
 
 
 def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
-    # ca8cc13b: `mise run test:ci` ran once and passed; the failures were `go test ./.../openclaw/...`'s, and the
-    # lint passes and failures came from four different lint commands
+    # ca8cc13b: `mise run test:ci` ran once and passed; the failures were `go test ./.../openclaw/...`'s (no test
+    # named: no line), and the lint passes and failures came from four different lint commands
     lines = session_facts(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")).happened()
-    assert lines[:2] == ["Lint: `mise run lint` failed; `golangci-lint run ./cmd/entire/cli/agent/openclaw/ ./cmd/en…` "
-                         "passed after", "Tests: `go test ./cmd/entire/cli/agent/openclaw/...` failed, then passed"]
+    assert lines == ["Lint: `mise run lint` failed, not run again",
+                     "Checks: `golangci-lint run ./cmd/entire/cli/agent/opencl…`, `mise run test`, `mise run test:ci` "
+                     "passed after the last edit; `go build ./cmd/entire/...` before it"]
     # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed
     lines = session_facts(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")).happened()
-    assert lines[0] == ("Lint: `golangci-lint run --no-config --enable=revive ./cmd/entire/cli/buildinfo/...` failed; "
-                        "`mise run lint` passed after")
+    assert lines == ["Checks: `mise run lint` passed after the last edit; `go build ./...`, "
+                     "`go test ./cmd/entire/cli/...` before it"]
+
+
+def test_a_check_that_failed_on_the_way_is_told_by_its_last_run_not_a_cut_history() -> None:
+    """eb4bcc15's build failed twice, passed, failed, passed: its history cut to the last three streaks read "passed,
+    then failed, then passed" (reviewer Z: the first build failed). Its last runs passed; the tests and lint ran after
+    the last edit, the build before it."""
+    lines = session_facts(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb")).happened()
+    assert lines == ["Checks: `mise run test`, `mise run lint` passed after the last edit; `go build ./...` before it"]
+    # e7eb742c: lint failed, passed, failed twice, passed; the tests always passed: both after the last edit
+    assert session_facts(corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")).happened() == [
+        "Checks: `mise run lint`, `mise run test` passed after the last edit"]
+
+
+def test_tests_that_failed_on_the_way_are_named_and_a_suite_run_only_before_the_last_edit_is_said() -> None:
+    """37f83ec9's new tests failed five runs in a row before they passed (reviewer Y: "the 6 new tests failed several
+    times", not the path error the old history told); 60b38d1e ran `mise run test:integration` only before its last
+    edits to the message (reviewer X)."""
+    lines = session_facts(corpus_session("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8")).happened()
+    assert lines[0] == "Tests: `test_no_combined_link_with_empty_cache` and 4 more failed on the way, then passed"
+    assert session_facts(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")).happened()[-1] == (
+        "Checks: `mise run test` passed after the last edit; `mise run test:integration` before it")
+    # a session whose checks all ran after its last edit and never failed: one line, no history (2b945d54)
+    assert session_facts(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003")).happened() == [
+        "Checks: `mise run lint`, `mise run test:ci` passed after the last edit"]
 
 
 def _told(session_id: str, call_id: str) -> list[tuple[str, bool]]:
@@ -481,13 +509,13 @@ def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed
     # wanted both said, and no thread (its readers call such edits nothing open)
     handoff = draft(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003"), UTC)
     assert handoff.what_happened[-2:] == [
-        "Checks: `mise run lint`, `mise run test:ci` passed",
+        "Checks: `mise run lint`, `mise run test:ci` passed after the last edit",
         "Not committed: `phase_prepare_commit_msg_test.go` (no commit in the session)"]
     assert not any(t.startswith(("Uncommitted", "Not committed", "Left uncommitted")) for t in handoff.open_threads)
     # 8897bd54 committed its edits: nothing to say of them beside its commit line
     committed = draft(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"), UTC)
     assert not any(line.startswith(("Not committed", "Edited ")) for line in committed.what_happened)
-    assert any(line.startswith("Committed: ") for line in committed.what_happened)
+    assert any(line.startswith("Committed `") for line in committed.what_happened)
 
 
 # -- recognising commands --------------------------------------------------------------------------------------

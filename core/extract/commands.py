@@ -229,6 +229,11 @@ def within(part: str, whole: str) -> bool:
         any(_holds(path, word) for path in paths) for word in words if _is_path(word))
 
 
+def filtered(command: str) -> bool:
+    """Whether a check runs only the tests a name or marker picks (`-run TestX`, `-k name`, `a.py::test_y`)."""
+    return bool(_FILTER_RE.search(" " + command))
+
+
 def _is_path(word: str) -> bool:
     return not word.startswith("-") and ("/" in word or bool(re.search(r"\.\w+$", word)))
 

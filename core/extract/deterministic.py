@@ -16,7 +16,17 @@ from zoneinfo import ZoneInfo
 from eywa.core.archive.renderer import one_line
 from eywa.core.extract.answers import ANSWER, answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
-from eywa.core.extract.facts import Facts, merge_threads, scratch_repository, session_facts, with_checks
+from eywa.core.extract.commands import git_steps
+from eywa.core.extract.facts import (
+    COMMITTED,
+    MAX_BULLETS,
+    Facts,
+    commit_line,
+    merge_threads,
+    scratch_repository,
+    session_facts,
+    with_checks,
+)
 from eywa.core.extract.gist import (
     LAST_REPORTS,
     REPORT_KIND_RE,
@@ -46,7 +56,7 @@ from eywa.core.extract.terms import (
 from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.session import WRITE_TOOLS, Event, Session
 from eywa.core.sources import agent
 from eywa.core.sources.projects import ProjectNames
 
@@ -54,7 +64,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "52"
+HANDOFF_RULES = "53"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -567,31 +577,93 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     written = written_text(session).lower()
     # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
-    first_edit = next((i for i, e in enumerate(session.events) if e.tool is not None and e.tool.name in WRITE_TOOLS
-                       and not e.tool.is_error), len(session.events))
-    reads = (outcome, lead_in, lambda text: now_done(text, written))
+    first_edit = next((i for i, e in enumerate(session.events) if _edits(e)), len(session.events))
+    # the last message of a turn that edited is its report: a change it says in the present is read too
+    ends = {max(i for i in turn if session.events[i].kind == "assistant" and session.events[i].text)
+            for turn in _edit_turns(session) if any(session.events[i].kind == "assistant" and session.events[i].text
+                                                     for i in turn)}
+    reads = (outcome, lead_in, lambda text: now_done(text, written), _now_change)
+    pushes = [index for index, event in enumerate(session.events) if event.tool is not None and event.tool.name ==
+              "Bash" and not event.tool.is_error and any(step.verb == "push" for step in git_steps(
+                  str(event.tool.input.get("command", ""))))]
+    branch = ""  # the branch of the last commit line: each names it when it changes
+    said: list[set[str]] = []  # the words of each outcome found: a later message's first new outcome is its own
     for index, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
             found_in = sentences(event.text)  # a report's lead-in or its fix ("The fix was updating ..."): only without
-            done = next((o for read in reads[:2 + (index > first_edit)] for s in found_in  # an outcome said outright
+            chosen = reads[:2 + (index > first_edit)] + reads[3:] * (index in ends)
+            done = next((o for read in chosen for s in found_in  # an outcome said outright
                          if (o := read(s.text)) and not _POINTING_OUTCOME_RE.match(o)
-                         and not (read is lead_in and _VAGUE_LEAD_RE.match(o))), None)
+                         and not (read is lead_in and _VAGUE_LEAD_RE.match(o))
+                         and not _repeats(o, said)), None)  # "completed both tasks: 1. Removed ... 2. Added ..."
             if done:  # cut as a headline is: at a clause end, not mid-clause ("... and returns")
                 found.append((index, _cut_headline(done, BULLET_WORDS, BULLET_CHARS)))
+                said.append(content_words(done))
         elif event.tool is not None and event.tool.name == "Bash" and not event.tool.is_error:
             command = str(event.tool.input.get("command", ""))
             if not scratch_repository(command):  # a commit in a repository made to try something out is no work
-                found += [(index, f"Committed: {one_line(subject, 160)}") for subject in commits_in(command)]
+                for subject in commits_in(command):
+                    line, branch = commit_line(subject, event.tool.output, branch, any(at >= index for at in pushes))
+                    found.append((index, line))
             found += [(index, f"Opened PR: {one_line(title, 160)}") for title in pr_titles_in(command)]
     return found
 
 
+REPEAT_SHARE = 0.7  # of the shorter outcome's words the other holds: the later says the earlier again
+REPEAT_WORDS = 3  # the fewest words of the shorter: "Fixed the test" is said again by no other outcome
+
+
+def _repeats(text: str, said: list[set[str]]) -> bool:
+    """Whether an outcome says again what one of the outcomes `said` (their content words) did: most words of the
+    shorter of the two are the other's ("Removed the duplicated `pathSafeRegex` ... from the paths package")."""
+    words = content_words(text)
+    return any(len(words & earlier) >= REPEAT_SHARE * min(len(words), len(earlier)) >= REPEAT_SHARE * REPEAT_WORDS
+               for earlier in said)
+
+
+# "`TestX` now compares ...", "The change at `a.go:294` now calls ...", "Now `entire session list` will send ...": a
+# report's change said in the present; "The build now passes", "The branch now has no issues": a state, no change
+_NOW_CHANGE_RE = re.compile(
+    r"^(?:(?:`[^`]{1,80}`|the\s[\w-]+(?:\s[\w-]+){0,2})(?:\s(?:at|in|of|for)\s`[^`]{1,60}`)?\snow\s"
+    r"(?!(?:pass|match)es\b|(?:look|work|seem)s\b|has\sno\b)[a-z]+s|"
+    r"now,?\s`[^`]{1,80}`\swill\s[a-z]+)\b(?=.{8})", re.IGNORECASE)
+_NOW_WORDS = 6  # the fewest words of such a change
+
+
+def _now_change(text: str) -> str | None:
+    """A report's change said in the present ("`TestX` now compares `repls` directly ..."), as its outcome."""
+    if text.endswith((":", "?")) or len(text.split()) < _NOW_WORDS or not _NOW_CHANGE_RE.match(text):
+        return None
+    return text[:1].upper() + text[1:]
+
+
+def _edit_turns(session: Session) -> list[range]:
+    """The events of each request's turn that edited a file, up to the next request (`requests_of`'s requests: a
+    prompt, a command Claude worked on)."""
+    starts = [index for index, event in enumerate(session.events) if event.kind == "command" or (
+        event.kind == "user" and event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()))]
+    turns = [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
+    return [turn for turn in turns if any(_edits(session.events[i]) for i in turn)]
+
+
+def _edits(event: Event) -> bool:
+    return event.tool is not None and event.tool.name in WRITE_TOOLS and not event.tool.is_error
+
+
+def _reports(turns: list[range], outcomes: list[tuple[int, str]]) -> set[int]:
+    """The event index of each edit turn's report: its last outcome."""
+    return {at for turn in turns if (at := max((i for i, _ in outcomes if i in turn), default=-1)) >= 0}
+
+
+_COMMIT_SAID_RE = re.compile(r"^(?:Committed|Pushed)\b")  # a report of a commit or push: "Committed as `683d531`"
+
+
 def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = (),
                   undone: Undone | None = None, headline: str = "",
-                  answered: Sequence[tuple[int, str]] = ()) -> list[str]:
-    """2-5 chronological bullets of what was done (Claude's reports, commits, PRs); what was asked
-    only for a session that reports nothing done, a request the `headline` already says left out (none: each request).
-    An outcome an
+                  answered: Sequence[tuple[int, str]] = (), limit: int = MAX_BULLETS) -> list[str]:
+    """At most `limit` chronological bullets of what was done (commits, PRs, then the report of each request that
+    edited, then Claude's other outcomes); what was asked only for a session that reports nothing done, a request the
+    `headline` already says left out (none: each request). An outcome an
     insight already says (`said`) is left out, and one whose value the session took back later (`undone`: the
     session's `Undone`, when the caller has it): not what it did in the end. The `answered` questions (`answers`: a
     session that changed nothing) are kept first, each before its reply's outcome. What it edited and whether it
@@ -606,10 +678,15 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         for i, text in outcomes:
             firsts.setdefault(text.lower()[:40], (i, text))
         unique = list(firsts.values())
-        fixed = [item for item in unique if item[1].startswith(("Committed:", "Opened PR:"))][:3]
-        fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], 5 - len(fixed))
-        others = [item for item in unique if item not in fixed]
-        picked = fixed + _spread(others, 5 - len(fixed))
+        fixed = _spread([item for item in unique if item[1].startswith((*COMMITTED, "Opened PR:"))], 3)  # the last too
+        if fixed:  # the agent's own "Committed and pushed": the commit lines say it, with the hash
+            unique = [item for item in unique if item in fixed or not _COMMIT_SAID_RE.match(item[1])]
+        fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], limit - len(fixed))
+        reports = _reports(_edit_turns(session), unique)  # each request's report first: a later one's work is no less
+        told = [item for item in unique if item[0] in reports and item not in fixed]
+        told = _spread(told, max(limit - len(fixed), 0))
+        others = [item for item in unique if item not in fixed and item not in told]
+        picked = fixed + told + _spread(others, max(limit - len(fixed) - len(told), 0))
         return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
     return _asked(requests, headline)
 
@@ -638,10 +715,11 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
     delegated."""
     runs = len(session.delegated_runs)
     answered = [] if changed else answers(session, BULLET_CHARS)
+    limit = MAX_BULLETS - len(facts.happened())  # the check lines' room kept: a later request's report is not cut
+    told = what_happened(session, requests, said, undone, headline, answered, limit)
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
-    return with_checks(what_happened(session, requests, said, undone, headline, answered), facts) or _asked(
-        requests) or [f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else
-                      "Short exchange with no recorded steps"]
+    return with_checks(told, facts) or _asked(requests) or [
+        f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else "Short exchange with no recorded steps"]
 
 
 # "• running goreleaser ... ⨯ release failed": a prompt that opens as a tool's output is pasted, no request to show
@@ -655,6 +733,8 @@ def _spread(items: list[_T], count: int) -> list[_T]:
     """First, last and evenly spaced items between: a fair sample of a long conversation."""
     if len(items) <= count:
         return items
+    if count < 2:  # one: the last, the conversation's end
+        return items[len(items) - count:]
     step = (len(items) - 1) / (count - 1)
     return [items[round(i * step)] for i in range(count)]
 

@@ -11,7 +11,6 @@ both trees agree)."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,10 +132,15 @@ _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
-_FIXED_BULLETS = ("Committed:", "Opened PR:", ANSWER)  # What Happened's bullets a check line never takes the place of
+COMMITTED = ("Committed: ", "Committed `")  # What Happened's line of a commit the session made (`commit_line`)
+_FIXED_BULLETS = (*COMMITTED, "Opened PR:", ANSWER)  # What Happened's bullets a check line never takes the place of
 NOT_COMMITTED = "Not committed:"  # What Happened's line of a session's edits it never committed
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
 _PASSED_CHARS = 48  # of each command on it
+_FAILED_NAMED = 2  # tests named of a failed run
+_NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
+# A test a run's output names as failed: Go's verdict line, pytest's summary line (its id's last part is the name)
+_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED (\S+)", re.MULTILINE)
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
@@ -162,6 +166,7 @@ _NAMED_FILES = 4  # files named in one thread
 # the path's last "integration"/"e2e" only (atomic): the same paths match, in linear time on a long one.
 _INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
+_INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of the integration tests alone
 _KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
@@ -178,6 +183,8 @@ class CheckRun:
     command: str
     passed: bool
     failures: int  # counted in its output (0: not said)
+    edits: int = 0  # the session's edits of code before it: a run after its last edit checked the code it left
+    failed_tests: tuple[str, ...] = ()  # the tests its output names failed (`--- FAIL: TestX`, `FAILED a.py::test_y`)
 
 
 @dataclass
@@ -209,6 +216,7 @@ class Facts:
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
     never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
+    edits: int = 0  # the session's edits of code (not of docs or plans): `CheckRun.edits` of a run after the last
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -321,26 +329,42 @@ class Facts:
         return f"{what}{on}{after}{where}" + (f", the last {last}" if len(made) > 1 and last else "")
 
     def happened(self) -> list[str]:
-        """A line for each kind of check that failed on the way: the runs of one command in order ("failed (2),
-        then passed"), never another command's: the last run's when it failed, else the failed one (the whole
-        check's when several); when that one never passed again, the kind's last run that passed after it. Then one
-        line for the kinds whose every run passed, by their last commands."""
-        lines, passed = [], []
+        """The checks as a successor needs them: a line for each kind whose last run failed, for a failed run no later
+        run covers ("`mise run test:integration` failed (11), not run again"), and for the tests named failing on the
+        way to a pass; then one line of the commands whose last run passed, after the session's last edit of code or
+        before it. A failure a later run fixed, unnamed, is no line: the pass after it says what holds."""
+        lines: list[str] = []
+        after: list[str] = []  # the commands whose last pass came after the last edit
+        before: list[str] = []
+        not_rerun = [run for run, _ in self.not_rerun()]
         for runs in self._by_kind():
-            if all(run.passed for run in runs):
-                passed.append(f"`{one_line(runs[-1].command, _PASSED_CHARS)}`")
+            word, last, plain = _KIND_WORDS[runs[0].kind], runs[-1], self._plain(runs)
+            if not last.passed:
+                when = " on its last run" if len(runs) > 1 else ""
+                named = f": {_tests_named(last.failed_tests)}" if last.failed_tests else ""
+                lines.append(f"{word}: `{one_line(plain[-1], 80)}` failed{'' if named else _times(last)}{when}{named}")
                 continue
-            plain, failed = self._plain(runs), [run for run in runs if not run.passed]
-            named = runs[-1] if not runs[-1].passed else next(
-                (run for run in reversed(failed) if not commands.scoped(run.command)), failed[-1])
-            own = [run for at, run in enumerate(runs) if plain[at] == plain[runs.index(named)]]
-            streaks = [list(group) for _, group in itertools.groupby(own, key=lambda run: run.passed)]
-            said = ["passed" if streak[0].passed else "failed" + next(
-                (f" ({run.failures})" for run in reversed(streak) if run.failures), "") for streak in streaks][-3:]
-            last = runs[-1]
-            after = f"; `{one_line(last.command, 60)}` passed after" if last.passed and not own[-1].passed else ""
-            lines.append(f"{_KIND_WORDS[runs[0].kind]}: `{one_line(named.command, 80)}` {', then '.join(said)}{after}")
-        return lines[:2] + ([f"Checks: {', '.join(passed[:_NAMED_CHECKS])} passed"] if passed else [])
+            left = [run for run in not_rerun if run.kind == runs[0].kind]
+            if left:
+                lines.append(f"{word}: `{one_line(left[0].command, 80)}` failed{_times(left[0])}, not run again")
+            elif names := tuple(dict.fromkeys(name for run in runs if not run.passed for name in run.failed_tests)):
+                lines.append(f"{word}: {_tests_named(names)} failed on the way, then passed")
+            kept = [at for at, run in enumerate(runs) if at == len(runs) - 1 or run.passed and _whole(plain[at])
+                    and not any(runs[later].passed and _passes_again(plain[later], plain[at])
+                                for later in range(at + 1, len(runs)))]
+            for at in kept:
+                (after if runs[at].edits == self.edits else before).append(
+                    f"`{one_line(plain[at], _PASSED_CHARS)}`")
+        if not after and not before:
+            return lines[:2]
+        if not self.edits:
+            said = ", ".join((after + before)[:_NAMED_CHECKS]) + " passed"
+        elif not before or not after:
+            when = "after" if after else "before"
+            said = f"{', '.join((after or before)[:_NAMED_CHECKS])} passed {when} the last edit"
+        else:
+            said = f"{', '.join(after[:_NAMED_CHECKS])} passed after the last edit; {', '.join(before[:2])} before it"
+        return lines[:2] + [f"Checks: {said}"]
 
     def left(self) -> list[str]:
         """The edits of a session that never committed, named (no thread says them: the person commits)."""
@@ -359,9 +383,41 @@ def _covers(later: str, failed: str) -> bool:
     return commands.scoped(failed) or set(failed.split()) <= set(later.split())
 
 
+def _whole(command: str) -> bool:
+    """Whether a passing check is worth naming beside its kind's last run: it ran the whole project, or the whole
+    integration suite (`go test -tags=integration ./cmd/cli/integration_test/`)."""
+    return not commands.scoped(command) or bool(_INTEGRATION_ONLY_RE.search(command)) and not commands.filtered(command)
+
+
+def _passes_again(later: str, earlier: str) -> bool:
+    """Whether a later pass says again what an earlier one did: the same command, or one covering it that runs the
+    integration tests too when the earlier one ran them (`mise run test` does not run `mise run test:integration`)."""
+    return later == earlier or _covers(later, earlier) and (
+        not _INTEGRATION_ONLY_RE.search(earlier) or bool(_RUNS_INTEGRATION_RE.search(later)))
+
+
+def _failed_tests(output: str) -> tuple[str, ...]:
+    """The tests a failed run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`,
+    `test_y` of `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError`."""
+    found = (go or pytest.split("::")[-1].split("[")[0] for go, pytest in _FAILED_TEST_RE.findall(output))
+    return tuple(dict.fromkeys(name for name in found if name))
+
+
+def _times(run: CheckRun) -> str:
+    """" (2)" after a failed run's command in What Happened, when its output counted its failures."""
+    return f" ({run.failures})" if run.failures else ""
+
+
 def _counted(run: CheckRun) -> str:
     """" (2 failures)" after a failed run's command, when its output counted them."""
     return f" ({run.failures} failure{'s' if run.failures != 1 else ''})" if run.failures else ""
+
+
+def _tests_named(names: tuple[str, ...]) -> str:
+    """"`TestA`, `TestB` and 3 more": the tests failed runs named."""
+    shown = names[:1] + tuple(name for name in names[1:_FAILED_NAMED] if len(names[0]) + len(name) <= _NAMES_CHARS)
+    more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+    return f"{', '.join(f'`{name}`' for name in shown)}{more}"
 
 
 def _more(items: list[str]) -> str:
@@ -651,6 +707,16 @@ def _text(call: ToolCall) -> str:
     return command if isinstance(command, str) else ""
 
 
+def commit_line(subject: str, output: str, branch: str, pushed: bool) -> tuple[str, str]:
+    """(What Happened's line of a commit, its branch): "Committed `5baba5e8` on `fix/x`, pushed: Add y" when the
+    `git commit` output names them (`branch`: the one said last, not said again); else "Committed: Add y"."""
+    made = _COMMITTED_RE.search(output)
+    if made is None:
+        return f"Committed: {one_line(subject, 160)}", branch
+    on = f" on `{made.group(1)}`" if made.group(1) != branch else ""
+    return f"Committed `{made.group(2)}`{on}{', pushed' if pushed else ''}: {one_line(subject, 120)}", made.group(1)
+
+
 def scratch_repository(command: str) -> bool:
     """A command in a repository made or entered to try something out (`git init`, `cd /tmp && ...`): its commits are
     no work of the session's."""
@@ -680,6 +746,8 @@ def session_facts(session: Session) -> Facts:
             path = _path(call, session.cwd)
             if path is not None:
                 edited[path] = None
+                if not DOC_FILE_RE.search(path) and "/plans/" not in path:
+                    facts.edits += 1
                 if _INTEGRATION_TEST_RE.search(path):
                     integration[path] = None
                 if _PR_DRAFT_RE.search(path) and facts.pr != "created":
@@ -752,7 +820,8 @@ def session_facts(session: Session) -> Facts:
             integration.clear()
         for check, passed in commands.verdicts(found, output, call.is_error):
             facts.stopped.pop(check.command, None)
-            facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
+            facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output),
+                                       facts.edits, () if passed else _failed_tests(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)
     if committed or shown or facts.offered:
         facts.uncommitted, facts.committed = list(edited), committed
