@@ -50,6 +50,7 @@ from eywa.core.extract.said_left import (
     commands_after,
     commit_put_forward,
     last_prompt_index,
+    refusal_words,
 )
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.retrieval.query_tokens import STOPWORDS, content_words
@@ -62,8 +63,6 @@ _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
 _DETACHED = "detached HEAD"
 _REBASED_RE = re.compile(r"^Successfully rebased and updated refs/heads/(\S+?)\.?$", re.MULTILINE)
-# A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
-_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -777,8 +776,8 @@ def session_facts(session: Session) -> Facts:
 def _refused(session: Session, call: ToolCall) -> str:
     """What the user said stopping a test run: their words, else the prompt they sent in its place ("Commit"); "" for
     a run the permission rules held (no one refused it)."""
-    if said := _STOPPED_RE.search(call.error):
-        return f"stopped by the user: \"{clause(said.group(1), 16)}\""
+    if said := refusal_words(call):
+        return f"stopped by the user: \"{clause(said, 16)}\""
     if call.denied:
         return ""
     at = next(index for index, event in enumerate(session.events) if event.tool is call)
@@ -793,12 +792,6 @@ def _merged(args: str, output: str) -> str:
     words = args.split()
     return next((word for at, word in enumerate(words) if not word.startswith(("-", "2>", ">", "'", '"'))
                  and (not at or words[at - 1] not in _MERGE_VALUED)), "")
-
-
-def refusal_words(call: ToolCall) -> str:
-    """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
-    said = _STOPPED_RE.search(call.error) if call.rejected else None
-    return " ".join(said.group(1).split()) if said else ""
 
 
 def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:
