@@ -201,12 +201,17 @@ def within(part: str, whole: str) -> bool:
     """Whether a check run on a part is run again by one on a wider part that holds it, without its filters
     (`pytest tests/x.py::test_y` by `pytest tests/x.py`, `go test ./pkg -run TestX` by `go test ./pkg`, `pytest
     tests/x.py` by `pytest tests/`)."""
-    if _FILTER_RE.search(" " + whole):
+    if filtered(whole):
         return False
     words, wider = _FILTER_RE.sub("", " " + part).split(), whole.split()
     paths = [word for word in wider if _is_path(word)]
     return bool(paths) and [w for w in words if not _is_path(w)] == [w for w in wider if not _is_path(w)] and all(
         any(_holds(path, word) for path in paths) for word in words if _is_path(word))
+
+
+def filtered(command: str) -> bool:
+    """Whether a check runs only the tests a name or marker picks (`-run TestX`, `-k name`, `tests/x.py::test_y`)."""
+    return bool(_FILTER_RE.search(" " + command))
 
 
 def _is_path(word: str) -> bool:

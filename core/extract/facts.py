@@ -352,7 +352,10 @@ class Facts:
 def _covers(later: str, failed: str) -> bool:
     """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
     or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
-    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`)."""
+    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`); or both run the
+    integration tests, the later all of them however spelled (`go test -tags=integration ./cli/integration_test/`)."""
+    if "integration" in failed and "integration" in later and not commands.filtered(later):
+        return True
     if commands.scoped(later):
         return commands.within(failed, later)
     return commands.scoped(failed) or set(failed.split()) <= set(later.split())
@@ -747,8 +750,9 @@ def session_facts(session: Session) -> Facts:
         found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
         if any(check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command) for check in found):
             integration.clear()
-        for check, passed in commands.verdicts(found, output, call.is_error):
+        for check in found:  # run after all, with or without a verdict: the user stopped the rest of the command
             facts.stopped.pop(check.command, None)
+        for check, passed in commands.verdicts(found, output, call.is_error):
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)
     if committed or shown or facts.offered:
