@@ -690,6 +690,18 @@ def test_a_manual_verification_step_of_the_plan_the_session_ended_on_is_a_note_w
     assert len(manual) == 1 and "verify the JSON output" in manual[0] and status == "done"
 
 
+def test_a_plans_verification_step_is_said_up_to_a_threads_clause_so_what_it_checks_is_kept() -> None:
+    """4931d45a's manual step, cut at 12 words before what it checks ("create a session, make changes, commit…", a
+    blind reviewer: "stops before what must be checked"), is 23 words: said whole. A longer one is still cut."""
+    threads = _facts("4931d45a-d447-44b4-8475-1e6fcfcc28bf")[0]
+    assert ("Not run: the plan's manual verification step: create a session, make changes, commit, verify "
+            "`transcript_uuid_at_start` and `transcript_lines_at_start` appear in metadata.json on entire/sessions "
+            "branch") in threads
+    step = "start the server, open the settings page, change the theme, reload, " * 3 + "verify the theme is kept"
+    thread, = Facts(manual_left=[step]).threads()
+    assert thread.text.endswith("…") and len(thread.text) < 200
+
+
 def test_a_plans_manual_step_is_no_note_once_a_new_request_followed_the_plan() -> None:
     """d64b50bb: its plan's "Manual test: Run `entire unknowncommand`", then "please update our showSuggestion method
     with this example from brew": new work."""

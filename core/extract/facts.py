@@ -269,7 +269,7 @@ class Facts:
         if checks := self.manual_left + self.checks_left:
             step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
-            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step, 12)}",
+            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step)}",
                                 False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
