@@ -624,20 +624,31 @@ def test_steps_before_a_last_turn_that_took_them_are_not_left() -> None:
 
 
 def test_an_offer_the_user_answered_with_a_question_of_their_own_is_a_note() -> None:
-    """fe0cdcc5 closes a turn with "Want me to adjust anything in the README wording?" and the user asks about
-    `--force` instead; its blind label: "the user never answered". 03a1382e's "Want me to fix this?" names the fix
-    of the sentence before it."""
+    """fe0cdcc5 closes a turn with "Want me to adjust anything in the README wording?" and the user's last prompt
+    asks about `--force` instead; its blind label: "the user never answered"."""
     handoff = draft(corpus_session("fe0cdcc5-cd91-4041-8742-e375aca7f56e"), ZoneInfo("UTC"))
     assert "Agent offered, no answer: adjust anything in the README wording" in handoff.open_threads
     assert handoff.status == "done"
+
+
+def test_an_offer_whose_edit_the_user_refused_in_words_is_a_step_not_done() -> None:
+    """03a1382e's "Want me to fix this?" ("The fix: replace `getStagedFiles` ..."), passed over by "are you sure?",
+    was answered 100 events later: the user refused its edit ("let's not make this change in this branch. Can we log
+    an linear issue") and the issue was filed. Its blind label: the fix was not made in this branch."""
     threads = draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), ZoneInfo("UTC")).open_threads
-    assert any(t.startswith("Agent offered, no answer: fix this (The fix: replace `getStagedFiles`") for t in threads)
+    assert not any(t.startswith("Agent offered, no answer:") for t in threads)
+    assert ("Not done, at the user's word: fix this (The fix: replace `getStagedFiles` with a `git diff --cached "
+            "--name-only` CLI call instead of…): \"let's not make this change in this branch\"") in threads
 
 
-def test_an_offer_taken_later_is_no_note() -> None:
+def test_an_offer_taken_later_or_passed_over_for_another_road_is_no_note() -> None:
     """2577a596's "add this to the CHANGELOG.md file?" is followed by a question, but CHANGELOG.md is edited later;
-    22c5d52e's "create this file?" is made again and answered "yes"."""
-    for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d"):
+    22c5d52e's "create this file?" is made again and answered "yes". 170cebcc's "Want me to add any of these?" (more
+    templates) gets "can we add a free field for the terminal used to the form?" and 63784323's "Want me to sketch
+    out the implementation changes?" gets "the matches part is also where I'm struggling": the user's next prompts
+    led elsewhere (neither blind label keeps the offer)."""
+    for session_id in ("2577a596-e227-47e1-bea8-752f792cbc24", "22c5d52e-9602-4ffe-aaa1-0265b115ef3d",
+                       "170cebcc-4cb9-42aa-a322-6e590fc9db0d", "63784323-7042-4ab8-82b1-3c0b79467bf9"):
         threads = draft(corpus_session(session_id), ZoneInfo("UTC")).open_threads
         assert not [t for t in threads if t.startswith("Agent offered, no answer:")], session_id
 

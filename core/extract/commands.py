@@ -221,7 +221,7 @@ def within(part: str, whole: str) -> bool:
     """Whether a check run on a part is run again by one on a wider part that holds it, without its filters
     (`pytest tests/x.py::test_y` by `pytest tests/x.py`, `go test ./pkg -run TestX` by `go test ./pkg`, `pytest
     tests/x.py` by `pytest tests/`)."""
-    if _FILTER_RE.search(" " + whole):
+    if filtered(whole):
         return False
     words, wider = _FILTER_RE.sub("", " " + part).split(), whole.split()
     paths = [word for word in wider if _is_path(word)]
@@ -230,7 +230,7 @@ def within(part: str, whole: str) -> bool:
 
 
 def filtered(command: str) -> bool:
-    """Whether a check runs only the tests a name or marker picks (`-run TestX`, `-k name`, `a.py::test_y`)."""
+    """Whether a check runs only the tests a name or marker picks (`-run TestX`, `-k name`, `tests/x.py::test_y`)."""
     return bool(_FILTER_RE.search(" " + command))
 
 

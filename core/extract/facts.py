@@ -49,6 +49,7 @@ from eywa.core.extract.said_left import (
     commands_after,
     commit_put_forward,
     last_prompt_index,
+    refusal_words,
 )
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.retrieval.query_tokens import STOPWORDS, content_words
@@ -61,8 +62,6 @@ _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
 _DETACHED = "detached HEAD"
 _REBASED_RE = re.compile(r"^Successfully rebased and updated refs/heads/(\S+?)\.?$", re.MULTILINE)
-# A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
-_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -278,7 +277,7 @@ class Facts:
         if checks := self.manual_left + self.checks_left:
             step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
-            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step, 12)}",
+            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step)}",
                                 False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
@@ -377,7 +376,10 @@ class Facts:
 def _covers(later: str, failed: str) -> bool:
     """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
     or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
-    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`)."""
+    `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`); or both run the
+    integration tests, the later all of them however spelled (`go test -tags=integration ./cli/integration_test/`)."""
+    if "integration" in failed and "integration" in later and not commands.filtered(later):
+        return True
     if commands.scoped(later):
         return commands.within(failed, later)
     return commands.scoped(failed) or set(failed.split()) <= set(later.split())
@@ -818,8 +820,9 @@ def session_facts(session: Session) -> Facts:
         found = [] if call.running else commands.checks(command)  # a run with no end: neither passed nor failed
         if any(check.kind == "tests" and _RUNS_INTEGRATION_RE.search(check.command) for check in found):
             integration.clear()
-        for check, passed in commands.verdicts(found, output, call.is_error):
+        for check in found:  # run after all, with or without a verdict: the user stopped the rest of the command
             facts.stopped.pop(check.command, None)
+        for check, passed in commands.verdicts(found, output, call.is_error):
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output),
                                        facts.edits, () if passed else _failed_tests(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)
@@ -848,8 +851,8 @@ def session_facts(session: Session) -> Facts:
 def _refused(session: Session, call: ToolCall, at: int) -> str:
     """What the user said stopping a test run (the `call` of event `at`): their words, else the prompt they sent in its
     place ("Commit"); "" for a run the permission rules held (no one refused it)."""
-    if said := _STOPPED_RE.search(call.error):
-        return f"stopped by the user: \"{clause(said.group(1), 16)}\""
+    if said := refusal_words(call):
+        return f"stopped by the user: \"{clause(said, 16)}\""
     if call.denied:
         return ""
     prompt = next((event.text for event in session.events[at + 1:] if event.kind == "user" and event.text.strip()), "")
@@ -863,12 +866,6 @@ def _merged(args: str, output: str) -> str:
     words = args.split()
     return next((word for at, word in enumerate(words) if not word.startswith(("-", "2>", ">", "'", '"'))
                  and (not at or words[at - 1] not in _MERGE_VALUED)), "")
-
-
-def refusal_words(call: ToolCall) -> str:
-    """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
-    said = _STOPPED_RE.search(call.error) if call.rejected else None
-    return " ".join(said.group(1).split()) if said else ""
 
 
 def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS) -> list[str]:

@@ -22,9 +22,8 @@ from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, checks, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
-from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
-from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause
+from eywa.core.extract.said_left import NEXT_LINE_RE, NOT_DONE, YES_WORDS, clause, refusal_words
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
@@ -652,7 +651,7 @@ def _not_done(step: Insight, words: str) -> Insight:
     """A change announced whose edit the user refused outright, as a step not taken by the user's choice, with the
     user's words: "Not done, at the user's word: replace `getStagedFiles` ... (let's not make this change ...)"."""
     text = as_stated(step.text).rstrip(":. ")
-    return Insight("Decision", "", f"Not done, at the user's word: {text[:1].lower()}{text[1:]} ({words}).", USER)
+    return Insight("Decision", "", f"{NOT_DONE} {text[:1].lower()}{text[1:]} ({words}).", USER)
 
 
 USER = 0  # a direction the user gave, carried out: ranked with the choices the agent states

@@ -15,9 +15,11 @@ from eywa.core.archive.renderer import one_line
 from eywa.core.extract import commands
 from eywa.core.extract.caveats import LEFT_IN_CODE, caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
+    NOT_DONE,
     YES_WORDS,
     checks_left_to_user,
     clause,
@@ -27,6 +29,7 @@ from eywa.core.extract.said_left import (
     merge_left,
     offers_not_taken,
     open_choice,
+    refusal_words,
     review_files_left,
     steps_not_taken,
 )
@@ -360,29 +363,43 @@ def _changes(call: ToolCall) -> bool:
 def _offer_passed_over(session: Session, before: int) -> list[Thread]:
     """The last offer that closed a turn ("Want me to adjust anything in the README wording?", "If you want, I can
     also add tests for the backoff path.") and that the user answered with a question of their own ("can you double
-    check that `--force` ...?"): a note, unless a later edit touched a file it names or the offer, made again, was
-    accepted ("yes")."""
+    check that `--force` ...?"): a note when that question is the last prompt, unless a later edit touched a file it
+    names; a prompt after it took another road. The step not taken, in the user's words, when the user refused its
+    edit in words ("let's not make this change in this branch")."""
     events = session.events
     offers: list[tuple[int, tuple[Sentence, ...], str]] = []  # (the prompt after it, its message, the step)
     for index in range(1, before):
         said = sentences(events[index - 1].text) if events[index - 1].kind == "assistant" else ()
         last = said[-1].text if said and events[index].kind == "user" else ""
         asked = _OFFER_ASKED_RE.match(last) or _OFFER_SAID_RE.match(last)
-        if asked is not None:
-            offers.append((index, said, asked.group(1).rstrip(".")))
-    for position in range(len(offers) - 1, -1, -1):
-        index, said, offer = offers[position]
         prompt = events[index].text.strip()
-        if not prompt.endswith("?") or _ANSWER_RE.match(prompt):
-            continue
-        named = {_file_name(name) for name in _FILE_RE.findall(offer)}
-        edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
-                  if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
-        accepted = any((answer := _ANSWER_RE.match(events[later].text)) and answer.group(1) and
-                       named_words(step) & named_words(offer) for later, _, step in offers[position + 1:])
-        if not named & edited and not accepted:
-            return [Thread(f"{OFFERED} {_offered(said, offer)}", False)]
+        if asked is not None and prompt.endswith("?") and not _ANSWER_RE.match(prompt):
+            offers.append((index, said, asked.group(1).rstrip(".")))
+    final = last_prompt_index(events[:before])
+    for index, said, offer in reversed(offers):
+        step = _offered(said, offer)
+        if words := _edit_refused(events[index:], step):
+            return [Thread(f'{NOT_DONE} {step}: "{words}"', False)]
+        if index == final:
+            named = {_file_name(name) for name in _FILE_RE.findall(offer)}
+            edited = {_file_name(str(e.tool.input.get("file_path", ""))) for e in events[index:]
+                      if e.tool is not None and e.tool.name in WRITE_TOOLS and not e.tool.is_error}
+            if not named & edited:
+                return [Thread(f"{OFFERED} {step}", False)]
     return []
+
+
+def _edit_refused(events: list[Event], step: str) -> str:
+    """The first sentence of the user's words refusing an edit the agent announced in the words of `step` ("I'll
+    replace `getStagedFiles` to use `git diff --cached --name-only`"); "" when none was refused in words."""
+    announced = ""
+    for event in events:
+        if event.kind == "assistant" and event.text:
+            announced = event.text
+        elif event.tool is not None and event.tool.name in WRITE_TOOLS and (words := refusal_words(event.tool)) \
+                and len(named_words(announced) & named_words(step)) >= 2:
+            return PROMPT_SENTENCE_RE.split(words, maxsplit=1)[0].rstrip(" .")
+    return ""
 
 
 def named_words(text: str) -> set[str]:

@@ -12,7 +12,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.retrieval.query_tokens import content_words
-from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event
+from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 
@@ -180,6 +180,7 @@ def _lowered(name: str) -> str:
 
 
 OFFER_NOT_TAKEN = "Agent offered, not taken:"  # an offer to commit, push or open a PR the next prompt passed over
+NOT_DONE = "Not done, at the user's word:"  # a step offered or announced that the user turned down in words
 
 
 def offers_not_taken(events: list[Event], before: int) -> list[str]:
@@ -231,6 +232,16 @@ def commit_put_forward(events: list[Event]) -> bool:
 def _actions(command: str) -> set[str]:
     verbs = {step.verb for step in commands.git_steps(command)}
     return (verbs & {"commit", "push"}) | ({"pr"} if commands.opens_pr(command) else set())
+
+
+# A tool call the user refused with a word ("the user said:\ndon't run CI, too slow"): a bare refusal is a new request.
+_STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
+
+
+def refusal_words(call: ToolCall) -> str:
+    """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
+    said = _STOPPED_RE.search(call.error) if call.rejected else None
+    return " ".join(said.group(1).split()) if said else ""
 
 
 def last_prompt_index(events: list[Event]) -> int:

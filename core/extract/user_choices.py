@@ -12,9 +12,8 @@ import re
 from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
-from eywa.core.extract.facts import refusal_words
 from eywa.core.extract.plan_steps import about_tests
-from eywa.core.extract.said_left import ASK_PREFIX
+from eywa.core.extract.said_left import ASK_PREFIX, NOT_DONE, refusal_words
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources.comments import written
 
@@ -97,7 +96,7 @@ def declined_offers(session: Session) -> list[tuple[int, str]]:
             declined = _DECLINED_RE.match(event.text.strip())
             if offer is not None and declined is not None and len(event.text) <= MAX_CHOICE:
                 reason = _cut(event.text.strip()[declined.end():])
-                result.append((said, f"Not done, at the user's word: {offer['action'].rstrip(' .')}"
+                result.append((said, f"{NOT_DONE} {offer['action'].rstrip(' .')}"
                                      + (f" ({reason})" if reason else "")))
             offer = None
     return result
