@@ -386,10 +386,11 @@ def test_a_closing_summary_with_no_pr_in_sight_is_no_pr_draft() -> None:
 
 def test_what_happened_tells_a_check_that_failed_and_the_whole_suite_run_after_it() -> None:
     # 0a76fbfe: `mise run test:integration` failed twice, never run again as itself; the whole integration suite
-    # (`go test -tags=integration ./cmd/entire/cli/integration_test/`) passed after the last edit, then `mise run test`
+    # (`go test -tags=integration ./cmd/entire/cli/integration_test/`) passed after the last edit, then `mise run test`:
+    # the failed tests passed after
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
     assert handoff.what_happened[-2:] == [
-        "Tests: `mise run test:integration` failed (11), not run again",
+        "Tests: `TestResume_LocalLogNewerTimestamp_UserConfirmsOverwrite` and 10 more failed on the way, then passed",
         "Checks: `go test -tags=integration ./cmd/entire/cli/inte…`, `mise run test`, `mise run lint` passed after the "
         "last edit"]
     assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
