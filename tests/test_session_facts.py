@@ -402,7 +402,8 @@ def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
     lines = session_facts(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")).happened()
     assert lines == ["Lint: `mise run lint` failed, not run again",
                      "Checks: `golangci-lint run ./cmd/entire/cli/agent/opencl…`, `mise run test`, `mise run test:ci` "
-                     "passed after the last edit; `go build ./cmd/entire/...` before it"]
+                     "passed after the last edit; `go build ./cmd/entire/...` before it",
+                     "Tests: `go test ./cmd/entire/cli/agent/openclaw/...` failed, then passed"]
     # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed
     lines = session_facts(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")).happened()
     assert lines == ["Checks: `mise run lint` passed after the last edit; `go build ./...`, "
@@ -410,14 +411,16 @@ def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
 
 
 def test_a_check_that_failed_on_the_way_is_told_by_its_last_run_not_a_cut_history() -> None:
-    """eb4bcc15's build failed twice, passed, failed, passed: its history cut to the last three streaks read "passed,
-    then failed, then passed" (reviewer Z: the first build failed). Its last runs passed; the tests and lint ran after
-    the last edit, the build before it."""
+    """eb4bcc15's build failed twice, passed, failed, passed: its history cut to the last three streaks read
+    "passed, then failed, then passed" (reviewer Z: the first build failed). Its last runs first (the tests and lint
+    ran after the last edit, the build before it), then one failure fixed, in the issue's "failed, then passed"."""
     lines = session_facts(corpus_session("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb")).happened()
-    assert lines == ["Checks: `mise run test`, `mise run lint` passed after the last edit; `go build ./...` before it"]
+    assert lines == ["Checks: `mise run test`, `mise run lint` passed after the last edit; `go build ./...` before it",
+                     "Build: `go build ./...` failed, then passed"]
     # e7eb742c: lint failed, passed, failed twice, passed; the tests always passed: both after the last edit
     assert session_facts(corpus_session("e7eb742c-bdac-4824-afdb-20b63ca6b6dd")).happened() == [
-        "Checks: `mise run lint`, `mise run test` passed after the last edit"]
+        "Checks: `mise run lint`, `mise run test` passed after the last edit",
+        "Lint: `mise run lint` failed, then passed"]
 
 
 def test_tests_that_failed_on_the_way_are_named_and_a_suite_run_only_before_the_last_edit_is_said() -> None:

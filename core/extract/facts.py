@@ -331,11 +331,12 @@ class Facts:
         """The checks as a successor needs them: a line for each kind whose last run failed, for a failed run no later
         run covers ("`mise run test:integration` failed (11), not run again"), and for the tests named failing on the
         way to a pass; then one line of the commands whose last run passed, after the session's last edit of code or
-        before it. A failure a later run fixed, unnamed, is no line: the pass after it says what holds."""
+        before it; last, a failed command that passed when run again, no test named ("`make` failed, then passed")."""
         lines: list[str] = []
         after: list[str] = []  # the commands whose last pass came after the last edit
         before: list[str] = []
         not_rerun = [run for run, _ in self.not_rerun()]
+        fixed: list[str] = []  # a failure a later run fixed, no test named: last, the first line a short handoff drops
         for runs in self._by_kind():
             word, last, plain = _KIND_WORDS[runs[0].kind], runs[-1], self._plain(runs)
             if not last.passed:
@@ -348,6 +349,10 @@ class Facts:
                 lines.append(f"{word}: `{one_line(left[0].command, 80)}` failed{_times(left[0])}, not run again")
             elif names := tuple(dict.fromkeys(name for run in runs if not run.passed for name in run.failed_tests)):
                 lines.append(f"{word}: {_tests_named(names)} failed on the way, then passed")
+            elif failed := [at for at, run in enumerate(runs) if not run.passed and any(
+                    runs[later].passed and plain[later] == plain[at] for later in range(at + 1, len(runs)))]:
+                again = runs[failed[-1]]
+                fixed.append(f"{word}: `{one_line(plain[failed[-1]], 80)}` failed{_times(again)}, then passed")
             kept = [at for at, run in enumerate(runs) if at == len(runs) - 1 or run.passed and _whole(plain[at])
                     and not any(runs[later].passed and _passes_again(plain[later], plain[at])
                                 for later in range(at + 1, len(runs)))]
@@ -355,7 +360,7 @@ class Facts:
                 (after if runs[at].edits == self.edits else before).append(
                     f"`{one_line(plain[at], _PASSED_CHARS)}`")
         if not after and not before:
-            return lines[:2]
+            return lines[:2] + fixed[:1]
         if not self.edits:
             said = ", ".join((after + before)[:_NAMED_CHECKS]) + " passed"
         elif not before or not after:
@@ -363,7 +368,7 @@ class Facts:
             said = f"{', '.join((after or before)[:_NAMED_CHECKS])} passed {when} the last edit"
         else:
             said = f"{', '.join(after[:_NAMED_CHECKS])} passed after the last edit; {', '.join(before[:2])} before it"
-        return lines[:2] + [f"Checks: {said}"]
+        return lines[:2] + [f"Checks: {said}"] + fixed[:1]
 
     def left(self) -> list[str]:
         """The edits of a session that never committed, named (no thread says them: the person commits)."""
