@@ -570,7 +570,7 @@ BULLET_CHARS = 200
 _VAGUE_LEAD_RE = re.compile(r"^(?:found\b|\S+ (?:in|at|on)\b|\S+ \(|.*\bfollowing\b)", re.IGNORECASE)
 
 
-def _outcomes(session: Session) -> list[tuple[int, str]]:
+def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
     """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
     message (else its first lead-in to a list of them, or the fix it names), each commit and each pull request
     opened."""
@@ -579,9 +579,8 @@ def _outcomes(session: Session) -> list[tuple[int, str]]:
     # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
     first_edit = next((i for i, e in enumerate(session.events) if _edits(e)), len(session.events))
     # the last message of a turn that edited is its report: a change it says in the present is read too
-    ends = {max(i for i in turn if session.events[i].kind == "assistant" and session.events[i].text)
-            for turn in _edit_turns(session) if any(session.events[i].kind == "assistant" and session.events[i].text
-                                                     for i in turn)}
+    ends = {max(replies) for turn in turns  # (`turns`: `_edit_turns`)
+            if (replies := [i for i in turn if session.events[i].kind == "assistant" and session.events[i].text])}
     reads = (outcome, lead_in, lambda text: now_done(text, written), _now_change)
     pushes = [index for index, event in enumerate(session.events) if event.tool is not None and event.tool.name ==
               "Bash" and not event.tool.is_error and any(step.verb == "push" for step in git_steps(
@@ -670,7 +669,8 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
-    outcomes = [(i, text) for i, text in _outcomes(session) if not any(text.lower() in line for line in said)
+    turns = _edit_turns(session)
+    outcomes = [(i, text) for i, text in _outcomes(session, turns) if not any(text.lower() in line for line in said)
                 and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
     outcomes += [(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
     if outcomes:
@@ -682,7 +682,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         if fixed:  # the agent's own "Committed and pushed": the commit lines say it, with the hash
             unique = [item for item in unique if item in fixed or not _COMMIT_SAID_RE.match(item[1])]
         fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], limit - len(fixed))
-        reports = _reports(_edit_turns(session), unique)  # each request's report first: a later one's work is no less
+        reports = _reports(turns, unique)  # each request's report first: a later one's work is no less
         told = [item for item in unique if item[0] in reports and item not in fixed]
         told = _spread(told, max(limit - len(fixed), 0))
         others = [item for item in unique if item not in fixed and item not in told]
