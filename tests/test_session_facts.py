@@ -391,8 +391,8 @@ def test_what_happened_tells_a_check_that_failed_and_the_whole_suite_run_after_i
     handoff = draft(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8"), UTC)
     assert handoff.what_happened[-2:] == [
         "Tests: `TestResume_LocalLogNewerTimestamp_UserConfirmsOverwrite` and 10 more failed on the way, then passed",
-        "Checks: `go test -tags=integration ./cmd/entire/cli/inte…`, `mise run test`, `mise run lint` passed after the "
-        "last edit"]
+        "Checks: `go test -tags=integration ./cmd/entire/cli/integration_test/`, `mise run test`, `mise run lint` "
+        "passed after the last edit"]
     assert not any(t.startswith("Tests failing") for t in handoff.open_threads)
 
 
@@ -401,8 +401,8 @@ def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
     # named: no line), and the lint passes and failures came from four different lint commands
     lines = session_facts(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9")).happened()
     assert lines == ["Lint: `mise run lint` failed, not run again",
-                     "Checks: `golangci-lint run ./cmd/entire/cli/agent/opencl…`, `mise run test`, `mise run test:ci` "
-                     "passed after the last edit; `go build ./cmd/entire/...` before it",
+                     "Checks: `golangci-lint run ./cmd/entire/cli/agent/openclaw/ ./cmd/entire/cli/`, `mise run test`, "
+                     "`mise run test:ci` passed after the last edit; `go build ./cmd/entire/...` before it",
                      "Tests: `go test ./cmd/entire/cli/agent/openclaw/...` failed, then passed"]
     # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed
     lines = session_facts(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")).happened()

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from eywa.core.archive.renderer import one_line
 from eywa.core.extract.answers import ANSWER, answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
 from eywa.core.extract.commands import git_steps
@@ -40,6 +39,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
+from eywa.core.extract.marks import balanced, first_line, open_at, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.terms import (
     GENERIC,
@@ -64,7 +64,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "55"
+HANDOFF_RULES = "56"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -88,7 +88,7 @@ def _clean(text: str) -> str:
 def _sentence(text: str, limit: int = 160) -> str:
     text = _clean(text)
     first = _SENTENCE_RE.split(text, maxsplit=1)[0] if text else ""
-    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+    return words_cut(first, limit)
 
 
 def meaningful_prompts(session: Session) -> list[str]:
@@ -152,14 +152,14 @@ def _prompt_headline(prompt: str) -> str:
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
     tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
     sentence without the filler."""
-    prompt = strip_noise(prompt)
+    prompt = _PASTED_RE.sub("", strip_noise(prompt, "~/"))
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
     text = _clean(prompt[:3000])
     first = _SENTENCE_RE.split(text, maxsplit=REQUEST_SENTENCES)[:REQUEST_SENTENCES]
     asks = ((_TRAILING_PLEASE_RE.sub("", _sentence(part[m.end():], 200)), part[:m.start()]) for part in first
-            if (m := _REQUEST_RE.search(part)))
+            if (m := _REQUEST_RE.search(part)) and not _negated(part[:m.start()]))
     asked, before = next(((ask, before) for ask, before in asks if len(ask.split()) >= MIN_REQUEST_WORDS), ("", ""))
     if not asked or _FILLER_RE.match(first[0]):  # "can you check?": no what
         asked, before = _LAST_PLEASE_RE.sub("", _FILLER_RE.sub("", _sentence(prompt, 200))), ""
@@ -169,6 +169,19 @@ def _prompt_headline(prompt: str) -> str:
     if pointer and len(pointer.group("ask").split()) >= MIN_REQUEST_WORDS:
         asked = _IT_RE.sub(pointer.group("what"), pointer.group("ask"), count=1)
     return asked[:1].upper() + asked[1:]
+
+
+# "I don't think we need to ...", "I'm not sure we should ...": the words that ask, turned around by their clause
+_NEGATION_RE = re.compile(r"\b(?:not|never|no|dont|cant|wont)\b|n['’]t\b", re.IGNORECASE)
+_CLAUSE_MARK_RE = re.compile(r"[,;:.!?]")
+# "... data-groupid:\\\n[Image #1]": a line continuation's backslash, a pasted image's marker: no words of the prompt
+_PASTED_RE = re.compile(r"\\(?=\n)|\[Image #\d+\]")
+
+
+def _negated(before: str) -> bool:
+    """Whether the clause leading into a request's words turns it around ("I don't think we need to loop ...":
+    the request is not to loop); a clause before it ("no don't set it, let's see ...") does not."""
+    return bool(_NEGATION_RE.search(_CLAUSE_MARK_RE.split(before)[-1]))
 
 
 _LAST_PLEASE_RE = re.compile(r"[,\s]+please[.!]*$", re.IGNORECASE)  # "Fix merge conflicts from parent please"
@@ -447,25 +460,27 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
     `MIN_CLAUSE_WORDS` words ("Look at the changes in this branch, I got this feedback", not "..., let"), else between
     words, a clause the cut opens left out."""
     cut = _words(text, limit, chars)
-    if cut == _words(text, len(text), len(text)):  # nothing cut
-        return cut
+    if cut == _words(text, len(text), len(text)):  # nothing cut: a mark the text itself never closes left out
+        return _balanced_words(cut, limit, chars, False)
     ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS
-            and not any(cut.count(mark, 0, m.start()) % 2 for mark in '`"')]
+            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS and not open_at(cut, m.start())]
     if ends:
-        return _words(cut[:ends[-1]], limit, chars)
+        return _balanced_words(_words(cut[:ends[-1]], limit, chars), limit, chars)
     words = cut.split()
     # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
     back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS
                  and words[-back].lower() in _CLAUSE_OPENERS), 0)
     if back:
         cut = _words(" ".join(words[:-back]), limit, chars)
-    if cut.count('"') % 2:  # 'from "A, B" → "A': a quotation the cut opens is left out with what leads into it
-        before = cut[:cut.rindex('"')].rstrip(" →⇒—–-:,;")
-        # too little before it: the quotation closed, its cut said
-        cut = _words(before, limit, chars) if len(before.split()) >= MIN_CLAUSE_WORDS else cut + '…"'
-    # "... saying `session not found": a code span the cut opens, it closes
-    return cut + "`" if cut.count("`") % 2 else cut
+    # 'from "A, B" → "A', "(rebase, cherry-pick": a mark the cut opens is left out with what leads into it; too
+    # little before it: the mark closed ("... saying `session not found`")
+    return _balanced_words(cut, limit, chars)
+
+
+def _balanced_words(cut: str, limit: int, chars: int, was_cut: bool = True) -> str:
+    """`cut` with no mark left open (`balanced`), cut again as `_words` cuts when one was left out."""
+    kept = balanced(cut, MIN_CLAUSE_WORDS, was_cut)
+    return kept if kept.startswith(cut) else _words(kept, limit, chars)
 
 
 @dataclass(frozen=True, slots=True)
@@ -604,7 +619,7 @@ def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
                 for subject in commits_in(command):
                     line, branch = commit_line(subject, event.tool.output, branch, any(at >= index for at in pushes))
                     found.append((index, line))
-            found += [(index, f"Opened PR: {one_line(title, 160)}") for title in pr_titles_in(command)]
+            found += [(index, f"Opened PR: {first_line(title, 160)}") for title in pr_titles_in(command)]
     return found
 
 
@@ -695,7 +710,7 @@ def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
     """Up to 3 bullets of what was asked ("Asked:" a prompt, "Ran:" a command), those the `headline` already says
     left out: What Happened of a session that reports nothing done."""
     asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
-             else f"Ran: {one_line(text, 160)}" for kind, text in requests
+             else f"Ran: {first_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
     return list(dict.fromkeys(_spread([line for line in asked if not _said_already(line, headline)], 3)))
 

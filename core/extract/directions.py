@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 from eywa.core.extract.claude_words import sentences
+from eywa.core.extract.marks import LEAD_INTO, balanced, open_at
 from eywa.core.extract.said_left import YES_WORDS
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
@@ -67,12 +68,20 @@ _SECOND_QUESTION_RE = re.compile(r"\s+(?:does|is|would|will) (?:that|this|it) (?
 
 
 def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), least: int = 40) -> str:
-    """At most `limit` characters of what the user typed: up to the last of `marks` in them past `least` characters,
-    else between words."""
+    """At most `limit` characters of what the user typed: up to the last of `marks` in them past `least` characters
+    outside a code span or quotation, else between words; no mark left open (`balanced`)."""
     if len(text) <= limit:
-        return text
-    cut = max(text.rfind(mark, 0, limit) for mark in marks)
-    return text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0]
+        return balanced(text, cut=False)
+    cut = max((at for mark in marks for at in _places(text, mark, limit) if not open_at(text, at)), default=-1)
+    return balanced(text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
+
+
+def _places(text: str, mark: str, limit: int) -> Iterator[int]:
+    """Where `mark` starts in the first `limit` characters of `text`."""
+    at = text.find(mark, 0, limit)
+    while at >= 0:
+        yield at
+        at = text.find(mark, at + 1, limit)
 
 
 def _picked(text: str, last: str) -> str | None:

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from eywa.core.archive.renderer import one_line, relative_path, tool_target
-from eywa.core.extract import commands
+from eywa.core.archive.renderer import relative_path, tool_target
+from eywa.core.extract import commands, marks
 from eywa.core.extract.answers import ANSWER
 from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
@@ -135,7 +135,6 @@ COMMITTED = ("Committed: ", "Committed `")  # What Happened's line of a commit t
 _FIXED_BULLETS = (*COMMITTED, "Opened PR:", ANSWER)  # What Happened's bullets a check line never takes the place of
 NOT_COMMITTED = "Not committed:"  # What Happened's line of a session's edits it never committed
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
-_PASSED_CHARS = 48  # of each command on it
 _FAILED_NAMED = 2  # tests named of a failed run
 _NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
 # A test a run's output names as failed: Go's verdict line, pytest's summary line (its id's last part is the name)
@@ -255,25 +254,25 @@ class Facts:
         (the person may push and open it themselves)."""
         found = []
         for run in self.failing():
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{one_line(run.command, 100)}` last run "
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{marks.command(run.command)}` last run "
                                 f"failed{_counted(run)}", True))
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{one_line(run.command, 80)}` failed"
-                                f"{_counted(run)}; only `{one_line(last.command, 80)}` passed after", False))
+            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{marks.command(run.command)}` failed"
+                                f"{_counted(run)}; only `{marks.command(last.command)}` passed after", False))
         found += [Thread(f"Not run: `{command}`, {HELD}" if said == HELD else f"Failed, not run again: `{command}`" +
                          (f": {said}" if said else ""), False) for command, said in self.failed]
         found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
         if self.debugging:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
-            found.append(Thread(f"Temporary debug code still in {named}: `{one_line(line, 60)}`", False))
+            found.append(Thread(f"Temporary debug code still in {named}: `{marks.command(line)}`", False))
         if self.integration_left:
             named = ", ".join(f"`{path}`" for path in _short_names(self.integration_left, _NAMED_FILES))
             found.append(Thread(f"Integration tests not run after the last edit of {named}", False))
-        found += [Thread(f"Still running: `{one_line(command, 80)}`, started in the background and never stopped",
+        found += [Thread(f"Still running: `{marks.command(command)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
-            found.append(Thread(f"Not run: `{one_line(command, 100)}`, {said}", False))
+            found.append(Thread(f"Not run: `{marks.command(command)}`, {said}", False))
         if checks := self.manual_left + self.checks_left:
             step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
@@ -310,7 +309,7 @@ class Facts:
             what = "title and description were" if self.pr_titled else "description was"  # a reader names both
             found.append(Thread(f"PR not opened: its {what} {where}", False))
         elif self.pr == "failed":
-            found.append(Thread(f"PR not opened: `gh pr create` failed: {one_line(self.pr_note, 120)}", False))
+            found.append(Thread(f"PR not opened: `gh pr create` failed: {marks.first_line(self.pr_note, 120)}", False))
         if self.unticked:
             boxes = f"{len(self.unticked)} check{'s' if len(self.unticked) > 1 else ''}"
             steps = "; ".join(clause(_CHECK_VERB_RE.sub("", step), 10).rstrip(".…") for step in self.unticked[:_BOXES])
@@ -342,23 +341,23 @@ class Facts:
             if not last.passed:
                 when = " on its last run" if len(runs) > 1 else ""
                 named = f": {_tests_named(last.failed_tests)}" if last.failed_tests else ""
-                lines.append(f"{word}: `{one_line(plain[-1], 80)}` failed{'' if named else _times(last)}{when}{named}")
+                lines.append(f"{word}: `{marks.command(plain[-1])}` failed{'' if named else _times(last)}{when}{named}")
                 continue
             left = [run for run in not_rerun if run.kind == runs[0].kind]
             if left:
-                lines.append(f"{word}: `{one_line(left[0].command, 80)}` failed{_times(left[0])}, not run again")
+                lines.append(f"{word}: `{marks.command(left[0].command)}` failed{_times(left[0])}, not run again")
             elif names := tuple(dict.fromkeys(name for run in runs if not run.passed for name in run.failed_tests)):
                 lines.append(f"{word}: {_tests_named(names)} failed on the way, then passed")
             elif failed := [at for at, run in enumerate(runs) if not run.passed and any(
                     runs[later].passed and plain[later] == plain[at] for later in range(at + 1, len(runs)))]:
                 again = runs[failed[-1]]
-                fixed.append(f"{word}: `{one_line(plain[failed[-1]], 80)}` failed{_times(again)}, then passed")
+                fixed.append(f"{word}: `{marks.command(plain[failed[-1]])}` failed{_times(again)}, then passed")
             kept = [at for at, run in enumerate(runs) if at == len(runs) - 1 or run.passed and _whole(plain[at])
                     and not any(runs[later].passed and _passes_again(plain[later], plain[at])
                                 for later in range(at + 1, len(runs)))]
             for at in kept:
                 (after if runs[at].edits == self.edits else before).append(
-                    f"`{one_line(plain[at], _PASSED_CHARS)}`")
+                    f"`{marks.command(plain[at])}`")
         if not after and not before:
             return lines[:2] + fixed[:1]
         if not self.edits:
@@ -706,7 +705,7 @@ def _verdict(call: ToolCall) -> str:
     while (code := _CODE_LEAD_RE.match(said)) is not None:  # "'Psych::Parser#parse': (<unknown>): did not ..."
         said = said[code.end():]
     said = _MARK_LEAD_RE.sub("", said, count=1)
-    return one_line(clause(said, 12), MAX_VERDICT)
+    return marks.first_line(clause(said, 12), MAX_VERDICT)
 
 
 def _text(call: ToolCall) -> str:
@@ -719,9 +718,10 @@ def commit_line(subject: str, output: str, branch: str, pushed: bool) -> tuple[s
     `git commit` output names them (`branch`: the one said last, not said again); else "Committed: Add y"."""
     made = _COMMITTED_RE.search(output)
     if made is None:
-        return f"Committed: {one_line(subject, 160)}", branch
+        return f"Committed: {marks.first_line(subject, 160)}", branch
     on = f" on `{made.group(1)}`" if made.group(1) != branch else ""
-    return f"Committed `{made.group(2)}`{on}{', pushed' if pushed else ''}: {one_line(subject, 120)}", made.group(1)
+    said = marks.first_line(subject, 120)
+    return f"Committed `{made.group(2)}`{on}{', pushed' if pushed else ''}: {said}", made.group(1)
 
 
 def scratch_repository(command: str) -> bool:

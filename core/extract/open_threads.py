@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from eywa.core.archive.renderer import one_line
 from eywa.core.extract import commands
 from eywa.core.extract.caveats import LEFT_IN_CODE, caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
+from eywa.core.extract.marks import first_line, words_cut
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
@@ -148,11 +148,8 @@ class Thread:
 
 
 def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
-    """At most `limit` characters, cut between words."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"
+    """At most `limit` characters of its words, cut as `words_cut` cuts."""
+    return words_cut(" ".join(text.split()), limit)
 
 
 def _todo_threads(session: Session) -> list[Thread]:
@@ -481,10 +478,10 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             if doing:
                 threads.append(Thread("Interrupted: " + doing, True))
             else:  # stopped before Claude said anything: what it was asked is what was left
-                asked = one_line(events[start].text, 160) if start >= 0 else ""
+                asked = first_line(events[start].text, 160) if start >= 0 else ""
                 threads.append(Thread("Interrupted while working on: " + (asked or "the last step"), True))
     elif kind == "api_error" and last is not None:
-        threads.append(Thread("Ended on an API error: " + one_line(last.text, 120), True))
+        threads.append(Thread("Ended on an API error: " + first_line(last.text, 120), True))
     elif kind == "user" and last is not None:
         threads.append(Thread("Unanswered request: " + clause(last.text), True))
     else:

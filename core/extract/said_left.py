@@ -11,6 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
+from eywa.core.extract.marks import balanced, open_at
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 
@@ -47,15 +48,16 @@ _CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)"
 
 
 def clause(text: str, words: int = THREAD_WORDS) -> str:
-    """At most `words` words, ending at the last clause end inside them when one keeps half of them."""
+    """At most `words` words, ending at the last clause end inside them (outside a code span or quotation) when one
+    keeps half of them; no mark left open (`balanced`)."""
     text = " ".join(text.split()).rstrip()
     parts = text.split(" ")
     if len(parts) <= words:
         return text
     cut = " ".join(parts[:words])
     ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= words // 2 and not cut.count("`", 0, m.start()) % 2]
-    return (cut[:ends[-1]] if ends else cut).rstrip(" ,;:-") + "…"
+            if len(cut[:m.start()].split()) >= words // 2 and not open_at(cut, m.start())]
+    return balanced((cut[:ends[-1]] if ends else cut).rstrip(" ,;:-")) + "…"
 
 
 def labelled_step(text: str) -> str | None:

@@ -71,14 +71,14 @@ early friendly belly jelly bully ally holy ugly rally
 
 
 
-def strip_noise(text: str) -> str:
+def strip_noise(text: str, home: str = "/") -> str:
     """Text without URLs, UUIDs and home-folder prefixes: none names what a session was about (and the
-    home folder names a person)."""
+    home folder names a person); `home` what a home folder's prefix becomes (`~/` for a line a person reads)."""
     if "://" in text:  # the URL pattern is slow to rule out, and most texts hold no URL
         text = _URL_RE.sub(" ", text)
     if text.count("-") >= 4:  # as above: a UUID has four hyphens
         text = _UUID_RE.sub(" ", text)
-    return _HOME_RE.sub("/", text)
+    return _HOME_RE.sub(home, text)
 
 
 def words_of(text: str) -> set[str]:

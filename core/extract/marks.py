@@ -1,0 +1,90 @@
+"""Where a line of a handoff may end: never inside a bracket, a code span or a quotation it opens ("Add detection
+for git "sequence operations" (rebase, cherry-pick" reads as garbled), and a command shown so that it can be run
+again: whole, or cut between its arguments. Every cut of the extractor ends through here.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}", '"': '"', "“": "”"}
+_CLOSING = {closer: opener for opener, closer in _CLOSERS.items() if opener != closer}
+LEAD_INTO = " ,;:—–->→⇒"  # what leads into a mark or a cut ("->"): left out with it
+# a word that leads into what a cut left out ("forbidden because"): left out with it
+_DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but because than "
+                      "like".split())
+LEAST_WORDS = 3  # words before an unclosed mark that read alone; fewer: the mark is closed instead
+# a command's argument: a quoted one whole ("TestA|TestB"); one character or quotation per step: linear
+_ARGUMENT_RE = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
+COMMAND_CHARS = 120  # of a command shown: the check commands of the corpus, filters and all, fit
+
+
+def unclosed(text: str) -> list[int]:
+    """The places of the marks `text` opens and never closes, first to last: brackets, a code span, a quotation in
+    double quotes (a stray closer, "1)" or ":)", closes nothing)."""
+    stack: list[int] = []
+    quotes = 0  # of the stack: a quotation open (counted, not looked for: linear on a long line)
+    code = -1  # where the open code span starts; inside it nothing else is a mark
+    for at, char in enumerate(text):
+        if char == "`":
+            code = at if code < 0 else -1
+        elif code >= 0:
+            continue
+        elif char == '"' and quotes:  # a quotation closed, what it opened too
+            while text[stack.pop()] != '"':
+                pass
+            quotes -= 1
+        elif char in _CLOSERS:
+            stack.append(at)
+            quotes += char == '"'
+        elif char in _CLOSING and stack and text[stack[-1]] == _CLOSING[char]:
+            stack.pop()
+    return stack + [code] * (code >= 0)
+
+
+def balanced(text: str, least: int = LEAST_WORDS, cut: bool = True) -> str:
+    """`text` with each mark it leaves open closed ("... (rebase, cherry-pick)", "... saying `session not found`"),
+    but a quotation (cut, it misquotes) and, when the text was not `cut` (its writer never closed it: "it's an
+    inline style (and there's no data-groupid:"), any mark: those are left out with the words that lead into them,
+    when `least` words stay before."""
+    places = unclosed(text)
+    if not places:
+        return text
+    words = text[:places[0]].rstrip(LEAD_INTO).split(" ")
+    while words and words[-1].lower() in _DANGLING:
+        words.pop()
+    if (not cut or text[places[0]] in "\"“") and len(words) >= least:
+        return " ".join(words).rstrip(LEAD_INTO)
+    code = places[-1] if text[places[-1]] == "`" else len(text)  # a quotation the code span opens, closed in it
+    # a quotation's cut said in it ('Say "hello world…"'), a name's not
+    closers = ("…" * (text[at] in '"“') + _CLOSERS.get(text[at], "`") for at in reversed(places))
+    return text + '"' * (text.count('"', code) % 2) + "".join(closers)
+
+
+def open_at(text: str, at: int) -> bool:
+    """Whether place `at` of `text` lies inside a code span or quotation: no clause ends there (one inside a bracket
+    does: "(rebase, cherry-pick", the bracket then closed by `balanced`)."""
+    return any(text[place] in "`\"“" for place in unclosed(text[:at]))
+
+
+def words_cut(text: str, limit: int) -> str:
+    """At most `limit` characters, cut between words and balanced (`balanced`), "…" where it was cut."""
+    if len(text) <= limit:
+        return text
+    return balanced(text[:limit - 1].rsplit(" ", 1)[0].rstrip(LEAD_INTO)) + "…"
+
+
+def first_line(text: str, limit: int) -> str:
+    """The first line with words of `text`, cut as `words_cut` cuts."""
+    return words_cut(next((part.strip() for part in text.splitlines() if part.strip()), ""), limit)
+
+
+def command(text: str, limit: int = COMMAND_CHARS) -> str:
+    """A command's first line as a successor runs it again: whole up to `limit` characters, else its arguments that
+    fit, each whole (a quoted test filter kept or left out, never cut), then " …"."""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    if len(line) <= limit:
+        return line
+    ends = [m.end() for m in _ARGUMENT_RE.finditer(line, 0, limit - 2)]
+    fits = [end for end in ends if end < len(line) and line[end].isspace()]
+    return (line[:fits[-1]] if fits else line[:limit - 1]) + " …"
