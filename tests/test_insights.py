@@ -1371,6 +1371,11 @@ def test_a_choice_the_session_took_back_later_is_left_out() -> None:
     assert not any('"Claude Code" as the default' in line for line in texts("b25a8b6e-b748-4911-bc05-dfa90cd63948"))
     # 4e836284: "I'll update to use `cmd.CommandPath()`", then "I do also want to send the command flags" and `os.Args`
     assert not any("cmd.CommandPath()" in line for line in texts("4e836284-4a0a-44a1-acb3-38c68db78007"))
+    # 5dd7775c: "I need to use `exec.CommandContext` - let me fix that", then `GetGitDir()` at the user's word and the
+    # `git rev-parse` call gone: a name in its package is a value, not a place
+    assert not any("exec.CommandContext" in line for line in texts("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6"))
+    # 3cd520f7: `id.CheckpointID`, brought in and kept: the line stays
+    assert "Added a new `id.CheckpointID` type (replacing raw strings)" in texts("3cd520f7-d4af-469f-97ac-bcad4933d9d4")
     # 7ff991f5: `printWrongAgentError` then made a thin wrapper by an edit whose new text was cut where it was stored
     # (the name may sit in the part lost): not known to be taken back, the line stays
     assert any(line.startswith("The `printWrongAgentError` function is implemented") for line in texts(

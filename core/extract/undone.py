@@ -15,8 +15,9 @@ from eywa.core.session import WRITE_TOOLS, Session
 
 # "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
 _VALUE_RE = re.compile(r"`([^`\n]{3,80})`|(\"[^\"\n]{3,40}\")")
-# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value
-_PATH_RE = re.compile(r"^[\w./@~-]*[./][\w@~-]+/?$")
+# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value ("`exec.CommandContext`", a name in its package, is
+# one: a file's extension is lower case)
+_PATH_RE = re.compile(r"^(?:[\w.@~-]*/[\w./@~-]*|[\w./@~-]*\.[a-z0-9@~-]+/?)$")
 # "replace the complex `x` function with ...", "from `"off"` to ...", "instead of `x`": the value set aside
 _SET_ASIDE_RE = re.compile(r"\b(?:replac(?:e[sd]?|ing)|from|instead of|rather than)(?: the| a| an)?(?: \w+)?\s*$",
                            re.IGNORECASE)
