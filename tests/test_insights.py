@@ -1531,3 +1531,21 @@ def test_a_line_number_the_agent_read_is_left_out() -> None:
     found = texts("7ff991f5-9a8b-4e94-ae66-40204bc3049b")
     assert "`printMissingAgentError` prints a message with available agents and usage." in found
     assert Insight("Decision", "", "Use `utf8` (line 3) in `lines2.go`.", 1).line() == "Use `utf8` in `lines2.go`."
+
+
+def test_a_cause_found_anew_before_anything_was_done_replaces_the_guess() -> None:
+    # f6833005: "The checkpoint wasn't created because no files were modified", staging them changed nothing, then "I
+    # found the issue! The test harness creates a mock transcript without tool_use blocks"
+    found = texts("f6833005-7be4-4178-bb37-a0e9feadc36b")
+    assert not any("no files were modified" in line for line in found)
+    assert "The test harness creates a mock transcript without tool_use blocks." in found
+    # 768de5d6: "The issue is that `JSONLContent` replaces individual secret strings ...", the edit refused, then
+    # "You're right, sorry. The issue is the expected value itself."
+    found = texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+    assert not any("replaces individual secret strings" in line for line in found)
+    assert any(line.startswith("The issue is the expected value itself.") for line in found)
+    # 0cd9edf7: "The issue is these values need to be populated in `SaveContext`.", then "**FOUND THE ROOT CAUSE!**"
+    assert not any("populated in `SaveContext`" in line for line in texts("0cd9edf7-459c-4900-af40-cf2c64dea525"))
+    # b6b83817: the Bugbot's finding, then "Now I see the issue clearly. When ..." restates it: no guess, it stays
+    assert any(line.startswith("The Bugbot found that when `LoadEntireSettings()` fails") for line in texts(
+        "b6b83817-c584-4561-86a0-bd4f974e7274"))
