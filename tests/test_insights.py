@@ -1549,3 +1549,16 @@ def test_a_cause_found_anew_before_anything_was_done_replaces_the_guess() -> Non
     # b6b83817: the Bugbot's finding, then "Now I see the issue clearly. When ..." restates it: no guess, it stays
     assert any(line.startswith("The Bugbot found that when `LoadEntireSettings()` fails") for line in texts(
         "b6b83817-c584-4561-86a0-bd4f974e7274"))
+
+
+def test_what_happened_leaves_out_a_turn_whose_files_later_work_deleted() -> None:
+    # 4555072a: "The `entire start` command is now hidden", then "thinking again: let's completely remove the start
+    # command": `rm cmd/entire/cli/start.go ...` and the edits to root.go, config.go: the hiding was replaced
+    from .test_extractor import run_extract
+
+    happened = run_extract(corpus_session("4555072a-e039-4937-b6ea-dcb86152dd55")).what_happened
+    assert not any("now hidden" in line for line in happened)
+    assert any(line.startswith("Deleted `start.go`") for line in happened)
+    # 6da7d497: "write a file about geese", then "delete that file" and only `rm`: undone, not replaced; it stays
+    happened = run_extract(corpus_session("6da7d497-00e2-460d-a6b4-d280e0314cfd")).what_happened
+    assert any(line.startswith("Created `docs/geese.md`") for line in happened)
