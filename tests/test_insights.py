@@ -1371,6 +1371,11 @@ def test_a_choice_the_session_took_back_later_is_left_out() -> None:
     assert not any('"Claude Code" as the default' in line for line in texts("b25a8b6e-b748-4911-bc05-dfa90cd63948"))
     # 4e836284: "I'll update to use `cmd.CommandPath()`", then "I do also want to send the command flags" and `os.Args`
     assert not any("cmd.CommandPath()" in line for line in texts("4e836284-4a0a-44a1-acb3-38c68db78007"))
+    # 5dd7775c: "I need to use `exec.CommandContext` - let me fix that", then `GetGitDir()` at the user's word and the
+    # `git rev-parse` call gone: a name in its package is a value, not a place
+    assert not any("exec.CommandContext" in line for line in texts("5dd7775c-3161-4ad5-bf25-eb59a6ffa8e6"))
+    # 3cd520f7: `id.CheckpointID`, brought in and kept: the line stays
+    assert "Added a new `id.CheckpointID` type (replacing raw strings)" in texts("3cd520f7-d4af-469f-97ac-bcad4933d9d4")
     # 7ff991f5: `printWrongAgentError` then made a thin wrapper by an edit whose new text was cut where it was stored
     # (the name may sit in the part lost): not known to be taken back, the line stays
     assert any(line.startswith("The `printWrongAgentError` function is implemented") for line in texts(
@@ -1526,3 +1531,34 @@ def test_a_line_number_the_agent_read_is_left_out() -> None:
     found = texts("7ff991f5-9a8b-4e94-ae66-40204bc3049b")
     assert "`printMissingAgentError` prints a message with available agents and usage." in found
     assert Insight("Decision", "", "Use `utf8` (line 3) in `lines2.go`.", 1).line() == "Use `utf8` in `lines2.go`."
+
+
+def test_a_cause_found_anew_before_anything_was_done_replaces_the_guess() -> None:
+    # f6833005: "The checkpoint wasn't created because no files were modified", staging them changed nothing, then "I
+    # found the issue! The test harness creates a mock transcript without tool_use blocks"
+    found = texts("f6833005-7be4-4178-bb37-a0e9feadc36b")
+    assert not any("no files were modified" in line for line in found)
+    assert "The test harness creates a mock transcript without tool_use blocks." in found
+    # 768de5d6: "The issue is that `JSONLContent` replaces individual secret strings ...", the edit refused, then
+    # "You're right, sorry. The issue is the expected value itself."
+    found = texts("768de5d6-9fad-475b-8a4f-dfa7ddc01bb0")
+    assert not any("replaces individual secret strings" in line for line in found)
+    assert any(line.startswith("The issue is the expected value itself.") for line in found)
+    # 0cd9edf7: "The issue is these values need to be populated in `SaveContext`.", then "**FOUND THE ROOT CAUSE!**"
+    assert not any("populated in `SaveContext`" in line for line in texts("0cd9edf7-459c-4900-af40-cf2c64dea525"))
+    # b6b83817: the Bugbot's finding, then "Now I see the issue clearly. When ..." restates it: no guess, it stays
+    assert any(line.startswith("The Bugbot found that when `LoadEntireSettings()` fails") for line in texts(
+        "b6b83817-c584-4561-86a0-bd4f974e7274"))
+
+
+def test_what_happened_leaves_out_a_turn_whose_files_later_work_deleted() -> None:
+    # 4555072a: "The `entire start` command is now hidden", then "thinking again: let's completely remove the start
+    # command": `rm cmd/entire/cli/start.go ...` and the edits to root.go, config.go: the hiding was replaced
+    from .test_extractor import run_extract
+
+    happened = run_extract(corpus_session("4555072a-e039-4937-b6ea-dcb86152dd55")).what_happened
+    assert not any("now hidden" in line for line in happened)
+    assert any(line.startswith("Deleted `start.go`") for line in happened)
+    # 6da7d497: "write a file about geese", then "delete that file" and only `rm`: undone, not replaced; it stays
+    happened = run_extract(corpus_session("6da7d497-00e2-460d-a6b4-d280e0314cfd")).what_happened
+    assert any(line.startswith("Created `docs/geese.md`") for line in happened)

@@ -64,7 +64,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "56"
+HANDOFF_RULES = "57"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -678,15 +678,16 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     """At most `limit` chronological bullets of what was done (commits, PRs, then the report of each request that
     edited, then Claude's other outcomes); what was asked only for a session that reports nothing done, a request the
     `headline` already says left out (none: each request). An outcome an
-    insight already says (`said`) is left out, and one whose value the session took back later (`undone`: the
-    session's `Undone`, when the caller has it): not what it did in the end. The `answered` questions (`answers`: a
-    session that changed nothing) are kept first, each before its reply's outcome. What it edited and whether it
-    committed, `facts.with_checks` adds."""
+    insight already says (`said`) is left out, and one whose value the session took back later, or whose turn's files a
+    later turn deleted (`undone`: the session's `Undone`, when the caller has it): not what it did in the end. The
+    `answered` questions (`answers`: a session that changed nothing) are kept first, each before its reply's outcome.
+    What it edited and whether it committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
     turns = _edit_turns(session)
     outcomes = [(i, text) for i, text in _outcomes(session, turns) if not any(text.lower() in line for line in said)
-                and not (session.events[i].kind == "assistant" and undone.superseded(i, text))]
+                and not (session.events[i].kind == "assistant" and (undone.superseded(i, text)
+                                                                    or undone.turn_deleted(i)))]
     outcomes += [(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
     if outcomes:
         firsts: dict[str, tuple[int, str]] = {}

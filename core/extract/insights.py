@@ -13,6 +13,7 @@ After all these: the comments it wrote into code, and what it posted on GitHub, 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -1185,6 +1186,28 @@ def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
     return bool(code) and undone.touched_after(at, {name for name in code if len(name) >= 3}, files)
 
 
+# "I found the issue!", "**FOUND THE ROOT CAUSE!**", "You're right, sorry. The issue is ...": a cause found anew, the
+# one said before it a guess ("Now I see the issue clearly" restates it)
+_FOUND_ANEW_RE = re.compile(r"^\W*(?:i(?:'ve)? found|found (?:it|the)\b|you(?:'re| are) (?:absolutely )?right\W+sorry|"
+                            r"sorry\b|my mistake|the (?:real|actual) (?:issue|problem|cause|bug)\b)", re.IGNORECASE)
+
+
+def _revised_causes(session: Session, said: list[int]) -> set[int]:
+    """Of the event indices `said` of the messages stating a root cause, those the agent's next such message revised
+    before anything was done on it: in the same turn, no edit gone through between, the next found anew
+    (`_FOUND_ANEW_RE`: "The checkpoint wasn't created because no files were modified", then staging them changed
+    nothing and "I found the issue! The test harness creates a mock transcript without tool_use blocks"): a guess the
+    session replaced, not what it found."""
+    stated = sorted(set(said))
+    revised: set[int] = set()
+    for at, then in itertools.pairwise(stated):
+        acted = any(event.kind == "user" and event.text or event.tool is not None and event.tool.name in WRITE_TOOLS
+                    and not (event.tool.is_error or event.tool.rejected) for event in session.events[at + 1:then])
+        if not acted and _FOUND_ANEW_RE.match(session.events[then].text):
+            revised.add(at)
+    return revised
+
+
 JUDGED = 2  # the strength of a choice with a strong cue ("the cleanest fix is", "I'd recommend") or under a heading
 
 
@@ -1254,6 +1277,10 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
     found += [(len(messages), position, item) for position, item in enumerate(commit_reasons(session))]
     found += [(len(messages), position, item) for position, item in enumerate(written_reasons(session))]
     found = [entry for entry in found if not _unread_alone(entry[2].text)]
+    revised = _revised_causes(session, [messages[order][0] for order, _, item in found
+                                        if item.cause and order < len(messages)])
+    found = [entry for entry in found if not (entry[2].cause and entry[0] < len(messages)
+                                              and messages[entry[0]][0] in revised)]
     ranked = sorted(found, key=lambda f: (*_place(f[2]), f[0], f[1]))
     kept: list[tuple[int, int, Insight]] = []
     held: list[tuple[int, int, Insight]] = []

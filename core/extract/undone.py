@@ -15,8 +15,9 @@ from eywa.core.session import WRITE_TOOLS, Session
 
 # "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
 _VALUE_RE = re.compile(r"`([^`\n]{3,80})`|(\"[^\"\n]{3,40}\")")
-# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value
-_PATH_RE = re.compile(r"^[\w./@~-]*[./][\w@~-]+/?$")
+# "`.gitignore`", "`/dev/null`", "`cli/setup.go`": a place, no value ("`exec.CommandContext`", a name in its package, is
+# one: a file's extension is lower case)
+_PATH_RE = re.compile(r"^(?:[\w.@~-]*/[\w./@~-]*|[\w./@~-]*\.[a-z0-9@~-]+/?)$")
 # "replace the complex `x` function with ...", "from `"off"` to ...", "instead of `x`": the value set aside
 _SET_ASIDE_RE = re.compile(r"\b(?:replac(?:e[sd]?|ing)|from|instead of|rather than)(?: the| a| an)?(?: \w+)?\s*$",
                            re.IGNORECASE)
@@ -89,6 +90,25 @@ class Undone:
         end = min((p for p in self._prompts if p > at), default=1 << 62)
         edited = min((w.at for w in self._writes if at < w.at < end), default=None)
         return edited is not None and any(edited < run < end for run in self._tested)
+
+    def _turn(self, at: int) -> tuple[int, int]:
+        """The event indices of the prompts around event `at`: its turn lies between them."""
+        return (max((p for p in self._prompts if p <= at), default=-1),
+                min((p for p in self._prompts if p > at), default=1 << 62))
+
+    def turn_deleted(self, at: int) -> bool:
+        """Whether the turn of event `at` wrote files, each of which a command of a later turn that wrote other work
+        deleted: what the turn did was replaced whole ("make the command hidden", then "let's completely remove the
+        start command", `rm` and the edits to what used it). (A file deleted alone, "delete that file", was undone, not
+        replaced: its creation is the story.)"""
+        start, end = self._turn(at)
+        paths = {w.path for w in self._writes if start < w.at < end}
+
+        def replaced(path: str) -> bool:
+            return any(removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
+                       and any(after < w.at < until for w in self._writes)
+                       for removed_at, word in self._removed for after, until in [self._turn(removed_at)])
+        return bool(paths) and all(map(replaced, paths))
 
     def touched_after(self, at: int, code: set[str], files: set[str]) -> bool:
         """Whether one edit that went through after event `at` wrote the code a line names: into a file of `files`, at
