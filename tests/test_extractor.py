@@ -532,6 +532,22 @@ def test_pending_todo_files_are_open_until_marked_complete() -> None:
     assert "To do: duplicate git hook" in threads and not [t for t in threads if "non atomic" in t], threads
 
 
+def test_a_pending_todo_file_is_said_with_the_finding_its_text_opens_with() -> None:
+    # d88bceb6 filed six review findings as todos/00N-pending-*.md; a reviewer read "To do: non atomic settings write"
+    # as a bare slug: each file's "## Problem Statement" says the finding
+    threads = run_extract(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")).open_threads
+    assert "To do: non atomic settings write: The settings file write operations use `os.WriteFile` directly, which " \
+           "is not atomic." in threads
+    assert "To do: duplicate git hook install: `InstallGitHook` is called twice during the enable flow" in threads
+    # a todo file of front matter only (or none read): its name alone, no line of the front matter
+    s = session_with_work()
+    s.todos = []
+    write = {"file_path": "/Users/ana/src/eywa/todos/003-pending-p2-retry-flood.md",
+             "content": "---\nstatus: pending\npriority: p2\n---\n"}
+    s.events += [Event("tool", T0, tool=ToolCall("w", "Write", write)), Event("assistant", T0, text="Filed it.")]
+    assert "To do: retry flood" in run_extract(s).open_threads
+
+
 def test_a_minor_last_step_gives_way_to_an_earlier_report() -> None:
     # the last report: "Both files have been updated successfully"; an earlier one names the work
     assert corpus_closing("48f428f9-72d8-40b2-9594-953019809473") == "GitHub Actions Workflow"

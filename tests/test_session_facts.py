@@ -322,8 +322,29 @@ def test_a_command_that_failed_and_never_ran_through_again_is_a_note_with_its_ve
     """f6833005: the harness step `verify-rewind` printed "✗ FAIL: extra.js ...", the agent called it expected and
     left it; the thread says it failed, so the verdict's own mark is left out."""
     threads, status = _facts("f6833005-7be4-4178-bb37-a0e9feadc36b")
-    assert threads == ["Failed, not run again: `test-harness.sh verify-rewind`: extra.js should not exist after rewind"]
+    assert threads == ["Failed, not run again: `test-harness.sh verify-rewind`: extra.js should not exist after "
+                       "rewind; the agent said: This is actually expected behavior for auto-commit strategy! The "
+                       "`git reset --hard` command does NOT delete untracked files."]
     assert status == "done"
+
+
+def test_the_agents_verdict_that_a_failure_is_expected_is_said_only_when_its_next_message_says_so() -> None:
+    """A reviewer read f6833005's thread without "expected behavior ... `git reset --hard` does NOT delete untracked
+    files", said right after; a message that announces a fix, or expects a later pass, says no such verdict."""
+    failed = ToolCall("e", "Bash", {"command": "./scripts/e2e.sh verify-login"}, is_error=True,
+                      error="Exit code 1\n✗ FAIL: session cookie missing")
+    for reply, judged in [
+            ("The failure is expected by design: the fixture has no cookie. Let me check the rest.",
+             "; the agent said: The failure is expected by design: the fixture has no cookie."),
+            ("The cookie is missing. Let me fix the fixture.", ""),
+            ("This step is expected to pass once the fixture is seeded.", "")]:
+        session = Session(session_id="s", cwd="/work/widgets")
+        session.events = [Event("tool", None, tool=failed), Event("assistant", None, text=reply)]
+        assert session_facts(session).failed == [("e2e.sh verify-login", "session cookie missing" + judged)], reply
+    # a prompt before the agent's next word: what the agent says after answers it, not the failure
+    session.events = [Event("tool", None, tool=failed), Event("user", None, text="go on"),
+                      Event("assistant", None, text="That is expected.")]
+    assert session_facts(session).failed == [("e2e.sh verify-login", "session cookie missing")]
 
 
 def test_a_failed_command_inside_codexs_shell_wrapper_is_its_own_program() -> None:
@@ -343,7 +364,9 @@ def test_a_failed_commands_verdict_is_said_without_the_symbol_before_it() -> Non
     """2cfdacb8: ruby's YAML check failed ("'Psych::Parser#_native_parse': (<unknown>): did not find expected key"),
     and the agent called it expected."""
     assert session_facts(corpus_session("2cfdacb8-9317-430f-8975-0709d2837d1c")).failed == [
-        ("ruby -ryaml", "did not find expected key while parsing a block mapping at line…")]
+        ("ruby -ryaml", "did not find expected key while parsing a block mapping at line…; the agent said: The YAML "
+                        "parse error is expected — `${{ }}` template expressions are GitHub Actions-specific and "
+                        "confuse standard YAML parsers…")]
 
 
 @pytest.mark.parametrize("session_id", [

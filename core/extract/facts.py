@@ -19,6 +19,7 @@ from eywa.core.archive.renderer import relative_path, tool_target
 from eywa.core.extract import commands, marks
 from eywa.core.extract.answers import ANSWER
 from eywa.core.extract.caveats import LEFT_IN_CODE
+from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import (
     ACTION_WORDS,
@@ -125,6 +126,12 @@ _ALREADY_RE = re.compile(r"nothing to commit|no changes added to commit|already 
 _HELD_RE = re.compile(r"requires approval|was blocked\. For security")  # the permission rules held it: never run
 HELD = "held by the permission rules"  # a held command's verdict: it never ran, so it is "Not run", not "Failed"
 _TIMED_OUT_RE = re.compile(r"^Exit code:? 124\b", re.IGNORECASE)
+# "This is actually expected behavior", "The YAML parse error is expected —", "by design": the agent's verdict on a
+# failure it leaves; not "is expected to pass" (what should come)
+_EXPECTED_RE = re.compile(r"\b(?:is|was|are|were)(?: \w+)? expected\b(?! to\b)|"
+                          r"\bexpected (?:behaviou?r|failure|result)\b|\bby design\b", re.IGNORECASE)
+_ANNOUNCED_RE = re.compile(r"^(?:let me|let's|i'll|i will|now)\b", re.IGNORECASE)  # the next step, not a reason
+_JUDGED_WORDS = 20  # of the agent's verdict on a failure: its sentence and the reason after it
 # a location or symbol before an error's words; its first mark taken once (atomic): linear on a long word
 _CODE_LEAD_RE = re.compile(r"^(?>\S*?[#()<>'\"])\S*:\s+")
 _EXIT_RE = re.compile(r"^Exit code \d+\s*")
@@ -691,8 +698,27 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         probes = {commands.program(step).split()[0] for step in steps[:-1] if commands.probe(step)}
         if probes and (not said or said.split(":")[0] in probes):
             continue  # a probe before the last step failed (`test -f x && ./run.sh`): the last never ran
-        left.append((name, said))
+        judged = _judged_expected(session, call)
+        left.append((name, f"{said}; the agent said: {judged}" if judged else said))
     return left[-MAX_FAILED:]
+
+
+def _judged_expected(session: Session, call: ToolCall) -> str:
+    """The agent's own verdict that a failure is expected, in the first message it wrote after the call ("This is
+    actually expected behavior for auto-commit strategy! The `git reset --hard` command does NOT delete untracked
+    files."): its sentence and the one after, unless that one only announces a step; "" when it said none."""
+    at = next(i for i, event in enumerate(session.events) if event.tool is call)
+    for event in session.events[at + 1:]:
+        if event.kind == "user":
+            return ""
+        if event.kind == "assistant" and event.text.strip():
+            found = sentences(event.text)
+            index = next((i for i, sentence in enumerate(found) if _EXPECTED_RE.search(sentence.text)), None)
+            if index is None:
+                return ""
+            said = [found[index].text] + [s.text for s in found[index + 1:index + 2] if not _ANNOUNCED_RE.match(s.text)]
+            return clause(" ".join(said), _JUDGED_WORDS)
+    return ""
 
 
 def _verdict(call: ToolCall) -> str:

@@ -136,6 +136,7 @@ _LIST_WORDS = frozenset("next steps step remaining left still needed work todo t
 _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
+_TODO_WORDS = 16  # of a todo file's finding: one clause on a thread's line, its file's name before it
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those|they)\b", re.IGNORECASE)
 _LEAD_RE = re.compile(r"^(?:and|but|so|also)(?: (?:yes|yeah))?,\s+(?=[a-z])", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"^(?:wait|hmm|so|why|what|how come|interesting)\b", re.IGNORECASE)
@@ -275,8 +276,9 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
 
 
 def _pending_todo_files(session: Session) -> list[Thread]:
-    """Findings filed as `todos/NNN-pending-...md` (the file-todos convention), unless the session then
-    marked them complete (`NNN-complete-...`, by a rename or a new file)."""
+    """Findings filed as `todos/NNN-pending-...md` (the file-todos convention), each by its file's name and the
+    finding its text opens with, unless the session then marked them complete (`NNN-complete-...`, by a rename or a
+    new file)."""
     names: dict[str, str] = {}
     for call in session.tool_calls:
         path = call.input.get("file_path") if call.name == "Write" else call.input.get("command")
@@ -286,8 +288,16 @@ def _pending_todo_files(session: Session) -> list[Thread]:
             names.pop(number, None)
         match = _PENDING_TODO_RE.search(path) if call.name == "Write" else None
         if match:
-            names[match.group(1)] = match.group(2).replace("-", " ")
+            finding = _todo_finding(str(call.input.get("content", "")))
+            names[match.group(1)] = match.group(2).replace("-", " ") + (f": {finding}" if finding else "")
     return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
+
+
+def _todo_finding(text: str) -> str:
+    """What a todo file says the finding is: the first sentence of prose under a heading ("## Problem Statement"),
+    past the front matter; "" when none."""
+    first = next((s.text for s in sentences(text) if s.heading and not s.listed), "")
+    return clause(first.rstrip(":"), _TODO_WORDS)
 
 
 def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", built: bool = True) -> list[Thread]:
