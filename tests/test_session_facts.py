@@ -896,6 +896,7 @@ def _test_run(command: str, passed: bool) -> ToolCall:
     ("pytest tests/test_x.py -k retry", "pytest tests/"),
     ("go test ./pkg/store/...", "go test ./pkg/..."),
     ("mise run test:integration", "go test -tags=integration ./cmd/cli/integration_test/"),
+    ("go build -tags E2E ./cli/e2e_test/...", "go test -tags e2e -c ./cli/e2e_test/... -o /dev/null"),
 ])
 def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
     """A test written red, run alone, then its file passed: the full pass before does not matter."""
@@ -909,11 +910,18 @@ def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_reru
     ("go test ./pkg/...", "go test ./pkg"),
     ("pytest tests/test_x.py", "pytest tests/test_x.py -k retry"),
     ("mise run test:integration", 'mise run test:integration -- -run "TestResume"'),
+    ("mise run test:e2e", "mise run test:integration"),
 ])
 def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(
         failed: str, passed: str) -> None:
     session = _shell_session(_test_run(failed, False), _test_run(passed, True))
     assert [(run.command, last.command) for run, last in session_facts(session).not_rerun()] == [(failed, passed)]
+
+
+def test_a_failed_go_build_of_the_e2e_tests_is_rerun_by_their_test_compile() -> None:
+    """35d98d6f: `go build -tags e2e ./cmd/entire/cli/e2e_test/...` failed on names only its `_test.go` files define
+    (`go build` skips them); `go test -tags e2e -c` on the same packages compiled them all and passed, twice."""
+    assert session_facts(corpus_session("35d98d6f-1ef4-4028-9b65-62628a240453")).not_rerun() == []
 
 
 def test_a_failed_commands_verdict_of_one_long_word_is_cut_to_a_line_a_phone_shows() -> None:
