@@ -508,6 +508,17 @@ def test_a_check_that_found_nothing_to_run_has_no_verdict() -> None:
         ("go test ./cmd/entire/cli/... -run Explain", True)]
 
 
+def test_a_lint_run_that_loaded_no_package_has_no_verdict() -> None:
+    # ca8cc13b named `./cmd/entire/cli/agent/openclaw/...` beside `.go` files: golangci-lint's exit 3, `named files
+    # must be .go files`, no issue read; its lint failures with issues stay failures
+    session = "ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9"
+    assert _told(session, "7JCNgG") == []
+    assert _told(session, "rEx4Pu") == [("golangci-lint run ./cmd/entire/cli/agent/openclaw/", False)]
+    # f744aef5 linted one file alone: the package's other names undefined, yet issues read, a failure of the run
+    assert _told("f744aef5-5139-4c21-91e5-3f44ce902105", "M1YNqo") == [
+        ("golangci-lint run ./cmd/entire/cli/strategy/push_common.go", False)]
+
+
 def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed() -> None:
     # 2b945d54 fixed a test file, ran lint and `mise run test:ci` (both passed) and never committed: the reviewers
     # wanted both said, and no thread (its readers call such edits nothing open)
