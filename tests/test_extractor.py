@@ -292,6 +292,19 @@ def test_a_real_finished_session_has_no_open_thread_and_says_what_it_did() -> No
     assert not any(item.startswith("Asked:") for item in handoff.what_happened)
 
 
+def test_a_sessions_few_commits_are_all_said_beside_its_check_lines() -> None:
+    # c010174c committed the PR's two fixes, opened it, then committed a third: all four, and both lines of checks
+    said = draft(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), ZoneInfo("UTC")).what_happened
+    assert [line.split(":")[0] for line in said] == ["Committed `e8ec608b` on `alex/fix-gemini-checkpointing`, pushed",
+                                                     "Committed `dab5bac2`, pushed", "Opened PR", "Committed", "Tests",
+                                                     "Checks"]
+    # 9e953218's six commits: the first, one between and the last, What Happened no longer for them
+    many = draft(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"), ZoneInfo("UTC")).what_happened
+    made = [line for line in many if line.startswith("Committed")]
+    assert len(made) == 3 and made[0].startswith("Committed `030d80d`") and made[-1].startswith("Committed `2564804`")
+    assert len(many) == 5
+
+
 @pytest.mark.parametrize("session_id", GOLDEN_HANDOFFS)
 def test_real_handoffs_match_golden_files(session_id: str) -> None:
     """The drafted handoff (keywords need the corpus statistics) of real sessions, byte for byte: a
@@ -1030,10 +1043,9 @@ def test_a_commit_line_names_its_hash_branch_and_push_and_the_agents_own_commit_
     happened = draft(corpus_session("c4a6d0ff-2c86-4f56-8509-c4737bcb5768"), ZoneInfo("UTC")).what_happened
     assert ("Committed `683d531` on `completion-stanza-manager`: Replace containsLine assertions with literal expected "
             "strings in stanza tests") in happened and "Committed as `683d531`" not in happened
-    # c010174c's last commit printed no `[branch hash]` line: its subject alone; of its four commits and pull request
-    # the first, the pull request and the last are kept
+    # c010174c's last commit printed no `[branch hash]` line: its subject alone
     happened = draft(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), ZoneInfo("UTC")).what_happened
-    assert happened[1:3] == ["Opened PR: fix: Gemini checkpointing - transcript parsing and trailer formatting",
+    assert happened[2:4] == ["Opened PR: fix: Gemini checkpointing - transcript parsing and trailer formatting",
                              "Committed: fix: restore StepCount/FilesTouched guard for ACTIVE sessions in PostCommit"]
 
 

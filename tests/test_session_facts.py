@@ -531,6 +531,17 @@ def test_a_check_that_found_nothing_to_run_has_no_verdict() -> None:
         ("go test ./cmd/entire/cli/... -run Explain", True)]
 
 
+def test_a_lint_run_that_loaded_no_package_has_no_verdict() -> None:
+    # ca8cc13b named `./cmd/entire/cli/agent/openclaw/...` beside `.go` files: golangci-lint's exit 3, `named files
+    # must be .go files`, no issue read; its lint failures with issues stay failures
+    session = "ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9"
+    assert _told(session, "7JCNgG") == []
+    assert _told(session, "rEx4Pu") == [("golangci-lint run ./cmd/entire/cli/agent/openclaw/", False)]
+    # f744aef5 linted one file alone: the package's other names undefined, yet issues read, a failure of the run
+    assert _told("f744aef5-5139-4c21-91e5-3f44ce902105", "M1YNqo") == [
+        ("golangci-lint run ./cmd/entire/cli/strategy/push_common.go", False)]
+
+
 def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed() -> None:
     # 2b945d54 fixed a test file, ran lint and `mise run test:ci` (both passed) and never committed: the reviewers
     # wanted both said, and no thread (its readers call such edits nothing open)
@@ -919,6 +930,7 @@ def _test_run(command: str, passed: bool) -> ToolCall:
     ("pytest tests/test_x.py -k retry", "pytest tests/"),
     ("go test ./pkg/store/...", "go test ./pkg/..."),
     ("mise run test:integration", "go test -tags=integration ./cmd/cli/integration_test/"),
+    ("go build -tags E2E ./cli/e2e_test/...", "go test -tags e2e -c ./cli/e2e_test/... -o /dev/null"),
 ])
 def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
     """A test written red, run alone, then its file passed: the full pass before does not matter."""
@@ -932,11 +944,18 @@ def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_reru
     ("go test ./pkg/...", "go test ./pkg"),
     ("pytest tests/test_x.py", "pytest tests/test_x.py -k retry"),
     ("mise run test:integration", 'mise run test:integration -- -run "TestResume"'),
+    ("mise run test:e2e", "mise run test:integration"),
 ])
 def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(
         failed: str, passed: str) -> None:
     session = _shell_session(_test_run(failed, False), _test_run(passed, True))
     assert [(run.command, last.command) for run, last in session_facts(session).not_rerun()] == [(failed, passed)]
+
+
+def test_a_failed_go_build_of_the_e2e_tests_is_rerun_by_their_test_compile() -> None:
+    """35d98d6f: `go build -tags e2e ./cmd/entire/cli/e2e_test/...` failed on names only its `_test.go` files define
+    (`go build` skips them); `go test -tags e2e -c` on the same packages compiled them all and passed, twice."""
+    assert session_facts(corpus_session("35d98d6f-1ef4-4028-9b65-62628a240453")).not_rerun() == []
 
 
 def test_a_failed_commands_verdict_of_one_long_word_is_cut_to_a_line_a_phone_shows() -> None:

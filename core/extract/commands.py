@@ -105,10 +105,12 @@ _KIND_FAILED = {
 # The shell's exit status for a program it did not find, as Claude Code's error output opens
 _EXIT_127_RE = re.compile(r"Exit code:? 127\b")
 # A check that found nothing to run: no test selected (pytest's summary of exit 5, jest's, vitest's), the path it was
-# given not found (pytest's, ruff's E902, eslint's)
+# given not found (pytest's, ruff's E902, eslint's), or a form it cannot read (golangci-lint's exit 3 on a `./x/...`
+# named beside files: it loaded no package)
 _NOTHING_TO_RUN_RE = re.compile(r"^=+ (?:no tests ran|no tests collected|\d+ deselected in)\b|^No tests found, exiting|"
                                 r"^No test files found|^ERROR: file or directory not found:|"
-                                r"\bE902 No such file or directory|^No files matching the pattern", re.MULTILINE)
+                                r"\bE902 No such file or directory|^No files matching the pattern|"
+                                r"\bnamed files must be \.go files\b", re.MULTILINE)
 # go test's packages with no test run (`[no test files]`, `-run X` matching none) and a line of one that ran tests: the
 # run ran none when its whole output (no leading `…`: not cut) shows the first and not the second
 _GO_NO_TESTS_RE = re.compile(r"\[no test(?:s to run| files)\]")
@@ -268,7 +270,7 @@ def verdicts(found: list[Check], output: str, is_error: bool) -> list[tuple[Chec
 def _ran_nothing(check: Check, found: list[Check], output: str) -> bool:
     """Whether a check's output says it ran nothing: no runner (the shell's `pytest: command not found`, exit 127 of
     the line's last step), or, the line's only check, nothing to run (pytest's `no tests ran`, a path not found, go
-    test's packages all `[no test files]`)."""
+    test's packages all `[no test files]`, golangci-lint's `named files must be .go files`)."""
     runner = re.escape(bare(check.command).split()[0])
     missing = re.search(rf"(?:^|[\s`]){runner}`?: (?:command not found|No such file or directory)|"
                         rf"command not found: {runner}\b|Failed to spawn: `{runner}`", output, re.MULTILINE)

@@ -64,7 +64,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "58"
+HANDOFF_RULES = "61"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -669,6 +669,9 @@ def _reports(turns: list[range], outcomes: list[tuple[int, str]]) -> set[int]:
     return {at for turn in turns if (at := max((i for i, _ in outcomes if i in turn), default=-1)) >= 0}
 
 
+_MADE = (*COMMITTED, "Opened PR:")  # What Happened's lines of a commit or pull request the session made
+ALL_COMMITS = 5  # a session's commits and pull requests, each said when no more (a PR's every fix)
+SPREAD_COMMITS = 3  # said of more: the first, the last and one between, What Happened short
 _COMMIT_SAID_RE = re.compile(r"^(?:Committed|Pushed)\b")  # a report of a commit or push: "Committed as `683d531`"
 
 
@@ -694,7 +697,8 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         for i, text in outcomes:
             firsts.setdefault(text.lower()[:40], (i, text))
         unique = list(firsts.values())
-        fixed = _spread([item for item in unique if item[1].startswith((*COMMITTED, "Opened PR:"))], 3)  # the last too
+        made = [item for item in unique if item[1].startswith(_MADE)]
+        fixed = made if len(made) <= ALL_COMMITS else _spread(made, SPREAD_COMMITS)  # the last too
         if fixed:  # the agent's own "Committed and pushed": the commit lines say it, with the hash
             unique = [item for item in unique if item in fixed or not _COMMIT_SAID_RE.match(item[1])]
         fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], limit - len(fixed))
@@ -733,8 +737,9 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
     answered = [] if changed else answers(session, BULLET_CHARS)
     limit = MAX_BULLETS - len(facts.happened())  # the check lines' room kept: a later request's report is not cut
     told = what_happened(session, requests, said, undone, headline, answered, limit)
+    past_spread = max(sum(1 for line in told if line.startswith(_MADE)) - SPREAD_COMMITS, 0)  # no check line's room
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
-    return with_checks(told, facts) or _asked(requests) or [
+    return with_checks(told, facts, MAX_BULLETS + past_spread) or _asked(requests) or [
         f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else "Short exchange with no recorded steps"]
 
 

@@ -388,12 +388,18 @@ def _covers(later: str, failed: str) -> bool:
     """Whether a passing check covers a failed one: it runs the whole project and the failed one ran a part of it,
     or every word of the failed one (`pytest` does not cover `pytest --cov-fail-under=99`, nor `mise run test`
     `mise run test:integration`); or it runs a part that holds the failed one's (`commands.within`); or both run the
-    integration tests, the later all of them however spelled (`go test -tags=integration ./cli/integration_test/`)."""
-    if "integration" in failed and "integration" in later and not commands.filtered(later):
+    same integration suite, the later all of it however spelled (`go test -tags=integration ./cli/integration_test/`;
+    `go test -tags e2e -c ./e2e_test/...` compiles what `go build -tags e2e ./e2e_test/...` did, the test files too)."""
+    if _suites(failed) & _suites(later) and not commands.filtered(later):
         return True
     if commands.scoped(later):
         return commands.within(failed, later)
     return commands.scoped(failed) or set(failed.split()) <= set(later.split())
+
+
+def _suites(command: str) -> set[str]:
+    """The integration suites a check names, in lower case (`-tags E2E`: e2e); an e2e run covers no integration one."""
+    return {word.lower() for word in _INTEGRATION_ONLY_RE.findall(command)}
 
 
 def _whole(command: str) -> bool:
