@@ -53,6 +53,7 @@ from eywa.core.extract.terms import (
     top_terms,
     weighted_terms,
 )
+from eywa.core.extract.tests_added import tests_line
 from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
@@ -718,7 +719,7 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
     limit = MAX_BULLETS - len(facts.happened())  # the check lines' room kept: a later request's report is not cut
     told = what_happened(session, requests, said, undone, headline, answered, limit)
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
-    return with_checks(told, facts) or _asked(requests) or [
+    return with_checks(told, facts, tests=tests_line(session, told)) or _asked(requests) or [
         f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else "Short exchange with no recorded steps"]
 
 
