@@ -871,6 +871,7 @@ def session_facts(session: Session) -> Facts:
 
 
 def _last(found: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    """The last of the matches: a command of several switches ends on the branch of its last."""
     return next(reversed(list(found)), None)
 
 

@@ -58,11 +58,12 @@ def tests_line(session: Session, said: list[str]) -> list[str]:
     told = " ".join(said)
     added = [name for name in added if f"`{name}`" not in told]
     renamed = [(was, now) for was, now in renamed if f"`{now}`" not in told]
-    parts = []
-    if added:
-        more = f" and {len(added) - NAMED_TESTS} more" if len(added) > NAMED_TESTS else ""
-        parts.append("added: " + ", ".join(f"`{name}`" for name in added[:NAMED_TESTS]) + more)
-    if renamed:
-        more = f" and {len(renamed) - NAMED_TESTS} more" if len(renamed) > NAMED_TESTS else ""
-        parts.append("renamed: " + ", ".join(f"`{was}` → `{now}`" for was, now in renamed[:NAMED_TESTS]) + more)
+    parts = [f"added: {_listed([f'`{name}`' for name in added])}"] if added else []
+    parts += [f"renamed: {_listed([f'`{was}` → `{now}`' for was, now in renamed])}"] if renamed else []
     return [f"Tests {'; '.join(parts)}"] if parts else []
+
+
+def _listed(items: list[str]) -> str:
+    """"`a`, `b`, `c` and 2 more": the first items, the rest counted."""
+    more = f" and {len(items) - NAMED_TESTS} more" if len(items) > NAMED_TESTS else ""
+    return ", ".join(items[:NAMED_TESTS]) + more
