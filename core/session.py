@@ -24,6 +24,8 @@ class ToolCall:
     denied: bool = False  # refused by the permission rules (settings, --allowedTools), not by the user
     subagent_stats: dict = field(default_factory=dict)  # agentId, totalDurationMs, totalToolUseCount, ...
     comments: list[str] = field(default_factory=list)  # the first comments a write adds to code, redacted and cut
+    tests_added: list[str] = field(default_factory=list)  # the tests a write declares that its old text did not
+    tests_gone: list[str] = field(default_factory=list)  # those its old text declared that it takes out
 
 
 @dataclass
@@ -67,6 +69,8 @@ class Session:
     subagents: list[SubagentRun] = field(default_factory=list)
     cwd: str = ""
     git_branches: list[str] = field(default_factory=list)
+    # (the index of the first event recorded on it, branch) each time the branch the records name changes
+    branches: list[tuple[int, str]] = field(default_factory=list)
     models: dict[str, int] = field(default_factory=dict)  # model id -> assistant messages
     version: str = ""
     first_ts: dt.datetime | None = None
@@ -102,6 +106,16 @@ class Session:
         """The distinct subagent runs: a run's file and its Agent call's result name the same agent once."""
         runs = {run.agent_id for run in self.subagents}
         return runs | {str(c.subagent_stats.get("agentId") or c.id) for c in self.tool_calls if c.subagent_stats}
+
+    def note_branch(self, branch: object) -> None:
+        """A record's git branch (none, "HEAD": detached), kept in `git_branches` once and in `branches` when it
+        changes: the branch of each part of the session."""
+        if not isinstance(branch, str) or not branch or branch == "HEAD":
+            return
+        if branch not in self.git_branches:
+            self.git_branches.append(branch)
+        if not self.branches or self.branches[-1][1] != branch:
+            self.branches.append((len(self.events), branch))
 
     @property
     def user_texts(self) -> list[str]:

@@ -548,12 +548,38 @@ def test_what_happened_says_the_checks_that_passed_and_the_edits_never_committed
     handoff = draft(corpus_session("2b945d54-dd2b-4f60-b3b0-7b0252349003"), UTC)
     assert handoff.what_happened[-2:] == [
         "Checks: `mise run lint`, `mise run test:ci` passed after the last edit",
-        "Not committed: `phase_prepare_commit_msg_test.go` (no commit in the session)"]
+        "Not committed on `alex/ent-221-phase-aware-git-hooks`: `phase_prepare_commit_msg_test.go` (no commit in the "
+        "session)"]
     assert not any(t.startswith(("Uncommitted", "Not committed", "Left uncommitted")) for t in handoff.open_threads)
     # 8897bd54 committed its edits: nothing to say of them beside its commit line
     committed = draft(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"), UTC)
     assert not any(line.startswith(("Not committed", "Edited ")) for line in committed.what_happened)
     assert any(line.startswith("Committed `") for line in committed.what_happened)
+
+
+def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switched_to() -> None:
+    # the reviewers of 70c88cff, 569aed7b, 28596a79, 87a7858d wanted the branch the edits were left on: one the session
+    # made (`git checkout -b`), one the person switched to mid-session (the records' gitBranch), the one it ran on
+    def said(session_id: str) -> list[str]:
+        return [line for line in draft(corpus_session(session_id), UTC).what_happened
+                if line.startswith(("Not committed", "Switched to", "Committed"))]
+
+    assert said("70c88cff-cb35-404f-a974-2a08bab4e4bc") == [
+        "Not committed on new branch `alex/explain-help-for-positional-args`: `explain.go`, `explain_test.go` (no "
+        "commit in the session)"]
+    assert said("569aed7b-6ead-4790-a3fe-c7028466112c")[-1].startswith("Not committed on `soph/improve-enable`: ")
+    assert said("28596a79-6247-4bc2-a031-f5848b31e039")[-1].startswith(
+        "Not committed on `20260209-postinstall-and-completions`: ")
+    # 79eb9f8a's person switched back after its last edit: the branch of that edit
+    assert said("79eb9f8a-232c-4a72-a26b-4b4520ef2152")[-1].startswith("Not committed on `20260209-fish-completions`: ")
+    # 0cd9edf7 checked out a PR's branch (`gh pr checkout 68`, a remote branch's local copy: no new one) and changed
+    # nothing: the branch it left the person on
+    assert said("0cd9edf7-459c-4900-af40-cf2c64dea525") == [
+        "Switched to branch `gtrrz-victor/add-token-usage-manual-commit`"]
+    # a0bd162f's edits are on main: no branch says more; 7f2fbf27 switched and committed there: its commit line says it
+    assert said("a0bd162f-1328-48c5-83bc-c0674aa791ac")[-1].startswith("Not committed: ")
+    assert [line.split(",")[0] for line in said("7f2fbf27-0a44-42e3-94a1-4bfb5b48f071")] == [
+        "Committed `3b4a17b0` on `fix/enable-agent-flag-missing-value`"]
 
 
 # -- recognising commands --------------------------------------------------------------------------------------

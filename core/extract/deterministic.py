@@ -53,6 +53,7 @@ from eywa.core.extract.terms import (
     top_terms,
     weighted_terms,
 )
+from eywa.core.extract.tests_added import tests_line
 from eywa.core.extract.undone import Undone
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
@@ -64,7 +65,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "61"
+HANDOFF_RULES = "62"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -739,7 +740,7 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
     told = what_happened(session, requests, said, undone, headline, answered, limit)
     past_spread = max(sum(1 for line in told if line.startswith(_MADE)) - SPREAD_COMMITS, 0)  # no check line's room
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
-    return with_checks(told, facts, MAX_BULLETS + past_spread) or _asked(requests) or [
+    return with_checks(told, facts, MAX_BULLETS + past_spread, tests_line(session, told)) or _asked(requests) or [
         f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else "Short exchange with no recorded steps"]
 
 

@@ -12,6 +12,7 @@ both trees agree)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,11 @@ _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
 _DETACHED = "detached HEAD"
 _REBASED_RE = re.compile(r"^Successfully rebased and updated refs/heads/(\S+?)\.?$", re.MULTILINE)
+# "Switched to a new branch 'x'" (`git checkout -b x`), "Switched to branch 'x'": a command that changed branch; a new
+# one "set up to track" a remote one is that branch's local copy (`gh pr checkout 68`), not a branch the session made
+_SWITCHED_RE = re.compile(r"^Switched to (a new )?branch '([^'\n]+)'", re.MULTILINE)
+_TRACKS_RE = re.compile(r"\bset up to track\b")
+_DEFAULT_BRANCHES = ("main", "master")  # a branch the edits were made on that says nothing of the work
 _TEMPORARY_ASK_RE = re.compile(r"\b(?:temporary|temp|throwaway|scratch)\b(?: \w+)? (?:file|one|copy|script|note)\b",
                                re.IGNORECASE)
 _TEMPORARY_NAME_RE = re.compile(r"^(?:tmp|temp|scratch)[-_.]|[-_.](?:tmp|temp|scratch)\.\w+$", re.IGNORECASE)
@@ -221,6 +227,9 @@ class Facts:
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
     never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
+    on: str = ""  # the branch of the last edit of a session that never committed, but the default (main, master)
+    switched: str = ""  # the branch a command of the session switched to, that no commit line said after
+    new_branch: bool = False  # the session made that branch (`on` or `switched`): `git checkout -b`, `git switch -c`
     edits: int = 0  # the session's edits of code (not of docs or plans): `CheckRun.edits` of a run after the last
 
     def failing(self) -> list[CheckRun]:
@@ -377,11 +386,14 @@ class Facts:
         return lines[:2] + [f"Checks: {said}"] + fixed[:1]
 
     def left(self) -> list[str]:
-        """The edits of a session that never committed, named (no thread says them: the person commits)."""
+        """The edits of a session that never committed, named with the branch they are on (no thread says them: the
+        person commits); else the branch a command switched to, when no commit line names it."""
+        new = "new branch " if self.new_branch else ""
         if not self.never_committed:
-            return []
+            return [f"Switched to {new or 'branch '}`{self.switched}`"] if self.switched else []
         named, more = _named(self.never_committed)
-        return [f"{NOT_COMMITTED} {named}{more} (no commit in the session)"]
+        on = f" on {new}`{self.on}`" if self.on else ""
+        return [f"{NOT_COMMITTED.removesuffix(':')}{on}: {named}{more} (no commit in the session)"]
 
 
 def _covers(later: str, failed: str) -> bool:
@@ -774,17 +786,19 @@ def session_facts(session: Session) -> Facts:
     # skips them): never compiled after the edit; a run that failed ran them too (the failing check says the rest)
     integration: dict[str, None] = {}
     staged: list[str] = []
-    committed = False
+    committed, last_commit = False, -1
     shown = False  # the session's own `git status` listed its edits as changed since its last commit
     current = ""  # the folder the agent's shell is in, when not the session's
     keeps = agent(session.agent).shell_keeps_folder
+    switches: list[tuple[int, str, bool]] = []  # (event index, branch, made by it) of each command that changed branch
+    last_edit = -1
     for at, event in enumerate(session.events):
         if (call := event.tool) is None:
             continue
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
             if path is not None:
-                edited[path] = None
+                edited[path], last_edit = None, at
                 if not DOC_FILE_RE.search(path) and "/plans/" not in path:
                     facts.edits += 1
                 if _INTEGRATION_TEST_RE.search(path):
@@ -807,11 +821,13 @@ def session_facts(session: Session) -> Facts:
         # a repository made to try something out: its commits are no work of the session's
         scratch = scratch_repository(command) or f"{repo}/".startswith(TEMP_FOLDERS)
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
+        if ok and not scratch and (switch := _last(_SWITCHED_RE.finditer(output))):
+            switches.append((at, switch.group(2), bool(switch.group(1)) and not _TRACKS_RE.search(output)))
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
             elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
-                committed = True
+                committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
@@ -867,6 +883,7 @@ def session_facts(session: Session) -> Facts:
         facts.uncommitted, facts.committed = list(edited), committed
     else:
         facts.never_committed = list(edited)
+    _branch_facts(facts, session, switches, last_edit, last_commit)
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
@@ -883,6 +900,26 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     return facts
+
+
+def _last(found: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    """The last of the matches: a command of several switches ends on the branch of its last."""
+    return next(reversed(list(found)), None)
+
+
+def _branch_facts(facts: Facts, session: Session, switches: list[tuple[int, str, bool]], last_edit: int,
+                  last_commit: int) -> None:
+    """The branch of the edits never committed (`on`), as the records name it at the last edit, or the command that
+    switched to it after; else the branch a command switched to after the last commit (`switched`)."""
+    if facts.never_committed:
+        start, branch = next(((start, branch) for start, branch in reversed(session.branches) if start <= last_edit),
+                             (-1, ""))
+        switch = next((switch for switch in reversed(switches) if start <= switch[0] < last_edit), None)
+        branch = switch[1] if switch else branch
+        facts.new_branch = any(made and name == branch for _, name, made in switches)
+        facts.on = branch if facts.new_branch or switch or branch not in _DEFAULT_BRANCHES else ""
+    elif switches and switches[-1][0] > last_commit:
+        facts.switched, facts.new_branch = switches[-1][1], switches[-1][2]
 
 
 def _refused(session: Session, call: ToolCall, at: int) -> str:
@@ -983,14 +1020,15 @@ def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[s
     return facts, threads
 
 
-def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS) -> list[str]:
+def with_checks(bullets: list[str], facts: Facts, limit: int = MAX_BULLETS, tests: Sequence[str] = ()) -> list[str]:
     """What Happened with a line for each check that failed on the way and one for those that passed, in place of its
-    last report bullets (commits and pull requests stay), and the edits never committed on a line past `limit`."""
+    last report bullets (commits and pull requests stay), and the edits never committed on a line past `limit`; the
+    line of the `tests` the session added (`tests_added.tests_line`) past it too, before the checks'."""
     kept = list(bullets)
     lines = facts.happened()[:max(limit - sum(1 for b in kept if b.startswith(_FIXED_BULLETS)), 0)]
     while len(kept) + len(lines) > limit:
         del kept[next(i for i in range(len(kept) - 1, -1, -1) if not kept[i].startswith(_FIXED_BULLETS))]
-    return kept + lines + facts.left()
+    return kept + list(tests) + lines + facts.left()
 
 
 def facts_in(body: str) -> list[str]:

@@ -103,8 +103,7 @@ class _Builder:
         git = meta.get("git")
         if isinstance(git, dict):
             branch, url = git.get("branch"), git.get("repository_url")
-            if isinstance(branch, str) and branch and branch not in s.git_branches:
-                s.git_branches.append(branch)
+            s.note_branch(branch)
             if isinstance(url, str) and url and not s.repository:
                 s.repository = self.redact(url)
         self.exec_mode = self.exec_mode or meta.get("source") == "exec" or meta.get("originator") == "codex_exec"

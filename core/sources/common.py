@@ -11,6 +11,7 @@ from typing import Protocol, cast
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session, ToolCall
 from eywa.core.sources.comments import comment_blocks
+from eywa.core.sources.declared_tests import changed_tests
 from eywa.core.sources.jsonl import ReadStats, read_records
 from eywa.core.sources.plugin import Redact
 
@@ -19,6 +20,7 @@ OUTPUT_KEEP = 1500  # characters of a shell command's output kept, from its end:
 INPUT_KEEP = 600  # characters of each string in a tool input
 COMMENTS_KEEP = 10  # comments kept of one write, read from its whole new text (sources/comments.py)
 COMMENT_KEEP = 600  # characters of each (a run of comment lines: a few sentences)
+TEST_NAME_KEEP = 120  # characters of each test's name a write declares
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
@@ -82,9 +84,14 @@ class Clock:
 def tool_call(call_id: str, name: str, arguments: dict, redact: Redact,
               written: Iterable[tuple[str, str]] = ()) -> ToolCall:
     """A tool call with its input trimmed and redacted, as the Claude Code builder keeps them; for a write, the
-    (old, new) texts it `written`, of which the comments the new text adds are kept, redacted and cut."""
+    (old, new) texts it `written`, of which the comments the new text adds are kept, redacted and cut, and the tests
+    it adds and takes out, by name."""
+    texts = list(written)
+    added, gone = changed_tests(texts)
     return ToolCall(id=call_id, name=name, input=cast(dict, trim_input(arguments, redact)),  # a dict stays one
-                    comments=[cut(block, COMMENT_KEEP, redact) for block in comment_blocks(written, COMMENTS_KEEP)])
+                    comments=[cut(block, COMMENT_KEEP, redact) for block in comment_blocks(texts, COMMENTS_KEEP)],
+                    tests_added=[cut(test, TEST_NAME_KEEP, redact) for test in added],
+                    tests_gone=[cut(test, TEST_NAME_KEEP, redact) for test in gone])
 
 
 TODO_TOOLS = frozenset({"TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"})

@@ -133,8 +133,7 @@ class _Builder:
         cwd, branch = context.get("cwd"), context.get("branch")
         if isinstance(cwd, str) and cwd and not s.cwd:
             s.cwd = cwd
-        if isinstance(branch, str) and branch and branch not in s.git_branches:
-            s.git_branches.append(branch)
+        s.note_branch(branch)
         repository, host = context.get("repository"), context.get("repositoryHost")
         if isinstance(repository, str) and repository and not s.repository:
             s.repository = self.redact(f"https://{host}/{repository}" if isinstance(host, str) and host else repository)

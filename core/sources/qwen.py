@@ -104,8 +104,7 @@ class _Builder:
         cwd, branch, version = record.get("cwd"), record.get("gitBranch"), record.get("version")
         if isinstance(cwd, str) and cwd and not s.cwd:
             s.cwd = cwd
-        if isinstance(branch, str) and branch and branch != "HEAD" and branch not in s.git_branches:
-            s.git_branches.append(branch)
+        s.note_branch(branch)
         if isinstance(version, str) and version and version != "unknown":
             s.version = self.version = version[:40]
 

@@ -102,9 +102,7 @@ class _Builder:
         cwd = record.get("cwd")
         if isinstance(cwd, str) and cwd and not s.cwd:
             s.cwd = cwd
-        branch = record.get("gitBranch")
-        if isinstance(branch, str) and branch and branch != "HEAD" and branch not in s.git_branches:
-            s.git_branches.append(branch)
+        s.note_branch(record.get("gitBranch"))
         version = record.get("version")
         if isinstance(version, str) and version:
             s.version = version
