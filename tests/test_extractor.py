@@ -296,8 +296,8 @@ def test_a_sessions_few_commits_are_all_said_beside_its_check_lines() -> None:
     # c010174c committed the PR's two fixes, opened it, then committed a third: all four, and both lines of checks
     said = draft(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), ZoneInfo("UTC")).what_happened
     assert [line.split(":")[0] for line in said] == ["Committed `e8ec608b` on `alex/fix-gemini-checkpointing`, pushed",
-                                                     "Committed `dab5bac2`, pushed", "Opened PR", "Committed", "Tests",
-                                                     "Checks"]
+                                                     "Committed `dab5bac2`, pushed", "Opened PR", "Committed",
+                                                     "Tests added", "Tests", "Checks"]
     # 9e953218's six commits: the first, one between and the last, What Happened no longer for them
     many = draft(corpus_session("9e953218-585f-4692-89df-9e0747a31c68"), ZoneInfo("UTC")).what_happened
     made = [line for line in many if line.startswith("Committed")]
