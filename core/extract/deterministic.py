@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from eywa.core.extract.answers import ANSWER, answers
+from eywa.core.extract.answers import answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
 from eywa.core.extract.commands import git_steps
 from eywa.core.extract.facts import (
@@ -54,6 +54,7 @@ from eywa.core.extract.terms import (
     weighted_terms,
 )
 from eywa.core.extract.undone import Undone
+from eywa.core.handoffs.fixed_words import ANSWER, ASKED, OPENED_PR, RAN
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
@@ -619,7 +620,7 @@ def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
                 for subject in commits_in(command):
                     line, branch = commit_line(subject, event.tool.output, branch, any(at >= index for at in pushes))
                     found.append((index, line))
-            found += [(index, f"Opened PR: {first_line(title, 160)}") for title in pr_titles_in(command)]
+            found += [(index, f"{OPENED_PR} {first_line(title, 160)}") for title in pr_titles_in(command)]
     return found
 
 
@@ -694,7 +695,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         for i, text in outcomes:
             firsts.setdefault(text.lower()[:40], (i, text))
         unique = list(firsts.values())
-        fixed = _spread([item for item in unique if item[1].startswith((*COMMITTED, "Opened PR:"))], 3)  # the last too
+        fixed = _spread([item for item in unique if item[1].startswith((*COMMITTED, OPENED_PR))], 3)  # the last too
         if fixed:  # the agent's own "Committed and pushed": the commit lines say it, with the hash
             unique = [item for item in unique if item in fixed or not _COMMIT_SAID_RE.match(item[1])]
         fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], limit - len(fixed))
@@ -710,8 +711,8 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
 def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
     """Up to 3 bullets of what was asked ("Asked:" a prompt, "Ran:" a command), those the `headline` already says
     left out: What Happened of a session that reports nothing done."""
-    asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
-             else f"Ran: {first_line(text, 160)}" for kind, text in requests
+    asked = [f"{ASKED} {_cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS)}" if kind == "prompt"
+             else f"{RAN} {first_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
     return list(dict.fromkeys(_spread([line for line in asked if not _said_already(line, headline)], 3)))
 
@@ -719,8 +720,9 @@ def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
 def _said_already(line: str, headline: str) -> bool:
     """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's), or
     it asks nothing ("Asked: Yes")."""
-    words, heading = content_words(line.removeprefix("Asked: ")), content_words(headline)
-    return line.startswith("Asked: ") and (bool(_TRIVIAL_PROMPT_RE.match(line.removeprefix("Asked: "))) or bool(
+    request = line.removeprefix(f"{ASKED} ")
+    words, heading = content_words(request), content_words(headline)
+    return line.startswith(f"{ASKED} ") and (bool(_TRIVIAL_PROMPT_RE.match(request)) or bool(
         heading and words and (heading <= words or words <= heading)))
 
 
