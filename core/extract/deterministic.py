@@ -65,7 +65,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "58"
+HANDOFF_RULES = "59"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -718,12 +718,13 @@ def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
 
 
 def _said_already(line: str, headline: str) -> bool:
-    """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's), or
-    it asks nothing ("Asked: Yes")."""
+    """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's, and
+    the headline is not the cut start of the line, which then says the rest), or it asks nothing ("Asked: Yes")."""
     request = line.removeprefix(f"{ASKED} ")
     words, heading = content_words(request), content_words(headline)
+    cut_from = request.lower().startswith(headline.rstrip(" .…").lower())
     return line.startswith(f"{ASKED} ") and (bool(_TRIVIAL_PROMPT_RE.match(request)) or bool(
-        heading and words and (heading <= words or words <= heading)))
+        heading and words and (words <= heading or heading <= words and not cut_from)))
 
 
 def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,
