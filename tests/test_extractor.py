@@ -427,6 +427,20 @@ def test_a_prompts_request_is_the_headline_not_the_context_before_it(session_id:
     assert corpus_headline(session_id) == asked  # no report of anything done: the request, the last resort
 
 
+def test_a_first_request_the_headline_was_cut_from_is_kept_whole() -> None:
+    # 00ef13bd's headline is the request's cut start: the line says the rest ("... on shadow branches and also ...")
+    happened = draft(corpus_session("00ef13bd-99a1-4001-a829-09985a069ab2"), ZoneInfo("UTC")).what_happened
+    assert happened[0] == ("Asked: Change this to use the current git user in the same way we do this on shadow"
+                           " branches and also following commits to the entire/checkpoints/v1 branch")
+
+
+def test_a_request_that_only_repeats_the_headline_is_not_asked_again() -> None:
+    # d46bf731's plan is titled as its headline says: "Asked: Add Unit Tests for CLIVersion in Metadata" adds nothing
+    handoff = draft(corpus_session("d46bf731-66ab-4dd4-83e4-e764cf54f818"), ZoneInfo("UTC"))
+    assert handoff.headline == "Add Unit Tests for CLIVersion in Metadata"
+    assert not [line for line in handoff.what_happened if line.startswith("Asked:")], handoff.what_happened
+
+
 def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
     headline = headline_words("Look at the changes in this branch, I got this feedback, let me know what to fix")

@@ -253,6 +253,20 @@ def test_a_word_in_nearly_every_session_matches_alone_only_when_the_query_has_no
     assert len(found(store, "deploy")) == 11
 
 
+def test_the_extractors_fixed_words_are_left_out_and_the_sessions_own_kept(store: Store) -> None:
+    # "Not committed: ... (no commit in the session)" in every handoff put "commit" in nearly every session, so a
+    # query's "commit" counted for nothing; only the session that says it matches it now
+    with store.transaction():
+        for i in range(10):
+            left = handoff(f"s{i}", days_ago=i)
+            left.what_happened = [f"Not committed: `kraken{i}.go` (no commit in the session)",
+                                  "Checks: `make` passed after the last edit"]
+            store.put_handoff(left, path=f"s{i}.md", transcript=f"# Session s{i}\n\n### 10:00 User\n\n{FILLER}\n")
+    add(store, {"said": f"commit the parser {FILLER}"})
+    assert found(store, "commit") == ["said"] and found(store, "checks", "edit") == []
+    assert found(store, "kraken3") == ["s3"] and len(found(store, "make")) == 10
+
+
 def test_staged_changes_become_searchable_together_at_the_end(store: Store) -> None:
     add(store, {"a": "the kraken parser"})
     with store.staged_text_index():

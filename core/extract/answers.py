@@ -9,12 +9,8 @@ import re
 from collections import Counter
 
 from eywa.core.extract.claude_words import Sentence, outcome, sentences
+from eywa.core.handoffs.fixed_words import ANSWER, ASKED_AGAIN, ASKED_FIRST, UNCHECKED
 from eywa.core.session import Session
-
-ANSWER = "Answer"  # What Happened's line of an answer opens so ("Answer: ...", "Answer, asked again: ...")
-# the same question asked twice: two verdicts to set side by side
-_ASKED_FIRST, _ASKED_AGAIN = f"{ANSWER}, first time asked", f"{ANSWER}, asked again"
-_UNCHECKED = "(not checked)"  # the reply says it rests on the agent's own knowledge, nothing it looked up or ran
 
 # "**Yes**, `claude -p` can use ...", "No, the hook ...": the answer to a yes-or-no question said outright
 _VERDICT_RE = re.compile(r"^(?:yes|no)\b[,.!:;—–-]?\s+\S", re.IGNORECASE)
@@ -78,8 +74,8 @@ def answers(session: Session, chars: int) -> list[tuple[int, str]]:
     seen: set[str] = set()
     lines: list[tuple[int, str]] = []
     for asked, reply, said in found:
-        label = ANSWER if times[asked] < 2 else _ASKED_AGAIN if asked in seen else _ASKED_FIRST
-        hedge = f" {_UNCHECKED}" if _OWN_KNOWLEDGE_RE.search(session.events[reply].text) else ""
+        label = ANSWER if times[asked] < 2 else ASKED_AGAIN if asked in seen else ASKED_FIRST
+        hedge = f" {UNCHECKED}" if _OWN_KNOWLEDGE_RE.search(session.events[reply].text) else ""
         lines.append((reply, f"{label}{hedge}: {said}"))
         seen.add(asked)
     return lines

@@ -17,13 +17,13 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
+from eywa.core.handoffs.fixed_words import LEFT_IN_CODE
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, ToolCall
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE, LEFT_UNDONE_RE, written
 
 MAX_CAVEATS = 2
 MAX_LEFT_IN_CODE = 2  # comments of the code written that say it leaves something undone
-LEFT_IN_CODE = "Left in `"  # how such a thread begins: "Left in `resume.go`: ..."
 _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a

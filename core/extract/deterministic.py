@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from eywa.core.extract.answers import ANSWER, answers
+from eywa.core.extract.answers import answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
 from eywa.core.extract.commands import git_steps
 from eywa.core.extract.facts import (
@@ -55,6 +55,7 @@ from eywa.core.extract.terms import (
 )
 from eywa.core.extract.tests_added import tests_line
 from eywa.core.extract.undone import Undone
+from eywa.core.handoffs.fixed_words import ANSWER, ASKED, OPENED_PR, RAN
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
@@ -65,7 +66,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "62"
+HANDOFF_RULES = "63"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -620,7 +621,7 @@ def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
                 for subject in commits_in(command):
                     line, branch = commit_line(subject, event.tool.output, branch, any(at >= index for at in pushes))
                     found.append((index, line))
-            found += [(index, f"Opened PR: {first_line(title, 160)}") for title in pr_titles_in(command)]
+            found += [(index, f"{OPENED_PR} {first_line(title, 160)}") for title in pr_titles_in(command)]
     return found
 
 
@@ -670,7 +671,7 @@ def _reports(turns: list[range], outcomes: list[tuple[int, str]]) -> set[int]:
     return {at for turn in turns if (at := max((i for i, _ in outcomes if i in turn), default=-1)) >= 0}
 
 
-_MADE = (*COMMITTED, "Opened PR:")  # What Happened's lines of a commit or pull request the session made
+_MADE = (*COMMITTED, OPENED_PR)  # What Happened's lines of a commit or pull request the session made
 ALL_COMMITS = 5  # a session's commits and pull requests, each said when no more (a PR's every fix)
 SPREAD_COMMITS = 3  # said of more: the first, the last and one between, What Happened short
 _COMMIT_SAID_RE = re.compile(r"^(?:Committed|Pushed)\b")  # a report of a commit or push: "Committed as `683d531`"
@@ -715,18 +716,20 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
 def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
     """Up to 3 bullets of what was asked ("Asked:" a prompt, "Ran:" a command), those the `headline` already says
     left out: What Happened of a session that reports nothing done."""
-    asked = ["Asked: " + _cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS) if kind == "prompt"
-             else f"Ran: {first_line(text, 160)}" for kind, text in requests
+    asked = [f"{ASKED} {_cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS)}" if kind == "prompt"
+             else f"{RAN} {first_line(text, 160)}" for kind, text in requests
              if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
     return list(dict.fromkeys(_spread([line for line in asked if not _said_already(line, headline)], 3)))
 
 
 def _said_already(line: str, headline: str) -> bool:
-    """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's), or
-    it asks nothing ("Asked: Yes")."""
-    words, heading = content_words(line.removeprefix("Asked: ")), content_words(headline)
-    return line.startswith("Asked: ") and (bool(_TRIVIAL_PROMPT_RE.match(line.removeprefix("Asked: "))) or bool(
-        heading and words and (heading <= words or words <= heading)))
+    """Whether an "Asked:" line tells a reader nothing: the headline says it (the words of one hold the other's, and
+    the headline is not the cut start of the line, which then says the rest), or it asks nothing ("Asked: Yes")."""
+    request = line.removeprefix(f"{ASKED} ")
+    words, heading = content_words(request), content_words(headline)
+    cut_from = request.lower().startswith(headline.rstrip(" .…").lower())
+    return line.startswith(f"{ASKED} ") and (bool(_TRIVIAL_PROMPT_RE.match(request)) or bool(
+        heading and words and (words <= heading or heading <= words and not cut_from)))
 
 
 def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,

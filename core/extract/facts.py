@@ -18,24 +18,16 @@ from typing import Any
 
 from eywa.core.archive.renderer import relative_path, tool_target
 from eywa.core.extract import commands, marks
-from eywa.core.extract.answers import ANSWER
-from eywa.core.extract.caveats import LEFT_IN_CODE
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.key_files import DOC_FILE_RE, TEMP_FOLDERS
 from eywa.core.extract.open_threads import (
     ACTION_WORDS,
-    DROPPED_TODO,
     LEFT_TO_PERSON_RE,
     MAX_THREADS,
-    OFFERED,
-    PLAN_NOT_BUILT,
-    PLAN_REFUSED,
     Thread,
     named_words,
 )
 from eywa.core.extract.plan_steps import (
-    STEP_LEFT,
-    TESTS_LEFT,
     about_tests,
     ended_on,
     last_plan,
@@ -44,14 +36,49 @@ from eywa.core.extract.plan_steps import (
     tests_asked_left,
 )
 from eywa.core.extract.said_left import (
-    MERGE_LEFT,
-    OFFER_NOT_TAKEN,
-    REVIEW_FILE_LEFT,
     clause,
     commands_after,
     commit_put_forward,
     last_prompt_index,
     refusal_words,
+)
+from eywa.core.handoffs.fixed_words import (
+    ANSWER,
+    BEFORE_IT,
+    CHECKS,
+    COMMITTED,
+    DROPPED_TODO,
+    FAILED_NOT_RERUN,
+    FAILING,
+    INTEGRATION_LEFT,
+    KIND_WORDS,
+    LEFT_IN_CODE,
+    LEFT_TO_COMMIT,
+    LEFT_UNCOMMITTED,
+    MERGE_LEFT,
+    NO_COMMIT,
+    NOT_COMMITTED,
+    NOT_PUSHED,
+    NOT_RERUN,
+    NOT_RUN,
+    OFFER_NOT_TAKEN,
+    OFFERED,
+    OPENED_PR,
+    PASSED_AFTER,
+    PASSED_BEFORE,
+    PLAN_NOT_BUILT,
+    PLAN_NOT_CARRIED,
+    PLAN_REFUSED,
+    PR_NOT_OPENED,
+    QUESTION,
+    REVIEW_FILE_LEFT,
+    STEP_LEFT,
+    STILL_RUNNING,
+    SWITCHED,
+    TEMPORARY_DEBUG,
+    TEMPORARY_FILE,
+    TESTS_LEFT,
+    UNCOMMITTED,
 )
 from eywa.core.handoffs.model import parse_sections
 from eywa.core.retrieval.query_tokens import STOPWORDS, content_words
@@ -144,9 +171,7 @@ _EXIT_RE = re.compile(r"^Exit code \d+\s*")
 MAX_FAILED = 2  # threads of commands that failed and never ran through
 MAX_VERDICT = 120  # characters of a failed command's verdict line: one long word (a blob, a minified line) is cut
 MAX_BULLETS = 5  # of What Happened
-COMMITTED = ("Committed: ", "Committed `")  # What Happened's line of a commit the session made (`commit_line`)
-_FIXED_BULLETS = (*COMMITTED, "Opened PR:", ANSWER)  # What Happened's bullets a check line never takes the place of
-NOT_COMMITTED = "Not committed:"  # What Happened's line of a session's edits it never committed
+_FIXED_BULLETS = (*COMMITTED, OPENED_PR, ANSWER)  # What Happened's bullets a check line never takes the place of
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
 _FAILED_NAMED = 2  # tests named of a failed run
 _NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
@@ -178,14 +203,12 @@ _NAMED_FILES = 4  # files named in one thread
 _INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?_test\.go$", re.IGNORECASE)
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of the integration tests alone
-_KIND_WORDS = {"tests": "Tests", "lint": "Lint", "types": "Type check", "build": "Build"}
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
-LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
-BLOCKING_PREFIXES = ("Uncommitted:", *(f"{w} failing:" for w in _KIND_WORDS.values()))
-FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w} not rerun:" for w in _KIND_WORDS.values()), "Left uncommitted",
-                 LEFT_TO_COMMIT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, "Not pushed:", "PR not opened:",
-                 "Not run:", "Failed, not run again:", "Temporary file still", "Temporary debug code still",
-                 "Still running:", "Integration tests not run", DROPPED_TODO, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
+BLOCKING_PREFIXES = (UNCOMMITTED, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
+FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w}{NOT_RERUN}" for w in KIND_WORDS.values()), LEFT_UNCOMMITTED,
+                 LEFT_TO_COMMIT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED, NOT_RUN,
+                 FAILED_NOT_RERUN, TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT, DROPPED_TODO,
+                 STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
 
 
 @dataclass(frozen=True)
@@ -270,33 +293,33 @@ class Facts:
         (the person may push and open it themselves)."""
         found = []
         for run in self.failing():
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} failing: `{marks.command(run.command)}` last run "
+            found.append(Thread(f"{KIND_WORDS[run.kind]}{FAILING} `{marks.command(run.command)}` last run "
                                 f"failed{_counted(run)}", True))
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
-            found.append(Thread(f"{_KIND_WORDS[run.kind]} not rerun: `{marks.command(run.command)}` failed"
+            found.append(Thread(f"{KIND_WORDS[run.kind]}{NOT_RERUN} `{marks.command(run.command)}` failed"
                                 f"{_counted(run)}; only `{marks.command(last.command)}` passed after", False))
-        found += [Thread(f"Not run: `{command}`, {HELD}" if said == HELD else f"Failed, not run again: `{command}`" +
+        found += [Thread(f"{NOT_RUN} `{command}`, {HELD}" if said == HELD else f"{FAILED_NOT_RERUN} `{command}`" +
                          (f": {said}" if said else ""), False) for command, said in self.failed]
-        found += [Thread(f"Temporary file still in the repository: `{path}`", False) for path in self.temporary]
+        found += [Thread(f"{TEMPORARY_FILE} `{path}`", False) for path in self.temporary]
         if self.debugging:
             line = next(iter(self.debugging.values()))
             named = ", ".join(f"`{path}`" for path in _short_names(list(self.debugging), _NAMED_FILES))
-            found.append(Thread(f"Temporary debug code still in {named}: `{marks.command(line)}`", False))
+            found.append(Thread(f"{TEMPORARY_DEBUG} {named}: `{marks.command(line)}`", False))
         if self.integration_left:
             named = ", ".join(f"`{path}`" for path in _short_names(self.integration_left, _NAMED_FILES))
-            found.append(Thread(f"Integration tests not run after the last edit of {named}", False))
-        found += [Thread(f"Still running: `{marks.command(command)}`, started in the background and never stopped",
+            found.append(Thread(f"{INTEGRATION_LEFT} {named}", False))
+        found += [Thread(f"{STILL_RUNNING} `{marks.command(command)}`, started in the background and never stopped",
                          False) for command in self.running]
         for command, said in self.stopped.items():
-            found.append(Thread(f"Not run: `{marks.command(command)}`, {said}", False))
+            found.append(Thread(f"{NOT_RUN} `{marks.command(command)}`, {said}", False))
         if checks := self.manual_left + self.checks_left:
             step = _CODE_RE.sub(_short_code, checks[0])
             manual = "manual " if not self.checks_left else ""
-            found.append(Thread(f"Not run: the plan's {manual}verification step{_more(checks)}: {clause(step)}",
+            found.append(Thread(f"{NOT_RUN} the plan's {manual}verification step{_more(checks)}: {clause(step)}",
                                 False))
         if self.plan_left:
             named = ", ".join(f"`{path}`" for path in self.plan_left[:_NAMED_FILES])
-            found.append(Thread(f"Plan not carried out: {named} not edited, though the plan lists "
+            found.append(Thread(f"{PLAN_NOT_CARRIED} {named} not edited, though the plan lists "
                                 f"{'it' if len(self.plan_left) == 1 else 'them'} to change", True))
         found += [Thread(text, False) for text in step_threads(self.steps_left)]
         if self.tests_asked:
@@ -306,30 +329,30 @@ class Facts:
             if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
                 named, more = f"the merge of `{self.merging}` ({named}{more})", ""
             if self.committed:
-                found.append(Thread(f"Uncommitted: {named}{more} edited after the last commit", True))
+                found.append(Thread(f"{UNCOMMITTED} {named}{more} edited after the last commit", True))
             elif self.offered:  # the agent left the commit to the person in so many words
                 found.append(Thread(f"{LEFT_TO_COMMIT} {named}{more}", False))
             else:  # the person may commit: a note, in the words of the `git status` that showed it
                 on = f" on {self.branch['']}" if self.branch.get("") else ""
-                found.append(Thread(f"Left uncommitted{on}, {'staged' if self.staged else 'unstaged'} changes: "
+                found.append(Thread(f"{LEFT_UNCOMMITTED}{on}, {'staged' if self.staged else 'unstaged'} changes: "
                                     f"{named}{more}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
-            found.append(Thread(f"Not pushed: branch ahead of '{upstream}' by {count} commit{'s' if count > 1 else ''}",
-                                False))
+            commits = f"{count} commit{'s' if count > 1 else ''}"
+            found.append(Thread(f"{NOT_PUSHED} branch ahead of '{upstream}' by {commits}", False))
         for folder, made in self.unpushed.items():
             if folder or not self.ahead:
-                found.append(Thread(f"Not pushed: {self._commits(folder, made)}", False))
+                found.append(Thread(f"{NOT_PUSHED} {self._commits(folder, made)}", False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
             what = "title and description were" if self.pr_titled else "description was"  # a reader names both
-            found.append(Thread(f"PR not opened: its {what} {where}", False))
+            found.append(Thread(f"{PR_NOT_OPENED} its {what} {where}", False))
         elif self.pr == "failed":
-            found.append(Thread(f"PR not opened: `gh pr create` failed: {marks.first_line(self.pr_note, 120)}", False))
+            found.append(Thread(f"{PR_NOT_OPENED} `gh pr create` failed: {marks.first_line(self.pr_note, 120)}", False))
         if self.unticked:
             boxes = f"{len(self.unticked)} check{'s' if len(self.unticked) > 1 else ''}"
             steps = "; ".join(clause(_CHECK_VERB_RE.sub("", step), 10).rstrip(".…") for step in self.unticked[:_BOXES])
-            found.append(Thread(f"Not run: the PR's test plan, {boxes} unticked: {steps}"
+            found.append(Thread(f"{NOT_RUN} the PR's test plan, {boxes} unticked: {steps}"
                                 f"{_more(self.unticked[_BOXES - 1:])}", False))
         return found
 
@@ -353,7 +376,7 @@ class Facts:
         not_rerun = [run for run, _ in self.not_rerun()]
         fixed: list[str] = []  # a failure a later run fixed, no test named: last, the first line a short handoff drops
         for runs in self._by_kind():
-            word, last, plain = _KIND_WORDS[runs[0].kind], runs[-1], self._plain(runs)
+            word, last, plain = KIND_WORDS[runs[0].kind], runs[-1], self._plain(runs)
             if not last.passed:
                 when = " on its last run" if len(runs) > 1 else ""
                 named = f": {_tests_named(last.failed_tests)}" if last.failed_tests else ""
@@ -379,21 +402,20 @@ class Facts:
         if not self.edits:
             said = ", ".join((after + before)[:_NAMED_CHECKS]) + " passed"
         elif not before or not after:
-            when = "after" if after else "before"
-            said = f"{', '.join((after or before)[:_NAMED_CHECKS])} passed {when} the last edit"
+            said = f"{', '.join((after or before)[:_NAMED_CHECKS])} {PASSED_AFTER if after else PASSED_BEFORE}"
         else:
-            said = f"{', '.join(after[:_NAMED_CHECKS])} passed after the last edit; {', '.join(before[:2])} before it"
-        return lines[:2] + [f"Checks: {said}"] + fixed[:1]
+            said = f"{', '.join(after[:_NAMED_CHECKS])} {PASSED_AFTER}; {', '.join(before[:2])} {BEFORE_IT}"
+        return lines[:2] + [f"{CHECKS} {said}"] + fixed[:1]
 
     def left(self) -> list[str]:
         """The edits of a session that never committed, named with the branch they are on (no thread says them: the
         person commits); else the branch a command switched to, when no commit line names it."""
         new = "new branch " if self.new_branch else ""
         if not self.never_committed:
-            return [f"Switched to {new or 'branch '}`{self.switched}`"] if self.switched else []
+            return [f"{SWITCHED} {new or 'branch '}`{self.switched}`"] if self.switched else []
         named, more = _named(self.never_committed)
         on = f" on {new}`{self.on}`" if self.on else ""
-        return [f"{NOT_COMMITTED.removesuffix(':')}{on}: {named}{more} (no commit in the session)"]
+        return [f"{NOT_COMMITTED.removesuffix(':')}{on}: {named}{more} {NO_COMMIT}"]
 
 
 def _covers(later: str, failed: str) -> bool:
@@ -762,10 +784,10 @@ def commit_line(subject: str, output: str, branch: str, pushed: bool) -> tuple[s
     `git commit` output names them (`branch`: the one said last, not said again); else "Committed: Add y"."""
     made = _COMMITTED_RE.search(output)
     if made is None:
-        return f"Committed: {marks.first_line(subject, 160)}", branch
+        return f"{COMMITTED[0]}{marks.first_line(subject, 160)}", branch
     on = f" on `{made.group(1)}`" if made.group(1) != branch else ""
     said = marks.first_line(subject, 120)
-    return f"Committed `{made.group(2)}`{on}{', pushed' if pushed else ''}: {said}", made.group(1)
+    return f"{COMMITTED[1]}{made.group(2)}`{on}{', pushed' if pushed else ''}: {said}", made.group(1)
 
 
 def scratch_repository(command: str) -> bool:
@@ -953,7 +975,7 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
 
 # A fact of a step the session did not take, by how its thread begins, and that step ("Left uncommitted" is no such
 # fact: the `git status` the session ran showed the edits, it left nothing to the person)
-_FACT_STEPS = (("Uncommitted", "commit"), ("Not pushed:", "push"), ("PR not opened:", "pr"),
+_FACT_STEPS = (("Uncommitted", "commit"), (NOT_PUSHED, "push"), (PR_NOT_OPENED, "pr"),
                (PLAN_NOT_BUILT, "implement"))
 _STEP_SAID = {**ACTION_WORDS, "implement": r"\bimplement"}  # a step by the words that name it
 _STEP_WORDS = re.compile("|".join(_STEP_SAID.values()), re.IGNORECASE)
@@ -961,7 +983,7 @@ _STEP_WORDS = re.compile("|".join(_STEP_SAID.values()), re.IGNORECASE)
 _SAID_STEP = {"Next: ": 'the agent: "{}"', "Asked whether to ": "the agent asked whether to {}, no answer",
               f"{OFFERED} ": "the agent offered to {}, no answer",
               f"{OFFER_NOT_TAKEN} ": "the agent offered to {}, not taken"}
-_QUESTION = "Question: "  # "Question: Ready to commit?": the line that asks the person stays one of its own
+_QUESTION = f"{QUESTION} "  # "Question: Ready to commit?": the line that asks the person stays one of its own
 _OWN_WORDS = 4  # of a thread restating a fact: "create the actual PR using `gh pr create`" names no more
 
 
@@ -1008,7 +1030,7 @@ def _with_cause(facts: list[str], threads: list[str]) -> tuple[list[str], list[s
     ("Lint failing: ... last run failed; pre-existing: the lint error in `x.go:488` is a bug ...")."""
     facts = list(facts)
     for at, fact in enumerate(facts):
-        kind = next((kind for kind, word in _KIND_WORDS.items() if fact.startswith(f"{word} failing:")), None)
+        kind = next((kind for kind, word in KIND_WORDS.items() if fact.startswith(f"{word}{FAILING}")), None)
         if kind is None:
             continue
         cause = next((thread for thread in threads if _CAVEAT_RE.match(thread) and _PRE_EXISTING_RE.search(thread)

@@ -24,10 +24,11 @@ from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, ou
 from eywa.core.extract.commands import HEREDOC_RE, checks, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
-from eywa.core.extract.said_left import NEXT_LINE_RE, NOT_DONE, YES_WORDS, clause, refusal_words
+from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause, refusal_words
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
+from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, NOT_DONE, PER_REVIEW
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
@@ -662,7 +663,7 @@ def user_directions(session: Session) -> list[tuple[int, Insight]]:
     result: list[tuple[int, Insight]] = []
     for said, text in directions(session):
         preference, code = _code_topic(text)
-        result.append((said, Insight("Decision", code if preference >= 2 else "", f"At the user's request: {text}.",
+        result.append((said, Insight("Decision", code if preference >= 2 else "", f"{AT_REQUEST} {text}.",
                                      USER)))
     return result + user_choices(session)
 
@@ -673,7 +674,7 @@ def user_choices(session: Session) -> list[tuple[int, Insight]]:
     (core/extract/user_choices.py), ranked as the user's directions, with their places in the session; a refusal
     names what it refused in its own words, no topic before it."""
     found = [*((said, f"{text}.") for said, text in declined_offers(session)),
-             *((said, f"Per the review: {text}.") for said, text in review_fixes(session)),
+             *((said, f"{PER_REVIEW} {text}.") for said, text in review_fixes(session)),
              *((said, f"{text}.") for said, text in answered_questions(session))]
     return [*((said, Insight("Decision", code if preference >= 2 else "", text, USER))
               for said, text in found for preference, code in [_code_topic(text)]),
@@ -1154,8 +1155,7 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
 # `x` fails, ...": a case)
 _SYMPTOM_RE = re.compile(r"^(?!.*\b(?:when|if|whenever)\b[^,;]{0,80}\bfails\b).*?\b(?:fails|(?:is|are) failing|"
                          r"(?:cause|make)s? [^.]{0,40}\bto fail|crashes|panics)\b", re.IGNORECASE)
-_BEFORE_FIX = "Before the fix: "
-_BEFORE = "Before: "  # a lack a later edit filled (`_fixed_since`): no word a label of the change could miss
+_BEFORE_FIX, _BEFORE = f"{BEFORE_FIX} ", f"{BEFORE} "  # a lack a later edit filled: no word a change's label could miss
 
 
 def _before_fix(item: Insight, prefix: str = _BEFORE_FIX) -> Insight:

@@ -12,14 +12,13 @@ import re
 from dataclasses import dataclass
 
 from eywa.core.extract import commands
-from eywa.core.extract.caveats import LEFT_IN_CODE, caveat, caveats
+from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.marks import first_line, words_cut
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
-    NOT_DONE,
     YES_WORDS,
     checks_left_to_user,
     clause,
@@ -33,14 +32,32 @@ from eywa.core.extract.said_left import (
     review_files_left,
     steps_not_taken,
 )
+from eywa.core.handoffs.fixed_words import (
+    API_ERROR,
+    CAVEAT,
+    DROPPED_TODO,
+    IN_PROGRESS,
+    INTENT_LEFT,
+    INTERRUPTED,
+    INTERRUPTED_ON,
+    LATER,
+    LEFT_IN_CODE,
+    NEXT,
+    NOT_DONE,
+    OFFERED,
+    PLAN_NOT_BUILT,
+    PLAN_REFUSED,
+    QUESTION,
+    TO_DO,
+    TO_TEST,
+    TODO,
+    UNANSWERED,
+)
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session, ToolCall
 from eywa.core.sources.common import TODO_TOOLS
 
 MAX_THREADS = 8
-PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
-PLAN_NOT_BUILT = "Plan not implemented yet:"  # a plan the session wrote, and nothing else
-OFFERED = "Agent offered, no answer:"  # a step the agent offered that no reply took up: at the end, or passed over
 _THREAD_CHARS = 240
 
 NEXT_STEP_RE = re.compile(
@@ -108,7 +125,6 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
 _TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
                            r"to (?:test|verify)|test (?:it|this)(?: (?:now|yourself|out|locally|manually))?)\W*$",
                            re.IGNORECASE)
-_TO_TEST = "To test"
 _LATER_LEAD_RE = re.compile(r"\b(?:next steps?|what(?:'s|’s| is) next|up next|follow-?ups?|future work|later)\b",
                             re.IGNORECASE)
 # A lead on a line of its own ("**Remaining work**", "**What's left**"): a few words, no sentence end
@@ -126,8 +142,8 @@ _CHANGE_STEP_RE = re.compile(r"^(?:write|add|implement|create|update|fix|remove|
 # "Deploy to staging": a step, as a change or a check is ("## Next" over "Wire the flag", not "The migration is ...")
 _SHIP_STEP_RE = re.compile(r"^(?:deploy|push|merge|commit|release|publish|tag|open|rebase)\b", re.IGNORECASE)
 _DROPPED = 3  # threads of the steps dropped from a todo list
-DROPPED_TODO = "Not done, dropped from the todo list:"  # a fact of the agent's own list: an LLM handoff keeps it
-_STEP_KINDS = ("Next:", "Later:", "Next (", "Later (")  # threads of a closing naming steps, not questions, offers
+# threads of a closing naming steps, not questions, offers
+_STEP_KINDS = (f"{NEXT}:", f"{LATER}:", f"{NEXT} (", f"{LATER} (")
 _LIST_ITEMS = 4  # of one list: its first items say what it is
 # The words of a lead-in that only say that steps follow ("Next steps:", "Remaining work:"), not what they are for
 _LIST_WORDS = frozenset("next steps step remaining left still needed work todo todos what whats follow ups later "
@@ -155,7 +171,7 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
 
 def _todo_threads(session: Session) -> list[Thread]:
     checked = _checked_after_list(session)
-    return [Thread(f"{'In progress' if t.get('status') == 'in_progress' else 'To do'}: "
+    return [Thread(f"{IN_PROGRESS if t.get('status') == 'in_progress' else TO_DO} "
                    f"{_cut(str(t.get('content', '')), 160)}", True)
             for t in session.todos
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
@@ -188,11 +204,11 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -
     if asked is not None and len(named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
         return "Asked whether to " + clause(asked.group(1))
     if len(named_words(question)) >= 2 or not index:
-        return "Question: " + clause(question)
+        return f"{QUESTION} {clause(question)}"
     if plan and not built:  # the plan's own thread (`PLAN_NOT_BUILT`) names what it asks about
-        return f"Question: {question}"
+        return f"{QUESTION} {question}"
     if plan:
-        return f"Question: {question} ({clause(plan, 14)})"
+        return f"{QUESTION} {question} ({clause(plan, 14)})"
     # of the two sentences before, the last that names its subject ("This would be a larger refactor" does not)
     at = next((i for i in range(index - 1, max(0, index - 2) - 1, -1) if not _POINTING_RE.match(found[i].text)),
               index - 1)
@@ -202,17 +218,17 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -
     if asked is not None:  # "Want me to proceed with that, or leave it as-is?": what "that" is
         step = _POINTER_RE.sub("", _OR_RE.split(asked.group(1), 1)[0])
         return f"Asked whether to {step if step.lower() != 'do' else 'proceed'}: {named}"
-    return f"Question: {named}; {question}"
+    return f"{QUESTION} {named}; {question}"
 
 
 def _lead_words(text: str) -> str:
     """"Next" when a lead-in or heading names work left ("## Next" too), "Later" when work that may follow, "To test"
     when checks left to the person ("Test checklist:"), else ""."""
     if _STEPS_LEAD_RE.search(text) or text.strip(" :").lower() == "next":
-        return "Next"
+        return NEXT
     if _TEST_LEAD_RE.match(text):
-        return _TO_TEST
-    return "Later" if _LATER_LEAD_RE.search(text) else ""
+        return TO_TEST
+    return LATER if _LATER_LEAD_RE.search(text) else ""
 
 
 def _lead_kind(text: str) -> str:
@@ -244,9 +260,9 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
         if not sentence.listed:
             text = sentence.text
             if sentence.heading and (not index or found[index - 1].heading != sentence.heading) and \
-                    _lead_kind(sentence.heading) == "Next" and not text.endswith(("?", ":")) and (
+                    _lead_kind(sentence.heading) == NEXT and not text.endswith(("?", ":")) and (
                     _CHANGE_STEP_RE.match(text) or _CHECK_INTENT_RE.match(text) or _SHIP_STEP_RE.match(text)):
-                threads.append((Thread(f"Next: {clause(text)}", True), {index}))
+                threads.append((Thread(f"{NEXT}: {clause(text)}", True), {index}))
             lead, taken, checks = _lead_kind(text) if text.endswith(":") or _label(text) else "", 0, 0
             about = _lead_own_words(text) if lead else ""
             continue
@@ -259,7 +275,7 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
             if leads_items:
                 continue
         kind = lead or _lead_kind(sentence.heading)
-        if kind == _TO_TEST:  # one thread for the list: its first check, and how many there are
+        if kind == TO_TEST:  # one thread for the list: its first check, and how many there are
             checks += 1
             thread, said = threads.pop() if checks > 1 else (None, set())
             first = thread.text.split(": ", 1)[1] if thread else clause(sentence.text.rstrip(":"), 12)
@@ -290,7 +306,7 @@ def _pending_todo_files(session: Session) -> list[Thread]:
         if match:
             finding = _todo_finding(str(call.input.get("content", "")))
             names[match.group(1)] = match.group(2).replace("-", " ") + (f": {finding}" if finding else "")
-    return [Thread("To do: " + _cut(name, 160), False) for name in names.values()]
+    return [Thread(f"{TO_DO} {_cut(name, 160)}", False) for name in names.values()]
 
 
 def _todo_finding(text: str) -> str:
@@ -335,12 +351,12 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
                     not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
-                threads.append(Thread(f"{'Later' if later else 'Next'}: " + clause(text),
+                threads.append(Thread(f"{LATER if later else NEXT}: {clause(text)}",
                                       not later and not LEFT_TO_PERSON_RE.search(text)))
             elif last and (warned := caveat(found, index)) is not None:
-                threads.append(Thread("Caveat: " + warned, False))
+                threads.append(Thread(f"{CAVEAT} {warned}", False))
         for match in _TODO_RE.finditer(event.text):
-            threads.append(Thread("TODO: " + _cut(match.group(1).strip()), False))
+            threads.append(Thread(f"{TODO} {_cut(match.group(1).strip())}", False))
     return threads
 
 
@@ -452,7 +468,7 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
             _CHECK_INTENT_RE.match(intent.group(1)) or any(c.name in WRITE_TOOLS for c in tail)
             or _ran_as_said(intent.group(1), ran)):
         return None  # a check, an edit or the command it named, that went through: the session stopped reporting
-    return Thread("Not done: " + _cut(intent.group(1).rstrip(".:")), True)
+    return Thread(f"{INTENT_LEFT} {_cut(intent.group(1).rstrip('.:'))}", True)
 
 
 def open_threads(session: Session) -> tuple[list[Thread], str]:
@@ -486,14 +502,14 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             parts = [named] if not said or named == said[-1] or len(said[-1].split()) >= 8 else [named, said[-1]]
             doing = "; ".join(clause(t, 16).rstrip(".") for t in parts)
             if doing:
-                threads.append(Thread("Interrupted: " + doing, True))
+                threads.append(Thread(f"{INTERRUPTED} {doing}", True))
             else:  # stopped before Claude said anything: what it was asked is what was left
                 asked = first_line(events[start].text, 160) if start >= 0 else ""
-                threads.append(Thread("Interrupted while working on: " + (asked or "the last step"), True))
+                threads.append(Thread(f"{INTERRUPTED_ON} {asked or 'the last step'}", True))
     elif kind == "api_error" and last is not None:
-        threads.append(Thread("Ended on an API error: " + first_line(last.text, 120), True))
+        threads.append(Thread(f"{API_ERROR} {first_line(last.text, 120)}", True))
     elif kind == "user" and last is not None:
-        threads.append(Thread("Unanswered request: " + clause(last.text), True))
+        threads.append(Thread(f"{UNANSWERED} {clause(last.text)}", True))
     else:
         plan = plan_title(session)
         built = _wrote_beside_plan(session)

@@ -19,11 +19,10 @@ from eywa.core.extract import commands
 from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import YES_WORDS, clause
+from eywa.core.handoffs.fixed_words import STEP_LEFT
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
-STEP_LEFT = "Plan step not done:"  # how a thread of a step left begins: a fact of the session's own plan
-TESTS_LEFT = "Tests asked for, none written:"  # a prompt's request for tests no test file edited after it answers
 MAX_STEPS = 2  # threads of one plan's steps left: more says the plan was dropped, not that a step was
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*)$")
 _NUMBERED_HEADING_RE = re.compile(r"^(?:\*\*)?(?:step|phase|part)?\s*\d{1,2}[.):]\s+(.+?)(?:\*\*)?$", re.IGNORECASE)

@@ -12,6 +12,15 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.marks import balanced, open_at
+from eywa.core.handoffs.fixed_words import (
+    DECIDE,
+    MERGE_LEFT,
+    NEXT,
+    NOT_FIXED,
+    NOT_TAKEN,
+    OFFER_NOT_TAKEN,
+    REVIEW_FILE_LEFT,
+)
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 
@@ -63,7 +72,7 @@ def clause(text: str, words: int = THREAD_WORDS) -> str:
 def labelled_step(text: str) -> str | None:
     """"Next: add backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; None for any other sentence."""
     match = NEXT_LINE_RE.match(text.strip(" *_"))
-    return f"Next: {clause(match.group(1))}" if match else None
+    return f"{NEXT}: {clause(match.group(1))}" if match else None
 
 
 # "from these specific fields", "for this case": a tail pointing back at what the message named, naming nothing; after
@@ -109,7 +118,7 @@ def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> st
         return None
     names = [_lowered(name) for name in names]
     subject = _choice_subject(found, index, first, prompt)
-    return f"Decide{f' {subject}' if subject else ''}: {', '.join(names[:-1])} or {names[-1]}"
+    return f"{DECIDE}{f' {subject}' if subject else ''}: {', '.join(names[:-1])} or {names[-1]}"
 
 
 # "Which wording do you prefer for the multi-session warning?" -> "the wording for the multi-session warning"
@@ -181,8 +190,6 @@ def _lowered(name: str) -> str:
     return name[:1].lower() + name[1:] if first[1:].islower() else name
 
 
-OFFER_NOT_TAKEN = "Agent offered, not taken:"  # an offer to commit, push or open a PR the next prompt passed over
-NOT_DONE = "Not done, at the user's word:"  # a step offered or announced that the user turned down in words
 
 
 def offers_not_taken(events: list[Event], before: int) -> list[str]:
@@ -313,7 +320,7 @@ def steps_not_taken(events: list[Event]) -> list[str]:
             names = re.findall(r"`([^`]+)`", step)
             if any(name.strip("()") in edited for name in names) or len(content_words(step) & asked) >= 2:
                 continue
-            found.append("Not taken: " + clause(step, 14))
+            found.append(f"{NOT_TAKEN} {clause(step, 14)}")
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
 
 
@@ -349,7 +356,6 @@ _ALL_RE = re.compile(r"\b(?:all|them|these|everything)\b", re.IGNORECASE)
 _CODE_NAME_RE = re.compile(r"`([^`\s]{3,80})`")
 _LOCATION_RE = re.compile(r"^`?[\w./-]+\.\w{1,5}(?::[\d-]+)?`?\s*(?:—|–|-|:)\s*")
 MAX_FINDINGS = 6
-_NOT_FIXED = "Not fixed (review):"  # how a review's finding left begins, alone or with others of its priority
 
 
 def _findings(text: str) -> list[tuple[str, str]]:
@@ -464,7 +470,7 @@ def _finding_thread(title: str, body: str) -> str:
         first = [s for s in sentences(_LOCATION_RE.sub("", body.lstrip("-* "))) if not s.text.endswith("?")]
         if first:
             said = f"{title}: {first[0].text}"
-    return f"{_NOT_FIXED} {clause(said, 20)}"
+    return f"{NOT_FIXED} {clause(said, 20)}"
 
 
 _SEVERITY_RE = re.compile(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
@@ -536,7 +542,7 @@ def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not
         return threads[:MAX_FINDINGS]
     share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
     titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
-    return [f"{_NOT_FIXED} {share} {priority.pop()} findings, e.g. {titles}"]
+    return [f"{NOT_FIXED} {share} {priority.pop()} findings, e.g. {titles}"]
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -547,7 +553,6 @@ MERGE_VERDICT_RE = re.compile(r"\b((?:good|safe|ready|fine|clear|ok(?:ay)?) to m
                                re.IGNORECASE)
 # "not ready to merge", "once CI passes it is safe to merge": a verdict held back, no step handed over
 _MERGE_VERDICT_HELD_RE = re.compile(r"\b(?:not|n't|once|before|after|until|unless|if|when(?! you))\b", re.IGNORECASE)
-MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran): an LLM handoff keeps it
 # the spaces around a "#" read once (possessive): linear on a long run, the same numbers
 _PR_NUMBER_RE = re.compile(r"\b(?:PR|pull request)\s*+(?:#\s*+)?(\d+)\b|/pull/(\d+)\b|\bgh pr \w+ (\d+)\b",
                            re.IGNORECASE)
@@ -629,7 +634,6 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
 # "The review has been written to `/repo/docs/requirements/x/review-01.md`.": what a reviewer subagent leaves behind
 _REVIEW_FILE_RE = re.compile(r"\breview (?:has been |was )?(?:written|saved) to:?\**\s*`([^`\s]+)`", re.IGNORECASE)
 _ADD_ALL_RE = re.compile(r"\bgit\s+add\s+(?:-A\b|--all\b|\.(?:\s|$))")
-REVIEW_FILE_LEFT = "Review file left in the repo:"  # a fact of the session's actions: an LLM handoff keeps it
 
 
 def review_files_left(events: list[Event], cwd: str) -> list[str]:

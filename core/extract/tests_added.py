@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.terms import words_of
+from eywa.core.handoffs.fixed_words import TESTS_ADDED, TESTS_RENAMED
 from eywa.core.session import WRITE_TOOLS, Session
 
 NAMED_TESTS = 3  # of each kind on the line; the rest counted
@@ -58,9 +59,10 @@ def tests_line(session: Session, said: list[str]) -> list[str]:
     told = " ".join(said)
     added = [name for name in added if f"`{name}`" not in told]
     renamed = [(was, now) for was, now in renamed if f"`{now}`" not in told]
-    parts = [f"added: {_listed([f'`{name}`' for name in added])}"] if added else []
-    parts += [f"renamed: {_listed([f'`{was}` → `{now}`' for was, now in renamed])}"] if renamed else []
-    return [f"Tests {'; '.join(parts)}"] if parts else []
+    named = _listed([f"`{was}` → `{now}`" for was, now in renamed])
+    if not added:
+        return [f"{TESTS_RENAMED} {named}"] if renamed else []
+    return [f"{TESTS_ADDED} {_listed([f'`{name}`' for name in added])}" + (f"; renamed: {named}" if renamed else "")]
 
 
 def _listed(items: list[str]) -> str:

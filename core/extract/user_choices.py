@@ -13,7 +13,8 @@ from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
 from eywa.core.extract.plan_steps import about_tests
-from eywa.core.extract.said_left import ASK_PREFIX, NOT_DONE, refusal_words
+from eywa.core.extract.said_left import ASK_PREFIX, refusal_words
+from eywa.core.handoffs.fixed_words import NOT_DONE
 from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources.comments import written
 

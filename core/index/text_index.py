@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, cast
 import tantivy
 
 from eywa.core.errors import StoreError
+from eywa.core.handoffs.fixed_words import session_words
 
 if TYPE_CHECKING:
     from eywa.core.index.page_out import Pager
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
-VERSION = "2"
+VERSION = "3"  # 3: the handoff without the extractor's fixed words (core/handoffs/fixed_words.py)
 # The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
@@ -286,7 +287,9 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
     document = tantivy.Document()
     document.add_unsigned("rid", rid)
     document.add_text("prompts", prompts)
-    document.add_text("body", "\n".join((handoff, prompts, replies, actions, context)))
+    # The handoff's own words: the labels and fixed phrases the extractor writes in nearly every handoff say nothing
+    # of this session and would weigh in every query holding one of their words.
+    document.add_text("body", "\n".join((session_words(handoff), prompts, replies, actions, context)))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
         for term in index_terms(json.loads(terms or "[]")):
             document.add_text(field, term)
