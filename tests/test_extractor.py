@@ -403,6 +403,17 @@ def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
     assert reported_closing("I've implemented:\n\n- Added the digest job") == "Added the digest job"
 
 
+def test_a_verb_that_names_nothing_it_was_done_to_is_no_outcome() -> None:
+    """20b81bf8: "`replace` - Just added" wrote a bare "Added" bullet, "**Removed (not in Gemini CLI docs or
+    transcripts):**" the headline "Remove (not in ...)"; a label's outcome that names its object stays one."""
+    assert outcome("`replace` - Just added") is None and outcome("Removed (not in the docs or transcripts)") is None
+    handoff = draft(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"), ZoneInfo("UTC"))
+    assert handoff.headline.startswith("Add `ToolReplace") and "Added" not in handoff.what_happened
+    assert outcome("`phase_test.go` — Changed the output path") == "Changed the output path"
+    happened = draft(corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8"), ZoneInfo("UTC")).what_happened
+    assert happened[0].startswith("Changed output path from `docs/plans/` to `docs/generated/`")
+
+
 def test_a_numbered_section_heading_names_no_work() -> None:
     # "### 1. `setup.go` - Added test bypass mechanism" is one part of the report; the later report's
     # lead-in says what the session settled.
