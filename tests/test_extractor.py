@@ -213,7 +213,10 @@ def test_status_is_an_optional_front_matter_key() -> None:
 
 # Real corpus sessions chosen because they end with work left open (bench/handoff_labels.yaml quotes them).
 OPEN_WORK = {
-    "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["In progress: Add WithAgent to hook_registry.go",
+    # the todo item in progress had its edit refused, and no edit went through after (blind label: "the requested
+    # wiring into hook_registry.go ... was not done")
+    "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["Not done: Add WithAgent to hook_registry.go (its edit "
+                                                          "refused by the user)",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
     "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["the agent offered to commit and push these, no answer"]),
@@ -401,6 +404,17 @@ def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
     assert closing.startswith("The code has been improved to properly handle the different timestamp")
     # A lead-in too short to say what ("Done. I've implemented:") is no outcome.
     assert reported_closing("I've implemented:\n\n- Added the digest job") == "Added the digest job"
+
+
+def test_a_verb_that_names_nothing_it_was_done_to_is_no_outcome() -> None:
+    """20b81bf8: "`replace` - Just added" wrote a bare "Added" bullet, "**Removed (not in Gemini CLI docs or
+    transcripts):**" the headline "Remove (not in ...)"; a label's outcome that names its object stays one."""
+    assert outcome("`replace` - Just added") is None and outcome("Removed (not in the docs or transcripts)") is None
+    handoff = draft(corpus_session("20b81bf8-77cd-4205-8ac9-727b573a70e4"), ZoneInfo("UTC"))
+    assert handoff.headline.startswith("Add `ToolReplace") and "Added" not in handoff.what_happened
+    assert outcome("`phase_test.go` — Changed the output path") == "Changed the output path"
+    happened = draft(corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8"), ZoneInfo("UTC")).what_happened
+    assert happened[0].startswith("Changed output path from `docs/plans/` to `docs/generated/`")
 
 
 def test_a_numbered_section_heading_names_no_work() -> None:

@@ -685,6 +685,16 @@ def test_steps_the_agent_took_off_its_own_todo_list_unfinished_are_notes() -> No
     assert handoff.status == "done"
 
 
+def test_a_todo_in_progress_whose_edit_the_user_refused_is_not_done() -> None:
+    """130d7b7e's edit of hook_registry.go was rejected and none went through after (blind label: "the requested
+    wiring into hook_registry.go ... was not done"); 7acd37a8's item in progress had no edit refused."""
+    threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
+    assert threads[:2] == ["Not done: Add WithAgent to hook_registry.go (its edit refused by the user)",
+                           "To do: Add WithAgent to hooks_claudecode_handlers.go"]
+    assert "In progress: Test recording with new AudioWorklet implementation" in draft(
+        corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), ZoneInfo("UTC")).open_threads
+
+
 def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step() -> None:
     """7acd37a8 renames "Remove vendor prefixes (AudioContext, URL)"; 0cd9edf7's list changes after the user turned to
     testing PR #68; d88bceb6 drops "Run code simplicity review", a check, not a change."""

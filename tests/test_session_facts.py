@@ -219,6 +219,18 @@ def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_
     assert "Left uncommitted on main, unstaged changes: `help.go`, `root.go`" in threads and status == "done"
 
 
+def test_a_git_status_of_some_paths_says_nothing_of_the_edits_outside_them() -> None:
+    """d19ec7f9 ran `git status docs/generated/` after editing `phase_test.go`, never committed: both are left.
+    Inside the paths asked about, a clean status still clears the edit."""
+    session = corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
+    assert session_facts(session).left() == ["Not committed on `alex/ent-221-better-state-tracking-for-sessions`: "
+                                             "`phase_test.go`, `.gitignore` (no commit in the session)"]
+    edits = [ToolCall(path, "Write", {"file_path": f"/work/widgets/{path}"}) for path in ("a.go", "docs/b.md")]
+    status = ToolCall("s", "Bash", {"command": "git status docs/ 2>&1"}, output="On branch main\n"
+                      "nothing to commit, working tree clean\n")
+    assert session_facts(_shell_session(*edits, status)).never_committed == ["a.go"]
+
+
 def test_edits_a_git_status_lists_as_staged_only_are_left_as_staged_changes_named_by_their_shortest_names() -> None:
     """Two files of one name are told apart by the folder before it; one of its own name by its name alone."""
     edits = [ToolCall(path, "Write", {"file_path": f"/work/widgets/{path}"})

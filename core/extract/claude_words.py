@@ -40,6 +40,8 @@ _NOW_RE = re.compile(r"^(?:now\s+)?(?:`[^`]+`|the \w+|it|this|that|both|all \w+)
 # "`phase_test.go` — Changed ...", "**Fix**: Added ...": a label before the outcome of a report's line.
 _LABEL_RE = re.compile(r"^(?:`[^`]{1,80}`|[\w./()#-]{1,60}(?: [\w./()#-]{1,30}){0,3})\s*(?:—|–|-|:)\s+")
 _SIGNATURE_RE = re.compile(r"^Generated with (?:Claude Code|Codex|Gemini)", re.IGNORECASE)
+# "`replace` - Just added", "Removed (not in the docs)": a verb that names nothing it was done to
+_NO_OBJECT_RE = re.compile(r"^\s*(?:\([^)]*\)\s*)?[.!,;:]*$")
 _DONE_RE = re.compile(r"^(?:done|fixed|perfect|great)\s*[-—–:.!]\s*", re.IGNORECASE)
 _PASSIVE_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:has|have) been\s+([a-z-]+)\b",
                          re.IGNORECASE)
@@ -119,7 +121,7 @@ def outcome(sentence: str) -> str | None:
     label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
     for text in (sentence, sentence[label.end():]) if label else (sentence,):
         match = _OPENING_RE.match(text)
-        if match and match.group(1).lower() in OUTCOME_VERBS:
+        if match and match.group(1).lower() in OUTCOME_VERBS and not _NO_OBJECT_RE.match(text[match.end(1):]):
             rest = text[match.start(1):]
             return rest[:1].upper() + rest[1:]
     lowered = sentence.lower()

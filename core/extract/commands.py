@@ -304,7 +304,8 @@ def failures(output: str) -> int:
 
 
 def paths_in(args: str) -> list[str]:
-    """The file arguments of a git step (`git add a.go b.go`): its words that are not options."""
+    """The file arguments of a git step (`git add a.go b.go`): its words that are not options nor redirections."""
+    args = _REDIRECT_RE.sub(" ", f" {args}")
     words = _words(args)
     if words is None:
         words = args.split()

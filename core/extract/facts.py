@@ -519,13 +519,16 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     return [path for path in edited if any(matches(path, n) for n in named)]
 
 
-def _after_status(edited: dict[str, None], output: str) -> dict[str, None]:
+def _after_status(edited: dict[str, None], output: str, scope: list[str]) -> dict[str, None]:
     """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
-    tree is clean (the person may have committed in between)."""
+    tree is clean (the person may have committed in between). A status of some paths (`scope`: `git status docs/`)
+    says nothing of the edits outside them."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
-        return {}
-    listed = changed_paths(output)
-    return {path: None for path in edited if any(matches(path, named) for named in listed)} if listed else edited
+        kept: set[str] = set()
+    else:
+        listed = changed_paths(output)
+        kept = {path for path in edited if any(matches(path, named) for named in listed)} if listed else set(edited)
+    return {path: None for path in edited if path in kept or scope and not any(matches(path, s) for s in scope)}
 
 
 def changed_paths(output: str) -> list[str]:
@@ -874,7 +877,7 @@ def session_facts(session: Session) -> Facts:
                     if not ahead:  # up to date with its upstream: the person pushed in between
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
-                    edited = _after_status(edited, output)
+                    edited = _after_status(edited, output, commands.paths_in(step.args))
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
                     if on := _ON_BRANCH_RE.search(output):

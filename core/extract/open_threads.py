@@ -171,8 +171,8 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
 
 def _todo_threads(session: Session) -> list[Thread]:
     checked = _checked_after_list(session)
-    return [Thread(f"{IN_PROGRESS if t.get('status') == 'in_progress' else TO_DO} "
-                   f"{_cut(str(t.get('content', '')), 160)}", True)
+    refused = _edit_refused_after_list(session)
+    return [Thread(_todo_line(t, refused), True)
             for t in session.todos
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
             and not (checked and _CHECK_INTENT_RE.match(str(t["content"])))] + [
@@ -180,14 +180,34 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
+def _todo_line(item: dict[str, object], refused: bool) -> str:
+    """A todo item's thread: in progress, to do, or not done when the user `refused` the edit of the one in progress."""
+    content = _cut(str(item.get("content", "")), 160)
+    if item.get("status") != "in_progress":
+        return f"{TO_DO} {content}"
+    return f"{INTENT_LEFT} {content} (its edit refused by the user)" if refused else f"{IN_PROGRESS} {content}"
+
+
+def _last_list(events: list[Event]) -> int:
+    """The index of the last write of the todo list (the end when none)."""
+    return next((i for i in range(len(events) - 1, -1, -1)
+                 if (tool := events[i].tool) is not None and tool.name in TODO_TOOLS), len(events))
+
+
+def _edit_refused_after_list(session: Session) -> bool:
+    """Whether the user refused an edit after the todo list was last written and no edit went through after it: the
+    item in progress was not carried out (130d7b7e: "Add WithAgent to hook_registry.go", its edit rejected)."""
+    edits = [e.tool for e in session.events[_last_list(session.events) + 1:]
+             if e.tool is not None and e.tool.name in WRITE_TOOLS]
+    return any(call.rejected for call in edits) and all(call.is_error for call in edits)
+
+
 def _checked_after_list(session: Session) -> bool:
     """Whether checks ran after the todo list was last written and each kind's last run passed: a check step left
     unticked ("Run fmt, lint, and tests") was carried out, the list was just never written again."""
     events = session.events
-    last = next((i for i in range(len(events) - 1, -1, -1)
-                 if (tool := events[i].tool) is not None and tool.name in TODO_TOOLS), len(events))
     passed: dict[str, bool] = {}  # kind -> its last run's verdict
-    for event in events[last + 1:]:
+    for event in events[_last_list(events) + 1:]:
         call = event.tool
         if call is not None and call.name == "Bash" and not call.rejected and not call.running:
             passed |= {check.kind: ok for check, ok in commands.verdicts(
