@@ -13,6 +13,7 @@ import re
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.commands import GitStep, commits_all, git_steps, paths_in, restored, stages_all
 from eywa.core.extract.facts import changed_paths, matches
+from eywa.core.extract.marks import counted
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Session
 
@@ -45,8 +46,7 @@ def _names(paths: list[str]) -> str:
     """`a.go`, `b.go`, `c.go` and 2 more: each file by its name."""
     names = list(dict.fromkeys(f"`{path.rstrip('/').rsplit('/', 1)[-1]}{'/' if path.endswith('/') else ''}`"
                                for path in paths))
-    more = len(names) - NAMES_SHOWN
-    return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return counted(names, NAMES_SHOWN)
 
 
 def _restored(step: GitStep) -> list[str]:

@@ -88,3 +88,9 @@ def command(text: str, limit: int = COMMAND_CHARS) -> str:
     ends = [m.end() for m in _ARGUMENT_RE.finditer(line, 0, limit - 2)]
     fits = [end for end in ends if end < len(line) and line[end].isspace()]
     return (line[:fits[-1]] if fits else line[:limit - 1]) + " …"
+
+
+def counted(items: list[str], shown: int) -> str:
+    """"`a`, `b`, `c` and 2 more": the first `shown` of `items` named, the rest counted (a line stays short)."""
+    more = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {more} more" if more > 0 else "")

@@ -4,6 +4,7 @@ Happened's line of them, the names a successor looks for."""
 from __future__ import annotations
 
 from eywa.core.extract.key_files import DOC_FILE_RE
+from eywa.core.extract.marks import counted
 from eywa.core.extract.terms import words_of
 from eywa.core.handoffs.fixed_words import TESTS_ADDED, TESTS_RENAMED
 from eywa.core.session import WRITE_TOOLS, Session
@@ -59,13 +60,8 @@ def tests_line(session: Session, said: list[str]) -> list[str]:
     told = " ".join(said)
     added = [name for name in added if f"`{name}`" not in told]
     renamed = [(was, now) for was, now in renamed if f"`{now}`" not in told]
-    named = _listed([f"`{was}` → `{now}`" for was, now in renamed])
+    named = counted([f"`{was}` → `{now}`" for was, now in renamed], NAMED_TESTS)
     if not added:
         return [f"{TESTS_RENAMED} {named}"] if renamed else []
-    return [f"{TESTS_ADDED} {_listed([f'`{name}`' for name in added])}" + (f"; renamed: {named}" if renamed else "")]
-
-
-def _listed(items: list[str]) -> str:
-    """"`a`, `b`, `c` and 2 more": the first items, the rest counted."""
-    more = f" and {len(items) - NAMED_TESTS} more" if len(items) > NAMED_TESTS else ""
-    return ", ".join(items[:NAMED_TESTS]) + more
+    listed = counted([f"`{name}`" for name in added], NAMED_TESTS)
+    return [f"{TESTS_ADDED} {listed}" + (f"; renamed: {named}" if renamed else "")]

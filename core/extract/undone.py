@@ -6,6 +6,7 @@ still says it states a choice the code no longer holds.
 
 from __future__ import annotations
 
+import bisect
 import re
 import shlex
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ def _tested(session: Session) -> list[int]:
             and any(check.kind == "tests" for check in checks(str(tool.input.get("command", ""))))]
 
 
+_NO_LATER_PROMPT = 1 << 62  # where the turn of the session's last prompt ends: past every event
+
+
 class Undone:
     """Which lines of a session name a value it wrote and later took back (`superseded`), or a fault its turn then
     fixed (`fixed_after`)."""
@@ -87,14 +91,20 @@ class Undone:
     def fixed_after(self, at: int) -> bool:
         """Whether an edit went through after event `at` and then a test run passed, before the next prompt: what was
         said at `at` of a fault, the turn then fixed."""
-        end = min((p for p in self._prompts if p > at), default=1 << 62)
+        _, end = self._turn(at)
         edited = min((w.at for w in self._writes if at < w.at < end), default=None)
         return edited is not None and any(edited < run < end for run in self._tested)
 
     def _turn(self, at: int) -> tuple[int, int]:
         """The event indices of the prompts around event `at`: its turn lies between them."""
-        return (max((p for p in self._prompts if p <= at), default=-1),
-                min((p for p in self._prompts if p > at), default=1 << 62))
+        later = bisect.bisect_right(self._prompts, at)
+        return (self._prompts[later - 1] if later else -1,
+                self._prompts[later] if later < len(self._prompts) else _NO_LATER_PROMPT)
+
+    def _deleted(self, path: str, after: int) -> list[int]:
+        """The event indices, after `after`, of the commands that deleted `path` (`rm x`, `git rm ./x`)."""
+        return [at for at, word in self._removed
+                if at > after and (path == word or path.endswith("/" + word.lstrip("./")))]
 
     def turn_deleted(self, at: int) -> bool:
         """Whether the turn of event `at` wrote files, each of which a command of a later turn that wrote other work
@@ -105,9 +115,8 @@ class Undone:
         paths = {w.path for w in self._writes if start < w.at < end}
 
         def replaced(path: str) -> bool:
-            return any(removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
-                       and any(after < w.at < until for w in self._writes)
-                       for removed_at, word in self._removed for after, until in [self._turn(removed_at)])
+            return any(any(after < w.at < until for w in self._writes)
+                       for after, until in map(self._turn, self._deleted(path, end)))
         return bool(paths) and all(map(replaced, paths))
 
     def touched_after(self, at: int, code: set[str], files: set[str]) -> bool:
@@ -133,8 +142,8 @@ class Undone:
         session had brought in by the end of that turn (in an edit's new text, not in its old) and took back in a later
         turn: gone again from each file it was brought into (each edit's new text counted in, its old counted out),
         or the file deleted by a command. (A value the same turn replaces is the one a "Replaced `x`" sets aside.)"""
-        end = min((p for p in self._prompts if p > at), default=None)
-        if end is None:
+        _, end = self._turn(at)
+        if end == _NO_LATER_PROMPT:
             return False
         for match in _VALUE_RE.finditer(text):
             value = match.group(1) or match.group(2)
@@ -144,9 +153,7 @@ class Undone:
             paths = {w.path for w in self._writes if w.at < end and value in w.new and value not in w.old}
             if not paths:
                 continue
-            deleted = {path for path in paths if any(
-                removed_at > end and (path == word or path.endswith("/" + word.lstrip("./")))
-                for removed_at, word in self._removed)}
+            deleted = {path for path in paths if self._deleted(path, end)}
             later = [w for w in self._writes if w.at > end and w.path in paths]
             if any(w.new.endswith("…") for w in later):  # a text cut where it was stored: what it kept is unknown
                 continue
