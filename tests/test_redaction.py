@@ -470,6 +470,18 @@ def test_example_keys_from_documentation_are_left_intact(redact) -> None:
         assert redact(text) == text
 
 
+def test_generated_token_holding_x_by_chance_is_still_redacted(redact) -> None:
+    # a random 40-character bearer token once ended in "...VTVXxxX" and went out unredacted
+    for middle in ("XxxX", "xxxx", "XXXX", "dxxxxk"):
+        token = fake(18, seed=41) + middle + fake(18, seed=42)
+        for text in (f"Authorization: Bearer {token}", f"Bearer {token}", f"password={token}",
+                     "gh" + "p_" + fake(16, seed=43) + middle + fake(16, seed=44)):
+            assert "[REDACTED:" in redact(text) and middle not in redact(text), text
+    for filler in ("Authorization: Bearer xxxxxxxx", "Bearer sk-" + "ant-xxxx-xxxx", "AKIA" + "X" * 16,
+                   "password=your-xxxx"):
+        assert redact(filler) == filler
+
+
 def test_text_without_secret_is_returned_unchanged(redact) -> None:
     text = "A long, ordinary paragraph about tokens, keys and passwords in general. " * 50
     assert redact(text) is text

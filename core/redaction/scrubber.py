@@ -76,9 +76,12 @@ _PLACEHOLDER_LEAD = frozenset("$<{[(%*!@:#?&.\u2022")
 # "..." elides a value; EXAMPLE marks the AWS documentation keys (AKIAIOSFODNN7EXAMPLE). Searched in
 # the lower-cased value.
 _PLACEHOLDER_PART = re.compile(
-    r"redacted|xxxx|\*\*\*\*|\.\.\.|your[_-]|your(?:token|key|password|secret)|placeholder|changeme|example"
+    r"redacted|\*\*\*\*|\.\.\.|your[_-]|your(?:token|key|password|secret)|placeholder|changeme|example"
     r"|<|\$\{|\{\{"
 )
+# An `xxxx` filler is one case and stands alone or runs long (sk-ant-xxxx, AKIAXXXXXXXXXXXXXXXX,
+# xoxb-xxxx-xxxx); a generated token may hold `XxxX` or `dxxxxk` by chance and is still a secret.
+_FILLER = re.compile(r"(?<![A-Za-z0-9])(?:x{4,}|X{4,})(?![A-Za-z0-9])|x{8}|X{8}")
 _DOTTED_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")  # self.token, os.environ
 _BARE_WORD = re.compile(r"[A-Za-z_]+")  # password=password, token: accessToken
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
@@ -89,7 +92,7 @@ def _is_placeholder(value: str) -> bool:
     if value[0] in _PLACEHOLDER_LEAD:
         return True
     low = value.lower()
-    if low in _PLACEHOLDER_WORDS or _PLACEHOLDER_PART.search(low):
+    if low in _PLACEHOLDER_WORDS or _PLACEHOLDER_PART.search(low) or _FILLER.search(value):
         return True
     return len(set(low)) <= 2  # "aaaa", "0000", "----", "xxxxxxxx"
 
@@ -105,7 +108,7 @@ def _looks_like_credential(value: str) -> bool:
 def _looks_random(body: str) -> bool:
     """Generated tokens mix letters and digits and vary; prose slugs and `xxxx` fillers do not."""
     return (len(set(body)) >= 6 and any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
-            and "xxxx" not in body.lower())
+            and not _FILLER.search(body))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,8 +162,7 @@ _TOKEN_REGEXES: tuple[tuple[_TokenShape, re.Pattern[str]], ...] = tuple(
 def _token_rule(shape: _TokenShape, regex: re.Pattern[str]) -> _Rule:
     def check(m: re.Match[str]) -> _Hit | None:
         body = m.group()
-        low = body.lower()
-        if len(set(body)) < 8 or "xxxx" in low or "example" in low:  # sk-ant-xxxx..., doc examples
+        if len(set(body)) < 8 or _FILLER.search(body) or "example" in body.lower():  # doc examples
             return None
         if shape.weak_prefix and not _looks_random(body.split("-", 1)[-1]):
             return None
