@@ -118,6 +118,32 @@ class Tally:
         return f"{self.named}/{self.of}"
 
 
+@dataclass(frozen=True)
+class Detection:
+    """Open-work detection's counts: said open and labelled open, said open but not labelled, labelled but not said."""
+    both: int = 0
+    said_only: int = 0
+    labelled_only: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.both / (self.both + self.said_only) if self.both + self.said_only else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.both / (self.both + self.labelled_only) if self.both + self.labelled_only else 0.0
+
+    @property
+    def f1(self) -> float:
+        total = self.precision + self.recall
+        return 2 * self.precision * self.recall / total if total else 0.0
+
+    def __str__(self) -> str:
+        # says whether detection misses by saying too much (said only) or too little (labelled only)
+        return (f"{self.precision:.3f} / {self.recall:.3f} (said open and labelled {self.both}, said open not "
+                f"labelled {self.said_only}, labelled not said {self.labelled_only})")
+
+
 def by_kind(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, tuple[Tally, Tally]]:
     """Per kind of labelled open thread: threads named (each label alone against the items said) of labelled, and
     sessions with a thread of that kind whose handoff says open of those sessions."""
@@ -171,8 +197,8 @@ def consensus(labels: list[dict], others: list[dict], handoffs: dict[str, dict])
     return found
 
 
-def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float, int, int, int, int]:
-    """Summed headline F1, statuses right, and open-work detection's true/false positives and misses."""
+def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float, int, Detection]:
+    """Summed headline F1, statuses right, and open-work detection's counts."""
     f1, status, tp, fp, fn = 0.0, 0, 0, 0, 0
     for label in labels:
         got = handoffs.get(label["id"], EMPTY)
@@ -182,13 +208,13 @@ def _session_level(labels: list[dict], handoffs: dict[str, dict]) -> tuple[float
         tp += said and truth
         fp += said and not truth
         fn += truth and not said
-    return f1, status, tp, fp, fn
+    return f1, status, Detection(tp, fp, fn)
 
 
 def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     """`handoffs`: session id -> {headline, status, open_threads, insights, key_files}."""
     n = len(labels)
-    f1, status, tp, fp, fn = _session_level(labels, handoffs)
+    f1, status, detection = _session_level(labels, handoffs)
     threads = threads_found = decisions = decisions_found = files = files_found = 0
     for label in labels:
         got = handoffs.get(label["id"], EMPTY)
@@ -205,8 +231,8 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
         "sessions": n,
         "headline word F1": f1 / n,
         "status accuracy": status / n,
-        "open-thread precision": tp / (tp + fp) if tp + fp else 0.0,
-        "open-thread recall": tp / (tp + fn) if tp + fn else 0.0,
+        "open-thread precision": detection.precision,
+        "open-thread recall": detection.recall,
         "threads found": threads_found / threads if threads else 0.0,
         "decisions found": decisions_found / decisions if decisions else 0.0,
         "key files found": files_found / files if files else 0.0,
@@ -216,7 +242,7 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
 def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     """The strict matcher (see the module's doc): per-item content-word F1 >= 0.3, one to one."""
     n = len(labels)
-    f1, status, tp, fp, fn = _session_level(labels, handoffs)
+    f1, status, detection = _session_level(labels, handoffs)
     threads = threads_found = decisions = decisions_found = files = files_found = said_items = 0
     for label in labels:
         got = handoffs.get(label["id"], EMPTY)
@@ -227,18 +253,15 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
         decisions_found += matched_one_to_one([label_text(i) for i in label["decisions"]], got["insights"])
         files += len(label["key_files"])
         files_found += sum(_file_found(str(path), got["key_files"]) for path in label["key_files"])
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
     return {
         "sessions": n,
-        "open-work detection F1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "open-work detection F1": detection.f1,
+        "open-work detection precision / recall": detection,
         "threads named": threads_found / threads if threads else 0.0,
         "decisions named": decisions_found / decisions if decisions else 0.0,
         "headline word F1": f1 / n,
         "key files found": files_found / files if files else 0.0,
         "status accuracy": status / n,
-        "open-work precision": precision,
-        "open-work recall": recall,
         "labelled threads": threads,
         "threads said": said_items,
     }
@@ -359,7 +382,7 @@ def main() -> int:
         return 0
     results = run(args.data_dir, args.show, args.labels, args.strict, args.set, args.reader, args.without_kind)
     print(f"{results['sessions']} labelled sessions ({args.labels.name}{' ' + args.set if args.set else ''})")
-    for name, value in results.items():
+    for name, value in list(results.items())[1:]:  # the sessions are in the line above
         print(f"{name:24} {value:.3f}" if isinstance(value, float) else f"{name:24} {value}")
     return 0
 

@@ -250,8 +250,9 @@ def _ranks(cands: list[Candidate], p: np.ndarray) -> str:
 
 
 def _strict_line(name: str, s: dict) -> str:
-    return (f"{name:28} detection F1 {s['open-work detection F1']:.3f} (P {s['open-work precision']:.3f} / R "
-            f"{s['open-work recall']:.3f})  threads named {s['threads named']:.3f}  said {s['threads said']}")
+    detection = s["open-work detection precision / recall"]
+    return (f"{name:28} detection F1 {detection.f1:.3f} (P {detection.precision:.3f} / R "
+            f"{detection.recall:.3f})  threads named {s['threads named']:.3f}  said {s['threads said']}")
 
 
 def _wanted(target: str, label: dict, said: list[str]) -> list[str]:

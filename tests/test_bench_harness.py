@@ -145,7 +145,9 @@ def test_the_strict_matcher_pairs_each_label_with_one_extracted_item_of_content_
          "b": {"headline": "", "status": "done", "open_threads": ["Question: anything?"], "insights": [],
                "key_files": []}})
     assert scores["threads named"] == 1 and scores["key files found"] == 1
-    assert scores["open-work precision"] == 0.5 and scores["open-work recall"] == 1
+    detection = scores["open-work detection precision / recall"]
+    assert (detection.precision, detection.recall) == (0.5, 1) and scores["open-work detection F1"] == 2 / 3
+    assert str(detection) == "0.500 / 1.000 (said open and labelled 1, said open not labelled 1, labelled not said 0)"
 
 
 def test_blind_handoff_labels_hold_both_trees_and_the_agent_fixtures_with_dev_held_out_and_fresh_sets() -> None:
@@ -164,7 +166,8 @@ def test_a_second_readers_labels_score_in_a_handoffs_place_on_the_sessions_both_
     import handoff_quality
 
     both = handoff_quality.run(labels_path=handoff_quality.BLIND, which="dev", reader="agree")
-    assert both["sessions"] == 30 and 0 < both["threads named"] < 1 and both["open-work recall"] == 1
+    assert both["sessions"] == 30 and 0 < both["threads named"] < 1
+    assert both["open-work detection precision / recall"].recall == 1
     without = handoff_quality.run(labels_path=handoff_quality.BLIND, which="dev", reader="agree",
                                   without_kind="repo-state")
     assert without["labelled threads"] < both["labelled threads"] and without["threads said"] < both["threads said"]
