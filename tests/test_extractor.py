@@ -417,6 +417,17 @@ def test_a_verb_that_names_nothing_it_was_done_to_is_no_outcome() -> None:
     assert happened[0].startswith("Changed output path from `docs/plans/` to `docs/generated/`")
 
 
+def test_an_outcome_of_imports_alone_gives_way_to_the_change_it_serves() -> None:
+    """8c816805's report "### 1. `filter/filter.go`" opens with "Added imports for `log/slog` and `logging` package":
+    What Happened said that, not the logging the imports are for; an outcome that names more than imports stays one."""
+    happened = draft(corpus_session("8c816805-24e2-4871-ac94-e97ce23993c1"), ZoneInfo("UTC")).what_happened
+    assert happened[0] == "Added debug logging when no filter is configured (pass-through)"
+    assert outcome('Added `"strings"` import - Required for `strings.Contains()`') is None
+    removed = "Removed the unused wrapper functions from `utils.go`, along with the now-unused `stringutil` import"
+    assert outcome(removed) == removed  # b25a8b6e's: the functions are the change
+    assert outcome("Added import cycle detection to the loader") is not None
+
+
 def test_a_numbered_section_heading_names_no_work() -> None:
     # "### 1. `setup.go` - Added test bypass mechanism" is one part of the report; the later report's
     # lead-in says what the session settled.
@@ -927,9 +938,9 @@ def test_a_headlines_long_path_reads_as_its_last_part_and_a_call_as_its_name() -
     # a path begins where a word does, not after a `-` inside a URL or a quoted import path
     assert headline_words("Read https://my-org.dev/a/b/c and `\"github.com/my-org/tool/cmd\"`") == (
         "Read https://my-org.dev/a/b/c and `\"github.com/my-org/tool/cmd\"`")
-    # 34de7f83's quoted import path is the package's name: "`\"id\"`" would say nothing
-    assert corpus_headline("34de7f83-0473-45b7-a94f-53aa41b3108c") == (
-        'Add import for `"entire.io/cli/cmd/entire/cli/checkpoint/id"`')
+    # a quoted import path is the package's name: "`\"id\"`" would say nothing (34de7f83's report)
+    assert headline_words('Use `"entire.io/cli/cmd/entire/cli/checkpoint/id"` here') == (
+        'Use `"entire.io/cli/cmd/entire/cli/checkpoint/id"` here')
     # a change said in the arguments keeps them: "`send()` to `send()`" would say nothing
     assert headline_words("Changed `send(chat, text)` to `send(chat, text, retry=True)`") == (
         "Changed `send(chat, text)` to `send(chat, text, retry=True)`")

@@ -43,6 +43,11 @@ _SIGNATURE_RE = re.compile(r"^Generated with (?:Claude Code|Codex|Gemini)", re.I
 # "`replace` - Just added", "Removed (not in the docs)": a verb that names nothing it was done to
 _NO_OBJECT_RE = re.compile(r"^\s*(?:\([^)]*\)\s*)?[.!,;:]*$")
 _DONE_RE = re.compile(r"^(?:done|fixed|perfect|great)\s*[-—–:.!]\s*", re.IGNORECASE)
+# "Added imports for `log/slog` and `logging` package", "Added `"strings"` import - Required for ...": a part of the
+# change made, never the change; its words up to a reason's dash, code spans out
+_IMPORT_OUTCOME_RE = re.compile(r"`[^`]*`|\s[-—–:(].*")
+_IMPORT_WORDS = frozenset("the a an unused missing needed new required import imports statement statements for of and "
+                          "package packages".split())
 _PASSIVE_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0,5}?(?:has|have) been\s+([a-z-]+)\b",
                          re.IGNORECASE)
 _GENERIC_HEADINGS = ("summary", "changes", "fix", "the fix", "files", "what ", "overview", "result", "details",
@@ -121,7 +126,8 @@ def outcome(sentence: str) -> str | None:
     label = _LABEL_RE.match(sentence) if any(mark in sentence for mark in ("—", "–", " - ", ":")) else None
     for text in (sentence, sentence[label.end():]) if label else (sentence,):
         match = _OPENING_RE.match(text)
-        if match and match.group(1).lower() in OUTCOME_VERBS and not _NO_OBJECT_RE.match(text[match.end(1):]):
+        if match and match.group(1).lower() in OUTCOME_VERBS and not _NO_OBJECT_RE.match(text[match.end(1):]) \
+                and not _imports_only(text[match.end(1):]):
             rest = text[match.start(1):]
             return rest[:1].upper() + rest[1:]
     lowered = sentence.lower()
@@ -133,6 +139,12 @@ def outcome(sentence: str) -> str | None:
             and not _EDITOR_RE.match(sentence):
         return sentence[:1].upper() + sentence[1:]
     return None
+
+
+def _imports_only(done: str) -> bool:
+    """Whether what an outcome's verb was `done` to is imports alone ("for `log/slog` and `logging` package")."""
+    words = _IMPORT_OUTCOME_RE.sub(" ", done).lower().split()
+    return bool({"import", "imports"} & set(words)) and set(words) <= _IMPORT_WORDS
 
 
 # "For Gemini, the full transcript is now passed to the summarizer": a change said in the passive, its subject before
