@@ -158,6 +158,17 @@ def test_proximity_rescores_the_best_sessions_of_the_word_scores(store: Store, m
     assert len(set(scores.values()) & {scores[1], scores[2]}) == 1  # "apart" and "close" tie without it
 
 
+def test_proximity_counts_the_words_of_one_message_only(store: Store) -> None:
+    # The same words, so the same BM25: "kraken" closing one prompt and "parser" opening the next are no phrase.
+    prompts = {"two": ["we met a kraken", f"parser {FILLER}"], "one": [f"we met a kraken parser {FILLER}"]}
+    with store.transaction():
+        for i, (uid, texts) in enumerate(prompts.items()):
+            events = "".join(f"\n### 10:0{n} User\n\n{text}\n" for n, text in enumerate(texts))
+            store.put_handoff(handoff(uid, days_ago=i), path=f"{uid}.md", transcript=f"# Session {uid}\n{events}")
+    scores = text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["kraken", "parser"], 5)
+    assert found(store, "kraken", "parser") == ["one", "two"] and scores[0][1] > scores[1][1]
+
+
 def test_search_within_a_set_of_rows_finds_nothing_else(store: Store) -> None:
     add(store, {"a": "kraken", "b": "kraken", "c": "kraken"})
     rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
-VERSION = "3"  # 3: the handoff without the extractor's fixed words (core/handoffs/fixed_words.py)
+VERSION = "4"  # 4: proximity within one message or part (`_APART`); 3: the handoff without the extractor's fixed words
 # The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
@@ -48,6 +48,11 @@ PROXIMITY_POOL = 100
 # A word in more than this share of the sessions weighs almost nothing in BM25 but costs a visit of nearly
 # each: left out of the word scores when the query has a rarer word (still counted in proximity).
 COMMON_SHARE = 0.9
+# Proximity counts query words of one text: the handoff, one prompt, one reply, the actions, the context. Between them
+# the body holds more than PROXIMITY_SLOP words the tokenizer drops (over 40 bytes): they keep their positions, so no
+# phrase spans two texts, yet are no term and count in no field's length (BM25 unchanged).
+_APART = "\n" + " ".join(["x" * 41] * (PROXIMITY_SLOP + 1)) + "\n"
+_EVENTS = "\n\n\n"  # a column's events: core/archive/renderer.py puts a blank line before and after each heading
 
 TERM_FIELDS = ("projects", "keywords")
 STAGE_SECONDS = 30.0  # a writer staging longer commits what it has
@@ -289,7 +294,8 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
     document.add_text("prompts", prompts)
     # The handoff's own words: the labels and fixed phrases the extractor writes in nearly every handoff say nothing
     # of this session and would weigh in every query holding one of their words.
-    document.add_text("body", "\n".join((session_words(handoff), prompts, replies, actions, context)))
+    texts = (session_words(handoff), *prompts.split(_EVENTS), *replies.split(_EVENTS), actions, context)
+    document.add_text("body", _APART.join(texts))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
         for term in index_terms(json.loads(terms or "[]")):
             document.add_text(field, term)
