@@ -213,18 +213,21 @@ def test_a_refused_run_of_several_checks_leaves_a_note_only_for_the_one_never_ru
 
 
 def test_a_session_that_never_committed_whose_git_status_lists_its_edits_leaves_them_uncommitted_as_a_note() -> None:
-    """8b418ea5 (blind label: "The changes sit uncommitted on main (... root.go modified ...)"). The help.go it wrote
-    is among its "Untracked files:"."""
+    """8b418ea5 (blind label: "The changes sit uncommitted on main (help.go untracked, root.go modified,
+    commands/help.go deleted)"): the help.go it wrote is among its "Untracked files:", `rm -rf commands` deleted the
+    old one, and mise.toml, which it never touched, is modified too."""
     threads, status = _facts("8b418ea5-895d-4ad5-abe8-4489d36e454f")
-    assert "Left uncommitted on main, unstaged changes: `help.go`, `root.go`" in threads and status == "done"
+    assert ("Left uncommitted on main, unstaged changes: `root.go`; new, never added: `cli/help.go`; deleted: "
+            "`commands/help.go`; not from this session: `mise.toml`") in threads and status == "done"
 
 
 def test_a_git_status_of_some_paths_says_nothing_of_the_edits_outside_them() -> None:
-    """d19ec7f9 ran `git status docs/generated/` after editing `phase_test.go`, never committed: both are left.
-    Inside the paths asked about, a clean status still clears the edit."""
+    """d19ec7f9 ran `git status docs/generated/` after editing `phase_test.go`, never committed: both are left, the
+    .gitignore it wrote in an untracked folder. Inside the paths asked about, a clean status still clears the edit."""
     session = corpus_session("d19ec7f9-dfaf-4c65-a9ad-ab56240f23d8")
     assert session_facts(session).left() == ["Not committed on `alex/ent-221-better-state-tracking-for-sessions`: "
-                                             "`phase_test.go`, `.gitignore` (no commit in the session)"]
+                                             "`phase_test.go`; new, never added: `generated/` (1 file) "
+                                             "(no commit in the session)"]
     edits = [ToolCall(path, "Write", {"file_path": f"/work/widgets/{path}"}) for path in ("a.go", "docs/b.md")]
     status = ToolCall("s", "Bash", {"command": "git status docs/ 2>&1"}, output="On branch main\n"
                       "nothing to commit, working tree clean\n")
@@ -1191,3 +1194,22 @@ def test_a_commit_on_a_detached_head_names_its_hash_and_no_branch_of_its_own() -
     assert [thread.text for thread in session_facts(_shell_session(made)).threads()] == ["Not pushed: commit 1a2b3c4"]
     made = ToolCall("c", "Bash", {"command": "git commit -am 'Fix'"}, output="[main 1a2b3c4] Fix\n 1 file")
     assert [t.text for t in session_facts(_shell_session(made)).threads()] == ["Not pushed: commit 1a2b3c4 on main"]
+
+
+def test_a_package_moved_with_mv_and_never_added_reads_new_and_deleted() -> None:
+    """ddf36c6d: `mv summarise summarize`: `git status` lists the new package untracked (`git commit -a` deletes it)."""
+    threads, _ = _facts("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b")
+    said = "; new, never added: `summarize/` (4 files); deleted: `summarise/` (4 files)"
+    assert any(t.endswith(said) for t in threads)
+
+
+def test_edits_never_committed_name_the_pull_request_gh_pr_checkout_switched_to() -> None:
+    left = session_facts(corpus_session("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")).left()
+    assert left[0].startswith("Not committed on `soph/move-clean-to-session-cleanup` (PR #2): ")
+
+
+def test_a_session_with_no_untracked_nor_deleted_path_keeps_its_plain_line() -> None:
+    assert session_facts(corpus_session("775a7e0f-d6d5-47fe-a4c9-61f814abeae3")).left() == [
+        "Not committed: `session.go` (no commit in the session)"]
+    threads, _ = _facts("2956cee6-6153-4ba6-ba24-3b7f3257549c")
+    assert not any("never added" in t or "not from this session" in t for t in threads)

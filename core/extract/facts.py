@@ -130,6 +130,12 @@ _STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.
 _SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
 # The files of its "Untracked files:" section, each on a line of its own after a tab.
 _UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
+# A path's line of a long `git status` ("\tdeleted:    a.go", "\ta.go" under "Untracked files:") and of a short one
+# ("?? a.go", " D a.go", "R  a.go -> b.go"): what the status says of it
+_LONG_LINE_RE = re.compile(r"^\t(?:([a-z ]+):\s+)?(?:.+ -> )?(.+)$")
+_SHORT_LINE_RE = re.compile(r"^([ MADRU?]{2}) (?:.+ -> )?(\S+)$")
+_SHORT_ARGS_RE = re.compile(r"(?:^|\s)(?:-s\w*|--short|--porcelain)\b")
+_PR_CHECKOUT_RE = re.compile(r"^gh\s+pr\s+checkout\s+#?(\d+)\b")  # `gh pr checkout 2`: a pull request's branch
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
 _BOXES = 3  # unticked checks a thread names: what each checks is the thread
 # "Verify that ...": the thread's lead ("checks unticked") already says each box is a check
@@ -197,6 +203,7 @@ _KIND_SAID = {"tests": re.compile(r"\btests? (?:pass|succeed|are green)", re.IGN
               "lint": re.compile(r"\blint(?:er|ing)? (?:is clean|passes)", re.IGNORECASE),
               "build": re.compile(r"\b(?:builds|compiles) (?:cleanly|successfully)\b", re.IGNORECASE)}
 _NAMED_FILES = 4  # files named in one thread
+_NAMED_ENTRIES = 2  # of each kind of the working tree's other paths (untracked, deleted, not the session's)
 # Go's integration or end-to-end tests, by folder or name (`integration_test/hooks_test.go`): a build tag keeps them out
 # of `go test ./...`; only a run naming them (`-tags integration`, `test:integration`, a CI task) runs them. Read from
 # the path's last "integration"/"e2e" only (atomic): the same paths match, in linear time on a long one.
@@ -254,6 +261,13 @@ class Facts:
     switched: str = ""  # the branch a command of the session switched to, that no commit line said after
     new_branch: bool = False  # the session made that branch (`on` or `switched`): `git checkout -b`, `git switch -c`
     edits: int = 0  # the session's edits of code (not of docs or plans): `CheckRun.edits` of a run after the last
+    # The working tree by the session's last `git status` after its last commit: the untracked entries holding its
+    # edits (a folder -> its files of the session's), the paths its commands deleted or moved away, the changed
+    # paths it never touched
+    untracked: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)
+    foreign: list[str] = field(default_factory=list)
+    pr_branch: tuple[str, str] = ("", "")  # (branch, number) of a pull request `gh pr checkout` switched to
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -325,17 +339,20 @@ class Facts:
         if self.tests_asked:
             found.append(Thread(f"{TESTS_LEFT} {self.tests_asked}", False))
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
-            named, more = _named(self.uncommitted)
+            named, parts = self._worktree(self.uncommitted)
             if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
-                named, more = f"the merge of `{self.merging}` ({named}{more})", ""
+                named, parts = f"the merge of `{self.merging}` ({''.join(_named(self.uncommitted))})", []
             if self.committed:
-                found.append(Thread(f"{UNCOMMITTED} {named}{more} edited after the last commit", True))
+                edited = f"{named} edited after the last commit" if named else ""
+                found.append(Thread(f"{UNCOMMITTED} {'; '.join(filter(None, [edited, *parts]))}", True))
             elif self.offered:  # the agent left the commit to the person in so many words
-                found.append(Thread(f"{LEFT_TO_COMMIT} {named}{more}", False))
+                found.append(Thread(f"{LEFT_TO_COMMIT} {'; '.join(filter(None, [named, *parts]))}", False))
             else:  # the person may commit: a note, in the words of the `git status` that showed it
-                on = f" on {self.branch['']}" if self.branch.get("") else ""
-                found.append(Thread(f"{LEFT_UNCOMMITTED}{on}, {'staged' if self.staged else 'unstaged'} changes: "
-                                    f"{named}{more}", False))
+                branch = self.branch.get("", "")
+                on = f" on {branch}{self._pr_of(branch)}" if branch else ""
+                kind = "staged" if self.staged else "unstaged"
+                said = f", {kind} changes: {'; '.join([named, *parts])}" if named else f": {'; '.join(parts)}"
+                found.append(Thread(f"{LEFT_UNCOMMITTED}{on}{said}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             commits = f"{count} commit{'s' if count > 1 else ''}"
@@ -355,6 +372,20 @@ class Facts:
             found.append(Thread(f"{NOT_RUN} the PR's test plan, {boxes} unticked: {steps}"
                                 f"{_more(self.unticked[_BOXES - 1:])}", False))
         return found
+
+    def _worktree(self, paths: list[str]) -> tuple[str, list[str]]:
+        """("`root.go`", ["new, never added: `help.go`", "deleted: `commands/help.go`", "not from this session:
+        `mise.toml`"]): the session's uncommitted files as its last `git status` showed them, those of an untracked
+        entry apart (a `git add` is due: `git commit -a` leaves them out), then what its commands deleted, then the
+        changes that are not its work; each by its shortest name among them all, the rest counted."""
+        plain = [path for path in paths if not any(matches(path, entry) for entry in self.untracked)]
+        groups = [("new, never added", self.untracked), ("deleted", self.deleted),
+                  ("not from this session", dict.fromkeys(self.foreign, 1))]
+        every = plain + [entry.rstrip("/") for _, entries in groups for entry in entries]
+        short = dict(zip(every, _short_names(every, len(every)), strict=True))
+        more = f" and {len(plain) - _NAMED_FILES} more" if len(plain) > _NAMED_FILES else ""
+        said = [f"{what}: {_counted_entries(entries, short)}" for what, entries in groups if entries]
+        return ", ".join(f"`{short[path]}`" for path in plain[:_NAMED_FILES]) + more, said
 
     def _commits(self, folder: str, made: list[str]) -> str:
         """"commit 5fddc49 on dipree/wingman", "2 commits on main after the last push, the last 5fddc49"."""
@@ -413,9 +444,13 @@ class Facts:
         new = "new branch " if self.new_branch else ""
         if not self.never_committed:
             return [f"{SWITCHED} {new or 'branch '}`{self.switched}`"] if self.switched else []
-        named, more = _named(self.never_committed)
-        on = f" on {new}`{self.on}`" if self.on else ""
-        return [f"{NOT_COMMITTED.removesuffix(':')}{on}: {named}{more} {NO_COMMIT}"]
+        named, parts = self._worktree(self.never_committed)
+        on = f" on {new}`{self.on}`{self._pr_of(self.on)}" if self.on else ""
+        return [f"{NOT_COMMITTED.removesuffix(':')}{on}: {'; '.join(filter(None, [named, *parts]))} {NO_COMMIT}"]
+
+    def _pr_of(self, branch: str) -> str:
+        """" (PR #2)" after the branch `gh pr checkout 2` switched to: a push of its commits updates that PR."""
+        return f" (PR #{self.pr_branch[1]})" if branch and branch == self.pr_branch[0] else ""
 
 
 def _covers(later: str, failed: str) -> bool:
@@ -537,6 +572,42 @@ def changed_paths(output: str) -> list[str]:
     return [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
 
 
+def status_kinds(output: str, short: bool) -> dict[str, str]:
+    """Each path a `git status` output lists, by what it says of it: "new" (untracked), "deleted" or "changed" (any
+    other change, staged or not); `short`: read as `--short`/`--porcelain` output."""
+    found: dict[str, str] = {}
+    untracked = False
+    for line in output.splitlines():
+        if not line.startswith(("\t", " ")):
+            untracked = line.startswith("Untracked files:")
+        if (long := _LONG_LINE_RE.match(line)) is not None:
+            said = long.group(1) or ""
+            found[long.group(2).strip()] = "new" if untracked and not said else "deleted" if said == "deleted" \
+                else "changed"
+        elif short and (brief := _SHORT_LINE_RE.match(line)) is not None and brief.group(1).strip():
+            code = brief.group(1)
+            found[brief.group(2)] = "new" if code == "??" else "deleted" if "D" in code else "changed"
+    return found
+
+
+def _worktree_facts(facts: Facts, status: dict[str, str], paths: list[str], touched: list[str],
+                    ever: dict[str, None]) -> None:
+    """The working tree beside the session's uncommitted `paths`, by the last `git status` after its last commit: the
+    untracked entries that hold some of them, the deleted paths a command of the session named (`rm -rf pkg`, `mv
+    a b`: by what it named when that holds several), the changed ones no edit or command of the session touched."""
+    for entry, kind in status.items():  # an untracked folder as git names it: its files wait for one `git add`
+        if kind == "new" and (held := [path for path in paths if matches(path, entry)]):
+            facts.untracked[entry] = len(held)
+    gone: dict[str, list[str]] = {}
+    for entry, kind in status.items():
+        named = next((t for t in touched if matches(entry, t)), None)
+        if kind == "deleted" and named is not None:
+            gone.setdefault(named, []).append(entry)
+        elif kind != "new" and named is None and not any(matches(path, entry) for path in ever):
+            facts.foreign.append(entry)
+    facts.deleted = {held[0] if len(held) == 1 else f"{named.rstrip('/')}/": len(held) for named, held in gone.items()}
+
+
 def _drafted_in_reply(session: Session) -> str:
     """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
     or titled as one: the reply that holds it, else ""."""
@@ -623,6 +694,14 @@ def _named(paths: list[str]) -> tuple[str, str]:
     """("`a.go`, `b.go`", " and 2 more"): the first files by their shortest names, the rest counted."""
     named = ", ".join(f"`{path}`" for path in _short_names(paths, _NAMED_FILES))
     return named, f" and {len(paths) - _NAMED_FILES} more" if len(paths) > _NAMED_FILES else ""
+
+
+def _counted_entries(entries: dict[str, int], short: dict[str, str]) -> str:
+    """"`summarize/` (4 files), `help.go` and 1 more": a folder with how many of its files it holds."""
+    named = [f"`{short[entry.rstrip('/')]}/` ({count} file{'s' if count > 1 else ''})" if entry.endswith("/")
+             else f"`{short[entry]}`"
+             for entry, count in list(entries.items())[:_NAMED_ENTRIES]]
+    return ", ".join(named) + (f" and {len(entries) - _NAMED_ENTRIES} more" if len(entries) > _NAMED_ENTRIES else "")
 
 
 def _short_names(paths: list[str], keep: int) -> list[str]:
@@ -817,13 +896,16 @@ def session_facts(session: Session) -> Facts:
     keeps = agent(session.agent).shell_keeps_folder
     switches: list[tuple[int, str, bool]] = []  # (event index, branch, made by it) of each command that changed branch
     last_edit = -1
+    status: dict[str, str] = {}  # the last `git status` after the last commit: path -> new | deleted | changed
+    touched: list[str] = []  # the paths the session's commands deleted, moved or wrote (`rm -rf pkg`, `mv a b`)
+    ever: dict[str, None] = {}  # every file the session edited
     for at, event in enumerate(session.events):
         if (call := event.tool) is None:
             continue
         if call.name in WRITE_TOOLS and not call.is_error:
             path = _path(call, session.cwd)
             if path is not None:
-                edited[path], last_edit = None, at
+                edited[path], ever[path], last_edit = None, None, at
                 if not DOC_FILE_RE.search(path) and "/plans/" not in path:
                     facts.edits += 1
                 if _INTEGRATION_TEST_RE.search(path):
@@ -848,16 +930,23 @@ def session_facts(session: Session) -> Facts:
         made = _COMMITTED_RE.finditer(output)  # lazy: read only when a commit step asks for its hash
         if ok and not scratch and (switch := _last(_SWITCHED_RE.finditer(output))):
             switches.append((at, switch.group(2), bool(switch.group(1)) and not _TRACKS_RE.search(output)))
+            if pr := next(filter(None, map(_PR_CHECKOUT_RE.match, commands.steps(command))), None):
+                facts.pr_branch = (switch.group(2), pr.group(1))
+        if ok and not scratch:
+            touched += [_relative(path, session.cwd) for path in
+                        commands.files_changed(command) + commands.folders_removed(command)]
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
+                status = {path: "changed" if kind == "new" and any(matches(path, s) for s in staged) else kind
+                          for path, kind in status.items()}
             elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
                 committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
-                staged, shown, facts.merging = [], False, ""
+                staged, shown, facts.merging, status = [], False, "", {}
                 branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
                 if branch == _DETACHED:  # the branch the rebase updated, when its output says it
                     branch = rebased.group(1) if (rebased := _REBASED_RE.search(output)) else ""
@@ -878,6 +967,7 @@ def session_facts(session: Session) -> Facts:
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     edited = _after_status(edited, output, commands.paths_in(step.args))
+                    status = status_kinds(output, bool(_SHORT_ARGS_RE.search(step.args))) if not repo else status
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
                     if on := _ON_BRANCH_RE.search(output):
@@ -924,6 +1014,7 @@ def session_facts(session: Session) -> Facts:
         facts.pr_titled = bool(_TITLE_LINE_RE.search(draft[:300]))
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
+    _worktree_facts(facts, status, facts.uncommitted or facts.never_committed, touched, ever)
     return facts
 
 
