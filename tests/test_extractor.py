@@ -349,7 +349,9 @@ def test_what_happened_is_what_was_done_not_what_was_asked() -> None:
     s.events.insert(4, Event("assistant", T0, text="Done. Added the digest job and its schedule.\n\n"
                                                    "- `bot/digest.py` — Created the job"))
     bullets = run_extract(s).what_happened
-    assert bullets[:2] == ["Added the digest job and its schedule", "Committed: Add telegram digest job"]
+    # the report's summing-up line first, then its list's line for the file
+    assert bullets[:3] == ["Added the digest job and its schedule", "Created the job",
+                           "Committed: Add telegram digest job"]
     assert not any(item.startswith("Asked:") for item in bullets)
 
 
@@ -426,6 +428,24 @@ def test_an_outcome_of_imports_alone_gives_way_to_the_change_it_serves() -> None
     removed = "Removed the unused wrapper functions from `utils.go`, along with the now-unused `stringutil` import"
     assert outcome(removed) == removed  # b25a8b6e's: the functions are the change
     assert outcome("Added import cycle detection to the loader") is not None
+
+
+def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -> None:
+    """ccc58457's report lists its change per file; What Happened took its first line only (a checkmark) and left the
+    main change, `EnsureMetadataBranch()` in `EnsureSetup()`, to Insights: now each file's line, its reason ("so both
+    strategies ...") left to Insights, which keeps the reasoned line. A heading-like lead with code (ddf36c6d): one."""
+    session = corpus_session("ccc58457-00a5-4a2f-82a9-175e4473c60b")
+    handoff = draft(session, ZoneInfo("UTC"))
+    assert "Added `EnsureMetadataBranch()` call to `EnsureSetup()`" in handoff.what_happened
+    assert any("so both strategies create the branch" in line for line in handoff.insights)
+    renamed = draft(corpus_session("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b"), ZoneInfo("UTC")).what_happened
+    assert renamed[0] == "Package renamed: `summarise` → `summarize`"
+
+
+def test_a_report_with_one_change_keeps_its_line() -> None:
+    # 79eb9f8a's report says one change: its outcome stays as it was, no list read
+    happened = draft(corpus_session("79eb9f8a-232c-4a72-a26b-4b4520ef2152"), ZoneInfo("UTC")).what_happened
+    assert happened[0].startswith("Add `os.MkdirAll(filepath.Dir(rcFile), 0o755)`")
 
 
 def test_a_numbered_section_heading_names_no_work() -> None:

@@ -900,16 +900,16 @@ def test_a_closing_reports_list_of_what_the_tests_check_gives_no_line() -> None:
     last = agent_texts(session)[-1][1]
     assert not any(item.strength == CLOSING and item.text in last for item in chosen(session))
     written = "func Resolve() {} func parseInput() {} const backupSuffix"
-    report = ("Resolved it.\n\n- Changed `Resolve` to read the repository root first, as the hooks do\n"
+    report = ("Resolved it.\n\n- Changed `Resolve` to read the repository root first, since the hooks do\n"
               "- [ ] Verify `Resolve` still works from a subdirectory\n"
               "- `parseInput()` - Parse and validate input\n"
               "- Added imports for `backupSuffix` and the rest of `parseInput`\n"
               "- `Resolve` fix committed in `46815ae` and pushed to the branch\n\n"
               "**Tests added:**\n- `parseInput` returns an error on an empty payload from the hook")
     assert [item.text for item in closing_lines(sentences(report), written)] == [
-        "Changed `Resolve` to read the repository root first, as the hooks do"]
+        "Changed `Resolve` to read the repository root first, since the hooks do"]
     # the message's first outcome is What Happened's bullet: it stays there
-    assert closing_lines(sentences("- Changed `Resolve` to read the repository root first, as the hooks do"),
+    assert closing_lines(sentences("- Changed `Resolve` to read the repository root first, since the hooks do"),
                          written) == []
 
 

@@ -41,6 +41,7 @@ from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
 from eywa.core.extract.marks import balanced, first_line, open_at, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
+from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
     GENERIC,
     MAX_SESSION_TERMS,
@@ -66,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "66"
+HANDOFF_RULES = "67"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -596,8 +597,7 @@ def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
     # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
     first_edit = next((i for i, e in enumerate(session.events) if _edits(e)), len(session.events))
     # the last message of a turn that edited is its report: a change it says in the present is read too
-    ends = {max(replies) for turn in turns  # (`turns`: `_edit_turns`)
-            if (replies := [i for i in turn if session.events[i].kind == "assistant" and session.events[i].text])}
+    ends = _report_messages(session, turns)  # (`turns`: `_edit_turns`)
     reads = (outcome, lead_in, lambda text: now_done(text, written), _now_change)
     pushes = [index for index, event in enumerate(session.events) if event.tool is not None and event.tool.name ==
               "Bash" and not event.tool.is_error and any(step.verb == "push" for step in git_steps(
@@ -679,22 +679,35 @@ _COMMIT_SAID_RE = re.compile(r"^(?:Committed|Pushed)\b")  # a report of a commit
 
 def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = (),
                   undone: Undone | None = None, headline: str = "",
-                  answered: Sequence[tuple[int, str]] = (), limit: int = MAX_BULLETS) -> list[str]:
+                  answered: Sequence[tuple[int, str]] = (), limit: int = MAX_BULLETS,
+                  changes: Collection[tuple[str, bool]] | None = None) -> list[str]:
     """At most `limit` chronological bullets of what was done (commits, PRs, then the report of each request that
     edited, then Claude's other outcomes); what was asked only for a session that reports nothing done, a request the
     `headline` already says left out (none: each request). An outcome an
     insight already says (`said`) is left out, and one whose value the session took back later, or whose turn's files a
     later turn deleted (`undone`: the session's `Undone`, when the caller has it): not what it did in the end. The
     `answered` questions (`answers`: a session that changed nothing) are kept first, each before its reply's outcome.
-    What it edited and whether it committed, `facts.with_checks` adds."""
+    A report that lists its changes gives them all (`report_changes`), each said up to its reason, even when an
+    insight says it with the reason. What it edited and whether it committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
     turns = _edit_turns(session)
-    outcomes = [(i, text) for i, text in _outcomes(session, turns) if not any(text.lower() in line for line in said)
-                and not (session.events[i].kind == "assistant" and (undone.superseded(i, text)
-                                                                    or undone.turn_deleted(i)))]
+    kept = [(i, text) for i, text in _outcomes(session, turns)
+            if not (session.events[i].kind == "assistant" and (undone.superseded(i, text) or undone.turn_deleted(i)))]
+    listed = [[(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in lines
+               if not undone.superseded(i, text)  # an earlier report's outcome said again: said once
+               and not _repeats(text, [content_words(o) for at, o in kept if at < i])]
+              for lines in report_changes(session, sorted(_report_messages(session, turns)),
+                                          changed_files(session) if changes is None else changes)
+              if not undone.turn_deleted(lines[0][0])  # one line: only a report that says no change otherwise
+              and (len(lines) > 1 or all(i != lines[0][0] for i, _ in kept))]
+    listed = [lines for lines in listed if lines]
+    by_report = {lines[0][0] for lines in listed}
+    starts = {text.lower()[:40] for lines in listed for _, text in lines}  # said by a report's list: not again
+    outcomes = [(i, text) for i, text in kept if i not in by_report and text.lower()[:40] not in starts
+                and not any(text.lower() in line for line in said)]
     outcomes += [(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in answered]
-    if outcomes:
+    if outcomes or listed:
         firsts: dict[str, tuple[int, str]] = {}
         for i, text in outcomes:
             firsts.setdefault(text.lower()[:40], (i, text))
@@ -705,12 +718,27 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
             unique = [item for item in unique if item in fixed or not _COMMIT_SAID_RE.match(item[1])]
         fixed += _spread([item for item in unique if item[1].startswith(ANSWER)], limit - len(fixed))
         reports = _reports(turns, unique)  # each request's report first: a later one's work is no less
-        told = [item for item in unique if item[0] in reports and item not in fixed]
+        # a listing report's first line (its most edited file) is its report; its other lines come next
+        told = sorted([item for item in unique if item[0] in reports and item not in fixed]
+                      + [lines[0] for lines in listed])
         told = _spread(told, max(limit - len(fixed), 0))
+        rest = sorted((item for lines in listed for item in lines[1:]), key=lambda item: _rank(listed, item))
+        told += rest[:max(limit - len(fixed) - len(told), 0)]
         others = [item for item in unique if item not in fixed and item not in told]
         picked = fixed + told + _spread(others, max(limit - len(fixed) - len(told), 0))
         return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
     return _asked(requests, headline)
+
+
+def _report_messages(session: Session, turns: list[range]) -> set[int]:
+    """The last message with text of each edit turn: the turn's report."""
+    return {max(replies) for turn in turns
+            if (replies := [i for i in turn if session.events[i].kind == "assistant" and session.events[i].text])}
+
+
+def _rank(listed: list[list[tuple[int, str]]], item: tuple[int, str]) -> int:
+    """Where a change line stands in its report's list (the files edited most first)."""
+    return next(lines.index(item) for lines in listed if item in lines)
 
 
 def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
@@ -733,14 +761,14 @@ def _said_already(line: str, headline: str) -> bool:
 
 
 def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,
-              headline: str, changed: bool) -> list[str]:
+              headline: str, changes: list[tuple[str, bool]]) -> list[str]:
     """What Happened: its bullets with the checks and the edits left (`with_checks`), the answers found when the
     session `changed` no file; with nothing else to say, the requests the headline repeats, the subagent runs
     delegated."""
     runs = len(session.delegated_runs)
-    answered = [] if changed else answers(session, BULLET_CHARS)
+    answered = [] if changes else answers(session, BULLET_CHARS)
     limit = MAX_BULLETS - len(facts.happened())  # the check lines' room kept: a later request's report is not cut
-    told = what_happened(session, requests, said, undone, headline, answered, limit)
+    told = what_happened(session, requests, said, undone, headline, answered, limit, changes)
     past_spread = max(sum(1 for line in told if line.startswith(_MADE)) - SPREAD_COMMITS, 0)  # no check line's room
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
     return with_checks(told, facts, MAX_BULLETS + past_spread, tests_line(session, told)) or _asked(requests) or [
@@ -816,7 +844,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         facts = session_facts(session)
         undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
         handoff.insights = insights(session, undone)
-        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, bool(changes))
+        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, changes)
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

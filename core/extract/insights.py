@@ -1086,7 +1086,8 @@ def _settled(text: str, written: str) -> bool:
     if (_DONE_REASON_RE.search(text) or _REPLACED_RE.search(text) or _PURPOSE_RE.search(text)) \
             and not _NO_REFERENT_RE.match(text):
         return True
-    return bool(written) and any(code.strip("()") in written for code in _CODE_RE.findall(text))
+    # a change it names code of, with no reason: What Happened's line (`report_changes`), not a decision
+    return bool(written) and not outcome(text) and any(code.strip("()") in written for code in _CODE_RE.findall(text))
 
 
 def closing_lines(found: tuple[Sentence, ...], written: str) -> list[Insight]:

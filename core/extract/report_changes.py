@@ -1,0 +1,94 @@
+"""The change lines of a session's reports: the list an edit turn's last message gives of what it changed ("`a.go`:
+Added ..."), one line a file, said up to its reason; What Happened's main lines, the files edited most first."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection
+
+from eywa.core.extract.claude_words import OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.key_files import TEST_FILE_RE
+from eywa.core.session import Session
+
+# "Package renamed: `summarise` → `summarize`": a heading-like lead that says a change by its code, no verb opening it
+_LABELLED_CHANGE_RE = re.compile(r"^[A-Z][\w-]*(?: [\w-]+){0,2} ([a-z]+):\s+(?=.*`)(.+)$")
+# "... so both strategies create the branch at enable time", "... since `CheckpointPath` expects ...": the reason,
+# which Insights says; What Happened says the change
+_REASON_RE = re.compile(r"\s*[,;]?\s+(?:[-—–]\s+)?(?:since|because|so that|so (?:it|they|the|both|that|we)|"
+                        r"to (?:avoid|prevent|ensure|preserve)|which (?:means|lets|keeps|avoids|ensures))\b",
+                        re.IGNORECASE)
+# "### Tests", "Verification", "Next Steps", "Remaining `[:7]` usages": what the tests check or what is left, no change
+_NOT_CHANGES_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bnext steps?\b|\bremaining\b|\bleft as-is\b|"
+                             r"\byou(?:'ll)? need\b|\bmanual\b", re.IGNORECASE)
+_STATUS_RE = re.compile(r"\b(?:committed|pushed|tests? pass|lint)", re.IGNORECASE)
+# "Both locations have been updated", "Updated it to check for ...": what it was done to, only the session says
+_VAGUE_RE = re.compile(r"^(?:(?:both|all|it|this|that|these|they|everything)\b|[a-z]+ (?:it|them|this|that|both)\b)",
+                       re.IGNORECASE)
+_PATH_RE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.\w+")
+MIN_WORDS = 3  # of a change: "Added symlink check"
+CUT_WORDS = 5  # left before a reason to cut it at: "The tests have been updated" says less than the whole line
+
+
+def _changed(text: str) -> str | None:
+    """The line as a change, up to its reason; None when it says no change."""
+    said = outcome(text)
+    if said is None:
+        labelled = _LABELLED_CHANGE_RE.match(text)
+        said = text if labelled and labelled.group(1) in OUTCOME_VERBS else None
+    if said is None or _STATUS_RE.search(said) or _VAGUE_RE.match(said):
+        return None
+    reason = _REASON_RE.search(said)
+    cut = said[:reason.start()].rstrip(" ,;:-—–(") if reason else said
+    cut = (cut if len(cut.split()) >= CUT_WORDS else said).rstrip(".")
+    return cut if len(cut.split()) >= MIN_WORDS else None
+
+
+def _file_of(texts: Collection[str], edited: dict[str, str]) -> str:
+    """The edited file the first of `texts` naming one names ("`strategy/common.go`: Added ..."), else ""."""
+    for text in texts:
+        for name in _PATH_RE.findall(text):
+            path = edited.get(name) or edited.get(name.rsplit("/", 1)[-1])
+            if path and path.endswith(name):
+                return path
+    return ""
+
+
+def _lines(found: tuple[Sentence, ...], edited: dict[str, str]) -> list[tuple[bool, str, str]]:
+    """(listed, file, change) of each change line of one report, in its order."""
+    lines: list[tuple[bool, str, str]] = []
+    lead = ""  # the last line leading into a list ("`geminicli/hooks.go` - Three functions fixed:")
+    for sentence in found:
+        text = sentence.text
+        if not sentence.listed or text.endswith(":"):
+            lead = text
+        if _NOT_CHANGES_RE.search(f"{sentence.heading} {lead if sentence.listed else ''}"):
+            continue
+        change = _changed(text)
+        if change:
+            lines.append((sentence.listed, _file_of((text, lead if sentence.listed else "", sentence.heading), edited),
+                          change))
+    return lines
+
+
+def report_changes(session: Session, reports: Collection[int], changes: Collection[tuple[str, bool]]) -> \
+        list[list[tuple[int, str]]]:
+    """The change lines of each report (`reports`: event indexes, in order) that says a change: one line a file (the
+    first said; a line naming none is its own): a line outside the list first, then the files with the most edits,
+    test files last."""
+    volume = Counter(path for path, _ in changes)
+    edited = {name: path for path in volume for name in (path, path.rsplit("/", 1)[-1])}
+    seen: set[str] = set()
+    result: list[list[tuple[int, str]]] = []
+    for index in reports:
+        lines = _lines(sentences(session.events[index].text), edited)
+        kept: list[tuple[bool, int, str, str]] = []
+        for order, (listed, path, text) in enumerate(lines):
+            if path not in seen or not path:
+                seen.add(path)
+                kept.append((listed, order, path, text))
+        # a line outside the list sums it up ("Implemented the Phase 2B hooks"): first; tests: the tests' line says them
+        kept.sort(key=lambda k: (k[0], bool(TEST_FILE_RE.search(k[2])), -volume[k[2]], k[1]))
+        if kept:
+            result.append([(index, text) for _, _, _, text in kept])
+    return result
