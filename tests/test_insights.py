@@ -648,7 +648,7 @@ def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it
 def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
     # (the fix ranked first now: the root cause after it is no repeat either)
     found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
-    assert any(line.startswith("The `shouldFilterFile` function filters") for line in found)
+    assert any(line.startswith("Before: the `shouldFilterFile` function filters") for line in found)  # fixed since
     assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
 
 
@@ -1439,6 +1439,16 @@ def test_a_fault_left_untested_stays_as_said() -> None:
         "s", cwd="/r", events=[*events, tested])))
 
 
+def test_a_fault_said_before_the_fix_takes_no_second_prefix() -> None:
+    # a symptom its turn fixed and tested whose code the edit also wrote: "Before the fix: ...", said once
+    said = "The tests are failing because the mock `renderable` is not being updated when the code calls it."
+    events = [Event("user", None, text="the tests fail"), Event("assistant", None, text=said),
+              _edit("/r/test_a.py", "mock = Mock()", "mock = Mock()\nmock.renderable = Text()"),
+              Event("tool", None, tool=ToolCall("t", "Bash", {"command": "pytest -q"}))]
+    assert [item.text for item in chosen(Session("s", cwd="/r", events=events)) if said[5:30] in item.text] == \
+        [f"Before the fix: t{said[1:]}"]
+
+
 def test_what_happened_leaves_out_what_the_session_took_back() -> None:
     # cab865ac's one report of a change, "Changed from `"off"` to `"false"` ...", was taken back by the real booleans:
     # What Happened says what was asked instead, the correction among it
@@ -1510,6 +1520,24 @@ def test_a_lack_a_later_edit_filled_is_said_as_it_was() -> None:
     assert any(line.startswith("Before: `cmd/entire/cli/state.go:30` — Comment on `StepTranscriptStart` still")
                for line in found)
     assert "Before: need to handle old `last_transcript_line_count` files." in found
+
+
+def test_a_cause_a_later_edit_filled_is_said_as_it_was() -> None:
+    # b50aaf5c: "... isn't being included ... because I'm not setting the `AgentID` field in the
+    # `TaskCheckpointContext`", then `AgentID: input.ToolUseID` written: the root cause said as it was
+    assert "Before: the subagent transcript isn't being included in the git tree because I'm not setting the " \
+        "`AgentID` field in the `TaskCheckpointContext`." in texts("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1")
+    # c3afafd7: "`shouldFilterFile` ... does NOT include `paths.SummaryFileName`", then the edit adding it to the case
+    assert any(line.startswith("Before: the `shouldFilterFile` function filters transcripts") and
+               "does NOT include `paths.SummaryFileName`" in line
+               for line in texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80"))
+
+
+def test_a_lack_of_no_named_code_stays_as_said() -> None:
+    # eb4bcc15: "The tool result doesn't include the agent's internal token usage." names no code a later edit could
+    # write: a fact of the tool, kept as said
+    assert "The tool result doesn't include the agent's internal token usage." in \
+        texts("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb")
 
 
 def test_a_lack_no_later_edit_wrote_stays_as_said() -> None:

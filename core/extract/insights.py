@@ -1165,19 +1165,21 @@ def _before_fix(item: Insight, prefix: str = _BEFORE_FIX) -> Insight:
     return replace(item, topic=item.topic if text == item.text else topic_of(text), text=prefix + said)
 
 
-# "`session.State` does NOT have a TokenUsage field", "Comment on `x` still says ...", "Need to handle old `x` files":
-# a fault or lack said as it stands, a review's finding or a plan's problem, not the cause a fix follows from
-_LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) have\b|\bstill (?:says|references|uses|"
+# "`session.State` does NOT have a TokenUsage field", "Comment on `x` still says ...", "Need to handle old `x` files",
+# "... isn't being included because I'm not setting the `AgentID` field": a fault or lack of code said as it stands
+_LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:have|include)\b|\bstill (?:says|references|uses|"
                       r"refers to|mentions|has|contains)\b|\bshould (?:say|reference)\b|"
-                      r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b", re.IGNORECASE)
+                      r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b|"
+                      r"\b(?:isn't|aren't|is not|are not) being\b|"
+                      r"\b(?:I'm|I am|we're|we are) not (?:setting|passing|including|calling|using)\b", re.IGNORECASE)
 _CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
 _FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
 
 
 def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
-    """Whether `item`, said at event `at`, states a fault or lack of code (not a root cause) that one later edit wrote
-    every name of into the file it names: what it says no longer holds."""
-    if item.cause or not _LACK_RE.search(item.text):
+    """Whether `item`, said at event `at`, states a fault or lack of code (a finding or a root cause, not one said as it
+    was already) that one later edit wrote every name of into the file it names: what it says no longer holds."""
+    if item.text.startswith(_BEFORE_FIX) or not _LACK_RE.search(item.text):
         return False
     spans = [code.strip("()").split(":")[0] for code in _CODE_RE.findall(item.text)]
     files = {name for name in spans if _FILE_NAME_RE.match(name)}
