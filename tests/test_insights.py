@@ -245,11 +245,9 @@ def test_a_step_on_a_finding_takes_the_place_of_the_finding_kept_alone() -> None
 
 def test_a_step_on_a_finding_whose_edit_the_user_refused_is_no_decision() -> None:
     # 1ecba475: "Let me update the reset command to follow the error handling pattern", its edit refused: "fix the
-    # test, the code is right"; the finding stays alone
+    # test, the code is right"; the person's word alone (the diagnosis they overruled goes too)
     assert session_insights("1ecba475-5b18-4058-a0cb-e87703f6f792") == (
-        "**Root cause** -- The tests expect custom error messages printed to stderr, but the command is returning "
-        "plain errors.",
-        "**Decision** -- At the user's request: fix the test, the code is right.")
+        "**Decision** -- At the user's request: fix the test, the code is right.",)
     # f6833005: "Let me simplify the test harness to just commit what exists", refused ("why not adding
     # .entire/.gitignore?"): not taken, so no decision even with places free; the step taken instead keeps its place
     lines = session_insights("f6833005-7be4-4178-bb37-a0e9feadc36b")
@@ -648,7 +646,7 @@ def test_an_option_the_user_picked_after_a_bare_yes_is_named_as_the_agent_put_it
 def test_a_fix_beside_its_root_cause_is_no_repeat_of_it() -> None:
     # (the fix ranked first now: the root cause after it is no repeat either)
     found = texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80")
-    assert any(line.startswith("The `shouldFilterFile` function filters") for line in found)
+    assert any(line.startswith("Before: the `shouldFilterFile` function filters") for line in found)  # fixed since
     assert "The fix is to add `paths.SummaryFileName` to the switch case in `shouldFilterFile`." in found
 
 
@@ -831,14 +829,15 @@ def test_a_short_choice_is_not_joined_to_the_question_after_it() -> None:
 def test_a_step_on_a_finding_fills_a_free_place_before_a_further_root_cause() -> None:
     # f744aef5, eight places: the step on the user's correction is a choice with its reason; the further cause
     # ("go-git doesn't automatically use the system's credential helpers ...") gives way to it (and the step to the
-    # review's own words of the fix, which rank with the user's directions: tests/test_user_choices.py)
+    # review's own words of the fix, which rank with the user's directions: tests/test_user_choices.py); it takes
+    # only the place the overruled "... constructed internally ..., I'll add the appropriate nolint comments" left
     session = corpus_session("f744aef5-5139-4c21-91e5-3f44ce902105")
     found = texts("f744aef5-5139-4c21-91e5-3f44ce902105")
     steps = [item.text for _, text in agent_texts(session) for item in steps_on_findings(sentences(text))]
     assert "Add proper validation for the branch name, since that's a valid security concern (the user's correction)." \
         in steps
     assert any(line.startswith("Per the review: validate branchName as a safe refname") for line in found)
-    assert not any(line.startswith("go-git doesn't automatically use") for line in found)
+    assert found[-1].startswith("go-git doesn't automatically use")
     # a finding opening with "But" joins without it: "..., since for API consistency ..."
     assert [item.text for item in steps_on_findings(sentences(
         "But for API consistency with the Gemini pattern, the error return stays. Let me keep the error return and "
@@ -1439,6 +1438,16 @@ def test_a_fault_left_untested_stays_as_said() -> None:
         "s", cwd="/r", events=[*events, tested])))
 
 
+def test_a_fault_said_before_the_fix_takes_no_second_prefix() -> None:
+    # a symptom its turn fixed and tested whose code the edit also wrote: "Before the fix: ...", said once
+    said = "The tests are failing because the mock `renderable` is not being updated when the code calls it."
+    events = [Event("user", None, text="the tests fail"), Event("assistant", None, text=said),
+              _edit("/r/test_a.py", "mock = Mock()", "mock = Mock()\nmock.renderable = Text()"),
+              Event("tool", None, tool=ToolCall("t", "Bash", {"command": "pytest -q"}))]
+    assert [item.text for item in chosen(Session("s", cwd="/r", events=events)) if said[5:30] in item.text] == \
+        [f"Before the fix: t{said[1:]}"]
+
+
 def test_what_happened_leaves_out_what_the_session_took_back() -> None:
     # cab865ac's one report of a change, "Changed from `"off"` to `"false"` ...", was taken back by the real booleans:
     # What Happened says what was asked instead, the correction among it
@@ -1510,6 +1519,50 @@ def test_a_lack_a_later_edit_filled_is_said_as_it_was() -> None:
     assert any(line.startswith("Before: `cmd/entire/cli/state.go:30` — Comment on `StepTranscriptStart` still")
                for line in found)
     assert "Before: need to handle old `last_transcript_line_count` files." in found
+
+
+def test_a_cause_a_later_edit_filled_is_said_as_it_was() -> None:
+    # b50aaf5c: "... isn't being included ... because I'm not setting the `AgentID` field in the
+    # `TaskCheckpointContext`", then `AgentID: input.ToolUseID` written: the root cause said as it was
+    assert "Before: the subagent transcript isn't being included in the git tree because I'm not setting the " \
+        "`AgentID` field in the `TaskCheckpointContext`." in texts("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1")
+    # c3afafd7: "`shouldFilterFile` ... does NOT include `paths.SummaryFileName`", then the edit adding it to the case
+    assert any(line.startswith("Before: the `shouldFilterFile` function filters transcripts") and
+               "does NOT include `paths.SummaryFileName`" in line
+               for line in texts("c3afafd7-9a94-4316-80d3-ad6f8a1e4d80"))
+
+
+def test_a_lack_of_no_named_code_stays_as_said() -> None:
+    # eb4bcc15: "The tool result doesn't include the agent's internal token usage." names no code a later edit could
+    # write: a fact of the tool, kept as said
+    assert "The tool result doesn't include the agent's internal token usage." in \
+        texts("eb4bcc15-3ff5-4d73-bac5-9bc1d786b2bb")
+
+
+def test_what_the_person_then_overruled_is_no_insight() -> None:
+    # 1ecba475: "The tests expect custom error messages ..., but the command is returning plain errors", then "fix
+    # the test, the code is right", "Got it! ..." and the test edits: the diagnosis goes, the person's word stays
+    found = texts("1ecba475-5b18-4058-a0cb-e87703f6f792")
+    assert not any(line.startswith("The tests expect custom error messages") for line in found)
+    assert "At the user's request: fix the test, the code is right." in found
+    # f744aef5: "Since the `branchName` and `refSpec` are constructed internally ..., I'll add the appropriate nolint
+    # comments", then "The gosec suppression comment is inaccurate: branchName is passed from ...", "You're right, ..."
+    assert not any(line.startswith("Since the `branchName` and `refSpec` are constructed internally") for line in texts(
+        "f744aef5-5139-4c21-91e5-3f44ce902105"))
+    # 37f83ec9: the turn's own "You're absolutely right! ... The issue is that in `_generate_html_with_combined_link`,
+    # I'm doing a simplified/duplicated version ..." already said the person's view: it stays
+    assert any(line.startswith("The issue is that in `_generate_html_with_combined_link`, I'm doing a simplified")
+               for line in texts("37f83ec9-f2ea-42a9-925e-0d5c105cb6e8"))
+
+
+def test_a_question_after_the_turn_overrules_nothing() -> None:
+    # ccc58457: "but all the context of why there was no checkpoint id is lost now, right?" questions one part of the
+    # turn; its reason for `TryGetLatestCheckpointID` stays
+    assert any(line.startswith("This is intentional because the test `TestShadow_TrailerRemovalSkipsCondensation`")
+               for line in texts("ccc58457-00a5-4a2f-82a9-175e4473c60b"))
+    # 2cfdacb8: "hmm, ... Can't we just keep the commits as they were?" weighs another way; the YAML finding stays
+    assert "The YAML parser sees `Synced from fork:` as a YAML key, not bash script content." in texts(
+        "2cfdacb8-9317-430f-8975-0709d2837d1c")
 
 
 def test_a_lack_no_later_edit_wrote_stays_as_said() -> None:

@@ -621,6 +621,40 @@ def _refused_after(session: Session, texts: list[tuple[int, str]]) -> dict[int, 
     return found
 
 
+# "fix the test, the code is right", "The gosec suppression comment is inaccurate: ...", "Do we even need `x` then?":
+# the person sets the turn's work aside ("but ...", "can't we just ..." most often ask or weigh: not cues)
+_OBJECTION_RE = re.compile(r"^\W*(?:no|nope|wrong|stop|wait|actually)\b|\b(?:is|are) (?:right|wrong|inaccurate|"
+                           r"incorrect|not correct)\b|\bdo we (?:even )?need\b|"
+                           r"\blet's only\b|\brevert\b|\bundo\b|\bleave (?:it|them|the others)\b", re.IGNORECASE)
+# "You're right - ...", "Got it! I'll fix the test expectations", "Good point": the agent concedes
+_CONCEDED_RE = re.compile(r"^\W*(?:you'?re (?:absolutely )?right|you are (?:absolutely )?right|good (?:point|catch)|"
+                          r"fair point|got it|understood|my mistake|sorry|i apologi[sz]e|right\b)", re.IGNORECASE)
+
+
+OVERRULED_WORDS = 2  # the words a line shares with the objection and the concession: it is what they are about
+
+
+def _overruled(session: Session, texts: list[tuple[int, str]]) -> dict[int, set[str]]:
+    """The event indices of what the agent wrote (`texts`) in a turn whose next prompt objects, whose next reply
+    concedes and whose next edits went through, each with the words the objection and the concession are about:
+    what that turn said or did on those, the person overruled."""
+    prompts = [index for index, event in enumerate(session.events) if event.kind == "user" and event.text]
+    overruled: dict[int, set[str]] = {}
+    for place, prompt in enumerate(prompts):
+        end = prompts[place + 1] if place + 1 < len(prompts) else len(session.events)
+        turn = session.events[prompt + 1:end]
+        reply = next((event.text for event in turn if event.kind == "assistant" and event.text), "")
+        edited = any(event.tool is not None and event.tool.name in WRITE_TOOLS
+                     and not (event.tool.is_error or event.tool.rejected) for event in turn)
+        if edited and _OBJECTION_RE.search(session.events[prompt].text) and _CONCEDED_RE.match(reply):
+            start = prompts[place - 1] if place else -1
+            about = _named(_words(f"{session.events[prompt].text} {reply}"))
+            # (a message that itself conceded says the person's view: not overruled)
+            overruled |= {index: about for index, text in texts
+                          if start < index < prompt and not _CONCEDED_RE.match(text)}
+    return overruled
+
+
 def _replies(session: Session, texts: list[tuple[int, str]]) -> list[str | None]:
     """For each of `texts` (`agent_texts`), the person's next prompt, None when the session ended before one."""
     prompts = [index for index, event in enumerate(session.events) if event.kind == "user" and event.text]
@@ -1166,19 +1200,21 @@ def _before_fix(item: Insight, prefix: str = _BEFORE_FIX) -> Insight:
     return replace(item, topic=item.topic if text == item.text else topic_of(text), text=prefix + said)
 
 
-# "`session.State` does NOT have a TokenUsage field", "Comment on `x` still says ...", "Need to handle old `x` files":
-# a fault or lack said as it stands, a review's finding or a plan's problem, not the cause a fix follows from
-_LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) have\b|\bstill (?:says|references|uses|"
+# "`session.State` does NOT have a TokenUsage field", "Comment on `x` still says ...", "Need to handle old `x` files",
+# "... isn't being included because I'm not setting the `AgentID` field": a fault or lack of code said as it stands
+_LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:have|include)\b|\bstill (?:says|references|uses|"
                       r"refers to|mentions|has|contains)\b|\bshould (?:say|reference)\b|"
-                      r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b", re.IGNORECASE)
+                      r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b|"
+                      r"\b(?:isn't|aren't|is not|are not) being\b|"
+                      r"\b(?:I'm|I am|we're|we are) not (?:setting|passing|including|calling|using)\b", re.IGNORECASE)
 _CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
 _FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
 
 
 def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
-    """Whether `item`, said at event `at`, states a fault or lack of code (not a root cause) that one later edit wrote
-    every name of into the file it names: what it says no longer holds."""
-    if item.cause or not _LACK_RE.search(item.text):
+    """Whether `item`, said at event `at`, states a fault or lack of code (a finding or a root cause, not one said as it
+    was already) that one later edit wrote every name of into the file it names: what it says no longer holds."""
+    if item.text.startswith(_BEFORE_FIX) or not _LACK_RE.search(item.text):
         return False
     spans = [code.strip("()").split(":")[0] for code in _CODE_RE.findall(item.text)]
     files = {name for name in spans if _FILE_NAME_RE.match(name)}
@@ -1238,6 +1274,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
     refused_after = _refused_after(session, messages)
     replies = _replies(session, messages)
     undone = (undone or Undone(session)) if written else None  # a value the session wrote, then took back
+    overruled = _overruled(session, messages)
     for order, (index, text) in enumerate(messages):
         said = sentences(text)
         stated = insights_in(said, replies[order], index in edited_after)
@@ -1256,6 +1293,10 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         if undone is not None:  # a fault or lack of code a later edit wrote the code of: said as it was
             items = [_before_fix(item, _BEFORE) if _fixed_since(item, index, undone) else item for item in items]
+        if index in overruled:  # a decision or cause the person then overruled
+            items = [item for item in items if not ((item.kind == "Decision" or item.cause)
+                                                    and len(_named(_words(item.text)) & overruled[index])
+                                                    >= OVERRULED_WORDS)]
         found += [(order, position, item) for position, item in enumerate(items)
                   if undone is None or item.kind != "Decision" or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]
