@@ -169,6 +169,20 @@ def test_proximity_counts_the_words_of_one_message_only(store: Store) -> None:
     assert found(store, "kraken", "parser") == ["one", "two"] and scores[0][1] > scores[1][1]
 
 
+def test_a_line_said_again_in_a_session_counts_once(store: Store) -> None:
+    # git's error pasted in two prompts weighs as pasted once: "twice" holds the same words as "once" after it.
+    error = "Please make sure you have the correct access rights"
+    prompts = {"twice": [f"{error}\nkraken", f"{error}\n{FILLER}"], "once": [f"{error}\nkraken", FILLER],
+               "other": [f"kraken rights {FILLER}"]}
+    with store.transaction():
+        for i, (uid, texts) in enumerate(prompts.items()):
+            events = "".join(f"\n### 10:0{n} User\n\n{text}\n" for n, text in enumerate(texts))
+            store.put_handoff(handoff(uid, days_ago=i), path=f"{uid}.md", transcript=f"# Session {uid}\n{events}")
+    scores = dict(text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["correct", "rights"], 5))
+    rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))
+    assert scores[rows["twice"]] == scores[rows["once"]]
+
+
 def test_search_within_a_set_of_rows_finds_nothing_else(store: Store) -> None:
     add(store, {"a": "kraken", "b": "kraken", "c": "kraken"})
     rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))

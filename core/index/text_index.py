@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
-VERSION = "4"  # 4: proximity within one message or part (`_APART`); 3: the handoff without the extractor's fixed words
+# 5: a line said again in one column counts once (`_once`); 4: proximity within one message or part (`_APART`);
+# 3: the handoff without the extractor's fixed words
+VERSION = "5"
 # The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
@@ -291,15 +293,32 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
               projects: str | None, keywords: str | None) -> tantivy.Document:
     document = tantivy.Document()
     document.add_unsigned("rid", rid)
-    document.add_text("prompts", prompts)
+    asked, said = _once(prompts.split(_EVENTS)), _once(replies.split(_EVENTS))
+    document.add_text("prompts", _EVENTS.join(asked))
     # The handoff's own words: the labels and fixed phrases the extractor writes in nearly every handoff say nothing
     # of this session and would weigh in every query holding one of their words.
-    texts = (session_words(handoff), *prompts.split(_EVENTS), *replies.split(_EVENTS), actions, context)
+    texts = (session_words(handoff), *asked, *said, actions, context)
     document.add_text("body", _APART.join(texts))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
         for term in index_terms(json.loads(terms or "[]")):
             document.add_text(field, term)
     return document
+
+
+def _once(events: list[str]) -> list[str]:
+    """`events` without the lines said verbatim earlier in them: an error the user pasted twice, a banner or summary
+    line printed again, weighs as said once, not as a session about its words."""
+    seen: set[str] = set()
+    kept = []
+    for event in events:
+        lines = []
+        for line in event.split("\n"):
+            key = line.strip()
+            if not key or key not in seen:
+                seen.add(key)
+                lines.append(line)
+        kept.append("\n".join(lines))
+    return kept
 
 
 # -- searching -------------------------------------------------------------------------------------
