@@ -38,7 +38,7 @@ EXPECTED = {
     "uncommitted": Expected(("Uncommitted: `widget.py` edited after the last commit",
                              "Not pushed: commit 7cdb0ec on main"), "partial",
                             ("Committed `7cdb0ec` on `main`: Add widget",)),
-    "untracked": Expected(("Uncommitted: `widget.py`, `helpers.py` edited after the last commit",
+    "untracked": Expected(("Uncommitted: `widget.py` edited after the last commit; new, never added: `helpers.py`",
                            "Not pushed: commit a3be100 on main"), "partial"),
     "nested-repo": Expected(("Not pushed: commit 74ea25d on main in `vendor/lib`",), "done",
                             ("Committed `74ea25d` on `main`: Add lib",)),
