@@ -19,6 +19,7 @@ from eywa.core.extract.deterministic import draft
 from eywa.core.extract.facts import HELD, Facts, facts_in, scratch_repository, session_facts
 from eywa.core.extract.llm.prompt import user_content
 from eywa.core.extract.terms import weighted_terms
+from eywa.core.handoffs.fixed_words import LEFT_OUT
 from eywa.core.session import Event, Session, ToolCall
 from eywa.core.sources.codex import build_codex_session
 from eywa.core.sources.gemini import build_gemini_session
@@ -260,13 +261,13 @@ def test_git_status_says_which_edits_are_left_when_the_person_committed_some_in_
 
 def test_a_branch_ahead_of_origin_in_the_sessions_git_status_is_a_note_that_leaves_it_done() -> None:
     threads, status = _facts("8897bd54-16f4-4a28-8e23-cb187c639e40")
-    assert threads == ["Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 1 commit"]
+    assert threads[-1:] == ["Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 1 commit"]
     assert status == "done"
 
 
 def test_a_git_status_run_after_the_commit_in_the_same_command_line_gives_the_count() -> None:
     """acdd84ab: `git add ... && git commit ... && git status`: ahead by 1, the commit not counted twice."""
-    assert _facts("acdd84ab-e724-42c8-925d-420b2a4f1861")[0] == [
+    assert [t for t in _facts("acdd84ab-e724-42c8-925d-420b2a4f1861")[0] if not t.startswith(LEFT_OUT)] == [
         "Not pushed: branch ahead of 'origin/dipree/entire-wingman' by 1 commit"]
 
 
@@ -1213,3 +1214,36 @@ def test_a_session_with_no_untracked_nor_deleted_path_keeps_its_plain_line() -> 
         "Not committed: `session.go` (no commit in the session)"]
     threads, _ = _facts("2956cee6-6153-4ba6-ba24-3b7f3257549c")
     assert not any("never added" in t or "not from this session" in t for t in threads)
+
+
+def test_changes_a_git_status_listed_that_a_commit_of_some_paths_left_out_are_a_note() -> None:
+    """ae68c513 (agree label: "Unrelated working-tree changes (.entire/settings.json, nolint removals in strategy
+    auto_commit.go/manual_commit.go/registry.go ...) were deliberately left uncommitted"): `git status -s` listed them
+    beside its own three files, `git add` of those three, then `git commit`. 45ba035c: read off `git diff --stat`."""
+    facts = session_facts(corpus_session("ae68c513-db90-451f-940d-804a1d3d0986"))
+    assert facts.left_out == [".entire/settings.json", "cmd/entire/cli/strategy/auto_commit.go",
+                              "cmd/entire/cli/strategy/manual_commit.go", "cmd/entire/cli/strategy/registry.go"]
+    threads, status = _facts("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b")
+    assert ("Left out of commit `46815aeb` (`Fix context param shadowing and log file FD leak in parent…`): "
+            "`settings.json`") in threads and status == "done"
+
+
+def test_a_commit_that_took_every_listed_change_or_left_only_untracked_ones_leaves_nothing_out() -> None:
+    """2956cee6: a merge's commit takes what its status listed "to be committed", and `git add` named every unstaged
+    path; 37a27d31: only `docs/generated/`, untracked before the session began, stayed out of its two commits."""
+    for session_id in ("2956cee6-6153-4ba6-ba24-3b7f3257549c", "37a27d31-4a70-427b-8518-5fad6045d347"):
+        assert session_facts(corpus_session(session_id)).left_out == []
+
+
+def test_a_change_put_back_or_listed_clean_after_the_commit_is_no_longer_left_out() -> None:
+    diff = _shell_call("git diff --stat", " a.go | 2 +-\n .../b/settings.json | 7 ++++++-\n 2 files changed")
+    commit = _shell_call("git add a.go && git commit -m 'Fix a'", "[main 1a2b3c4] Fix a\n 1 file changed")
+    assert session_facts(_shell_session(diff, commit)).threads()[0].text == (
+        "Left out of commit `1a2b3c4` (`Fix a`): `settings.json`")
+    for after in ("git checkout -- b/settings.json", "git status"):
+        clean = _shell_call(after, "On branch main\nnothing to commit, working tree clean\n")
+        assert session_facts(_shell_session(diff, commit, clean)).left_out == []
+
+
+def _shell_call(command: str, output: str) -> ToolCall:
+    return ToolCall(command, "Bash", {"command": command}, output=output)

@@ -12,7 +12,7 @@ import re
 
 from eywa.core.extract.claude_words import sentences
 from eywa.core.extract.commands import GitStep, commits_all, git_steps, paths_in, restored, stages_all
-from eywa.core.extract.facts import changed_paths, matches
+from eywa.core.extract.facts import changed_paths, not_in
 from eywa.core.extract.marks import counted
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Session
@@ -59,11 +59,6 @@ def _restored(step: GitStep) -> list[str]:
     return named if named and all(_PATH_RE.search(name) for name in named) else []
 
 
-def _not_in(changed: list[str], staged: list[str]) -> list[str]:
-    """The changed files none of the staged names takes."""
-    return [path for path in changed if not any(matches(path, name) for name in staged)]
-
-
 def acted_choices(session: Session) -> list[tuple[int, str]]:
     """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
     agent messages before it (its place in the session)."""
@@ -90,13 +85,13 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
                 named = paths_in(step.args)
                 everything = stages_all(step) or not _UNNAMED.isdisjoint(step.args.split())
                 staged += named
-                left = [] if everything else _not_in(changed, staged)
+                left = [] if everything else not_in(changed, staged)
             elif step.verb == "commit":
                 everything = commits_all(step)
                 if left and not everything and (reason := _reason(before)):
                     found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
                                         f"{reason}"))
-                changed = [] if everything else _not_in(changed, staged)
+                changed = [] if everything else not_in(changed, staged)
                 staged, left = [], []
             elif (put_back := _restored(step)) and (reason := _reason(before)):
                 found.append((said, f"Reverted {_names(put_back)}: {reason}"))

@@ -42,6 +42,7 @@ from eywa.core.extract.said_left import (
     last_prompt_index,
     refusal_words,
 )
+from eywa.core.extract.terms import commits_in
 from eywa.core.handoffs.fixed_words import (
     ANSWER,
     BEFORE_IT,
@@ -53,6 +54,7 @@ from eywa.core.handoffs.fixed_words import (
     INTEGRATION_LEFT,
     KIND_WORDS,
     LEFT_IN_CODE,
+    LEFT_OUT,
     LEFT_TO_COMMIT,
     LEFT_UNCOMMITTED,
     MERGE_LEFT,
@@ -133,7 +135,12 @@ _UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|
 # A path's line of a long `git status` ("\tdeleted:    a.go", "\ta.go" under "Untracked files:") and of a short one
 # ("?? a.go", " D a.go", "R  a.go -> b.go"): what the status says of it
 _LONG_LINE_RE = re.compile(r"^\t(?:([a-z ]+):\s+)?(?:.+ -> )?(.+)$")
-_SHORT_LINE_RE = re.compile(r"^([ MADRU?]{2}) (?:.+ -> )?(\S+)$")
+_SHORT_LINE_RE = re.compile(r"^([ MADRU?]{2}|[MADRU](?= )) (?:.+ -> )?(\S+)$")  # "M a.go": " M a.go" stripped
+_UNSTAGED_HEADINGS = ("Changes not staged for commit:", "Unmerged paths:", "Untracked files:")
+# `git diff --stat` lines: "cmd/a.go | 12 +++--", "logo.png | Bin 0 -> 1234 bytes"; a rename, "{old => new}/a.go"
+_STAT_COUNT_RE = re.compile(r"^(?:\d+\b|Bin\b)")
+_RENAMED_RE = re.compile(r"\{[^{}]* => ([^{}]*)\}|^.* => (.*)$")
+_SUBJECT_CHARS = 60  # of a commit's subject in a thread that names it
 _SHORT_ARGS_RE = re.compile(r"(?:^|\s)(?:-s\w*|--short|--porcelain)\b")
 _PR_CHECKOUT_RE = re.compile(r"^gh\s+pr\s+checkout\s+#?(\d+)\b")  # `gh pr checkout 2`: a pull request's branch
 _UNTICKED_RE = re.compile(r"^\s*[-*] \[ \] (.+)$", re.MULTILINE)  # "- [ ] Verify telemetry is off without settings"
@@ -213,9 +220,9 @@ _INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
 BLOCKING_PREFIXES = (UNCOMMITTED, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w}{NOT_RERUN}" for w in KIND_WORDS.values()), LEFT_UNCOMMITTED,
-                 LEFT_TO_COMMIT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED, NOT_RUN,
-                 FAILED_NOT_RERUN, TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT, DROPPED_TODO,
-                 STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
+                 LEFT_TO_COMMIT, LEFT_OUT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED,
+                 NOT_RUN, FAILED_NOT_RERUN, TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT,
+                 DROPPED_TODO, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT)
 
 
 @dataclass(frozen=True)
@@ -268,6 +275,10 @@ class Facts:
     deleted: dict[str, int] = field(default_factory=dict)
     foreign: list[str] = field(default_factory=list)
     pr_branch: tuple[str, str] = ("", "")  # (branch, number) of a pull request `gh pr checkout` switched to
+    # The changed paths a `git status` or `git diff --stat` listed before a commit that took only some, none taken or
+    # put back since, none the session's own edits (those read "Uncommitted"); and that commit, by hash and subject
+    left_out: list[str] = field(default_factory=list)
+    left_out_of: str = ""
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -353,6 +364,9 @@ class Facts:
                 kind = "staged" if self.staged else "unstaged"
                 said = f", {kind} changes: {'; '.join([named, *parts])}" if named else f": {'; '.join(parts)}"
                 found.append(Thread(f"{LEFT_UNCOMMITTED}{on}{said}", False))
+        if self.left_out:  # another's changes, or the session's choice: a note
+            of = f" {self.left_out_of}" if self.left_out_of else ""
+            found.append(Thread(f"{LEFT_OUT}{of}: {''.join(_named(self.left_out))}", False))
         if self.ahead:  # the session's own `git status` counts what is not pushed best
             upstream, count = self.ahead
             commits = f"{count} commit{'s' if count > 1 else ''}"
@@ -544,6 +558,38 @@ def matches(path: str, named: str) -> bool:
         named.rstrip("/") + "/")
 
 
+def not_in(paths: list[str], named: list[str]) -> list[str]:
+    """The paths none of the named paths or folders takes."""
+    return [path for path in paths if not any(matches(path, name) for name in named)]
+
+
+def within(paths: list[str], named: list[str]) -> list[str]:
+    """The paths one of the named paths or folders takes."""
+    return [path for path in paths if any(matches(path, name) for name in named)]
+
+
+def _diff_stat(args: str, output: str) -> list[str] | None:
+    """The paths a `git diff --stat` of the working tree lists (`git diff HEAD --stat` too; renamed: the new path);
+    None for another diff (of commits, of the index, of some paths: it says nothing of the rest)."""
+    words = args.split()
+    if not any(word == "--stat" or word.startswith("--stat=") for word in words) or not all(
+            word == "HEAD" or word.startswith("--stat") for word in words):
+        return None
+    found = []
+    for line in output.splitlines():
+        name, bar, count = line.rpartition(" | ")
+        if bar and _STAT_COUNT_RE.match(count.strip()):
+            name = name.strip().removeprefix(".../")
+            found.append(_RENAMED_RE.sub(r"\1\2", name) if " => " in name else name)
+    return found
+
+
+def _commit_named(ref: str, subject: str) -> str:
+    """"`46815aeb` (`Fix x`)": a commit by its hash and subject, each as far as the session printed it."""
+    said = f"`{marks.first_line(subject, _SUBJECT_CHARS)}`" if subject.strip() else ""
+    return f"`{ref}` ({said})" if ref and said else f"`{ref}`" if ref else said
+
+
 def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     """The edits a git step throws away: `stash`, `reset --hard`, `restore <files>`, `checkout -- <files>`."""
     words = step.args.split()
@@ -572,20 +618,26 @@ def changed_paths(output: str) -> list[str]:
     return [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
 
 
-def status_kinds(output: str, short: bool) -> dict[str, str]:
+def status_kinds(output: str, short: bool, staged: bool = True) -> dict[str, str]:
     """Each path a `git status` output lists, by what it says of it: "new" (untracked), "deleted" or "changed" (any
-    other change, staged or not); `short`: read as `--short`/`--porcelain` output."""
+    other change, staged or not); `short`: read as `--short`/`--porcelain` output; not `staged`: only the paths a
+    commit of the index leaves as they are (a long output's sections after their heading, not "to be committed")."""
     found: dict[str, str] = {}
-    untracked = False
+    untracked, kept = False, staged or short
     for line in output.splitlines():
-        if not line.startswith(("\t", " ")):
+        if not short and not line.startswith(("\t", " ")):
             untracked = line.startswith("Untracked files:")
+            kept = staged or line.startswith(_UNSTAGED_HEADINGS)
+        if not kept:
+            continue
         if (long := _LONG_LINE_RE.match(line)) is not None:
             said = long.group(1) or ""
             found[long.group(2).strip()] = "new" if untracked and not said else "deleted" if said == "deleted" \
                 else "changed"
         elif short and (brief := _SHORT_LINE_RE.match(line)) is not None and brief.group(1).strip():
             code = brief.group(1)
+            if not staged and code[1:] == " ":  # in the index only ("M  a.go"), not "M a.go" stripped of its space
+                continue
             found[brief.group(2)] = "new" if code == "??" else "deleted" if "D" in code else "changed"
     return found
 
@@ -899,6 +951,7 @@ def session_facts(session: Session) -> Facts:
     status: dict[str, str] = {}  # the last `git status` after the last commit: path -> new | deleted | changed
     touched: list[str] = []  # the paths the session's commands deleted, moved or wrote (`rm -rf pkg`, `mv a b`)
     ever: dict[str, None] = {}  # every file the session edited
+    listed: list[str] = []  # the changed paths of the last `git status` or `git diff --stat`, less those committed
     for at, event in enumerate(session.events):
         if (call := event.tool) is None:
             continue
@@ -935,6 +988,8 @@ def session_facts(session: Session) -> Facts:
         if ok and not scratch:
             touched += [_relative(path, session.cwd) for path in
                         commands.files_changed(command) + commands.folders_removed(command)]
+            gone = commands.files_deleted(command) + commands.folders_removed(command)
+            listed, facts.left_out = not_in(listed, gone), not_in(facts.left_out, gone)
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
                 staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
@@ -943,11 +998,16 @@ def session_facts(session: Session) -> Facts:
             elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
                 committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
+                listed = [] if everything else not_in(listed, staged) if not repo else listed
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown, facts.merging, status = [], False, "", {}
                 branch, ref = hashed.groups() if (hashed := next(made, None)) else ("", "")
+                if not repo:
+                    subject = output[hashed.end():].partition("\n")[0] if hashed else next(iter(commits_in(command)),
+                                                                                             "")
+                    facts.left_out, facts.left_out_of = listed, _commit_named(ref, subject)
                 if branch == _DETACHED:  # the branch the rebase updated, when its output says it
                     branch = rebased.group(1) if (rebased := _REBASED_RE.search(output)) else ""
                 facts.unpushed.setdefault(repo, []).append(ref)
@@ -968,16 +1028,24 @@ def session_facts(session: Session) -> Facts:
                 if step.verb == "status":
                     edited = _after_status(edited, output, commands.paths_in(step.args))
                     status = status_kinds(output, bool(_SHORT_ARGS_RE.search(step.args))) if not repo else status
+                    if not repo and not commands.paths_in(step.args):
+                        listed = [path for path, kind in status_kinds(
+                            output, bool(_SHORT_ARGS_RE.search(step.args)), staged=False).items() if kind != "new"]
+                        facts.left_out = within(facts.left_out, listed)
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
                     if on := _ON_BRANCH_RE.search(output):
                         facts.branch[repo] = on.group(1)
+            elif step.verb == "diff" and ok and not repo and (stat := _diff_stat(step.args, output)) is not None:
+                listed, facts.left_out = stat, within(facts.left_out, stat)
             elif step.verb == "merge":
                 facts.merging = _merged(step.args, output) if not _MERGE_ENDED_RE.search(step.args) else ""
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
                     del edited[path]
+                put_back = _discarded(step, listed + facts.left_out)
+                listed, facts.left_out = not_in(listed, put_back), not_in(facts.left_out, put_back)
         if commands.opens_pr(command):
             if ok or _PR_URL_RE.search(output):
                 facts.pr, facts.pr_note = "created", ""
@@ -1015,6 +1083,8 @@ def session_facts(session: Session) -> Facts:
     if facts.pr == "drafted" and any(p == facts.pr_note for p in facts.uncommitted):
         facts.uncommitted.remove(facts.pr_note)  # a PR body is a note, not work to commit
     _worktree_facts(facts, status, facts.uncommitted or facts.never_committed, touched, ever)
+    facts.left_out = not_in(facts.left_out, list(ever))  # the session's own edits: its uncommitted line says them
+    facts.foreign = not_in(facts.foreign, facts.left_out)
     return facts
 
 
