@@ -12,6 +12,7 @@ from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
+    _asked,
     _prompt_headline,
     _undone,
     changed_files,
@@ -429,6 +430,37 @@ def test_an_outcome_of_imports_alone_gives_way_to_the_change_it_serves() -> None
     removed = "Removed the unused wrapper functions from `utils.go`, along with the now-unused `stringutil` import"
     assert outcome(removed) == removed  # b25a8b6e's: the functions are the change
     assert outcome("Added import cycle detection to the loader") is not None
+
+
+def test_a_report_line_led_by_two_files_or_a_line_number_is_a_change() -> None:
+    """e5fcdc73's report "1. **`.claude/scripts/entire-wrapper.sh`** and **`.gemini/scripts/entire-wrapper.sh`** - Fixed
+    ..." (two files before the dash) was no change line: What Happened fell back to "Asked: Exot" and a pasted test
+    failure. 68d61609's "detached.go:146 - Added ...": a line number in the lead. A fault before "Fixed by" with no code
+    after it says no change (12a546d1's "System messages were trying ... - Fixed by changing the attribute access")."""
+    happened = draft(corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"), ZoneInfo("UTC")).what_happened
+    assert happened[0] == "Fixed `.env` file overriding existing env vars"
+    assert not any(line.startswith("Asked") for line in happened)
+    happened = draft(corpus_session("68d61609-708d-431d-b552-dc582ffc947b"), ZoneInfo("UTC")).what_happened
+    assert "Added `//nolint:errcheck` comment for the intentionally unchecked `client.Enqueue` call" in happened
+    happened = draft(corpus_session("12a546d1-83a7-49a6-abba-5400db340b43"), ZoneInfo("UTC")).what_happened
+    assert happened[0].startswith("Fixed by adding a check for the `isSidechain` field")
+    assert not any("attribute access" in line for line in happened)
+
+
+def test_an_asked_line_is_never_a_stray_word_nor_pasted_output() -> None:
+    """e5fcdc73: "exot", interrupted before any reply, is no request; its pasted "--- FAIL: ..." asks to fix the test it
+    names; 1ecba475's "Operation stopped by hook: ..." (the hook's message) asks nothing. 130d7b7e's "Implement 1,2
+    and 3.", interrupted too, is a request; so is 12a546d1's "... a lot of the browser tests are failing"."""
+    requests = requests_of(corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"))
+    assert ("prompt", "exot") not in requests
+    pasted = next(text for kind, text in requests if text.startswith("--- FAIL"))
+    assert _asked([("prompt", pasted)]) == [
+        "Asked to fix the failing `TestGeminiCLIHookInstallation/localDev_mode_uses_go_run`"]
+    happened = draft(corpus_session("1ecba475-5b18-4058-a0cb-e87703f6f792"), ZoneInfo("UTC")).what_happened
+    assert not any("Operation stopped by hook" in line for line in happened)
+    assert ("prompt", "Implement 1,2 and 3.") in requests_of(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"))
+    failing = "We've just done a big refactoring and a lot of the browser tests are failing"
+    assert _asked([("prompt", failing)]) == [f"Asked: {failing}"]
 
 
 def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -> None:

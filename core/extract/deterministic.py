@@ -56,7 +56,7 @@ from eywa.core.extract.terms import (
 )
 from eywa.core.extract.tests_added import tests_line
 from eywa.core.extract.undone import Undone
-from eywa.core.handoffs.fixed_words import ANSWER, ASKED, OPENED_PR, RAN
+from eywa.core.handoffs.fixed_words import ANSWER, ASKED, ASKED_TO_FIX, OPENED_PR, RAN
 from eywa.core.handoffs.model import Handoff, format_duration
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, Session
@@ -67,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "69"
+HANDOFF_RULES = "70"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -75,6 +75,7 @@ MIN_WORD_SHARE = 0.1
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
     r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
+FRAGMENT_WORDS = 2  # of a prompt interrupted before any reply: a stray word ("exot"), not a request cut short
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*@])")  # "@path": a file the prompt attaches
 
 DocumentFrequency = Callable[[list[str]], dict[str, int]]
@@ -105,6 +106,7 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
     CLI handles ("/model", "/clear") get no reply and are left out."""
     found: list[tuple[str, str]] = []
     pending: str | None = None
+    fragment = False  # the last prompt is a word or two no reply has followed yet
     for event in session.events:
         if event.kind == "command" and event.text.startswith("/"):
             pending = " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
@@ -112,9 +114,15 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
             pending = None
             if event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
                 found.append(("prompt", event.text))
-        elif pending is not None and event.kind in ("assistant", "tool"):
-            found.append(("command", pending))
-            pending = None
+                fragment = len(event.text.split()) <= FRAGMENT_WORDS
+        elif event.kind == "interrupt" and fragment:
+            found.pop()  # "exot", "ok, lets", then Esc before any reply: a stray word taken back, no request
+            fragment = False
+        elif event.kind in ("assistant", "tool"):
+            fragment = False
+            if pending is not None:
+                found.append(("command", pending))
+                pending = None
     return found
 
 
@@ -744,10 +752,20 @@ def _rank(listed: list[list[tuple[int, str]]], item: tuple[int, str]) -> int:
 def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
     """Up to 3 bullets of what was asked ("Asked:" a prompt, "Ran:" a command), those the `headline` already says
     left out: What Happened of a session that reports nothing done."""
-    asked = [f"{ASKED} {_cut_headline(_prompt_headline(text), BULLET_WORDS, BULLET_CHARS)}" if kind == "prompt"
-             else f"{RAN} {first_line(text, 160)}" for kind, text in requests
-             if kind != "prompt" or not _PASTED_OUTPUT_RE.match(text)]
+    asked = [line for kind, text in requests
+             if (line := _asked_line(text) if kind == "prompt" else f"{RAN} {first_line(text, 160)}")]
     return list(dict.fromkeys(_spread([line for line in asked if not _said_already(line, headline)], 3)))
+
+
+def _asked_line(prompt: str) -> str | None:
+    """A prompt's "Asked:" line; a pasted test failure's, the test it asks to fix (the last, most nested, named);
+    None for other pasted output (a log, a trace, a hook's message), which asks nothing a reader can name."""
+    if _PASTED_FAILURE_RE.match(prompt):
+        failed = _FAILED_TEST_RE.findall(prompt)
+        return f"{ASKED_TO_FIX} `{failed[-1]}`" if failed else None
+    if _PASTED_OUTPUT_RE.match(prompt):
+        return None
+    return f"{ASKED} {_cut_headline(_prompt_headline(prompt), BULLET_WORDS, BULLET_CHARS)}"
 
 
 def _said_already(line: str, headline: str) -> bool:
@@ -775,8 +793,13 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
         f"Delegated {runs} subagent run{'s' if runs > 1 else ''}" if runs else "Short exchange with no recorded steps"]
 
 
-# "• running goreleaser ... ⨯ release failed": a prompt that opens as a tool's output is pasted, no request to show
-_PASTED_OUTPUT_RE = re.compile(r"^\s*[•⨯✗✘✓✔✖│├└┌❯➜▶►■]")
+# "• running goreleaser ... ⨯ release failed", "Operation stopped by hook: ...", a trace: a prompt that opens as a
+# tool's output is pasted, no request to show
+_PASTED_OUTPUT_RE = re.compile(r"^\s*(?:[•⨯✗✘✓✔✖│├└┌❯➜▶►■]|Operation stopped by hook:|"
+                               r"Traceback \(most recent call last\)|panic:\s|goroutine \d+ \[)")
+# "--- FAIL: TestX (0.04s)", "=== RUN TestX": a test run's output pasted; what it asks is to fix the test it names
+_PASTED_FAILURE_RE = re.compile(r"^\s*(?:-{3} FAIL:|=== RUN\s|FAIL\s)")
+_FAILED_TEST_RE = re.compile(r"-{3} FAIL: (\S+)")
 
 
 _T = TypeVar("_T")

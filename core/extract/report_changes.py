@@ -26,13 +26,31 @@ _STATUS_RE = re.compile(r"\b(?:committed|pushed|tests? pass|lint)", re.IGNORECAS
 _VAGUE_RE = re.compile(r"^(?:(?:both|all|it|this|that|these|they|everything)\b|[a-z]+ (?:it|them|this|that|both)\b)",
                        re.IGNORECASE)
 _PATH_RE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.\w+")
+# "`a.sh` and `b.sh` - Fixed ...", "detached.go:146 - Added ...", "Copilot on `state.go:35` — Added ...": a list
+# line's lead before its dash, longer than the label `outcome` reads; "`x.js` - Now uses ...": the lead is the subject
+_LEAD_RE = re.compile(r"^(?P<lead>[^\n]{1,120}?)\s[-—–]\s+(?P<rest>\S.*)$")
+_NOW_RE = re.compile(r"^now\s+(?:also\s+)?[a-z]+s\b", re.IGNORECASE)
+# "Sidechain messages lacked their CSS class - Fixed by changing the attribute access": the lead is the fault, the
+# rest a change only when it names the code
+_HOW_RE = re.compile(r"^[a-z]+ed (?:by|to)\b", re.IGNORECASE)
 MIN_WORDS = 3  # of a change: "Added symlink check"
 CUT_WORDS = 5  # left before a reason to cut it at: "The tests have been updated" says less than the whole line
 
 
-def _changed(text: str) -> str | None:
+def _led(text: str) -> str | None:
+    """A list line's change after a lead `outcome`'s label does not take, None when it says none."""
+    led = _LEAD_RE.match(text)
+    if led is None:
+        return None
+    rest = led.group("rest")
+    if _HOW_RE.match(rest) and "`" not in rest:
+        return None
+    return f"{led.group('lead')} {rest[0].lower()}{rest[1:]}" if _NOW_RE.match(rest) else outcome(rest)
+
+
+def _changed(text: str, listed: bool) -> str | None:
     """The line as a change, up to its reason; None when it says no change."""
-    said = outcome(text)
+    said = outcome(text) or (_led(text) if listed else None)
     if said is None:
         labelled = _LABELLED_CHANGE_RE.match(text)
         said = text if labelled and labelled.group(1) in OUTCOME_VERBS else None
@@ -64,7 +82,7 @@ def _lines(found: tuple[Sentence, ...], edited: dict[str, str]) -> list[tuple[bo
             lead = text
         if _NOT_CHANGES_RE.search(f"{sentence.heading} {lead if sentence.listed else ''}"):
             continue
-        change = _changed(text)
+        change = _changed(text, sentence.listed)
         if change:
             lines.append((sentence.listed, _file_of((text, lead if sentence.listed else "", sentence.heading), edited),
                           change))

@@ -14,6 +14,7 @@ import re
 # What Happened
 ASKED = "Asked:"  # a request, when nothing done is reported
 RAN = "Ran:"  # a command the person ran
+ASKED_TO_FIX = "Asked to fix the failing"  # a pasted test failure, when nothing done is reported: "... `TestX/case`"
 ANSWER = "Answer"  # "Answer: ...", "Answer, asked again: ...", "Answer (not checked): ..."
 ASKED_FIRST, ASKED_AGAIN = f"{ANSWER}, first time asked", f"{ANSWER}, asked again"  # one question asked twice
 UNCHECKED = "(not checked)"  # the reply rests on the agent's own knowledge, nothing it looked up or ran
@@ -77,7 +78,7 @@ UNANSWERED = "Unanswered request:"
 NEXT, LATER, TO_TEST, DECIDE = "Next", "Later", "To test", "Decide"
 WORD_LABELS = (NEXT, LATER, TO_TEST, DECIDE, NOT_COMMITTED.removesuffix(":"), SWITCHED)
 
-LABELS = (ASKED, RAN, *(f"{label}{hedge}:" for label in (ANSWER, ASKED_FIRST, ASKED_AGAIN)
+LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, ASKED_FIRST, ASKED_AGAIN)
                         for hedge in ("", f" {UNCHECKED}")),
           CHECKS, NOT_COMMITTED, TESTS_ADDED, TESTS_RENAMED, COMMITTED[0], OPENED_PR,
           *(f"{word}{kind}" for word in KIND_WORDS.values() for kind in (":", FAILING, NOT_RERUN)),
