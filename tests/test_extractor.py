@@ -519,6 +519,14 @@ def test_a_request_that_only_repeats_the_headline_is_not_asked_again() -> None:
     assert not [line for line in handoff.what_happened if line.startswith("Asked:")], handoff.what_happened
 
 
+def test_a_session_id_is_left_out_of_a_headline_whole_not_cut_to_its_date() -> None:
+    # 0bdbfa06's prompt quotes "`session not found: 2026-01-22-0bdbfa06-...`": not "... `session not found: 2026-01-22`"
+    headline = corpus_headline("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e")
+    assert headline == "First problem: `entire explain` is just bombing out saying `session not found`"
+    # a date that is no id's part stays ("`2026-01-22`"), and a colon inside a span that goes on stays too
+    assert headline_words("Read the `log: 2026-01-22` entries") == "Read the `log: 2026-01-22` entries"
+
+
 def test_a_long_headline_ends_at_a_clause_end_not_mid_clause() -> None:
     # "Look at the changes in this branch, I got this feedback, let ..." cut at twelve words.
     headline = headline_words("Look at the changes in this branch, I got this feedback, let me know what to fix")
@@ -858,10 +866,7 @@ def test_a_finding_or_an_assessment_is_no_headline() -> None:
 
 
 def test_a_headline_cut_inside_code_closes_it() -> None:
-    # 0bdbfa06's prompt "... saying `session not found: 2026-01-22- ` this is true ..." cut at thirteen words; a whole
-    # span stays as it is
-    assert corpus_headline("0bdbfa06-acf1-473a-b3e4-6a03313d1d0e") == (
-        "First problem: `entire explain` is just bombing out saying `session not found: 2026-01-22`")
+    # a whole span stays as it is (0bdbfa06: test_a_session_id_is_left_out_of_a_headline_whole_not_cut_to_its_date)
     assert headline_words("Add `a` and `b` to the retry loop of the digest sender in the bot") == (
         "Add `a` and `b` to the retry loop of the digest sender")
 

@@ -67,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "70"
+HANDOFF_RULES = "71"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -221,7 +221,7 @@ NO_WORK = "No meaningful work"
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
 _TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
-                             "they if what when where whether how why".split())
+                             "they if what when where whether how why this".split())
 
 
 def closing_outcome(session: Session, declined: set[int], listed: bool = True) -> str:
@@ -457,6 +457,8 @@ def _short_code(text: str) -> str:
         short = {span: _CALL_ARGS_RE.sub("()", span) for span in _CODE_SPAN_RE.findall(text)}
         if len(set(short.values())) == len(short):  # "`send(a)` to `send(a, b)`" says the change in them
             text = _CODE_SPAN_RE.sub(lambda m: short[m.group(0)], text)
+    if "`" in text:  # "`session not found: `": what followed the colon was an id, left out (`strip_noise`)
+        text = _CODE_SPAN_RE.sub(lambda m: f"`{m.group(0)[1:-1].rstrip(' :;,') or m.group(0)[1:-1]}`", text)
     return text
 
 

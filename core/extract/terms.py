@@ -20,8 +20,10 @@ _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HEXISH_RE = re.compile(r"(?=.*\d)[0-9a-f]{4,}")
 # A word, or one character that ends a clause (pairs never span a clause): one scan finds both.
 _TOKEN_RE = re.compile(_PART_RE.pattern + r"|[\n.!?;:,()\[\]{}]")
-# A UUID's groups are often letters only ("beff"): the whole id goes before words are cut.
-_UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+# A UUID's groups are often letters only ("beff"): the whole id goes before words are cut, with the date a session
+# id opens with ("2026-01-22-0bdbfa06-..." left as "2026-01-22" reads as a date)
+_UUID_RE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+                      re.IGNORECASE)
 # `t20` of a timestamp, `v12`, `x86`, and ids that alternate digits and letters twice (`xp8ai9`): fragments
 _LETTER_DIGITS_RE = re.compile(r"[a-z]\d+|[a-z0-9]*\d[a-z]+\d[a-z0-9]*")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
