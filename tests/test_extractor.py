@@ -475,6 +475,19 @@ def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -
     assert renamed[0] == "Package renamed: `summarise` → `summarize`"
 
 
+def test_a_report_s_further_lines_give_way_to_another_turn_s_outcome() -> None:
+    """cb2e607c's README and pyproject reports' further change lines (Quick Start, file mapping) pushed out the
+    session's main feature, said in a turn that made no report list; b5f6af67 (dev) likewise. ccc58457's turn outcome
+    naming no code ("Updated test assertions") still gives way to its report's `EnsureMetadataBranch()` line."""
+    happened = draft(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a"), ZoneInfo("UTC")).what_happened
+    assert any(line.startswith("Added `get_current_branch_pr()` function") for line in happened)
+    assert not any(line.startswith("Updated Quick Start") for line in happened)
+    moved = draft(corpus_session("b5f6af67-9cd0-42bb-8323-9ac99badee2d"), ZoneInfo("UTC")).what_happened
+    assert "All production code now uses `SessionMetadataDirFromEntireID` instead" in moved
+    kept = draft(corpus_session("ccc58457-00a5-4a2f-82a9-175e4473c60b"), ZoneInfo("UTC")).what_happened
+    assert "Updated test assertions" not in kept and "Added `EnsureMetadataBranch()` call to `EnsureSetup()`" in kept
+
+
 def test_a_report_with_one_change_keeps_its_line() -> None:
     # 79eb9f8a's report says one change: its outcome stays as it was, no list read
     happened = draft(corpus_session("79eb9f8a-232c-4a72-a26b-4b4520ef2152"), ZoneInfo("UTC")).what_happened

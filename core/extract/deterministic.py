@@ -67,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "71"
+HANDOFF_RULES = "72"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -663,13 +663,17 @@ def _now_change(text: str) -> str | None:
     return text[:1].upper() + text[1:]
 
 
-def _edit_turns(session: Session) -> list[range]:
-    """The events of each request's turn that edited a file, up to the next request (`requests_of`'s requests: a
-    prompt, a command Claude worked on)."""
+def _request_turns(session: Session) -> list[range]:
+    """The events of each request's turn, up to the next request (`requests_of`'s requests: a prompt, a command
+    Claude worked on)."""
     starts = [index for index, event in enumerate(session.events) if event.kind == "command" or (
         event.kind == "user" and event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()))]
-    turns = [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
-    return [turn for turn in turns if any(_edits(session.events[i]) for i in turn)]
+    return [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
+
+
+def _edit_turns(session: Session) -> list[range]:
+    """The events of each request's turn that edited a file."""
+    return [turn for turn in _request_turns(session) if any(_edits(session.events[i]) for i in turn)]
 
 
 def _edits(event: Event) -> bool:
@@ -732,9 +736,16 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         told = sorted([item for item in unique if item[0] in reports and item not in fixed]
                       + [lines[0] for lines in listed])
         told = _spread(told, max(limit - len(fixed), 0))
+        # the first outcome of a turn no line says yet ("Added `get_current_branch_pr()` ...") before a report's
+        # further lines
+        others = [item for item in unique if item not in fixed and item not in told]
+        firsts_of_turns = [item for turn in _request_turns(session) if not any(i in turn for i, _ in fixed + told)
+                           and (item := next((o for o in others if o[0] in turn), None)) is not None
+                           and "`" in item[1]]  # one naming its code: "Updated test assertions" says less
+        told += _spread(firsts_of_turns, max(limit - len(fixed) - len(told), 0))
         rest = sorted((item for lines in listed for item in lines[1:]), key=lambda item: _rank(listed, item))
         told += rest[:max(limit - len(fixed) - len(told), 0)]
-        others = [item for item in unique if item not in fixed and item not in told]
+        others = [item for item in others if item not in told]
         picked = fixed + told + _spread(others, max(limit - len(fixed) - len(told), 0))
         return [text for _, text in sorted(picked, key=lambda item: (item[0], not item[1].startswith(ANSWER)))]
     return _asked(requests, headline)
