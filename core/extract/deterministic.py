@@ -810,7 +810,7 @@ def _happened(session: Session, requests: list[tuple[str, str]], said: list[str]
 # tool's output is pasted, no request to show
 _PASTED_OUTPUT_RE = re.compile(r"^\s*(?:[•⨯✗✘✓✔✖│├└┌❯➜▶►■]|Operation stopped by hook:|"
                                r"Traceback \(most recent call last\)|panic:\s|goroutine \d+ \[)")
-# "--- FAIL: TestX (0.04s)", "=== RUN TestX": a test run's output pasted; what it asks is to fix the test it names
+# "--- FAIL: TestX (…s)", "=== RUN TestX": a test run's output pasted; what it asks is to fix the test it names
 _PASTED_FAILURE_RE = re.compile(r"^\s*(?:-{3} FAIL:|=== RUN\s|FAIL\s)")
 _FAILED_TEST_RE = re.compile(r"-{3} FAIL: (\S+)")
 
