@@ -27,6 +27,7 @@ from eywa.core.extract.deterministic import (
     what_happened,
 )
 from eywa.core.extract.gist import _base, asked, commit_mood, states, turned_down
+from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.fixed_words import LEFT_OUT
 from eywa.core.handoffs.model import parse_handoff
@@ -443,8 +444,52 @@ def test_a_report_line_led_by_two_files_or_a_line_number_is_a_change() -> None:
     happened = draft(corpus_session("68d61609-708d-431d-b552-dc582ffc947b"), ZoneInfo("UTC")).what_happened
     assert "Added `//nolint:errcheck` comment for the intentionally unchecked `client.Enqueue` call" in happened
     happened = draft(corpus_session("12a546d1-83a7-49a6-abba-5400db340b43"), ZoneInfo("UTC")).what_happened
-    assert happened[0].startswith("Fixed by adding a check for the `isSidechain` field")
     assert not any("attribute access" in line for line in happened)
+
+
+def test_a_change_said_only_by_how_it_was_done_is_no_change_line() -> None:
+    """12a546d1's What Happened opened with "Fixed by adding a check for the `isSidechain` field ...", no word of what
+    it fixed (the A/B read preferred the request it had before); 9ff9c26d's "Enabled by default when ..." stays."""
+    happened = draft(corpus_session("12a546d1-83a7-49a6-abba-5400db340b43"), ZoneInfo("UTC")).what_happened
+    assert not any(line.startswith("Fixed by") for line in happened)
+    assert happened[0].startswith("Asked: We've just done a big refactoring")
+    session = corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9")
+    reports = [at for at, event in enumerate(session.events) if "Enabled by default when" in (event.text or "")]
+    said = [text for lines in report_changes(session, reports, changed_files(session)) for _, text in lines]
+    assert "Enabled by default when `POSTHOG_API_KEY` is set" in said
+
+
+def test_a_change_line_says_no_line_numbers() -> None:
+    """cb2e607c's "Switched to Hatchling (lines 1-3): ...", ee6078de's "... struct (line 165)": where in the file, no
+    use to a reader; 189d8afc's "(5→6, 6→7, 7→8)" and b50aaf5c's "(210 lines added)" say the change and stay."""
+    happened = draft(corpus_session("cb2e607c-c758-415a-8b45-c49e4631906a"), ZoneInfo("UTC")).what_happened
+    assert "Switched to Hatchling: Changed from setuptools to UV's recommended build backend" in happened
+    happened = draft(corpus_session("ee6078de-2c4f-428e-b137-aafce7251a7a"), ZoneInfo("UTC")).what_happened
+    assert "Added `Branch string` field to `WriteCommittedOptions` struct" in happened
+    kept = draft(corpus_session("189d8afc-493f-49af-b59e-6a1ee9676a6e"), ZoneInfo("UTC")).what_happened
+    assert "Fixed step numbering (5→6, 6→7, 7→8)" in kept
+    kept = draft(corpus_session("b50aaf5c-3ef3-472b-8d5e-75bb89ac3fe1"), ZoneInfo("UTC")).what_happened
+    assert "Implemented handlers (210 lines added)" in kept
+
+
+def test_a_change_two_files_share_is_one_line() -> None:
+    """3ae3ab59's report: "`.goreleaser.yaml` — Updated ldflags path", "`mise-tasks/dev/publish` — Updated ldflags path"
+    after "`mise.toml` — Updated ldflags path to `cli/buildinfo.Version` ...": the longest says them all; its
+    `CheckpointSummary` line, a change of its own, stays."""
+    happened = draft(corpus_session("3ae3ab59-52bc-413d-ad30-02b165c91785"), ZoneInfo("UTC")).what_happened
+    assert [line for line in happened if "ldflags" in line] == [
+        "Updated ldflags path to `cli/buildinfo.Version` / `cli/buildinfo.Commit`"]
+    assert "Added `CLIVersion string` field to `CheckpointSummary`" in happened
+
+
+def test_a_change_a_later_turn_rewrote_is_not_the_outcome() -> None:
+    """4ec443d0's first report: session IDs as `YYYY-MM-DD-uuid`; a later turn rewrote those lines to plain UUIDs (an
+    edit between, cut where it was stored, touched other lines): neither What Happened nor Insights states it.
+    7acd37a8's `'bandpass'`, which only a cut edit took out, may be there still: its line stays."""
+    handoff = draft(corpus_session("4ec443d0-063b-4de3-8ede-e35160c2c1de"), ZoneInfo("UTC"))
+    assert not any("YYYY-MM-DD-uuid" in line for line in handoff.what_happened + handoff.insights)
+    kept = draft(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), ZoneInfo("UTC")).what_happened
+    assert "Changed from deprecated `filter.BANDPASS` constant to modern `'bandpass'` string" in kept
 
 
 def test_an_asked_line_is_never_a_stray_word_nor_pasted_output() -> None:

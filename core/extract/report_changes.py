@@ -33,6 +33,10 @@ _NOW_RE = re.compile(r"^now\s+(?:also\s+)?[a-z]+s\b", re.IGNORECASE)
 # "Sidechain messages lacked their CSS class - Fixed by changing the attribute access": the lead is the fault, the
 # rest a change only when it names the code
 _HOW_RE = re.compile(r"^[a-z]+ed (?:by|to)\b", re.IGNORECASE)
+# "Fixed by adding a check for ...": how, with no word of what it fixed (a reader needs the fault it follows)
+_HOW_ONLY_RE = re.compile(r"^[A-Z][a-z]+ed by [a-z]+ing\b")
+# "Added file mapping (lines 38-39): ...", "(lines 76, 144)", "(line 165)": where in the file, no use to a reader
+_LINES_NOTE_RE = re.compile(r" ?\((?:lines?|L) ?\d+(?: ?[-–] ?\d+)?(?:, ?\d+(?: ?[-–] ?\d+)?)*\)")
 MIN_WORDS = 3  # of a change: "Added symlink check"
 CUT_WORDS = 5  # left before a reason to cut it at: "The tests have been updated" says less than the whole line
 
@@ -54,8 +58,9 @@ def _changed(text: str, listed: bool) -> str | None:
     if said is None:
         labelled = _LABELLED_CHANGE_RE.match(text)
         said = text if labelled and labelled.group(1) in OUTCOME_VERBS else None
-    if said is None or _STATUS_RE.search(said) or _VAGUE_RE.match(said):
+    if said is None or _STATUS_RE.search(said) or _VAGUE_RE.match(said) or _HOW_ONLY_RE.match(said):
         return None
+    said = _LINES_NOTE_RE.sub("", said)
     reason = _REASON_RE.search(said)
     cut = said[:reason.start()].rstrip(" ,;:-—–(") if reason else said
     cut = (cut if len(cut.split()) >= CUT_WORDS else said).rstrip(".")
@@ -89,6 +94,14 @@ def _lines(found: tuple[Sentence, ...], edited: dict[str, str]) -> list[tuple[bo
     return lines
 
 
+def _said_by_another(order: int, lines: list[tuple[bool, str, str]]) -> bool:
+    """Whether another line of the report says line `order` again (an earlier one) or says it and more: "Updated
+    ldflags path" of two files, "Updated ldflags path to `cli/buildinfo.Version`" of a third: one line for them."""
+    said = lines[order][2].lower()
+    return any(other == said and at < order or other.startswith(said + " ")
+               for at, other in enumerate(text.lower() for _, _, text in lines) if at != order)
+
+
 def report_changes(session: Session, reports: Collection[int], changes: Collection[tuple[str, bool]]) -> \
         list[list[tuple[int, str]]]:
     """The change lines of each report (`reports`: event indexes, in order) that says a change: one line a file (the
@@ -102,6 +115,8 @@ def report_changes(session: Session, reports: Collection[int], changes: Collecti
         lines = _lines(sentences(session.events[index].text), edited)
         kept: list[tuple[bool, int, str, str]] = []
         for order, (listed, path, text) in enumerate(lines):
+            if _said_by_another(order, lines):
+                continue
             if path not in seen or not path:
                 seen.add(path)
                 kept.append((listed, order, path, text))

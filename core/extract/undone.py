@@ -141,7 +141,8 @@ class Undone:
         """Whether `text`, said at event `at`, names a value (not one it sets aside: "replace `x`", "from `x`") the
         session had brought in by the end of that turn (in an edit's new text, not in its old) and took back in a later
         turn: gone again from each file it was brought into (each edit's new text counted in, its old counted out),
-        or the file deleted by a command. (A value the same turn replaces is the one a "Replaced `x`" sets aside.)"""
+        or the file deleted by a command. (A value the same turn replaces is the one a "Replaced `x`" sets aside; an
+        edit cut where it was stored, after the value's last take-back, may bring it back.)"""
         _, end = self._turn(at)
         if end == _NO_LATER_PROMPT:
             return False
@@ -155,9 +156,12 @@ class Undone:
                 continue
             deleted = {path for path in paths if self._deleted(path, end)}
             later = [w for w in self._writes if w.at > end and w.path in paths]
-            if any(w.new.endswith("…") for w in later):  # a text cut where it was stored: what it kept is unknown
+            cut = [w.at for w in later if w.new.endswith("…")]  # a text cut where it was stored: what it kept, unknown
+            last_taken = max((w.at for w in later if value in w.old and value not in w.new and w.at not in cut),
+                             default=None)
+            if any(last_taken is None or at > last_taken for at in cut):  # it may have brought the value back
                 continue
-            taken_back = any(value in w.old and value not in w.new for w in later)
+            taken_back = last_taken is not None
             if deleted == paths or taken_back and all(
                     path in deleted or sum(w.new.count(value) - w.old.count(value) for w in self._writes
                                            if w.path == path) <= 0 for path in paths):
