@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from eywa.core.errors import StoreError
-from eywa.core.handoffs.model import Handoff
+from eywa.core.handoffs.model import SECTION_TITLES, Handoff
 from eywa.core.index import text_index
 from eywa.core.index.store import Store
 from eywa.core.retrieval.scorer import rank
@@ -181,6 +181,26 @@ def test_a_line_said_again_in_a_session_counts_once(store: Store) -> None:
     scores = dict(text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["correct", "rights"], 5))
     rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))
     assert scores[rows["twice"]] == scores[rows["once"]]
+
+
+def test_a_handoff_line_another_line_nearly_repeats_counts_once(store: Store) -> None:
+    # 189d8afc's report change line said again by an Insight: "twice" weighs as "once"; Key Files lines, whose paths
+    # share most of their words, all count
+    line = "Added `TokenUsage` to `SaveContext` and stored it in `metadata.json`"
+    with store.transaction():
+        for i, (uid, lines) in enumerate({"twice": [line, f"`strategy.go`: added {line[6:]}"], "once": [line]}.items()):
+            said = handoff(uid, days_ago=i)
+            said.what_happened = lines
+            store.put_handoff(said, path=f"{uid}.md", transcript=f"# Session {uid}\n\n### 10:00 User\n\n{FILLER}\n")
+        files = handoff("files", days_ago=2)
+        files.substance = 2
+        files.key_files = ["`cmd/entire/cli/agent/openclaw/hooks.go` (5 edits)",
+                          "`cmd/entire/cli/agent/openclaw/hooks_test.go` (2 edits)"]
+        store.put_handoff(files, path="files.md", transcript=f"# Session files\n\n### 10:00 User\n\n{FILLER}\n")
+    scores = dict(text_index.search(store.text_index_folder, text_index.key_of(store.conn), ["metadata", "json"], 5))
+    rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))
+    assert scores[rows["twice"]] == scores[rows["once"]]
+    assert found(store, "test") == ["files"] and text_index._KEY_FILES == f"## {SECTION_TITLES['key_files']}"
 
 
 def test_search_within_a_set_of_rows_finds_nothing_else(store: Store) -> None:

@@ -28,15 +28,16 @@ import tantivy
 
 from eywa.core.errors import StoreError
 from eywa.core.handoffs.fixed_words import session_words
+from eywa.core.retrieval.query_tokens import content_words
 
 if TYPE_CHECKING:
     from eywa.core.index.page_out import Pager
 
 FOLDER_SUFFIX = ".text_index"  # index.sqlite3 -> index.text_index: one folder per SQLite index file
 # Fields, tokenizer or what a document holds: a folder written under another version is rebuilt.
-# 5: a line said again in one column counts once (`_once`); 4: proximity within one message or part (`_APART`);
-# 3: the handoff without the extractor's fixed words
-VERSION = "5"
+# 6: a handoff line another of its lines nearly says counts once (`_handoff_once`); 5: a line said again in one column
+# counts once (`_once`); 4: proximity within one message or part (`_APART`); 3: the handoff without the fixed words
+VERSION = "6"
 # The folder's VERSION and the key of the SQLite index it derives from (kept in its meta table): a
 # folder beside a new or replaced index file (`eywa reindex` after deleting it) is rebuilt, never read.
 _VERSION_FILE = "eywa-version"
@@ -54,6 +55,9 @@ COMMON_SHARE = 0.9
 # the body holds more than PROXIMITY_SLOP words the tokenizer drops (over 40 bytes): they keep their positions, so no
 # phrase spans two texts, yet are no term and count in no field's length (BM25 unchanged).
 _APART = "\n" + " ".join(["x" * 41] * (PROXIMITY_SLOP + 1)) + "\n"
+# A handoff line whose content words an earlier line of it already says this closely (F1) is indexed once.
+SAID_AGAIN_F1 = 0.8
+_KEY_FILES = "## Key Files"  # SECTION_TITLES["key_files"]; handoffs.model imports pydantic, `eywa get` does not
 _EVENTS = "\n\n\n"  # a column's events: core/archive/renderer.py puts a blank line before and after each heading
 
 TERM_FIELDS = ("projects", "keywords")
@@ -297,7 +301,7 @@ def _document(rid: int, handoff: str, prompts: str, replies: str, actions: str, 
     document.add_text("prompts", _EVENTS.join(asked))
     # The handoff's own words: the labels and fixed phrases the extractor writes in nearly every handoff say nothing
     # of this session and would weigh in every query holding one of their words.
-    texts = (session_words(handoff), *asked, *said, actions, context)
+    texts = (_handoff_once(session_words(handoff)), *asked, *said, actions, context)
     document.add_text("body", _APART.join(texts))
     for field, terms in zip(TERM_FIELDS, (projects, keywords), strict=True):
         for term in index_terms(json.loads(terms or "[]")):
@@ -319,6 +323,28 @@ def _once(events: list[str]) -> list[str]:
                 lines.append(line)
         kept.append("\n".join(lines))
     return kept
+
+
+def _handoff_once(handoff: str) -> str:
+    """`handoff` without the lines an earlier line of it says nearly word for word (a report's change line an Insight
+    repeats): the session weighs as having said them once. Key Files lines are kept: paths share most of their words."""
+    said: list[set[str]] = []
+    kept = []
+    files = False
+    for line in handoff.split("\n"):
+        if line.startswith("## "):
+            files = line.rstrip() == _KEY_FILES
+        words = content_words(line)
+        if files or len(words) < 2 or all(_f1(words, earlier) < SAID_AGAIN_F1 for earlier in said):
+            kept.append(line)
+        if words and not files:
+            said.append(words)
+    return "\n".join(kept)
+
+
+def _f1(a: set[str], b: set[str]) -> float:
+    """The harmonic mean of the shares of `a` in `b` and of `b` in `a`."""
+    return 2 * len(a & b) / (len(a) + len(b))
 
 
 # -- searching -------------------------------------------------------------------------------------
