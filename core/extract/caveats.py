@@ -17,7 +17,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.key_files import DOC_FILE_RE
 from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
-from eywa.core.handoffs.fixed_words import LEFT_IN_CODE
+from eywa.core.handoffs.fixed_words import CAVEAT, LEFT_IN_CODE
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, ToolCall
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE, LEFT_UNDONE_RE, written
@@ -307,7 +307,7 @@ def caveats(events: list[Event], before: int) -> list[str]:
             said = caveat(listed, at)
             if said is None or _resolved(said, later, events, calls, index) or _said_again(said, later):
                 continue
-            found.append((index, "Caveat: " + said))
+            found.append((index, f"{CAVEAT} {said}"))
     for index, call in calls:
         posted = posted_reply(str(call.input.get("command", ""))) if call.name == "Bash" else ""
         if not posted or index >= before or call.is_error:

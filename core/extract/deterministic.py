@@ -598,16 +598,15 @@ BULLET_CHARS = 200
 _VAGUE_LEAD_RE = re.compile(r"^(?:found\b|\S+ (?:in|at|on)\b|\S+ \(|.*\bfollowing\b)", re.IGNORECASE)
 
 
-def _outcomes(session: Session, turns: list[range]) -> list[tuple[int, str]]:
+def _outcomes(session: Session, ends: Collection[int]) -> list[tuple[int, str]]:
     """(event index, bullet) of what was done, in order: the first outcome sentence of each assistant
     message (else its first lead-in to a list of them, or the fix it names), each commit and each pull request
-    opened."""
+    opened. The last message of a turn that edited (`ends`: `_report_messages`) is its report: a change it says in
+    the present is read too."""
     found: list[tuple[int, str]] = []
     written = written_text(session).lower()
     # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
     first_edit = next((i for i, e in enumerate(session.events) if _edits(e)), len(session.events))
-    # the last message of a turn that edited is its report: a change it says in the present is read too
-    ends = _report_messages(session, turns)  # (`turns`: `_edit_turns`)
     reads = (outcome, lead_in, lambda text: now_done(text, written), _now_change)
     pushes = [index for index, event in enumerate(session.events) if event.tool is not None and event.tool.name ==
               "Bash" and not event.tool.is_error and any(step.verb == "push" for step in git_steps(
@@ -671,9 +670,9 @@ def _request_turns(session: Session) -> list[range]:
     return [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
 
 
-def _edit_turns(session: Session) -> list[range]:
-    """The events of each request's turn that edited a file."""
-    return [turn for turn in _request_turns(session) if any(_edits(session.events[i]) for i in turn)]
+def _edit_turns(session: Session, turns: list[range]) -> list[range]:
+    """The request `turns` (`_request_turns`) that edited a file."""
+    return [turn for turn in turns if any(_edits(session.events[i]) for i in turn)]
 
 
 def _edits(event: Event) -> bool:
@@ -705,13 +704,16 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     insight says it with the reason. What it edited and whether it committed, `facts.with_checks` adds."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
-    turns = _edit_turns(session)
-    kept = [(i, text) for i, text in _outcomes(session, turns)
+    request_turns = _request_turns(session)
+    turns = _edit_turns(session, request_turns)
+    ends = _report_messages(session, turns)
+    kept = [(i, text) for i, text in _outcomes(session, ends)
             if not (session.events[i].kind == "assistant" and (undone.superseded(i, text) or undone.turn_deleted(i)))]
+    kept_words = [(at, content_words(o)) for at, o in kept]
     listed = [[(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in lines
                if not undone.superseded(i, text)  # an earlier report's outcome said again: said once
-               and not _repeats(text, [content_words(o) for at, o in kept if at < i])]
-              for lines in report_changes(session, sorted(_report_messages(session, turns)),
+               and not _repeats(text, [words for at, words in kept_words if at < i])]
+              for lines in report_changes(session, sorted(ends),
                                           changed_files(session) if changes is None else changes)
               if not undone.turn_deleted(lines[0][0])  # one line: only a report that says no change otherwise
               and (len(lines) > 1 or all(i != lines[0][0] for i, _ in kept))]
@@ -739,11 +741,13 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
         # the first outcome of a turn no line says yet ("Added `get_current_branch_pr()` ...") before a report's
         # further lines
         others = [item for item in unique if item not in fixed and item not in told]
-        firsts_of_turns = [item for turn in _request_turns(session) if not any(i in turn for i, _ in fixed + told)
+        firsts_of_turns = [item for turn in request_turns if not any(i in turn for i, _ in fixed + told)
                            and (item := next((o for o in others if o[0] in turn), None)) is not None
                            and "`" in item[1]]  # one naming its code: "Updated test assertions" says less
         told += _spread(firsts_of_turns, max(limit - len(fixed) - len(told), 0))
-        rest = sorted((item for lines in listed for item in lines[1:]), key=lambda item: _rank(listed, item))
+        # the files edited most first: each report's second lines, then its third ...
+        rest = [item for _, item in sorted(((rank, item) for lines in listed for rank, item in enumerate(lines[1:])),
+                                           key=lambda pair: pair[0])]
         told += rest[:max(limit - len(fixed) - len(told), 0)]
         others = [item for item in others if item not in told]
         picked = fixed + told + _spread(others, max(limit - len(fixed) - len(told), 0))
@@ -755,11 +759,6 @@ def _report_messages(session: Session, turns: list[range]) -> set[int]:
     """The last message with text of each edit turn: the turn's report."""
     return {max(replies) for turn in turns
             if (replies := [i for i in turn if session.events[i].kind == "assistant" and session.events[i].text])}
-
-
-def _rank(listed: list[list[tuple[int, str]]], item: tuple[int, str]) -> int:
-    """Where a change line stands in its report's list (the files edited most first)."""
-    return next(lines.index(item) for lines in listed if item in lines)
 
 
 def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:

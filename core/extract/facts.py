@@ -350,9 +350,11 @@ class Facts:
         if self.tests_asked:
             found.append(Thread(f"{TESTS_LEFT} {self.tests_asked}", False))
         if self.uncommitted:  # the files by their shortest names: a reader knows them by name
-            named, parts = self._worktree(self.uncommitted)
+            parts: list[str] = []
             if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
-                named, parts = f"the merge of `{self.merging}` ({''.join(_named(self.uncommitted))})", []
+                named = f"the merge of `{self.merging}` ({''.join(_named(self.uncommitted))})"
+            else:
+                named, parts = self._worktree(self.uncommitted)
             if self.committed:
                 edited = f"{named} edited after the last commit" if named else ""
                 found.append(Thread(f"{UNCOMMITTED} {'; '.join(filter(None, [edited, *parts]))}", True))
@@ -397,9 +399,8 @@ class Facts:
                   ("not from this session", dict.fromkeys(self.foreign, 1))]
         every = plain + [entry.rstrip("/") for _, entries in groups for entry in entries]
         short = dict(zip(every, _short_names(every, len(every)), strict=True))
-        more = f" and {len(plain) - _NAMED_FILES} more" if len(plain) > _NAMED_FILES else ""
         said = [f"{what}: {_counted_entries(entries, short)}" for what, entries in groups if entries]
-        return ", ".join(f"`{short[path]}`" for path in plain[:_NAMED_FILES]) + more, said
+        return marks.counted([f"`{short[path]}`" for path in plain], _NAMED_FILES), said
 
     def _commits(self, folder: str, made: list[str]) -> str:
         """"commit 5fddc49 on dipree/wingman", "2 commits on main after the last push, the last 5fddc49"."""
@@ -750,10 +751,9 @@ def _named(paths: list[str]) -> tuple[str, str]:
 
 def _counted_entries(entries: dict[str, int], short: dict[str, str]) -> str:
     """"`summarize/` (4 files), `help.go` and 1 more": a folder with how many of its files it holds."""
-    named = [f"`{short[entry.rstrip('/')]}/` ({count} file{'s' if count > 1 else ''})" if entry.endswith("/")
-             else f"`{short[entry]}`"
-             for entry, count in list(entries.items())[:_NAMED_ENTRIES]]
-    return ", ".join(named) + (f" and {len(entries) - _NAMED_ENTRIES} more" if len(entries) > _NAMED_ENTRIES else "")
+    return marks.counted([f"`{short[entry.rstrip('/')]}/` ({count} file{'s' if count > 1 else ''})"
+                          if entry.endswith("/") else f"`{short[entry]}`" for entry, count in entries.items()],
+                         _NAMED_ENTRIES)
 
 
 def _short_names(paths: list[str], keep: int) -> list[str]:
@@ -986,9 +986,9 @@ def session_facts(session: Session) -> Facts:
             if pr := next(filter(None, map(_PR_CHECKOUT_RE.match, commands.steps(command))), None):
                 facts.pr_branch = (switch.group(2), pr.group(1))
         if ok and not scratch:
-            touched += [_relative(path, session.cwd) for path in
-                        commands.files_changed(command) + commands.folders_removed(command)]
-            gone = commands.files_deleted(command) + commands.folders_removed(command)
+            ops, removed = commands.file_ops(command), commands.folders_removed(command)
+            touched += [_relative(path, session.cwd) for path in [path for path, _ in ops] + removed]
+            gone = [path for path, deleted in ops if deleted] + removed
             listed, facts.left_out = not_in(listed, gone), not_in(facts.left_out, gone)
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:

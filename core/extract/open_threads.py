@@ -570,8 +570,8 @@ def _said_by_another(thread: Thread, threads: list[Thread]) -> bool:
     if thread.text.startswith(LEFT_IN_CODE):
         comment = thread.text.split(": ", 1)[1][:40]
         return any(comment in other.text for other in threads if other is not thread)
-    before = thread.text.removeprefix("Caveat: ").split(": ", 1)
-    return thread.text.startswith("Caveat: ") and len(before) == 2 and any(
+    before = thread.text.removeprefix(f"{CAVEAT} ").split(": ", 1)
+    return thread.text.startswith(f"{CAVEAT} ") and len(before) == 2 and any(
         before[0].rstrip("…") in other.text for other in threads if other is not thread)
 
 

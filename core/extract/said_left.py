@@ -17,6 +17,7 @@ from eywa.core.handoffs.fixed_words import (
     MERGE_LEFT,
     NEXT,
     NOT_FIXED,
+    NOT_RUN,
     NOT_TAKEN,
     OFFER_NOT_TAKEN,
     REVIEW_FILE_LEFT,
@@ -627,7 +628,7 @@ def checks_left_to_user(events: list[Event]) -> list[str]:
             if step is None or any(name in ran for name in re.findall(r"`([^`]+)`", step)) or \
                     len(content_words(said.text) & content_words(reply.text)) >= 2:
                 continue
-            found.append(f"Not run: {clause(step, 14)} (left to the user)")
+            found.append(f"{NOT_RUN} {clause(step, 14)} (left to the user)")
     return list(dict.fromkeys(found))
 
 

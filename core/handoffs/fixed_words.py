@@ -9,6 +9,7 @@ nothing of one session, yet weigh in each query holding one of their words ("com
 
 from __future__ import annotations
 
+import functools
 import re
 
 # What Happened
@@ -90,12 +91,15 @@ LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, A
           INTERRUPTED, INTERRUPTED_ON, API_ERROR, UNANSWERED)
 PHRASES = (NO_COMMIT, PASSED_AFTER, PASSED_BEFORE)  # fixed words within a fact line; BEFORE_IT ends the Checks line
 
-# A label at a bullet's start (the longest first: "Tests failing:" before "Tests:"), a word label's word, a phrase.
-_FIXED_RE = re.compile(r"(?<=^- )(?:" + "|".join(map(re.escape, sorted(LABELS, key=len, reverse=True)))
-                       + "|(?:" + "|".join(map(re.escape, WORD_LABELS)) + r")\b)|" + "|".join(map(re.escape, PHRASES))
-                       + rf"|{BEFORE_IT}$", re.MULTILINE)
+@functools.cache
+def _fixed_re() -> re.Pattern[str]:
+    """A label at a bullet's start (the longest first: "Tests failing:" before "Tests:"), a word label's word, a
+    phrase; compiled on first use: indexing needs it, `eywa get`'s search does not."""
+    return re.compile(r"(?<=^- )(?:" + "|".join(map(re.escape, sorted(LABELS, key=len, reverse=True)))
+                      + "|(?:" + "|".join(map(re.escape, WORD_LABELS)) + r")\b)|" + "|".join(map(re.escape, PHRASES))
+                      + rf"|{BEFORE_IT}$", re.MULTILINE)
 
 
 def session_words(body: str) -> str:
     """A handoff's markdown without the fixed words the extractor writes: what the full-text index holds of it."""
-    return _FIXED_RE.sub(" ", body)
+    return _fixed_re().sub(" ", body)

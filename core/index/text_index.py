@@ -334,10 +334,13 @@ def _handoff_once(handoff: str) -> str:
     for line in handoff.split("\n"):
         if line.startswith("## "):
             files = line.rstrip() == _KEY_FILES
-        words = content_words(line)
-        if files or len(words) < 2 or all(_f1(words, earlier) < SAID_AGAIN_F1 for earlier in said):
+        if files:
             kept.append(line)
-        if words and not files:
+            continue
+        words = content_words(line)
+        if len(words) < 2 or all(_f1(words, earlier) < SAID_AGAIN_F1 for earlier in said):
+            kept.append(line)
+        if len(words) >= 2:  # a one-word line reaches F1 2/3 at most against a longer one: never says one again
             said.append(words)
     return "\n".join(kept)
 
