@@ -12,6 +12,14 @@ from __future__ import annotations
 import functools
 import re
 
+# The handoff's sections, by field: the renderer writes them, the parser reads them, the index knows Key Files by it
+SECTION_TITLES = {
+    "what_happened": "What Happened",
+    "insights": "Insights",
+    "key_files": "Key Files",
+    "open_threads": "Open Threads",
+}
+
 # What Happened
 ASKED = "Asked:"  # a request, when nothing done is reported
 RAN = "Ran:"  # a command the person ran

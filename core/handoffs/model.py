@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from eywa.core.config.private_files import private_dir
 from eywa.core.handoffs.durations import format_duration
+from eywa.core.handoffs.fixed_words import SECTION_TITLES
 
 if TYPE_CHECKING:
     import yaml
@@ -25,12 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["STATUSES", "Handoff", "atomic_write", "format_duration", "handoff_relpath", "parse_handoff",
            "parse_sections", "parse_duration", "render_body", "split_front_matter", "handoff_from"]
 
-SECTION_TITLES = {
-    "what_happened": "What Happened",
-    "insights": "Insights",
-    "key_files": "Key Files",
-    "open_threads": "Open Threads",
-}
 NO_WORK_BODY = "No meaningful work."
 NO_OPEN_THREADS = "None."
 # Where the session left its work (front matter `status`, optional: the original's files have none).

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, cast
 import tantivy
 
 from eywa.core.errors import StoreError
-from eywa.core.handoffs.fixed_words import session_words
+from eywa.core.handoffs.fixed_words import SECTION_TITLES, session_words
 from eywa.core.retrieval.query_tokens import content_words
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ COMMON_SHARE = 0.9
 _APART = "\n" + " ".join(["x" * 41] * (PROXIMITY_SLOP + 1)) + "\n"
 # A handoff line whose content words an earlier line of it already says this closely (F1) is indexed once.
 SAID_AGAIN_F1 = 0.8
-_KEY_FILES = "## Key Files"  # SECTION_TITLES["key_files"]; handoffs.model imports pydantic, `eywa get` does not
+_KEY_FILES = f"## {SECTION_TITLES['key_files']}"
 _EVENTS = "\n\n\n"  # a column's events: core/archive/renderer.py puts a blank line before and after each heading
 
 TERM_FIELDS = ("projects", "keywords")
