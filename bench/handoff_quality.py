@@ -239,7 +239,7 @@ def score(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
     }
 
 
-def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float]:
+def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, float | Detection]:
     """The strict matcher (see the module's doc): per-item content-word F1 >= 0.3, one to one."""
     n = len(labels)
     f1, status, detection = _session_level(labels, handoffs)
@@ -349,7 +349,8 @@ def items_said(labels: list[dict], data_dir: Path | None = None, labels_path: Pa
 
 
 def run(data_dir: Path | None = None, show: bool = False, labels_path: Path = LABELS, strict: bool = False,
-        which: str | None = None, reader: str | None = None, without_kind: str | None = None) -> dict[str, float]:
+        which: str | None = None, reader: str | None = None,
+        without_kind: str | None = None) -> dict[str, float | Detection]:
     """The scores against the labels at `labels_path`, on an index built here unless `data_dir` holds one; with
     `reader`, of that set's labels of the same sessions instead of the handoffs."""
     labels, handoffs = items_said(load_labels(labels_path, which, without_kind), data_dir, labels_path, reader,
