@@ -169,6 +169,31 @@ def test_proximity_counts_the_words_of_one_message_only(store: Store) -> None:
     assert found(store, "kraken", "parser") == ["one", "two"] and scores[0][1] > scores[1][1]
 
 
+def test_proximity_adds_at_most_its_cap_times_the_word_score(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 189d8afc and eb4bcc15: "packed" says the query in one line, twice (a change line and the report it came from), in
+    # a short session; "built" says its words more often, apart, in a longer one, and wins once the pairs are bounded.
+    words = ["calculate", "token", "usage", "store", "metadata", "json"]
+    gap, line = " ".join(f"gap{i}" for i in range(11)), " ".join(words)
+    add(store, {"packed": f"{line} {gap} {line} " + " ".join([gap] * 6),
+                "built": " ".join(f"{word} {gap}" for word in words) + f" {line}"}
+        | {f"other{i}": FILLER for i in range(6)})
+    rows = dict(store.conn.execute("SELECT session_uuid, rowid FROM handoffs"))
+
+    def scores() -> dict[int, float]:
+        return dict(text_index.search(store.text_index_folder, text_index.key_of(store.conn), words, 5))
+
+    with_cap = scores()
+    monkeypatch.setattr(text_index, "PROXIMITY_CAP", float("inf"))
+    assert scores() == with_cap  # at the default cap neither session's pairs reach it here
+    assert found(store, *words)[0] == "packed"
+    monkeypatch.setattr(text_index, "PROXIMITY_SLOP", 0)
+    word_scores = scores()
+    monkeypatch.setattr(text_index, "PROXIMITY_SLOP", 10)
+    monkeypatch.setattr(text_index, "PROXIMITY_CAP", 0.5)
+    assert scores()[rows["packed"]] == pytest.approx(1.5 * word_scores[rows["packed"]])
+    assert found(store, *words)[0] == "built"
+
+
 def test_a_line_said_again_in_a_session_counts_once(store: Store) -> None:
     # git's error pasted in two prompts weighs as pasted once: "twice" holds the same words as "once" after it.
     error = "Please make sure you have the correct access rights"

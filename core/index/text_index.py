@@ -46,6 +46,9 @@ _VERSION_FILE = "eywa-version"
 PROMPTS_WEIGHT = 0.3  # BM25 of what the user wrote, added to that of the whole text
 PROXIMITY_SLOP = 10  # neighbouring query words this many words apart or closer score again (0: off)
 PROXIMITY_WEIGHT = 1.0
+# Proximity adds at most this many times a session's word score: each pair scores both its words' idf again, so one
+# line of a short session that holds most of a long query's words could otherwise outweigh the words themselves.
+PROXIMITY_CAP = 1.3
 # Proximity rescores the best this many sessions of the word scores only: a phrase query over all is slow.
 PROXIMITY_POOL = 100
 # A word in more than this share of the sessions weighs almost nothing in BM25 but costs a visit of nearly
@@ -378,6 +381,7 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
     scores: dict[int, float] = dict(zip(_rowids(searcher, hits), (score for score, _ in hits), strict=True))
     if PROXIMITY_SLOP and PROXIMITY_WEIGHT and scores:
         pool = _within(schema, scores)
+        near_by: dict[int, float] = dict.fromkeys(scores, 0.0)
         for a, b in itertools.pairwise(units):
             if len(a) == 1 and len(b) == 1:
                 near = Q.boost_query(Q.phrase_query(schema, "body", [a[0], b[0]], slop=PROXIMITY_SLOP),
@@ -385,7 +389,9 @@ def search(folder: Path, key: str, phrases: list[str], limit: int, *, only: Coll
                 # One search a pair: under one Should, tantivy would walk both phrases' matches in full.
                 found = searcher.search(Q.boolean_query([(must, near), (must, pool)]), len(scores), count=False).hits
                 for rid, (score, _) in zip(_rowids(searcher, found), found, strict=True):
-                    scores[rid] += score
+                    near_by[rid] += score
+        for rid, near_score in near_by.items():
+            scores[rid] += min(near_score, PROXIMITY_CAP * scores[rid])
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
 
