@@ -998,7 +998,7 @@ def session_facts(session: Session) -> Facts:
             elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
                 committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
-                listed = [] if everything else not_in(listed, staged) if not repo else listed
+                listed = listed if repo else [] if everything else not_in(listed, staged)
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
