@@ -279,6 +279,7 @@ class Facts:
     # put back since, none the session's own edits (those read "Uncommitted"); and that commit, by hash and subject
     left_out: list[str] = field(default_factory=list)
     left_out_of: str = ""
+    parted: dict[int, list[str]] = field(default_factory=dict)  # event index of each such commit -> what it left out
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -1008,6 +1009,8 @@ def session_facts(session: Session) -> Facts:
                     subject = output[hashed.end():].partition("\n")[0] if hashed else next(iter(commits_in(command)),
                                                                                              "")
                     facts.left_out, facts.left_out_of = listed, _commit_named(ref, subject)
+                    if listed:
+                        facts.parted[at] = listed
                 if branch == _DETACHED:  # the branch the rebase updated, when its output says it
                     branch = rebased.group(1) if (rebased := _REBASED_RE.search(output)) else ""
                 facts.unpushed.setdefault(repo, []).append(ref)
