@@ -1257,3 +1257,11 @@ def test_a_commit_of_everything_in_another_repository_leaves_the_main_repository
     other = _shell_call("git -C ../tools commit -a -m 'Bump'", "[main 5d6e7f8] Bump\n 1 file changed")
     second = _shell_call("git add c.go && git commit -m 'Fix c'", "[main 9a8b7c6] Fix c\n 1 file changed")
     assert session_facts(_shell_session(diff, first, other, second)).left_out == ["b/settings.json"]
+
+
+def test_an_edit_git_status_lists_as_unmerged_stays_uncommitted() -> None:
+    """`git status` is read by one parser: "both modified:" under "Unmerged paths:" is a changed path too."""
+    edits = [ToolCall(path, "Write", {"file_path": f"/work/widgets/{path}"}) for path in ("x.go", "y.go")]
+    status = _shell_call("git status", "On branch main\nUnmerged paths:\n\tboth modified:   x.go\n\n"
+                                       "Changes to be committed:\n\tmodified:   y.go\n")
+    assert session_facts(_shell_session(*edits, status)).uncommitted == ["x.go", "y.go"]

@@ -128,10 +128,6 @@ _MERGE_ENDED_RE = re.compile(r"(?:^|\s)--(?:abort|quit|continue)\b")
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _UNSTAGED_RE = re.compile(r"^Changes not staged for commit:", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
-_STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
-_SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
-# The files of its "Untracked files:" section, each on a line of its own after a tab.
-_UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 # A path's line of a long `git status` ("\tdeleted:    a.go", "\ta.go" under "Untracked files:") and of a short one
 # ("?? a.go", " D a.go", "R  a.go -> b.go"): what the status says of it
 _LONG_LINE_RE = re.compile(r"^\t(?:([a-z ]+):\s+)?(?:.+ -> )?(.+)$")
@@ -602,22 +598,16 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     return [path for path in edited if any(matches(path, n) for n in named)]
 
 
-def _after_status(edited: dict[str, None], output: str, scope: list[str]) -> dict[str, None]:
+def _after_status(edited: dict[str, None], output: str, short: bool, scope: list[str]) -> dict[str, None]:
     """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
     tree is clean (the person may have committed in between). A status of some paths (`scope`: `git status docs/`)
     says nothing of the edits outside them."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         kept: set[str] = set()
     else:
-        listed = changed_paths(output)
+        listed = list(status_kinds(output, short))
         kept = {path for path in edited if any(matches(path, named) for named in listed)} if listed else set(edited)
     return {path: None for path in edited if path in kept or scope and not any(matches(path, s) for s in scope)}
-
-
-def changed_paths(output: str) -> list[str]:
-    """The files a `git status` output lists as changed or untracked (long or short format)."""
-    untracked = [line for block in _UNTRACKED_RE.findall(output) for line in block.splitlines()]
-    return [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
 
 
 def status_kinds(output: str, short: bool, staged: bool = True) -> dict[str, str]:
@@ -1029,11 +1019,12 @@ def session_facts(session: Session) -> Facts:
                     if not ahead:  # up to date with its upstream: the person pushed in between
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
-                    edited = _after_status(edited, output, commands.paths_in(step.args))
-                    status = status_kinds(output, bool(_SHORT_ARGS_RE.search(step.args))) if not repo else status
+                    short = bool(_SHORT_ARGS_RE.search(step.args))
+                    edited = _after_status(edited, output, short, commands.paths_in(step.args))
+                    status = status_kinds(output, short) if not repo else status
                     if not repo and not commands.paths_in(step.args):
-                        listed = [path for path, kind in status_kinds(
-                            output, bool(_SHORT_ARGS_RE.search(step.args)), staged=False).items() if kind != "new"]
+                        listed = [path for path, kind in status_kinds(output, short, staged=False).items()
+                                  if kind != "new"]
                         facts.left_out = within(facts.left_out, listed)
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
