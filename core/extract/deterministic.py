@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.extract.answers import answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
-from eywa.core.extract.commands import git_steps
+from eywa.core.extract.commands import failed_tests, git_steps
 from eywa.core.extract.facts import (
     COMMITTED,
     MAX_BULLETS,
@@ -770,10 +770,10 @@ def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
 
 
 def _asked_line(prompt: str) -> str | None:
-    """A prompt's "Asked:" line; a pasted test failure's, the test it asks to fix (the last, most nested, named);
+    """A prompt's "Asked:" line; a pasted test failure's, the test it asks to fix (the last named);
     None for other pasted output (a log, a trace, a hook's message), which asks nothing a reader can name."""
     if _PASTED_FAILURE_RE.match(prompt):
-        failed = _FAILED_TEST_RE.findall(prompt)
+        failed = failed_tests(prompt)
         return f"{ASKED_TO_FIX} `{failed[-1]}`" if failed else None
     if _PASTED_OUTPUT_RE.match(prompt):
         return None
@@ -811,7 +811,6 @@ _PASTED_OUTPUT_RE = re.compile(r"^\s*(?:[•⨯✗✘✓✔✖│├└┌❯➜
                                r"Traceback \(most recent call last\)|panic:\s|goroutine \d+ \[)")
 # "--- FAIL: TestX (…s)", "=== RUN TestX": a test run's output pasted; what it asks is to fix the test it names
 _PASTED_FAILURE_RE = re.compile(r"^\s*(?:-{3} FAIL:|=== RUN\s|FAIL\s)")
-_FAILED_TEST_RE = re.compile(r"-{3} FAIL: (\S+)")
 
 
 _T = TypeVar("_T")

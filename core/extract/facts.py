@@ -184,8 +184,6 @@ _FIXED_BULLETS = (*COMMITTED, OPENED_PR, ANSWER)  # What Happened's bullets a ch
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
 _FAILED_NAMED = 2  # tests named of a failed run
 _NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
-# A test a run's output names as failed: Go's verdict line, pytest's summary line (its id's last part is the name)
-_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED (\S+)", re.MULTILINE)
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
@@ -494,13 +492,6 @@ def _passes_again(later: str, earlier: str) -> bool:
     integration tests too when the earlier one ran them (`mise run test` does not run `mise run test:integration`)."""
     return later == earlier or _covers(later, earlier) and (
         not _INTEGRATION_ONLY_RE.search(earlier) or bool(_RUNS_INTEGRATION_RE.search(later)))
-
-
-def _failed_tests(output: str) -> tuple[str, ...]:
-    """The tests a failed run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`,
-    `test_y` of `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError`."""
-    found = (go or pytest.split("::")[-1].split("[")[0] for go, pytest in _FAILED_TEST_RE.findall(output))
-    return tuple(dict.fromkeys(name for name in found if name))
 
 
 def _times(run: CheckRun) -> str:
@@ -1054,7 +1045,7 @@ def session_facts(session: Session) -> Facts:
             facts.stopped.pop(check.command, None)
         for check, passed in commands.verdicts(found, output, call.is_error):
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output),
-                                       facts.edits, () if passed else _failed_tests(output)))
+                                       facts.edits, () if passed else commands.failed_tests(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)
     if committed or shown or facts.offered:
         facts.uncommitted, facts.committed = list(edited), committed
