@@ -1,9 +1,9 @@
 """Choices the session made by acting rather than by saying, each with the reason the agent gave right before the act:
-the files it staged for a commit apart from others its `git status` showed changed ("Staged only `hooks.go` for the
-commit, left `settings.json` out: ..."), and the files it put back as committed (`git checkout -- <files>`, `git
-restore <files>`: "Reverted `strategy/`: ..."). A reader of the whole session sees these in the commands; a reader of
-the agent's prose alone does not. An act with no reason said beside it is left out: the line names a choice, not a
-step.
+the files it staged for a commit apart from other changes it left out (the session facts' `Facts.parted`: "Staged
+only `hooks.go` for the commit, left `settings.json` out: ..."), and the files it put back as committed (`git
+checkout -- <files>`, `git restore <files>`: "Reverted `strategy/`: ..."). A reader of the whole session sees these in
+the commands; a reader of the agent's prose alone does not. An act with no reason said beside it is left out: the
+line names a choice, not a step.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def acted_choices(session: Session, facts: Facts | None = None) -> list[tuple[in
     """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
     agent messages before it (its place in the session). What a commit left out is the session's `facts`' (worked out
     when not given); the files its Open Threads line names are not named again."""
-    facts = facts or session_facts(session)
+    facts = facts if facts is not None else session_facts(session)
     found: list[tuple[int, str]] = []
     said = 0
     before = ""  # the agent's message since the last prompt, before the act
