@@ -4,8 +4,10 @@ real session it came from and on one it must not fire on."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from eywa.core.extract.acts import acted_choices
-from eywa.core.extract.insights import insights
+from eywa.core.extract.deterministic import draft
 from eywa.core.session import Event, Session, ToolCall
 
 from .test_extractor import corpus_session
@@ -25,13 +27,23 @@ def _session(said: str, *acts: Event) -> Session:
 def test_files_staged_apart_from_others_changed_with_the_reason_said_is_a_choice() -> None:
     # ae68c513: `git status` lists the strategy files and settings.json changed, the agent says why it leaves them and
     # stages the three hook files (its label: "Staged only the three hook files, leaving unrelated strategy and
-    # settings changes out of the commit.")
-    line = ("Staged only `hooks.go`, `hooks_claudecode_handlers.go`, `hooks_test.go` for the commit, left "
-            "`settings.json`, `auto_commit.go`, `manual_commit.go` and 2 more out: The diff shows some unrelated "
-            "changes in the strategy files (removing `//nolint:ireturn` comments) and `.entire/settings.json`.")
+    # settings changes out of the commit."); the files left out are its Open Threads line's, named there only
+    line = ("Staged only `hooks.go`, `hooks_claudecode_handlers.go`, `hooks_test.go` for the commit, left the rest "
+            "out: The diff shows some unrelated changes in the strategy files (removing `//nolint:ireturn` comments) "
+            "and `.entire/settings.json`.")
     session = corpus_session("ae68c513-db90-451f-940d-804a1d3d0986")
     assert [text for _, text in acted_choices(session)] == [line]
-    assert line in insights(session)
+    handoff = draft(session, UTC)
+    assert line in handoff.insights
+    assert "\n".join([*handoff.insights, *handoff.open_threads]).count("registry.go") == 1
+
+
+def test_a_left_out_note_with_no_choice_said_beside_it_stays_the_one_line_naming_the_files() -> None:
+    # 45ba035c: `git diff --stat` listed settings.json, the commit took the rest, no reason said: no choice, the note
+    handoff = draft(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"), UTC)
+    assert not any(line.startswith("Staged only") for line in handoff.insights)
+    assert ("Left out of commit `46815aeb` (`Fix context param shadowing and log file FD leak in parent…`): "
+            "`settings.json`") in handoff.open_threads
 
 
 def test_files_staged_apart_with_no_reason_said_are_no_choice() -> None:
@@ -41,6 +53,10 @@ def test_files_staged_apart_with_no_reason_said_are_no_choice() -> None:
     staged = [_bash("git add a.go"), _bash("git commit -m 'Fix a'")]
     assert acted_choices(_session("All tests pass. Let me commit.", *staged)) == []
     assert [text for _, text in acted_choices(_session("`b.go` holds unrelated debug output.", *staged))] == [
+        "Staged only `a.go` for the commit, left the rest out: `b.go` holds unrelated debug output."]
+    # a change a later commit took: named on the line, no Open Threads line names it
+    later = [*staged, _bash("git add b.go"), _bash("git commit -m 'Log b'")]
+    assert [text for _, text in acted_choices(_session("`b.go` holds unrelated debug output.", *later))] == [
         "Staged only `a.go` for the commit, left `b.go` out: `b.go` holds unrelated debug output."]
     # everything staged, or the commit takes every change (`-a`): nothing left out
     assert acted_choices(_session("`b.go` is unrelated.", _bash("git add a.go b.go"), _bash("git commit -m x"))) == []

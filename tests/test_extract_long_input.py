@@ -148,4 +148,4 @@ def test_a_reports_present_change_and_a_runs_failed_tests_are_read_from_one_plac
     assert deterministic._now_change(said) == said
     assert deterministic._now_change(f"The parser now {word} each line it is handed") is None  # no verb
     assert deterministic._now_change(f"`{word}` now compares") is None  # a code span longer than a name
-    assert facts._failed_tests(f"--- FAIL: {word}\nFAILED tests/a.py::{word}[x] - boom\n{word}") == (word,)
+    assert commands.failed_tests(f"--- FAIL: {word}\nFAILED tests/a.py::{word}[x] - boom\n{word}") == (word,)

@@ -494,13 +494,13 @@ def test_a_change_a_later_turn_rewrote_is_not_the_outcome() -> None:
 
 def test_an_asked_line_is_never_a_stray_word_nor_pasted_output() -> None:
     """e5fcdc73: "exot", interrupted before any reply, is no request; its pasted "--- FAIL: ..." asks to fix the test it
-    names; 1ecba475's "Operation stopped by hook: ..." (the hook's message) asks nothing. 130d7b7e's "Implement 1,2
-    and 3.", interrupted too, is a request; so is 12a546d1's "... a lot of the browser tests are failing"."""
+    names (the test, not its subtest, as a failed run's line names it); 1ecba475's "Operation stopped by hook: ..."
+    (the hook's message) asks nothing. 130d7b7e's "Implement 1,2 and 3.", interrupted too, is a request; so is
+    12a546d1's "... a lot of the browser tests are failing"."""
     requests = requests_of(corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d"))
     assert ("prompt", "exot") not in requests
     pasted = next(text for kind, text in requests if text.startswith("--- FAIL"))
-    assert _asked([("prompt", pasted)]) == [
-        "Asked to fix the failing `TestGeminiCLIHookInstallation/localDev_mode_uses_go_run`"]
+    assert _asked([("prompt", pasted)]) == ["Asked to fix the failing `TestGeminiCLIHookInstallation`"]
     happened = draft(corpus_session("1ecba475-5b18-4058-a0cb-e87703f6f792"), ZoneInfo("UTC")).what_happened
     assert not any("Operation stopped by hook" in line for line in happened)
     assert ("prompt", "Implement 1,2 and 3.") in requests_of(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"))

@@ -1247,3 +1247,21 @@ def test_a_change_put_back_or_listed_clean_after_the_commit_is_no_longer_left_ou
 
 def _shell_call(command: str, output: str) -> ToolCall:
     return ToolCall(command, "Bash", {"command": command}, output=output)
+
+
+def test_a_commit_of_everything_in_another_repository_leaves_the_main_repositorys_left_out_list_alone() -> None:
+    """`git commit -a` in ../tools between two commits of some paths here: settings.json stays left out here."""
+    diff = _shell_call("git diff --stat",
+                       " a.go | 2 +-\n c.go | 2 +-\n .../b/settings.json | 7 ++++++-\n 3 files changed")
+    first = _shell_call("git add a.go && git commit -m 'Fix a'", "[main 1a2b3c4] Fix a\n 1 file changed")
+    other = _shell_call("git -C ../tools commit -a -m 'Bump'", "[main 5d6e7f8] Bump\n 1 file changed")
+    second = _shell_call("git add c.go && git commit -m 'Fix c'", "[main 9a8b7c6] Fix c\n 1 file changed")
+    assert session_facts(_shell_session(diff, first, other, second)).left_out == ["b/settings.json"]
+
+
+def test_an_edit_git_status_lists_as_unmerged_stays_uncommitted() -> None:
+    """`git status` is read by one parser: "both modified:" under "Unmerged paths:" is a changed path too."""
+    edits = [ToolCall(path, "Write", {"file_path": f"/work/widgets/{path}"}) for path in ("x.go", "y.go")]
+    status = _shell_call("git status", "On branch main\nUnmerged paths:\n\tboth modified:   x.go\n\n"
+                                       "Changes to be committed:\n\tmodified:   y.go\n")
+    assert session_facts(_shell_session(*edits, status)).uncommitted == ["x.go", "y.go"]

@@ -1,9 +1,9 @@
 """Choices the session made by acting rather than by saying, each with the reason the agent gave right before the act:
-the files it staged for a commit apart from others its `git status` showed changed ("Staged only `hooks.go` for the
-commit, left `settings.json` out: ..."), and the files it put back as committed (`git checkout -- <files>`, `git
-restore <files>`: "Reverted `strategy/`: ..."). A reader of the whole session sees these in the commands; a reader of
-the agent's prose alone does not. An act with no reason said beside it is left out: the line names a choice, not a
-step.
+the files it staged for a commit apart from other changes it left out (the session facts' `Facts.parted`: "Staged
+only `hooks.go` for the commit, left `settings.json` out: ..."), and the files it put back as committed (`git
+checkout -- <files>`, `git restore <files>`: "Reverted `strategy/`: ..."). A reader of the whole session sees these in
+the commands; a reader of the agent's prose alone does not. An act with no reason said beside it is left out: the
+line names a choice, not a step.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.commands import GitStep, commits_all, git_steps, paths_in, restored, stages_all
-from eywa.core.extract.facts import changed_paths, not_in
+from eywa.core.extract.commands import GitStep, git_steps, paths_in, restored
+from eywa.core.extract.facts import Facts, not_in, session_facts
 from eywa.core.extract.marks import counted
 from eywa.core.extract.said_left import clause
 from eywa.core.session import Session
@@ -27,8 +27,6 @@ _NO_REASON_RE = re.compile(r"^(?:(?:now|ok(?:ay)?|good|great|perfect)[,.]?\s+)?(
                            r"(?!.*\b(?:since|because|which|not)\b)|\b(?:pass(?:es|ed)?|green|clean)\.?$", re.IGNORECASE)
 # `strategy/`, `validators_test.go`: a checkout's argument that names files, not a branch (`fix/enable-agent-flag`)
 _PATH_RE = re.compile(r"/$|\.[A-Za-z]\w{0,5}$")
-# `git add` of every tracked change or of hunks picked: which files stay out, the command does not say
-_UNNAMED = frozenset(("-u", "--update", "-p", "--patch", "-i", "--interactive"))
 REASON_WORDS = 30  # words of the reason kept: a line a phone shows on two or three lines
 NAMES_SHOWN = 3  # files named on a line, the rest counted
 
@@ -59,16 +57,16 @@ def _restored(step: GitStep) -> list[str]:
     return named if named and all(_PATH_RE.search(name) for name in named) else []
 
 
-def acted_choices(session: Session) -> list[tuple[int, str]]:
+def acted_choices(session: Session, facts: Facts | None = None) -> list[tuple[int, str]]:
     """The files staged apart and the files reverted, each a line with the reason said before it, and the number of
-    agent messages before it (its place in the session)."""
+    agent messages before it (its place in the session). What a commit left out is the session's `facts`' (worked out
+    when not given); the files its Open Threads line names are not named again."""
+    facts = facts if facts is not None else session_facts(session)
     found: list[tuple[int, str]] = []
     said = 0
     before = ""  # the agent's message since the last prompt, before the act
-    changed: list[str] = []  # what the last `git status` listed as changed
     staged: list[str] = []
-    left: list[str] = []
-    for event in session.events:
+    for at, event in enumerate(session.events):
         if event.kind == "assistant" and event.text:
             said, before = said + 1, event.text
             continue
@@ -79,20 +77,14 @@ def acted_choices(session: Session) -> list[tuple[int, str]]:
         if call is None or call.name != "Bash" or call.is_error or call.rejected:
             continue
         for step in git_steps(str(call.input.get("command", ""))):
-            if step.verb == "status":
-                changed = changed_paths(call.output)
-            elif step.verb == "add":
-                named = paths_in(step.args)
-                everything = stages_all(step) or not _UNNAMED.isdisjoint(step.args.split())
-                staged += named
-                left = [] if everything else not_in(changed, staged)
+            if step.verb == "add":
+                staged += paths_in(step.args)
             elif step.verb == "commit":
-                everything = commits_all(step)
-                if left and not everything and (reason := _reason(before)):
-                    found.append((said, f"Staged only {_names(staged)} for the commit, left {_names(left)} out: "
-                                        f"{reason}"))
-                changed = [] if everything else not_in(changed, staged)
-                staged, left = [], []
+                if (left := facts.parted.get(at, [])) and (reason := _reason(before)):
+                    named = not_in(left, facts.left_out)
+                    found.append((said, f"Staged only {_names(staged)} for the commit, left "
+                                        f"{_names(named) if named else 'the rest'} out: {reason}"))
+                staged = []
             elif (put_back := _restored(step)) and (reason := _reason(before)):
                 found.append((said, f"Reverted {_names(put_back)}: {reason}"))
     return found

@@ -119,6 +119,9 @@ _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
                           r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
+# A test a run's output names as failed: Go's verdict line of a test, not its subtests' (`TestX` of `--- FAIL: TestX`,
+# not `    --- FAIL: TestX/case`), pytest's summary line (its id's last part is the name)
+_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED (\S+)", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
@@ -301,6 +304,13 @@ def failures(output: str) -> int:
     go = len(_GO_FAIL_RE.findall(output))
     counts = [int(n) for match in _FAILURES_RE.findall(output) for n in match if n and n != "0"]
     return max([go, *counts], default=0)
+
+
+def failed_tests(output: str) -> tuple[str, ...]:
+    """The tests a run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`, `test_y` of
+    `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError`."""
+    found = (go or pytest.split("::")[-1].split("[")[0] for go, pytest in _FAILED_TEST_RE.findall(output))
+    return tuple(dict.fromkeys(name for name in found if name))
 
 
 def paths_in(args: str) -> list[str]:

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from eywa.core.extract.answers import answers
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
-from eywa.core.extract.commands import git_steps
+from eywa.core.extract.commands import failed_tests, git_steps
 from eywa.core.extract.facts import (
     COMMITTED,
     MAX_BULLETS,
@@ -67,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "73"
+HANDOFF_RULES = "74"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -770,10 +770,10 @@ def _asked(requests: list[tuple[str, str]], headline: str = "") -> list[str]:
 
 
 def _asked_line(prompt: str) -> str | None:
-    """A prompt's "Asked:" line; a pasted test failure's, the test it asks to fix (the last, most nested, named);
+    """A prompt's "Asked:" line; a pasted test failure's, the test it asks to fix (the last named);
     None for other pasted output (a log, a trace, a hook's message), which asks nothing a reader can name."""
     if _PASTED_FAILURE_RE.match(prompt):
-        failed = _FAILED_TEST_RE.findall(prompt)
+        failed = failed_tests(prompt)
         return f"{ASKED_TO_FIX} `{failed[-1]}`" if failed else None
     if _PASTED_OUTPUT_RE.match(prompt):
         return None
@@ -811,7 +811,6 @@ _PASTED_OUTPUT_RE = re.compile(r"^\s*(?:[•⨯✗✘✓✔✖│├└┌❯➜
                                r"Traceback \(most recent call last\)|panic:\s|goroutine \d+ \[)")
 # "--- FAIL: TestX (…s)", "=== RUN TestX": a test run's output pasted; what it asks is to fix the test it names
 _PASTED_FAILURE_RE = re.compile(r"^\s*(?:-{3} FAIL:|=== RUN\s|FAIL\s)")
-_FAILED_TEST_RE = re.compile(r"-{3} FAIL: (\S+)")
 
 
 _T = TypeVar("_T")
@@ -878,7 +877,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     if substance:
         facts = session_facts(session)
         undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
-        handoff.insights = insights(session, undone)
+        handoff.insights = insights(session, undone, facts)
         handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, changes)
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)

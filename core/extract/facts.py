@@ -128,10 +128,6 @@ _MERGE_ENDED_RE = re.compile(r"(?:^|\s)--(?:abort|quit|continue)\b")
 _DIRTY_RE = re.compile(r"^(?:Changes not staged for commit|Changes to be committed):", re.MULTILINE)
 _UNSTAGED_RE = re.compile(r"^Changes not staged for commit:", re.MULTILINE)
 _CLEAN_RE = re.compile(r"nothing to commit|working tree clean")
-_STATUS_FILE_RE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(?:.+ -> )?(.+)$", re.MULTILINE)
-_SHORT_STATUS_RE = re.compile(r"^(?: ?[MADRU]{1,2}|\?\?)\s+(\S+)$", re.MULTILINE)
-# The files of its "Untracked files:" section, each on a line of its own after a tab.
-_UNTRACKED_RE = re.compile(r"^Untracked files:\n(?:\s+\(use .*\n)?((?:\t.+(?:\n|$))+)", re.MULTILINE)
 # A path's line of a long `git status` ("\tdeleted:    a.go", "\ta.go" under "Untracked files:") and of a short one
 # ("?? a.go", " D a.go", "R  a.go -> b.go"): what the status says of it
 _LONG_LINE_RE = re.compile(r"^\t(?:([a-z ]+):\s+)?(?:.+ -> )?(.+)$")
@@ -188,8 +184,6 @@ _FIXED_BULLETS = (*COMMITTED, OPENED_PR, ANSWER)  # What Happened's bullets a ch
 _NAMED_CHECKS = 3  # commands on the line of checks that passed
 _FAILED_NAMED = 2  # tests named of a failed run
 _NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
-# A test a run's output names as failed: Go's verdict line, pytest's summary line (its id's last part is the name)
-_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED (\S+)", re.MULTILINE)
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
@@ -279,6 +273,7 @@ class Facts:
     # put back since, none the session's own edits (those read "Uncommitted"); and that commit, by hash and subject
     left_out: list[str] = field(default_factory=list)
     left_out_of: str = ""
+    parted: dict[int, list[str]] = field(default_factory=dict)  # event index of each such commit -> what it left out
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
@@ -499,13 +494,6 @@ def _passes_again(later: str, earlier: str) -> bool:
         not _INTEGRATION_ONLY_RE.search(earlier) or bool(_RUNS_INTEGRATION_RE.search(later)))
 
 
-def _failed_tests(output: str) -> tuple[str, ...]:
-    """The tests a failed run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`,
-    `test_y` of `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError`."""
-    found = (go or pytest.split("::")[-1].split("[")[0] for go, pytest in _FAILED_TEST_RE.findall(output))
-    return tuple(dict.fromkeys(name for name in found if name))
-
-
 def _times(run: CheckRun) -> str:
     """" (2)" after a failed run's command in What Happened, when its output counted its failures."""
     return f" ({run.failures})" if run.failures else ""
@@ -601,22 +589,16 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     return [path for path in edited if any(matches(path, n) for n in named)]
 
 
-def _after_status(edited: dict[str, None], output: str, scope: list[str]) -> dict[str, None]:
+def _after_status(edited: dict[str, None], output: str, short: bool, scope: list[str]) -> dict[str, None]:
     """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
     tree is clean (the person may have committed in between). A status of some paths (`scope`: `git status docs/`)
     says nothing of the edits outside them."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         kept: set[str] = set()
     else:
-        listed = changed_paths(output)
+        listed = list(status_kinds(output, short))
         kept = {path for path in edited if any(matches(path, named) for named in listed)} if listed else set(edited)
     return {path: None for path in edited if path in kept or scope and not any(matches(path, s) for s in scope)}
-
-
-def changed_paths(output: str) -> list[str]:
-    """The files a `git status` output lists as changed or untracked (long or short format)."""
-    untracked = [line for block in _UNTRACKED_RE.findall(output) for line in block.splitlines()]
-    return [p.strip() for p in _STATUS_FILE_RE.findall(output) + _SHORT_STATUS_RE.findall(output) + untracked]
 
 
 def status_kinds(output: str, short: bool, staged: bool = True) -> dict[str, str]:
@@ -998,7 +980,7 @@ def session_facts(session: Session) -> Facts:
             elif (step.verb == "commit" or _CONTINUED_RE.search(f"{step.verb} {step.args}")) and ok:
                 committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
-                listed = [] if everything else not_in(listed, staged) if not repo else listed
+                listed = listed if repo else [] if everything else not_in(listed, staged)
                 for path in list(edited):
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
@@ -1008,6 +990,8 @@ def session_facts(session: Session) -> Facts:
                     subject = output[hashed.end():].partition("\n")[0] if hashed else next(iter(commits_in(command)),
                                                                                              "")
                     facts.left_out, facts.left_out_of = listed, _commit_named(ref, subject)
+                    if listed:
+                        facts.parted[at] = listed
                 if branch == _DETACHED:  # the branch the rebase updated, when its output says it
                     branch = rebased.group(1) if (rebased := _REBASED_RE.search(output)) else ""
                 facts.unpushed.setdefault(repo, []).append(ref)
@@ -1026,11 +1010,12 @@ def session_facts(session: Session) -> Facts:
                     if not ahead:  # up to date with its upstream: the person pushed in between
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
-                    edited = _after_status(edited, output, commands.paths_in(step.args))
-                    status = status_kinds(output, bool(_SHORT_ARGS_RE.search(step.args))) if not repo else status
+                    short = bool(_SHORT_ARGS_RE.search(step.args))
+                    edited = _after_status(edited, output, short, commands.paths_in(step.args))
+                    status = status_kinds(output, short) if not repo else status
                     if not repo and not commands.paths_in(step.args):
-                        listed = [path for path, kind in status_kinds(
-                            output, bool(_SHORT_ARGS_RE.search(step.args)), staged=False).items() if kind != "new"]
+                        listed = [path for path, kind in status_kinds(output, short, staged=False).items()
+                                  if kind != "new"]
                         facts.left_out = within(facts.left_out, listed)
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)
@@ -1060,7 +1045,7 @@ def session_facts(session: Session) -> Facts:
             facts.stopped.pop(check.command, None)
         for check, passed in commands.verdicts(found, output, call.is_error):
             facts.runs.append(CheckRun(check.kind, check.command, passed, 0 if passed else commands.failures(output),
-                                       facts.edits, () if passed else _failed_tests(output)))
+                                       facts.edits, () if passed else commands.failed_tests(output)))
     facts.offered = not committed and not shown and commit_put_forward(session.events)
     if committed or shown or facts.offered:
         facts.uncommitted, facts.committed = list(edited), committed

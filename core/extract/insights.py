@@ -23,6 +23,7 @@ from eywa.core.extract.caveats import posted_reply
 from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.commands import HEREDOC_RE, checks, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
+from eywa.core.extract.facts import Facts
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause, refusal_words
 from eywa.core.extract.terms import commit_bodies
@@ -1258,15 +1259,15 @@ def _place(item: Insight) -> tuple[bool, bool, bool, bool, int]:
     return finding, not item.cause, item.strength < 0, not finding and item.strength >= JUDGED, -item.strength
 
 
-def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
+def chosen(session: Session, undone: Undone | None = None, facts: Facts | None = None) -> list[Insight]:
     """The best few decisions and root causes of a session: the choices first (stated, the user's, the changes
     with a reason, reported or announced, the steps taken on a finding), then a root cause (at most `MAX_CAUSES`)
     and the findings: a finding with no choice yields its place to a choice. The most plainly stated first, in the
     session's order among equals; a repeat of one already kept (most of its words) left out. Places still free then
     take the further root causes (most often the reason a decision was made, said apart from it), findings in plain
     words, the findings stated right before an edit and, when the session wrote code, the list lines of the turns'
-    reports. Shown root causes first, then in the session's order. `undone`: the session's `Undone`, when the caller
-    has it already."""
+    reports. Shown root causes first, then in the session's order. `undone`, `facts`: the session's `Undone` and
+    `Facts`, when the caller has them already."""
     found: list[tuple[int, int, Insight]] = []
     written = written_text(session)
     messages = agent_texts(session)
@@ -1300,7 +1301,7 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
         found += [(order, position, item) for position, item in enumerate(items)
                   if undone is None or item.kind != "Decision" or not undone.superseded(index, item.text)]
     found += [(order, -1, item) for order, item in user_directions(session)]
-    found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session)]
+    found += [(order, -1, Insight("Decision", "", text, ACTED)) for order, text in acted_choices(session, facts)]
     for order, step, item in lint_steps(session):
         # the step said bare among the choices: the same step with its reason takes its place and rank
         bare = next((at for at, entry in enumerate(found) if as_stated(entry[2].text).rstrip(":.") == step), None)
@@ -1347,6 +1348,6 @@ def chosen(session: Session, undone: Undone | None = None) -> list[Insight]:
     return [item for _, _, item in kept]
 
 
-def insights(session: Session, undone: Undone | None = None) -> list[str]:
+def insights(session: Session, undone: Undone | None = None, facts: Facts | None = None) -> list[str]:
     """The `chosen` insights as handoff lines (`**topic** -- explanation` where a frame opens it, else the text)."""
-    return [item.line() for item in chosen(session, undone)]
+    return [item.line() for item in chosen(session, undone, facts)]
