@@ -1265,3 +1265,16 @@ def test_an_edit_git_status_lists_as_unmerged_stays_uncommitted() -> None:
     status = _shell_call("git status", "On branch main\nUnmerged paths:\n\tboth modified:   x.go\n\n"
                                        "Changes to be committed:\n\tmodified:   y.go\n")
     assert session_facts(_shell_session(*edits, status)).uncommitted == ["x.go", "y.go"]
+
+
+@pytest.mark.parametrize(("other", "left"), [("git -C ../tools commit -a -m 'Bump'", ["c.go"]),
+                                             ("git -C /work/tools commit -a -m 'Bump'", ["c.go"]),
+                                             ("git -C .. commit -a -m 'Bump'", [])])
+def test_a_commit_of_everything_in_a_sibling_repository_leaves_the_sessions_edits_uncommitted(
+        other: str, left: list[str]) -> None:
+    """After a commit here, `git commit -a` in ../tools takes none of this folder's edits; one in the folder above
+    (the repository this folder is in) takes them all."""
+    edit = ToolCall("e", "Edit", {"file_path": "/work/widgets/c.go", "old_string": "a", "new_string": "b"})
+    first = _shell_call("git commit -am 'Fix a'", "[main 1a2b3c4] Fix a\n 1 file changed")
+    facts = session_facts(_shell_session(first, edit, _shell_call(other, "[main 5d6e7f8] Bump\n 1 file changed")))
+    assert facts.uncommitted == left

@@ -532,6 +532,14 @@ def _relative(folder: str, cwd: str) -> str:
     return "" if folder in ("", ".", cwd.rstrip("/")) else relative_path(folder, cwd)
 
 
+def _holds_session(repo: str, cwd: str) -> bool:
+    """Whether a command's repository may hold the session's folder: its own, a folder in it (maybe of the same
+    repository) or one above it; not a sibling (`git -C ../tools`), whose commits take none of the session's edits."""
+    if repo.startswith("/"):
+        return cwd.startswith(repo.rstrip("/") + "/")
+    return not repo.startswith("..") or set(repo.split("/")) == {".."}
+
+
 def _path(call: ToolCall, cwd: str) -> str | None:
     """The edited file relative to the session's folder; None for one outside it (plans, memory, /tmp)."""
     path = relative_path(tool_target(call, cwd), cwd)
@@ -981,7 +989,7 @@ def session_facts(session: Session) -> Facts:
                 committed, last_commit = True, at
                 everything = commands.commits_all(step) or not staged or "." in staged
                 listed = listed if repo else [] if everything else not_in(listed, staged)
-                for path in list(edited):
+                for path in list(edited) if _holds_session(repo, session.cwd) else []:
                     if everything or any(matches(path, s) for s in staged):
                         del edited[path]
                 staged, shown, facts.merging, status = [], False, "", {}
