@@ -39,7 +39,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
-from eywa.core.extract.marks import balanced, first_line, open_at, words_cut
+from eywa.core.extract.marks import balanced, clause_end, first_line, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
@@ -427,8 +427,6 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
     return out or UNTITLED
 
 
-# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
-_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()")
 MIN_CLAUSE_WORDS = 6
 DANGLING_TAIL = (2, 3)  # the words of a clause that a cut opens and leaves
 _CLAUSE_OPENERS = frozenset("which that who where while but so".split())
@@ -475,10 +473,9 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
     cut = _words(text, limit, chars)
     if cut == _words(text, len(text), len(text)):  # nothing cut: a mark the text itself never closes left out
         return _balanced_words(cut, limit, chars, False)
-    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS and not open_at(cut, m.start())]
-    if ends:
-        return _balanced_words(_words(cut[:ends[-1]], limit, chars), limit, chars)
+    end = clause_end(cut, MIN_CLAUSE_WORDS)
+    if end >= 0:
+        return _balanced_words(_words(cut[:end], limit, chars), limit, chars)
     words = cut.split()
     # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
     back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.marks import LEAD_INTO, balanced, open_at
+from eywa.core.extract.marks import LEAD_INTO, balanced, clause_end
 from eywa.core.extract.said_left import YES_WORDS
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
@@ -72,16 +72,8 @@ def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), 
     outside a code span or quotation, else between words; no mark left open (`balanced`)."""
     if len(text) <= limit:
         return balanced(text, cut=False)
-    cut = max((at for mark in marks for at in _places(text, mark, limit) if not open_at(text, at)), default=-1)
-    return balanced(text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
-
-
-def _places(text: str, mark: str, limit: int) -> Iterator[int]:
-    """Where `mark` starts in the first `limit` characters of `text`."""
-    at = text.find(mark, 0, limit)
-    while at >= 0:
-        yield at
-        at = text.find(mark, at + 1, limit)
+    cut = clause_end(text, start=least + 1, stop=limit, ends=re.compile(f"(?=(?:{'|'.join(map(re.escape, marks))}))"))
+    return balanced(text[:cut] if cut >= 0 else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
 
 
 def _picked(text: str, last: str) -> str | None:

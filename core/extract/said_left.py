@@ -11,7 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.extract.marks import balanced, open_at
+from eywa.core.extract.marks import balanced, clause_end
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
     MERGE_LEFT,
@@ -54,7 +54,6 @@ _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|w
 _PICKED_RE = re.compile(r"^(?:ok(?:ay)?[,.]?\s+)?(?:(?:let'?s|lets|please|can you|go ahead and)\s+)?"
                         r"(?:first|start with|just|only)\b", re.IGNORECASE)
 MAX_STEPS_LEFT = 4
-_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
 def clause(text: str, words: int = THREAD_WORDS) -> str:
@@ -65,9 +64,8 @@ def clause(text: str, words: int = THREAD_WORDS) -> str:
     if len(parts) <= words:
         return text
     cut = " ".join(parts[:words])
-    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= words // 2 and not open_at(cut, m.start())]
-    return balanced((cut[:ends[-1]] if ends else cut).rstrip(" ,;:-")) + "…"
+    end = clause_end(cut, words // 2)
+    return balanced((cut[:end] if end >= 0 else cut).rstrip(" ,;:-")) + "…"
 
 
 def labelled_step(text: str) -> str | None:
