@@ -39,7 +39,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
-from eywa.core.extract.marks import balanced, clause_end, first_line, words_cut
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
@@ -220,8 +220,6 @@ NO_WORK = "No meaningful work"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
-_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
-                             "they if what when where whether how why this".split())
 
 
 def closing_outcome(session: Session, declined: set[int], listed: bool = True) -> str:
@@ -421,7 +419,7 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
         while len(parts) > 3 and len(" ".join(parts)) > chars:
             parts.pop()
     # A lead-in's last word before its list ("now uses `retry@v3` with:") dangles as a cut one does.
-    while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+    while len(parts) > 3 and parts[-1].lower().strip(",;:") in DANGLING:
         parts.pop()
     out = " ".join(parts).rstrip(".,;:—-– ")
     return out or UNTITLED

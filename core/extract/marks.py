@@ -13,9 +13,9 @@ from itertools import islice
 _CLOSERS = {"(": ")", "[": "]", "{": "}", '"': '"', "“": "”"}
 _CLOSING = {closer: opener for opener, closer in _CLOSERS.items() if opener != closer}
 LEAD_INTO = " ,;:—–->→⇒"  # what leads into a mark or a cut ("->"): left out with it
-# a word that leads into what a cut left out ("forbidden because"): left out with it
-_DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but because than "
-                      "like".split())
+# a word that leads into what a cut left out ("forbidden because", "now uses `retry@v3` with"): left out with it
+DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but because than like "
+                     "then i we you they if what when where whether how why this".split())
 LEAST_WORDS = 3  # words before an unclosed mark that read alone; fewer: the mark is closed instead
 # a command's argument: a quoted one whole ("TestA|TestB"); one character or quotation per step: linear
 _ARGUMENT_RE = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
@@ -83,7 +83,7 @@ def balanced(text: str, least: int = LEAST_WORDS, cut: bool = True) -> str:
     if not places:
         return text
     words = text[:places[0]].rstrip(LEAD_INTO).split(" ")
-    while words and words[-1].lower() in _DANGLING:
+    while words and words[-1].lower() in DANGLING:
         words.pop()
     if (not cut or text[places[0]] in "\"“") and len(words) >= least:
         return " ".join(words).rstrip(LEAD_INTO)

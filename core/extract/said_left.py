@@ -11,7 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.extract.marks import balanced, clause_end
+from eywa.core.extract.marks import DANGLING, balanced, clause_end
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
     MERGE_LEFT,
@@ -37,7 +37,6 @@ _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|o
                         r"(\S.+)$", re.IGNORECASE)
 _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|direction|alternative)s?\b|"
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
-_DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
 # "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
 ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
@@ -90,7 +89,7 @@ def _option_name(text: str) -> str:
     words = name.split()
     if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
         words = words[:-2]
-    while len(words) > 2 and (words[-1].lower() in _DANGLING or words[-1].count('"') % 2):
+    while len(words) > 2 and (words[-1].lower() in DANGLING or words[-1].count('"') % 2):
         words.pop()
     return " ".join(words)
 
@@ -174,7 +173,7 @@ def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, prompt:
     if not _names(said):
         return ""
     words = clause(said, SUBJECT_WORDS).rstrip(".…").split()
-    while words[-1].lower() in _DANGLING:
+    while words and words[-1].lower() in DANGLING:
         words.pop()
     return " ".join(words)
 
