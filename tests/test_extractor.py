@@ -9,7 +9,7 @@ import pytest
 
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
-from eywa.core.extract import commands
+from eywa.core.extract import commands, deterministic
 from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
     _asked,
@@ -506,6 +506,15 @@ def test_an_asked_line_is_never_a_stray_word_nor_pasted_output() -> None:
     assert ("prompt", "Implement 1,2 and 3.") in requests_of(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"))
     failing = "We've just done a big refactoring and a lot of the browser tests are failing"
     assert _asked([("prompt", failing)]) == [f"Asked: {failing}"]
+
+
+def test_a_request_turn_starts_at_each_request_and_nowhere_else() -> None:
+    # e5fcdc73's "exot", interrupted before any reply, starts no turn of What Happened either: one definition of a
+    # request (`requests_of`) for both
+    session = corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d")
+    starts = [turn.start for turn in deterministic._request_turns(session)]
+    assert [session.events[i].text for i in starts] == [text for _, text in requests_of(session)]
+    assert not any(session.events[i].text == "exot" for i in starts)
 
 
 def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -> None:

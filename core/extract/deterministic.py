@@ -104,16 +104,21 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
     args") of each slash command Claude answered or worked on before the next prompt ("/workflows:review
     <url>", "/init"): a custom command is a request, and a session may hold no other. Commands only the
     CLI handles ("/model", "/clear") get no reply and are left out."""
-    found: list[tuple[str, str]] = []
-    pending: str | None = None
+    return [(kind, text) for _, kind, text in _requests_at(session)]
+
+
+def _requests_at(session: Session) -> list[tuple[int, str, str]]:
+    """`requests_of`'s requests, each with the index of the event it starts at (its turn's first)."""
+    found: list[tuple[int, str, str]] = []
+    pending: tuple[int, str] | None = None
     fragment = False  # the last prompt is a word or two no reply has followed yet
-    for event in session.events:
+    for index, event in enumerate(session.events):
         if event.kind == "command" and event.text.startswith("/"):
-            pending = " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
+            pending = index, " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
         elif event.kind == "user":
             pending = None
-            if event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
-                found.append(("prompt", event.text))
+            if event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
+                found.append((index, "prompt", event.text))
                 fragment = len(event.text.split()) <= FRAGMENT_WORDS
         elif event.kind == "interrupt" and fragment:
             found.pop()  # "exot", "ok, lets", then Esc before any reply: a stray word taken back, no request
@@ -121,7 +126,7 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
         elif event.kind in ("assistant", "tool"):
             fragment = False
             if pending is not None:
-                found.append(("command", pending))
+                found.append((pending[0], "command", pending[1]))
                 pending = None
     return found
 
@@ -658,10 +663,8 @@ def _now_change(text: str) -> str | None:
 
 
 def _request_turns(session: Session) -> list[range]:
-    """The events of each request's turn, up to the next request (`requests_of`'s requests: a prompt, a command
-    Claude worked on)."""
-    starts = [index for index, event in enumerate(session.events) if event.kind == "command" or (
-        event.kind == "user" and event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()))]
+    """The events of each request's turn (`requests_of`'s: a prompt, a command Claude worked on), up to the next."""
+    starts = [index for index, _, _ in _requests_at(session)]
     return [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
 
 
