@@ -39,7 +39,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
-from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, words_cut
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, typed, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
@@ -168,7 +168,7 @@ def _prompt_headline(prompt: str) -> str:
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
     tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
     sentence without the filler."""
-    prompt = _PASTED_RE.sub("", strip_noise(prompt, "~/"))
+    prompt = strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
@@ -190,8 +190,6 @@ def _prompt_headline(prompt: str) -> str:
 # "I don't think we need to ...", "I'm not sure we should ...": the words that ask, turned around by their clause
 _NEGATION_RE = re.compile(r"\b(?:not|never|no|dont|cant|wont)\b|n['’]t\b", re.IGNORECASE)
 _CLAUSE_MARK_RE = re.compile(r"[,;:.!?]")
-# "... data-groupid:\\\n[Image #1]": a line continuation's backslash, a pasted image's marker: no words of the prompt
-_PASTED_RE = re.compile(r"\\(?=\n)|\[Image #\d+\]")
 
 
 def _negated(before: str) -> bool:
@@ -374,7 +372,7 @@ _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?
 def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
                  changed: bool) -> str:
     prompts = meaningful_prompts(session)
-    plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
+    plan = _HEADING_RE.search(strip_noise(typed(prompts[0]), "~/")[:3000]) if prompts else None
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.marks import LEAD_INTO, balanced, clause_end
+from eywa.core.extract.marks import LEAD_INTO, balanced, clause_end, typed
 from eywa.core.extract.said_left import YES_WORDS
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
@@ -123,8 +123,8 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT):
             continue
         prompts += 1
-        typed = _MENTION_LINE_RE.sub("", event.text).strip()
-        text = " ".join(typed.split())
+        shown = _MENTION_LINE_RE.sub("", typed(event.text)).strip()
+        text = " ".join(shown.split())
         chosen = _picked(text, last) if prompts > 1 else None
         if chosen is not None:
             if carried_out(events, index):
@@ -135,7 +135,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
             asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
-        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
+        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in shown or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
         if not carried_out(events, index) or _HIDDEN_NAME_RE.search(text):

@@ -10,6 +10,8 @@ from collections import deque
 from collections.abc import Iterator
 from itertools import islice
 
+from eywa.core.extract.terms import HOME_RE
+
 _CLOSERS = {"(": ")", "[": "]", "{": "}", '"': '"', "“": "”"}
 _CLOSING = {closer: opener for opener, closer in _CLOSERS.items() if opener != closer}
 LEAD_INTO = " ,;:—–->→⇒"  # what leads into a mark or a cut ("->"): left out with it
@@ -20,6 +22,8 @@ LEAST_WORDS = 3  # words before an unclosed mark that read alone; fewer: the mar
 # a command's argument: a quoted one whole ("TestA|TestB"); one character or quotation per step: linear
 _ARGUMENT_RE = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
 COMMAND_CHARS = 120  # of a command shown: the check commands of the corpus, filters and all, fit
+# "... data-groupid:\\\n[Image #1]": a line continuation's backslash, a pasted image's marker: no words of the prompt
+_PASTED_RE = re.compile(r"\\(?=\n)|\[Image #\d+\]")
 
 
 # Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (", a sentence's end.
@@ -114,6 +118,12 @@ def command(text: str, limit: int = COMMAND_CHARS) -> str:
     ends = [m.end() for m in _ARGUMENT_RE.finditer(line, 0, limit - 2)]
     fits = [end for end in ends if end < len(line) and line[end].isspace()]
     return (line[:fits[-1]] if fits else line[:limit - 1]) + " …"
+
+
+def typed(text: str) -> str:
+    """What the user typed, as a handoff line shows it (a headline, "Asked: ...", a thread or a decision quoting it):
+    no pasted image's marker nor line continuation, a home folder's path from `~/` (the folder names a person)."""
+    return _PASTED_RE.sub("", HOME_RE.sub("~/", text))
 
 
 def counted(items: list[str], shown: int) -> str:

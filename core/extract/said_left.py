@@ -11,7 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.extract.marks import DANGLING, balanced, clause_end
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, typed
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
     MERGE_LEFT,
@@ -248,7 +248,7 @@ _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 def refusal_words(call: ToolCall) -> str:
     """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
     said = _STOPPED_RE.search(call.error) if call.rejected else None
-    return " ".join(said.group(1).split()) if said else ""
+    return " ".join(typed(said.group(1)).split()) if said else ""
 
 
 def last_prompt_index(events: list[Event]) -> int:
