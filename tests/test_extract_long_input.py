@@ -5,7 +5,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import commands, deterministic, directions, facts, insights, open_threads, said_left
+from eywa.core.extract import commands, deterministic, directions, facts, insights, marks, open_threads, said_left
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -149,3 +149,18 @@ def test_a_reports_present_change_and_a_runs_failed_tests_are_read_from_one_plac
     assert deterministic._now_change(f"The parser now {word} each line it is handed") is None  # no verb
     assert deterministic._now_change(f"`{word}` now compares") is None  # a code span longer than a name
     assert commands.failed_tests(f"--- FAIL: {word}\nFAILED tests/a.py::{word}[x] - boom\n{word}") == (word,)
+
+
+def test_a_clause_end_is_found_in_one_pass_for_every_cut() -> None:
+    # each ", " a clause end whose words and open marks the old cuts counted again from the start: quadratic
+    commas = "a, " * (LONG // 3)
+    assert marks.clause_end(commas) == len(commas) - 2
+    assert marks.clause_end(f"`{commas}") == -1  # all inside the code span the text opens
+    assert marks.clause_end(f"x, {commas}", stop=4) == 1
+    assert marks.clause_end('one two three, four "five, six', 3) == 13  # a clause end inside a quotation: none
+    assert marks.clause_end("one two three, four five, six", 4) == 24 and marks.clause_end("one, two", 2) == -1
+    word = "x" * (LONG // 30)
+    assert said_left.clause(", ".join([word] * 30)) == ", ".join([word] * 23) + "…"
+    assert directions.cut_at_clause(f"keep the docs short; {commas}", 30, ("; ",), 10) == "keep the docs short"
+    assert deterministic._cut_headline(f"Look at the changes in this branch, I got this feedback, {commas}") == \
+        "Look at the changes in this branch, I got this feedback"

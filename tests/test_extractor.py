@@ -9,8 +9,8 @@ import pytest
 
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
-from eywa.core.extract import commands
-from eywa.core.extract.claude_words import OUTCOME_VERBS, outcome
+from eywa.core.extract import commands, deterministic
+from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
     _asked,
     _prompt_headline,
@@ -508,6 +508,15 @@ def test_an_asked_line_is_never_a_stray_word_nor_pasted_output() -> None:
     assert _asked([("prompt", failing)]) == [f"Asked: {failing}"]
 
 
+def test_a_request_turn_starts_at_each_request_and_nowhere_else() -> None:
+    # e5fcdc73's "exot", interrupted before any reply, starts no turn of What Happened either: one definition of a
+    # request (`requests_of`) for both
+    session = corpus_session("e5fcdc73-b9fc-4991-b532-6bf8440fd12d")
+    starts = [turn.start for turn in deterministic._request_turns(session)]
+    assert [session.events[i].text for i in starts] == [text for _, text in requests_of(session)]
+    assert not any(session.events[i].text == "exot" for i in starts)
+
+
 def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -> None:
     """ccc58457's report lists its change per file; What Happened took its first line only (a checkmark) and left the
     main change, `EnsureMetadataBranch()` in `EnsureSetup()`, to Insights: now each file's line, its reason ("so both
@@ -518,6 +527,16 @@ def test_a_report_listing_its_changes_gives_one_line_a_file_up_to_its_reason() -
     assert any("so both strategies create the branch" in line for line in handoff.insights)
     renamed = draft(corpus_session("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b"), ZoneInfo("UTC")).what_happened
     assert renamed[0] == "Package renamed: `summarise` → `summarize`"
+
+
+def test_a_report_line_stops_at_the_reason_insights_read_and_says_no_line_number() -> None:
+    # 562589bd's "..., following standard dotenv convention": a reason as Insights reads it (one DONE_REASON_RE)
+    happened = draft(corpus_session("562589bd-5a9f-4bdf-8aed-cbfce44490ba"), ZoneInfo("UTC")).what_happened
+    assert "Changed to only set `ENTIRE_LOCAL_DEV` from `.env` if it's not already set in the environment" in happened
+    assert not any("dotenv convention" in line for line in happened)
+    # one line-number note for both: "(L38-39)", "(lines 76, 144)", " at line 525"
+    assert LINE_NOTE_RE.sub("", "Added file mapping (L38-39) and a check at line 12, (lines 76, 144)") == \
+        "Added file mapping and a check,"
 
 
 def test_a_report_s_further_lines_give_way_to_another_turn_s_outcome() -> None:
@@ -1227,11 +1246,10 @@ def test_a_reports_change_said_in_the_present_is_its_outcome() -> None:
 
 
 def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
-    # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"
+    # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"; its reason ("to
+    # match the actual behavior", the headline's words) left out as every report's is (step 20)
     handoff = draft(corpus_session("cbc0f75b-b36d-4efd-a7da-ac800ea30eb6"), ZoneInfo("UTC"))
-    assert handoff.what_happened[0] == ("The tests have been updated to match the actual behavior of the "
-                                        "`get_project_display_name` function, which simply takes the last working "
-                                        "directory from the list")
+    assert handoff.what_happened[0] == "The tests have been updated"
     # a line within 30 words is whole, as before (78368290)
     assert "pushed: Show wingman status in session start message" in draft(
         corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened[0]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from eywa.core.extract import deterministic, marks
+from eywa.core.extract import deterministic, marks, open_threads
 from eywa.core.extract.deterministic import draft
+from eywa.core.session import Event, Session
 
 from .test_extractor import corpus_session
 
@@ -79,3 +80,18 @@ def test_marks_are_read_in_linear_time_on_a_long_line() -> None:
     assert marks.unclosed("(`" + "x" * LONG) == [0, 1]
     assert marks.command("go " + "x" * LONG, 100).endswith(" …")
     assert len(marks.words_cut("word " * LONG, 120)) <= 121
+
+
+def test_a_prompt_quoted_anywhere_is_cleaned_as_the_headline_cleans_it() -> None:
+    # an unanswered last prompt, an interrupted one and a direction quote the user as "Asked: ..." does: no pasted
+    # image's marker, a home folder's path from `~/` (marks.typed, one cleaner); a URL stays (only a headline drops it)
+    asked = "[Image #1] fix the parser in /Users/dain/work/eywa/parse.py, see https://example.com/issue/7"
+    shown = "fix the parser in ~/work/eywa/parse.py, see https://example.com/issue/7"
+    assert marks.typed(asked).strip() == shown
+    session = Session(session_id="s", agent="claude-code", cwd="/tmp/w",
+                      events=[Event("user", None, "hello there, a first request"), Event("assistant", None, "Done."),
+                              Event("user", None, asked)])
+    assert f"Unanswered request: {shown}" in [thread.text for thread in open_threads.open_threads(session)[0]]
+    stopped = Session(session_id="s", agent="claude-code", cwd="/tmp/w",
+                      events=[Event("user", None, asked), Event("interrupt", None)])
+    assert f"Interrupted while working on: {shown}" in [t.text for t in open_threads.open_threads(stopped)[0]]

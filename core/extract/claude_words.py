@@ -55,6 +55,20 @@ _GENERIC_HEADINGS = ("summary", "changes", "fix", "the fix", "files", "what ", "
                      "why ", "root cause", "found", "task ", "step ", "phase ", "options", "problem", "issue",
                      "context", "approach", "status")
 
+# "... with a 2-minute timeout matching `push_common.go`", "... since `CheckpointPath` expects ...": the reason a
+# report gives for a change made (Insights says it; What Happened's change line stops before it). Not "so it ...",
+# "so both ...": as often a consequence as a purpose (step 20 of bench/RESULTS.md)
+DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
+                            r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
+                            r"per (?:the|project|our|your|review|user|claude\.md|agents\.md)\b|"
+                            r"for (?:better|improved|consistency|clarity|readability|simplicity|safety|"
+                            r"(?:backwards? )?compatibility|performance|portability)|"
+                            r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
+                            r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
+# "(line 296)", "(lines 76, 144)", "(L38-39)", " at line 525": where the code stood when Claude said it; later edits
+# move it, no use to a reader
+LINE_NOTE_RE = re.compile(r" ?\((?:lines?|L) ?\d+(?: ?[-–,] ?\d+)*\)| at lines? \d+(?:[-–]\d+)?\b")
+
 
 @dataclass(frozen=True)
 class Sentence:

@@ -39,7 +39,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
-from eywa.core.extract.marks import balanced, first_line, open_at, words_cut
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, typed, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
@@ -67,7 +67,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "74"
+HANDOFF_RULES = "75"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -104,16 +104,21 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
     args") of each slash command Claude answered or worked on before the next prompt ("/workflows:review
     <url>", "/init"): a custom command is a request, and a session may hold no other. Commands only the
     CLI handles ("/model", "/clear") get no reply and are left out."""
-    found: list[tuple[str, str]] = []
-    pending: str | None = None
+    return [(kind, text) for _, kind, text in _requests_at(session)]
+
+
+def _requests_at(session: Session) -> list[tuple[int, str, str]]:
+    """`requests_of`'s requests, each with the index of the event it starts at (its turn's first)."""
+    found: list[tuple[int, str, str]] = []
+    pending: tuple[int, str] | None = None
     fragment = False  # the last prompt is a word or two no reply has followed yet
-    for event in session.events:
+    for index, event in enumerate(session.events):
         if event.kind == "command" and event.text.startswith("/"):
-            pending = " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
+            pending = index, " ".join(part for part in (event.text, str(event.meta.get("args", ""))) if part)
         elif event.kind == "user":
             pending = None
-            if event.text and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
-                found.append(("prompt", event.text))
+            if event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()):
+                found.append((index, "prompt", event.text))
                 fragment = len(event.text.split()) <= FRAGMENT_WORDS
         elif event.kind == "interrupt" and fragment:
             found.pop()  # "exot", "ok, lets", then Esc before any reply: a stray word taken back, no request
@@ -121,7 +126,7 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
         elif event.kind in ("assistant", "tool"):
             fragment = False
             if pending is not None:
-                found.append(("command", pending))
+                found.append((pending[0], "command", pending[1]))
                 pending = None
     return found
 
@@ -163,7 +168,7 @@ def _prompt_headline(prompt: str) -> str:
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
     tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
     sentence without the filler."""
-    prompt = _PASTED_RE.sub("", strip_noise(prompt, "~/"))
+    prompt = strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
@@ -185,8 +190,6 @@ def _prompt_headline(prompt: str) -> str:
 # "I don't think we need to ...", "I'm not sure we should ...": the words that ask, turned around by their clause
 _NEGATION_RE = re.compile(r"\b(?:not|never|no|dont|cant|wont)\b|n['’]t\b", re.IGNORECASE)
 _CLAUSE_MARK_RE = re.compile(r"[,;:.!?]")
-# "... data-groupid:\\\n[Image #1]": a line continuation's backslash, a pasted image's marker: no words of the prompt
-_PASTED_RE = re.compile(r"\\(?=\n)|\[Image #\d+\]")
 
 
 def _negated(before: str) -> bool:
@@ -220,8 +223,6 @@ NO_WORK = "No meaningful work"
 # Shares of an outcome's characters inside backticks: mostly code, and nearly all code.
 MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
-_TRAILING_WORDS = frozenset("a an and the of to in on for with by from or as at into that which so but then i we you "
-                             "they if what when where whether how why this".split())
 
 
 def closing_outcome(session: Session, declined: set[int], listed: bool = True) -> str:
@@ -371,7 +372,7 @@ _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?
 def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
                  changed: bool) -> str:
     prompts = meaningful_prompts(session)
-    plan = _HEADING_RE.search(strip_noise(prompts[0])[:3000]) if prompts else None
+    plan = _HEADING_RE.search(strip_noise(typed(prompts[0]), "~/")[:3000]) if prompts else None
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
@@ -421,14 +422,12 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
         while len(parts) > 3 and len(" ".join(parts)) > chars:
             parts.pop()
     # A lead-in's last word before its list ("now uses `retry@v3` with:") dangles as a cut one does.
-    while len(parts) > 3 and parts[-1].lower().strip(",;:") in _TRAILING_WORDS:
+    while len(parts) > 3 and parts[-1].lower().strip(",;:") in DANGLING:
         parts.pop()
     out = " ".join(parts).rstrip(".,;:—-– ")
     return out or UNTITLED
 
 
-# Where a clause ends inside a sentence: ", ", "; ", ": ", " - ", " — ", before " (".
-_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()")
 MIN_CLAUSE_WORDS = 6
 DANGLING_TAIL = (2, 3)  # the words of a clause that a cut opens and leaves
 _CLAUSE_OPENERS = frozenset("which that who where while but so".split())
@@ -475,10 +474,9 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
     cut = _words(text, limit, chars)
     if cut == _words(text, len(text), len(text)):  # nothing cut: a mark the text itself never closes left out
         return _balanced_words(cut, limit, chars, False)
-    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= MIN_CLAUSE_WORDS and not open_at(cut, m.start())]
-    if ends:
-        return _balanced_words(_words(cut[:ends[-1]], limit, chars), limit, chars)
+    end = clause_end(cut, MIN_CLAUSE_WORDS)
+    if end >= 0:
+        return _balanced_words(_words(cut[:end], limit, chars), limit, chars)
     words = cut.split()
     # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
     back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS
@@ -663,10 +661,8 @@ def _now_change(text: str) -> str | None:
 
 
 def _request_turns(session: Session) -> list[range]:
-    """The events of each request's turn, up to the next request (`requests_of`'s requests: a prompt, a command
-    Claude worked on)."""
-    starts = [index for index, event in enumerate(session.events) if event.kind == "command" or (
-        event.kind == "user" and event.text.strip() and not _TRIVIAL_PROMPT_RE.match(event.text.strip()))]
+    """The events of each request's turn (`requests_of`'s: a prompt, a command Claude worked on), up to the next."""
+    starts = [index for index, _, _ in _requests_at(session)]
     return [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
 
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from eywa.core.extract.claude_words import sentences
-from eywa.core.extract.marks import LEAD_INTO, balanced, open_at
+from eywa.core.extract.marks import LEAD_INTO, balanced, clause_end, typed
 from eywa.core.extract.said_left import YES_WORDS
 from eywa.core.session import WRITE_TOOLS, Event, Session
 
@@ -72,16 +72,8 @@ def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), 
     outside a code span or quotation, else between words; no mark left open (`balanced`)."""
     if len(text) <= limit:
         return balanced(text, cut=False)
-    cut = max((at for mark in marks for at in _places(text, mark, limit) if not open_at(text, at)), default=-1)
-    return balanced(text[:cut] if cut > least else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
-
-
-def _places(text: str, mark: str, limit: int) -> Iterator[int]:
-    """Where `mark` starts in the first `limit` characters of `text`."""
-    at = text.find(mark, 0, limit)
-    while at >= 0:
-        yield at
-        at = text.find(mark, at + 1, limit)
+    cut = clause_end(text, start=least + 1, stop=limit, ends=re.compile(f"(?=(?:{'|'.join(map(re.escape, marks))}))"))
+    return balanced(text[:cut] if cut >= 0 else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
 
 
 def _picked(text: str, last: str) -> str | None:
@@ -131,8 +123,8 @@ def directions(session: Session) -> list[tuple[int, str]]:
         if event.kind != "user" or not event.text or event.text.startswith(PLAN_PROMPT):
             continue
         prompts += 1
-        typed = _MENTION_LINE_RE.sub("", event.text).strip()
-        text = " ".join(typed.split())
+        shown = _MENTION_LINE_RE.sub("", typed(event.text)).strip()
+        text = " ".join(shown.split())
         chosen = _picked(text, last) if prompts > 1 else None
         if chosen is not None:
             if carried_out(events, index):
@@ -143,7 +135,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
             asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
-        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in typed or \
+        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in shown or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
         if not carried_out(events, index) or _HIDDEN_NAME_RE.search(text):

@@ -20,7 +20,15 @@ from dataclasses import dataclass, replace
 
 from eywa.core.extract.acts import acted_choices
 from eywa.core.extract.caveats import posted_reply
-from eywa.core.extract.claude_words import FOUND_RE, OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.claude_words import (
+    DONE_REASON_RE,
+    FOUND_RE,
+    LINE_NOTE_RE,
+    OUTCOME_VERBS,
+    Sentence,
+    outcome,
+    sentences,
+)
 from eywa.core.extract.commands import HEREDOC_RE, checks, opens_pr, unescaped
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, directions
 from eywa.core.extract.facts import Facts
@@ -116,14 +124,6 @@ _REPORTED_RE = re.compile(r"^(?:the |this |that |these |both |all )?(?:\S+\s+){0
 # "Kept HEAD's `Phase` field": which side a merge conflict's resolution took.
 _RESOLVED_RE = re.compile(r"^(?:kept|took|adopted) (?:your|both|head's|main's|our|their|the incoming|upstream's)\b",
                           re.IGNORECASE)
-# "... with a 2-minute timeout matching `push_common.go`": a change made to follow what the code already does
-_DONE_REASON_RE = re.compile(r"\b(since|because|so that|to avoid|for consistency|matching|consistent with|similar to|"
-                             r"in line with|mirroring|the same (?:way|pattern) as|separating|following|"
-                             r"per (?:the|project|our|your|review|user|claude\.md|agents\.md)\b|"
-                             r"for (?:better|improved|consistency|clarity|readability|simplicity|safety|"
-                             r"(?:backwards? )?compatibility|performance|portability)|"
-                             r"to (?:prevent|keep|match|satisfy|preserve|handle|support|ensure)|"
-                             r"which (?:handles|means|lets|keeps|avoids|gives|prevents|ensures))\b", re.IGNORECASE)
 # "The issue is likely ...", "I think the issue is ...": a guess said aloud, not a cause found.
 _HEDGE_RE = re.compile(r"\b(likely|probably|possibly|perhaps|maybe|(?:might|may|could) be|seems?|looks like)\b|"
                        r"^(?:i (?:think|suspect|believe|guess|wonder))\b", re.IGNORECASE)
@@ -308,10 +308,6 @@ _FRAME_RE = re.compile(r"^(?:the |this )?(?:(?:real|actual|key|main|underlying|r
                        r"reason|change)s? (?:is|was)\b(?: that\b| to \w+\b| in\b| with\b)?[:,]?\s*", re.IGNORECASE)
 
 
-# "(line 296)", "(lines 76, 144)", " at line 525": where the code stood when the agent said it; later edits move it
-_LINE_NUMBER_RE = re.compile(r" ?\(lines? \d+(?:[-–,] ?\d+)*\)| at lines? \d+(?:[-–]\d+)?\b")
-
-
 @dataclass(frozen=True)
 class Insight:
     kind: str  # "Root cause" | "Decision" | "Found"
@@ -326,7 +322,7 @@ class Insight:
     def line(self) -> str:
         """As the LLM's insights render (core/extract/llm/prompt.py): the kind left to the text's own words, without
         an opening contrast ("But `replace` is not in the list ...": a line read alone contrasts with nothing)."""
-        text = _LINE_NUMBER_RE.sub("", as_stated(self.text))
+        text = LINE_NOTE_RE.sub("", as_stated(self.text))
         if contrast := _CONTRAST_OPENING_RE.match(text):
             text = text[contrast.end()].upper() + text[contrast.end() + 1:]
         # the topic leads the line only where a frame opens the text and the topic comes right after it ("**lookPath**
@@ -521,7 +517,7 @@ def insights_in(found: tuple[Sentence, ...], reply: str | None = "", followed: b
             continue  # a review's fix proposed, not one chosen
         cause_heading = heading.startswith(_CAUSE_HEADINGS)
         choice_heading = bool(heading and _CHOICE_HEADING_RE.search(heading))
-        done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(_DONE_REASON_RE.search(text)) and (
+        done_with_reason = not cued and (bool(_RESOLVED_RE.match(body)) or bool(DONE_REASON_RE.search(text)) and (
             outcome(body) is not None or _reported(body)))
         cued = cued or done_with_reason
         if not (cued or after_finding or cause_heading or choice_heading or cause_label or choice_label
@@ -818,7 +814,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
             above = text
         elif _FAULTS_LEAD_RE.search(above):  # "3 places that need fixing: `InstallHooks()` - uses `os.Getwd()` ..."
             continue
-        if text == lead and not (_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
+        if text == lead and not (DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text)):
             continue
         if not 40 <= len(text) <= 300 or text.endswith(("?", "…")) or NEXT_LINE_RE.match(text) \
                 or _hedged(text) or _SCENARIO_RE.match(text) or _editor_note(text):
@@ -836,7 +832,7 @@ def changes_in(found: tuple[Sentence, ...], written: str) -> list[Insight]:
         announced = bool(_ANNOUNCED_CHANGE_RE.match(text))
         if _NARRATION_RE.match(text) and not announced or _CHORE_RE.search(as_stated(text)):
             continue
-        reasoned = bool(_DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
+        reasoned = bool(DONE_REASON_RE.search(text) or _CONTRAST_RE.search(text))
         # a change said with neither: one of code (a function, a field), not a list of files touched
         if not reasoned and ((outcome(text) is None and not announced) or all(_FILE_RE.search(code) for code in names)):
             continue
@@ -893,7 +889,7 @@ def steps_on_findings(found: tuple[Sentence, ...]) -> list[Insight]:
                 or _editor_note(finding):
             continue
         if _OWN_STEP_RE.search(finding):  # "..., I'll add nolint comments": a step, no finding; the first alone
-            if _DONE_REASON_RE.search(step) or _CONSISTENCY_RE.search(step):
+            if DONE_REASON_RE.search(step) or _CONSISTENCY_RE.search(step):
                 result.append(Insight("Decision", topic_of(step), f"{as_stated(step).rstrip(':.')}.", FOLLOWED))
             continue
         finding, joints = _JOINING_RE.subn("", finding)  # "..., since but for API consistency ...": the since joins
@@ -1109,7 +1105,7 @@ _UNSETTLED_LEAD_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bcoverage\b|_t
 CLOSING_WORDS = 5  # words outside code a closing line says: "`parseInput()` - Parse and validate input" says little
 _PROSE_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
 # "Sorts by timestamp (most recent first) to maintain consistent ordering", "use `omitempty` so they're empty when ...",
-# "All operations use the existing `SaveTaskCheckpoint()`": a purpose or a reuse, beside `_DONE_REASON_RE`'s reasons
+# "All operations use the existing `SaveTaskCheckpoint()`": a purpose or a reuse, beside `DONE_REASON_RE`'s reasons
 _PURPOSE_RE = re.compile(r"\bso (?:it|they|that|the)\b|\bto maintain\b|\b(?:preventing|avoiding|ensuring)\b|"
                          r"\b(?:use[sd]?|using|reus(?:e[sd]?|ing)) (?:the )?existing\b", re.IGNORECASE)
 
@@ -1118,7 +1114,7 @@ def _settled(text: str, written: str) -> bool:
     """Whether a report's line says why it was so done or what it replaced ('"restart your terminal" - concrete action
     instead of "rerun installation"'), and what it is about ("This prevents ..." leaves it to the line before); or
     names code the session wrote (`written`)."""
-    if (_DONE_REASON_RE.search(text) or _REPLACED_RE.search(text) or _PURPOSE_RE.search(text)) \
+    if (DONE_REASON_RE.search(text) or _REPLACED_RE.search(text) or _PURPOSE_RE.search(text)) \
             and not _NO_REFERENT_RE.match(text):
         return True
     # a change it names code of, with no reason: What Happened's line (`report_changes`), not a decision

@@ -15,7 +15,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.caveats import caveat, caveats
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
-from eywa.core.extract.marks import first_line, words_cut
+from eywa.core.extract.marks import first_line, typed, words_cut
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
@@ -524,12 +524,12 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
             if doing:
                 threads.append(Thread(f"{INTERRUPTED} {doing}", True))
             else:  # stopped before Claude said anything: what it was asked is what was left
-                asked = first_line(events[start].text, 160) if start >= 0 else ""
+                asked = first_line(typed(events[start].text), 160) if start >= 0 else ""
                 threads.append(Thread(f"{INTERRUPTED_ON} {asked or 'the last step'}", True))
     elif kind == "api_error" and last is not None:
         threads.append(Thread(f"{API_ERROR} {first_line(last.text, 120)}", True))
     elif kind == "user" and last is not None:
-        threads.append(Thread(f"{UNANSWERED} {clause(last.text)}", True))
+        threads.append(Thread(f"{UNANSWERED} {clause(typed(last.text))}", True))
     else:
         plan = plan_title(session)
         built = _wrote_beside_plan(session)

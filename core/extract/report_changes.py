@@ -7,17 +7,15 @@ import re
 from collections import Counter
 from collections.abc import Collection
 
-from eywa.core.extract.claude_words import OUTCOME_VERBS, Sentence, outcome, sentences
+from eywa.core.extract.claude_words import DONE_REASON_RE, LINE_NOTE_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.key_files import TEST_FILE_RE
 from eywa.core.session import Session
 
 # "Package renamed: `summarise` → `summarize`": a heading-like lead that says a change by its code, no verb opening it
 _LABELLED_CHANGE_RE = re.compile(r"^[A-Z][\w-]*(?: [\w-]+){0,2} ([a-z]+):\s+(?=.*`)(.+)$")
-# "... so both strategies create the branch at enable time", "... since `CheckpointPath` expects ...": the reason,
-# which Insights says; What Happened says the change
-_REASON_RE = re.compile(r"\s*[,;]?\s+(?:[-—–]\s+)?(?:since|because|so that|so (?:it|they|the|both|that|we)|"
-                        r"to (?:avoid|prevent|ensure|preserve)|which (?:means|lets|keeps|avoids|ensures))\b",
-                        re.IGNORECASE)
+# "... call to `EnsureSetup()` so both strategies create the branch at enable time": what the change brings about, left
+# out with its reason (`DONE_REASON_RE`); Insights reads no reason in it: as often a consequence as a purpose
+_SO_RE = re.compile(r"(?<=\S)\s+so (?:it|they|the|both|that|we)\b", re.IGNORECASE)
 # "### Tests", "Verification", "Next Steps", "Remaining `[:7]` usages": what the tests check or what is left, no change
 _NOT_CHANGES_RE = re.compile(r"\btests?\b|\btesting\b|\bverif|\bnext steps?\b|\bremaining\b|\bleft as-is\b|"
                              r"\byou(?:'ll)? need\b|\bmanual\b", re.IGNORECASE)
@@ -35,8 +33,6 @@ _NOW_RE = re.compile(r"^now\s+(?:also\s+)?[a-z]+s\b", re.IGNORECASE)
 _HOW_RE = re.compile(r"^[a-z]+ed (?:by|to)\b", re.IGNORECASE)
 # "Fixed by adding a check for ...": how, with no word of what it fixed (a reader needs the fault it follows)
 _HOW_ONLY_RE = re.compile(r"^[A-Z][a-z]+ed by [a-z]+ing\b")
-# "Added file mapping (lines 38-39): ...", "(lines 76, 144)", "(line 165)": where in the file, no use to a reader
-_LINES_NOTE_RE = re.compile(r" ?\((?:lines?|L) ?\d+(?: ?[-–] ?\d+)?(?:, ?\d+(?: ?[-–] ?\d+)?)*\)")
 MIN_WORDS = 3  # of a change: "Added symlink check"
 CUT_WORDS = 5  # left before a reason to cut it at: "The tests have been updated" says less than the whole line
 
@@ -60,9 +56,9 @@ def _changed(text: str, listed: bool) -> str | None:
         said = text if labelled and labelled.group(1) in OUTCOME_VERBS else None
     if said is None or _STATUS_RE.search(said) or _VAGUE_RE.match(said) or _HOW_ONLY_RE.match(said):
         return None
-    said = _LINES_NOTE_RE.sub("", said)
-    reason = _REASON_RE.search(said)
-    cut = said[:reason.start()].rstrip(" ,;:-—–(") if reason else said
+    said = LINE_NOTE_RE.sub("", said)
+    reason = min((m.start() for m in (DONE_REASON_RE.search(said), _SO_RE.search(said)) if m), default=None)
+    cut = said[:reason].rstrip(" ,;:-—–(") if reason is not None else said
     cut = (cut if len(cut.split()) >= CUT_WORDS else said).rstrip(".")
     return cut if len(cut.split()) >= MIN_WORDS else None
 

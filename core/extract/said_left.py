@@ -11,7 +11,7 @@ import re
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
-from eywa.core.extract.marks import balanced, open_at
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, typed
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
     MERGE_LEFT,
@@ -37,7 +37,6 @@ _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|o
                         r"(\S.+)$", re.IGNORECASE)
 _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|direction|alternative)s?\b|"
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
-_DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but".split())
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
 # "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
 ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
@@ -54,7 +53,6 @@ _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|w
 _PICKED_RE = re.compile(r"^(?:ok(?:ay)?[,.]?\s+)?(?:(?:let'?s|lets|please|can you|go ahead and)\s+)?"
                         r"(?:first|start with|just|only)\b", re.IGNORECASE)
 MAX_STEPS_LEFT = 4
-_CLAUSE_END_RE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)|\s(?=\()|\.(?=\s|$)")
 
 
 def clause(text: str, words: int = THREAD_WORDS) -> str:
@@ -65,9 +63,8 @@ def clause(text: str, words: int = THREAD_WORDS) -> str:
     if len(parts) <= words:
         return text
     cut = " ".join(parts[:words])
-    ends = [m.start() for m in _CLAUSE_END_RE.finditer(cut)
-            if len(cut[:m.start()].split()) >= words // 2 and not open_at(cut, m.start())]
-    return balanced((cut[:ends[-1]] if ends else cut).rstrip(" ,;:-")) + "…"
+    end = clause_end(cut, words // 2)
+    return balanced((cut[:end] if end >= 0 else cut).rstrip(" ,;:-")) + "…"
 
 
 def labelled_step(text: str) -> str | None:
@@ -92,7 +89,7 @@ def _option_name(text: str) -> str:
     words = name.split()
     if cut.endswith("…") and len(words) > 3 and words[-2].lower() == "to" and "`" not in words[-1]:
         words = words[:-2]
-    while len(words) > 2 and (words[-1].lower() in _DANGLING or words[-1].count('"') % 2):
+    while len(words) > 2 and (words[-1].lower() in DANGLING or words[-1].count('"') % 2):
         words.pop()
     return " ".join(words)
 
@@ -176,7 +173,7 @@ def _choice_subject(found: tuple[Sentence, ...], index: int, first: int, prompt:
     if not _names(said):
         return ""
     words = clause(said, SUBJECT_WORDS).rstrip(".…").split()
-    while words[-1].lower() in _DANGLING:
+    while words and words[-1].lower() in DANGLING:
         words.pop()
     return " ".join(words)
 
@@ -251,7 +248,7 @@ _STOPPED_RE = re.compile(r"the user said:\s*(\S.*)", re.DOTALL)
 def refusal_words(call: ToolCall) -> str:
     """What the user typed when refusing the call ("the user said: ..."), its spaces made one; "" for none."""
     said = _STOPPED_RE.search(call.error) if call.rejected else None
-    return " ".join(said.group(1).split()) if said else ""
+    return " ".join(typed(said.group(1)).split()) if said else ""
 
 
 def last_prompt_index(events: list[Event]) -> int:

@@ -27,7 +27,8 @@ _UUID_RE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f
 # `t20` of a timestamp, `v12`, `x86`, and ids that alternate digits and letters twice (`xp8ai9`): fragments
 _LETTER_DIGITS_RE = re.compile(r"[a-z]\d+|[a-z0-9]*\d[a-z]+\d[a-z0-9]*")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
+# "/Users/dain/", "/home/cboos/", "~/": a home folder's path, which names a person
+HOME_RE = re.compile(r"(?:/Users|/home)/[^/\s]+/|~/")
 _COMMIT_RE = re.compile(
     r"""git\s+(?:-C\s+\S+\s+)?commit\b[^\n]*?\s-[a-zA-Z]*m\s*(?:"\$\(cat\s+<<-?\s*['"]?\w+['"]?\s*\n\s*([^\n]+)|"([^"]+)"|'([^']+)')""")
 _PR_TITLE_RE = re.compile(r"""\bgh\s+pr\s+create\b[^\n]*?\s(?:--title|-t)[\s=]+(?:"([^"]+)"|'([^']+)')""")
@@ -80,7 +81,7 @@ def strip_noise(text: str, home: str = "/") -> str:
         text = _URL_RE.sub(" ", text)
     if text.count("-") >= 4:  # as above: a UUID has four hyphens
         text = _UUID_RE.sub(" ", text)
-    return _HOME_RE.sub(home, text)
+    return HOME_RE.sub(home, text)
 
 
 def words_of(text: str) -> set[str]:

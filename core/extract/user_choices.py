@@ -12,6 +12,7 @@ import re
 from difflib import SequenceMatcher
 
 from eywa.core.extract.directions import PLAN_PROMPT, PROMPT_SENTENCE_RE, carried_out, cut_at_clause, with_replies
+from eywa.core.extract.marks import typed
 from eywa.core.extract.plan_steps import about_tests
 from eywa.core.extract.said_left import ASK_PREFIX, refusal_words
 from eywa.core.handoffs.fixed_words import NOT_DONE
@@ -96,7 +97,7 @@ def declined_offers(session: Session) -> list[tuple[int, str]]:
         elif event.kind == "user" and event.text:
             declined = _DECLINED_RE.match(event.text.strip())
             if offer is not None and declined is not None and len(event.text) <= MAX_CHOICE:
-                reason = _cut(event.text.strip()[declined.end():])
+                reason = _cut(typed(event.text.strip()[declined.end():]))
                 result.append((said, f"{NOT_DONE} {offer['action'].rstrip(' .')}"
                                      + (f" ({reason})" if reason else "")))
             offer = None
