@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from eywa.core.extract import deterministic, marks, open_threads
+from eywa.core.extract import deterministic, marks, open_threads, plan_steps
 from eywa.core.extract.deterministic import draft
 from eywa.core.session import Event, Session
 
@@ -95,3 +95,9 @@ def test_a_prompt_quoted_anywhere_is_cleaned_as_the_headline_cleans_it() -> None
     stopped = Session(session_id="s", agent="claude-code", cwd="/tmp/w",
                       events=[Event("user", None, asked), Event("interrupt", None)])
     assert f"Interrupted while working on: {shown}" in [t.text for t in open_threads.open_threads(stopped)[0]]
+
+
+def test_a_request_for_tests_left_is_quoted_as_the_user_typed_it_without_the_image_marker() -> None:
+    session = Session(session_id="s", agent="claude-code", cwd="/work/widgets", events=[
+        Event("user", None, "[Image #1] add test that checks the settings file under /Users/alex/widgets is read")])
+    assert plan_steps.tests_asked_left(session) == "add test that checks the settings file under ~/widgets is read"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract import commands
+from eywa.core.extract import commands, marks
 from eywa.core.extract.directions import PLAN_PROMPT
 from eywa.core.extract.key_files import DOC_FILE_RE, TEST_FILE_RE
 from eywa.core.extract.said_left import YES_WORDS, clause
@@ -293,7 +293,7 @@ def tests_asked_left(session: Session) -> str:
             for path in commands.files_changed(str(call.input.get("command", "")))] + [
             path for run in session.subagents if start is None or run.started is None or run.started >= start
             for path in run.files_written]
-        return "" if any(TEST_FILE_RE.search(path) for path in written) else clause(asked, 20)
+        return "" if any(TEST_FILE_RE.search(path) for path in written) else clause(marks.typed(asked), 20)
     return ""
 
 
