@@ -5,7 +5,16 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import commands, deterministic, directions, facts, insights, open_threads, said_left
+from eywa.core.extract import (
+    commands,
+    deterministic,
+    directions,
+    facts,
+    insights,
+    open_threads,
+    review_reply,
+    said_left,
+)
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -149,3 +158,13 @@ def test_a_reports_present_change_and_a_runs_failed_tests_are_read_from_one_plac
     assert deterministic._now_change(f"The parser now {word} each line it is handed") is None  # no verb
     assert deterministic._now_change(f"`{word}` now compares") is None  # a code span longer than a name
     assert facts._failed_tests(f"--- FAIL: {word}\nFAILED tests/a.py::{word}[x] - boom\n{word}") == (word,)
+
+
+def test_a_review_comments_fetch_is_read_from_each_gh_pr_view_up_to_the_next_once() -> None:
+    # each "gh pr view" read up to the next "gh " or "--comments", possessively: no character read from two of them
+    assert r"(?:(?!\bgh\s|--comments)[^|\n])*+--comments" in review_reply._FETCHED_RE.pattern
+    views = "gh pr view " * (LONG // 11)
+    assert review_reply._FETCHED_RE.search(views) is None
+    assert review_reply._FETCHED_RE.search(f"{views}--comments")
+    assert review_reply._FETCHED_RE.search("gh api repos/o/r/pulls/342/comments --paginate").group(1) == "342"
+    assert review_reply._title("\n" * LONG + "Retry never backs off\n\nHigh Severity") == "Retry never backs off"
