@@ -5,7 +5,17 @@ and reads such an input for the right answer; the same inputs as before match.""
 
 from __future__ import annotations
 
-from eywa.core.extract import commands, deterministic, directions, facts, insights, marks, open_threads, said_left
+from eywa.core.extract import (
+    commands,
+    deterministic,
+    directions,
+    facts,
+    insights,
+    marks,
+    open_threads,
+    review_reply,
+    said_left,
+)
 from eywa.core.extract.facts import session_facts
 from eywa.core.session import Event, Session, ToolCall
 
@@ -164,3 +174,13 @@ def test_a_clause_end_is_found_in_one_pass_for_every_cut() -> None:
     assert directions.cut_at_clause(f"keep the docs short; {commas}", 30, ("; ",), 10) == "keep the docs short"
     assert deterministic._cut_headline(f"Look at the changes in this branch, I got this feedback, {commas}") == \
         "Look at the changes in this branch, I got this feedback"
+
+
+def test_a_review_comments_fetch_is_read_from_each_gh_pr_view_up_to_the_next_once() -> None:
+    # each "gh pr view" read up to the next "gh " or "--comments", possessively: no character read from two of them
+    assert r"(?:(?!\bgh\s|--comments)[^|\n])*+--comments" in review_reply._FETCHED_RE.pattern
+    views = "gh pr view " * (LONG // 11)
+    assert review_reply._FETCHED_RE.search(views) is None
+    assert review_reply._FETCHED_RE.search(f"{views}--comments")
+    assert review_reply._FETCHED_RE.search("gh api repos/o/r/pulls/342/comments --paginate").group(1) == "342"
+    assert review_reply._title("\n" * LONG + "Retry never backs off\n\nHigh Severity") == "Retry never backs off"

@@ -216,10 +216,10 @@ def test_status_is_an_optional_front_matter_key() -> None:
 
 # Real corpus sessions chosen because they end with work left open (bench/handoff_labels.yaml quotes them).
 OPEN_WORK = {
-    # the todo item in progress had its edit refused, and no edit went through after (blind label: "the requested
+    # the todo item in progress had its edit stopped, and no edit went through after (blind label: "the requested
     # wiring into hook_registry.go ... was not done")
     "130d7b7e-5801-4345-9bd6-f32fd9b8429b": ("partial", ["Not done: Add WithAgent to hook_registry.go (its edit "
-                                                          "refused by the user)",
+                                                          "stopped by the user, who asked next:",
                                                           "To do: Add WithAgent to hooks_git_cmd.go"]),
     "22c5d52e-9602-4ffe-aaa1-0265b115ef3d": ("done", ["Later: You can backfill the `[0.4.2]` section later"]),
     "2956cee6-6153-4ba6-ba24-3b7f3257549c": ("partial", ["the agent offered to commit and push these, no answer"]),

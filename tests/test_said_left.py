@@ -261,19 +261,56 @@ def test_code_that_defers_or_a_temporary_file_removed_later_is_no_caveat() -> No
     assert draft(_session("codex", *events), ZoneInfo("UTC")).open_threads == []
 
 
-def test_steps_proposed_in_a_list_the_user_took_only_part_of_are_not_taken() -> None:
+def test_steps_proposed_in_a_list_the_user_put_off_with_first_are_deferred() -> None:
     # "The most impactful refactoring would be: 1. ... 5." and the reply "let's first fix the bug with CWD": the
-    # CWD fix (`DetectPresence`, edited) was taken, the other steps not
+    # CWD fix (`DetectPresence`, edited) was taken, the other steps put off, not declined (review of f8e05984)
     threads = draft(corpus_session("f8e05984-93e4-45b7-b638-e6f011442db9"), ZoneInfo("UTC")).open_threads
-    left = [t for t in threads if t.startswith("Not taken: ")]
-    assert "Not taken: Add Gemini metadata deny rule (security gap)" in left
+    left = [t for t in threads if t.startswith("Deferred, not started: ")]
+    assert "Deferred, not started: Add Gemini metadata deny rule (security gap)" in left
     assert any("SanitizePath" in t for t in left) and not any("DetectPresence" in t for t in left)
+    assert not any(t.startswith("Not taken: ") for t in threads)
+
+
+def test_steps_proposed_in_a_list_the_user_took_only_part_of_are_not_taken() -> None:
+    listed = ("The most impactful refactoring would be:\n\n1. Extract the retry loop into `retry()`\n"
+              "2. Rename `fetch_all` to `fetch_pages`")
+    events = [Event("user", T0, text="What would you refactor?"), Event("assistant", T0, text=listed),
+              Event("user", T0, text="just do 1"), Event("tool", T0, tool=ToolCall(
+                  "e1", "Edit", {"file_path": "/tmp/widgets/client.py", "new_string": "def retry():"})),
+              Event("assistant", T0, text="Done.")]
+    threads = open_threads(_session("claude-code", *events))[0]
+    assert [t.text for t in threads] == ["Not taken: Rename `fetch_all` to `fetch_pages`"]
 
 
 def test_steps_proposed_that_the_user_accepted_whole_are_no_thread() -> None:
     # a list of proposed steps answered "yes"
     threads = draft(corpus_session("a0bd162f-1328-48c5-83bc-c0674aa791ac"), ZoneInfo("UTC")).open_threads
     assert not any(t.startswith("Not taken: ") for t in threads), threads
+
+
+def test_a_review_comment_fixed_after_a_push_and_not_pushed_nor_answered_is_a_thread() -> None:
+    """c010174c pushed PR #342, fetched cursor[bot]'s comment, fixed it and ended on the commit (blind labels, two
+    readers: "The reply to cursor[bot]'s 'Active sessions condense without content checks' review thread on PR #342
+    was planned but not posted"); 030e1e67 replied to its comments; 8c00ac51 never pushed (its edits are the
+    uncommitted work, which its reader did not call open)."""
+    threads = draft(corpus_session("c010174c-a7cd-4bcc-b7d4-61258d6c463f"), ZoneInfo("UTC")).open_threads
+    assert ('Review comment not answered: "Active sessions condense without content checks" on PR #342, fixed in '
+            "`manual_commit_hooks.go`, `phase_postcommit_test.go` after the last push; push the fix, then reply to or "
+            "resolve it") in threads
+    for other in ("030e1e67-6bf0-492d-8bd3-cc3383ec93ab", "8c00ac51-4fbb-417c-ac2b-0fd595a5c296"):
+        found = draft(corpus_session(other), ZoneInfo("UTC")).open_threads
+        assert not any(t.startswith("Review comment not answered:") for t in found), found
+
+
+def test_a_pasted_review_comment_after_the_sessions_push_names_its_title() -> None:
+    pasted = "Retry loop never backs off\n\nMedium Severity\n\nThe loop in `fetch()` retries at once."
+    events = [Event("user", T0, text="Ship it"), _bash("git push origin retries"), Event("user", T0, text=pasted),
+              _edit("client.py"), Event("assistant", T0, text="Fixed the backoff.")]
+    assert open_threads(_session("claude-code", *events))[0][-1].text == (
+        'Review comment not answered: "Retry loop never backs off", fixed in `client.py` after the last push; push the '
+        "fix, then reply to or resolve it")
+    replied = [*events, _bash("git push && gh api repos/o/r/pulls/3/comments/9/replies -f body=Fixed")]
+    assert not any(t.text.startswith("Review comment") for t in open_threads(_session("claude-code", *replied))[0])
 
 
 def test_a_deferral_the_agent_posted_in_a_pr_reply_is_a_caveat() -> None:
@@ -687,14 +724,26 @@ def test_steps_the_agent_took_off_its_own_todo_list_unfinished_are_notes() -> No
     assert handoff.status == "done"
 
 
-def test_a_todo_in_progress_whose_edit_the_user_refused_is_not_done() -> None:
-    """130d7b7e's edit of hook_registry.go was rejected and none went through after (blind label: "the requested
-    wiring into hook_registry.go ... was not done"); 7acd37a8's item in progress had no edit refused."""
+def test_a_todo_in_progress_whose_edit_the_user_stopped_is_not_done() -> None:
+    """130d7b7e's edit of hook_registry.go was rejected with no word and none went through after (blind label: "the
+    requested wiring into hook_registry.go ... was not done"); the user asked a question next, a pause, not a refusal
+    (review: "refused" misreads them). 7acd37a8's item in progress had no edit refused."""
     threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
-    assert threads[:2] == ["Not done: Add WithAgent to hook_registry.go (its edit refused by the user)",
+    assert threads[:2] == ["Not done: Add WithAgent to hook_registry.go (its edit stopped by the user, who asked "
+                           'next: "how can we know which agent is active ?")',
                            "To do: Add WithAgent to hooks_claudecode_handlers.go"]
     assert "In progress: Test recording with new AudioWorklet implementation" in draft(
         corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"), ZoneInfo("UTC")).open_threads
+
+
+def test_a_todo_in_progress_whose_edit_the_user_stopped_with_a_new_request_is_refused() -> None:
+    rejected = ToolCall("e1", "Edit", {"file_path": "/tmp/widgets/api.py"}, is_error=True, rejected=True,
+                        error="The user doesn't want to proceed with this tool use.")
+    todos = ToolCall("t1", "TodoWrite", {"todos": [{"content": "Add retries to api.py", "status": "in_progress"}]})
+    session = _session("claude-code", Event("user", T0, text="Add retries"), Event("tool", T0, tool=todos),
+                       Event("tool", T0, tool=rejected), Event("user", T0, text="Leave api.py alone, do the docs."))
+    session.todos = [{"content": "Add retries to api.py", "status": "in_progress"}]
+    assert "Not done: Add retries to api.py (its edit refused by the user)" in open_threads(session)[0][0].text
 
 
 def test_a_renamed_step_a_new_turns_list_or_a_dropped_check_is_no_dropped_step() -> None:

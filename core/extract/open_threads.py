@@ -17,6 +17,7 @@ from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.marks import first_line, typed, words_cut
 from eywa.core.extract.plan_steps import plan_file, steps_of
+from eywa.core.extract.review_reply import review_reply_left
 from eywa.core.extract.said_left import (
     ASK_PREFIX,
     YES_WORDS,
@@ -171,8 +172,8 @@ def _cut(text: str, limit: int = _THREAD_CHARS) -> str:
 
 def _todo_threads(session: Session) -> list[Thread]:
     checked = _checked_after_list(session)
-    refused = _edit_refused_after_list(session)
-    return [Thread(_todo_line(t, refused), True)
+    stopped = _edit_stopped_after_list(session)
+    return [Thread(_todo_line(t, stopped), True)
             for t in session.todos
             if t.get("status") in ("pending", "in_progress") and str(t.get("content", "")).strip()
             and not (checked and _CHECK_INTENT_RE.match(str(t["content"])))] + [
@@ -180,12 +181,13 @@ def _todo_threads(session: Session) -> list[Thread]:
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
 
 
-def _todo_line(item: dict[str, object], refused: bool) -> str:
-    """A todo item's thread: in progress, to do, or not done when the user `refused` the edit of the one in progress."""
+def _todo_line(item: dict[str, object], stopped: str) -> str:
+    """A todo item's thread: in progress, to do, or not done when the user `stopped` the edit of the one in progress
+    (how: `_edit_stopped_after_list`)."""
     content = _cut(str(item.get("content", "")), 160)
     if item.get("status") != "in_progress":
         return f"{TO_DO} {content}"
-    return f"{INTENT_LEFT} {content} (its edit refused by the user)" if refused else f"{IN_PROGRESS} {content}"
+    return f"{INTENT_LEFT} {content} ({stopped})" if stopped else f"{IN_PROGRESS} {content}"
 
 
 def _last_list(events: list[Event]) -> int:
@@ -194,12 +196,21 @@ def _last_list(events: list[Event]) -> int:
                  if (tool := events[i].tool) is not None and tool.name in TODO_TOOLS), len(events))
 
 
-def _edit_refused_after_list(session: Session) -> bool:
-    """Whether the user refused an edit after the todo list was last written and no edit went through after it: the
-    item in progress was not carried out (130d7b7e: "Add WithAgent to hook_registry.go", its edit rejected)."""
-    edits = [e.tool for e in session.events[_last_list(session.events) + 1:]
-             if e.tool is not None and e.tool.name in WRITE_TOOLS]
-    return any(call.rejected for call in edits) and all(call.is_error for call in edits)
+def _edit_stopped_after_list(session: Session) -> str:
+    """How the user stopped an edit after the todo list was last written, when no edit went through after it (the item
+    in progress was not carried out): "its edit refused by the user", or, stopped with no word and a question asked
+    next, the question (130d7b7e: "how can we know which agent is active ?", a pause, not a refusal); "" when not."""
+    events = session.events
+    edits = [(i, e.tool) for i, e in enumerate(events) if i > _last_list(events) and e.tool is not None
+             and e.tool.name in WRITE_TOOLS]
+    refused = next(((i, call) for i, call in edits if call.rejected), None)
+    if refused is None or not all(call.is_error for _, call in edits):
+        return ""
+    asked = next((e.text.strip() for e in events[refused[0] + 1:] if e.kind == "user" and e.text.strip()), "")
+    if refusal_words(refused[1]) or not asked.endswith("?"):
+        return "its edit refused by the user"
+    return f'its edit stopped by the user, who asked next: "{clause(asked, 16)}"'
+
 
 
 def _checked_after_list(session: Session) -> bool:
@@ -549,6 +560,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
                                                           *review_files_left(events, session.cwd)]]
         threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
+    threads += [Thread(text, False) for text in review_reply_left(events)]  # however the session ended
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())
     return [t for t in unique if not _said_by_another(t, unique)][:MAX_THREADS], kind
 

@@ -14,6 +14,7 @@ from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.marks import DANGLING, balanced, clause_end, typed
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
+    DEFERRED,
     MERGE_LEFT,
     NEXT,
     NOT_FIXED,
@@ -49,9 +50,10 @@ YES_RE = re.compile(rf"^{YES_WORDS}\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
-# "let's first fix the bug with CWD", "just do 2", "start with the docs": the user took a part of them
+# "let's first fix the bug with CWD", "just do 2", "start with the docs": the user took a part of them; "first" and
+# "start with" put the rest off (group 1), "just" and "only" leave it out
 _PICKED_RE = re.compile(r"^(?:ok(?:ay)?[,.]?\s+)?(?:(?:let'?s|lets|please|can you|go ahead and)\s+)?"
-                        r"(?:first|start with|just|only)\b", re.IGNORECASE)
+                        r"(?:(first|start with)|just|only)\b", re.IGNORECASE)
 MAX_STEPS_LEFT = 4
 
 
@@ -300,14 +302,15 @@ def _steps_listed(text: str) -> list[str]:
 
 def steps_not_taken(events: list[Event]) -> list[str]:
     """Steps the agent proposed in a list that closes a message, when the user's reply took only a part ("let's
-    first fix the bug with CWD"): the steps whose code names no later edit touched and whose words the reply
-    does not share."""
+    first fix the bug with CWD": the others put off, not declined; "just do 2"): the steps whose code names no later
+    edit touched and whose words the reply does not share."""
     found: list[str] = []
     for index, event in enumerate(events):
         if event.kind != "assistant" or not event.text:
             continue
         reply = _answer(events, index)
-        if reply is None or not _PICKED_RE.match(reply.text.strip()):
+        picked = _PICKED_RE.match(reply.text.strip()) if reply is not None else None
+        if reply is None or picked is None:
             continue
         steps = _steps_listed(event.text)
         if not steps:
@@ -318,7 +321,7 @@ def steps_not_taken(events: list[Event]) -> list[str]:
             names = re.findall(r"`([^`]+)`", step)
             if any(name.strip("()") in edited for name in names) or len(content_words(step) & asked) >= 2:
                 continue
-            found.append(f"{NOT_TAKEN} {clause(step, 14)}")
+            found.append(f"{DEFERRED if picked.group(1) else NOT_TAKEN} {clause(step, 14)}")
     return list(dict.fromkeys(found))[:MAX_STEPS_LEFT]
 
 

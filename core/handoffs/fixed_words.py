@@ -63,6 +63,7 @@ PLAN_NOT_CARRIED = "Plan not carried out:"
 LEFT_IN_CODE = "Left in `"  # "Left in `resume.go`: ...", what the code the agent wrote says it leaves undone
 MERGE_LEFT = "Not merged:"  # a fact of the session's actions (no merge ran)
 REVIEW_FILE_LEFT = "Review file left in the repo:"
+REVIEW_REPLY_LEFT = "Review comment not answered:"  # fixed after the last push, the fix not pushed, no reply
 STEP_LEFT = "Plan step not done:"  # a step of the session's own plan
 TESTS_LEFT = "Tests asked for, none written:"  # a prompt's request for tests no test file edited after it answers
 PLAN_NOT_BUILT = "Plan not implemented yet:"  # a plan the session wrote, and nothing else
@@ -79,6 +80,7 @@ NOT_FIXED = "Not fixed (review):"  # a review's finding left
 OFFER_NOT_TAKEN = "Agent offered, not taken:"  # an offer to commit, push or open a PR the next prompt passed over
 PLAN_REFUSED = "Plan not approved:"  # a plan the user refused in plan mode, the session ended on
 NOT_TAKEN = "Not taken:"
+DEFERRED = "Deferred, not started:"  # a proposed step the user put off ("let's first fix the bug"), not declined
 INTERRUPTED = "Interrupted:"
 INTERRUPTED_ON = "Interrupted while working on:"
 API_ERROR = "Ended on an API error:"
@@ -95,8 +97,8 @@ LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, A
           UNCOMMITTED, LEFT_UNCOMMITTED, LEFT_TO_COMMIT, LEFT_OUT, NOT_PUSHED, PR_NOT_OPENED, NOT_RUN, FAILED_NOT_RERUN,
           TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT, PLAN_NOT_CARRIED, LEFT_IN_CODE, MERGE_LEFT,
           REVIEW_FILE_LEFT, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT, PLAN_REFUSED, OFFERED, OFFER_NOT_TAKEN, DROPPED_TODO,
-          CAVEAT, TO_DO, TODO, IN_PROGRESS, QUESTION, INTENT_LEFT, NOT_DONE, NOT_FIXED, NOT_TAKEN,
-          INTERRUPTED, INTERRUPTED_ON, API_ERROR, UNANSWERED)
+          CAVEAT, TO_DO, TODO, IN_PROGRESS, QUESTION, INTENT_LEFT, NOT_DONE, NOT_FIXED, NOT_TAKEN, DEFERRED,
+          REVIEW_REPLY_LEFT, INTERRUPTED, INTERRUPTED_ON, API_ERROR, UNANSWERED)
 PHRASES = (NO_COMMIT, PASSED_AFTER, PASSED_BEFORE)  # fixed words within a fact line; BEFORE_IT ends the Checks line
 
 @functools.cache
