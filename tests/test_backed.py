@@ -41,3 +41,14 @@ def test_changes_the_session_made_are_kept() -> None:
     # 4ec443d0 created its test transcript with a shell command naming the folder (the file by a variable)
     assert any(line.startswith("Created `~/.claude/projects/-tmp-entire-test-repo/")
                for line in _happened("4ec443d0-063b-4de3-8ede-e35160c2c1de"))
+
+
+def test_a_rebased_commits_change_is_no_headline() -> None:
+    # cfd57c28 resolved the conflicts of rebasing b6ff09d onto 50cf262: "HEAD (50cf262): Simplified
+    # `isCompletionConfigured`, ..." is the other branch's change, neither its What Happened nor its headline
+    handoff = draft(corpus_session("cfd57c28-f61a-42df-8ddf-d99b94586ea3"), UTC)
+    assert "isCompletionConfigured" not in handoff.headline
+    assert not any("isCompletionConfigured" in line for line in handoff.what_happened)
+    # 03a1382e's own report ("Added the worktree GC corruption issue ...") stays its headline
+    assert draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), UTC).headline == \
+        "Add the worktree GC corruption issue with root cause"

@@ -17,6 +17,7 @@ _HASH_RE = re.compile(r"[0-9a-f]{7,40}")  # "Committed as `5fddc49c`": git names
 # "Found the issue", "Traced it to ...": a finding, not a change the session claims
 _CHANGE_VERBS = OUTCOME_VERBS - {"found", "identified", "traced", "tracked"}
 _VERB_RE = re.compile(r"^([A-Za-z-]+)\b")
+_PATH_KEYS = {"file_path", "notebook_path", "replace_all"}  # an edit's input that says where, not what
 
 
 class Backing:
@@ -25,6 +26,9 @@ class Backing:
     def __init__(self, session: Session) -> None:
         self._acts: list[tuple[int, str, list[str]]] = []  # (event index, lower-cased text, relative paths changed)
         self._edits: list[int] = []  # the event indexes of its edits that went through
+        # a subagent's writes are known only by their paths, as is an edit recorded without its text (a source
+        # keeping only the path): what either wrote is unknown, no line of its session is judged
+        self._unknown = any(run.files_written for run in session.subagents)
         for index, event in enumerate(session.events):
             tool = event.tool
             if tool is None or tool.is_error or tool.rejected:
@@ -32,14 +36,13 @@ class Backing:
             if tool.name in WRITE_TOOLS:
                 path = tool.input.get("file_path") or tool.input.get("notebook_path") or ""
                 self._edits.append(index)
+                self._unknown = self._unknown or not set(tool.input) - _PATH_KEYS
                 self._acts.append((index, "\n".join(map(str, tool.input.values())).lower(),
                                    [relative_path(str(path), session.cwd)] if path else []))
             elif tool.name == "Bash":
                 command = str(tool.input.get("command", ""))
                 self._acts.append((index, command.lower(),
                                    [relative_path(path, session.cwd) for path, _ in file_ops(command)]))
-        # a subagent's writes are known only by their paths, not when or what: no line of its session is judged
-        self._delegated = any(run.files_written for run in session.subagents)
 
     def _text_before(self, at: int) -> str:
         return "\n".join(text for index, text, _ in self._acts if index < at)
@@ -53,7 +56,7 @@ class Backing:
         nothing yet: a change it read of (a review, a rebased commit), proposed or imagined, not one it made."""
         verb = _VERB_RE.match(line)
         spans = [span.strip().rstrip("().,:;").lower() for span in _SPAN_RE.findall(line)]
-        if self._delegated or verb is None or verb.group(1).lower() not in _CHANGE_VERBS or not spans \
+        if self._unknown or verb is None or verb.group(1).lower() not in _CHANGE_VERBS or not spans \
                 or self._edited_between(turn_start, at):
             return False
         done = self._text_before(at)
@@ -64,7 +67,7 @@ class Backing:
         """Whether a report's list item at event `at` that says a change of the files it is led by (`named`:
         "`telemetry.go` - Changed condition ...") changed none of them before it: the file changed only later
         (`changed`: the session's changed files) or, named with its folder, never; a plan's step another session did."""
-        if self._delegated or not named:
+        if self._unknown or not named:
             return False
         before = [path for index, _, paths in self._acts if index < at for path in paths]
         return not any(_names(name, before) for name in named) and all(

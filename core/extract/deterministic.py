@@ -232,15 +232,18 @@ def closing_outcome(session: Session, declined: set[int], listed: bool = True) -
     whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
     report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
     a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for).
-    `declined`: the reports the person turned down (`turned_down`), none of them an outcome."""
+    `declined`: the reports the person turned down (`turned_down`), none of them an outcome; nor one the session's
+    actions do not back (`Backing.unbacked_claim`: a rebased branch's change, a fix only proposed)."""
     fallback = ""
+    backing = Backing(session)
+    turn_of = {i: turn.start for turn in _request_turns(session) for i in turn}
     for at in reversed(range(len(session.events))):
         event = session.events[at]
         if event.kind != "assistant" or not event.text.strip() or at in declined:
             continue
         found = sentences(event.text)
-        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
-                      for i, s in enumerate(found) if (o := lead_in(s.text)))
+        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o) for i, s in enumerate(found)
+                      if (o := lead_in(s.text)) and not backing.unbacked_claim(at, o, turn_of.get(at, 0)))
         names = [name for h in headings(event.text) if (name := heading_name(h))]
         heading = _report_target(event.text, names[0] if names else None) or next(
             (name for name in names if not REPORT_KIND_RE.match(name)), None)
