@@ -14,6 +14,7 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from eywa.core.extract.answers import answers
+from eywa.core.extract.backed import Backing
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
 from eywa.core.extract.commands import failed_tests, git_steps
 from eywa.core.extract.facts import (
@@ -67,7 +68,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "76"
+HANDOFF_RULES = "77"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -232,15 +233,18 @@ def closing_outcome(session: Session, declined: set[int], listed: bool = True) -
     whose outcome is nearly all code ("Changed `f(x)` to `f(y, z)`") names no work: an earlier
     report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
     a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for).
-    `declined`: the reports the person turned down (`turned_down`), none of them an outcome."""
+    `declined`: the reports the person turned down (`turned_down`), none of them an outcome; nor one the session's
+    actions do not back (`Backing.unbacked_claim`: a rebased branch's change, a fix only proposed)."""
     fallback = ""
+    backing = Backing(session)
+    turn_of = {i: turn.start for turn in _request_turns(session) for i in turn}
     for at in reversed(range(len(session.events))):
         event = session.events[at]
         if event.kind != "assistant" or not event.text.strip() or at in declined:
             continue
         found = sentences(event.text)
-        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o)
-                      for i, s in enumerate(found) if (o := lead_in(s.text)))
+        done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o) for i, s in enumerate(found)
+                      if (o := lead_in(s.text)) and not backing.unbacked_claim(at, o, turn_of.get(at, 0)))
         names = [name for h in headings(event.text) if (name := heading_name(h))]
         heading = _report_target(event.text, names[0] if names else None) or next(
             (name for name in names if not REPORT_KIND_RE.match(name)), None)
@@ -703,8 +707,11 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     request_turns = _request_turns(session)
     turns = _edit_turns(session, request_turns)
     ends = _report_messages(session, turns)
+    backing = Backing(session)
+    turn_of = {i: turn.start for turn in request_turns for i in turn}
     kept = [(i, text) for i, text in _outcomes(session, ends)
-            if not (session.events[i].kind == "assistant" and (undone.superseded(i, text) or undone.turn_deleted(i)))]
+            if not (session.events[i].kind == "assistant" and (undone.superseded(i, text) or undone.turn_deleted(i)
+                                                               or backing.unbacked_claim(i, text, turn_of.get(i, 0))))]
     kept_words = [(at, content_words(o)) for at, o in kept]
     listed = [[(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in lines
                if not undone.superseded(i, text)  # an earlier report's outcome said again: said once

@@ -3,10 +3,12 @@ Added ..."), one line a file, said up to its reason; What Happened's main lines,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
+from eywa.core.extract.backed import Backing
 from eywa.core.extract.claude_words import DONE_REASON_RE, LINE_NOTE_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.key_files import TEST_FILE_RE
 from eywa.core.session import Session
@@ -73,8 +75,10 @@ def _file_of(texts: Collection[str], edited: dict[str, str]) -> str:
     return ""
 
 
-def _lines(found: tuple[Sentence, ...], edited: dict[str, str]) -> list[tuple[bool, str, str]]:
-    """(listed, file, change) of each change line of one report, in its order."""
+def _lines(found: tuple[Sentence, ...], edited: dict[str, str], unbacked: Callable[[list[str]], bool]) -> \
+        list[tuple[bool, str, str]]:
+    """(listed, file, change) of each change line of one report, in its order; not a list item whose lead names
+    files the session had not changed by then (`unbacked`: `Backing.unbacked_files` of the report)."""
     lines: list[tuple[bool, str, str]] = []
     lead = ""  # the last line leading into a list ("`geminicli/hooks.go` - Three functions fixed:")
     for sentence in found:
@@ -84,6 +88,9 @@ def _lines(found: tuple[Sentence, ...], edited: dict[str, str]) -> list[tuple[bo
         if _NOT_CHANGES_RE.search(f"{sentence.heading} {lead if sentence.listed else ''}"):
             continue
         change = _changed(text, sentence.listed)
+        led = _LEAD_RE.match(text) if change and sentence.listed else None
+        if led and unbacked(_PATH_RE.findall(led.group("lead"))):
+            continue
         if change:
             lines.append((sentence.listed, _file_of((text, lead if sentence.listed else "", sentence.heading), edited),
                           change))
@@ -107,8 +114,10 @@ def report_changes(session: Session, reports: Collection[int], changes: Collecti
     edited = {name: path for path in volume for name in (path, path.rsplit("/", 1)[-1])}
     seen: set[str] = set()
     result: list[list[tuple[int, str]]] = []
+    backing = Backing(session)
     for index in reports:
-        lines = _lines(sentences(session.events[index].text), edited)
+        lines = _lines(sentences(session.events[index].text), edited,
+                       functools.partial(backing.unbacked_files, index, changed=volume))
         kept: list[tuple[bool, int, str, str]] = []
         for order, (listed, path, text) in enumerate(lines):
             if _said_by_another(order, lines):
