@@ -1246,10 +1246,12 @@ def test_a_reports_change_said_in_the_present_is_its_outcome() -> None:
 
 
 def test_a_long_report_line_ends_at_a_clause_not_mid_clause() -> None:
-    # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"; its reason ("to
-    # match the actual behavior", the headline's words) left out as every report's is (step 20)
+    # cbc0f75b's report ran on past 30 words and was cut at "... (the most recent one) and returns"; its "to match
+    # ..." is not cut off as a reason: "The tests have been updated" alone says two words of substance
     handoff = draft(corpus_session("cbc0f75b-b36d-4efd-a7da-ac800ea30eb6"), ZoneInfo("UTC"))
-    assert handoff.what_happened[0] == "The tests have been updated"
+    assert handoff.what_happened[0] == ("The tests have been updated to match the actual behavior of the "
+                                        "`get_project_display_name` function, which simply takes the last working "
+                                        "directory from the list")
     # a line within 30 words is whole, as before (78368290)
     assert "pushed: Show wingman status in session start message" in draft(
         corpus_session("78368290-ee0b-474f-8052-bb65a9a581d6"), ZoneInfo("UTC")).what_happened[0]

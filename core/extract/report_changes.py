@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection
 from eywa.core.extract.backed import Backing
 from eywa.core.extract.claude_words import DONE_REASON_RE, LINE_NOTE_RE, OUTCOME_VERBS, Sentence, outcome, sentences
 from eywa.core.extract.key_files import TEST_FILE_RE
+from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import Session
 
 # "Package renamed: `summarise` → `summarize`": a heading-like lead that says a change by its code, no verb opening it
@@ -36,7 +37,8 @@ _HOW_RE = re.compile(r"^[a-z]+ed (?:by|to)\b", re.IGNORECASE)
 # "Fixed by adding a check for ...": how, with no word of what it fixed (a reader needs the fault it follows)
 _HOW_ONLY_RE = re.compile(r"^[A-Z][a-z]+ed by [a-z]+ing\b")
 MIN_WORDS = 3  # of a change: "Added symlink check"
-CUT_WORDS = 5  # left before a reason to cut it at: "The tests have been updated" says less than the whole line
+CUT_WORDS = 5  # left before a reason to cut it at, of them CUT_CONTENT not common words: "The tests have been updated"
+CUT_CONTENT = 3  # says less than the whole line
 
 
 def _led(text: str) -> str | None:
@@ -61,7 +63,7 @@ def _changed(text: str, listed: bool) -> str | None:
     said = LINE_NOTE_RE.sub("", said)
     reason = min((m.start() for m in (DONE_REASON_RE.search(said), _SO_RE.search(said)) if m), default=None)
     cut = said[:reason].rstrip(" ,;:-—–(") if reason is not None else said
-    cut = (cut if len(cut.split()) >= CUT_WORDS else said).rstrip(".")
+    cut = (cut if len(cut.split()) >= CUT_WORDS and len(content_words(cut)) >= CUT_CONTENT else said).rstrip(".")
     return cut if len(cut.split()) >= MIN_WORDS else None
 
 
