@@ -13,6 +13,7 @@ from eywa.core.extract import commands, deterministic
 from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
     _asked,
+    _plan_title,
     _prompt_headline,
     _undone,
     changed_files,
@@ -1293,9 +1294,24 @@ def test_a_headline_names_no_file_when_none_is_the_main_one_or_it_says_enough() 
     # 68d61609 changed two files once each: neither is the main one
     assert corpus_headline("68d61609-708d-431d-b552-dc582ffc947b") == "Fix lint errors"
     # ca8cc13b changed `transcript.go` 9 times and `openclaw.go` 5: not twice as often
-    assert corpus_headline("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9") == "OpenClaw Integration Plan"
+    assert corpus_headline("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9") == "OpenClaw Integration"
     # 89488521's request says what in more than three words: it stands alone
     assert corpus_headline("89488521-e2e7-4d97-bc02-38197efdddc8").endswith("rather than regenerating it")
+
+
+def test_a_pasted_plans_title_loses_the_words_naming_the_document_once_its_edits_carried_it_out() -> None:
+    # 4931d45a implemented the plan "# Review: TokenUsage ..." and reviewed nothing (rev_N: the headline was false)
+    assert corpus_headline("4931d45a-d447-44b4-8475-1e6fcfcc28bf") == "TokenUsage Implementation Across Strategies"
+    # ca8cc13b wrote the package "# OpenClaw Integration Plan" planned (rev_M): see the test above
+    # a title's "Fix:" stays (dropping it lowered the fresh set's headline F1): 9e44573d's "# Fix: Persist ..."
+    assert corpus_headline("9e44573d-4eb8-4de0-8659-418f3c68706d") == (
+        "Fix: Persist transcript_path in checkpoint metadata for restore")
+    # ae68c513's plan "# Plan: Fix hook response ..." gives way to the session's commit subject, as any plan title does
+    assert corpus_headline("ae68c513-db90-451f-940d-804a1d3d0986") == (
+        "Fix hook response format to nest additionalContext under hookSpecificOutput")
+    # a plan no edit carried out keeps its words: the session planned
+    assert _plan_title("OpenClaw Integration Plan", changed=False) == "OpenClaw Integration Plan"
+    assert _plan_title("Plan Mode Telemetry", changed=True) == "Plan Mode Telemetry"
 
 
 def test_a_short_request_is_said_unless_it_only_acknowledges() -> None:

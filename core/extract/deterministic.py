@@ -68,7 +68,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "78"
+HANDOFF_RULES = "79"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -369,6 +369,17 @@ _STATUS_WORD_RE = re.compile(r"^(\S+\s+(?:\S+\s+)*?[A-Z`]\S*)\s+"
 _PR_WORD_RE = re.compile(r"\bPR\b(?!\W*#?\d)")
 
 
+# "Review: TokenUsage ...", "OpenClaw Integration Plan": the words naming the pasted document (its "Plan:" prefix
+# `_HEADING_RE` leaves out), not the work it asks for
+_PLAN_WORDS_RE = re.compile(r"^review\s*:\s*|\s+plan$", re.IGNORECASE)
+
+
+def _plan_title(title: str, changed: bool) -> str:
+    """A pasted plan's title as a headline: once the session's edits carried the plan out, without the words that
+    name the document ("Review: X" -> "X"), which say the session only reviewed or planned."""
+    return _PLAN_WORDS_RE.sub("", title.strip()) if changed else title
+
+
 # "... - why?", ", right?", "?": what makes a headline a question
 _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?|thoughts))?\s*\?+$", re.IGNORECASE)
 
@@ -396,7 +407,8 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     runs = [run.description or _sentence(run.prompt) for run in session.subagents[:1]]
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(
-        (*named, *reversed(session.titles), *session.summaries, plan.group(1) if plan else "", closing),
+        (*named, *reversed(session.titles), *session.summaries, _plan_title(plan.group(1), changed) if plan else "",
+         closing),
         # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
         sorted((_prompt_headline(prompt) for prompt in prompts), key=_asks_least),
         _commands(requests), runs)
