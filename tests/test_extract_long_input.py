@@ -184,3 +184,9 @@ def test_a_review_comments_fetch_is_read_from_each_gh_pr_view_up_to_the_next_onc
     assert review_reply._FETCHED_RE.search(f"{views}--comments")
     assert review_reply._FETCHED_RE.search("gh api repos/o/r/pulls/342/comments --paginate").group(1) == "342"
     assert review_reply._title("\n" * LONG + "Retry never backs off\n\nHigh Severity") == "Retry never backs off"
+
+
+def test_a_findings_verdict_reads_a_long_body_once() -> None:
+    body = ". " * (LONG // 2) + "Minor. Not blocking, worth " * 3 + "considering."
+    assert said_left._verdict("x", body) == " (review: minor; not blocking, worth considering)"
+    assert said_left._verdict("x (Low)", " " * LONG) == " (review: low)"

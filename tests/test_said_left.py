@@ -334,7 +334,8 @@ def _threads(session_id: str) -> list[str]:
 def test_review_findings_the_user_did_not_take_up_and_no_edit_touched_are_threads() -> None:
     """76d407bd: the user had findings 1 and 2 fixed; 3 (`reaggregateFromEntries`) was left, 4 is a "Non-issue"."""
     assert _threads("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe") == [
-        "Not fixed (review): `reaggregateFromEntries` is now a hard error on missing metadata"]
+        "Not fixed (review): `reaggregateFromEntries` is now a hard error on missing metadata (review: low; not "
+        "blocking, worth considering)"]
 
 
 def test_a_finding_taken_up_in_the_users_words_or_fixed_by_an_edit_is_not_left() -> None:
@@ -359,8 +360,8 @@ def test_many_findings_of_one_priority_left_are_one_thread() -> None:
     write one thread: "Most P2 review findings remain unaddressed, e.g. ..."); 70fc6d83's table of issues of
     several severities and 09a2c705's four "### Issues" stay one thread each."""
     threads = [t for t in _threads("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1") if t.startswith("Not fixed (review)")]
-    assert threads == ["Not fixed (review): most P2 findings, e.g. Large Repo DoS, Multiple Repository Opens (N+1), "
-                       "Unbounded Commit Scanning"]
+    assert threads == ["Not fixed (review): most P2 findings (2 of 12 fixed), e.g. Large Repo DoS, Multiple Repository "
+                       "Opens (N+1), Unbounded Commit Scanning"]
     assert len([t for t in _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883") if t.startswith("Not fixed")]) == 6
     assert len([t for t in _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5") if t.startswith("Not fixed")]) == 4
 
@@ -624,15 +625,16 @@ def test_next_steps_closing_the_last_edit_stand_when_the_session_ends_on_an_asid
     assert handoff.open_threads[0].endswith('; the agent: "Ready to commit or merge."') and handoff.status == "done"
 
 
-def test_work_ready_to_commit_whenever_the_person_likes_is_a_note_and_the_session_done() -> None:
-    """da15b15f resolves a merge, runs fmt, lint and the tests green, and closes "The merge is staged and ready to
-    commit whenever you'd like.": the commit is the person's, at their leisure: still said, the session done.
-    48f428f9's closing steps (the setup its work needs) keep it partial: see above."""
+def test_a_merge_left_to_the_person_is_in_progress_whatever_the_agent_said() -> None:
+    """da15b15f resolves a `--no-commit` merge, runs fmt, lint and the tests green, and closes "The merge is staged and
+    ready to commit whenever you'd like." with no `git add` after its edits: the merge is in progress (every blind
+    reader: partial), the step that closes it given, the agent's word marked as against its commands."""
     handoff = draft(corpus_session("da15b15f-a573-4523-abcb-fdd6c9a4e2a2"), ZoneInfo("UTC"))
     assert (handoff.open_threads, handoff.status) == (
-        ["Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` "
-         "(`manual_commit_hooks.go`, `phase_wiring_test.go`); the agent: \"The merge is staged and ready to commit "
-         "whenever you'd like.\""], "done")
+        ["Merge in progress: edits not staged, no `git add` ran: `git add cmd/entire/cli/strategy/"
+         "manual_commit_hooks.go cmd/entire/cli/strategy/phase_wiring_test.go && git commit` (the merge of "
+         "`origin/alex/ent-221-type-consolidation`); the agent: \"The merge is staged and ready to commit whenever "
+         "you'd like.\", against its commands"], "partial")
 
 
 def test_edits_the_agent_leaves_the_person_to_commit_are_named_by_their_files() -> None:
@@ -1075,3 +1077,23 @@ def test_a_check_step_left_unticked_whose_checks_then_passed_is_done() -> None:
     # entire 130d7b7e: no check ran after the list: its "Run tests and lint" is still to do
     threads = draft(corpus_session("130d7b7e-5801-4345-9bd6-f32fd9b8429b"), ZoneInfo("UTC")).open_threads
     assert "To do: Run tests and lint" in threads
+
+
+def test_a_left_finding_keeps_the_reviews_verdict() -> None:
+    """09a2c705's review called item 4 "an acceptable tradeoff, but worth a comment", 76d407bd's nit "(Low)" "Not
+    blocking": each thread says so, not as a fix required."""
+    threads = draft(corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Not fixed (review): `resolveTranscriptPathFromMetadata`")
+               and t.endswith("(review: acceptable tradeoff, worth a comment)") for t in threads)
+    assert any("`resumeSingleSession`" in t and t.endswith("(review: minor; not blocking)") for t in threads)
+    threads = draft(corpus_session("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"), ZoneInfo("UTC")).open_threads
+    assert "Not fixed (review): `reaggregateFromEntries` is now a hard error on missing metadata (review: low; not " \
+           "blocking, worth considering)" in threads
+
+
+def test_a_finding_the_review_only_lists_gets_no_verdict() -> None:
+    """70fc6d83's review weighs none of its findings in words: none is given one."""
+    threads = draft(corpus_session("70fc6d83-147d-4fdf-b015-bd67eeb11883"), ZoneInfo("UTC")).open_threads
+    assert [t for t in threads if t.startswith("Not fixed (review):")]
+    assert not any("(review:" in t for t in threads)
+

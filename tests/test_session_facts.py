@@ -169,14 +169,17 @@ def test_a_session_that_pushed_its_commits_has_none_not_pushed() -> None:
 
 def test_files_of_a_merge_left_uncommitted_name_the_merge() -> None:
     """da15b15f ran `git merge origin/alex/ent-221-type-consolidation --no-commit --no-ff`, resolved the conflicts and
-    left the commit to the person (both blind readers: "The merge of origin/alex/ent-221-type-consolidation was
-    resolved and staged but not committed"); 2956cee6 committed its merge, then edited: no merge is left."""
-    threads, _ = _facts("da15b15f-a573-4523-abcb-fdd6c9a4e2a2")
-    assert "Uncommitted, left for the person to commit: the merge of `origin/alex/ent-221-type-consolidation` " \
-        "(`manual_commit_hooks.go`, `phase_wiring_test.go`)" in threads
+    never ran `git add` (both blind readers: "The merge of origin/alex/ent-221-type-consolidation was resolved and
+    staged but not committed"): the merge is in progress; 2956cee6 committed its merge, then edited: no merge is
+    left."""
+    threads, status = _facts("da15b15f-a573-4523-abcb-fdd6c9a4e2a2")
+    assert "Merge in progress: edits not staged, no `git add` ran: `git add cmd/entire/cli/strategy/" \
+        "manual_commit_hooks.go cmd/entire/cli/strategy/phase_wiring_test.go && git commit` (the merge of " \
+        "`origin/alex/ent-221-type-consolidation`)" in threads
+    assert status == "partial"  # the repository is mid-merge: every blind reader says partial
     threads, _ = _facts("2956cee6-6153-4ba6-ba24-3b7f3257549c")
     assert "Uncommitted: `checkpoint.go`, `state.go` edited after the last commit" in threads
-    assert not any("merge of" in t for t in threads)
+    assert not any("merge of" in t or t.startswith("Merge in progress") for t in threads)
 
 
 def test_a_merge_that_committed_itself_or_was_aborted_leaves_no_merge() -> None:
@@ -1278,3 +1281,11 @@ def test_a_commit_of_everything_in_a_sibling_repository_leaves_the_sessions_edit
     first = _shell_call("git commit -am 'Fix a'", "[main 1a2b3c4] Fix a\n 1 file changed")
     facts = session_facts(_shell_session(first, edit, _shell_call(other, "[main 5d6e7f8] Bump\n 1 file changed")))
     assert facts.uncommitted == left
+
+
+
+def test_edits_left_to_commit_outside_a_merge_stay_a_note() -> None:
+    """9667a07f left its rename for the person to commit, no merge run: no merge in progress."""
+    threads = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC")).open_threads
+    assert any(t.startswith("Uncommitted, left for the person to commit: `common.go`") for t in threads)
+    assert not any(t.startswith("Merge in progress:") for t in threads)

@@ -57,6 +57,7 @@ from eywa.core.handoffs.fixed_words import (
     LEFT_OUT,
     LEFT_TO_COMMIT,
     LEFT_UNCOMMITTED,
+    MERGE_IN_PROGRESS,
     MERGE_LEFT,
     NO_COMMIT,
     NOT_COMMITTED,
@@ -212,7 +213,8 @@ _INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of the integration tests alone
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
-BLOCKING_PREFIXES = (UNCOMMITTED, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
+MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # a merge's fact: what the record shows of its files
+BLOCKING_PREFIXES = (UNCOMMITTED, MERGE_IN_PROGRESS, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w}{NOT_RERUN}" for w in KIND_WORDS.values()), LEFT_UNCOMMITTED,
                  LEFT_TO_COMMIT, LEFT_OUT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED,
                  NOT_RUN, FAILED_NOT_RERUN, TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT,
@@ -256,6 +258,7 @@ class Facts:
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
+    merge_added: bool = False  # a `git add` ran after that merge: the resolved files may be staged
     never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
     on: str = ""  # the branch of the last edit of a session that never committed, but the default (main, master)
@@ -344,12 +347,13 @@ class Facts:
         found += [Thread(text, False) for text in step_threads(self.steps_left)]
         if self.tests_asked:
             found.append(Thread(f"{TESTS_LEFT} {self.tests_asked}", False))
-        if self.uncommitted:  # the files by their shortest names: a reader knows them by name
-            parts: list[str] = []
-            if self.merging:  # the files are a merge's: a reader knows it by the branch it brings in
-                named = f"the merge of `{self.merging}` ({''.join(_named(self.uncommitted))})"
-            else:
-                named, parts = self._worktree(self.uncommitted)
+        if self.uncommitted and self.merging:  # the repository is mid-merge: the step that closes it, whatever was said
+            paths = " ".join(_relative(path, self.cwd) for path in self.uncommitted)
+            staged = "" if self.merge_added else f"{MERGE_NOT_STAGED} "  # no `git add` since the merge
+            found.append(Thread(f"{MERGE_IN_PROGRESS} {staged}`git add {paths} && git commit` (the merge of "
+                                f"`{self.merging}`)", True))
+        elif self.uncommitted:  # the files by their shortest names: a reader knows them by name
+            named, parts = self._worktree(self.uncommitted)
             if self.committed:
                 edited = f"{named} edited after the last commit" if named else ""
                 found.append(Thread(f"{UNCOMMITTED} {'; '.join(filter(None, [edited, *parts]))}", True))
@@ -982,6 +986,7 @@ def session_facts(session: Session) -> Facts:
             listed, facts.left_out = not_in(listed, gone), not_in(facts.left_out, gone)
         for step in [] if scratch else commands.git_steps(command):
             if step.verb == "add" and ok:
+                facts.merge_added = True
                 staged += ["."] if commands.stages_all(step) else commands.paths_in(step.args)
                 status = {path: "changed" if kind == "new" and any(matches(path, s) for s in staged) else kind
                           for path, kind in status.items()}
@@ -1033,6 +1038,7 @@ def session_facts(session: Session) -> Facts:
                 listed, facts.left_out = stat, within(facts.left_out, stat)
             elif step.verb == "merge":
                 facts.merging = _merged(step.args, output) if not _MERGE_ENDED_RE.search(step.args) else ""
+                facts.merge_added = False
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
@@ -1132,7 +1138,7 @@ def merge_threads(facts: list[str], threads: list[str], limit: int = MAX_THREADS
 
 # A fact of a step the session did not take, by how its thread begins, and that step ("Left uncommitted" is no such
 # fact: the `git status` the session ran showed the edits, it left nothing to the person)
-_FACT_STEPS = (("Uncommitted", "commit"), (NOT_PUSHED, "push"), (PR_NOT_OPENED, "pr"),
+_FACT_STEPS = (("Uncommitted", "commit"), (MERGE_IN_PROGRESS, "commit"), (NOT_PUSHED, "push"), (PR_NOT_OPENED, "pr"),
                (PLAN_NOT_BUILT, "implement"))
 _STEP_SAID = {**ACTION_WORDS, "implement": r"\bimplement"}  # a step by the words that name it
 _STEP_WORDS = re.compile("|".join(_STEP_SAID.values()), re.IGNORECASE)
@@ -1157,7 +1163,9 @@ def _with_said(facts: list[str], threads: list[str]) -> tuple[list[str], list[st
         asked = [thread for thread in said if thread.startswith(_QUESTION)]
         if said and not asked:
             kind = next(kind for kind in _SAID_STEP if said[0].startswith(kind))
-            facts[at] = f"{fact}; {_SAID_STEP[kind].format(said[0][len(kind):])}"
+            # what the agent said of a merge its commands left unstaged ("The merge is staged") is marked as its word
+            against = ", against its commands" if MERGE_NOT_STAGED in fact else ""
+            facts[at] = f"{fact}; {_SAID_STEP[kind].format(said[0][len(kind):])}{against}"
         threads = [thread for thread in threads if thread not in said or thread in asked]
     return facts, threads
 
@@ -1168,7 +1176,7 @@ def _restates(thread: str, fact: str, step: str) -> bool:
     is left to the person's will ("Ready for `git push` when you want to publish!") when the fact does not."""
     kind = next((kind for kind in [*_SAID_STEP, _QUESTION] if thread.startswith(kind)), None)
     if kind is None or not re.search(_STEP_SAID[step], thread, re.IGNORECASE) or (
-            LEFT_TO_PERSON_RE.search(thread) and not fact.startswith(LEFT_TO_COMMIT)):
+            LEFT_TO_PERSON_RE.search(thread) and not fact.startswith((LEFT_TO_COMMIT, MERGE_IN_PROGRESS))):
         return False
     own = named_words(thread[len(kind):]) - STOPWORDS - content_words(fact, 2)
     return len({word for word in own if not _STEP_WORDS.match(word)}) <= _OWN_WORDS

@@ -463,18 +463,42 @@ def named_code(text: str) -> set[str]:
 
 
 def _finding_thread(title: str, body: str) -> str:
-    """"Not fixed (review): <its title>", with the first sentence of its body when the title names little."""
-    title = _plain_title(title)
-    said = title
-    if len(title.split()) < 8 and body:
+    """"Not fixed (review): <its title>", with the first sentence of its body when the title names little, and the
+    review's own verdict on it ("(review: low; not blocking, worth thinking about)"): a reader weighs it by that."""
+    plain = _plain_title(title)
+    said = plain
+    if len(plain.split()) < 8 and body:
         # a question after the review ("Would you like me to ...?") is put to the user, not the finding's body
         first = [s for s in sentences(_LOCATION_RE.sub("", body.lstrip("-* "))) if not s.text.endswith("?")]
         if first:
-            said = f"{title}: {first[0].text}"
-    return f"{NOT_FIXED} {clause(said, 20)}"
+            said = f"{plain}: {first[0].text}"
+    return f"{NOT_FIXED} {clause(said, 20)}{_verdict(title, body)}"
 
 
-_SEVERITY_RE = re.compile(r"\s*\((?:high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
+_SEVERITY_RE = re.compile(r"\s*\((high|medium|low|minor|major|critical|p\d)[^)]*\)\s*$", re.IGNORECASE)
+# What a reviewer says a finding weighs, in its body: "Not blocking", "This is an acceptable tradeoff, but worth a
+# comment", "Minor inefficiency"; in its words, a blocking verdict in the words a reader knows it by
+_NOT_BLOCKING_RE = re.compile(r"\b(?:not (?:a )?block(?:er|ing)|non-blocking|(?:do(?:es)?n't|do(?:es)? not) block)\b",
+                              re.IGNORECASE)
+_VERDICT_RE = re.compile(r"\b(?<!not )acceptable(?: trade-?offs?)?\b|\bworth (?:documenting|a comment|thinking about|"
+                         r"considering|keeping an eye on|watching)\b|(?:^|[.;]\s)\s*+(minor)\b", re.IGNORECASE)
+
+
+def _verdict(title: str, body: str) -> str:
+    """" (review: low; not blocking, worth thinking about)": the severity the finding's title gives (else "minor" its
+    body opens a sentence with) and the verdicts its body says, one "worth ..." each; "" for none (a finding the
+    review only lists is weighed by the reader)."""
+    severity = _SEVERITY_RE.search(title.replace("**", "").strip(" :"))
+    level = severity.group(1).lower() if severity else ""
+    words = ["not blocking"] if _NOT_BLOCKING_RE.search(body) else []
+    for match in _VERDICT_RE.finditer(body):
+        word = (match.group(1) or match.group(0)).lower()
+        if word == "minor":
+            level = level or word
+        elif not any(said.split()[0] == word.split()[0] for said in words):
+            words.append(word)
+    said = "; ".join(filter(None, [level, ", ".join(words)]))
+    return f" (review: {said})" if said else ""
 
 
 def _plain_title(title: str) -> str:
@@ -508,7 +532,7 @@ def findings_left(events: list[Event]) -> list[str]:
     prompt = last_prompt_index(events[:at])
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
                       and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
-    issues, taken_up, left = 0, 0, []  # findings that are issues, those the user took up, those left untouched
+    issues, took, left = 0, [], []  # findings that are issues, those the user took up, those left untouched
     for position, (numbered, body) in enumerate(listed, 1):
         number = _NUMBER_RE.match(numbered)
         title = _NUMBER_RE.sub("", numbered)
@@ -519,13 +543,15 @@ def findings_left(events: list[Event]) -> list[str]:
         # resolution" for "... silently skips sessions on agent resolution failure")
         if (int(number.group(1)) if number else position) in taken or any(
                 len(content_words(title) & content_words(text)) >= 2 for text in asked):
-            taken_up += 1
+            took.append(title)
             continue
         named = named_code(title) or named_code(body)  # what the title names is what the finding is about
         if any(name in edited or name in before for name in named) or (not named and last_edit > at):
             continue
         left.append((title, body))
-    return _findings_threads(events[at].text, left, issues, issues - taken_up)
+    # the findings the user took up that an edit followed: what "most" leaves out, by name
+    fixed = took if last_edit > at else []
+    return _findings_threads(events[at].text, left, issues, issues - len(took), fixed)
 
 
 _PRIORITY_RE = re.compile(r"\b(p\d)\b", re.IGNORECASE)
@@ -533,9 +559,11 @@ _TITLE_END_RE = re.compile(r"\s(?:-|—|–)\s|: ")
 _MANY_FINDINGS = 3  # more findings left of one priority than this read as one thread
 
 
-def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not_taken: int) -> list[str]:
+def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not_taken: int,
+                      fixed: list[str]) -> list[str]:
     """One thread per finding left; one line for many of one priority, as a reader says it ("Not fixed (review):
-    most P2 findings, e.g. Large Repo DoS, ..."): "most" when the user took up fewer than half of its issues."""
+    most P2 findings (2 of 12 fixed), e.g. Large Repo DoS, ..."): "most" when the user took up fewer than half of
+    its issues; how many of them the user took up and an edit followed, so that "most" is counted."""
     threads = list(dict.fromkeys(_finding_thread(title, body) for title, body in left))
     priority = {p.upper() for h in _HEADING_LINE_RE.findall(review) if _FINDINGS_HEADING_RE.match(f"## {h}")
                 for p in _PRIORITY_RE.findall(h)}
@@ -543,7 +571,9 @@ def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not
         return threads[:MAX_FINDINGS]
     share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
     titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
-    return [f"{NOT_FIXED} {share} {priority.pop()} findings, e.g. {titles}"]
+    done = f" ({len(fixed)} of {issues} fixed)" if fixed else ""
+    return [f"{NOT_FIXED} {share} {priority.pop()} findings{done}, e.g. {titles}"]
+
 
 
 _CODE_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)

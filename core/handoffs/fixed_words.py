@@ -50,6 +50,7 @@ BEFORE = "Before:"  # a lack a later edit filled
 UNCOMMITTED = "Uncommitted:"
 LEFT_UNCOMMITTED = "Left uncommitted"
 LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
+MERGE_IN_PROGRESS = "Merge in progress:"  # a merge no commit closed: the repository is mid-merge, whatever was said
 LEFT_OUT = "Left out of commit"  # "Left out of commit `46815aeb` (`Fix x`): `settings.json`", changes listed, not taken
 NOT_PUSHED = "Not pushed:"
 PR_NOT_OPENED = "PR not opened:"
@@ -94,7 +95,8 @@ LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, A
           CHECKS, NOT_COMMITTED, TESTS_ADDED, TESTS_RENAMED, COMMITTED[0], OPENED_PR,
           *(f"{word}{kind}" for word in KIND_WORDS.values() for kind in (":", FAILING, NOT_RERUN)),
           AT_REQUEST, PER_REVIEW, BEFORE_FIX, BEFORE,
-          UNCOMMITTED, LEFT_UNCOMMITTED, LEFT_TO_COMMIT, LEFT_OUT, NOT_PUSHED, PR_NOT_OPENED, NOT_RUN, FAILED_NOT_RERUN,
+          UNCOMMITTED, LEFT_UNCOMMITTED, LEFT_TO_COMMIT, MERGE_IN_PROGRESS, LEFT_OUT, NOT_PUSHED, PR_NOT_OPENED,
+          NOT_RUN, FAILED_NOT_RERUN,
           TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT, PLAN_NOT_CARRIED, LEFT_IN_CODE, MERGE_LEFT,
           REVIEW_FILE_LEFT, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT, PLAN_REFUSED, OFFERED, OFFER_NOT_TAKEN, DROPPED_TODO,
           CAVEAT, TO_DO, TODO, IN_PROGRESS, QUESTION, INTENT_LEFT, NOT_DONE, NOT_FIXED, NOT_TAKEN, DEFERRED,
