@@ -190,3 +190,10 @@ def test_a_findings_verdict_reads_a_long_body_once() -> None:
     body = ". " * (LONG // 2) + "Minor. Not blocking, worth " * 3 + "considering."
     assert said_left._verdict("x", body) == " (review: minor; not blocking, worth considering)"
     assert said_left._verdict("x (Low)", " " * LONG) == " (review: low)"
+
+
+def test_a_check_foretold_to_fail_is_read_from_the_lines_start_only() -> None:
+    assert insights._FORETOLD_RE.pattern.startswith("^")  # tried from one place, its lookahead and scan read once each
+    text = "will " * (LONG // 5) + "will break linting."
+    assert insights._FORETOLD_RE.search(text) is not None
+    assert insights._FORETOLD_RE.search("if " + text) is None  # a case: not a forecast

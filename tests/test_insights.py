@@ -1268,8 +1268,8 @@ def test_two_lines_naming_mostly_the_same_things_say_one_thing() -> None:
     # five of their named words shared, one line
     found = texts("b25a8b6e-b748-4911-bc05-dfa90cd63948")
     assert sum("concurrent warning" in line for line in found) == 1
-    # 8897bd54's lines share fewer: each stays
-    assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS
+    # 8897bd54's lines share fewer: each stays (but its "will break linting", the lint run then passed)
+    assert len(texts("8897bd54-16f4-4a28-8e23-cb187c639e40")) == insights_rules.MAX_INSIGHTS - 1
 
 
 def _lint_session(output: str, said: str, *after: Event, command: str = "mise run lint") -> Session:
@@ -1615,3 +1615,25 @@ def test_what_happened_leaves_out_a_turn_whose_files_later_work_deleted() -> Non
     # 6da7d497: "write a file about geese", then "delete that file" and only `rm`: undone, not replaced; it stays
     happened = run_extract(corpus_session("6da7d497-00e2-460d-a6b4-d280e0314cfd")).what_happened
     assert any(line.startswith("Created `docs/geese.md`") for line in happened)
+
+
+def test_a_check_foretold_to_fail_that_then_passed_is_no_insight() -> None:
+    # 8897bd54: "... removing those `//nolint:ireturn` directives will break linting. Let me verify.", then `mise run
+    # lint` printed "[lint:go] 0 issues." and "Lint passes cleanly, so the `//nolint:ireturn` removals are safe."
+    found = texts("8897bd54-16f4-4a28-8e23-cb187c639e40")
+    assert not any("will break linting" in line for line in found)
+    assert "Lint passes cleanly, so the `//nolint:ireturn` removals are safe." in found
+    # 1c38adc0: "this test will fail if someone reverts to the go-git implementation": a case, not a forecast; it stays
+    assert any("this test will fail if someone reverts" in line for line in texts(
+        "1c38adc0-5071-4382-9e53-de8c30e2265f"))
+
+
+def test_a_fault_of_what_code_does_a_later_edit_and_check_answered_is_said_as_it_was() -> None:
+    # ea0a65af: the bot's "`--agent` ... calls `ag.IsInstalled()` directly without checking the env var", then the edit
+    # to setup.go around `ag.IsInstalled()` and `go test`, `mise run lint` passed
+    assert "Before: the `--agent` flag code path calls `ag.IsInstalled()` directly without checking the env var." \
+        in texts("ea0a65af-b639-46be-b158-dc1a4c599799")
+    # da15b15f: "The state machine doesn't handle `FirstPrompt` or `AgentType` backfills — those are business logic
+    # ...": a design said of code no later edit wrote: it stays as said
+    assert any(line.startswith("The state machine doesn't handle `FirstPrompt`") for line in texts(
+        "da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))

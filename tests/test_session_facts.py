@@ -446,9 +446,10 @@ def test_a_check_history_is_one_commands_runs_never_another_ones() -> None:
                      "Checks: `golangci-lint run ./cmd/entire/cli/agent/openclaw/ ./cmd/entire/cli/`, `mise run test`, "
                      "`mise run test:ci` passed after the last edit; `go build ./cmd/entire/...` before it",
                      "Tests: `go test ./cmd/entire/cli/agent/openclaw/...` failed, then passed"]
-    # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed
+    # 9e44573d: `mise run lint` passed both times it ran; a one-package run without the project's config failed (the
+    # last, `go build ./... && mise run lint`, printed "[lint:go] 0 issues.": its build passed too)
     lines = session_facts(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")).happened()
-    assert lines == ["Checks: `mise run lint` passed after the last edit; `go build ./...`, "
+    assert lines == ["Checks: `go build ./...`, `mise run lint` passed after the last edit; "
                      "`go test ./cmd/entire/cli/...` before it"]
 
 
@@ -1289,3 +1290,13 @@ def test_edits_left_to_commit_outside_a_merge_stay_a_note() -> None:
     threads = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC")).open_threads
     assert any(t.startswith("Uncommitted, left for the person to commit: `common.go`") for t in threads)
     assert not any(t.startswith("Merge in progress:") for t in threads)
+
+
+def test_a_mise_lint_run_whose_task_says_0_issues_passed() -> None:
+    # 45ba035c: `mise run fmt && mise run lint 2>&1 | tail -20` piped (no exit status of lint's), its output
+    # "[lint:go] 0 issues.": the lint run passed after the last edit
+    runs = session_facts(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b")).runs
+    assert any(run.kind == "lint" and run.passed for run in runs)
+    # 60b38d1e: "1 issues:\n* nilnesserr: 1\n[lint] ERROR task failed": failed still
+    runs = session_facts(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")).runs
+    assert [run.passed for run in runs if run.kind == "lint"][-1] is False

@@ -129,9 +129,10 @@ _SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-packa
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
 _FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|::\S*")
+# ("[lint:go] 0 issues.": a mise task's output lines carry its name)
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
-                        r"no issues found|Success: no issues|^0 issues\.|Build succeeded|Compiled successfully|"
-                        r"^(?:#|ℹ) pass [1-9]", re.MULTILINE)
+                        r"no issues found|Success: no issues|^(?:\[[\w:.-]+\] )?0 issues\.|Build succeeded|"
+                        r"Compiled successfully|^(?:#|ℹ) pass [1-9]", re.MULTILINE)
 
 
 @dataclass(frozen=True)

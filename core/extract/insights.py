@@ -1204,20 +1204,44 @@ _LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:have|include)\b|\
                       r"\b(?:is|are) missing\b|^(?:we )?need(?:s)? to handle\b|"
                       r"\b(?:isn't|aren't|is not|are not) being\b|"
                       r"\b(?:I'm|I am|we're|we are) not (?:setting|passing|including|calling|using)\b", re.IGNORECASE)
+# "The `--agent` flag code path calls `ag.IsInstalled()` directly without checking the env var", "doesn't track or
+# pass the transcript position fields to `WriteCommitted`": a fault of named code, fixed only if a check then passed
+_FAULT_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:track|pass|check|call|set|handle|honou?r|respect)\b|"
+                       r"\bwithout (?:checking|calling|passing|setting|honou?ring|respecting)\b", re.IGNORECASE)
+CHECK_KINDS = {"tests", "lint", "build", "types"}
 _CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
 _FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
 
 
 def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
     """Whether `item`, said at event `at`, states a fault or lack of code (a finding or a root cause, not one said as it
-    was already) that one later edit wrote every name of into the file it names: what it says no longer holds."""
-    if item.text.startswith(_BEFORE_FIX) or not _LACK_RE.search(item.text):
+    was already) that one later edit wrote every name of into the file it names: what it says no longer holds. A
+    fault said of what code does ("without checking", "doesn't pass") also needs a check that passed after an edit."""
+    if item.text.startswith(_BEFORE_FIX) or not (_LACK_RE.search(item.text) or _FAULT_RE.search(item.text)
+                                                  and undone.passed_after_edit(at, CHECK_KINDS)):
         return False
     spans = [code.strip("()").split(":")[0] for code in _CODE_RE.findall(item.text)]
     files = {name for name in spans if _FILE_NAME_RE.match(name)}
-    code = {name for name in spans if name not in files} | set(_CAMEL_RE.findall(
+    # (a flag, `--agent`, names no code)
+    code = {name for name in spans if name not in files and _IDENTIFIER_RE.match(name)} | set(_CAMEL_RE.findall(
         _SPAN_RE.sub(" ", item.text)))
     return bool(code) and undone.touched_after(at, {name for name in code if len(name) >= 3}, files)
+
+
+# "removing those `//nolint:ireturn` directives will break linting", "this won't compile": a check foretold to fail
+# (not "this test will fail if someone reverts ...": a case), with the kind of check it names
+_FORETOLD_RE = re.compile(r"^(?!.*\b(?:if|unless|when|once|until)\b).*?\b(?:(?:will|would|is going to)(?: \w+)? "
+                          r"(?:break|fail)(?: the)? (lint|test|build|compil|type)|won't (compil|build))", re.IGNORECASE)
+_FORETOLD_KINDS = {"lint": {"lint"}, "test": {"tests"}, "build": {"build", "tests"}, "compil": {"build", "tests"},
+                   "type": {"types"}}  # (a test run that passed compiled the code)
+
+
+def _foretold_wrong(item: Insight, at: int, undone: Undone) -> bool:
+    """Whether `item`, said at event `at`, foretells that a kind of check will fail, and the next run of that kind
+    passed: the session disproved it ("will break linting", then "Lint passes cleanly")."""
+    foretold = _FORETOLD_RE.search(item.text)
+    return foretold is not None and undone.passed_next(
+        at, _FORETOLD_KINDS[(foretold.group(1) or foretold.group(2)).lower()])
 
 
 # "I found the issue!", "**FOUND THE ROOT CAUSE!**", "You're right, sorry. The issue is ...": a cause found anew, the
@@ -1290,6 +1314,7 @@ def chosen(session: Session, undone: Undone | None = None, facts: Facts | None =
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
         if undone is not None:  # a fault or lack of code a later edit wrote the code of: said as it was
             items = [_before_fix(item, _BEFORE) if _fixed_since(item, index, undone) else item for item in items]
+            items = [item for item in items if not _foretold_wrong(item, index, undone)]
         if index in overruled:  # a decision or cause the person then overruled
             items = [item for item in items if not ((item.kind == "Decision" or item.cause)
                                                     and len(_named(_words(item.text)) & overruled[index])

@@ -11,7 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from eywa.core.extract.commands import checks
+from eywa.core.extract.commands import checks, verdicts
 from eywa.core.session import WRITE_TOOLS, Session
 
 # "`"false"`", "`Hidden: true`", '"Claude Code"': the values a line names, in code spans or double quotes
@@ -75,6 +75,18 @@ def _tested(session: Session) -> list[int]:
             and any(check.kind == "tests" for check in checks(str(tool.input.get("command", ""))))]
 
 
+def _check_runs(session: Session) -> list[tuple[int, str, bool]]:
+    """(event index, kind, whether it passed) of each check run whose output or exit status tells its verdict."""
+    found: list[tuple[int, str, bool]] = []
+    for at, event in enumerate(session.events):
+        tool = event.tool
+        if tool is None or tool.name != "Bash" or tool.rejected or tool.running:
+            continue
+        ran = checks(str(tool.input.get("command", "")))
+        found += [(at, check.kind, passed) for check, passed in verdicts(ran, tool.output or tool.error, tool.is_error)]
+    return found
+
+
 _NO_LATER_PROMPT = 1 << 62  # where the turn of the session's last prompt ends: past every event
 
 
@@ -86,6 +98,7 @@ class Undone:
         self._writes = _writes(session)
         self._removed = _removed(session)
         self._tested = _tested(session)
+        self._checks = _check_runs(session)
         self._prompts = [at for at, event in enumerate(session.events) if event.kind == "user" and event.text]
 
     def fixed_after(self, at: int) -> bool:
@@ -94,6 +107,18 @@ class Undone:
         _, end = self._turn(at)
         edited = min((w.at for w in self._writes if at < w.at < end), default=None)
         return edited is not None and any(edited < run < end for run in self._tested)
+
+    def passed_after_edit(self, at: int, kinds: set[str]) -> bool:
+        """Whether an edit went through after event `at` and a check of one of `kinds` passed after it, in any turn:
+        what was said at `at` of a fault in code, a later edit and check answered."""
+        edited = min((w.at for w in self._writes if w.at > at), default=None)
+        return edited is not None and any(run > edited and kind in kinds and passed
+                                          for run, kind, passed in self._checks)
+
+    def passed_next(self, at: int, kinds: set[str]) -> bool:
+        """Whether the first check of one of `kinds` run after event `at` passed: what was said at `at` of how such a
+        check would fare, that run answered."""
+        return next((passed for run, kind, passed in self._checks if run > at and kind in kinds), False)
 
     def _turn(self, at: int) -> tuple[int, int]:
         """The event indices of the prompts around event `at`: its turn lies between them."""
