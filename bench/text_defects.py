@@ -1,6 +1,7 @@
 """Lines of the handoffs an output snapshot holds (`python -m tests.output_snapshot DIR`) that text handling left
 cut or garbled: an unbalanced bracket, backtick or double quote, a shell escape's `\\ ` residue, an "[Image #N]"
-marker, a code span cut ("…`"), a home path without its `~` ("if /.bash_profile exists").
+marker, a code span cut ("…`"), a home path without its `~` ("if /.bash_profile exists"), a clause opened at the
+line's end and left without its object ("Created a plan at `plan.md` that incorporates", "... where the").
 
     .venv/bin/python bench/text_defects.py DIR [--show]
 """
@@ -13,6 +14,9 @@ from collections import Counter
 from pathlib import Path
 
 _CODE_SPAN_RE = re.compile(r"`[^`]*`")
+# "that incorporates", "which includes", "where the": a relative clause's opener and a verb or lead word, then the end
+_STUB_RE = re.compile(r"\b(?:that|which|who|where)\s+(?:[a-z]+s|(?:[a-z]+\s+)?(?:the|a|an|of|to|with|for|in|on|by))"
+                      r"[.…]?$")
 _CHECKS = {
     "backtick": lambda line: line.count("`") % 2 == 1,
     "paren": lambda line: _unbalanced(_CODE_SPAN_RE.sub("", line), "(", ")"),
@@ -22,6 +26,7 @@ _CHECKS = {
     "image": lambda line: re.search(r"\[Image #\d+\]", line) is not None,
     "cut-code": lambda line: re.search(r"\S…`", line) is not None,  # " …`": cut between a command's arguments
     "lost-tilde": lambda line: re.search(r"(?:^|[\s(])/\.\w", line) is not None,
+    "stub": lambda line: _STUB_RE.search(line) is not None,
 }
 
 

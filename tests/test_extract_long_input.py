@@ -174,6 +174,8 @@ def test_a_clause_end_is_found_in_one_pass_for_every_cut() -> None:
     assert directions.cut_at_clause(f"keep the docs short; {commas}", 30, ("; ",), 10) == "keep the docs short"
     assert deterministic._cut_headline(f"Look at the changes in this branch, I got this feedback, {commas}") == \
         "Look at the changes in this branch, I got this feedback"
+    # a stub clause is looked for in the last words only: a line of 200,000 words is split once
+    assert marks.stub_dropped("plan " * LONG + "that incorporates", 6) == " ".join(["plan"] * LONG)
 
 
 def test_a_review_comments_fetch_is_read_from_each_gh_pr_view_up_to_the_next_once() -> None:

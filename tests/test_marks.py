@@ -101,3 +101,16 @@ def test_a_request_for_tests_left_is_quoted_as_the_user_typed_it_without_the_ima
     session = Session(session_id="s", agent="claude-code", cwd="/work/widgets", events=[
         Event("user", None, "[Image #1] add test that checks the settings file under /Users/alex/widgets is read")])
     assert plan_steps.tests_asked_left(session) == "add test that checks the settings file under ~/widgets is read"
+
+
+def test_a_lead_in_whose_clause_only_its_list_ended_is_said_up_to_its_last_whole_clause() -> None:
+    # 9ff9c26d: "I've created a comprehensive plan at `plans/posthog-telemetry-integration.md` that incorporates:" and
+    # its list of five items
+    happened = _happened("9ff9c26d-319d-4a47-843a-3d60f73295c9")
+    assert "Created a comprehensive plan at `plans/posthog-telemetry-integration.md`" in happened
+    assert not any(line.endswith("that incorporates") for line in happened)
+    # too few words left before the opener (9e953218's "Works in all modern browsers that support:"), a "that" after a
+    # preposition (it points, it opens no clause): the line stays
+    for line in ("Works in all modern browsers that support", "Updated the retry loop and the tests in that file"):
+        assert marks.stub_dropped(line, 6) == line
+    assert marks.stub_dropped("which includes", 0) == "which includes"

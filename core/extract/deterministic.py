@@ -40,7 +40,7 @@ from eywa.core.extract.gist import (
 )
 from eywa.core.extract.insights import insights, written_text
 from eywa.core.extract.key_files import changed_files, files_read, key_files
-from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, typed, words_cut
+from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, stub_dropped, typed, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import (
@@ -68,7 +68,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "81"
+HANDOFF_RULES = "82"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -445,8 +445,6 @@ def _words(text: str, limit: int, chars: int = HEADLINE_CHARS) -> str:
 
 
 MIN_CLAUSE_WORDS = 6
-DANGLING_TAIL = (2, 3)  # the words of a clause that a cut opens and leaves
-_CLAUSE_OPENERS = frozenset("which that who where while but so".split())
 
 
 # "cmd/entire/cli/stringutil/", "/Work/x/y/PLAN.md": a path (not a URL, "//go:build" or a quoted import path), shortened
@@ -493,12 +491,9 @@ def _cut_headline(text: str, limit: int = HEADLINE_WORDS, chars: int = HEADLINE_
     end = clause_end(cut, MIN_CLAUSE_WORDS)
     if end >= 0:
         return _balanced_words(_words(cut[:end], limit, chars), limit, chars)
-    words = cut.split()
     # "... signature which added", "... calls with git": a clause the cut opened, dropped as a dangling word is
-    back = next((back for back in DANGLING_TAIL if len(words) - back >= MIN_CLAUSE_WORDS
-                 and words[-back].lower() in _CLAUSE_OPENERS), 0)
-    if back:
-        cut = _words(" ".join(words[:-back]), limit, chars)
+    if (stubless := stub_dropped(cut, MIN_CLAUSE_WORDS)) != cut:
+        cut = _words(stubless, limit, chars)
     # 'from "A, B" → "A', "(rebase, cherry-pick": a mark the cut opens is left out with what leads into it; too
     # little before it: the mark closed ("... saying `session not found`")
     return _balanced_words(cut, limit, chars)

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 from eywa.core.extract.claude_words import OUTCOME_VERBS, heading_name, headings, outcome, sentences
+from eywa.core.extract.marks import stub_dropped
 from eywa.core.session import Session
 
 # Words that recur in any conversation (connectives, chat, generic verbs): no sign of what it is about.
@@ -38,10 +39,11 @@ _FIX_RE = re.compile(r"^the fix (?:was (?:to )?)?(?P<verb>[a-z]+) (?!(?:to|for|i
 
 def lead_in(text: str) -> str | None:
     """The sentence as an outcome, a report's lead-in to its list too ("The parser has been fixed to
-    handle both formats:"): long enough to say what was done, its colon dropped; a report naming its fix says what
-    was done ("The fix was updating `x` to ..." -> "Update `x` to ...")."""
+    handle both formats:"): long enough to say what was done, its colon dropped, and a clause only its list ended
+    ("... at `plan.md` that incorporates:"); a report naming its fix says what was done ("The fix was updating `x` to
+    ..." -> "Update `x` to ...")."""
     if text.endswith(":") and len(text.split()) >= _LEAD_IN_WORDS:
-        return outcome(text.rstrip(":"))
+        return outcome(stub_dropped(text.rstrip(":"), _LEAD_IN_WORDS))
     fix = _FIX_RE.match(text)
     if fix and (base := _base(_past(fix.group("verb")))):
         return f"{base.capitalize()} {fix.group('rest')}"

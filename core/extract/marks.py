@@ -18,6 +18,9 @@ LEAD_INTO = " ,;:—–->→⇒"  # what leads into a mark or a cut ("->"): left
 # a word that leads into what a cut left out ("forbidden because", "now uses `retry@v3` with"): left out with it
 DANGLING = frozenset("a an and the of to in on for with by from or as at into that which so but because than like "
                      "then i we you they if what when where whether how why this".split())
+# a word that opens a clause: one or two words after it at a line's end say nothing ("... `plan.md` that incorporates")
+CLAUSE_OPENERS = frozenset("which that who where while but so".split())
+STUB_WORDS = 2  # of a clause opened at a line's end, the words after its opener that read as a stub
 LEAST_WORDS = 3  # words before an unclosed mark that read alone; fewer: the mark is closed instead
 # a command's argument: a quoted one whole ("TestA|TestB"); one character or quotation per step: linear
 _ARGUMENT_RE = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
@@ -76,6 +79,16 @@ def clause_end(text: str, least: int = 0, start: int = 0, stop: int | None = Non
             place += 1
         words += not text[at].isspace() and (at == 0 or text[at - 1].isspace())  # a word begun before a place counts
     return found
+
+
+def stub_dropped(text: str, least: int) -> str:
+    """`text` without the clause it ends by opening ("Created a plan at `plan.md` that incorporates", the source's list
+    after its colon left out; "... signature which added", cut), when `least` words stay before its opener; not a
+    "that" after a preposition ("the tests in that file"): it points, it opens no clause."""
+    words = text.split()
+    back = next((back for back in range(2, STUB_WORDS + 2) if len(words) - back >= max(least, 1)
+                 and words[-back].lower() in CLAUSE_OPENERS and words[-back - 1].lower() not in DANGLING), 0)
+    return " ".join(words[:-back]) if back else text
 
 
 def balanced(text: str, least: int = LEAST_WORDS, cut: bool = True) -> str:
