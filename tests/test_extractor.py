@@ -1300,9 +1300,9 @@ def test_a_headline_names_no_file_when_none_is_the_main_one_or_it_says_enough() 
 
 
 def test_a_pasted_plans_title_loses_the_words_naming_the_document_once_its_edits_carried_it_out() -> None:
-    # 4931d45a implemented the plan "# Review: TokenUsage ..." and reviewed nothing (rev_N: the headline was false)
+    # 4931d45a implemented the plan "# Review: TokenUsage ..." and reviewed nothing (a blind reader: it was false)
     assert corpus_headline("4931d45a-d447-44b4-8475-1e6fcfcc28bf") == "TokenUsage Implementation Across Strategies"
-    # ca8cc13b wrote the package "# OpenClaw Integration Plan" planned (rev_M): see the test above
+    # ca8cc13b wrote the package "# OpenClaw Integration Plan" planned: see the test above
     # a title's "Fix:" stays (dropping it lowered the fresh set's headline F1): 9e44573d's "# Fix: Persist ..."
     assert corpus_headline("9e44573d-4eb8-4de0-8659-418f3c68706d") == (
         "Fix: Persist transcript_path in checkpoint metadata for restore")
