@@ -26,6 +26,7 @@ class Backing:
     def __init__(self, session: Session) -> None:
         self._acts: list[tuple[int, str, list[str]]] = []  # (event index, lower-cased text, relative paths changed)
         self._edits: list[int] = []  # the event indexes of its edits that went through
+        self._before: dict[int, str] = {}  # event index -> the text of the acts before it, joined once
         # a subagent's writes are known only by their paths, as is an edit recorded without its text (a source
         # keeping only the path): what either wrote is unknown, no line of its session is judged
         self._unknown = any(run.files_written for run in session.subagents)
@@ -45,7 +46,9 @@ class Backing:
                                    [relative_path(path, session.cwd) for path, _ in file_ops(command)]))
 
     def _text_before(self, at: int) -> str:
-        return "\n".join(text for index, text, _ in self._acts if index < at)
+        if at not in self._before:
+            self._before[at] = "\n".join(text for index, text, _ in self._acts if index < at)
+        return self._before[at]
 
     def _edited_between(self, start: int, at: int) -> bool:
         return any(start <= index < at for index in self._edits)

@@ -724,7 +724,7 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
                if not undone.superseded(i, text)  # an earlier report's outcome said again: said once
                and not _repeats(text, [words for at, words in kept_words if at < i])]
               for lines in report_changes(session, sorted(ends),
-                                          changed_files(session) if changes is None else changes)
+                                          changed_files(session) if changes is None else changes, backing)
               if not undone.turn_deleted(lines[0][0])  # one line: only a report that says no change otherwise
               and (len(lines) > 1 or all(i != lines[0][0] for i, _ in kept))]
     listed = [lines for lines in listed if lines]

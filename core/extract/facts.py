@@ -1024,9 +1024,10 @@ def session_facts(session: Session) -> Facts:
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
                     short = bool(_SHORT_ARGS_RE.search(step.args))
-                    edited = _after_status(edited, output, short, commands.paths_in(step.args))
+                    scope = commands.paths_in(step.args)
+                    edited = _after_status(edited, output, short, scope)
                     status = status_kinds(output, short) if not repo else status
-                    if not repo and not commands.paths_in(step.args):
+                    if not repo and not scope:
                         listed = [path for path, kind in status_kinds(output, short, staged=False).items()
                                   if kind != "new"]
                         facts.left_out = within(facts.left_out, listed)

@@ -37,7 +37,7 @@ from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause, refusal
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
-from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, NOT_DONE, PER_REVIEW
+from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, KIND_WORDS, NOT_DONE, PER_REVIEW
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE
@@ -1208,7 +1208,7 @@ _LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:have|include)\b|\
 # pass the transcript position fields to `WriteCommitted`": a fault of named code, fixed only if a check then passed
 _FAULT_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:track|pass|check|call|set|handle|honou?r|respect)\b|"
                        r"\bwithout (?:checking|calling|passing|setting|honou?ring|respecting)\b", re.IGNORECASE)
-CHECK_KINDS = {"tests", "lint", "build", "types"}
+CHECK_KINDS = set(KIND_WORDS)  # every kind of check a handoff names
 _CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
 _FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
 

@@ -201,7 +201,8 @@ def _edit_stopped_after_list(session: Session) -> str:
     in progress was not carried out): "its edit refused by the user", or, stopped with no word and a question asked
     next, the question (130d7b7e: "how can we know which agent is active ?", a pause, not a refusal); "" when not."""
     events = session.events
-    edits = [(i, e.tool) for i, e in enumerate(events) if i > _last_list(events) and e.tool is not None
+    start = _last_list(events)
+    edits = [(i, e.tool) for i, e in enumerate(events) if i > start and e.tool is not None
              and e.tool.name in WRITE_TOOLS]
     refused = next(((i, call) for i, call in edits if call.rejected), None)
     if refused is None or not all(call.is_error for _, call in edits):
@@ -210,7 +211,6 @@ def _edit_stopped_after_list(session: Session) -> str:
     if refusal_words(refused[1]) or not asked.endswith("?"):
         return "its edit refused by the user"
     return f'its edit stopped by the user, who asked next: "{clause(asked, 16)}"'
-
 
 
 def _checked_after_list(session: Session) -> bool:

@@ -107,8 +107,8 @@ def _said_by_another(order: int, lines: list[tuple[bool, str, str]]) -> bool:
                for at, other in enumerate(text.lower() for _, _, text in lines) if at != order)
 
 
-def report_changes(session: Session, reports: Collection[int], changes: Collection[tuple[str, bool]]) -> \
-        list[list[tuple[int, str]]]:
+def report_changes(session: Session, reports: Collection[int], changes: Collection[tuple[str, bool]],
+                   backing: Backing) -> list[list[tuple[int, str]]]:
     """The change lines of each report (`reports`: event indexes, in order) that says a change: one line a file (the
     first said; a line naming none is its own): a line outside the list first, then the files with the most edits,
     test files last."""
@@ -116,7 +116,6 @@ def report_changes(session: Session, reports: Collection[int], changes: Collecti
     edited = {name: path for path in volume for name in (path, path.rsplit("/", 1)[-1])}
     seen: set[str] = set()
     result: list[list[tuple[int, str]]] = []
-    backing = Backing(session)
     for index in reports:
         lines = _lines(sentences(session.events[index].text), edited,
                        functools.partial(backing.unbacked_files, index, changed=volume))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from eywa.core.extract import commands
+from eywa.core.extract import commands, marks
 from eywa.core.handoffs.fixed_words import REVIEW_REPLY_LEFT
 from eywa.core.session import WRITE_TOOLS, Event
 
@@ -50,8 +50,7 @@ def review_reply_left(events: list[Event]) -> list[str]:
     number = number or next((next(g for g in m.groups() if g) for e in reversed(events[:read])
                              if (m := _PR_RE.search(_said(e)))), "")
     files = list(dict.fromkeys(path.rsplit("/", 1)[-1] for _, path in edited))
-    named = ", ".join(f"`{name}`" for name in files[:_FILES]) + (f" and {len(files) - _FILES} more"
-                                                                   if len(files) > _FILES else "")
+    named = marks.counted([f"`{name}`" for name in files], _FILES)
     what = f'"{title}"' if title else "the review comment"
     on = f" on PR #{number}" if number else ""
     return [f"{REVIEW_REPLY_LEFT} {what}{on}, fixed in {named} after the last push; push the fix, then reply to or "

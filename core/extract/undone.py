@@ -186,8 +186,7 @@ class Undone:
                              default=None)
             if any(last_taken is None or at > last_taken for at in cut):  # it may have brought the value back
                 continue
-            taken_back = last_taken is not None
-            if deleted == paths or taken_back and all(
+            if deleted == paths or last_taken is not None and all(
                     path in deleted or sum(w.new.count(value) - w.old.count(value) for w in self._writes
                                            if w.path == path) <= 0 for path in paths):
                 return True
