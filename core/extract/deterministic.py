@@ -169,7 +169,15 @@ def _prompt_headline(prompt: str) -> str:
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
     tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
     sentence without the filler."""
-    prompt = strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
+    return _request_headline(_plain_prompt(prompt))
+
+
+def _plain_prompt(prompt: str) -> str:
+    return strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
+
+
+def _request_headline(prompt: str) -> str:
+    """`_prompt_headline` of a prompt already `_plain_prompt`."""
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
@@ -387,7 +395,9 @@ _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?
 def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
                  changed: bool) -> str:
     prompts = meaningful_prompts(session)
-    plan = _HEADING_RE.search(strip_noise(typed(prompts[0]), "~/")[:3000]) if prompts else None
+    plain = [_plain_prompt(prompt) for prompt in prompts]  # once: the plan's title and each request's headline
+    plan = _HEADING_RE.search(plain[0][:3000]) if plain else None
+    asks = [_request_headline(prompt) for prompt in plain]
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
@@ -399,7 +409,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
         leads = [*(lead for lead in report_leads(session, declined)[-LAST_REPORTS:]
                    if not _POINTING_OUTCOME_RE.match(lead)),
-                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request) and not states(request))]
+                 *(request for request in asks[:1] if asked(request) and not states(request))]
         words = headline_words(closing)
         first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
@@ -410,7 +420,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
         (*named, *reversed(session.titles), *session.summaries, _plan_title(plan.group(1), changed) if plan else "",
          closing),
         # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
-        sorted((_prompt_headline(prompt) for prompt in prompts), key=_asks_least),
+        sorted(asks, key=_asks_least),
         _commands(requests), runs)
     headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
     if headline is not None:
