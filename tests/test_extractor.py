@@ -457,7 +457,8 @@ def test_a_change_said_only_by_how_it_was_done_is_no_change_line() -> None:
     assert happened[0].startswith("Asked: We've just done a big refactoring")
     session = corpus_session("9ff9c26d-319d-4a47-843a-3d60f73295c9")
     reports = [at for at, event in enumerate(session.events) if "Enabled by default when" in (event.text or "")]
-    found = report_changes(session, reports, changed_files(session), Backing(session))
+    found = report_changes(session, reports, changed_files(session),
+                           Backing(session, deterministic._request_turns(session)))
     said = [text for lines in found for _, text in lines]
     assert "Enabled by default when `POSTHOG_API_KEY` is set" in said
 

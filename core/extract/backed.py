@@ -5,7 +5,7 @@ that this session never made (03a1382e, 9667a07f, cfd57c28, 38917d7d)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract.claude_words import OUTCOME_VERBS
@@ -21,9 +21,12 @@ _PATH_KEYS = {"file_path", "notebook_path", "replace_all"}  # an edit's input th
 
 
 class Backing:
-    """What the session did, event by event: the text of its edits and commands, the files they changed."""
+    """What the session did, event by event: the text of its edits and commands, the files they changed; `turns`: the
+    events of each request's turn (a prompt's, up to the next), in which a claim is judged."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, turns: Sequence[range]) -> None:
+        self.turns = list(turns)
+        self._turn_of = {i: turn.start for turn in turns for i in turn}
         self._acts: list[tuple[int, str, list[str]]] = []  # (event index, lower-cased text, relative paths changed)
         self._edits: list[int] = []  # the event indexes of its edits that went through
         self._before: dict[int, str] = {}  # event index -> the text of the acts before it, joined once
@@ -53,14 +56,15 @@ class Backing:
     def _edited_between(self, start: int, at: int) -> bool:
         return any(start <= index < at for index in self._edits)
 
-    def unbacked_claim(self, at: int, line: str, turn_start: int) -> bool:
+    def unbacked_claim(self, at: int, line: str) -> bool:
         """Whether a change line said at event `at` ("Renamed function `EnsureMetadataGitignore` → ...") names code
-        that none of the session's edits and commands before it named, in a turn (from `turn_start`) that had edited
-        nothing yet: a change it read of (a review, a rebased commit), proposed or imagined, not one it made."""
+        that none of the session's edits and commands before it named, in a turn that had edited nothing yet (before
+        the first request's: from the session's start): a change it read of (a review, a rebased commit), proposed or
+        imagined, not one it made."""
         verb = _VERB_RE.match(line)
         spans = [span.strip().rstrip("().,:;").lower() for span in _SPAN_RE.findall(line)]
         if self._unknown or verb is None or verb.group(1).lower() not in _CHANGE_VERBS or not spans \
-                or self._edited_between(turn_start, at):
+                or self._edited_between(self._turn_of.get(at, 0), at):
             return False
         done = self._text_before(at)
         return not any(_HASH_RE.fullmatch(span) or span in done

@@ -105,7 +105,12 @@ def requests_of(session: Session) -> list[tuple[str, str]]:
     args") of each slash command Claude answered or worked on before the next prompt ("/workflows:review
     <url>", "/init"): a custom command is a request, and a session may hold no other. Commands only the
     CLI handles ("/model", "/clear") get no reply and are left out."""
-    return [(kind, text) for _, kind, text in _requests_at(session)]
+    return _requests(_requests_at(session))
+
+
+def _requests(requests_at: list[tuple[int, str, str]]) -> list[tuple[str, str]]:
+    """`requests_of` of the session's `_requests_at`: without where each starts."""
+    return [(kind, text) for _, kind, text in requests_at]
 
 
 def _requests_at(session: Session) -> list[tuple[int, str, str]]:
@@ -169,7 +174,15 @@ def _prompt_headline(prompt: str) -> str:
     sentences that asks for something ("This is a fairly subtle function now. Let's add a few table
     tests." -> "Add a few table tests"), from the words that ask, when they say what; else its first
     sentence without the filler."""
-    prompt = strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
+    return _request_headline(_plain_prompt(prompt))
+
+
+def _plain_prompt(prompt: str) -> str:
+    return strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
+
+
+def _request_headline(prompt: str) -> str:
+    """`_prompt_headline` of a prompt already `_plain_prompt`."""
     heading = _HEADING_RE.search(prompt[:3000])
     if heading:
         return heading.group(1)
@@ -226,7 +239,7 @@ MOSTLY_CODE = 0.4
 ALL_CODE = 0.8
 
 
-def closing_outcome(session: Session, declined: set[int], listed: bool = True) -> str:
+def closing_outcome(session: Session, declined: set[int], listed: bool = True, backing: Backing | None = None) -> str:
     """What Claude's last report says was done: of the last assistant message that says anything done,
     its first outcome sentence of prose, else a heading naming the work ("AudioWorklet Migration
     Complete"), else its first outcome in a list; outcomes that are mostly code come last. A report
@@ -234,17 +247,17 @@ def closing_outcome(session: Session, declined: set[int], listed: bool = True) -
     report's is the headline, that one only without. Without `listed` (a session that changed no file), an item of
     a list is no outcome: the answer's list ("Reduced context pollution — ...", one of five strengths asked for).
     `declined`: the reports the person turned down (`turned_down`), none of them an outcome; nor one the session's
-    actions do not back (`Backing.unbacked_claim`: a rebased branch's change, a fix only proposed)."""
+    actions do not back (`Backing.unbacked_claim`: a rebased branch's change, a fix only proposed); `backing`: the
+    session's, when the caller has it."""
     fallback = ""
-    backing = Backing(session)
-    turn_of = {i: turn.start for turn in _request_turns(session) for i in turn}
+    backing = backing or Backing(session, _request_turns(session))
     for at in reversed(range(len(session.events))):
         event = session.events[at]
         if event.kind != "assistant" or not event.text.strip() or at in declined:
             continue
         found = sentences(event.text)
         done = sorted((s.listed, code_share(o) > MOSTLY_CODE, i, o) for i, s in enumerate(found)
-                      if (o := lead_in(s.text)) and not backing.unbacked_claim(at, o, turn_of.get(at, 0)))
+                      if (o := lead_in(s.text)) and not backing.unbacked_claim(at, o))
         names = [name for h in headings(event.text) if (name := heading_name(h))]
         heading = _report_target(event.text, names[0] if names else None) or next(
             (name for name in names if not REPORT_KIND_RE.match(name)), None)
@@ -327,14 +340,15 @@ _BARE_OUTCOME_RE = re.compile(r"^[A-Z][a-z]+(?:\s+(?:`[^`]+`|\w+))?\s+`[^`]+`[.!
 
 
 def headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
-                changes: Collection[tuple[str, bool]] = ()) -> str:
+                changes: Collection[tuple[str, bool]] = (), backing: Backing | None = None) -> str:
     """What the session achieved: a PR title, else the commit subject that names its main work, the
     session's own title or summary, Claude's closing report; the user's request only when there is none
     of these. A question is no headline: its words stand as a statement ("Main branch tests failing - why?" ->
     "Main branch tests failing"); a report's past tense reads as a commit subject ("Removed" -> "Remove"); a pull
     request the session worked on and did not open is named ("PR 191: ..."); a short one that names no code names the
-    file the session changed most ("Fix tests in `reset_test.go`"). `changes`: the session's `changed_files`."""
-    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests, bool(changes)))
+    file the session changed most ("Fix tests in `reset_test.go`"). `changes`: the session's `changed_files`;
+    `backing`: its `Backing`, when the caller has it."""
+    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests, bool(changes), backing))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     main = _main_file(changes)
     short = len(content_words(headline)) <= SHORT_HEADLINE_WORDS
@@ -385,21 +399,23 @@ _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?
 
 
 def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
-                 changed: bool) -> str:
+                 changed: bool, backing: Backing | None) -> str:
     prompts = meaningful_prompts(session)
-    plan = _HEADING_RE.search(strip_noise(typed(prompts[0]), "~/")[:3000]) if prompts else None
+    plain = [_plain_prompt(prompt) for prompt in prompts]  # once: the plan's title and each request's headline
+    plan = _HEADING_RE.search(plain[0][:3000]) if plain else None
+    asks = [_request_headline(prompt) for prompt in plain]
     named = [subject for subject in (*prs, *commits) if not _NAMELESS_SUBJECT_RE.match(subject.strip())]
     if len(named) > 1 and not prs:  # of several commits, the main work's ("feat: ..." after "docs: reorganize ...")
         kept = [subject for at, subject in enumerate(named) if not _undone(subject, named[at + 1:])] or named
         named.insert(0, gist(kept[0], kept[1:], session))
     declined = turned_down(session)  # read once for the closing outcome and the report leads
-    closing = closing_outcome(session, declined, listed=changed)
+    closing = closing_outcome(session, declined, listed=changed, backing=backing)
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
         leads = [*(lead for lead in report_leads(session, declined)[-LAST_REPORTS:]
                    if not _POINTING_OUTCOME_RE.match(lead)),
-                 *(request for request in map(_prompt_headline, prompts[:1]) if asked(request) and not states(request))]
+                 *(request for request in asks[:1] if asked(request) and not states(request))]
         words = headline_words(closing)
         first = "" if _MINOR_OUTCOME_RE.match(words) or _POINTING_OUTCOME_RE.match(words) else words
         closing = gist(first, [words for lead in leads if (words := headline_words(lead)) != UNTITLED
@@ -410,7 +426,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
         (*named, *reversed(session.titles), *session.summaries, _plan_title(plan.group(1), changed) if plan else "",
          closing),
         # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
-        sorted((_prompt_headline(prompt) for prompt in prompts), key=_asks_least),
+        sorted(asks, key=_asks_least),
         _commands(requests), runs)
     headline = next((words for text in candidates if (words := headline_words(text)) != UNTITLED), None)
     if headline is not None:
@@ -673,8 +689,13 @@ def _now_change(text: str) -> str | None:
 
 def _request_turns(session: Session) -> list[range]:
     """The events of each request's turn (`requests_of`'s: a prompt, a command Claude worked on), up to the next."""
-    starts = [index for index, _, _ in _requests_at(session)]
-    return [range(start, end) for start, end in itertools.pairwise([*starts, len(session.events)])]
+    return _turns(_requests_at(session), len(session.events))
+
+
+def _turns(requests_at: list[tuple[int, str, str]], events: int) -> list[range]:
+    """`_request_turns` of the session's `_requests_at`, of `events` events."""
+    starts = [index for index, _, _ in requests_at]
+    return [range(start, end) for start, end in itertools.pairwise([*starts, events])]
 
 
 def _edit_turns(session: Session, turns: list[range]) -> list[range]:
@@ -700,7 +721,7 @@ _COMMIT_SAID_RE = re.compile(r"^(?:Committed|Pushed)\b")  # a report of a commit
 def what_happened(session: Session, requests: list[tuple[str, str]], said: Collection[str] = (),
                   undone: Undone | None = None, headline: str = "",
                   answered: Sequence[tuple[int, str]] = (), limit: int = MAX_BULLETS,
-                  changes: Collection[tuple[str, bool]] | None = None) -> list[str]:
+                  changes: Collection[tuple[str, bool]] | None = None, backing: Backing | None = None) -> list[str]:
     """At most `limit` chronological bullets of what was done (commits, PRs, then the report of each request that
     edited, then Claude's other outcomes); what was asked only for a session that reports nothing done, a request the
     `headline` already says left out (none: each request). An outcome an
@@ -708,17 +729,17 @@ def what_happened(session: Session, requests: list[tuple[str, str]], said: Colle
     later turn deleted (`undone`: the session's `Undone`, when the caller has it): not what it did in the end. The
     `answered` questions (`answers`: a session that changed nothing) are kept first, each before its reply's outcome.
     A report that lists its changes gives them all (`report_changes`), each said up to its reason, even when an
-    insight says it with the reason. What it edited and whether it committed, `facts.with_checks` adds."""
+    insight says it with the reason. What it edited and whether it committed, `facts.with_checks` adds. `backing`: the
+    session's `Backing`, when the caller has it."""
     said = [line.lower() for line in said]
     undone = undone or Undone(session)
-    request_turns = _request_turns(session)
+    backing = backing or Backing(session, _request_turns(session))
+    request_turns = backing.turns
     turns = _edit_turns(session, request_turns)
     ends = _report_messages(session, turns)
-    backing = Backing(session)
-    turn_of = {i: turn.start for turn in request_turns for i in turn}
     kept = [(i, text) for i, text in _outcomes(session, ends)
             if not (session.events[i].kind == "assistant" and (undone.superseded(i, text) or undone.turn_deleted(i)
-                                                               or backing.unbacked_claim(i, text, turn_of.get(i, 0))))]
+                                                               or backing.unbacked_claim(i, text)))]
     kept_words = [(at, content_words(o)) for at, o in kept]
     listed = [[(i, _cut_headline(text, BULLET_WORDS, BULLET_CHARS)) for i, text in lines
                if not undone.superseded(i, text)  # an earlier report's outcome said again: said once
@@ -801,14 +822,14 @@ def _said_already(line: str, headline: str) -> bool:
 
 
 def _happened(session: Session, requests: list[tuple[str, str]], said: list[str], undone: Undone, facts: Facts,
-              headline: str, changes: list[tuple[str, bool]]) -> list[str]:
+              headline: str, changes: list[tuple[str, bool]], backing: Backing) -> list[str]:
     """What Happened: its bullets with the checks and the edits left (`with_checks`), the answers found when the
     session `changed` no file; with nothing else to say, the requests the headline repeats, the subagent runs
     delegated."""
     runs = len(session.delegated_runs)
     answered = [] if changes else answers(session, BULLET_CHARS)
     limit = MAX_BULLETS - len(facts.happened())  # the check lines' room kept: a later request's report is not cut
-    told = what_happened(session, requests, said, undone, headline, answered, limit, changes)
+    told = what_happened(session, requests, said, undone, headline, answered, limit, changes, backing)
     past_spread = max(sum(1 for line in told if line.startswith(_MADE)) - SPREAD_COMMITS, 0)  # no check line's room
     # nothing done nor checked: the requests, even those the headline repeats (an empty What Happened says less)
     return with_checks(told, facts, MAX_BULLETS + past_spread, tests_line(session, told)) or _asked(requests) or [
@@ -861,14 +882,16 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
     that it can be made apart from (and in parallel with) the ordered document-frequency updates.
     `names`: how the session's source names projects (core/sources/projects.py); None: by this machine's folders."""
     commits = commit_subjects(session)
-    requests = requests_of(session)  # one pass over the events for all three parts
+    requests_at = _requests_at(session)  # one pass over the events for all three parts and the request turns
+    requests = _requests(requests_at)
+    backing = Backing(session, _turns(requests_at, len(session.events)))  # for the headline and What Happened
     changes = changed_files(session)
     substance = substance_of(session, requests, changes)
     projects = (names or ProjectNames()).of(session.cwd, session.repository)
     stamp = session.last_ts or session.first_ts
     # A session with no timestamp at all (a summary-only file) has no day of its own.
     day = stamp.astimezone(zone).date() if stamp else dt.date(1970, 1, 1)
-    headline = headline_of(session, pr_titles(session), commits, requests, changes)
+    headline = headline_of(session, pr_titles(session), commits, requests, changes, backing)
     if session.orphan:
         headline = _words(f"Subagent work: {headline}", 10)
     handoff = Handoff(
@@ -888,7 +911,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         facts = session_facts(session)
         undone = Undone(session)  # what the session wrote and took back: read once, for Insights and What Happened
         handoff.insights = insights(session, undone, facts)
-        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, changes)
+        handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, changes,
+                                          backing)
         handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
         said, last_kind = open_threads(session)
         left = facts.threads()

@@ -5,6 +5,7 @@ ranks them with the agent's choices).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -72,8 +73,13 @@ def cut_at_clause(text: str, limit: int, marks: tuple[str, ...] = ("; ", ", "), 
     outside a code span or quotation, else between words; no mark left open (`balanced`)."""
     if len(text) <= limit:
         return balanced(text, cut=False)
-    cut = clause_end(text, start=least + 1, stop=limit, ends=re.compile(f"(?=(?:{'|'.join(map(re.escape, marks))}))"))
+    cut = clause_end(text, start=least + 1, stop=limit, ends=_before_marks(marks))
     return balanced(text[:cut] if cut >= 0 else text[:limit].rsplit(" ", 1)[0].rstrip(LEAD_INTO))
+
+
+@functools.cache  # a few fixed tuples of marks, each compiled once
+def _before_marks(marks: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(f"(?=(?:{'|'.join(map(re.escape, marks))}))")
 
 
 def _picked(text: str, last: str) -> str | None:

@@ -41,20 +41,19 @@ CUT_WORDS = 5  # left before a reason to cut it at, of them CUT_CONTENT not comm
 CUT_CONTENT = 3  # says less than the whole line
 
 
-def _led(text: str) -> str | None:
-    """A list line's change after a lead `outcome`'s label does not take, None when it says none."""
-    led = _LEAD_RE.match(text)
-    if led is None:
-        return None
+def _led(led: re.Match[str]) -> str | None:
+    """A list line's change after a lead (`led`: its `_LEAD_RE` match) `outcome`'s label does not take, None when it
+    says none."""
     rest = led.group("rest")
     if _HOW_RE.match(rest) and "`" not in rest:
         return None
     return f"{led.group('lead')} {rest[0].lower()}{rest[1:]}" if _NOW_RE.match(rest) else outcome(rest)
 
 
-def _changed(text: str, listed: bool) -> str | None:
-    """The line as a change, up to its reason; None when it says no change."""
-    said = outcome(text) or (_led(text) if listed else None)
+def _changed(text: str, led: re.Match[str] | None) -> str | None:
+    """The line as a change, up to its reason (`led`: a list line's lead, when it has one); None when it says no
+    change."""
+    said = outcome(text) or (_led(led) if led else None)
     if said is None:
         labelled = _LABELLED_CHANGE_RE.match(text)
         said = text if labelled and labelled.group(1) in OUTCOME_VERBS else None
@@ -89,9 +88,9 @@ def _lines(found: tuple[Sentence, ...], edited: dict[str, str], unbacked: Callab
             lead = text
         if _NOT_CHANGES_RE.search(f"{sentence.heading} {lead if sentence.listed else ''}"):
             continue
-        change = _changed(text, sentence.listed)
-        led = _LEAD_RE.match(text) if change and sentence.listed else None
-        if led and unbacked(_PATH_RE.findall(led.group("lead"))):
+        led = _LEAD_RE.match(text) if sentence.listed else None
+        change = _changed(text, led)
+        if change and led and unbacked(_PATH_RE.findall(led.group("lead"))):
             continue
         if change:
             lines.append((sentence.listed, _file_of((text, lead if sentence.listed else "", sentence.heading), edited),
@@ -99,12 +98,13 @@ def _lines(found: tuple[Sentence, ...], edited: dict[str, str], unbacked: Callab
     return lines
 
 
-def _said_by_another(order: int, lines: list[tuple[bool, str, str]]) -> bool:
-    """Whether another line of the report says line `order` again (an earlier one) or says it and more: "Updated
-    ldflags path" of two files, "Updated ldflags path to `cli/buildinfo.Version`" of a third: one line for them."""
-    said = lines[order][2].lower()
+def _said_by_another(order: int, lowered: list[str]) -> bool:
+    """Whether another line of the report (`lowered`: its lines lower-cased) says line `order` again (an earlier one)
+    or says it and more: "Updated ldflags path" of two files, "Updated ldflags path to `cli/buildinfo.Version`" of a
+    third: one line for them."""
+    said = lowered[order]
     return any(other == said and at < order or other.startswith(said + " ")
-               for at, other in enumerate(text.lower() for _, _, text in lines) if at != order)
+               for at, other in enumerate(lowered) if at != order)
 
 
 def report_changes(session: Session, reports: Collection[int], changes: Collection[tuple[str, bool]],
@@ -120,8 +120,9 @@ def report_changes(session: Session, reports: Collection[int], changes: Collecti
         lines = _lines(sentences(session.events[index].text), edited,
                        functools.partial(backing.unbacked_files, index, changed=volume))
         kept: list[tuple[bool, int, str, str]] = []
+        lowered = [text.lower() for _, _, text in lines]
         for order, (listed, path, text) in enumerate(lines):
-            if _said_by_another(order, lines):
+            if _said_by_another(order, lowered):
                 continue
             if path not in seen or not path:
                 seen.add(path)

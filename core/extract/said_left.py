@@ -532,7 +532,7 @@ def findings_left(events: list[Event]) -> list[str]:
     prompt = last_prompt_index(events[:at])
     before = " ".join(str(e.tool.input.get(key, "")) for e in events[prompt + 1:at] if e.tool is not None
                       and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in ("old_string", "new_string"))
-    issues, took, left = 0, [], []  # findings that are issues, those the user took up, those left untouched
+    issues, took, left = 0, 0, []  # findings that are issues, how many the user took up, those left untouched
     for position, (numbered, body) in enumerate(listed, 1):
         number = _NUMBER_RE.match(numbered)
         title = _NUMBER_RE.sub("", numbered)
@@ -543,15 +543,15 @@ def findings_left(events: list[Event]) -> list[str]:
         # resolution" for "... silently skips sessions on agent resolution failure")
         if (int(number.group(1)) if number else position) in taken or any(
                 len(content_words(title) & content_words(text)) >= 2 for text in asked):
-            took.append(title)
+            took += 1
             continue
         named = named_code(title) or named_code(body)  # what the title names is what the finding is about
         if any(name in edited or name in before for name in named) or (not named and last_edit > at):
             continue
         left.append((title, body))
-    # the findings the user took up that an edit followed: what "most" leaves out, by name
-    fixed = took if last_edit > at else []
-    return _findings_threads(events[at].text, left, issues, issues - len(took), fixed)
+    # how many findings the user took up that an edit followed: what "most" leaves out
+    fixed = took if last_edit > at else 0
+    return _findings_threads(events[at].text, left, issues, issues - took, fixed)
 
 
 _PRIORITY_RE = re.compile(r"\b(p\d)\b", re.IGNORECASE)
@@ -560,10 +560,10 @@ _MANY_FINDINGS = 3  # more findings left of one priority than this read as one t
 
 
 def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not_taken: int,
-                      fixed: list[str]) -> list[str]:
+                      fixed: int) -> list[str]:
     """One thread per finding left; one line for many of one priority, as a reader says it ("Not fixed (review):
     most P2 findings (2 of 12 fixed), e.g. Large Repo DoS, ..."): "most" when the user took up fewer than half of
-    its issues; how many of them the user took up and an edit followed, so that "most" is counted."""
+    its issues; `fixed`: how many of them the user took up and an edit followed, so that "most" is counted."""
     threads = list(dict.fromkeys(_finding_thread(title, body) for title, body in left))
     priority = {p.upper() for h in _HEADING_LINE_RE.findall(review) if _FINDINGS_HEADING_RE.match(f"## {h}")
                 for p in _PRIORITY_RE.findall(h)}
@@ -571,7 +571,7 @@ def _findings_threads(review: str, left: list[tuple[str, str]], issues: int, not
         return threads[:MAX_FINDINGS]
     share = "most" if not_taken * 2 > issues else f"{len(left)} of {issues}"
     titles = ", ".join(_TITLE_END_RE.split(_plain_title(title), 1)[0] for title, _ in left[:3])
-    done = f" ({len(fixed)} of {issues} fixed)" if fixed else ""
+    done = f" ({fixed} of {issues} fixed)" if fixed else ""
     return [f"{NOT_FIXED} {share} {priority.pop()} findings{done}, e.g. {titles}"]
 
 
