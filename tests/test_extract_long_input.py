@@ -10,6 +10,7 @@ from eywa.core.extract import (
     deterministic,
     directions,
     facts,
+    gist,
     insights,
     marks,
     open_threads,
@@ -199,3 +200,12 @@ def test_a_check_foretold_to_fail_is_read_from_the_lines_start_only() -> None:
     text = "will " * (LONG // 5) + "will break linting."
     assert insights._FORETOLD_RE.search(text) is not None
     assert insights._FORETOLD_RE.search("if " + text) is None  # a case: not a forecast
+
+
+def test_a_conflicts_markers_are_read_at_each_line_start_once() -> None:
+    # a run of "<" with no line break is tried from its start only: `^` holds the pattern to a line's first character
+    marked = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/a.go", "old_string": "<" * LONG + "\n<<<<<<< HEAD\n",
+                                    "new_string": "b"})
+    session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=marked)])
+    assert gist.resolution(session, ["a.go"]) == "Resolve conflict in `a.go`"
+    assert gist.resolution(_edits("/tmp/widgets/a.go"), ["a.go"]) is None  # no marker edited out

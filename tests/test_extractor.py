@@ -885,6 +885,15 @@ def test_the_headline_is_the_gist_of_the_reports_not_the_last_step() -> None:
         "PR 302: Fix context param shadowing and log file FD leak in parent process")
 
 
+def test_a_session_that_only_resolved_conflicts_says_so_in_its_headline() -> None:
+    # cfd57c28 asks "please take a look" at a rebase in progress and edits the conflict markers out of `setup.go`, its
+    # only file (all three blind readers: "Resolved rebase conflicts in setup.go ..."); 59455d2e's were a stash's
+    assert corpus_headline("cfd57c28-f61a-42df-8ddf-d99b94586ea3") == "Resolve rebase conflicts in `setup.go`"
+    assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458") == "Resolve conflicts in `setup.go`"
+    # 2956cee6 resolved conflicts, then changed other files for review comments: its request still names the work
+    assert corpus_headline("2956cee6-6153-4ba6-ba24-3b7f3257549c") == "Fix merge conflicts from parent"
+
+
 def test_a_first_prompt_stating_the_case_is_no_headline_when_a_report_says_what_was_done() -> None:
     # 8b418ea5 opens "I'm working on linear ENT-98. keep our working documentation in linear.": both blind readers
     # name the move of `help.go` ("Move help.go from commands subpackage into main cli package (ENT-98)")
@@ -904,7 +913,9 @@ def test_a_request_that_first_points_at_its_subject_is_said_as_the_work_it_asks(
         "Add a test for the last commit in `subagent_checkpoints_test.go`")
     assert corpus_headline("2956cee6-6153-4ba6-ba24-3b7f3257549c") == "Fix merge conflicts from parent"
     # a pointing clause with no request after it stays as said; a question first still gives way to a request
-    assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458").startswith("Check again the last change")
+    assert deterministic._prompt_headline(  # 59455d2e's prompt; its headline is the conflict it resolved
+        "I messed up branches, can you check again the last change, there was a conflict").startswith(
+        "Check again the last change")
     assert corpus_headline("04cd0da1-dee3-4738-8139-524dfe55de83") == "Work on linear ent-95 - let's brainstorm"
 
 
@@ -1100,9 +1111,8 @@ def test_a_check_asked_as_a_question_gives_way_to_what_was_done() -> None:
     assert corpus_headline("ee6078de-2c4f-428e-b137-aafce7251a7a") == "Implement branch tracking in metadata.json"
     assert corpus_headline("cab865ac-8278-406e-b5c2-c73d24d7f9ad") == (
         "Use true/false and not on/off for the skip-push-sessions")
-    # "Check again the last change, there was a conflict" asks for work (59455d2e): it stays the headline
-    assert corpus_headline("59455d2e-4c2a-4b07-9d5f-d01f98258458") == (
-        "Check again the last change, there was a conflict in `setup.go`")
+    # "Check again the last change, there was a conflict" asks for work (59455d2e's prompt): a candidate headline
+    assert asked("Check again the last change, there was a conflict")
 
 
 def test_a_commit_a_later_commit_removes_is_no_headline() -> None:

@@ -35,6 +35,7 @@ from eywa.core.extract.gist import (
     gist,
     lead_in,
     report_leads,
+    resolution,
     states,
     turned_down,
 )
@@ -68,7 +69,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "82"
+HANDOFF_RULES = "83"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -348,7 +349,9 @@ def headline_of(session: Session, prs: list[str], commits: list[str], requests: 
     request the session worked on and did not open is named ("PR 191: ..."); a short one that names no code names the
     file the session changed most ("Fix tests in `reset_test.go`"). `changes`: the session's `changed_files`;
     `backing`: its `Backing`, when the caller has it."""
-    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests, bool(changes), backing))
+    resolved = resolution(session, [path for path, _ in changes])
+    headline = _STATUS_WORD_RE.sub(r"\1", _headline_of(session, prs, commits, requests, bool(changes), resolved,
+                                                        backing))
     headline = commit_mood(headline_words(_QUESTION_TAIL_RE.sub("", headline)) if headline.endswith("?") else headline)
     main = _main_file(changes)
     short = len(content_words(headline)) <= SHORT_HEADLINE_WORDS
@@ -399,7 +402,7 @@ _QUESTION_TAIL_RE = re.compile(r"(?:\s*[-—–,:]\s*(?:why|how|right|any ideas?
 
 
 def _headline_of(session: Session, prs: list[str], commits: list[str], requests: list[tuple[str, str]],
-                 changed: bool, backing: Backing | None) -> str:
+                 changed: bool, resolved: str | None, backing: Backing | None) -> str:
     prompts = meaningful_prompts(session)
     plain = [_plain_prompt(prompt) for prompt in prompts]  # once: the plan's title and each request's headline
     plan = _HEADING_RE.search(plain[0][:3000]) if plain else None
@@ -424,7 +427,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     # The first candidate with words in it: a prompt that is only a link or a pasted block says nothing.
     candidates = itertools.chain(
         (*named, *reversed(session.titles), *session.summaries, _plan_title(plan.group(1), changed) if plan else "",
-         closing),
+         resolved or "", closing),
         # a prompt that only asks a question ("Do you have access to linear?") gives way to one asking for work
         sorted(asks, key=_asks_least),
         _commands(requests), runs)

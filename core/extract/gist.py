@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from eywa.core.archive.renderer import relative_path
+from eywa.core.extract import commands
 from eywa.core.extract.claude_words import OUTCOME_VERBS, heading_name, headings, outcome, sentences
-from eywa.core.extract.marks import stub_dropped
-from eywa.core.session import Session
+from eywa.core.extract.marks import counted, stub_dropped
+from eywa.core.session import WRITE_TOOLS, Session
 
 # Words that recur in any conversation (connectives, chat, generic verbs): no sign of what it is about.
 _COMMON = frozenset("""
@@ -180,3 +182,29 @@ def commit_mood(headline: str) -> str:
             subject = subject[0].lower() + subject[1:]
         return f"{base.capitalize()} {determiner}{subject}{passive.group('rest')}".rstrip(" !.")
     return headline
+
+
+# "<<<<<<< HEAD", ">>>>>>> b6ff09d (Add ...)": a conflict's markers in the text an edit replaced
+_CONFLICT_MARK_RE = re.compile(r"^(?:<{7}|>{7}) ", re.MULTILINE)
+_CONFLICT_KINDS = ("rebase", "merge", "cherry-pick")  # the git step a conflict came from, when the session ran it
+_FILES_NAMED = 2
+
+
+def resolution(session: Session, changed: list[str]) -> str | None:
+    """"Resolve rebase conflicts in `setup.go`": what a session did when each file it changed (`changed`, paths) had
+    a conflict's markers edited out, whatever its prompt asked ("please take a look"); None for any other session."""
+    resolved: list[str] = []  # the paths of the edits that took markers out, one per edit
+    kind = ""
+    for call in session.tool_calls:
+        if call.is_error:
+            continue
+        if call.name == "Bash":
+            kind = next((step.verb for step in commands.git_steps(str(call.input.get("command", "")))
+                         if step.verb in _CONFLICT_KINDS), kind)
+        elif call.name in WRITE_TOOLS and _CONFLICT_MARK_RE.search(str(call.input.get("old_string", ""))):
+            resolved.append(relative_path(str(call.input.get("file_path", "")), session.cwd))
+    if not resolved or not set(changed) <= set(resolved):
+        return None
+    names = [f"`{path.rstrip('/').rsplit('/', 1)[-1]}`" for path in dict.fromkeys(changed)]
+    plural = "s" if len(resolved) > 1 else ""
+    return f"Resolve {kind + ' ' if kind else ''}conflict{plural} in {counted(names, _FILES_NAMED)}"
