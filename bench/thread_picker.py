@@ -1,6 +1,7 @@
-"""A learned picker of open-thread sentences, measured across sessions AND readers (issue 25, step 21; bench/RESULTS.md,
-"Step 21 (a learned thread picker)"): does a logistic regression over generic features of the agent's prose pick the
-caveats named in passing and the steps not taken that the hand rules miss, on sessions and readers it was not fitted on?
+"""A learned picker of open-thread sentences, measured across sessions AND readers (issue 25; bench/RESULTS.md,
+"Step 21 (a learned thread picker, measured)"): does a logistic regression over generic features of the agent's prose
+pick the caveats named in passing and the steps not taken that the hand rules miss, on sessions and readers it was not
+fitted on?
 
 Candidates: every sentence or list item of every assistant message of a session (claude_words.sentences), cut at a
 clause (said_left.clause), 3 content words or more, none an item of the handoff already says (content-word F1 >= 0.3).
@@ -14,8 +15,10 @@ threads have no kind, all of theirs). Group-wise validation: fit on the dev-sess
 those sessions), test on the fresh2-session group (fresh2 + agree2 + old), and the reverse. The threshold is chosen on
 the training group out of fold (5 folds of sessions: threads named + detection F1 summed over its sets); the test group
 is scored strictly per set with the top-1 / top-2 candidates above it added as "Caveat: ..." threads, (a) only to
-sessions whose handoff already says open, (b) to every session. A sweep of test thresholds is printed too, marked.
-Blind sets (heldout, fresh) are never read.
+sessions whose handoff already says open, (b) to every session. For scale: the same picks added to every open session
+with no threshold, random picks so added (mean of 30 draws), and the ceiling (each open session given the candidates
+that best match that set's own labels). `--model ranker` fits a softmax within each session instead; `--least` sets a
+positive's F1. Blind sets (heldout, fresh) are never read.
 
 Usage: python bench/thread_picker.py --data-dir DIR [--model lr|ranker] [--least F1]
 (DIR: an index built by bench/handoff_quality.py --data-dir DIR)
