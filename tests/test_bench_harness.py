@@ -266,3 +266,22 @@ def test_consensus_counts_the_items_both_readers_named_and_how_many_the_handoff_
                                       "--consensus", "dev"], cwd=ROOT, check=True, capture_output=True, text=True,
                                      timeout=120).stdout, re.M)
     assert shown is not None and shown.group(1) == shown.group(2) != "0"
+
+
+def test_thread_picker_reads_each_clause_of_agent_prose_once_with_its_cues_and_place() -> None:
+    """bench/thread_picker.py: 4555072a's "These could all just use `strings.Contains()` ..." is a candidate, positive
+    against its labels (text or evidence, every reader), with its hedge cue and code named; an item of the handoff
+    saying it takes it out."""
+    import thread_picker
+
+    from .test_extractor import corpus_session
+
+    session_id = "4555072a-e039-4937-b6ea-dcb86152dd55"
+    session, labels = corpus_session(session_id), thread_picker.wanted_texts("dev")[session_id]
+    found = thread_picker.candidates(session, [], labels)
+    texts = [c.text for c in found]
+    assert len(texts) == len(set(texts)) and all(c.y in (0, 1) for c in found)
+    hit = next(c for c in found if c.text.startswith("These could all just use `strings.Contains()`"))
+    feats = dict(zip(thread_picker.FEATURES, hit.x, strict=True))
+    assert hit.y == 1 and feats["hedge"] == feats["code"] == 1.0 and 0.0 <= feats["through"] <= 1.0
+    assert not any(c.text == hit.text for c in thread_picker.candidates(session, [f"Caveat: {hit.text}"], labels))
