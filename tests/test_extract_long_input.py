@@ -199,3 +199,13 @@ def test_a_check_foretold_to_fail_is_read_from_the_lines_start_only() -> None:
     text = "will " * (LONG // 5) + "will break linting."
     assert insights._FORETOLD_RE.search(text) is not None
     assert insights._FORETOLD_RE.search("if " + text) is None  # a case: not a forecast
+
+
+def test_a_linters_directive_is_read_once_on_a_long_line() -> None:
+    from eywa.core.sources.comments import SUPPRESSION_RE, added_comments
+
+    assert "*+" in SUPPRESSION_RE.pattern  # its runs possessive: no run is read again from each of its places
+    for run in ("a" * LONG, " " * LONG, "a-" * (LONG // 2)):  # a directive with no reason after it: no match, at once
+        assert SUPPRESSION_RE.match(f"nolint:{run}") is None
+    assert list(added_comments("", f"// nolint:x // {'why ' * (LONG // 4)}\n"))[0].startswith("\n\nnolint:x // why")
+    assert SUPPRESSION_RE.match("eslint-disable-next-line no-console -- output is the CLI's")["names"] == "no-console"
