@@ -209,3 +209,13 @@ def test_a_conflicts_markers_are_read_at_each_line_start_once() -> None:
     session = Session(session_id="s", agent="codex", cwd="/tmp/widgets", events=[Event("tool", None, tool=marked)])
     assert gist.resolution(session, ["a.go"]) == "Resolve conflict in `a.go`"
     assert gist.resolution(_edits("/tmp/widgets/a.go"), ["a.go"]) is None  # no marker edited out
+
+
+def test_a_linters_directive_is_read_once_on_a_long_line() -> None:
+    from eywa.core.sources.comments import SUPPRESSION_RE, added_comments
+
+    assert "*+" in SUPPRESSION_RE.pattern  # its runs possessive: no run is read again from each of its places
+    for run in ("a" * LONG, " " * LONG, "a-" * (LONG // 2)):  # a directive with no reason after it: no match, at once
+        assert SUPPRESSION_RE.match(f"nolint:{run}") is None
+    assert list(added_comments("", f"// nolint:x // {'why ' * (LONG // 4)}\n"))[0].startswith("\n\nnolint:x // why")
+    assert SUPPRESSION_RE.match("eslint-disable-next-line no-console -- output is the CLI's")["names"] == "no-console"

@@ -1637,3 +1637,18 @@ def test_a_fault_of_what_code_does_a_later_edit_and_check_answered_is_said_as_it
     # ...": a design said of code no later edit wrote: it stays as said
     assert any(line.startswith("The state machine doesn't handle `FirstPrompt`") for line in texts(
         "da15b15f-a573-4523-abcb-fdd6c9a4e2a2"))
+
+
+def test_a_linter_silenced_with_its_reason_written_beside_it_is_a_decision() -> None:
+    # 5e231473: at the user's word it wrote `//nolint:exhaustive // default case handles all other agent types` above
+    # the switch (both readers' label: "silenced the exhaustive linter with a nolint comment ..., since the default
+    # covers other agents"); the Insights held only "The linter requires exhaustive switch cases."
+    found = [item.text for item in chosen(corpus_session("5e231473-1e70-45c5-9c18-6510ac844c99"))]
+    assert "Suppressed `exhaustive` with a `nolint` comment: default case handles all other agent types." in found
+
+
+def test_a_linter_silenced_in_a_test_is_no_decision() -> None:
+    # 562589bd wrote `//nolint:dupl // tests different install mode than TestUninstallHooks` into a test file: how a
+    # test is kept, as its other comments there (`test_comments_in_tests_are_no_decision`)
+    assert not any(item.text.startswith("Suppressed") for item in
+                   written_reasons(corpus_session("562589bd-5a9f-4bdf-8aed-cbfce44490ba")))

@@ -97,3 +97,12 @@ def test_comments_past_the_cut_that_say_no_reason_are_no_decision() -> None:
     session = corpus_session("569aed7b-6ead-4790-a3fe-c7028466112c")
     assert sum(len(call.comments) for call in session.tool_calls) > 20
     assert written_reasons(session) == []
+
+
+def test_a_linters_directive_is_kept_with_its_reason_and_a_note_mark_is_not(tmp_path: Path) -> None:
+    # "//nolint:exhaustive // default case ...": the linter silenced is the choice the reason is of (5e231473)
+    content = ("//nolint:exhaustive // default case handles all other agent types\nswitch t {}\n"
+               "// Note: the cache is reset by tests\nvar cache = map[string]int{}\n")
+    comments, _ = _claude_write(tmp_path, {"file_path": "/r/hooks.go", "content": content})
+    assert comments == ["\n\nnolint:exhaustive // default case handles all other agent types",
+                        "\n\nthe cache is reset by tests"]

@@ -40,7 +40,7 @@ from eywa.core.extract.user_choices import answered_questions, declined_offers, 
 from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, KIND_WORDS, NOT_DONE, PER_REVIEW
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
-from eywa.core.sources.comments import LEFT_FOR_LATER_RE
+from eywa.core.sources.comments import LEFT_FOR_LATER_RE, SUPPRESSION_RE
 
 MAX_INSIGHTS = 10
 MAX_CAUSES = 1
@@ -1074,6 +1074,19 @@ def _own_writing(session: Session) -> list[str]:
     return [text for text in found if text]
 
 
+SUPPRESSION_WORDS = 2  # words of the reason a silenced linter is given: "best-effort" alone says too little
+
+
+def _suppressed(silenced: re.Match[str]) -> Insight:
+    """A linter silenced in the code with the reason written beside it: "Suppressed `exhaustive` with a `nolint`
+    comment: default case handles all other agent types"."""
+    mark = " ".join(silenced["mark"].lower().split())
+    names = " and ".join(f"`{name}`" for name in silenced["names"].split(",") if name) or "the linter"
+    reason = silenced["reason"].rstrip(" .")
+    return Insight("Decision", silenced["names"] or mark, f"Suppressed {names} with a `{mark}` comment: {reason}.",
+                   WRITTEN)
+
+
 def written_reasons(session: Session) -> list[Insight]:
     """The sentences the session wrote outside its messages that say why the code is so: in the comments it wrote into
     code ("Uses git CLI instead of go-git because go-git doesn't respect global gitignore", "APIKey and Endpoint are
@@ -1086,6 +1099,11 @@ def written_reasons(session: Session) -> list[Insight]:
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
             continue
         text = clause(sentence.text, WRITTEN_WORDS)
+        if (silenced := SUPPRESSION_RE.match(text)) is not None:
+            if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS:
+                seen.add(text)
+                result.append(_suppressed(silenced))
+            continue
         if text in seen or not _WHY_RE.search(text) or LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
                 or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \
                 or len(_PROSE_WORD_RE.findall(_SPAN_RE.sub(" ", text))) < CLOSING_WORDS:

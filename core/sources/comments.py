@@ -10,10 +10,12 @@ from collections.abc import Iterable, Iterator
 # A comment line of most languages, its opening mark left off: `# ...`, `// ...`, `/* ... */`, ` * ...`, `-- ...`
 _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|/\*+|\*+(?!/)|--)\s?(.*)")
 _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
-# "nolint:revive // ...", "noqa: E501 - ...", "Note: ...": a linter's directive or a mark before what the comment says
-_DIRECTIVE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*|"
-                           r"^(?:nolint|noqa|eslint-disable|type:\s*ignore|pylint:\s*disable)\S*(?:\s+\S+)?\s*"
-                           r"(?://|#|-+|:)\s*", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*", re.IGNORECASE)  # "Note: ...": a mark before what it says
+# "nolint:revive // ...", "noqa: E501 - ...": a linter silenced, with the reason after it (kept: a choice made);
+# its runs possessive: a long line is read once
+SUPPRESSION_RE = re.compile(r"^(?P<mark>nolint|noqa|eslint-disable(?:-next-line|-line)?|type:\s*ignore|"
+                            r"pylint:\s*disable)[:=\[]?+\s*+(?P<names>[\w,.-]*+)\]?\s*+(?://|#|-++|:)\s*+"
+                            r"(?P<reason>\S.*)", re.IGNORECASE)
 LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "TODO: ...", "For now, we don't have file changes", "a usable (if imperfect) path": what the code leaves undone
 LEFT_UNDONE_RE = re.compile(rf"{LEFT_FOR_LATER_RE.pattern}|\bfor now\b|\bimperfect\b|\bnot (?:yet )?implemented\b",
@@ -32,8 +34,9 @@ def added_comments(old: str, new: str) -> Iterator[str]:
         # its closing mark cut off here, not in the pattern: a lazy group before blanks backtracks on a long line
         said = match.group(1).rstrip().removesuffix("*/").rstrip() if match else ""
         if said and not line.lstrip().startswith(("#!", "#include", "#define", "#import")):
-            text = _DIRECTIVE_RE.sub("", said)
+            text = _NOTE_RE.sub("", said)
             starts = not block or block[-1].endswith((".", "!", "?", ":")) or text != said \
+                or bool(SUPPRESSION_RE.match(text)) \
                 or bool(_WORD_OPENS_RE.match(text) or LEFT_FOR_LATER_RE.match(text))
             block.append(("\n\n" if starts else " ") + text)
             continue
