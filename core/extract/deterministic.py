@@ -69,14 +69,14 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "84"
+HANDOFF_RULES = "85"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
 MIN_WORD_SHARE = 0.1
 _TRIVIAL_PROMPT_RE = re.compile(
     r"^(y|yes|no|ok|okay|sure|thanks|thank you|continue|go on|go ahead|proceed|do it|lgtm|great|nice|"
-    r"perfect|cool|done|retry|try again|hi|hello)[.!]*$", re.IGNORECASE)
+    r"perfect|cool|done|retry|try again|hi|hello|(?:please )?(?:take|have) a look)[.!]*$", re.IGNORECASE)
 FRAGMENT_WORDS = 2  # of a prompt interrupted before any reply: a stray word ("exot"), not a request cut short
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*@])")  # "@path": a file the prompt attaches
 
