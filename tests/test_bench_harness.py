@@ -191,6 +191,22 @@ def test_open_work_signals_read_what_a_session_did_and_how_its_closing_ends() ->
     assert not {"edits_code", "check_run", "commits"} & plan
 
 
+def test_open_choices_read_what_followed_each_question_put_to_the_user() -> None:
+    """bench/open_choices.py: in 2956cee6 "Want me to make the comment fix ...?" is answered "yep do it" and the
+    closing "Want me to commit and push these?" ends the session; in 7acd37a8 the agent asks "Which would you prefer?"
+    and goes ahead with its own pick; in fe0cdcc5 the user's next prompt asks something else."""
+    import open_choices
+
+    from .test_extractor import corpus_session
+
+    said = open_choices.followed(corpus_session("2956cee6-6153-4ba6-ba24-3b7f3257549c"))
+    assert [(index, what) for index, _, what, _ in said] == [(83, "answered"), (88, "ended")]
+    went = open_choices.followed(corpus_session("7acd37a8-2745-4b58-a8a9-46164b22ad9e"))
+    assert (45, "Which would you prefer?", "went ahead") in [row[:3] for row in went]
+    passed = open_choices.followed(corpus_session("fe0cdcc5-cd91-4041-8742-e375aca7f56e"))
+    assert [what for _, _, what, _ in passed] == ["other prompt"]
+
+
 def test_open_work_signals_read_a_test_put_to_the_person_from_each_lines_start_once() -> None:
     """bench/open_work_signals.py: "you" and a check verb on one line, either order; a 200k-character line of "you"s
     is read from its start only (the old pattern began again at each "you" and read to the end)."""
