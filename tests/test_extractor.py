@@ -28,7 +28,7 @@ from eywa.core.extract.deterministic import (
     session_terms,
     what_happened,
 )
-from eywa.core.extract.gist import _base, asked, commit_mood, states, turned_down
+from eywa.core.extract.gist import REPORT_KIND_RE, _base, asked, commit_mood, report_leads, states, turned_down
 from eywa.core.extract.report_changes import report_changes
 from eywa.core.extract.terms import GENERIC, commit_bodies_in, commit_subjects
 from eywa.core.handoffs.fixed_words import LEFT_OUT
@@ -1346,3 +1346,20 @@ def test_a_short_request_is_said_unless_it_only_acknowledges() -> None:
     assert what_happened(s, requests_of(s), []) == ["Asked: Summarise greet.py"]
     s.events[0] = Event("user", T0, text="Yes")
     assert what_happened(s, requests_of(s), []) == []
+
+
+def test_a_report_heading_that_names_its_kind_is_no_headline_lead() -> None:
+    # 9ff9c26d's review report opens "Parallel Review Summary", 170cebcc's "Research Summary": the kind of report, not
+    # the work; with it out of the last leads the plan the session made is weighed (fresh2, agree2: "Planned PostHog
+    # command-usage telemetry ...")
+    for session_id, title in (("9ff9c26d-319d-4a47-843a-3d60f73295c9", "Parallel Review Summary"),
+                              ("170cebcc-4cb9-42aa-a322-6e590fc9db0d", "Research Summary")):
+        session = corpus_session(session_id)
+        assert title not in report_leads(session, turned_down(session))
+    assert corpus_headline("9ff9c26d-319d-4a47-843a-3d60f73295c9") == (
+        "Create a comprehensive plan at `plans/posthog-telemetry-integration.md`")
+    assert all(REPORT_KIND_RE.match(title) for title in ("Implementation Summary", "P2 Findings", "Code Review Done"))
+    # a title naming the work beside its kind stays a lead: 09a2c705's "PR #214 Review: Make rewind more generic ..."
+    session = corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5")
+    assert "PR #214 Review: Make rewind more generic for multi-agent support" in report_leads(session, set())
+    assert not REPORT_KIND_RE.match("Comparison: Gemini CLI vs Claude Code Implementation")

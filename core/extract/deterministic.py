@@ -28,7 +28,7 @@ from eywa.core.extract.facts import (
     with_checks,
 )
 from eywa.core.extract.gist import (
-    LAST_REPORTS,
+    LEADS_WEIGHED,
     REPORT_KIND_RE,
     asked,
     commit_mood,
@@ -69,7 +69,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "85"
+HANDOFF_RULES = "86"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -416,7 +416,7 @@ def _headline_of(session: Session, prs: list[str], commits: list[str], requests:
     if prompts and _BARE_OUTCOME_RE.match(closing):  # "Created `CHANGELOG.md`": what for, the request says
         closing = ""
     if closing:  # the last report may name only its last step: the gist of the reports and the first request
-        leads = [*(lead for lead in report_leads(session, declined)[-LAST_REPORTS:]
+        leads = [*(lead for lead in report_leads(session, declined)[-LEADS_WEIGHED:]
                    if not _POINTING_OUTCOME_RE.match(lead)),
                  *(request for request in asks[:1] if asked(request) and not states(request))]
         words = headline_words(closing)

@@ -21,7 +21,7 @@ what which how why have has had been being were them they their these those than
 please thanks need want like see look check make use using used get got run
 """.split())
 _WORD_RE = re.compile(r"[a-z0-9]+")
-LAST_REPORTS = 3  # the report leads weighed: the last ones, where the work is reported done
+LEADS_WEIGHED = 4  # the report leads weighed: the last ones, where the work is reported done
 LENGTH_PRIOR = 4  # words added to a candidate's length: a longer headline needs more recurring words per word
 MIN_WORDS = 3  # of a candidate after the first, words that are not common
 
@@ -59,9 +59,12 @@ def _past(verb: str) -> str:
     return next((past for past in (stem + "ed", stem + "d") if past in OUTCOME_VERBS), "")
 
 
-# "Code Review Complete", "Findings Summary": a heading naming the kind of report, not what it was about
+# "Code Review Complete", "Findings Summary": a heading naming the kind of report, not what it was about; "Research
+# Summary", "P2 Findings": a short one ending in it names a section or the document, not the work
 REPORT_KIND_RE = re.compile(r"^(?:(?:code|pr|final|security|multi-agent|review|findings?|summary|synthesis|analysis|"
-                            r"audit|investigation|report|results?|complete|completed|done)\b\s*)+[.!]?$", re.IGNORECASE)
+                            r"audit|investigation|report|results?|complete|completed|done)\b\s*)+[.!]?$|"
+                            r"^(?:\S+\s+){0,3}?(?:review|findings|summary|synthesis|analysis|audit|investigation|"
+                            r"report)[.!]?$", re.IGNORECASE)
 
 
 # "why can't we not just real booleans?", "No, keep ...", "Actually, ...": the person turns down what was just reported

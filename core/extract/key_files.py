@@ -11,9 +11,9 @@ from collections import Counter
 
 from eywa.core.archive.renderer import relative_path
 from eywa.core.extract import commands
-from eywa.core.extract.gist import LAST_REPORTS
 from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Session
 
+LAST_REPORTS = 3  # the last messages, where the work is reported done: a file they name is the work
 MAX_KEY_FILES = 12  # a long session's work spans more files than the few it edited most
 MAX_READ_KEY_FILES = 3  # read files listed beside the changes: the few a reader opens to follow the work
 FEW_CHANGES = 2  # beside as few changes, what the session studied tells its work: a file the person named is enough
