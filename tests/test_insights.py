@@ -1652,3 +1652,28 @@ def test_a_linter_silenced_in_a_test_is_no_decision() -> None:
     # test is kept, as its other comments there (`test_comments_in_tests_are_no_decision`)
     assert not any(item.text.startswith("Suppressed") for item in
                    written_reasons(corpus_session("562589bd-5a9f-4bdf-8aed-cbfce44490ba")))
+
+
+def test_a_finding_that_goes_on_with_the_choice_made_on_it_then_done_is_a_decision() -> None:
+    # 4f8c1176: "The `SaveContext` doesn't carry `StartedAt`, but we can load it from the session state ...", then
+    # the edits; both readers: "load the session state ... to get StartedAt, since SaveContext does not carry it"
+    found = chosen(corpus_session("4f8c1176-7025-4530-a860-c6fc4c63a150"))
+    assert any(item.kind == "Decision" and item.text.startswith("The `SaveContext` doesn't carry `StartedAt`, but we "
+                                                                "can load it") for item in found)
+    # 847ff7d2: "... doesn't use shadow branches, so there's no reason to truncate `BaseCommit` to 7 chars", then done
+    assert any(item.kind == "Decision" and "no reason to truncate `BaseCommit`" in item.text
+               for item in chosen(corpus_session("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")))
+
+
+def test_a_finding_that_goes_on_with_a_choice_and_no_edit_after_stays_a_finding() -> None:
+    said = "The `SaveContext` doesn't carry `StartedAt`, but we can load it from the session state instead."
+    edit = Event("tool", None, tool=ToolCall("e", "Edit", {"file_path": "/r/a.go", "new_string": "StartedAt"}))
+    session = Session("s", cwd="/r", events=[Event("user", None, text="Fix the restore path"), edit,
+                                             Event("assistant", None, text=said)])
+    assert [item.kind for item in chosen(session) if item.text == said] == ["Found"]
+    # the same finding with an edit after it: the choice made on it
+    session.events.append(edit)
+    assert [item.kind for item in chosen(session) if item.text == said] == ["Decision"]
+    # 03a1382e: "Next run will show ..., so we can confirm ...": no edit after it, no decision of it
+    assert not any("so we can confirm" in item.text for item in chosen(
+        corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904")))

@@ -865,6 +865,10 @@ _LOWER_START = frozenset("the this that these those there it its we our all both
                          "you using when if once while after before".split())
 _JOINING_RE = re.compile(r"^(?:but|and|so|also)\b,?\s+(?=\w)", re.IGNORECASE)  # a finding's own joint, before "since"
 _CONSISTENCY_RE = re.compile(r"\bfor (?:\w+ )?consistency\b", re.IGNORECASE)  # "for API consistency": a reason
+# "GitHub tokens can't be branch-scoped, but we can minimize access by removing ...", "... doesn't use shadow branches,
+# so there's no reason to truncate `BaseCommit`": a finding that says in its own words the choice made on it
+_CHOSEN_ON_RE = re.compile(r", (?:but|so) (?:we|i) can (?!not\b)\w|, so there(?:'s| is) no (?:reason|need) to\b",
+                           re.IGNORECASE)
 _OWN_STEP_RE = re.compile(r"\b(?:i'll|i will|let me|we'll)\b", re.IGNORECASE)  # "..., I'll add nolint comments": a step
 MAX_JOINED = 240  # characters of a step joined to its finding: a line a phone shows whole
 
@@ -1330,6 +1334,9 @@ def chosen(session: Session, undone: Undone | None = None, facts: Facts | None =
         if index in edited_after:
             items += [item for item in findings_before_edits(said)
                       if item.text not in texts and not _NO_REFERENT_RE.match(item.text)]
+            # a finding that goes on with what to do on it, then done: the choice, its reason said first
+            items = [replace(item, kind="Decision", strength=REASONED)
+                     if item.kind == "Found" and _CHOSEN_ON_RE.search(item.text) else item for item in items]
         if undone is not None:  # a fault or lack of code a later edit wrote the code of: said as it was
             items = [_before_fix(item, _BEFORE) if _fixed_since(item, index, undone) else item for item in items]
             items = [item for item in items if not _foretold_wrong(item, index, undone)]
