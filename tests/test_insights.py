@@ -1654,6 +1654,15 @@ def test_a_linter_silenced_in_a_test_is_no_decision() -> None:
                    written_reasons(corpus_session("562589bd-5a9f-4bdf-8aed-cbfce44490ba")))
 
 
+def test_a_linter_directive_the_session_says_was_stripped_is_no_decision() -> None:
+    # 9e44573d wrote `//nolint:revive // var-naming: ...`, then: "The linter's `fix: true` setting stripped the nolint
+    # comment" (a blind A/B read "Suppressed `revive` ..." as false: the net change was nothing)
+    assert not any(item.text.startswith("Suppressed") for item in
+                   written_reasons(corpus_session("9e44573d-4eb8-4de0-8659-418f3c68706d")))
+    assert insights_rules._STRIPPED_RE.search("the linter removed the `nolint` comment")
+    assert not insights_rules._STRIPPED_RE.search("Removed the unused import; added a nolint comment")
+
+
 def test_a_finding_that_goes_on_with_the_choice_made_on_it_then_done_is_a_decision() -> None:
     # 4f8c1176: "The `SaveContext` doesn't carry `StartedAt`, but we can load it from the session state ...", then
     # the edits; both readers: "load the session state ... to get StartedAt, since SaveContext does not carry it"

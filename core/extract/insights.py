@@ -1079,6 +1079,9 @@ def _own_writing(session: Session) -> list[str]:
 
 
 SUPPRESSION_WORDS = 2  # words of the reason a silenced linter is given: "best-effort" alone says too little
+# "The linter's `fix: true` setting stripped the nolint comment" (9e44573d): the directive did not stay in the code
+_STRIPPED_RE = re.compile(r"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+|its\s+)?`?(nolint|noqa|eslint-disable|"
+                          r"type:\s*ignore|pylint:\s*disable)", re.IGNORECASE)
 
 
 def _suppressed(silenced: re.Match[str]) -> Insight:
@@ -1099,12 +1102,15 @@ def written_reasons(session: Session) -> list[Insight]:
     rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
     result: list[Insight] = []
     seen: set[str] = set()
+    stripped = {" ".join(found.group(1).lower().split()) for event in session.events if event.kind == "assistant"
+                for found in _STRIPPED_RE.finditer(event.text or "")}
     for sentence in (s for block in _own_writing(session) for s in sentences(block)):
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
             continue
         text = clause(sentence.text, WRITTEN_WORDS)
         if (silenced := SUPPRESSION_RE.match(text)) is not None:
-            if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS:
+            if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS \
+                    and not any(" ".join(silenced["mark"].lower().split()).startswith(mark) for mark in stripped):
                 seen.add(text)
                 result.append(_suppressed(silenced))
             continue
