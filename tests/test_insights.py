@@ -1654,6 +1654,14 @@ def test_a_linter_silenced_in_a_test_is_no_decision() -> None:
                    written_reasons(corpus_session("562589bd-5a9f-4bdf-8aed-cbfce44490ba")))
 
 
+def test_a_silenced_linter_an_insight_already_names_with_its_directive_is_said_once() -> None:
+    # b2273d7d: "Add `//nolint:ireturn` directives to silence the linter ..." is kept; a second directive's reason
+    # ("Returns interface by design") added a line a blind A/B read as a repeat
+    found = [item.text for item in chosen(corpus_session("b2273d7d-fb20-41f7-93fb-265486aae975"))]
+    assert any(text.startswith("Add `//nolint:ireturn` directives") for text in found)
+    assert not any(text.startswith("Suppressed") for text in found)
+
+
 def test_a_linter_directive_the_session_says_was_stripped_is_no_decision() -> None:
     # 9e44573d wrote `//nolint:revive // var-naming: ...`, then: "The linter's `fix: true` setting stripped the nolint
     # comment" (a blind A/B read "Suppressed `revive` ..." as false: the net change was nothing)

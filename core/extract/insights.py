@@ -1084,6 +1084,9 @@ _STRIPPED_RE = re.compile(r"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+
                           r"type:\s*ignore|pylint:\s*disable)", re.IGNORECASE)
 
 
+_SUPPRESSED_RE = re.compile(r"^Suppressed (?P<names>.+?) with a `(?P<mark>[^`]+)` comment:")  # `_suppressed`'s line
+
+
 def _suppressed(silenced: re.Match[str]) -> Insight:
     """A linter silenced in the code with the reason written beside it: "Suppressed `exhaustive` with a `nolint`
     comment: default case handles all other agent types"."""
@@ -1194,6 +1197,11 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
     (either ranked first) names the same code and says what was done, not what was wrong: no repeat. Two choices of
     the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
     ascribed = bool(_ASCRIBED_RE.match(item.text))
+    # b2273d7d: "Add `//nolint:ireturn` directives ..." kept: another `nolint:ireturn`'s reason adds little
+    if (silenced := _SUPPRESSED_RE.match(item.text)) is not None and any(
+            silenced["mark"] in k.text.lower()
+            and all(name.strip("`") in k.text for name in _SPAN_RE.findall(silenced["names"])) for k in kept):
+        return True
     for k in kept:
         if _fix_of(item, k) or _fix_of(k, item):
             continue
