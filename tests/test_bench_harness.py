@@ -207,6 +207,25 @@ def test_open_choices_read_what_followed_each_question_put_to_the_user() -> None
     assert [what for _, _, what, _ in passed] == ["other prompt"]
 
 
+def test_unsaid_decisions_place_each_evidence_in_its_record_and_lift_the_insights_limit() -> None:
+    """bench/unsaid_decisions.py: a7da6a22's "This branch can never be hit ..." is among its candidates once the limit
+    is lifted; evidence in the user's prompt, a tool's input, mid-turn and in a closing report, and none found."""
+    import unsaid_decisions
+
+    from .test_extractor import corpus_session
+
+    found = unsaid_decisions.candidates(corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"))
+    assert len(found) > 10 and any("This branch can never be hit" in line for line in found)
+    text = [{"type": "text", "text": "I'll use `os.Args`. Then"}]
+    records = [{"type": "user", "message": {"content": "can you make it a free form field"}},
+               {"type": "assistant", "message": {"content": text}},
+               {"type": "assistant", "message": {"content": [{"type": "tool_use", "input": {"cmd": "git push -f"}}]}},
+               {"type": "assistant", "message": {"content": [{"type": "text", "text": "Done: kept the builder."}]}}]
+    assert [unsaid_decisions.place(records, evidence) for evidence in (
+        "can you make it a free form field", "I'll use os.Args. Then", "git push -f", "Done: kept the builder.",
+        "nowhere")] == ["user text", "agent text, mid-turn", "tool input", "agent text, report", "none found"]
+
+
 def test_open_work_signals_read_a_test_put_to_the_person_from_each_lines_start_once() -> None:
     """bench/open_work_signals.py: "you" and a check verb on one line, either order; a 200k-character line of "you"s
     is read from its start only (the old pattern began again at each "you" and read to the end)."""

@@ -118,6 +118,22 @@ def test_a_change_asked_after_its_reason_keeps_the_reason() -> None:
     assert directions(_session("I'm lost, can you explain why the hook runs twice instead?")) == []
 
 
+def test_a_change_asked_without_its_question_mark_or_before_a_pasted_example_is_a_choice() -> None:
+    # 170cebcc: "can you make the agent a free form field and just give "Claude Code, Gemini" as example" (no "?"),
+    # then the edit; its readers: "Make Agent a free-text input ... instead of a dropdown, at the user's request."
+    assert ("At the user's request: make the agent a free form field and just give \"Claude Code, Gemini\" as "
+            "example.") in _lines("170cebcc-4cb9-42aa-a322-6e590fc9db0d")
+    # cb2e607c: "Can you please change the default command behaviour (without pr_input) to look up the PR for the
+    # current branch? You can do something like:\n\n➜ ... gh pr view --json url\n{...}" and a man page pasted
+    assert ("At the user's request: change the default command behaviour (without pr_input) to look up the PR for the "
+            "current branch.") in _lines("cb2e607c-c758-415a-8b45-c49e4631906a")
+    # 0a76fbfe: "does this mean we can remove our checkout shims?\n..." asks, no change asked of the agent
+    assert directions(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8")) == []
+    assert directions(_session("can you check the importer handles 503 too")) == []
+    assert directions(_session("can you explain why the retry loop never stops?\n\nTraceback (most recent call last):\n"
+                               "  File \"importer.py\", line 3")) == []
+
+
 def test_of_the_options_a_review_comment_offers_the_one_the_agents_answer_takes_up_is_the_fix() -> None:
     comment = ("The branch name comes straight from the user and is put into the refspec, so a name with a colon "
                "can push to another ref. Please either (a) Validate the branch name before building the refspec, "

@@ -34,8 +34,10 @@ _WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i wo
 _ASKED_RE = re.compile(r"^(?:[^?]{0,120}?, )?(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) "
                        r"(?:also |please |just )?"
                        r"(?!(?:double |)check|verify|explain|look|help|run|show|tell|see|find|figure|try|investigate|"
-                       r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)(?P<asked>[a-z]+\b[^?]*)\?$",
-                       re.IGNORECASE)
+                       r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)(?P<asked>[a-z]+\b[^?]*)\??$",
+                       re.IGNORECASE)  # its mark may be left off: "can you make the agent a free form field"
+# "can we import the id packages ...": a change asked as its first words, said by its verb ("import the id packages")
+_ASKING_LEAD_RE = re.compile(r"^(?:can|could) (?:we|you) (?:also |please |just )?", re.IGNORECASE)
 # "can you fix it?", "can you please proceed?", "can you commit and push?": a go-ahead that names no change
 _GO_AHEAD_WORDS = frozenset("it this that these those them the a an and or to for of please now again all ahead go "
                             "proceed continue commit push do make apply implement update fix finish change changes "
@@ -113,6 +115,18 @@ def carried_out(events: list[Event], index: int) -> bool:
                  or e.tool is not None and e.tool.name in WRITE_TOOLS), False)
 
 
+# "Can you please change the default command behaviour ... to look up the PR for the current branch? You can do
+# something like:\n\n$ gh pr view ...": a change asked first, then an example or output pasted after it
+_FIRST_ASKED_RE = re.compile(r"^[^?\n]{20,200}\?(?=\s)")
+
+
+def _asked_first(shown: str) -> str:
+    """The change a prompt that goes on to paste an example or output asks for first, as one question on its first
+    line; "" when the prompt is one line or opens with no such question."""
+    first = _FIRST_ASKED_RE.match(shown) if "\n" in shown else None
+    return first[0] if first and _ASKED_RE.match(first[0]) else ""
+
+
 def directions(session: Session) -> list[tuple[int, str]]:
     """The prompts after the first that correct or redirect the work ("let's first fix the bug with CWD", "Instead
     of 'Strategy initialized' we should do ...") and that an edit then carried out, in the user's words, with the
@@ -130,7 +144,8 @@ def directions(session: Session) -> list[tuple[int, str]]:
             continue
         prompts += 1
         shown = _MENTION_LINE_RE.sub("", typed(event.text)).strip()
-        text = " ".join(shown.split())
+        first = _asked_first(shown)
+        text = first or " ".join(shown.split())
         chosen = _picked(text, last) if prompts > 1 else None
         if chosen is not None:
             if carried_out(events, index):
@@ -141,7 +156,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()
             asked = len(set(re.findall(r"[\w`.-]+", named)) - _GO_AHEAD_WORDS) >= ASKED_WORDS
-        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in shown or \
+        if prompts == 1 or len(text) > 300 or "?" in text and not asked or "\n" in shown and not first or \
                 not (asked or _DIRECTION_RE.search(text) or _WANTED_RE.search(text)) or _APPROVAL_RE.search(text):
             continue
         if not carried_out(events, index) or _HIDDEN_NAME_RE.search(text):
@@ -150,6 +165,7 @@ def directions(session: Session) -> list[tuple[int, str]]:
         text = text if asked else next((part for part in parts if _DIRECTION_RE.search(part)), None) \
             or next(part for part in parts if _WANTED_RE.search(part))
         text = _LEAD_WORDS_RE.sub("", text)
+        text = _ASKING_LEAD_RE.sub("", text) if asked else text
         text = cut_at_clause(text, MAX_DIRECTION).rstrip(" .,;:?")
         picked = _OPTION_RE.search(text)
         if picked:  # "I like Option C": the option as the agent's last message put it
