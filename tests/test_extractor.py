@@ -9,7 +9,7 @@ import pytest
 
 from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
-from eywa.core.extract import commands, deterministic
+from eywa.core.extract import commands, deterministic, gist
 from eywa.core.extract.backed import Backing
 from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome
 from eywa.core.extract.deterministic import (
@@ -900,6 +900,16 @@ def test_a_session_that_only_resolved_conflicts_says_so_in_its_headline() -> Non
         "59455d2e-4c2a-4b07-9d5f-d01f98258458"]
 
 
+def test_conflict_markers_a_multiedit_took_out_resolve_and_a_scratch_files_alone_do_not() -> None:
+    def session(tool: str, arguments: dict) -> Session:
+        call = ToolCall("e", tool, {"file_path": "/r/setup.go", **arguments})
+        return Session(session_id="s", agent="claude-code", cwd="/r", events=[Event("tool", None, tool=call)])
+
+    marked = {"old_string": "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x (y)\n", "new_string": "b\n"}
+    assert gist.resolution(session("MultiEdit", {"edits": [marked]}), ["setup.go"]) == "Resolve conflict in `setup.go`"
+    assert gist.resolution(session("Edit", marked), []) is None  # no file of the session's changed: no headline
+
+
 def test_a_first_prompt_stating_the_case_is_no_headline_when_a_report_says_what_was_done() -> None:
     # 8b418ea5 opens "I'm working on linear ENT-98. keep our working documentation in linear.": both blind readers
     # name the move of `help.go` ("Move help.go from commands subpackage into main cli package (ENT-98)")
@@ -1357,3 +1367,5 @@ def test_a_report_heading_that_names_its_kind_is_no_headline_lead() -> None:
     session = corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5")
     assert "PR #214 Review: Make rewind more generic for multi-agent support" in report_leads(session, set())
     assert not REPORT_KIND_RE.match("Comparison: Gemini CLI vs Claude Code Implementation")
+    # a heading that opens with the work it did is no kind of report
+    assert not any(REPORT_KIND_RE.match(title) for title in ("Address review", "Fixed audit", "Update Summary"))

@@ -11,6 +11,7 @@ from eywa.core.extract.insights import written_reasons
 from eywa.core.redaction.scrubber import default_redactor
 from eywa.core.sources.claude.builder import build_session
 from eywa.core.sources.codex import patch_calls
+from eywa.core.sources.comments import SUPPRESSION_RE
 from eywa.core.sources.common import COMMENT_KEEP, COMMENTS_KEEP, INPUT_KEEP
 from eywa.core.sources.gemini import _tool as gemini_tool
 
@@ -106,3 +107,14 @@ def test_a_linters_directive_is_kept_with_its_reason_and_a_note_mark_is_not(tmp_
     comments, _ = _claude_write(tmp_path, {"file_path": "/r/hooks.go", "content": content})
     assert comments == ["\n\nnolint:exhaustive // default case handles all other agent types",
                         "\n\nthe cache is reset by tests"]
+
+
+def test_a_directive_names_eslint_rules_of_a_plugin_and_ends_before_a_dash_that_separates() -> None:
+    for text, names, reason in (
+            ("eslint-disable-next-line react-hooks/exhaustive-deps -- deps are stable", "react-hooks/exhaustive-deps",
+             "deps are stable"),
+            ("eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API is untyped",
+             "@typescript-eslint/no-explicit-any", "the API is untyped"),
+            ("noqa:E501- a long URL", "E501", "a long URL")):
+        found = SUPPRESSION_RE.match(text)
+        assert found is not None and (found["names"], found["reason"]) == (names, reason)

@@ -12,6 +12,7 @@ from eywa.core.extract import commands
 from eywa.core.extract.claude_words import OUTCOME_VERBS, heading_name, headings, outcome, sentences
 from eywa.core.extract.marks import counted, stub_dropped
 from eywa.core.session import WRITE_TOOLS, Session
+from eywa.core.sources.comments import written
 
 # Words that recur in any conversation (connectives, chat, generic verbs): no sign of what it is about.
 _COMMON = frozenset("""
@@ -60,10 +61,13 @@ def _past(verb: str) -> str:
 
 
 # "Code Review Complete", "Findings Summary": a heading naming the kind of report, not what it was about; "Research
-# Summary", "P2 Findings": a short one ending in it names a section or the document, not the work
+# Summary", "P2 Findings": a short one ending in it names a section or the document, not the work ("Address review"
+# opens with the work it did)
 REPORT_KIND_RE = re.compile(r"^(?:(?:code|pr|final|security|multi-agent|review|findings?|summary|synthesis|analysis|"
                             r"audit|investigation|report|results?|complete|completed|done)\b\s*)+[.!]?$|"
-                            r"^(?:\S+\s+){0,3}?(?:review|findings|summary|synthesis|analysis|audit|investigation|"
+                            r"^(?!(?:address|fix|respond|reply|update|add|apply|handle|resolve|implement|run|write|"
+                            r"create|prepare|perform|conduct|complete|finish|request|start)(?:e?s|e?d|ing)?\s)"
+                            r"(?:\S+\s+){0,3}?(?:review|findings|summary|synthesis|analysis|audit|investigation|"
                             r"report)[.!]?$", re.IGNORECASE)
 
 
@@ -204,9 +208,9 @@ def resolution(session: Session, changed: list[str]) -> str | None:
         if call.name == "Bash":
             kind = next((step.verb for step in commands.git_steps(str(call.input.get("command", "")))
                          if step.verb in _CONFLICT_KINDS), kind)
-        elif call.name in WRITE_TOOLS and _CONFLICT_MARK_RE.search(str(call.input.get("old_string", ""))):
+        elif call.name in WRITE_TOOLS and any(_CONFLICT_MARK_RE.search(old) for old, _ in written(call.input)):
             resolved.append(relative_path(str(call.input.get("file_path", "")), session.cwd))
-    if not resolved or not set(changed) <= set(resolved):
+    if not resolved or not changed or not set(changed) <= set(resolved):  # none changed: a scratch file's markers
         return None
     names = [f"`{path.rstrip('/').rsplit('/', 1)[-1]}`" for path in dict.fromkeys(changed)]
     plural = "s" if len(resolved) > 1 else ""

@@ -40,7 +40,7 @@ from eywa.core.extract.user_choices import answered_questions, declined_offers, 
 from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, KIND_WORDS, NOT_DONE, PER_REVIEW
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
-from eywa.core.sources.comments import LEFT_FOR_LATER_RE, SUPPRESSION_RE
+from eywa.core.sources.comments import LEFT_FOR_LATER_RE, SUPPRESSION_MARKS, SUPPRESSION_RE
 
 MAX_INSIGHTS = 10
 MAX_CAUSES = 1
@@ -1080,17 +1080,22 @@ def _own_writing(session: Session) -> list[str]:
 
 SUPPRESSION_WORDS = 2  # words of the reason a silenced linter is given: "best-effort" alone says too little
 # "The linter's `fix: true` setting stripped the nolint comment" (9e44573d): the directive did not stay in the code
-_STRIPPED_RE = re.compile(r"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+|its\s+)?`?(nolint|noqa|eslint-disable|"
-                          r"type:\s*ignore|pylint:\s*disable)", re.IGNORECASE)
+_STRIPPED_RE = re.compile(rf"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+|its\s+)?`?({SUPPRESSION_MARKS})",
+                          re.IGNORECASE)
 
 
 _SUPPRESSED_RE = re.compile(r"^Suppressed (?P<names>.+?) with a `(?P<mark>[^`]+)` comment:")  # `_suppressed`'s line
 
 
+def _mark(found: str) -> str:
+    """A directive's mark as one spelling: "type:ignore", "Type: ignore" -> "type: ignore"."""
+    return re.sub(r":\s*", ": ", found.lower()) if found.lower().startswith(("type", "pylint")) else found.lower()
+
+
 def _suppressed(silenced: re.Match[str]) -> Insight:
     """A linter silenced in the code with the reason written beside it: "Suppressed `exhaustive` with a `nolint`
     comment: default case handles all other agent types"."""
-    mark = " ".join(silenced["mark"].lower().split())
+    mark = _mark(silenced["mark"])
     names = " and ".join(f"`{name}`" for name in silenced["names"].split(",") if name) or "the linter"
     reason = silenced["reason"].rstrip(" .")
     return Insight("Decision", silenced["names"] or mark, f"Suppressed {names} with a `{mark}` comment: {reason}.",
@@ -1105,7 +1110,7 @@ def written_reasons(session: Session) -> list[Insight]:
     rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
     result: list[Insight] = []
     seen: set[str] = set()
-    stripped = {" ".join(found.group(1).lower().split()) for event in session.events if event.kind == "assistant"
+    stripped = {_mark(found.group(1)) for event in session.events if event.kind == "assistant"
                 for found in _STRIPPED_RE.finditer(event.text or "")}
     for sentence in (s for block in _own_writing(session) for s in sentences(block)):
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
@@ -1113,7 +1118,7 @@ def written_reasons(session: Session) -> list[Insight]:
         text = clause(sentence.text, WRITTEN_WORDS)
         if (silenced := SUPPRESSION_RE.match(text)) is not None:
             if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS \
-                    and not any(" ".join(silenced["mark"].lower().split()).startswith(mark) for mark in stripped):
+                    and not any(_mark(silenced["mark"]).startswith(mark) for mark in stripped):
                 seen.add(text)
                 result.append(_suppressed(silenced))
             continue
@@ -1198,9 +1203,9 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
     the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
     ascribed = bool(_ASCRIBED_RE.match(item.text))
     # b2273d7d: "Add `//nolint:ireturn` directives ..." kept: another `nolint:ireturn`'s reason adds little
-    if (silenced := _SUPPRESSED_RE.match(item.text)) is not None and any(
-            silenced["mark"] in k.text.lower()
-            and all(name.strip("`") in k.text for name in _SPAN_RE.findall(silenced["names"])) for k in kept):
+    if (silenced := _SUPPRESSED_RE.match(item.text)) is not None and (names := _SPAN_RE.findall(silenced["names"])) \
+            and any(silenced["mark"] in k.text.lower() and all(name.strip("`") in k.text for name in names)
+                    for k in kept):
         return True
     for k in kept:
         if _fix_of(item, k) or _fix_of(k, item):

@@ -13,9 +13,10 @@ _DOCSTRING_RE = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
 _NOTE_RE = re.compile(r"^(?:note|nb|important)\s*:\s*", re.IGNORECASE)  # "Note: ...": a mark before what it says
 # "nolint:revive // ...", "noqa: E501 - ...": a linter silenced, with the reason after it (kept: a choice made);
 # its runs possessive: a long line is read once
-SUPPRESSION_RE = re.compile(r"^(?P<mark>nolint|noqa|eslint-disable(?:-next-line|-line)?|type:\s*ignore|"
-                            r"pylint:\s*disable)[:=\[]?+\s*+(?P<names>[\w,.-]*+)\]?\s*+(?://|#|-++|:)\s*+"
-                            r"(?P<reason>\S.*)", re.IGNORECASE)
+SUPPRESSION_MARKS = r"nolint|noqa|eslint-disable(?:-next-line|-line)?|type:\s*ignore|pylint:\s*disable"
+# the names: `react-hooks/exhaustive-deps`, `@typescript-eslint/no-explicit-any`; a dash before a blank separates
+SUPPRESSION_RE = re.compile(rf"^(?P<mark>{SUPPRESSION_MARKS})[:=\[]?+\s*+(?P<names>(?:[\w,.@]|-(?![-\s])|/(?=[\w@]))*+)"
+                            r"\]?\s*+(?://|#|-++|:)\s*+(?P<reason>\S.*)", re.IGNORECASE)
 LEFT_FOR_LATER_RE = re.compile(r"^(?:todo|fixme|xxx)\b", re.IGNORECASE)  # "TODO: ...": a step left, no reason
 # "TODO: ...", "For now, we don't have file changes", "a usable (if imperfect) path": what the code leaves undone
 LEFT_UNDONE_RE = re.compile(rf"{LEFT_FOR_LATER_RE.pattern}|\bfor now\b|\bimperfect\b|\bnot (?:yet )?implemented\b",
