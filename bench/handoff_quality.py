@@ -20,7 +20,7 @@ Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
 Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree|agree2]
        [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show] [--by-kind] [--near] [--consensus SET]
-(--labels bench/handoff_labels_heldout.yaml scores the held-out set, chosen and labelled without reading
+(--labels bench/handoff_labels_heldout.yaml scores the old held-out set, chosen and labelled without reading
 Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`. `--reader agree` scores another
 blind reader's labels of the same sessions in place of Eywa's handoffs: how far two readers agree; `--without-kind
 repo-state` leaves that kind of open thread out of the labels and of a reader's items. `--by-kind`, `--near` and
@@ -50,6 +50,8 @@ ROOT = BENCH.parent
 SHARED = ROOT.parent / "shared"
 LABELS = BENCH / "handoff_labels.yaml"
 BLIND = BENCH / "handoff_labels_blind.yaml"
+HELDOUT = BENCH / "handoff_labels_heldout.yaml"  # the old held-out set: tunable now, unlike the blind heldout and fresh
+OLD = (LABELS, HELDOUT)  # the two old label files, whose threads have no kind
 AGENTS = ROOT / "tests" / "fixtures" / "agents"
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an and the of to in on for with by from is are was be it its this that as at or into "
@@ -268,6 +270,7 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
 
 
 SETS = ("dev", "heldout", "fresh", "fresh2", "agree", "agree2")
+TUNABLE = ("dev", "fresh2", "agree", "agree2")  # the blind sets whose labels and handoffs may be read
 
 
 def load_labels(path: Path = LABELS, which: str | None = None, without_kind: str | None = None) -> list[dict]:
@@ -305,15 +308,21 @@ def extracted(data_dir: Path, ids: list[str]) -> dict[str, dict]:
     return found
 
 
+def corpus_path(session_id: str) -> Path:
+    """The corpus transcript file of `session_id`; KeyError when the corpus has none (an agent fixture's id)."""
+    path = next((SHARED / "corpus").rglob(f"{session_id}.jsonl"), None)
+    if path is None:
+        raise KeyError(session_id)
+    return path
+
+
 def corpus_session(session_id: str) -> Session:
     """A session of the corpus, read in place as ingest reads it (unredacted); KeyError when the corpus has none."""
     from eywa.core.sources.claude import subagent_parent
     from eywa.core.sources.discovery import group_sessions, scan_files
     from eywa.core.sources.sessions import read_session
 
-    path = next((SHARED / "corpus").rglob(f"{session_id}.jsonl"), None)
-    if path is None:
-        raise KeyError(session_id)
+    path = corpus_path(session_id)
     return read_session(group_sessions(scan_files(path.parent), subagent_parent)[session_id], lambda text: text)[0]
 
 

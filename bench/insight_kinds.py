@@ -25,7 +25,7 @@ from eywa.core.session import Session
 
 _NAMES = {rules.REASONED: "REASONED", rules.REPORTED: "REPORTED", rules.ANNOUNCED: "ANNOUNCED",
           rules.LIMIT: "LIMIT", rules.FOLLOWED: "FOLLOWED", rules.FINDING: "FINDING",
-          rules.BEFORE_EDIT: "BEFORE_EDIT", rules.REFUSED: "REFUSED", rules.CLOSING: "CLOSING",
+          rules.BEFORE_EDIT: "BEFORE_EDIT", rules.LINTED: "LINTED", rules.CLOSING: "CLOSING",
           rules.WRITTEN: "WRITTEN"}
 _KINDS = {"Root cause": "cause", "Decision": "choice", "Found": "found"}
 
@@ -39,8 +39,10 @@ def kind_of(item: rules.Insight, users: set[str], commits: set[str]) -> str:
     return _NAMES.get(item.strength) or f"{_KINDS[item.kind]} s{item.strength}"
 
 
-def every_candidate(session: Session) -> list[rules.Insight]:
-    with mock.patch.multiple(rules, MAX_INSIGHTS=10**6, MAX_CAUSES=10**6, NOTES_OF_A_KIND={}):
+def every_candidate(session: Session, repeats: bool = True) -> list[rules.Insight]:
+    """Every insight the rules find in `session`, their caps lifted; with `repeats` False, their repeat check too."""
+    with mock.patch.multiple(rules, MAX_INSIGHTS=10**6, MAX_CAUSES=10**6, NOTES_OF_A_KIND={}), \
+            mock.patch.object(rules, "_repeats", rules._repeats if repeats else lambda item, kept: False):
         return rules.chosen(session)
 
 

@@ -6,8 +6,9 @@ ended, the agent went ahead with tools before any reply, the reply answers it at
 Usage: python bench/open_choices.py [--show] [--data-dir DIR]
 --show lists the rows other than answered at once, each with the kinds of open threads the tunable sets' readers
 labelled on its session (dev, fresh2, agree, agree2, and the two old sets, whose threads have no kind: "open"; "none" =
-labelled, nothing open) and, with --data-dir, the open threads today's handoff says. Never shows the held-out sets'
-labels.
+labelled, nothing open) and, with --data-dir, the open threads today's handoff says. It reads
+bench/handoff_labels_heldout.yaml, the old held-out set (tunable despite its name); the blind sets `heldout` and `fresh`
+of bench/handoff_labels_blind.yaml are never read.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import collections
 import re
 import sys
 from pathlib import Path
-
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -35,8 +34,6 @@ _ASKED_RE = re.compile(rf"\b{ASK_PREFIX}\b|\b(?:would|do) you (?:like|want|prefe
 # a reply that takes the question up at once: yes or no, an option by number or letter, "let's ...", "both"
 _ANSWER_RE = re.compile(rf"^(?:{YES_WORDS}|no|nope|don'?t|let'?s|option|\d+\b|[abc]\b|both|neither|yup)\b",
                         re.IGNORECASE)
-TUNABLE = ("dev", "fresh2", "agree", "agree2")
-OLD = (hq.LABELS, hq.BENCH / "handoff_labels_heldout.yaml")
 
 
 def _corpus() -> list[Session]:
@@ -74,11 +71,10 @@ def followed(session: Session) -> list[tuple[int, str, str, str]]:
 def _labelled() -> dict[str, list[tuple[str, str]]]:
     """Session id -> (set, the kinds of its open threads or "none") for each tunable reader."""
     kinds: dict[str, list[tuple[str, str]]] = collections.defaultdict(list)
-    for which, path in [*((s, hq.BLIND) for s in TUNABLE), *((p.stem, p) for p in OLD)]:
-        for label in yaml.safe_load(path.read_text(encoding="utf-8"))["sessions"]:
-            if path != hq.BLIND or label.get("set") == which:
-                said = ",".join(sorted({t.get("kind", "open") for t in label["open_threads"]})) or "none"
-                kinds[label["id"]].append((which, said))
+    for which, path in [*((s, hq.BLIND) for s in hq.TUNABLE), *((p.stem, p) for p in hq.OLD)]:
+        for label in hq.load_labels(path, which if path == hq.BLIND else None):
+            said = ",".join(sorted({t.get("kind", "open") for t in label["open_threads"]})) or "none"
+            kinds[label["id"]].append((which, said))
     return kinds
 
 

@@ -130,7 +130,7 @@ def strict_handoff_section() -> str:
     import tempfile
 
     sets = [(handoff_quality.BLIND, "dev"), (handoff_quality.BLIND, "heldout"), (handoff_quality.LABELS, None),
-            (handoff_quality.BENCH / "handoff_labels_heldout.yaml", None)]
+            (handoff_quality.HELDOUT, None)]
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
         rows = [{"labels": path.name + (f" ({which})" if which else ""), **{
             k: round(v, 3) if isinstance(v, float) else v
@@ -222,7 +222,7 @@ def main() -> int:
         "handoffs, on which nothing was tuned.\n\n"
         + table([{"labels": path.name, **{k: round(v, 3) if isinstance(v, float) else v
                                           for k, v in handoff_quality.run(labels_path=path).items()}}
-                 for path in (handoff_quality.LABELS, handoff_quality.BENCH / "handoff_labels_heldout.yaml")])
+                 for path in (handoff_quality.LABELS, handoff_quality.HELDOUT)])
         + "\n" + strict_handoff_section()
     )
 

@@ -18,7 +18,8 @@ is scored strictly per set with the top-1 / top-2 candidates above it added as "
 sessions whose handoff already says open, (b) to every session. For scale: the same picks added to every open session
 with no threshold, random picks so added (mean of 30 draws), and the ceiling (each open session given the candidates
 that best match that set's own labels). `--model ranker` fits a softmax within each session instead; `--least` sets a
-positive's F1. Blind sets (heldout, fresh) are never read.
+positive's F1. It reads bench/handoff_labels_heldout.yaml, the old held-out set (tunable despite its name); the blind
+sets `heldout` and `fresh` of bench/handoff_labels_blind.yaml are never read.
 
 Usage: python bench/thread_picker.py --data-dir DIR [--model lr|ranker] [--least F1]
 (DIR: an index built by bench/handoff_quality.py --data-dir DIR)
@@ -32,13 +33,23 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import handoff_quality as hq
-from thread_scorer import fit, load_sessions, predict
+from thread_scorer import (
+    NEXT_HEADING_RE,
+    NOTES_HEADING_RE,
+    Candidate,
+    fit,
+    fitted,
+    load_sessions,
+    out_of_fold,
+    predict,
+)
 
 from eywa.core.extract.caveats import kind_of
 from eywa.core.extract.claude_words import sentences
@@ -47,9 +58,7 @@ from eywa.core.extract.said_left import clause, labelled_step
 from eywa.core.session import Session
 
 GROUPS = {"dev": ("dev", "agree"), "fresh2": ("fresh2", "agree2")}  # the sessions of the first set, read by both
-OLD = (hq.LABELS, hq.BENCH / "handoff_labels_heldout.yaml")
 KINDS = ("caveat", "step-not-taken")
-SAID = 0.3  # F1 of a candidate with an item of the handoff: the rules say it already
 
 _CUES = {
     "not_yet": r"\bnot yet\b|\byet to\b|\bhaven't\b|\bhasn't\b|\bnot been\b",
@@ -77,10 +86,9 @@ _CUES = {
 }
 _CUE_RES = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in _CUES.items()}
 _HEADINGS = {
-    "heading_next": re.compile(r"\b(?:next|todo|to do|remaining|follow|future|recommend\w*|left|open|pending|"
-                               r"outstanding|manual|consider\w*|suggest\w*|option\w*)\b", re.IGNORECASE),
-    "heading_notes": re.compile(r"\b(?:notes?|caveats?|limitations?|known|warnings?|risks?|issues?|concerns?|"
-                                r"considerations?|important)\b", re.IGNORECASE),
+    "heading_next": NEXT_HEADING_RE,
+    "heading_notes": NOTES_HEADING_RE,
+    # not thread_scorer's: any "complete..." word, and no "what"
     "heading_done": re.compile(r"\b(?:summary|changes?|done|fixed|complete\w*|implemented|result|verification|"
                                r"added|updated)\b", re.IGNORECASE),
 }
@@ -90,14 +98,6 @@ _COMMIT_RE = re.compile(r"\bgit\s+(?:commit|push)\b")
 FEATURES = (*_CUES, *_HEADINGS, "last_message", "last_three", "earlier", "through", "place", "first", "final",
             "listed", "nested", "question", "words", "code", "said_later", "code_later", "committed_later",
             "person_after", "next_prompt", "rule_caveat", "rule_next")
-
-
-@dataclass
-class Candidate:
-    session: str
-    text: str  # the clause a thread would say
-    x: np.ndarray
-    y: int
 
 
 def _tool_text(session: Session, start: int) -> str:
@@ -120,7 +120,7 @@ def candidates(session: Session, said: list[str], wanted: list[str], least: floa
         for index, sentence in enumerate(listed):
             text = clause(sentence.text)
             words = hq.content_words(text)
-            if len(words) < 3 or any(hq.headline_f1(item, text) >= SAID for item in said):
+            if len(words) < 3 or any(hq.headline_f1(item, text) >= hq.STRICT_F1 for item in said):
                 continue
             names = _CODE_RE.findall(sentence.text)
             feats = {name: float(bool(pattern.search(sentence.text))) for name, pattern in _CUE_RES.items()}
@@ -152,7 +152,7 @@ def wanted_texts(group: str) -> dict[str, list[str]]:
     wanted: dict[str, list[str]] = {sid: [] for sid in ids}
     items = [(label["id"], item) for which in GROUPS[group] for label in hq.load_labels(hq.BLIND, which)
              for item in label["open_threads"] if item.get("kind") in KINDS]
-    items += [(label["id"], item) for path in OLD for label in hq.load_labels(path) if label["id"] in ids
+    items += [(label["id"], item) for path in hq.OLD for label in hq.load_labels(path) if label["id"] in ids
               for item in label["open_threads"]]
     for sid, item in items:
         wanted[sid] += [text for text in (hq.label_text(item), str(item.get("evidence") or "")) if text]
@@ -185,6 +185,7 @@ def load_group(name: str, data_dir: Path, least: float = hq.STRICT_F1) -> Group:
 
 
 def ranked(cands: list[Candidate], p: np.ndarray) -> dict[str, list[tuple[float, str]]]:
+    """Session id -> its candidates' (probability `p`, text), most probable first."""
     by: dict[str, list[tuple[float, str]]] = {}
     for c, prob in zip(cands, p, strict=True):
         by.setdefault(c.session, []).append((float(prob), c.text))
@@ -206,6 +207,7 @@ def with_picks(handoffs: dict[str, dict], picks: dict[str, list[tuple[float, str
 
 def figures(group: Group, picks: dict[str, list[tuple[float, str]]], threshold: float, top: int,
             open_only: bool) -> dict[str, dict]:
+    """Set -> its strict scores (handoff_quality.score_strict) with the `picks` added as `with_picks` adds them."""
     return {which: hq.score_strict(labels, with_picks(handoffs, picks, threshold, top, open_only))
             for which, (labels, handoffs) in group.sets.items()}
 
@@ -216,10 +218,15 @@ def _gain(scores: dict[str, dict], base: dict[str, dict]) -> float:
 
 
 def _auc(y: np.ndarray, p: np.ndarray) -> float:
+    """The area under the ROC curve of `p` for labels `y` (Mann-Whitney, ties unbroken); nan with no positive or no
+    negative."""
+    positives = y.sum()
+    if positives in (0, len(y)):
+        return math.nan
     order = np.argsort(p)
     ranks = np.empty(len(p))
     ranks[order] = np.arange(len(p))
-    return float((ranks[y == 1].sum() - y.sum() * (y.sum() - 1) / 2) / (y.sum() * (len(y) - y.sum())))
+    return float((ranks[y == 1].sum() - positives * (positives - 1) / 2) / (positives * (len(y) - positives)))
 
 
 def fit_ranker(cands: list[Candidate], l2: float = 1.0, steps: int = 300) -> Callable[[np.ndarray], np.ndarray]:
@@ -239,24 +246,6 @@ def fit_ranker(cands: list[Candidate], l2: float = 1.0, steps: int = 300) -> Cal
             grad += z[r].T @ (p / p.sum() - y[r] / y[r].sum())
         w -= 0.5 * grad / len(rows)
     return lambda xs: 1 / (1 + np.exp(-((xs - mean) / scale) @ w))
-
-
-def fitted(cands: list[Candidate], model: str) -> Callable[[np.ndarray], np.ndarray]:
-    if model == "ranker":
-        return fit_ranker(cands)
-    weights = fit(np.array([c.x for c in cands]), np.array([c.y for c in cands]))
-    return lambda xs: predict(weights, xs)
-
-
-def out_of_fold(cands: list[Candidate], model: str, folds: int = 5) -> np.ndarray:
-    sessions = sorted({c.session for c in cands})
-    fold_of = {s: i % folds for i, s in enumerate(sessions)}
-    x = np.array([c.x for c in cands])
-    which = np.array([fold_of[c.session] for c in cands])
-    p = np.zeros(len(cands))
-    for k in range(folds):
-        p[which == k] = fitted([c for c, f in zip(cands, which, strict=True) if f != k], model)(x[which == k])
-    return p
 
 
 def _line(scores: dict[str, dict]) -> str:
@@ -300,13 +289,17 @@ def _ceiling(group: Group) -> str:
 
 def direction(train: Group, test: Group, model: str) -> None:
     print(f"\n=== {model} fitted on the {train.name} group, tested on the {test.name} group")
-    predictor = fitted(train.cands, model)
     x, y = np.array([c.x for c in train.cands]), np.array([c.y for c in train.cands])
+    predictor: Callable[[np.ndarray], np.ndarray]
     if model == "lr":
-        weights = fit(x, y)[0][:-1]
+        weights = fit(x, y)
+        predictor = partial(predict, weights)
         print("  weights (standardised, largest 14): " + ", ".join(
-            f"{n} {w:+.2f}" for n, w in sorted(zip(FEATURES, weights, strict=True), key=lambda f: -abs(f[1]))[:14]))
-    p_train = out_of_fold(train.cands, model)
+            f"{n} {w:+.2f}" for n, w in sorted(zip(FEATURES, weights[0][:-1], strict=True),
+                                               key=lambda f: -abs(f[1]))[:14]))
+    else:
+        predictor = fit_ranker(train.cands)
+    p_train = out_of_fold(train.cands, fitter=fitted if model == "lr" else fit_ranker)
     train_picks = ranked(train.cands, p_train)
     base_train = figures(train, train_picks, 2.0, 1, False)
     tops = sorted((rows[0][0] for rows in train_picks.values()), reverse=True)

@@ -27,7 +27,9 @@ import argparse
 import math
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -47,9 +49,9 @@ _HEDGE_RE = re.compile(r"\b(?:only|still|yet|later|follow-?up|separately|for now
                        r"eventually|pending|remaining|consider)\b", re.IGNORECASE)
 _DONE_HEADING_RE = re.compile(r"\b(?:summary|changes?|done|fixed|complete|completed|implemented|what|result|"
                               r"verification|added|updated)\b", re.IGNORECASE)
-_NEXT_HEADING_RE = re.compile(r"\b(?:next|todo|to do|remaining|follow|future|recommend\w*|left|open|pending|"
+NEXT_HEADING_RE = re.compile(r"\b(?:next|todo|to do|remaining|follow|future|recommend\w*|left|open|pending|"
                               r"outstanding|manual|consider\w*|suggest\w*|option\w*)\b", re.IGNORECASE)
-_NOTES_HEADING_RE = re.compile(r"\b(?:notes?|caveats?|limitations?|known|warnings?|risks?|issues?|concerns?|"
+NOTES_HEADING_RE = re.compile(r"\b(?:notes?|caveats?|limitations?|known|warnings?|risks?|issues?|concerns?|"
                                r"considerations?|important)\b", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:\w+[.,!]?\s+)?(?:let me|let's|i'll|i will|now i)\b", re.IGNORECASE)
 _CODE_RE = re.compile(r"`([^`\s]{3,80})`|\b([\w-]+(?:/[\w.-]+)+|"
@@ -111,8 +113,8 @@ def candidates(session: Session, said: list[str], labels: list[str]) -> list[Can
                     "final": float(index == len(listed) - 1), "listed": float(sentence.listed),
                     "nested": float(sentence.nested), "heading": float(bool(heading)),
                     "heading_done": float(bool(_DONE_HEADING_RE.search(heading))),
-                    "heading_next": float(bool(_NEXT_HEADING_RE.search(heading))),
-                    "heading_notes": float(bool(_NOTES_HEADING_RE.search(heading))),
+                    "heading_next": float(bool(NEXT_HEADING_RE.search(heading))),
+                    "heading_notes": float(bool(NOTES_HEADING_RE.search(heading))),
                     "negation": min(len(_NEGATION_RE.findall(text)), 2), "modal": min(len(_MODAL_RE.findall(text)), 2),
                     "hedge": min(len(_HEDGE_RE.findall(text)), 2), "question": float(text.rstrip().endswith("?")),
                     "words": math.log1p(len(text.split())), "code": float(bool(names)),
@@ -184,16 +186,21 @@ def predict(model: tuple[np.ndarray, np.ndarray, np.ndarray], x: np.ndarray) -> 
     return 1 / (1 + np.exp(-z @ w))
 
 
-def out_of_fold(cands: list[Candidate], folds: int = 5) -> np.ndarray:
-    """Each candidate's probability from a model fitted on the other folds' sessions."""
+def fitted(cands: list[Candidate]) -> Callable[[np.ndarray], np.ndarray]:
+    """The logistic regression (`fit`) on `cands`, as features -> probabilities."""
+    return partial(predict, fit(np.array([c.x for c in cands]), np.array([c.y for c in cands])))
+
+
+def out_of_fold(cands: list[Candidate], folds: int = 5,
+                fitter: Callable[[list[Candidate]], Callable[[np.ndarray], np.ndarray]] = fitted) -> np.ndarray:
+    """Each candidate's probability from a model `fitter` fitted on the other folds' sessions."""
     sessions = sorted({c.session for c in cands})
     fold_of = {s: i % folds for i, s in enumerate(sessions)}
-    x, y = np.array([c.x for c in cands]), np.array([c.y for c in cands])
+    x = np.array([c.x for c in cands])
     which = np.array([fold_of[c.session] for c in cands])
     p = np.zeros(len(cands))
     for k in range(folds):
-        model = fit(x[which != k], y[which != k])
-        p[which == k] = predict(model, x[which == k])
+        p[which == k] = fitter([c for c, f in zip(cands, which, strict=True) if f != k])(x[which == k])
     return p
 
 

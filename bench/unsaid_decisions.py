@@ -6,7 +6,8 @@ limit lifted, reaches the strict 0.3: ranked out) or never (not seen); and in wh
 label's `evidence` sits: the user's text, the agent's text (the last of its turn: a report; else mid-turn), a tool's
 input (an edit, a command), a tool's output, or none found. Aggregates only.
 
-Usage: python bench/unsaid_decisions.py --data-dir DIR  (DIR: an index `bash lead_all.sh` or handoff_quality built)
+Usage: python bench/unsaid_decisions.py --data-dir DIR  (DIR: an index built by
+`bench/handoff_quality.py --data-dir DIR`)
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import handoff_quality as hq
+from insight_kinds import every_candidate
 
 UNSAID = 0.15
-TUNABLE = ("dev", "fresh2", "agree", "agree2")
 _MARKS_RE = re.compile(r"[`*]")
 KEY_CHARS = 50  # the evidence's first characters looked for in the transcript
 
@@ -34,11 +34,7 @@ def _plain(text: str) -> str:
 
 def candidates(session: hq.Session) -> list[str]:
     """Every insight the extractor finds in `session`, its limits and its repeat check lifted."""
-    from eywa.core.extract import insights
-
-    with mock.patch.object(insights, "MAX_INSIGHTS", 10**6), mock.patch.dict(insights.NOTES_OF_A_KIND, clear=True), \
-            mock.patch.object(insights, "_repeats", lambda item, kept: False):
-        return [item.line() for item in insights.chosen(session)]
+    return [item.line() for item in every_candidate(session, repeats=False)]
 
 
 def _said(record: dict, kind: str) -> bool:
@@ -79,9 +75,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     args = parser.parse_args()
-    sets = [(name, hq.load_labels(hq.BLIND, name)) for name in TUNABLE]
+    sets = [(name, hq.load_labels(hq.BLIND, name)) for name in hq.TUNABLE]
     sets += [("old", hq.load_labels(hq.LABELS)),
-             ("old held-out", hq.load_labels(hq.BENCH / "handoff_labels_heldout.yaml"))]
+             ("old held-out", hq.load_labels(hq.HELDOUT))]
     for name, labels in sets:
         handoffs = hq.extracted(args.data_dir, [label["id"] for label in labels])
         seen: Counter[str] = Counter()
@@ -92,9 +88,11 @@ def main() -> int:
                 (hq.headline_f1(line, hq.label_text(item)) for line in said), default=0.0) < UNSAID]
             if not unsaid:
                 continue
-            session = hq.corpus_session(label["id"])
+            try:
+                path, session = hq.corpus_path(label["id"]), hq.corpus_session(label["id"])
+            except KeyError:  # the agent fixtures' sessions
+                continue
             found = candidates(session)
-            path = next((hq.SHARED / "corpus").rglob(f"{label['id']}.jsonl"))
             records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
             for item in unsaid:
                 best = max((hq.headline_f1(line, hq.label_text(item)) for line in found), default=0.0)

@@ -208,13 +208,18 @@ def test_open_choices_read_what_followed_each_question_put_to_the_user() -> None
 
 
 def test_unsaid_decisions_place_each_evidence_in_its_record_and_lift_the_insights_limit() -> None:
-    """bench/unsaid_decisions.py: a7da6a22's "This branch can never be hit ..." is among its candidates once the limit
-    is lifted; evidence in the user's prompt, a tool's input, mid-turn and in a closing report, and none found."""
+    """bench/unsaid_decisions.py: a7da6a22's "This branch can never be hit ..." is not among its handoff's insights
+    but is among its candidates once the limits are lifted; evidence in the user's prompt, a tool's input, mid-turn
+    and in a closing report, and none found."""
     import unsaid_decisions
+
+    from eywa.core.extract import insights
 
     from .test_extractor import corpus_session
 
-    found = unsaid_decisions.candidates(corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004"))
+    session = corpus_session("a7da6a22-facc-4fcd-8bab-f83c87862004")
+    assert not any("This branch can never be hit" in item.line() for item in insights.chosen(session))
+    found = unsaid_decisions.candidates(session)
     assert len(found) > 10 and any("This branch can never be hit" in line for line in found)
     text = [{"type": "text", "text": "I'll use `os.Args`. Then"}]
     records = [{"type": "user", "message": {"content": "can you make it a free form field"}},
@@ -305,8 +310,8 @@ def test_consensus_counts_the_items_both_readers_named_and_how_many_the_handoff_
 
 def test_thread_picker_reads_each_clause_of_agent_prose_once_with_its_cues_and_place() -> None:
     """bench/thread_picker.py: 4555072a's "These could all just use `strings.Contains()` ..." is a candidate, positive
-    against its labels (text or evidence, every reader), with its hedge cue and code named; an item of the handoff
-    saying it takes it out."""
+    against its labels (text or evidence, every reader), with its hedge cue, code named and place in the closing
+    message; other candidates are negative; an item of the handoff saying it takes it out."""
     import thread_picker
 
     from .test_extractor import corpus_session
@@ -315,8 +320,9 @@ def test_thread_picker_reads_each_clause_of_agent_prose_once_with_its_cues_and_p
     session, labels = corpus_session(session_id), thread_picker.wanted_texts("dev")[session_id]
     found = thread_picker.candidates(session, [], labels)
     texts = [c.text for c in found]
-    assert len(texts) == len(set(texts)) and all(c.y in (0, 1) for c in found)
+    assert len(texts) == len(set(texts)) and 0 < sum(c.y for c in found) < len(found)
     hit = next(c for c in found if c.text.startswith("These could all just use `strings.Contains()`"))
     feats = dict(zip(thread_picker.FEATURES, hit.x, strict=True))
-    assert hit.y == 1 and feats["hedge"] == feats["code"] == 1.0 and 0.0 <= feats["through"] <= 1.0
+    assert hit.y == 1 and feats["hedge"] == feats["code"] == 1.0
+    assert feats["last_message"] == feats["through"] == 1.0  # said in the session's closing message
     assert not any(c.text == hit.text for c in thread_picker.candidates(session, [f"Caveat: {hit.text}"], labels))

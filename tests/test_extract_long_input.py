@@ -202,7 +202,7 @@ def test_a_check_foretold_to_fail_is_read_from_the_lines_start_only() -> None:
     assert insights._FORETOLD_RE.search("if " + text) is None  # a case: not a forecast
 
 
-def test_a_conflicts_markers_are_read_at_each_line_start_once() -> None:
+def test_conflict_markers_are_read_at_each_line_start_once() -> None:
     # a run of "<" with no line break is tried from its start only: `^` holds the pattern to a line's first character
     marked = ToolCall("e", "Edit", {"file_path": "/tmp/widgets/a.go", "old_string": "<" * LONG + "\n<<<<<<< HEAD\n",
                                     "new_string": "b"})

@@ -929,7 +929,7 @@ def test_a_request_that_first_points_at_its_subject_is_said_as_the_work_it_asks(
         "Add a test for the last commit in `subagent_checkpoints_test.go`")
     assert corpus_headline("2956cee6-6153-4ba6-ba24-3b7f3257549c") == "Fix merge conflicts from parent"
     # a pointing clause with no request after it stays as said; a question first still gives way to a request
-    assert deterministic._prompt_headline(  # 59455d2e's prompt; its headline is the conflict it resolved
+    assert _prompt_headline(  # 59455d2e's prompt; its headline is the conflict it resolved
         "I messed up branches, can you check again the last change, there was a conflict").startswith(
         "Check again the last change")
     assert corpus_headline("04cd0da1-dee3-4738-8139-524dfe55de83") == "Work on linear ent-95 - let's brainstorm"

@@ -127,6 +127,9 @@ def test_a_change_asked_without_its_question_mark_or_before_a_pasted_example_is_
     # current branch? You can do something like:\n\n➜ ... gh pr view --json url\n{...}" and a man page pasted
     assert ("At the user's request: change the default command behaviour (without pr_input) to look up the PR for the "
             "current branch.") in _lines("cb2e607c-c758-415a-8b45-c49e4631906a")
+
+
+def test_a_question_asking_no_change_is_no_choice_with_or_without_its_mark_or_a_paste() -> None:
     # 0a76fbfe: "does this mean we can remove our checkout shims?\n..." asks, no change asked of the agent
     assert directions(corpus_session("0a76fbfe-d767-433e-b4b1-a39e044f21e8")) == []
     assert directions(_session("can you check the importer handles 503 too")) == []
