@@ -57,8 +57,14 @@ def place(records: list[dict], evidence: str) -> str:
         content = (record.get("message") or {}).get("content")
         for block in content if isinstance(content, list) else [{"type": "text", "text": content or ""}]:
             kind = block.get("type") if isinstance(block, dict) else None
-            text = {"text": lambda b: b.get("text", ""), "tool_use": lambda b: json.dumps(b.get("input", {})),
-                    "tool_result": lambda b: json.dumps(b.get("content"))}.get(kind, lambda b: "")(block)
+            if kind == "text":
+                text = block.get("text", "")
+            elif kind == "tool_use":
+                text = json.dumps(block.get("input", {}))
+            elif kind == "tool_result":
+                text = json.dumps(block.get("content"))
+            else:
+                text = ""
             if key not in _plain(text.replace("\\n", " ").replace('\\"', '"')):
                 continue
             if kind == "tool_use":

@@ -218,4 +218,3 @@ def test_a_linters_directive_is_read_once_on_a_long_line() -> None:
     for run in ("a" * LONG, " " * LONG, "a-" * (LONG // 2)):  # a directive with no reason after it: no match, at once
         assert SUPPRESSION_RE.match(f"nolint:{run}") is None
     assert list(added_comments("", f"// nolint:x // {'why ' * (LONG // 4)}\n"))[0].startswith("\n\nnolint:x // why")
-    assert SUPPRESSION_RE.match("eslint-disable-next-line no-console -- output is the CLI's")["names"] == "no-console"

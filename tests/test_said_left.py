@@ -1082,18 +1082,15 @@ def test_a_check_step_left_unticked_whose_checks_then_passed_is_done() -> None:
 def test_a_left_finding_keeps_the_reviews_verdict() -> None:
     """09a2c705's review called item 4 "an acceptable tradeoff, but worth a comment", 76d407bd's nit "(Low)" "Not
     blocking": each thread says so, not as a fix required."""
-    threads = draft(corpus_session("09a2c705-b334-4632-b1bf-b68e510ca0b5"), ZoneInfo("UTC")).open_threads
+    threads = _threads("09a2c705-b334-4632-b1bf-b68e510ca0b5")
     assert any(t.startswith("Not fixed (review): `resolveTranscriptPathFromMetadata`")
                and t.endswith("(review: acceptable tradeoff, worth a comment)") for t in threads)
     assert any("`resumeSingleSession`" in t and t.endswith("(review: minor; not blocking)") for t in threads)
-    threads = draft(corpus_session("76d407bd-2561-45ef-8cbb-2dc1f9be9bbe"), ZoneInfo("UTC")).open_threads
-    assert "Not fixed (review): `reaggregateFromEntries` is now a hard error on missing metadata (review: low; not " \
-           "blocking, worth considering)" in threads
+    # 76d407bd's verdict: test_review_findings_the_user_did_not_take_up_and_no_edit_touched_are_threads
 
 
 def test_a_finding_the_review_only_lists_gets_no_verdict() -> None:
     """70fc6d83's review weighs none of its findings in words: none is given one."""
-    threads = draft(corpus_session("70fc6d83-147d-4fdf-b015-bd67eeb11883"), ZoneInfo("UTC")).open_threads
+    threads = _threads("70fc6d83-147d-4fdf-b015-bd67eeb11883")
     assert [t for t in threads if t.startswith("Not fixed (review):")]
     assert not any("(review:" in t for t in threads)
-

@@ -1284,7 +1284,6 @@ def test_a_commit_of_everything_in_a_sibling_repository_leaves_the_sessions_edit
     assert facts.uncommitted == left
 
 
-
 def test_edits_left_to_commit_outside_a_merge_stay_a_note() -> None:
     """9667a07f left its rename for the person to commit, no merge run: no merge in progress."""
     threads = draft(corpus_session("9667a07f-c677-4f9d-9b21-da366e5add6a"), ZoneInfo("UTC")).open_threads

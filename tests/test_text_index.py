@@ -186,9 +186,10 @@ def test_proximity_adds_at_most_its_cap_times_the_word_score(store: Store, monke
     monkeypatch.setattr(text_index, "PROXIMITY_CAP", float("inf"))
     assert scores() == with_cap  # at the default cap neither session's pairs reach it here
     assert found(store, *words)[0] == "packed"
+    slop = text_index.PROXIMITY_SLOP
     monkeypatch.setattr(text_index, "PROXIMITY_SLOP", 0)
     word_scores = scores()
-    monkeypatch.setattr(text_index, "PROXIMITY_SLOP", 10)
+    monkeypatch.setattr(text_index, "PROXIMITY_SLOP", slop)
     monkeypatch.setattr(text_index, "PROXIMITY_CAP", 0.5)
     assert scores()[rows["packed"]] == pytest.approx(1.5 * word_scores[rows["packed"]])
     assert found(store, *words)[0] == "built"

@@ -115,6 +115,7 @@ def test_a_directive_names_eslint_rules_of_a_plugin_and_ends_before_a_dash_that_
              "deps are stable"),
             ("eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API is untyped",
              "@typescript-eslint/no-explicit-any", "the API is untyped"),
-            ("noqa:E501- a long URL", "E501", "a long URL")):
+            ("noqa:E501- a long URL", "E501", "a long URL"),
+            ("eslint-disable-next-line no-console -- output is the CLI's", "no-console", "output is the CLI's")):
         found = SUPPRESSION_RE.match(text)
         assert found is not None and (found["names"], found["reason"]) == (names, reason)

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from eywa.core.session import ToolCall
+
 # the spaces before a separator read from their run's start only: linear on a long run, the same parts; split keeps
 # the separator (`&&`: the step after it runs only when the one before passed)
 _SEPARATOR_RE = re.compile(r"(?:(?<!\s)\s+)?(&&|\|\||;|\n)\s*")
@@ -184,6 +186,12 @@ def bare(step: str) -> str:
 
 def git_steps(command: str) -> list[GitStep]:
     return [GitStep(m.group(1), m.group(2).strip()) for step in steps(command) if (m := _GIT_RE.match(step))]
+
+
+def pushed(call: ToolCall | None) -> bool:
+    """Whether a tool call is a shell command that pushed and went through."""
+    return call is not None and call.name == "Bash" and not call.is_error and any(
+        step.verb == "push" for step in git_steps(str(call.input.get("command", ""))))
 
 
 def opens_pr(command: str) -> bool:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from eywa.core.extract.answers import answers
 from eywa.core.extract.backed import Backing
 from eywa.core.extract.claude_words import code_share, heading_name, headings, now_done, outcome, sentences
-from eywa.core.extract.commands import failed_tests, git_steps
+from eywa.core.extract.commands import failed_tests, pushed
 from eywa.core.extract.facts import (
     COMMITTED,
     MAX_BULLETS,
@@ -636,9 +636,7 @@ def _outcomes(session: Session, ends: Collection[int]) -> list[tuple[int, str]]:
     # a passive change ("X is now passed to Y") only after the session's first edit, for code it wrote
     first_edit = next((i for i, e in enumerate(session.events) if _edits(e)), len(session.events))
     reads = (outcome, lead_in, lambda text: now_done(text, written), _now_change)
-    pushes = [index for index, event in enumerate(session.events) if event.tool is not None and event.tool.name ==
-              "Bash" and not event.tool.is_error and any(step.verb == "push" for step in git_steps(
-                  str(event.tool.input.get("command", ""))))]
+    pushes = [index for index, event in enumerate(session.events) if pushed(event.tool)]
     branch = ""  # the branch of the last commit line: each names it when it changes
     said: list[set[str]] = []  # the words of each outcome found: a later message's first new outcome is its own
     for index, event in enumerate(session.events):

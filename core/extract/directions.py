@@ -31,13 +31,13 @@ _WANTED_RE = re.compile(r"\b(?:we should|the \w+ should|i'?d (?:also )?like|i wo
 # "can we import the id packages as checkpointID in trailers.go?": a change asked for as a question; not a check, an
 # explanation or tests asked for ("can you double check ...", "can we add a test?")
 # ("oh, I didn't find those links helpful, can you please replace them ...?": the clause before it its reason)
-_ASKED_RE = re.compile(r"^(?:[^?]{0,120}?, )?(?:and |also |ok(?:ay)?,? )?(?:can|could) (?:we|you) "
-                       r"(?:also |please |just )?"
+_ASKING = r"(?:can|could) (?:we|you) (?:also |please |just )?"  # "can you please ", "could we also "
+_ASKED_RE = re.compile(rf"^(?:[^?]{{0,120}}?, )?(?:and |also |ok(?:ay)?,? )?{_ASKING}"
                        r"(?!(?:double |)check|verify|explain|look|help|run|show|tell|see|find|figure|try|investigate|"
                        r"understand|(?:add|write) (?:\w+ ){0,2}tests?\b)(?P<asked>[a-z]+\b[^?]*)\??$",
                        re.IGNORECASE)  # its mark may be left off: "can you make the agent a free form field"
 # "can we import the id packages ...": a change asked as its first words, said by its verb ("import the id packages")
-_ASKING_LEAD_RE = re.compile(r"^(?:can|could) (?:we|you) (?:also |please |just )?", re.IGNORECASE)
+_ASKING_LEAD_RE = re.compile(rf"^{_ASKING}", re.IGNORECASE)
 # "can you fix it?", "can you please proceed?", "can you commit and push?": a go-ahead that names no change
 _GO_AHEAD_WORDS = frozenset("it this that these those them the a an and or to for of please now again all ahead go "
                             "proceed continue commit push do make apply implement update fix finish change changes "

@@ -37,7 +37,7 @@ from eywa.core.extract.said_left import NEXT_LINE_RE, YES_WORDS, clause, refusal
 from eywa.core.extract.terms import commit_bodies
 from eywa.core.extract.undone import Undone
 from eywa.core.extract.user_choices import answered_questions, declined_offers, refusals, review_fixes
-from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, KIND_WORDS, NOT_DONE, PER_REVIEW
+from eywa.core.handoffs.fixed_words import AT_REQUEST, BEFORE, BEFORE_FIX, NOT_DONE, PER_REVIEW
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Session
 from eywa.core.sources.comments import LEFT_FOR_LATER_RE, SUPPRESSION_MARKS, SUPPRESSION_RE
@@ -1110,15 +1110,18 @@ def written_reasons(session: Session) -> list[Insight]:
     rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
     result: list[Insight] = []
     seen: set[str] = set()
-    stripped = {_mark(found.group(1)) for event in session.events if event.kind == "assistant"
-                for found in _STRIPPED_RE.finditer(event.text or "")}
+    stripped: set[str] | None = None  # the marks the agent said were stripped, read at the first directive only
     for sentence in (s for block in _own_writing(session) for s in sentences(block)):
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
             continue
         text = clause(sentence.text, WRITTEN_WORDS)
         if (silenced := SUPPRESSION_RE.match(text)) is not None:
+            if stripped is None:
+                stripped = {_mark(found.group(1)) for event in session.events if event.kind == "assistant"
+                            for found in _STRIPPED_RE.finditer(event.text or "")}
+            mark = _mark(silenced["mark"])
             if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS \
-                    and not any(_mark(silenced["mark"]).startswith(mark) for mark in stripped):
+                    and not any(mark.startswith(gone) for gone in stripped):
                 seen.add(text)
                 result.append(_suppressed(silenced))
             continue
@@ -1249,7 +1252,6 @@ _LACK_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:have|include)\b|\
 # pass the transcript position fields to `WriteCommitted`": a fault of named code, fixed only if a check then passed
 _FAULT_RE = re.compile(r"\b(?:does not|doesn't|do not|don't) (?:track|pass|check|call|set|handle|honou?r|respect)\b|"
                        r"\bwithout (?:checking|calling|passing|setting|honou?ring|respecting)\b", re.IGNORECASE)
-CHECK_KINDS = set(KIND_WORDS)  # every kind of check a handoff names
 _CAMEL_RE = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*\b")  # "TokenUsage" named bare
 _FILE_NAME_RE = re.compile(r"^[\w./@-]*\.[a-z]{1,5}$")  # "strategy.go", not "session.State"
 
@@ -1259,7 +1261,7 @@ def _fixed_since(item: Insight, at: int, undone: Undone) -> bool:
     was already) that one later edit wrote every name of into the file it names: what it says no longer holds. A
     fault said of what code does ("without checking", "doesn't pass") also needs a check that passed after an edit."""
     if item.text.startswith(_BEFORE_FIX) or not (_LACK_RE.search(item.text) or _FAULT_RE.search(item.text)
-                                                  and undone.passed_after_edit(at, CHECK_KINDS)):
+                                                  and undone.passed_after_edit(at)):
         return False
     spans = [code.strip("()").split(":")[0] for code in _CODE_RE.findall(item.text)]
     files = {name for name in spans if _FILE_NAME_RE.match(name)}

@@ -75,9 +75,7 @@ def _said(event: Event) -> str:
 def _pushed(event: Event) -> bool:
     """A push of the session's own that went through (a push the user pasted is left to the facts: ea0a65af's blind
     readers call its later edits open, its first reader did not)."""
-    call = event.tool
-    return call is not None and call.name == "Bash" and not call.is_error and any(
-        step.verb == "push" for step in commands.git_steps(str(call.input.get("command", ""))))
+    return commands.pushed(event.tool)
 
 
 def _replied(event: Event) -> bool:

@@ -108,12 +108,11 @@ class Undone:
         edited = min((w.at for w in self._writes if at < w.at < end), default=None)
         return edited is not None and any(edited < run < end for run in self._tested)
 
-    def passed_after_edit(self, at: int, kinds: set[str]) -> bool:
-        """Whether an edit went through after event `at` and a check of one of `kinds` passed after it, in any turn:
-        what was said at `at` of a fault in code, a later edit and check answered."""
+    def passed_after_edit(self, at: int) -> bool:
+        """Whether an edit went through after event `at` and a check of any kind passed after it, in any turn: what
+        was said at `at` of a fault in code, a later edit and check answered."""
         edited = min((w.at for w in self._writes if w.at > at), default=None)
-        return edited is not None and any(run > edited and kind in kinds and passed
-                                          for run, kind, passed in self._checks)
+        return edited is not None and any(run > edited and passed for run, _, passed in self._checks)
 
     def passed_next(self, at: int, kinds: set[str]) -> bool:
         """Whether the first check of one of `kinds` run after event `at` passed: what was said at `at` of how such a
