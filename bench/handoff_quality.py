@@ -18,7 +18,7 @@ detection is the F1 of "says open" against "labelled open"; a key file is found 
 with the labelled one (or the reverse). The agent fixtures (tests/fixtures/agents: Claude Code, Codex CLI,
 Gemini CLI) are ingested beside the corpus so that their labels are scored too.
 
-Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree|agree2]
+Usage: python bench/handoff_quality.py [--labels PATH] [--strict] [--set dev|heldout|fresh|fresh2|agree|agree2|agree3]
        [--reader SET] [--without-kind KIND] [--data-dir DIR] [--show] [--by-kind] [--near] [--consensus SET]
 (--labels bench/handoff_labels_heldout.yaml scores the old held-out set, chosen and labelled without reading
 Eywa's handoffs; --labels bench/handoff_labels_blind.yaml the blind set, by `set`. `--reader agree` scores another
@@ -269,8 +269,8 @@ def score_strict(labels: list[dict], handoffs: dict[str, dict]) -> dict[str, flo
     }
 
 
-SETS = ("dev", "heldout", "fresh", "fresh2", "agree", "agree2")
-TUNABLE = ("dev", "fresh2", "agree", "agree2")  # the blind sets whose labels and handoffs may be read
+SETS = ("dev", "heldout", "fresh", "fresh2", "agree", "agree2", "agree3")
+TUNABLE = ("dev", "fresh2", "agree", "agree2", "agree3")  # the blind sets whose labels and handoffs may be read
 
 
 def load_labels(path: Path = LABELS, which: str | None = None, without_kind: str | None = None) -> list[dict]:
