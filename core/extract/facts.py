@@ -59,6 +59,7 @@ from eywa.core.handoffs.fixed_words import (
     LEFT_UNCOMMITTED,
     MERGE_IN_PROGRESS,
     MERGE_LEFT,
+    MERGE_NOT_STAGED,
     NO_COMMIT,
     NOT_COMMITTED,
     NOT_PUSHED,
@@ -213,7 +214,6 @@ _INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of the integration tests alone
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
-MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # a merge's fact: what the record shows of its files
 BLOCKING_PREFIXES = (UNCOMMITTED, MERGE_IN_PROGRESS, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w}{NOT_RERUN}" for w in KIND_WORDS.values()), LEFT_UNCOMMITTED,
                  LEFT_TO_COMMIT, LEFT_OUT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED,

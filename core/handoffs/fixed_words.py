@@ -51,6 +51,7 @@ UNCOMMITTED = "Uncommitted:"
 LEFT_UNCOMMITTED = "Left uncommitted"
 LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
 MERGE_IN_PROGRESS = "Merge in progress:"  # a merge no commit closed: the repository is mid-merge, whatever was said
+MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # after MERGE_IN_PROGRESS: what the record shows of its files
 LEFT_OUT = "Left out of commit"  # "Left out of commit `46815aeb` (`Fix x`): `settings.json`", changes listed, not taken
 NOT_PUSHED = "Not pushed:"
 PR_NOT_OPENED = "PR not opened:"
