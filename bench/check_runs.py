@@ -21,11 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import handoff_quality as hq
 
 from eywa.core.extract import commands
-from eywa.core.session import Session
-from eywa.core.sources.claude import subagent_parent
 from eywa.core.sources.common import OUTPUT_KEEP
-from eywa.core.sources.discovery import group_sessions, scan_files
-from eywa.core.sources.sessions import read_session
 
 
 def _outputs(folder: Path) -> dict[str, str]:
@@ -47,14 +43,6 @@ def _outputs(folder: Path) -> dict[str, str]:
     return found
 
 
-def _sessions() -> list[tuple[Path, Session]]:
-    found = []
-    for folder in sorted({path.parent for path in (hq.SHARED / "corpus").glob("*/projects/*/*.jsonl")}):
-        for group in group_sessions(scan_files(folder), subagent_parent).values():
-            found.append((folder, read_session(group, lambda text: text)[0]))
-    return found
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--failed", action="store_true")
@@ -62,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     runs = failed = 0
     sessions: set[str] = set()
-    for folder, session in _sessions():
+    for folder, session in hq.corpus_sessions():
         full: dict[str, str] | None = None
         for call in session.tool_calls:
             command = call.input.get("command") if call.name == "Bash" else None

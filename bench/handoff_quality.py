@@ -326,6 +326,20 @@ def corpus_session(session_id: str) -> Session:
     return read_session(group_sessions(scan_files(path.parent), subagent_parent)[session_id], lambda text: text)[0]
 
 
+def corpus_sessions() -> list[tuple[Path, Session]]:
+    """Every session of both corpus trees with its folder, read in place as ingest reads it (unredacted, a sidechain
+    folded into its parent); none of sidechains whose parent's transcript the corpus lacks."""
+    from eywa.core.sources.claude import subagent_parent
+    from eywa.core.sources.discovery import group_sessions, scan_files
+    from eywa.core.sources.sessions import read_session
+
+    found: list[tuple[Path, Session]] = []
+    for folder in sorted({path.parent for path in (SHARED / "corpus").glob("*/projects/*/*.jsonl")}):
+        found += [(folder, read_session(group, lambda text: text)[0])
+                  for group in group_sessions(scan_files(folder), subagent_parent).values() if group.main]
+    return found
+
+
 def build_index(data_dir: Path) -> None:
     """Both corpus trees and the agent fixtures (Claude Code, Codex CLI, Gemini CLI), read in place."""
     from eywa.core.api import Eywa

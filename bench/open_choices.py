@@ -36,18 +36,6 @@ _ANSWER_RE = re.compile(rf"^(?:{YES_WORDS}|no|nope|don'?t|let'?s|option|\d+\b|[a
                         re.IGNORECASE)
 
 
-def _corpus() -> list[Session]:
-    """Every session of both corpus trees, each once (a sidechain file is folded into its parent)."""
-    found: dict[str, Session] = {}
-    for path in sorted((hq.SHARED / "corpus").rglob("*.jsonl")):
-        if not path.stem.startswith("agent-") and path.stem not in found:
-            try:
-                found[path.stem] = hq.corpus_session(path.stem)
-            except KeyError:
-                continue  # a file read as part of another session
-    return list(found.values())
-
-
 def followed(session: Session) -> list[tuple[int, str, str, str]]:
     """(event index, the question, what followed: ended | went ahead | answered | other prompt, the next prompt)
     for each agent message that asks the user something."""
@@ -83,7 +71,7 @@ def main() -> int:
     parser.add_argument("--show", action="store_true")
     parser.add_argument("--data-dir", type=Path)
     args = parser.parse_args()
-    sessions = _corpus()
+    sessions = [session for _, session in hq.corpus_sessions()]
     rows = [(session.session_id, *row) for session in sessions for row in followed(session)]
     print(f"{len(sessions)} sessions, {len(rows)} agent messages asking the user:",
           ", ".join(f"{what} {n}" for what, n in collections.Counter(row[3] for row in rows).most_common()))

@@ -27,6 +27,12 @@ class ToolCall:
     tests_added: list[str] = field(default_factory=list)  # the tests a write declares that its old text did not
     tests_gone: list[str] = field(default_factory=list)  # those its old text declared that it takes out
 
+    @property
+    def path(self) -> str | None:
+        """The file a call acted on, under whichever key its tool names it: `file_path`, `notebook_path`, `path`."""
+        found = self.input.get("file_path") or self.input.get("notebook_path") or self.input.get("path")
+        return found if isinstance(found, str) else None
+
 
 @dataclass
 class Event:

@@ -901,13 +901,15 @@ def test_a_session_that_only_resolved_conflicts_says_so_in_its_headline() -> Non
 
 
 def test_conflict_markers_a_multiedit_took_out_resolve_and_a_scratch_files_alone_do_not() -> None:
-    def session(tool: str, arguments: dict) -> Session:
-        call = ToolCall("e", tool, {"file_path": "/r/setup.go", **arguments})
+    def session(tool: str, arguments: dict, key: str = "file_path") -> Session:
+        call = ToolCall("e", tool, {key: "/r/setup.go", **arguments})
         return Session(session_id="s", agent="claude-code", cwd="/r", events=[Event("tool", None, tool=call)])
 
     marked = {"old_string": "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x (y)\n", "new_string": "b\n"}
     assert gist.resolution(session("MultiEdit", {"edits": [marked]}), ["setup.go"]) == "Resolve conflict in `setup.go`"
     assert gist.resolution(session("Edit", marked), []) is None  # no file of the session's changed: no headline
+    # a write's path read as changed_files reads it, whichever key its tool names it by
+    assert gist.resolution(session("Edit", marked, "path"), ["setup.go"]) == "Resolve conflict in `setup.go`"
 
 
 def test_a_first_prompt_stating_the_case_is_no_headline_when_a_report_says_what_was_done() -> None:

@@ -43,3 +43,10 @@ def test_the_branch_and_tests_lines_lose_their_fixed_words_and_keep_the_branch_a
         "##", "What", "Happened", "-", "`TestRetry`,", "`TestBackoff`;", "renamed:", "`TestOld`", "→", "`TestNew`",
         "-", "`TestA`", "→", "`TestB`", "-", "on", "new", "branch", "`alex/retry`:", "`retry.go`", "-", "branch",
         "`main`"]
+
+
+def test_a_merge_threads_fixed_words_are_left_out_and_its_command_kept() -> None:
+    body = ("## Open Threads\n- Merge in progress: edits not staged, no `git add` ran: `git add a.go && git commit` "
+            "(the merge of `main`)\n")
+    assert session_words(body).split() == [
+        "##", "Open", "Threads", "-", "`git", "add", "a.go", "&&", "git", "commit`", "(the", "merge", "of", "`main`)"]

@@ -313,6 +313,17 @@ def test_a_pasted_review_comment_after_the_sessions_push_names_its_title() -> No
     assert not any(t.text.startswith("Review comment") for t in open_threads(_session("claude-code", *replied))[0])
 
 
+def test_a_review_comment_read_with_gh_pr_view_names_its_pr() -> None:
+    # `gh pr view 192 --comments` names its PR in the command itself, as `gh api .../pulls/192/comments` does
+    comments = "cursor[bot] commented:\nRetry loop never backs off\n\nMedium Severity\n"
+    viewed = Event("tool", T0, tool=ToolCall("v1", "Bash", {"command": "gh pr view 192 --comments"}, output=comments))
+    events = [Event("user", T0, text="Ship it"), _bash("git push origin retries"), viewed, _edit("client.py"),
+              Event("assistant", T0, text="Fixed the backoff.")]
+    assert open_threads(_session("claude-code", *events))[0][-1].text == (
+        'Review comment not answered: "Retry loop never backs off" on PR #192, fixed in `client.py` after the last '
+        "push; push the fix, then reply to or resolve it")
+
+
 def test_a_deferral_the_agent_posted_in_a_pr_reply_is_a_caveat() -> None:
     # gh api .../replies -f body="... Will add targeted tests in a follow-up if the logic grows more complex."
     handoff = draft(corpus_session("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b"), ZoneInfo("UTC"))

@@ -31,8 +31,7 @@ def relative_path(path: str, cwd: str) -> str:
 
 def tool_target(call: ToolCall, cwd: str) -> str:
     """What a tool call acted on, in a few words: a path, a command, a pattern, a URL."""
-    data = call.input
-    path = data.get("file_path") or data.get("notebook_path") or data.get("path")
+    data, path = call.input, call.path
     if call.name in SUBAGENT_TOOLS:
         kind = data.get("subagent_type") or "agent"
         return f"[{kind}] {one_line(str(data.get('description') or data.get('prompt') or ''), 100)}"

@@ -52,9 +52,9 @@ from eywa.core.extract.terms import (
     pr_titles,
     pr_titles_in,
     pr_worked_on,
-    strip_noise,
     top_terms,
     weighted_terms,
+    without_links,
 )
 from eywa.core.extract.tests_added import tests_line
 from eywa.core.extract.undone import Undone
@@ -179,7 +179,7 @@ def _prompt_headline(prompt: str) -> str:
 
 
 def _plain_prompt(prompt: str) -> str:
-    return strip_noise(typed(prompt), "~/")  # a URL or UUID names nothing a headline says
+    return without_links(typed(prompt))  # a URL or UUID names nothing a headline says
 
 
 def _request_headline(prompt: str) -> str:
@@ -489,7 +489,7 @@ def _short_code(text: str) -> str:
         short = {span: _CALL_ARGS_RE.sub("()", span) for span in _CODE_SPAN_RE.findall(text)}
         if len(set(short.values())) == len(short):  # "`send(a)` to `send(a, b)`" says the change in them
             text = _CODE_SPAN_RE.sub(lambda m: short[m.group(0)], text)
-    if "`" in text:  # "`session not found: `": what followed the colon was an id, left out (`strip_noise`)
+    if "`" in text:  # "`session not found: `": what followed the colon was an id, left out (`without_links`)
         text = _CODE_SPAN_RE.sub(lambda m: f"`{m.group(0)[1:-1].rstrip(' :;,') or m.group(0)[1:-1]}`", text)
     return text
 

@@ -120,11 +120,11 @@ def carried_out(events: list[Event], index: int) -> bool:
 _FIRST_ASKED_RE = re.compile(r"^[^?\n]{20,200}\?(?=\s)")
 
 
-def _asked_first(shown: str) -> str:
+def _asked_first(shown: str) -> re.Match[str] | None:
     """The change a prompt that goes on to paste an example or output asks for first, as one question on its first
-    line; "" when the prompt is one line or opens with no such question."""
+    line (its `_ASKED_RE` match); None when the prompt is one line or opens with no such question."""
     first = _FIRST_ASKED_RE.match(shown) if "\n" in shown else None
-    return first[0] if first and _ASKED_RE.match(first[0]) else ""
+    return _ASKED_RE.match(first[0]) if first else None
 
 
 def directions(session: Session) -> list[tuple[int, str]]:
@@ -145,13 +145,13 @@ def directions(session: Session) -> list[tuple[int, str]]:
         prompts += 1
         shown = _MENTION_LINE_RE.sub("", typed(event.text)).strip()
         first = _asked_first(shown)
-        text = first or " ".join(shown.split())
+        text = first[0] if first else " ".join(shown.split())
         chosen = _picked(text, last) if prompts > 1 else None
         if chosen is not None:
             if carried_out(events, index):
                 result.append((said, chosen))
             continue
-        asked = (match := _ASKED_RE.match(text)) is not None
+        asked = (match := first or _ASKED_RE.match(text)) is not None
         if match:
             text = _SECOND_QUESTION_RE.sub("?", text)
             named = _QUOTED_RE.sub(" ", _SECOND_QUESTION_RE.sub("", match["asked"])).lower()

@@ -59,6 +59,7 @@ from eywa.core.handoffs.fixed_words import (
     LEFT_UNCOMMITTED,
     MERGE_IN_PROGRESS,
     MERGE_LEFT,
+    MERGE_NOT_STAGED,
     NO_COMMIT,
     NOT_COMMITTED,
     NOT_PUSHED,
@@ -213,7 +214,6 @@ _INTEGRATION_TEST_RE = re.compile(r"^(?>(?s:.*)(?:integration|e2e))[^/]*(?:/.*)?
 _RUNS_INTEGRATION_RE = re.compile(r"integration|e2e|-tags\b|\bci\b", re.IGNORECASE)
 _INTEGRATION_ONLY_RE = re.compile(r"integration|e2e", re.IGNORECASE)  # a run of the integration tests alone
 # How a fact's thread begins: an LLM handoff keeps every thread that does (`merge_threads`).
-MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # a merge's fact: what the record shows of its files
 BLOCKING_PREFIXES = (UNCOMMITTED, MERGE_IN_PROGRESS, *(f"{w}{FAILING}" for w in KIND_WORDS.values()))
 FACT_PREFIXES = (*BLOCKING_PREFIXES, *(f"{w}{NOT_RERUN}" for w in KIND_WORDS.values()), LEFT_UNCOMMITTED,
                  LEFT_TO_COMMIT, LEFT_OUT, LEFT_IN_CODE, MERGE_LEFT, REVIEW_FILE_LEFT, NOT_PUSHED, PR_NOT_OPENED,
@@ -601,39 +601,35 @@ def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
     return [path for path in edited if any(matches(path, n) for n in named)]
 
 
-def _after_status(edited: dict[str, None], output: str, short: bool, scope: list[str]) -> dict[str, None]:
-    """The session's edits still uncommitted by what `git status` printed: only those it lists, none when the
-    tree is clean (the person may have committed in between). A status of some paths (`scope`: `git status docs/`)
-    says nothing of the edits outside them."""
+def _after_status(edited: dict[str, None], output: str, listed: dict[str, str], scope: list[str]) -> dict[str, None]:
+    """The session's edits still uncommitted by what `git status` printed (`listed`: its paths, `status_entries`):
+    only those it lists, none when the tree is clean (the person may have committed in between). A status of some
+    paths (`scope`: `git status docs/`) says nothing of the edits outside them."""
     if _CLEAN_RE.search(output) and not _DIRTY_RE.search(output):
         kept: set[str] = set()
     else:
-        listed = list(status_kinds(output, short))
         kept = {path for path in edited if any(matches(path, named) for named in listed)} if listed else set(edited)
     return {path: None for path in edited if path in kept or scope and not any(matches(path, s) for s in scope)}
 
 
-def status_kinds(output: str, short: bool, staged: bool = True) -> dict[str, str]:
-    """Each path a `git status` output lists, by what it says of it: "new" (untracked), "deleted" or "changed" (any
-    other change, staged or not); `short`: read as `--short`/`--porcelain` output; not `staged`: only the paths a
-    commit of the index leaves as they are (a long output's sections after their heading, not "to be committed")."""
-    found: dict[str, str] = {}
-    untracked, kept = False, staged or short
+def status_entries(output: str, short: bool) -> list[tuple[str, str, bool]]:
+    """Each path a `git status` output lists, in order: (the path, what it says of it: "new" (untracked), "deleted" or
+    "changed" (any other change, staged or not), whether a commit of the index leaves it as it is (a long output's
+    sections after their heading, not "to be committed")); `short`: read as `--short`/`--porcelain` output."""
+    found: list[tuple[str, str, bool]] = []
+    untracked, unstaged = False, short  # a short status has no sections: each line says if the index holds it
     for line in output.splitlines():
         if not short and not line.startswith(("\t", " ")):
             untracked = line.startswith("Untracked files:")
-            kept = staged or line.startswith(_UNSTAGED_HEADINGS)
-        if not kept:
-            continue
+            unstaged = line.startswith(_UNSTAGED_HEADINGS)
         if (long := _LONG_LINE_RE.match(line)) is not None:
             said = long.group(1) or ""
-            found[long.group(2).strip()] = "new" if untracked and not said else "deleted" if said == "deleted" \
-                else "changed"
+            found.append((long.group(2).strip(), "new" if untracked and not said else "deleted" if said == "deleted"
+                          else "changed", unstaged))
         elif short and (brief := _SHORT_LINE_RE.match(line)) is not None and brief.group(1).strip():
-            code = brief.group(1)
-            if not staged and code[1:] == " ":  # in the index only ("M  a.go"), not "M a.go" stripped of its space
-                continue
-            found[brief.group(2)] = "new" if code == "??" else "deleted" if "D" in code else "changed"
+            code = brief.group(1)  # "M  a.go" is in the index only; "M a.go" is " M a.go" stripped of its space
+            found.append((brief.group(2), "new" if code == "??" else "deleted" if "D" in code else "changed",
+                          code[1:] != " "))
     return found
 
 
@@ -1025,11 +1021,13 @@ def session_facts(session: Session) -> Facts:
                 if step.verb == "status":
                     short = bool(_SHORT_ARGS_RE.search(step.args))
                     scope = commands.paths_in(step.args)
-                    edited = _after_status(edited, output, short, scope)
-                    status = status_kinds(output, short) if not repo else status
+                    entries = status_entries(output, short)
+                    kinds = {path: kind for path, kind, _ in entries}
+                    edited = _after_status(edited, output, kinds, scope)
+                    status = kinds if not repo else status
                     if not repo and not scope:
-                        listed = [path for path, kind in status_kinds(output, short, staged=False).items()
-                                  if kind != "new"]
+                        unstaged = {path: kind for path, kind, left in entries if left}
+                        listed = [path for path, kind in unstaged.items() if kind != "new"]
                         facts.left_out = within(facts.left_out, listed)
                     shown = bool(edited) and bool(_DIRTY_RE.search(output))
                     facts.staged = shown and not _UNSTAGED_RE.search(output)

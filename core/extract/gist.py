@@ -209,7 +209,7 @@ def resolution(session: Session, changed: list[str]) -> str | None:
             kind = next((step.verb for step in commands.git_steps(str(call.input.get("command", "")))
                          if step.verb in _CONFLICT_KINDS), kind)
         elif call.name in WRITE_TOOLS and any(_CONFLICT_MARK_RE.search(old) for old, _ in written(call.input)):
-            resolved.append(relative_path(str(call.input.get("file_path", "")), session.cwd))
+            resolved.append(relative_path(call.path or "", session.cwd))
     if not changed or not set(changed) <= set(resolved):  # none changed: a scratch file's markers
         return None
     names = [f"`{path.rstrip('/').rsplit('/', 1)[-1]}`" for path in dict.fromkeys(changed)]

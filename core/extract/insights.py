@@ -314,6 +314,9 @@ class Insight:
     topic: str  # "" when the sentence names none
     text: str
     strength: int  # how plainly Claude states it: a named cause or choice over a bare reason
+    # of a "Suppressed ..." line (`_suppressed`): the directive's mark and the linters it names, to weigh repeats by
+    mark: str = ""
+    names: tuple[str, ...] = ()
 
     @property
     def cause(self) -> bool:
@@ -1084,9 +1087,6 @@ _STRIPPED_RE = re.compile(rf"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s
                           re.IGNORECASE)
 
 
-_SUPPRESSED_RE = re.compile(r"^Suppressed (?P<names>.+?) with a `(?P<mark>[^`]+)` comment:")  # `_suppressed`'s line
-
-
 def _mark(found: str) -> str:
     """A directive's mark as one spelling: "type:ignore", "Type: ignore" -> "type: ignore"."""
     return re.sub(r":\s*", ": ", found.lower()) if found.lower().startswith(("type", "pylint")) else found.lower()
@@ -1096,10 +1096,11 @@ def _suppressed(silenced: re.Match[str]) -> Insight:
     """A linter silenced in the code with the reason written beside it: "Suppressed `exhaustive` with a `nolint`
     comment: default case handles all other agent types"."""
     mark = _mark(silenced["mark"])
-    names = " and ".join(f"`{name}`" for name in silenced["names"].split(",") if name) or "the linter"
+    names = tuple(name for name in silenced["names"].split(",") if name)
+    said = " and ".join(f"`{name}`" for name in names) or "the linter"
     reason = silenced["reason"].rstrip(" .")
-    return Insight("Decision", silenced["names"] or mark, f"Suppressed {names} with a `{mark}` comment: {reason}.",
-                   WRITTEN)
+    return Insight("Decision", silenced["names"] or mark, f"Suppressed {said} with a `{mark}` comment: {reason}.",
+                   WRITTEN, mark, names)
 
 
 def written_reasons(session: Session) -> list[Insight]:
@@ -1206,9 +1207,7 @@ def _repeats(item: Insight, kept: list[Insight]) -> bool:
     the user's are weighed without the words that ascribe them ("At the user's ...") to the user."""
     ascribed = bool(_ASCRIBED_RE.match(item.text))
     # b2273d7d: "Add `//nolint:ireturn` directives ..." kept: another `nolint:ireturn`'s reason adds little
-    if (silenced := _SUPPRESSED_RE.match(item.text)) is not None and (names := _SPAN_RE.findall(silenced["names"])) \
-            and any(silenced["mark"] in k.text.lower() and all(name.strip("`") in k.text for name in names)
-                    for k in kept):
+    if item.names and any(item.mark in k.text.lower() and all(name in k.text for name in item.names) for k in kept):
         return True
     for k in kept:
         if _fix_of(item, k) or _fix_of(k, item):

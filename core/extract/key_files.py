@@ -56,8 +56,8 @@ def changed_files(session: Session) -> list[tuple[str, bool]]:
     for call in session.tool_calls:
         if call.is_error:
             continue
-        path = call.input.get("file_path") or call.input.get("notebook_path") or call.input.get("path")
-        if isinstance(path, str) and call.name in (*WRITE_TOOLS, "Read"):
+        path = call.path
+        if path is not None and call.name in (*WRITE_TOOLS, "Read"):
             known[path] = None
             if call.name in WRITE_TOOLS:
                 found.append((relative_path(path, session.cwd), False))
@@ -104,8 +104,8 @@ def files_read(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
     changed = {path for path, _ in changes}
     reads: Counter[str] = Counter()
     for call in session.tool_calls:
-        path = call.input.get("file_path") or call.input.get("path")
-        if call.name == "Read" and not call.is_error and isinstance(path, str) and path:
+        path = call.path
+        if call.name == "Read" and not call.is_error and path:
             reads[relative_path(path, session.cwd)] += 1
     # the folders of the changes and the session's own (Windows paths are never made relative to it)
     worked = tuple({_posix(path).rsplit("/", 1)[0] + "/" for path in [*changed, session.cwd + "/."]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from eywa.core.extract import commands, marks
+from eywa.core.extract.said_left import pr_number
 from eywa.core.handoffs.fixed_words import REVIEW_REPLY_LEFT
 from eywa.core.session import WRITE_TOOLS, Event
 
@@ -23,7 +24,6 @@ _TITLE_CHARS = 120
 _JSON_KEY_RE = re.compile(r'^[{\[,\s]*"\w+":\s*"')
 # `gh api .../comments/2809055306/replies`, `gh pr comment`, `gh pr review`, a thread resolved: the comment answered
 _REPLIED_RE = re.compile(r"/replies\b|\bgh\s+pr\s+(?:comment|review)\b|\bresolveReviewThread\b")
-_PR_RE = re.compile(r"\bPR\s*#?(\d+)\b|/pull/(\d+)\b", re.IGNORECASE)
 _FILES = 3
 
 
@@ -38,7 +38,7 @@ def review_reply_left(events: list[Event]) -> list[str]:
         fetched = _FETCHED_RE.search(command) if call is not None and not call.is_error else None
         pasted = event.kind == "user" and _SEVERITY_RE.search(event.text) is not None
         if fetched is not None or pasted:
-            read, number = index, (fetched.group(1) or "") if fetched is not None else ""
+            read, number = index, (fetched.group(1) or pr_number([command]) or "") if fetched is not None else ""
             title = _title(event.text if pasted else call.output if call is not None else "") or title
     if read < 0:
         return []
@@ -47,8 +47,7 @@ def review_reply_left(events: list[Event]) -> list[str]:
     if not edited or not any(_pushed(e) for e in events[:read]) or \
             any(_pushed(e) for e in events[edited[-1][0] + 1:]) or any(_replied(e) for e in events[read + 1:]):
         return []
-    number = number or next((next(g for g in m.groups() if g) for e in reversed(events[:read])
-                             if (m := _PR_RE.search(_said(e)))), "")
+    number = number or pr_number(_said(e) for e in reversed(events[:read])) or ""
     files = list(dict.fromkeys(path.rsplit("/", 1)[-1] for _, path in edited))
     named = marks.counted([f"`{name}`" for name in files], _FILES)
     what = f'"{title}"' if title else "the review comment"

@@ -8,6 +8,7 @@ phone.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, sentences
@@ -592,6 +593,11 @@ _MERGE_RAN_RE = re.compile(r"\bgh\s+pr\s+merge\b|\bgit\b(?:(?!\b(?:git|merge)\b)
 _SWITCHED_RE = re.compile(r"Switched to (?:a new )?branch '([^']+)'")
 
 
+def pr_number(texts: Iterable[str]) -> str | None:
+    """The number of the first pull request the texts name ("PR #68", ".../pull/68", `gh pr view 68`); None for none."""
+    return next((next(g for g in m.groups() if g) for text in texts if (m := _PR_NUMBER_RE.search(text))), None)
+
+
 def merge_left(events: list[Event]) -> list[str]:
     """A pull request the agent called good to merge ("PR#68 looks good to merge.") that the session did not merge:
     no merge ran, the user did not say it was merged, and no edit came after the verdict (it holds for the work
@@ -612,7 +618,7 @@ def merge_left(events: list[Event]) -> list[str]:
         said = [event.text] + [str(e.tool.input.get("command", "")) if e.tool is not None else e.text
                                for e in reversed(events[:index]) if e.kind == "user" or (
                                    e.tool is not None and e.tool.name == "Bash")]
-        number = next((next(g for g in m.groups() if g) for text in said if (m := _PR_NUMBER_RE.search(text))), None)
+        number = pr_number(said)
         if number is None:
             return []
         # the PR's branch the session checked out: the repository is left on it

@@ -74,14 +74,19 @@ early friendly belly jelly bully ally holy ugly rally
 
 
 
-def strip_noise(text: str, home: str = "/") -> str:
-    """Text without URLs, UUIDs and home-folder prefixes: none names what a session was about (and the
-    home folder names a person); `home` what a home folder's prefix becomes (`~/` for a line a person reads)."""
+def without_links(text: str) -> str:
+    """Text without URLs and UUIDs: neither names what a session was about."""
     if "://" in text:  # the URL pattern is slow to rule out, and most texts hold no URL
         text = _URL_RE.sub(" ", text)
     if text.count("-") >= 4:  # as above: a UUID has four hyphens
         text = _UUID_RE.sub(" ", text)
-    return HOME_RE.sub(home, text)
+    return text
+
+
+def strip_noise(text: str) -> str:
+    """Text without URLs, UUIDs and home-folder prefixes: none names what a session was about (and the home folder
+    names a person; a line a person reads shows it as `~/`: marks.typed)."""
+    return HOME_RE.sub("/", without_links(text))
 
 
 def words_of(text: str) -> set[str]:

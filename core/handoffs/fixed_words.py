@@ -51,6 +51,7 @@ UNCOMMITTED = "Uncommitted:"
 LEFT_UNCOMMITTED = "Left uncommitted"
 LEFT_TO_COMMIT = "Uncommitted, left for the person to commit:"  # the agent handed the commit over: a note
 MERGE_IN_PROGRESS = "Merge in progress:"  # a merge no commit closed: the repository is mid-merge, whatever was said
+MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # after MERGE_IN_PROGRESS: what the record shows of its files
 LEFT_OUT = "Left out of commit"  # "Left out of commit `46815aeb` (`Fix x`): `settings.json`", changes listed, not taken
 NOT_PUSHED = "Not pushed:"
 PR_NOT_OPENED = "PR not opened:"
@@ -101,7 +102,8 @@ LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, A
           REVIEW_FILE_LEFT, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT, PLAN_REFUSED, OFFERED, OFFER_NOT_TAKEN, DROPPED_TODO,
           CAVEAT, TO_DO, TODO, IN_PROGRESS, QUESTION, INTENT_LEFT, NOT_DONE, NOT_FIXED, NOT_TAKEN, DEFERRED,
           REVIEW_REPLY_LEFT, INTERRUPTED, INTERRUPTED_ON, API_ERROR, UNANSWERED)
-PHRASES = (NO_COMMIT, PASSED_AFTER, PASSED_BEFORE)  # fixed words within a fact line; BEFORE_IT ends the Checks line
+# fixed words within a fact line; BEFORE_IT ends the Checks line
+PHRASES = (NO_COMMIT, PASSED_AFTER, PASSED_BEFORE, MERGE_NOT_STAGED)
 
 @functools.cache
 def _fixed_re() -> re.Pattern[str]:
