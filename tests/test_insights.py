@@ -1670,6 +1670,17 @@ def test_a_linter_directive_the_session_says_was_stripped_is_no_decision() -> No
     assert not insights_rules._STRIPPED_RE.search("Removed the unused import; added a nolint comment")
 
 
+def test_a_stripped_directive_named_by_its_rule_leaves_the_sessions_other_directives_standing() -> None:
+    # ca8cc13b: "The `gofmt` run removed the `nolint:ireturn` comments from the strategy files" (then restored them);
+    # its own `//nolint:unparam // error return kept for API consistency ...` stayed, and both readers name it
+    found = [item.text for item in written_reasons(corpus_session("ca8cc13b-d3df-4615-8f3f-f48a96b1a6f9"))]
+    assert "Suppressed `unparam` with a `nolint` comment: error return kept for API consistency with other agent " \
+           "packages." in found
+    assert not any("ireturn" in text for text in found)
+    stripped = insights_rules._STRIPPED_RE.search("The `gofmt` run removed the `nolint:ireturn` comments")
+    assert stripped is not None and stripped.groups() == ("nolint", "ireturn")
+
+
 def test_a_finding_that_goes_on_with_the_choice_made_on_it_then_done_is_a_decision() -> None:
     # 4f8c1176: "The `SaveContext` doesn't carry `StartedAt`, but we can load it from the session state ...", then
     # the edits; both readers: "load the session state ... to get StartedAt, since SaveContext does not carry it"

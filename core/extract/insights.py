@@ -1082,9 +1082,10 @@ def _own_writing(session: Session) -> list[str]:
 
 
 SUPPRESSION_WORDS = 2  # words of the reason a silenced linter is given: "best-effort" alone says too little
-# "The linter's `fix: true` setting stripped the nolint comment" (9e44573d): the directive did not stay in the code
-_STRIPPED_RE = re.compile(rf"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+|its\s+)?`?({SUPPRESSION_MARKS})",
-                          re.IGNORECASE)
+# "The linter's `fix: true` setting stripped the nolint comment" (9e44573d): the directive did not stay in the code;
+# "removed the `nolint:ireturn` comments" (ca8cc13b) names the rules it took, so other directives stayed
+_STRIPPED_RE = re.compile(rf"\b(?:strip|remov|delet|dropp)\w*\s+(?:the\s+|that\s+|its\s+)?`?(?://\s*)?"
+                          rf"({SUPPRESSION_MARKS})(?:[:=]([\w,.@/-]+))?", re.IGNORECASE)
 
 
 def _mark(found: str) -> str:
@@ -1111,18 +1112,19 @@ def written_reasons(session: Session) -> list[Insight]:
     rather than to the person. Not a step left ("TODO: ..."), a test plan's box, a code dump, or a few words."""
     result: list[Insight] = []
     seen: set[str] = set()
-    stripped: set[str] | None = None  # the marks the agent said were stripped, read at the first directive only
+    stripped: set[tuple[str, frozenset[str]]] | None = None  # the marks (and rules) the agent said were stripped
     for sentence in (s for block in _own_writing(session) for s in sentences(block)):
         if sentence.text.endswith("…") or _NO_REFERENT_RE.match(sentence.text):  # cut where it was stored; "This ..."
             continue
         text = clause(sentence.text, WRITTEN_WORDS)
         if (silenced := SUPPRESSION_RE.match(text)) is not None:
             if stripped is None:
-                stripped = {_mark(found.group(1)) for event in session.events if event.kind == "assistant"
+                stripped = {(_mark(found.group(1)), frozenset((found.group(2) or "").lower().split(",")) - {""})
+                            for event in session.events if event.kind == "assistant"
                             for found in _STRIPPED_RE.finditer(event.text or "")}
-            mark = _mark(silenced["mark"])
+            mark, names = _mark(silenced["mark"]), set(silenced["names"].lower().split(","))
             if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS \
-                    and not any(mark.startswith(gone) for gone in stripped):
+                    and not any(mark.startswith(gone) and (not rules or rules & names) for gone, rules in stripped):
                 seen.add(text)
                 result.append(_suppressed(silenced))
             continue
