@@ -83,3 +83,31 @@ def test_a_branch_checked_out_is_no_revert() -> None:
     assert [text for _, text in acted_choices(_session(reason, _bash("git restore b.go")))] == [
         "Reverted `b.go`: The formatter touched `b.go` by mistake."]
     assert acted_choices(_session(reason, _bash("git restore --staged b.go"))) == []
+
+
+def test_review_agents_launched_side_by_side_are_how_the_review_was_split() -> None:
+    # 70fc6d83: two `reviewer` subagents in one message (both its readers: "Ran two reviewer agents in parallel with
+    # different focuses"); d88bceb6 names each kind, and 847ff7d2 the reason said before them
+    assert "Ran two review agents in parallel" in \
+        [text for _, text in acted_choices(corpus_session("70fc6d83-147d-4fdf-b015-bd67eeb11883"))]
+    assert any(text.startswith("Ran seven review agents in parallel: git history analyzer, pattern recognition")
+               for _, text in acted_choices(corpus_session("d88bceb6-bb3a-4ae8-9405-d67d19950a46")))
+    assert any(text.endswith("(Since this is a Go CLI project, I'll skip the Rails-specific reviewers and focus on the "
+                             "relevant ones)")
+               for _, text in acted_choices(corpus_session("847ff7d2-4a55-44d7-a3f5-a3afd89f1ee1")))
+
+
+def test_research_agents_or_one_reviewer_are_no_review_split() -> None:
+    # 170cebcc ran two research agents side by side (bug report and feature request templates): no review, no line
+    assert not any(text.startswith("Ran ") for _, text in
+                   acted_choices(corpus_session("170cebcc-4cb9-42aa-a322-6e590fc9db0d")))
+    reviewer = Event("tool", None, tool=ToolCall("t", "Task", {"subagent_type": "reviewer"}))
+    one = Session("s", cwd="/r", events=[Event("assistant", None, text="Let me get a review."), reviewer])
+    assert acted_choices(one) == []
+
+
+def test_review_agents_a_session_ends_on_are_still_how_the_review_was_split() -> None:
+    reviewers = [Event("tool", None, tool=ToolCall(f"t{n}", "Task", {"subagent_type": kind}))
+                 for n, kind in enumerate(("review:security-sentinel", "review:performance-oracle"))]
+    ended = Session("s", cwd="/r", events=[Event("assistant", None, text="Launching the reviews."), *reviewers])
+    assert acted_choices(ended) == [(1, "Ran two review agents in parallel: security sentinel, performance oracle")]
