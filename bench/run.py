@@ -12,6 +12,7 @@ import datetime as dt
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -125,17 +126,15 @@ def _rounded(metrics: dict[str, float]) -> dict[str, object]:
     return {k: round(v, 3) for k, v in metrics.items() if k != "ms_per_query"}
 
 
-def strict_handoff_section() -> str:
-    """bench/handoff_quality.py's strict matcher on the blind set (dev, held out) and the two older sets."""
-    import tempfile
-
+def strict_handoff_section(data_dir: Path) -> str:
+    """bench/handoff_quality.py's strict matcher on the blind set (dev, held out) and the two older sets, on the index
+    in `data_dir`."""
     sets = [(handoff_quality.BLIND, "dev"), (handoff_quality.BLIND, "heldout"), (handoff_quality.LABELS, None),
             (handoff_quality.HELDOUT, None)]
-    with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:
-        rows = [{"labels": path.name + (f" ({which})" if which else ""), **{
-            k: round(v, 3) if isinstance(v, float) else v
-            for k, v in handoff_quality.run(Path(tmp), labels_path=path, strict=True, which=which).items()}}
-            for path, which in sets]
+    rows = [{"labels": path.name + (f" ({which})" if which else ""), **{
+        k: round(v, 3) if isinstance(v, float) else v
+        for k, v in handoff_quality.run(data_dir, labels_path=path, strict=True, which=which).items()}}
+        for path, which in sets]
     return (
         "Strict matcher (issue 25): a labelled thread (decision) is named when one extracted open thread (insight) "
         "has a content-word F1 >= 0.3 with the label's text (the older sets: its evidence), one to one; detection: "
@@ -212,19 +211,22 @@ def main() -> int:
     sections.append(year_section(args.quick))
 
     print("handoff quality ...", file=sys.stderr)
-    sections.append(
-        "## Handoff quality (deterministic extractor)\n\nMethod: bench/handoff_quality.py: both corpus trees "
-        "ingested, each of the sessions of bench/handoff_labels.yaml (hand-checked: ideal headline, status, open "
-        "threads, decisions, key files, each with the session's own words) compared with its handoff. Headline: "
-        "F1 of content words; open-thread detection: Open Threads not \"None.\" against the label; threads, "
-        "decisions found: labelled items matched by one extracted item holding half their match words. "
-        "bench/handoff_labels_heldout.yaml: 25 more sessions, chosen and labelled without reading Eywa's "
-        "handoffs, on which nothing was tuned.\n\n"
-        + table([{"labels": path.name, **{k: round(v, 3) if isinstance(v, float) else v
-                                          for k, v in handoff_quality.run(labels_path=path).items()}}
-                 for path in (handoff_quality.LABELS, handoff_quality.HELDOUT)])
-        + "\n" + strict_handoff_section()
-    )
+    with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:  # one index for every label set
+        handoffs = Path(tmp)
+        handoff_quality.build_index(handoffs)
+        sections.append(
+            "## Handoff quality (deterministic extractor)\n\nMethod: bench/handoff_quality.py: both corpus trees "
+            "ingested, each of the sessions of bench/handoff_labels.yaml (hand-checked: ideal headline, status, open "
+            "threads, decisions, key files, each with the session's own words) compared with its handoff. Headline: "
+            "F1 of content words; open-thread detection: Open Threads not \"None.\" against the label; threads, "
+            "decisions found: labelled items matched by one extracted item holding half their match words. "
+            "bench/handoff_labels_heldout.yaml: 25 more sessions, chosen and labelled without reading Eywa's "
+            "handoffs, on which nothing was tuned.\n\n"
+            + table([{"labels": path.name, **{k: round(v, 3) if isinstance(v, float) else v
+                                              for k, v in handoff_quality.run(handoffs, labels_path=path).items()}}
+                     for path in (handoff_quality.LABELS, handoff_quality.HELDOUT)])
+            + "\n" + strict_handoff_section(handoffs)
+        )
 
     header = (
         f"# Eywa benchmarks\n\nWritten by `python bench/run.py{' --quick' if args.quick else ''}` on "
