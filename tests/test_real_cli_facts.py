@@ -127,9 +127,15 @@ def test_the_drift_checked_scenarios_are_scenarios() -> None:
 @pytest.mark.slow  # the real CLIs (~10 s a scenario)
 @pytest.mark.parametrize("name", DRIFT_CHECKED)
 def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(name: str, tmp_path: Path) -> None:
-    fact_transcripts.generate([name], out=tmp_path)
+    fact_transcripts.generate([name], out=tmp_path / "first")
     for agent in SCENARIOS[name].agents:
-        _assert_reads(_handoff(name, agent, tmp_path), EXPECTED[name])
+        try:
+            _assert_reads(_handoff(name, agent, tmp_path / "first"), EXPECTED[name])
+        except AssertionError:
+            # A real CLI's run against the scripted server is not always the same under a full suite's load (once,
+            # Qwen Code's session of `untracked` read as if it held no `git status` output): a drift shows twice.
+            fact_transcripts.generate([name], out=tmp_path / "again")
+            _assert_reads(_handoff(name, agent, tmp_path / "again"), EXPECTED[name])
 
 
 # -- the command forms of each agent ---------------------------------------------------------------------------
