@@ -1122,11 +1122,13 @@ def written_reasons(session: Session) -> list[Insight]:
                 stripped = {(_mark(found.group(1)), frozenset((found.group(2) or "").lower().split(",")) - {""})
                             for event in session.events if event.kind == "assistant"
                             for found in _STRIPPED_RE.finditer(event.text or "")}
-            mark, names = _mark(silenced["mark"]), set(silenced["names"].lower().split(","))
+            item = _suppressed(silenced)
+            names = {name.lower() for name in item.names}
             if text not in seen and len(_PROSE_WORD_RE.findall(silenced["reason"])) >= SUPPRESSION_WORDS \
-                    and not any(mark.startswith(gone) and (not rules or rules & names) for gone, rules in stripped):
+                    and not any(item.mark.startswith(gone) and (not rules or rules & names)
+                                for gone, rules in stripped):
                 seen.add(text)
-                result.append(_suppressed(silenced))
+                result.append(item)
             continue
         if text in seen or not _WHY_RE.search(text) or LEFT_FOR_LATER_RE.match(text) or text.startswith("[") \
                 or _WRITTEN_OUT_RE.search(_SPAN_RE.sub(" ", text)) \

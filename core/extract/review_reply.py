@@ -44,8 +44,11 @@ def review_reply_left(events: list[Event]) -> list[str]:
         return []
     edited = [(i, str(call.input.get("file_path", ""))) for i in range(read + 1, len(events))
               if (call := events[i].tool) is not None and call.name in WRITE_TOOLS and not call.is_error]
-    if not edited or not any(_pushed(e) for e in events[:read]) or \
-            any(_pushed(e) for e in events[edited[-1][0] + 1:]) or any(_replied(e) for e in events[read + 1:]):
+    # the session's own pushes only (a push the user pasted is left to the facts: ea0a65af's blind readers call its
+    # later edits open, its first reader did not)
+    if not edited or not any(commands.pushed(e.tool) for e in events[:read]) or \
+            any(commands.pushed(e.tool) for e in events[edited[-1][0] + 1:]) or \
+            any(_replied(e) for e in events[read + 1:]):
         return []
     number = number or pr_number(_said(e) for e in reversed(events[:read])) or ""
     files = list(dict.fromkeys(path.rsplit("/", 1)[-1] for _, path in edited))
@@ -69,12 +72,6 @@ def _said(event: Event) -> str:
     """A prompt's words or a command run: where a PR's number is named."""
     call = event.tool
     return event.text if event.kind == "user" else str(call.input.get("command", "")) if call is not None else ""
-
-
-def _pushed(event: Event) -> bool:
-    """A push of the session's own that went through (a push the user pasted is left to the facts: ea0a65af's blind
-    readers call its later edits open, its first reader did not)."""
-    return commands.pushed(event.tool)
 
 
 def _replied(event: Event) -> bool:
