@@ -11,7 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from eywa.core.extract.deterministic import draft
-from eywa.core.extract.key_files import MAX_KEY_FILES, MAX_READ_KEY_FILES, changed_files, files_read, key_files
+from eywa.core.extract.key_files import (
+    MAX_KEY_FILES,
+    MAX_READ_KEY_FILES,
+    changed_files,
+    files_committed,
+    files_read,
+    key_files,
+)
 from eywa.core.session import Event, Session, SubagentRun, ToolCall
 from eywa.core.sources.codex import build_codex_session
 
@@ -242,3 +249,25 @@ def test_a_file_read_once_whose_name_another_read_file_shares_is_not_named_by_th
                           ("Read", {"file_path": "/r/src/b/index.ts"})])
     session.events += [Event("assistant", None, text=f"`src/a/index.ts` {said}") for said in ("exports it.", "is it.")]
     assert read_of(session) == ["src/a/index.ts"]
+
+
+def test_files_a_commit_takes_in_by_name_that_the_session_did_not_edit_are_key_files_marked_committed() -> None:
+    # 8897bd54 edits three files, then `git add ... strategy/auto_commit.go strategy/manual_commit.go
+    # strategy/registry.go && git commit`: changes made before it, which its commit holds (a blind reader lists them)
+    handoff = draft(corpus_session("8897bd54-16f4-4a28-8e23-cb187c639e40"), ZoneInfo("UTC"))
+    assert [line for line in handoff.key_files if line.endswith("(committed)")] == [
+        "`cmd/entire/cli/strategy/auto_commit.go` (committed)",
+        "`cmd/entire/cli/strategy/manual_commit.go` (committed)",
+        "`cmd/entire/cli/strategy/registry.go` (committed)"]
+    assert "`cmd/entire/cli/hooks.go` (1 edit)" in handoff.key_files
+
+
+def test_files_staged_whole_edited_by_the_session_or_never_committed_are_not_marked_committed() -> None:
+    # 03a1382e commits what it edited: nothing of its own commits is listed twice
+    handoff = draft(corpus_session("03a1382e-ecd5-42c4-b3d4-5c659e165904"), ZoneInfo("UTC"))
+    assert handoff.key_files and not any(line.endswith("(committed)") for line in handoff.key_files)
+    session = session_of([("Edit", {"file_path": "/r/a.go", "old_string": "x", "new_string": "y"}),
+                          ("Bash", {"command": "git add a.go b.go && git commit -m 'a'"}),
+                          ("Bash", {"command": "git add -A && git commit -m 'all'"}),
+                          ("Bash", {"command": "git add c.go"})])
+    assert files_committed(session, changed_files(session)) == ["b.go"]

@@ -40,7 +40,7 @@ from eywa.core.extract.gist import (
     turned_down,
 )
 from eywa.core.extract.insights import insights, written_text
-from eywa.core.extract.key_files import changed_files, files_read, key_files
+from eywa.core.extract.key_files import changed_files, files_committed, files_read, key_files
 from eywa.core.extract.marks import DANGLING, balanced, clause_end, first_line, stub_dropped, typed, words_cut
 from eywa.core.extract.open_threads import open_threads, status_of
 from eywa.core.extract.report_changes import report_changes
@@ -69,7 +69,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "93"
+HANDOFF_RULES = "94"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -914,7 +914,8 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
         handoff.insights = insights(session, undone, facts)
         handoff.what_happened = _happened(session, requests, handoff.insights, undone, facts, headline, changes,
                                           backing)
-        handoff.key_files = key_files(changes, files_read(session, changes)) if substance == 2 else []
+        handoff.key_files = (key_files(changes, files_read(session, changes), files_committed(session, changes))
+                             if substance == 2 else [])
         said, last_kind = open_threads(session)
         left = facts.threads()
         handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])

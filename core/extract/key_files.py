@@ -2,7 +2,8 @@
 its subagents (their own transcripts, or what a run reports it wrote when its transcript is not kept). Scratch files
 (a temporary folder, the agent's own plans and transcripts) are not the work. Beside a few changes: the files the
 session read that the work turned on (read again, named in its plan or its last reports, the code a changed test
-tests, beside one or two changes a file the person named, then any file it read)."""
+tests, beside one or two changes a file the person named, then any file it read). And the files its commits took in by
+name that it did not change: work made before it, which it committed."""
 
 from __future__ import annotations
 
@@ -171,19 +172,43 @@ def _tested(path: str) -> str:
     return match.group("stem").lower() if match else name.lower()
 
 
-def key_files(changes: list[tuple[str, bool]], read: list[str] | None = None) -> list[str]:
+def files_committed(session: Session, changes: list[tuple[str, bool]]) -> list[str]:
+    """The files a commit of the session took in by name (`git add a.go b.go && git commit`) that it did not change:
+    work made before it, which it committed."""
+    changed = {path for path, _ in changes}
+    staged: list[str] = []
+    found: dict[str, None] = {}
+    for call in session.tool_calls:
+        command = call.input.get("command") if call.name == "Bash" else None
+        if not isinstance(command, str) or call.is_error or call.rejected:
+            continue
+        for step in commands.git_steps(command):
+            if step.verb == "add" and not commands.stages_all(step):
+                staged += [relative_path(path, session.cwd) for path in commands.paths_in(step.args)]
+            elif step.verb == "commit":
+                found.update(dict.fromkeys(path for path in staged if path not in changed and not path.endswith("/")
+                                           and not any(c in path for c in "*?[{$")))
+                staged = []
+    return list(found)
+
+
+def key_files(changes: list[tuple[str, bool]], read: list[str] | None = None,
+              committed: list[str] | None = None) -> list[str]:
     """The `MAX_KEY_FILES` files changed most (of as many, those still there, then the last changed: where the work
     stands), code before tests before documents, each in the order the session came to them (the order a reader of the
-    session lists them in); then, in the places left, up to `MAX_READ_KEY_FILES` of the files it `read` (`files_read`),
-    marked read. `changes`: the session's `changed_files`."""
+    session lists them in); then the files it `committed` unchanged (`files_committed`), in the places left; then, in
+    the places left, up to `MAX_READ_KEY_FILES` of the files it `read` (`files_read`), marked read. `changes`: the
+    session's `changed_files`."""
     counts = Counter(path for path, _ in changes)  # in the order first changed
     first = {path: rank for rank, path in enumerate(counts)}
     last = {path: index for index, (path, _) in enumerate(changes)}
     gone = dict(changes)  # whether its last change deleted it
     kept = sorted(counts, key=lambda path: (gone[path], -counts[path], -last[path]))[:MAX_KEY_FILES]
     ranked = sorted(kept, key=lambda path: (_kind(path), first[path]))
+    ranked += [path for path in committed or [] if path not in counts][:MAX_KEY_FILES - len(ranked)]
     places = min(MAX_READ_KEY_FILES, MAX_KEY_FILES - len(ranked))
-    return [f"`{path}` ({_changed(counts[path], gone[path])})" for path in ranked] + [
+    said = {path: _changed(counts[path], gone[path]) if path in counts else "committed" for path in ranked}
+    return [f"`{path}` ({said[path]})" for path in ranked] + [
         f"`{path}` (read)" for path in (read or [])[:places]]
 
 
