@@ -422,3 +422,11 @@ def test_an_item_of_a_list_of_guesses_is_no_caveat() -> None:
     assert not [t for t in threads if "known issue" in t]
     # fresh2 ddf36c6d: a lead-in that names a change ("Settings key (breaking change):") keeps its list's items
     assert [t for t in _threads("ddf36c6d-77ad-4900-9c50-1ea2c4cd932b") if "breaking change" in t]
+
+
+def test_a_caveat_loses_its_note_lead_as_it_loses_a_limitation_label() -> None:
+    # Codex and Gemini open a caveat with "Note:": the thread already says "Caveat:"
+    said = Event("assistant", T0, text="Note: the retry limit is untested against the staging importer.")
+    assert _caveats(said) == ["Caveat: the retry limit is untested against the staging importer."]
+    # a sentence that only holds the word is no caveat
+    assert _caveats(Event("assistant", T0, text="Note: the retry limit is now read from the config file.")) == []

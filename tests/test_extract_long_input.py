@@ -6,6 +6,7 @@ and reads such an input for the right answer; the same inputs as before match.""
 from __future__ import annotations
 
 from eywa.core.extract import (
+    checks_said,
     commands,
     deterministic,
     directions,
@@ -218,3 +219,19 @@ def test_a_linters_directive_is_read_once_on_a_long_line() -> None:
     for run in ("a" * LONG, " " * LONG, "a-" * (LONG // 2)):  # a directive with no reason after it: no match, at once
         assert SUPPRESSION_RE.match(f"nolint:{run}") is None
     assert list(added_comments("", f"// nolint:x // {'why ' * (LONG // 4)}\n"))[0].startswith("\n\nnolint:x // why")
+
+
+def test_a_check_said_not_run_is_read_from_the_start_of_its_sentence_and_its_spaces_once() -> None:
+    # each pattern anchored at the sentence's start; a run of spaces read once where two stars met (possessive)
+    patterns = (checks_said._NOT_RUN_RE, checks_said._ITEM_RE, checks_said._TO_VERIFY_RE, said_left._WOULD_NEXT_RE)
+    assert all(pattern.pattern.startswith("^") for pattern in patterns)
+    assert r"\s*+[:—–-]?\s*+" in checks_said._ITEM_RE.pattern
+    spaces, words = " " * LONG, "tests " * (LONG // 6)  # each a place an unanchored pattern read the rest again from
+    assert checks_said._NOT_RUN_RE.match(f"Tests{spaces}x") is None
+    said = checks_said._NOT_RUN_RE.match(f"Tests{spaces}not run")
+    assert said is not None and said.group("said") == "Tests"
+    assert checks_said._NOT_RUN_RE.match(f"{words}not run") is None
+    assert checks_said._ITEM_RE.match(f"Not run{spaces}x") is not None
+    assert checks_said._ITEM_RE.match(f"Not run{spaces}none") is None
+    assert checks_said.handed_check(f"To verify, run `pytest`{spaces}x") == f"`pytest`{spaces}x to verify"
+    assert said_left.labelled_step(f"Next, I would{spaces}x") is None

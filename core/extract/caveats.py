@@ -103,9 +103,9 @@ _PAREN_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 # "... this could be:", "Possible causes:": the items after it are guesses at a cause, none a caveat the agent holds
 _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
-# Read on a phone: no "`file.go:12-30` —" or "Limitation:" (the thread says "Caveat:") before it, no link, no code
-# longer than a name
-_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED})\s*(?:—|–|-|:)\s+",
+# Read on a phone: no "`file.go:12-30` —", "Limitation:" or "Note:" (the thread says "Caveat:") before it, no link,
+# no code longer than a name
+_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}|note)\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")

@@ -69,7 +69,7 @@ EXTRACTOR_NAME = "deterministic"
 # The rules of `substance_of`: an index judged by others judges its sessions of no substance again (CHANGELOG.md)
 SUBSTANCE_RULES = "3"
 # The rules of the deterministic handoff: an index drafted by others is drafted again at the next ingest (CHANGELOG.md)
-HANDOFF_RULES = "94"
+HANDOFF_RULES = "95"
 # The keyword choice of `keywords_of`: how much less a word is worth in each further keyword that holds
 # it, and the share of the session's best word each word of a run must reach.
 KEYWORD_REPEAT_DECAY = 2.0
@@ -916,7 +916,7 @@ def draft(session: Session, zone: ZoneInfo, names: ProjectNames | None = None) -
                                           backing)
         handoff.key_files = (key_files(changes, files_read(session, changes), files_committed(session, changes))
                              if substance == 2 else [])
-        said, last_kind = open_threads(session)
+        said, last_kind = open_threads(session, facts.checked_after_edit())
         left = facts.threads()
         handoff.open_threads = merge_threads([t.text for t in left], [t.text for t in said])
         handoff.status = status_of(session, left + said, last_kind, bool(commits))

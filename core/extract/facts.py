@@ -284,6 +284,10 @@ class Facts:
         last = {run.kind: run for run in self.runs}
         return [run for run in last.values() if not run.passed]
 
+    def checked_after_edit(self) -> frozenset[str]:
+        """The kinds of check that ran after the session's last edit of code (every kind run, when it edited none)."""
+        return frozenset(run.kind for run in self.runs if run.edits == self.edits)
+
     def _by_kind(self) -> list[list[CheckRun]]:
         """The runs of each kind of check, in order, the kinds in the order first run."""
         return [[run for run in self.runs if run.kind == kind] for kind in dict.fromkeys(run.kind for run in self.runs)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from eywa.core.extract import commands
 from eywa.core.extract.caveats import caveat, caveats
+from eywa.core.extract.checks_said import handed_check, not_run
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.marks import first_line, typed, words_cut
@@ -45,6 +46,7 @@ from eywa.core.handoffs.fixed_words import (
     LEFT_IN_CODE,
     NEXT,
     NOT_DONE,
+    NOT_RUN,
     OFFERED,
     PLAN_NOT_BUILT,
     PLAN_REFUSED,
@@ -347,9 +349,11 @@ def _todo_finding(text: str) -> str:
     return clause(first.rstrip(":"), _TODO_WORDS)
 
 
-def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", built: bool = True) -> list[Thread]:
-    """Questions, next steps and TODOs in the assistant messages of the last turn (`prompt`: the one it answers;
-    `built`: whether anything beside the plan was written)."""
+def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", built: bool = True,
+                     checked: frozenset[str] = frozenset()) -> list[Thread]:
+    """Questions, next steps, checks not run and TODOs in the assistant messages of the last turn (`prompt`: the one
+    it answers; `built`: whether anything beside the plan was written; `checked`: the kinds of check that ran after the
+    last edit, whose checks said not run or handed to the person are notes)."""
     threads: list[Thread] = []
     for position, event in enumerate(replies):
         last = position == len(replies) - 1 or bool(_ASKS_RE.search(event.text))
@@ -375,6 +379,12 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                     threads.append(Thread(said, offer is None))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
                 threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.'))}", False))
+            elif last and (unrun := not_run(found, index)) is not None:
+                # a check of its kind ran after the last edit: the record says otherwise, unless it names another
+                if unrun.qualified or not unrun.kinds & checked:
+                    threads.append(Thread(unrun.thread, not unrun.kinds & checked))
+            elif last and (handed := handed_check(text)) is not None and not _handed_kinds(handed) & checked:
+                threads.append(Thread(f"{NOT_RUN} {clause(handed, 14)} (left to the user)", False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
             elif last and _VERDICT_RE.search(text):
@@ -389,6 +399,15 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread(f"{TODO} {_cut(match.group(1).strip())}", False))
     return threads
+
+
+def _handed_kinds(step: str) -> frozenset[str]:
+    """The kinds of check a step handed to the person runs (`pytest` in "run `pytest` to confirm"), by its code, else
+    by its words ("run the tests"): none for a manual check ("open the app to verify")."""
+    code = re.findall(r"`([^`]+)`", step)
+    if code:
+        return frozenset(check.kind for command in code for check in commands.checks(command))
+    return frozenset({"tests"}) if re.search(r"\btests?\b", step, re.IGNORECASE) else frozenset()
 
 
 def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:
@@ -502,8 +521,9 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     return Thread(f"{INTENT_LEFT} {_cut(intent.group(1).rstrip('.:'))}", True)
 
 
-def open_threads(session: Session) -> tuple[list[Thread], str]:
-    """(the threads, the last event's kind among user / assistant / interrupt / api_error / tool)."""
+def open_threads(session: Session, checked: frozenset[str] = frozenset()) -> tuple[list[Thread], str]:
+    """(the threads, the last event's kind among user / assistant / interrupt / api_error / tool); `checked`: the
+    kinds of check that ran after the session's last edit (`Facts.checked_after_edit`)."""
     events = session.events
     start = last_prompt_index(events)
     turn = events[start + 1:]
@@ -547,7 +567,7 @@ def open_threads(session: Session) -> tuple[list[Thread], str]:
         if plan and not built:  # its subject by the plan's title, the verb the lead says dropped
             threads.append(Thread(f"{PLAN_NOT_BUILT} {_cut(_PLAN_VERB_RE.sub('', _PLAN_WORD_RE.sub('', plan)), 160)}",
                                   True))
-        threads += _closing_threads(replies, plan, events[start].text if start >= 0 else "", built)
+        threads += _closing_threads(replies, plan, events[start].text if start >= 0 else "", built, checked)
         threads += _steps_before_aside(events, start, calls)
         left = _intent_left(replies, tail)
         if left is not None:

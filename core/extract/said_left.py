@@ -30,7 +30,7 @@ from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
-NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
+NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
                           r"what(?:'s|’s| is) left|open questions?|not done|pending)\s*(?::|—|–| - )\s*"
                           r"(?!(?:none|nothing|n/a)\b)(\S.{4,})$",  # "Next steps: none, ...": nothing left
                           re.IGNORECASE)
@@ -70,9 +70,17 @@ def clause(text: str, words: int = THREAD_WORDS) -> str:
     return balanced((cut[:end] if end >= 0 else cut).rstrip(" ,;:-")) + "…"
 
 
+# "Next, I would add backoff(attempt) ...", "Next I'd suggest adding ...": the step the agent would take next (Codex's
+# and Gemini's closing), not one it took ("Next, I added ...") nor one it announces ("Next, I'll ...")
+_WOULD_NEXT_RE = re.compile(r"^next,?\s+(?:i(?:'d|’d| would)|we(?:'d|’d| would| should)|i (?:suggest|recommend))\s+"
+                            r"(?:(?:suggest|recommend)(?:ing)?\s+(?:that\s+)?(?:we\s+|you\s+)?)?(\S.{4,})$",
+                            re.IGNORECASE)
+
+
 def labelled_step(text: str) -> str | None:
-    """"Next: add backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; None for any other sentence."""
-    match = NEXT_LINE_RE.match(text.strip(" *_"))
+    """"Next: add backoff(attempt) ..." and "Next, I would add backoff(attempt) ..." -> "Next: add backoff(attempt)
+    ..."; None for any other sentence."""
+    match = NEXT_LINE_RE.match(text.strip(" *_")) or _WOULD_NEXT_RE.match(text.strip(" *_"))
     return f"{NEXT}: {clause(match.group(1))}" if match else None
 
 

@@ -1,0 +1,150 @@
+"""Checks a closing says were not run, or hands to the person, in the idioms Codex CLI and Gemini CLI close a report
+with (core/extract/checks_said.py), and the step they would take next ("Next, I would ...", "Next up: ...") of
+core/extract/said_left.py: each an open thread of one clause, on a Codex and on a Gemini session; the status is
+partial for a check said not run only when no check of its kind ran after the last edit. (These idioms are not in the
+Claude Code corpus: the sessions are built as the real CLIs' are read.)"""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from eywa.core.extract.deterministic import draft
+from eywa.core.handoffs.model import Handoff
+from eywa.core.session import Event, ToolCall
+from eywa.core.sources.codex import build_codex_session
+from eywa.core.sources.gemini import build_gemini_session
+
+from .fact_transcripts import fixture_session
+from .test_said_left import T0, _edit, _session
+
+AGENTS = ("codex", "gemini")
+
+
+def _passed(command: str) -> Event:
+    return Event("tool", T0, tool=ToolCall("b1", "Bash", {"command": command}, output="5 passed in 0.12s"))
+
+
+def _closing(agent: str, text: str, *after_edit: Event) -> Handoff:
+    return draft(_session(agent, Event("user", T0, text="Add a retry helper to the client"), _edit("retry.py"),
+                          *after_edit, Event("assistant", T0, text=text)), ZoneInfo("UTC"))
+
+
+NOT_RUN_SAID = [
+    ("Added retry() to retry.py.\n\nTests not run.", "Not run: tests"),
+    ("Added retry() to retry.py.\n\nTests were not run.", "Not run: tests"),
+    ("Added retry() to retry.py.\n\nTesting: not run.", "Not run: tests"),
+    ("Added retry() to retry.py.\n\n**Tests:** not run (pytest is not installed here).",
+     "Not run: tests (pytest is not installed here)"),
+    ("**Summary**\n- Added retry() to retry.py.\n\n**Testing**\n- Not run (not requested)",
+     "Not run: tests (not requested)"),
+    ("**Summary**\n- Added retry() to retry.py.\n\n**Testing**\n- ⚠️ Not run (no test runner in the sandbox)",
+     "Not run: tests (no test runner in the sandbox)"),
+    ("Added retry() to retry.py.\n\nTesting\n- Not run (not requested)", "Not run: tests (not requested)"),
+    ("Added retry() to retry.py.\n\n### Testing\n- Not run (not requested)", "Not run: tests (not requested)"),
+    ("**Summary**\n- Added retry() to retry.py.\n\n**Verification**\n- Not run (no sandbox)",
+     "Not run: verification (no sandbox)"),
+    ("Added retry() to retry.py. I did not run the tests.", "Not run: the tests"),
+    ("Added retry() to retry.py. I didn't run tests.", "Not run: tests"),
+    ("Added retry() to retry.py.\n\nNote: I didn't run the test suite.", "Not run: the test suite"),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "thread"), [(a, t, w) for a in AGENTS for t, w in NOT_RUN_SAID])
+def test_a_check_the_closing_says_was_not_run_is_a_not_run_thread_and_the_work_partial(agent: str, text: str,
+                                                                                      thread: str) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == [thread] and handoff.status == "partial"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_check_said_not_run_after_a_run_of_its_kind_passed_after_the_last_edit_is_not_contradicted(
+        agent: str) -> None:
+    # `pytest` passed after the last edit: "Tests not run." says nothing the record holds, the work is done
+    handoff = _closing(agent, "Added retry() to retry.py.\n\nTests not run.", _passed("pytest"))
+    assert handoff.open_threads == [] and handoff.status == "done"
+    # tests it names apart ("integration tests") are others: a note, the work still done
+    handoff = _closing(agent, "Added retry().\n\nIntegration tests were not run (they need Docker).",
+                       _passed("pytest tests/test_retry.py"))
+    assert handoff.open_threads == ["Not run: integration tests (they need Docker)"] and handoff.status == "done"
+    # a check of another kind (lint) leaves the tests not run
+    handoff = _closing(agent, "Added retry() to retry.py.\n\nTests not run.", _passed("ruff check ."))
+    assert handoff.open_threads == ["Not run: tests"] and handoff.status == "partial"
+    # "Verification" speaks of any kind: the tests that ran stand for it
+    assert _closing(agent, "Added retry().\n\nVerification: not run.", _passed("ruff check .")).status == "done"
+
+
+HANDED = [
+    ("Added retry() to retry.py. To verify, run `pytest tests/test_retry.py`.",
+     "Not run: `pytest tests/test_retry.py` to verify (left to the user)"),
+    ("Added retry() to retry.py. Run `pytest` to confirm everything passes.",
+     "Not run: `pytest` to confirm everything passes (left to the user)"),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "thread"), [(a, t, w) for a in AGENTS for t, w in HANDED])
+def test_a_check_the_closing_hands_to_the_person_is_a_note_unless_the_session_ran_it(agent: str, text: str,
+                                                                                     thread: str) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == [thread] and handoff.status == "done"
+    assert _closing(agent, text, _passed("pytest")).open_threads == []  # the session ran it after its last edit
+    assert _closing(agent, text, _passed("ruff check .")).open_threads == [thread]  # another kind ran
+
+
+NEXT_SAID = [
+    ("Added retry() to retry.py.\n\nNext up: wire it into the upload client.",
+     "Next: wire it into the upload client."),
+    ("Added retry() to retry.py. Next, I would add backoff(attempt) to the retry loop.",
+     "Next: add backoff(attempt) to the retry loop."),
+    ("Added retry() to retry.py. Next I'd suggest adding backoff(attempt) to the retry loop.",
+     "Next: adding backoff(attempt) to the retry loop."),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "thread"), [(a, t, w) for a in AGENTS for t, w in NEXT_SAID])
+def test_the_step_a_closing_would_take_next_is_a_next_thread(agent: str, text: str, thread: str) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == [thread] and handoff.status == "partial"
+
+
+NOTHING_LEFT = [
+    "Added retry() to retry.py. Tests: all 42 passed.",
+    "Added retry() to retry.py.\n\nNot run: none",
+    "Added retry() to retry.py. I ran the tests and they pass.",
+    "**Summary**\n- Added retry() to retry.py.\n\n**Testing**\n- ✅ `pytest`\n- ✅ `ruff check .`",
+    "**Summary**\n- Added retry() to retry.py.\n\n**Testing**\n- Not run: none",
+    "Added retry() to retry.py. The tests that were not run before now pass.",
+    "Added retry() to retry.py. Next, I added backoff(attempt) to the retry loop.",
+    "Added retry() to retry.py. Next, I ran the tests.",
+    "**Summary**\n- Not run (the old path is gone)\n\nAdded retry() to retry.py.",  # no Testing section
+]
+
+
+@pytest.mark.parametrize(("agent", "text"), [(a, t) for a in AGENTS for t in NOTHING_LEFT])
+def test_near_phrasings_that_leave_nothing_open_name_no_thread(agent: str, text: str) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == [] and handoff.status == "done"
+
+
+def _real(name: str, agent: str, closing: str) -> Handoff:
+    """The committed session of a real CLI (tests/fact_transcripts.py), its closing message said in other words."""
+    build = build_codex_session if agent == "codex" else build_gemini_session
+    session = build("s", [fixture_session(name, agent)], str)[0]
+    last = max(i for i, e in enumerate(session.events) if e.kind == "assistant")
+    session.events[last] = Event("assistant", session.events[last].timestamp, text=closing)
+    return draft(session, ZoneInfo("UTC"))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_real_cli_session_that_ran_its_tests_after_the_last_edit_is_done_whatever_its_closing_says(
+        agent: str) -> None:
+    # "todo-line" ran no check; "tests-fixed" ran `python3 -m pytest -q` green after its last edit
+    for text, thread in NOT_RUN_SAID:
+        not_checked = _real("todo-line", agent, text)
+        assert not_checked.open_threads == [thread] and not_checked.status == "partial"
+        checked = _real("tests-fixed", agent, text)
+        assert checked.open_threads == [] and checked.status == "done"  # none names other tests than it ran
+    for text, thread in HANDED:
+        assert _real("todo-line", agent, text).open_threads == [thread]
+        assert _real("tests-fixed", agent, text).open_threads == []
