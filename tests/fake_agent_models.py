@@ -1,7 +1,7 @@
 """Scripted model servers on 127.0.0.1 for the real Codex CLI and Gemini CLI (tests/agent_transcripts.py).
 
-One server speaks both wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
-sends to a `model_providers.<id>` with `wire_api = "responses"`) and Gemini's `generateContent` /
+One server speaks three wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
+sends to a `model_providers.<id>` with `wire_api = "responses"`), Gemini's `generateContent` /
 `streamGenerateContent?alt=sse` (what Gemini CLI sends to `GOOGLE_GEMINI_BASE_URL`), and OpenAI's Chat Completions
 (Copilot CLI, Qwen Code). Each agent turn takes the next scripted `Turn`. A request the script did not foresee never
 takes one, so a CLI's extra request cannot put the script out of order: a side request (JSON asked for, not
@@ -62,6 +62,7 @@ def _text(content: Any) -> str:
 
 
 def _asked(path: str, body: Any) -> _Asked:
+    """A request as each protocol says it: Gemini's `contents`, the Responses API's `input`, Chat's `messages`."""
     body = body if isinstance(body, dict) else {}
     conversation = json.dumps([path, *(body.get(key) for key in ("instructions", "systemInstruction", "messages",
                                                                   "input", "contents"))])
