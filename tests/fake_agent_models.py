@@ -1,10 +1,14 @@
 """Scripted model servers on 127.0.0.1 for the real Codex CLI and Gemini CLI (tests/agent_transcripts.py).
 
-One server speaks both wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
-sends to a `model_providers.<id>` with `wire_api = "responses"`) and Gemini's `generateContent` /
-`streamGenerateContent?alt=sse` (what Gemini CLI sends to `GOOGLE_GEMINI_BASE_URL`). Each model request takes
-the next scripted `Turn`; a request the script did not foresee (Gemini CLI's routing classifier, a summary
-request) gets `fallback`. Every request is recorded with its path and body.
+One server speaks three wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
+sends to a `model_providers.<id>` with `wire_api = "responses"`), Gemini's `generateContent` /
+`streamGenerateContent?alt=sse` (what Gemini CLI sends to `GOOGLE_GEMINI_BASE_URL`), and OpenAI's Chat Completions
+(Copilot CLI, Qwen Code). Each agent turn takes the next scripted `Turn`. A request the script did not foresee never
+takes one, so a CLI's extra request cannot put the script out of order: a side request (JSON asked for, not
+streamed, no tools offered, or a conversation under a system prompt none began with, as Qwen Code's memory
+extractor) takes only a `match` turn naming it, else `fallback`; a retry (the same conversation sent again, as Qwen
+Code and Copilot CLI do after a failed reply) gets the turn it got before. Every request is recorded with its path
+and body.
 """
 
 from __future__ import annotations
@@ -38,6 +42,50 @@ class Turn:
     match: str = ""  # only a request whose body holds this text takes the turn (e.g. a compaction prompt)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What tells one model request from another: its path and conversation as sent, its system prompt's first line,
+    whether the model has answered in it yet, and whether its form makes it a side request."""
+
+    conversation: str
+    system: str
+    fresh: bool
+    side: bool
+
+
+def _text(content: Any) -> str:
+    """A message's text: a string, or the text of its parts."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "".join(part.get("text", "") for part in parts if isinstance(part, dict))
+
+
+def _asked(path: str, body: Any) -> _Asked:
+    """A request as each protocol says it: Gemini's `contents`, the Responses API's `input`, Chat's `messages`."""
+    body = body if isinstance(body, dict) else {}
+    conversation = json.dumps([path, *(body.get(key) for key in ("instructions", "systemInstruction", "messages",
+                                                                  "input", "contents"))])
+    no_tools = not body.get("tools")
+    if "contents" in body:  # Gemini
+        system = _text((body.get("systemInstruction") or {}).get("parts"))
+        fresh = all(content.get("role") != "model" for content in body["contents"])
+        json_mode = "json" in str((body.get("generationConfig") or {}).get("responseMimeType", ""))
+        side = ":generateContent" in path or json_mode or no_tools
+    elif "input" in body:  # the Responses API: Codex's instructions are its first developer message
+        items = [item for item in body["input"] if isinstance(item, dict)] if isinstance(body["input"], list) else []
+        developer = [_text(item.get("content")) for item in items if item.get("role") == "developer"]
+        system = body.get("instructions") or (developer[0] if developer else "")
+        fresh = all(item.get("role") != "assistant" and "call" not in str(item.get("type")) for item in items)
+        side = "format" in (body.get("text") or {}) or no_tools
+    else:  # Chat Completions
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        system = next((_text(m.get("content")) for m in messages if m.get("role") == "system"), "")
+        fresh = all(m.get("role") != "assistant" for m in messages)
+        side = bool(body.get("response_format")) or not body.get("stream") or no_tools
+    return _Asked(conversation, system.split("\n", 1)[0], fresh, side)
+
+
 class ScriptedModels:
     def __init__(self, turns: list[Turn], fallback: Turn | None = None) -> None:
         self.turns = deque(turns)
@@ -45,6 +93,8 @@ class ScriptedModels:
         self.requests: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._answered: dict[str, Turn] = {}  # each conversation sent: the turn it took
+        self._systems: set[str] = set()  # the first lines of the system prompts agent conversations began with
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,7 +110,8 @@ class ScriptedModels:
                 owner._post(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll: close() waits out one
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property
@@ -78,13 +129,19 @@ class ScriptedModels:
         self.close()
 
     # -- protocol --------------------------------------------------------------------------------------
-    def _next(self, body: str, scripted: bool) -> Turn:
+    def _next(self, path: str, body: Any, raw: str) -> Turn:
+        asked = _asked(path, body)
+        agent = not asked.side and (asked.fresh or asked.system in self._systems)
         with self._lock:
-            if scripted:
-                for turn in list(self.turns):
-                    if not turn.match or turn.match in body:
-                        self.turns.remove(turn)
-                        return turn
+            if asked.conversation in self._answered:  # a retry: the reply it got may never have arrived
+                return self._answered[asked.conversation]
+            for turn in list(self.turns):
+                if (turn.match and turn.match in raw) or (agent and not turn.match):
+                    self.turns.remove(turn)
+                    self._answered[asked.conversation] = turn
+                    if agent and asked.fresh and not turn.match:
+                        self._systems.add(asked.system)
+                    return turn
             return self.fallback
 
     def _post(self, handler: BaseHTTPRequestHandler) -> None:
@@ -98,17 +155,14 @@ class ScriptedModels:
         with self._lock:
             self.requests.append({"path": path, "body": body})
         if path.endswith("/responses"):
-            self._codex(handler, self._next(raw, scripted=True), raw)
+            self._codex(handler, self._next(path, body, raw), raw)
         elif path.endswith("/chat/completions"):
             streamed = isinstance(body, dict) and bool(body.get("stream"))
-            self._chat(handler, self._next(raw, scripted=True), stream=streamed)
+            self._chat(handler, self._next(path, body, raw), stream=streamed)
         elif ":countTokens" in path:
             self._send(handler, 200, "application/json", b'{"totalTokens": 100}')
         elif ":generateContent" in path or ":streamGenerateContent" in path:
-            # The classifier and other side requests ask for JSON (responseMimeType); the chat streams.
-            side = ":generateContent" in path
-            turn = self.fallback if side else self._next(raw, scripted=True)
-            self._gemini(handler, turn, raw, stream=not side)
+            self._gemini(handler, self._next(path, body, raw), raw, stream=":streamGenerateContent" in path)
         else:
             self._send(handler, 404, "application/json", b'{"error": {"message": "not found"}}')
 

@@ -132,8 +132,8 @@ def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(name: 
         try:
             _assert_reads(_handoff(name, agent, tmp_path / "first"), EXPECTED[name])
         except AssertionError:
-            # A real CLI's run against the scripted server is not always the same under a full suite's load (once,
-            # Qwen Code's session of `untracked` read as if it held no `git status` output): a drift shows twice.
+            # Under load Qwen Code's shell tool now and then records a command that printed as "Output: (empty)"
+            # (`git status`, `git commit`; every model request in order): a drift shows twice, that does not.
             fact_transcripts.generate([name], out=tmp_path / "again")
             _assert_reads(_handoff(name, agent, tmp_path / "again"), EXPECTED[name])
 
