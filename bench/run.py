@@ -3,6 +3,7 @@
 Usage: python bench/run.py            # the whole set (about 10 minutes on 2 cores)
        python bench/run.py --quick    # a smoke test of the harness: small sizes, a few queries
        python bench/run.py --out PATH # write the results elsewhere
+       python bench/run.py --only year --only retrieval  # some sections only (names: SECTIONS below)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import datetime as dt
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -47,7 +49,6 @@ def table(rows: list[dict[str, object]]) -> str:
 
 
 QUALITY_MODES = ["keywords", "bm25", "hybrid", fts5_reference.NAME]
-VOICE_SECTION = "## Voice quality"  # the heading of bench/voice_quality.py's section
 
 
 def quality(quick: bool) -> list[dict[str, object]]:
@@ -143,18 +144,10 @@ def strict_handoff_section(data_dir: Path) -> str:
         "readers who never saw Eywa's output; `dev` read and tuned on, `heldout` only scored.\n\n" + table(rows))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
-    args = parser.parse_args()
-    started = time.perf_counter()
-    sections: list[str] = []
-
-    print("ingest ...", file=sys.stderr)
-    files, megabytes = (300, 30) if args.quick else (10_000, 1000)
-    codex_megabytes = 8 if args.quick else 84
-    sections.append(
+def ingest_section(quick: bool) -> str:
+    files, megabytes = (300, 30) if quick else (10_000, 1000)
+    codex_megabytes = 8 if quick else 84
+    return (
         "## Ingest\n\nMethod: `eywa ingest` in a child process on a cold data directory (deterministic "
         "extractor), then again with nothing changed; MB of JSONL read per second of ingest (the whole "
         "process adds interpreter start-up and imports); peak RSS of the child. The scaled corpus clones "
@@ -164,9 +157,10 @@ def main() -> int:
         f"~{codex_megabytes} MB.\n\n" + table(scale.run(files, megabytes, codex_megabytes=codex_megabytes))
     )
 
-    print("push ...", file=sys.stderr)
-    spoke_files, spoke_mb = (50, 5) if args.quick else (1000, 100)
-    sections.append(
+
+def push_section(quick: bool) -> str:
+    spoke_files, spoke_mb = (50, 5) if quick else (1000, 100)
+    return (
         "## Several machines: push and ingest\n\nMethod: bench/push.py: a spoke of "
         f"{spoke_files} cloned real transcripts (~{spoke_mb} MB) runs `eywa push` (its outbox of redacted copies "
         "brought up to date, then real rsync over a real sshd on 127.0.0.1), the hub runs `eywa ingest`, then "
@@ -174,47 +168,45 @@ def main() -> int:
         "process (start-up included); KB sent is rsync's own count.\n\n" + table(push.run(spoke_files, spoke_mb))
     )
 
-    print("re-redaction ...", file=sys.stderr)
-    sections.append(
+
+def reredaction_section(quick: bool) -> str:
+    return (
         "## Re-redaction under new rules\n\nMethod: bench/reredaction.py: both corpus trees ingested, the index "
         "marked as written under the redaction rules before today's, then `eywa ingest` (a child process, timed "
         "whole) redacts every stored text again: with the transcripts kept (deterministic handoffs drafted again "
         "from them), then, marked again, with them gone (everything redacted where it lies).\n\n"
-        + table(reredaction.run(("claude-code-log",) if args.quick else ("entire", "claude-code-log")))
+        + table(reredaction.run(("claude-code-log",) if quick else ("entire", "claude-code-log")))
     )
 
-    print("query latency ...", file=sys.stderr)
-    sizes = [1000, 3000] if args.quick else [1000, 10_000, 100_000]
-    sections.append(
+
+def latency_section(quick: bool) -> str:
+    sizes = [1000, 3000] if quick else [1000, 10_000, 100_000]
+    return (
         "## Query latency and index size\n\nMethod: synthetic handoffs (Zipf-distributed projects, keywords "
         "and ~300 words of text each), built, then written to disk (sync); `scorer.rank` "
         "(core/retrieval/scorer.py) in process, top 5, over "
-        f"{20 if args.quick else 200} 2-3 word queries, each timed in {latency.ROUNDS} rounds; p50/p95 in ms over "
+        f"{20 if quick else 200} 2-3 word queries, each timed in {latency.ROUNDS} rounds; p50/p95 in ms over "
         "every timing; slope = log-log growth of p50 "
         "between the two largest sizes; index size = the SQLite files and the full-text index folder / thousands "
         "of handoffs.\n\n"
-        + table(latency.run(sizes, 20 if args.quick else 200))
+        + table(latency.run(sizes, 20 if quick else 200))
     )
 
-    print("bot latency ...", file=sys.stderr)
-    sections.append(
+
+def bot_section(quick: bool) -> str:
+    return (
         "## Telegram bot latency\n\nMethod: the real Application against the fake Bot API of the tests (HTTP on "
         "127.0.0.1), corpus ingested; commit subjects sent as text, and a 5-second note of real speech through "
         "the real transcriber; from the update reaching the server to the reply reaching it.\n\n"
-        + table(bot_latency.run(5 if args.quick else 50, voice_runs=1 if args.quick else 5))
+        + table(bot_latency.run(5 if quick else 50, voice_runs=1 if quick else 5))
     )
 
-    print("retrieval quality ...", file=sys.stderr)
-    sections.append(quality_section(args.quick))
 
-    print("a year of memory ...", file=sys.stderr)
-    sections.append(year_section(args.quick))
-
-    print("handoff quality ...", file=sys.stderr)
+def handoff_section(quick: bool) -> str:
     with tempfile.TemporaryDirectory(prefix="eywa-handoffs-") as tmp:  # one index for every label set
         handoffs = Path(tmp)
         handoff_quality.build_index(handoffs)
-        sections.append(
+        return (
             "## Handoff quality (deterministic extractor)\n\nMethod: bench/handoff_quality.py: both corpus trees "
             "ingested, each of the sessions of bench/handoff_labels.yaml (hand-checked: ideal headline, status, open "
             "threads, decisions, key files, each with the session's own words) compared with its handoff. Headline: "
@@ -228,17 +220,54 @@ def main() -> int:
             + "\n" + strict_handoff_section(handoffs)
         )
 
+
+def merged(previous: str, header: str, sections: list[str]) -> str:
+    """`previous` with its header and each of `sections` (known by its heading line) written anew in place; a section
+    it lacks goes after the last one it holds. The rest (the voice section, the history, written by hand) stays."""
+    chunks = re.split(r"(?m)^(?=## )", previous)[1:]  # each from its "## " heading to the next
+    at = {chunk.partition("\n")[0]: index for index, chunk in enumerate(chunks)}
+    last = -1
+    for section in sections:
+        text = section if section.endswith("\n") else section + "\n"
+        heading = text.partition("\n")[0]
+        if heading in at:
+            last = at[heading]
+            chunks[last] = text
+        else:
+            last += 1
+            chunks.insert(last, text)
+            at = {chunk.partition("\n")[0]: index for index, chunk in enumerate(chunks)}
+    return header + "\n".join(chunk.rstrip("\n") + "\n" for chunk in chunks)
+
+
+# Each section by the name `--only` takes, in the order RESULTS.md gives them.
+SECTIONS = {"ingest": ingest_section, "push": push_section, "reredaction": reredaction_section,
+            "latency": latency_section, "bot": bot_section, "retrieval": quality_section, "year": year_section,
+            "handoffs": handoff_section}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
+    parser.add_argument("--only", action="append", choices=list(SECTIONS),
+                        help="run only this section (repeatable); the file written holds only those")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    sections: list[str] = []
+    for name, section in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"{name} ...", file=sys.stderr)
+        sections.append(section(args.quick))
+
     header = (
         f"# Eywa benchmarks\n\nWritten by `python bench/run.py{' --quick' if args.quick else ''}` on "
         f"{dt.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, in {time.perf_counter() - started:.0f} s.\n\n"
     )
-    # bench/voice_quality.py is too slow for this harness (minutes of speech recognition): its section,
-    # written by hand from its output, is carried over.
     previous = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    if VOICE_SECTION in previous:
-        sections.append(previous[previous.index(VOICE_SECTION):])
-    args.out.write_text(header + "\n".join(sections), encoding="utf-8")
+    args.out.write_text(merged(previous, header, sections), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

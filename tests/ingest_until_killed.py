@@ -26,9 +26,13 @@ SQL_STEPS = 100  # SQLite virtual machine steps between progress callbacks
 
 def run(note: Path, mode: str, target: int) -> int:
     counts = {"write": 0, "sql": 0}
+    ingest = os.getpid()
 
     def die(where: str) -> None:
         note.write_text(where)
+        # a point reached in a step ingest forks (its plan) kills the ingest too, as a kill of ingest would
+        if os.getpid() != ingest:
+            os.kill(ingest, signal.SIGKILL)
         os.kill(os.getpid(), signal.SIGKILL)
 
     def fdopen(fd: int, *args: Any, **kwargs: Any) -> IO[Any]:
