@@ -12,7 +12,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
@@ -32,21 +31,7 @@ import recall  # noqa: E402
 import reredaction  # noqa: E402
 import scale  # noqa: E402
 import year  # noqa: E402
-
-
-def table(rows: list[dict[str, object]]) -> str:
-    if not rows:
-        return "(nothing measured)\n"
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for row in rows:
-        cells = []
-        for column in columns:
-            value = row.get(column, "")
-            cells.append(f"{value:g}" if isinstance(value, float) else str(value))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
+from results_md import merged, table  # noqa: E402
 
 QUALITY_MODES = ["keywords", "bm25", "hybrid", fts5_reference.NAME]
 
@@ -221,25 +206,6 @@ def handoff_section(quick: bool) -> str:
         )
 
 
-def merged(previous: str, header: str, sections: list[str]) -> str:
-    """`previous` with its header and each of `sections` (known by its heading line) written anew in place; a section
-    it lacks goes after the last one it holds. The rest (the voice section, the history, written by hand) stays."""
-    chunks = re.split(r"(?m)^(?=## )", previous)[1:]  # each from its "## " heading to the next
-    at = {chunk.partition("\n")[0]: index for index, chunk in enumerate(chunks)}
-    last = -1
-    for section in sections:
-        text = section if section.endswith("\n") else section + "\n"
-        heading = text.partition("\n")[0]
-        if heading in at:
-            last = at[heading]
-            chunks[last] = text
-        else:
-            last += 1
-            chunks.insert(last, text)
-            at = {chunk.partition("\n")[0]: index for index, chunk in enumerate(chunks)}
-    return header + "\n".join(chunk.rstrip("\n") + "\n" for chunk in chunks)
-
-
 # Each section by the name `--only` takes, in the order RESULTS.md gives them.
 SECTIONS = {"ingest": ingest_section, "push": push_section, "reredaction": reredaction_section,
             "latency": latency_section, "bot": bot_section, "retrieval": quality_section, "year": year_section,
@@ -267,7 +233,7 @@ def main() -> int:
         f"{platform.python_version()}, in {time.perf_counter() - started:.0f} s.\n\n"
     )
     previous = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    args.out.write_text(merged(previous, header, sections), encoding="utf-8")
+    args.out.write_text(merged(previous, sections, header), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 import process_tree  # noqa: E402
 import scale_data  # noqa: E402
+from results_md import merged, table  # noqa: E402
 from scale_data import CORPUS, make_scaled_corpus  # noqa: E402
 
 CODEX_FIXTURES = ROOT / "tests" / "fixtures" / "agents" / "codex" / "sessions"
@@ -396,17 +397,6 @@ def ingest_report_mb(folder: Path) -> float:
 SECTION = "## Scale"
 
 
-def table(rows: list[dict[str, object]], columns: list[str] | None = None) -> str:
-    if not rows:
-        return "(nothing measured)\n"
-    columns = columns or list(dict.fromkeys(key for row in rows for key in row))
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for row in rows:
-        lines.append("| " + " | ".join(f"{row[c]:g}" if isinstance(row.get(c), float) else str(row.get(c, ""))
-                                       for c in columns) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def section(results: dict[str, list[dict[str, object]]], label: str, seconds: float) -> str:
     load = os.getloadavg()
     made = (f"Assembled by `python bench/scale.py{label}` from the rows of earlier runs" if "--merge" in label else
@@ -428,16 +418,9 @@ def section(results: dict[str, list[dict[str, object]]], label: str, seconds: fl
 
 
 def replace_section(out: Path, text: str) -> None:
-    """Put `text` in place of the file's "## Scale" section (up to the next `## ` heading), or at its end."""
+    """Put `text` in place of the file's "## Scale" section, or at its end."""
     previous = out.read_text(encoding="utf-8") if out.exists() else ""
-    if SECTION + "\n" in previous:
-        start = previous.index(SECTION + "\n")
-        following = previous.find("\n## ", start + len(SECTION))
-        rest = previous[following + 1:] if following >= 0 else ""
-        new = previous[:start] + text.rstrip("\n") + "\n" + ("\n" + rest if rest else "")
-    else:
-        new = previous.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    out.write_text(new, encoding="utf-8")
+    out.write_text(merged(previous, [text]), encoding="utf-8")
 
 
 def main() -> int:

@@ -256,7 +256,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="LoCoMo conversation 0 only")
     parser.add_argument("--no-locomo", action="store_true")
     args = parser.parse_args()
-    from run import table
+    from results_md import table
 
     for name, rows in run(args.quick, not args.no_locomo).items():
         print(f"\n{name} (recall@1 / recall@5)\n" + table(rows))

@@ -14,6 +14,7 @@ from .tools import debian
 sys.path.insert(0, str(ROOT / "bench"))
 
 import fts5_reference
+import results_md
 import run
 import year
 
@@ -76,8 +77,8 @@ def test_quick_benchmark_run_writes_each_section(sections: tuple[str, ...], tmp_
 def test_a_benchmark_run_writes_its_sections_anew_in_place_and_keeps_every_hand_written_section() -> None:
     previous = ("# Eywa benchmarks\n\nWritten on an earlier day.\n\n## Ingest\n\nold ingest\n\n"
                 "## Handoff quality, history (by hand)\n\n### Step 1\n\nkept\n\n## Voice quality\n\nkept too\n")
-    text = run.merged(previous, "# Eywa benchmarks\n\nWritten today.\n\n",
-                            ["## Ingest\n\nnew ingest\n", "## Telegram bot latency\n\nnew bot\n"])
+    text = results_md.merged(previous, ["## Ingest\n\nnew ingest\n", "## Telegram bot latency\n\nnew bot\n"],
+                             "# Eywa benchmarks\n\nWritten today.\n\n")
     assert text == ("# Eywa benchmarks\n\nWritten today.\n\n## Ingest\n\nnew ingest\n\n## Telegram bot latency\n\n"
                     "new bot\n\n## Handoff quality, history (by hand)\n\n### Step 1\n\nkept\n\n## Voice quality\n\n"
                     "kept too\n")
@@ -88,7 +89,7 @@ def test_a_benchmark_run_writes_its_sections_anew_in_place_and_keeps_every_hand_
         "Ingest", "Several machines", "Re-redaction", "Query latency", "Telegram bot", "Retrieval quality (",
         "A year of memory (", "Handoff quality (")))]
     assert len(generated) == len(run.SECTIONS)
-    assert run.merged(results, header, generated) == results
+    assert results_md.merged(results, generated, header) == results
 
 
 def test_fts5_reference_ranks_sessions_by_bm25_over_an_or_of_the_query_words() -> None:
