@@ -1,4 +1,4 @@
-"""Scripted model servers on 127.0.0.1 for the real Codex CLI and Gemini CLI (tests/agent_transcripts.py).
+"""Scripted model servers on 127.0.0.1 for the real agent CLIs (tests/agent_transcripts.py, tests/fact_transcripts.py).
 
 One server speaks three wire protocols: the OpenAI Responses API with SSE (`POST /v1/responses`, what Codex
 sends to a `model_providers.<id>` with `wire_api = "responses"`), Gemini's `generateContent` /
