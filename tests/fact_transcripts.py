@@ -227,6 +227,12 @@ SCENARIOS: dict[str, Scenario] = {
         "Start the widget module",
         (Write("widget.py", WIDGET),),
         "Started widget.py with widget().\n\nTODO: handle negative sizes in widget()"),
+    # Codex's usual closing report: a Summary, then a Testing section that says no check ran
+    "tests-not-run": Scenario(
+        "Add the widget module",
+        (Write("widget.py", WIDGET),),
+        "**Summary**\n- Added widget.py with widget(), which doubles a size.\n\n**Testing**\n"
+        "- ⚠️ Not run (no test runner in this sandbox)"),
 }
 
 
