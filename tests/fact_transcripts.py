@@ -227,6 +227,12 @@ SCENARIOS: dict[str, Scenario] = {
         "Start the widget module",
         (Write("widget.py", WIDGET),),
         "Started widget.py with widget().\n\nTODO: handle negative sizes in widget()"),
+    # the issue's own words: a closing "Next:" line is what is left
+    "next-line": Scenario(
+        "Add a retry helper",
+        (Write("retry.py", "def retry(call, attempts=3):\n    for _ in range(attempts):\n        try:\n"
+                           "            return call()\n        except OSError:\n            pass\n"),),
+        "Added retry() to retry.py.\n\nNext: add backoff(attempt) to the retry loop."),
     # Codex's usual closing report: a Summary, then a Testing section that says no check ran
     "tests-not-run": Scenario(
         "Add the widget module",

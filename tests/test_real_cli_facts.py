@@ -74,6 +74,7 @@ EXPECTED = {
     "pr-drafted": Expected(("PR not opened: its description was written to `pr-description.md`",), "done",
                            ("Committed `1c1327b` on `add-widget`, pushed: Add widget",)),
     "todo-line": Expected(("Next: handle negative sizes in widget()",), "partial"),
+    "next-line": Expected(("Next: add backoff(attempt) to the retry loop.",), "partial"),
     "tests-not-run": Expected(("Not run: tests (no test runner in this sandbox)",), "partial"),
 }
 
