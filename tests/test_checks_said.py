@@ -148,3 +148,23 @@ def test_a_real_cli_session_that_ran_its_tests_after_the_last_edit_is_done_whate
     for text, thread in HANDED:
         assert _real("todo-line", agent, text).open_threads == [thread]
         assert _real("tests-fixed", agent, text).open_threads == []
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_closing_lines_note_or_warning_lead_gives_way_to_the_threads_own_kind(agent: str) -> None:
+    said = {"Added retry() to retry.py. Note: I haven't verified this against the live API.":
+            "Next: I haven't verified this against the live API.",
+            "Added retry() to retry.py.\n\n**Important:** you still need to set RETRY_LIMIT in production.":
+            "Next: you still need to set RETRY_LIMIT in production.",
+            "Added retry() to retry.py.\n\n**Warning:** the old client still retries without any limit at all.":
+            "Caveat: the old client still retries without any limit at all."}
+    for text, thread in said.items():
+        assert _closing(agent, text).open_threads == [thread], text
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_warnings_or_limitations_lead_saying_there_are_none_leaves_nothing_open(agent: str) -> None:
+    for text in ("Added retry() to retry.py.\n\nWarnings: none of the lint warnings remain after the fix.",
+                 "Added retry() to retry.py.\n\nLimitations: none that matter for the retry helper here."):
+        handoff = _closing(agent, text)
+        assert handoff.open_threads == [] and handoff.status == "done", text

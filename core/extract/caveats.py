@@ -28,7 +28,7 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
 # caveat the agent labelled so
-_LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch)s?"
+_LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch|warning)s?"
 # "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
 _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
              r"(?:merge )?conflicts?\b")
@@ -57,7 +57,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  # "..., but it's only called at session start, so it's lower risk": judged and left for now
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-]|"
+    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-](?!\s*(?:none|nothing|no|n/a|0)\b)|"
                    # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
                    # limitation accepted as it is
                    r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "
@@ -90,7 +90,7 @@ _FAMILY_RES = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern
 # A piece of every family above: substring tests rule out most messages before any regex runs.
 _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "couldn't", "could not", "documented",
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
-           "catch", "existing", "risk", "priority", "breaking", "anyway", "reproduce",
+           "catch", "warning", "existing", "risk", "priority", "breaking", "anyway", "reproduce",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
 # "Let me clean up the debug code": a step announced, and taken next

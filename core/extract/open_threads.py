@@ -76,6 +76,8 @@ NEXT_STEP_RE = re.compile(
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
 LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
+# "Note: I haven't verified ...", "**Important:** you still need to ...": a lead the thread's own kind says better
+_ASIDE_LEAD_RE = re.compile(r"^(?:note|important|heads[- ]up)\s*:\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 _TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
@@ -392,7 +394,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
                     not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
-                threads.append(Thread(f"{LATER if later else NEXT}: {clause(text)}",
+                threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
                                       not later and not LEFT_TO_PERSON_RE.search(text)))
             elif last and (warned := caveat(found, index)) is not None:
                 threads.append(Thread(f"{CAVEAT} {warned}", False))
