@@ -269,5 +269,6 @@ def test_files_staged_whole_edited_by_the_session_or_never_committed_are_not_mar
     session = session_of([("Edit", {"file_path": "/r/a.go", "old_string": "x", "new_string": "y"}),
                           ("Bash", {"command": "git add a.go b.go && git commit -m 'a'"}),
                           ("Bash", {"command": "git add -A && git commit -m 'all'"}),
-                          ("Bash", {"command": "git add c.go"})])
+                          ("Bash", {"command": "git add c.go"}),
+                          ("Bash", {"command": "cd /tmp/try && git add d.go && git commit -m 'try'"})])
     assert files_committed(session, changed_files(session)) == ["b.go"]

@@ -180,7 +180,8 @@ def files_committed(session: Session, changes: list[tuple[str, bool]]) -> list[s
     found: dict[str, None] = {}
     for call in session.tool_calls:
         command = call.input.get("command") if call.name == "Bash" else None
-        if not isinstance(command, str) or call.is_error or call.rejected:
+        # a repository made in a temporary folder to try something out: its commits are no work of the session's
+        if not isinstance(command, str) or call.is_error or call.rejected or any(f in command for f in TEMP_FOLDERS):
             continue
         for step in commands.git_steps(command):
             if step.verb == "add" and not commands.stages_all(step):
