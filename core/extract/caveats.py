@@ -16,7 +16,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.key_files import DOC_FILE_RE
-from eywa.core.extract.said_left import THREAD_WORDS, YES_RE, clause, edited_after, named_code
+from eywa.core.extract.said_left import ASIDE_LEAD, THREAD_WORDS, YES_RE, clause, edited_after, named_code
 from eywa.core.handoffs.fixed_words import CAVEAT, LEFT_IN_CODE
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, ToolCall
@@ -105,7 +105,7 @@ _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilitie
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
 # Read on a phone: no "`file.go:12-30` —", "Limitation:" or "Note:" (the thread says "Caveat:") before it, no link,
 # no code longer than a name
-_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}|note)\s*(?:—|–|-|:)\s+",
+_LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}|{ASIDE_LEAD})\s*(?:—|–|-|:)\s+",
                           re.IGNORECASE)
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence
-from eywa.core.extract.said_left import CHECK_HANDED_RE, clause
+from eywa.core.extract.said_left import ASIDE_LEAD, CHECK_HANDED_RE, clause
 from eywa.core.handoffs.fixed_words import KIND_WORDS, NOT_RUN
 
 _WHY_WORDS = 14  # of the reason given: the thread is one clause
@@ -19,7 +20,7 @@ _WHY_WORDS = 14  # of the reason given: the thread is one clause
 _CHECK_NOUN = r"(?:the |any )?(?:[\w-]+ )?(?:test suite|tests?|testing|verification|checks?)\b"
 # "Tests not run.", "Tests were not run yet", "Testing: not run (pytest is not installed here)", "Note: I didn't run the
 # test suite", "I did not run any tests": the check, then what follows it (why); each alternative anchored at the start
-_NOT_RUN_RE = re.compile(rf"^(?:(?:note|caveat|heads[- ]up)\s*:\s*)?(?:(?P<said>{_CHECK_NOUN})"
+_NOT_RUN_RE = re.compile(rf"^(?:(?:{ASIDE_LEAD}|caveat)\s*:\s*)?(?:(?P<said>{_CHECK_NOUN})"
                          r"(?:\s*[:—–]\s*|\s+-\s+|\s+)(?:(?:were|was|have|has) )?"
                          r"(?:not|(?:weren|wasn|haven|hasn)['’]t) (?:yet )?(?:been )?(?:run|executed)|"
                          rf"i (?:did not|didn't|didn’t) (?:yet )?run (?P<ran>{_CHECK_NOUN}))"
@@ -32,6 +33,8 @@ _TO_VERIFY_RE = re.compile(r"^to (?P<purpose>verify|test|check|confirm)(?: (?:it
                            r"(?P<step>(?:run|try|open) \S.*?)[.!]?$", re.IGNORECASE)
 _RUN_CODE_RE = re.compile(r"^run\s+(?=`)", re.IGNORECASE)  # "run `pytest`": the line's "Not run:" says the verb
 _TESTS_RE = re.compile(r"\btest", re.IGNORECASE)  # tests of a kind; "checks", "verification": of any kind
+_CODE_SPAN_RE = re.compile(r"`([^`]+)`")
+_TESTS_WORD_RE = re.compile(r"\btests?\b", re.IGNORECASE)
 _PLAIN_NOUN = frozenset("the any test tests suite testing verification check checks".split())
 
 
@@ -84,3 +87,12 @@ def handed_check(text: str) -> str | None:
     else:
         return None
     return _RUN_CODE_RE.sub("", step)
+
+
+def handed_kinds(step: str) -> frozenset[str]:
+    """The kinds of check a step handed to the person runs (`pytest` in "run `pytest` to confirm"), by its code, else
+    by its words ("run the tests"): none for a manual check ("open the app to verify")."""
+    code = _CODE_SPAN_RE.findall(step)
+    if code:
+        return frozenset(check.kind for command in code for check in commands.checks(command))
+    return frozenset({"tests"}) if _TESTS_WORD_RE.search(step) else frozenset()

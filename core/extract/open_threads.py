@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from eywa.core.extract import commands
 from eywa.core.extract.caveats import caveat, caveats
-from eywa.core.extract.checks_said import handed_check, not_run
+from eywa.core.extract.checks_said import handed_check, handed_kinds, not_run
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.marks import first_line, typed, words_cut
 from eywa.core.extract.plan_steps import plan_file, steps_of
 from eywa.core.extract.review_reply import review_reply_left
 from eywa.core.extract.said_left import (
+    ASIDE_LEAD,
     ASK_PREFIX,
     YES_WORDS,
     checks_left_to_user,
@@ -76,8 +77,7 @@ NEXT_STEP_RE = re.compile(
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
 LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
-# "Note: I haven't verified ...", "**Important:** you still need to ...": a lead the thread's own kind says better
-_ASIDE_LEAD_RE = re.compile(r"^(?:note|important|heads[- ]up)\s*:\s*", re.IGNORECASE)
+_ASIDE_LEAD_RE = re.compile(rf"^{ASIDE_LEAD}\s*:\s*", re.IGNORECASE)  # "Note: I haven't verified ..."
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 _TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
@@ -385,7 +385,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                 # a check of its kind ran after the last edit: the record says otherwise, unless it names another
                 if unrun.qualified or not unrun.kinds & checked:
                     threads.append(Thread(unrun.thread, not unrun.kinds & checked))
-            elif last and (handed := handed_check(text)) is not None and not _handed_kinds(handed) & checked:
+            elif last and (handed := handed_check(text)) is not None and not handed_kinds(handed) & checked:
                 threads.append(Thread(f"{NOT_RUN} {clause(handed, 14)} (left to the user)", False))
             elif last and (step := labelled_step(text)) is not None:
                 threads.append(Thread(step, True))
@@ -401,15 +401,6 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread(f"{TODO} {_cut(match.group(1).strip())}", False))
     return threads
-
-
-def _handed_kinds(step: str) -> frozenset[str]:
-    """The kinds of check a step handed to the person runs (`pytest` in "run `pytest` to confirm"), by its code, else
-    by its words ("run the tests"): none for a manual check ("open the app to verify")."""
-    code = re.findall(r"`([^`]+)`", step)
-    if code:
-        return frozenset(check.kind for command in code for check in commands.checks(command))
-    return frozenset({"tests"}) if re.search(r"\btests?\b", step, re.IGNORECASE) else frozenset()
 
 
 def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:

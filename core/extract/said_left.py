@@ -28,6 +28,8 @@ from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
+# "Note:", "Important:", "Heads up:" before a closing line: a lead its thread's kind ("Caveat:", "Next:") says better
+ASIDE_LEAD = r"(?:note|important|heads[- ]up)"
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
@@ -80,7 +82,8 @@ _WOULD_NEXT_RE = re.compile(r"^next,?\s+(?:i(?:'d|’d| would)|we(?:'d|’d| wou
 def labelled_step(text: str) -> str | None:
     """"Next: add backoff(attempt) ..." and "Next, I would add backoff(attempt) ..." -> "Next: add backoff(attempt)
     ..."; None for any other sentence."""
-    match = NEXT_LINE_RE.match(text.strip(" *_")) or _WOULD_NEXT_RE.match(text.strip(" *_"))
+    text = text.strip(" *_")
+    match = NEXT_LINE_RE.match(text) or _WOULD_NEXT_RE.match(text)
     return f"{NEXT}: {clause(match.group(1))}" if match else None
 
 
