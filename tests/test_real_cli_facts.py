@@ -126,18 +126,27 @@ def test_the_drift_checked_scenarios_are_scenarios() -> None:
     assert set(DRIFT_CHECKED) <= set(SCENARIOS)
 
 
+REGENERATIONS = 3  # of a scenario whose Qwen Code session lost a command's output (seen in 4 of 94 runs under load)
+
+
+def _output_lost(name: str, agent: str, root: Path) -> bool:
+    """Under load Qwen Code's shell tool now and then records a command that printed (`git status`, `git commit`) as
+    "Output: (empty)", every model request in order: its session then cannot say what the command showed."""
+    return agent == "qwen" and "Output: (empty)" in fixture_session(name, agent, root).read_text(encoding="utf-8")
+
+
 @pytest.mark.slow  # the real CLIs (~10 s a scenario)
 @pytest.mark.parametrize("name", DRIFT_CHECKED)
 def test_the_pinned_clis_still_write_sessions_whose_handoffs_say_the_same(name: str, tmp_path: Path) -> None:
-    fact_transcripts.generate([name], out=tmp_path / "first")
+    fact_transcripts.generate([name], out=tmp_path / "0")
     for agent in SCENARIOS[name].agents:
-        try:
-            _assert_reads(_handoff(name, agent, tmp_path / "first"), EXPECTED[name])
-        except AssertionError:
-            # Under load Qwen Code's shell tool now and then records a command that printed as "Output: (empty)"
-            # (`git status`, `git commit`; every model request in order): a drift shows twice, that does not.
-            fact_transcripts.generate([name], out=tmp_path / "again")
-            _assert_reads(_handoff(name, agent, tmp_path / "again"), EXPECTED[name])
+        root = tmp_path / "0"
+        for again in range(1, REGENERATIONS + 1):  # a drift fails at once; only Qwen Code's lost output is rerun
+            if not _output_lost(name, agent, root):
+                break
+            root = tmp_path / str(again)
+            fact_transcripts.generate([name], out=root)
+        _assert_reads(_handoff(name, agent, root), EXPECTED[name])
 
 
 # -- the command forms of each agent ---------------------------------------------------------------------------
@@ -258,3 +267,15 @@ def test_a_codex_run_never_polled_to_its_end_neither_passes_nor_fails(tmp_path: 
         folder.mkdir()
         facts = session_facts(_exec_rollout(folder, *runs))
         assert ([t.text for t in facts.threads()], [run.passed for run in facts.runs]) == (threads, passed), runs
+
+
+def test_a_qwen_session_that_lost_a_commands_output_is_told_from_a_drift(tmp_path: Path) -> None:
+    assert not any(_output_lost(name, agent, FIXTURES) for name, agent in cases())  # the committed sessions are whole
+    lost = fixture_session("untracked", "qwen").read_text(encoding="utf-8").replace(
+        "Command: git status\\nDirectory: (root)\\nOutput: On branch main", "Command: git status\\nDirectory: (root)\\n"
+        "Output: (empty)", 1)
+    assert lost != fixture_session("untracked", "qwen").read_text(encoding="utf-8")
+    chats = tmp_path / "untracked" / "qwen" / "projects" / "p" / "chats"
+    chats.mkdir(parents=True)
+    (chats / "s.jsonl").write_text(lost, encoding="utf-8")
+    assert _output_lost("untracked", "qwen", tmp_path) and not _output_lost("untracked", "codex", FIXTURES)
