@@ -46,6 +46,12 @@ BUGGY = "def widget(size):\n    return size + 2\n"
 TEST = "from widget import widget\n\n\ndef test_widget_doubles():\n    assert widget(3) == 6\n"
 SLOW_TEST = "import time\n\n" + TEST.replace("    assert", "    time.sleep(2)\n    assert")
 UNUSED = "import os\n\n\ndef widget(size):\n    return size * 2\n"
+UNITTEST = ("import unittest\n\nfrom widget import widget\n\n\nclass WidgetTest(unittest.TestCase):\n"
+            "    def test_widget_doubles(self):\n        self.assertEqual(widget(3), 6)\n\n\n"
+            "if __name__ == \"__main__\":\n    unittest.main()\n")
+NODE_TEST = ("const test = require('node:test');\nconst assert = require('node:assert');\n"
+             "const { widget } = require('./widget');\n\ntest('widget doubles', () => {\n"
+             "  assert.strictEqual(widget(3), 6);\n});\n")
 DOC_OLD, DOC_NEW = "def widget(size):\n", 'def widget(size):\n    """Twice the size."""\n'
 TESTS = "python3 -m pytest -q"
 # GitHub's CLI, stood in for: `gh pr create` pushes the branch (to the bare origin) and prints the new PR's address.
@@ -166,12 +172,19 @@ SCENARIOS: dict[str, Scenario] = {
     "npm-tests-failing": Scenario(
         "Add a widget module in JavaScript with a test and run it",
         (Write("widget.js", "exports.widget = (size) => size + 2;\n"),
-         Write("widget.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n"
-               "const { widget } = require('./widget');\n\ntest('widget doubles', () => {\n"
-               "  assert.strictEqual(widget(3), 6);\n});\n"),
-         Shell("npm test")),
+         Write("widget.test.js", NODE_TEST), Shell("npm test")),
         "widget.js and its test are in place; `npm test` fails: widget() adds 2 instead of doubling.",
         given=(("package.json", '{"name": "widgets", "private": true, "scripts": {"test": "node --test"}}\n'),)),
+    # where no runner is installed: the test file run by its interpreter, and Node's own runner
+    "script-tests-failing": Scenario(
+        "Add a widget module with a unittest and run it",
+        (Write("widget.py", BUGGY), Write("test_widget.py", UNITTEST), Shell("python3 test_widget.py")),
+        "widget.py and its test are in place; the test fails: widget() adds 2 instead of doubling."),
+    "node-test-failing": Scenario(
+        "Add a widget module in JavaScript with a test and run it with node",
+        (Write("widget.js", "exports.widget = (size) => size + 2;\n"), Write("widget.test.js", NODE_TEST),
+         Shell("node --test")),
+        "widget.js and its test are in place; `node --test` fails: widget() adds 2 instead of doubling."),
     "types-fixed": Scenario(
         "Add a typed widget module and check it with mypy",
         (Write("widget.py", "def widget(size: int) -> int:\n    return str(size * 2)\n"), Shell("mypy widget.py"),

@@ -58,6 +58,11 @@ EXPECTED = {
                              ("Lint: `ruff check .` failed (1)",)),
     "npm-tests-failing": Expected(("Tests failing: `npm test` last run failed (1 failure)",), "partial",
                                   ("Tests: `npm test` failed (1)",)),
+    # a test file run by its interpreter, and Node's own runner: before, a failed command of no check, `done`
+    "script-tests-failing": Expected(("Tests failing: `python3 test_widget.py` last run failed (1 failure)",),
+                                     "partial", ("Tests: `python3 test_widget.py` failed: `test_widget_doubles`",)),
+    "node-test-failing": Expected(("Tests failing: `node --test` last run failed (1 failure)",), "partial",
+                                  ("Tests: `node --test` failed (1)",)),
     "types-fixed": Expected((), "done", ("Checks: `mypy widget.py` passed after the last edit",)),
     "build-failing": Expected(("Build failing: `make` last run failed",), "partial", ("Build: `make` failed",)),
     "pr-opened": Expected((), "done", ("Committed `1c1327b` on `add-widget`: Add widget", "Opened PR: Add widget")),
@@ -166,7 +171,7 @@ def test_a_shell_wrappers_script_is_read_step_by_step() -> None:
     script = "bash -lc 'cd pkg && git add a.py && git commit -m \"Fix a\" && rm old.py'"
     assert [(s.verb, s.args) for s in commands.git_steps(script)] == [("add", "a.py"), ("commit", '-m "Fix a"')]
     assert commands.files_deleted(script) == ["pkg/old.py"]
-    assert commands.checks("bash run_tests.sh") == [] and commands.unwrapped("bash -x -c") == "bash -x -c"
+    assert commands.checks("bash gen.sh") == [] and commands.unwrapped("bash -x -c") == "bash -x -c"
 
 
 def test_codexs_older_shell_tool_runs_the_script_its_argv_hands_to_bash(tmp_path: Path) -> None:

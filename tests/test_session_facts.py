@@ -608,13 +608,20 @@ def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switc
     ("cargo clippy --all", "lint"), ("mise run lint", "lint"), ("npx tsc --noEmit", "types"),
     ("go build ./...", "build"), ("go test -c ./e2e -o /dev/null", "build"), ("CI=1 npm run build", "build"),
     ("npx playwright test", "tests"), ("bundle exec rspec", "tests"), ("rake test", "tests"),
-    ("uv run ty check", "types"),
+    ("uv run ty check", "types"), ("node --test", "tests"), ("python3 test_widget.py", "tests"),
+    ("node src/widget.test.js", "tests"), ("./run_tests.sh", "tests"), ("bash scripts/test.sh", "tests"),
+    ("ruby widget_test.rb", "tests"), ("ctest --output-on-failure", "tests"), ("pnpm vitest run", "tests"),
+    ("npm t", "tests"), ("black --check .", "lint"), ("prettier --check src", "lint"),
+    ("cargo fmt --all -- --check", "lint"), ("isort --check-only .", "lint"), ("vue-tsc --noEmit", "types"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
 
 
-@pytest.mark.parametrize("command", ["git status", "ls does-not-exist", "cat test_x.py", "echo pytest"])
+@pytest.mark.parametrize("command", ["git status", "ls does-not-exist", "cat test_x.py", "echo pytest",
+                                     "python3 scripts/gen.py", "node server.js", "vim test_x.py",
+                                     "chmod +x run_tests.sh", "git add test_x.py", "black .", "prettier --write .",
+                                     "cargo fmt", "python3 -c 'import test_x'"])
 def test_other_commands_are_no_checks(command: str) -> None:
     assert commands.checks(command) == []
 
@@ -625,6 +632,14 @@ def test_a_checks_output_says_whether_it_passed_whatever_its_exit_status() -> No
     assert commands.failed("12 passed, 0 failed in 1.2s") is False
     assert commands.failed("ok  \tgithub.com/x/y\t0.4s") is False
     assert commands.failed("building...") is None
+    # unittest's (a test file run by python), ctest's
+    unittest = "F\n======\nFAIL: test_y (test_a.TestA.test_y)\n------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)"
+    assert (commands.failed(unittest), commands.failures(unittest), commands.failed_tests(unittest)) == (
+        True, 1, ("test_y",))
+    assert commands.failed("Ran 2 tests in 0.001s\n\nOK") is False
+    assert (commands.failed("67% tests passed, 1 tests failed out of 3"),
+            commands.failures("67% tests passed, 1 tests failed out of 3")) == (True, 1)
+    assert commands.failed("100% tests passed, 0 tests failed out of 3") is False
 
 
 # -- the LLM handoff keeps the facts ---------------------------------------------------------------------------

@@ -73,19 +73,27 @@ def _segments(punctuation: str) -> re.Pattern[str]:
 
 _SEGMENTS = {punctuation: _segments(punctuation) for punctuation in _PLAIN_WORDS}
 _QUOTED_ESCAPE_RE = re.compile(r'\\(["\\])')  # in double quotes a backslash escapes only these
+# A test file or test script run by its interpreter or its path (`python3 test_widget.py`, `node widget.test.js`,
+# `./run_tests.sh`): what an agent runs where no runner is installed
+_TEST_SCRIPT = (r"(?:(?:python[\d.]*|node|bash|sh|zsh|ruby|bun|tsx|ts-node|deno run)\s+)?(?:\S*/)?"
+                r"(?:test_\w+\.py|\w+_test\.(?:py|rb|sh)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|(?:run[_-])?tests?\.sh)"
+                r"(?=\s|$)")
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|jest|vitest|mocha|"
-                         r"(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|rspec|phpunit|dotnet test|mvn test|"
-                         r"gradle test|\./gradlew test|mix test|swift test|deno test|bats|make (?:test|check)\S*|"
-                         r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test)\b")),
-    ("types", re.compile(r"^(?:mypy|pyright|tsc|basedpyright|ty check|(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
+    ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|"
+                         r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|"
+                         r"npm t|node --test|rspec|phpunit|dotnet test|mvn test|gradle test|\./gradlew test|mix test|"
+                         r"swift test|deno test|bats|ctest|make (?:test|check)\S*|just test\S*|mise (?:run )?test\S*|"
+                         r"playwright test|rake (?:test|spec)|bazel test)\b|" + _TEST_SCRIPT)),
+    ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
+                         r"(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
                          r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
     # `ruff format` rewrites files, it checks none (unless `--check`, `--diff`)
     ("lint", re.compile(r"^(?:ruff(?! format\b(?!.*\s--(?:check|diff)\b))(?: check)?|flake8|pylint|eslint|"
                         r"biome (?:check|lint)|golangci-lint|go vet|staticcheck|cargo clippy|shellcheck|rubocop|"
                         r"(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
-                        r"lint-imports)\b")),
+                        r"lint-imports|(?:black|isort|prettier)\s.*--check\b|cargo fmt\s.*--check\b|stylelint|yamllint|"
+                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint)\b")),
     ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
                          r" all)?$|just build\S*|mise (?:run )?build\S*|mvn (?:package|compile)|gradle build|"
                          r"dotnet build|swift build|next build|vite build)\b")),
@@ -94,11 +102,12 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
-                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]", re.MULTILINE)
+                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed out of",
+                        re.MULTILINE)
 # A kind's own words of failure: which check of several on one command line failed (`mise run test && mise run lint`)
 _KIND_FAILED = {
     "tests": re.compile(r"^(?:--- FAIL|FAIL\b|FAILED\b)|\b\d+ (?:failed|failing)\b|test result: FAILED|"
-                        r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]", re.MULTILINE),
+                        r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed out of", re.MULTILINE),
     "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.",
                        re.MULTILINE),
     "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
@@ -119,11 +128,12 @@ _GO_NO_TESTS_RE = re.compile(r"\[no test(?:s to run| files)\]")
 _GO_RAN_RE = re.compile(r"^(?:=== RUN|--- |FAIL\b|ok\s(?!.*\[no tests to run\]))", re.MULTILINE)
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
-                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)", re.MULTILINE)  # the last: node --test's summary
+                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)|\b(\d+) tests? failed out of|\(failures=(\d+)",
+                          re.MULTILINE)  # node --test's summary, ctest's, unittest's
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 # A test a run's output names as failed: Go's verdict line of a test, not its subtests' (`TestX` of `--- FAIL: TestX`,
-# not `    --- FAIL: TestX/case`), pytest's summary line (its id's last part is the name)
-_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED (\S+)", re.MULTILINE)
+# not `    --- FAIL: TestX/case`), pytest's summary line (its id's last part is the name), unittest's heading of one
+_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(]\S*)|^(?:FAIL|ERROR): (\w+) \(", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
@@ -134,7 +144,8 @@ _FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep)(?:=|\s
 # ("[lint:go] 0 issues.": a mise task's output lines carry its name)
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
                         r"no issues found|Success: no issues|^(?:\[[\w:.-]+\] )?0 issues\.|Build succeeded|"
-                        r"Compiled successfully|^(?:#|ℹ) pass [1-9]", re.MULTILINE)
+                        r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$",
+                        re.MULTILINE)  # the last two: ctest's, unittest's
 
 
 @dataclass(frozen=True)
@@ -317,8 +328,9 @@ def failures(output: str) -> int:
 
 def failed_tests(output: str) -> tuple[str, ...]:
     """The tests a run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`, `test_y` of
-    `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError`."""
-    found = (go or pytest.split("::")[-1].split("[")[0] for go, pytest in _FAILED_TEST_RE.findall(output))
+    `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError` and of `FAIL: test_y (test_a.TestA.test_y)`."""
+    found = (go or unittest or pytest.split("::")[-1].split("[")[0]
+             for go, pytest, unittest in _FAILED_TEST_RE.findall(output))
     return tuple(dict.fromkeys(name for name in found if name))
 
 
