@@ -99,6 +99,10 @@ NEXT_SAID = [
      "Next: add backoff(attempt) to the retry loop."),
     ("Added retry() to retry.py. Next I'd suggest adding backoff(attempt) to the retry loop.",
      "Next: adding backoff(attempt) to the retry loop."),
+    ("Added retry() to retry.py. The next step is to add backoff(attempt) to the retry loop.",
+     "Next: add backoff(attempt) to the retry loop."),
+    ("Added retry() to retry.py.\n\nThe remaining step would be wiring it into the upload client.",
+     "Next: wiring it into the upload client."),
 ]
 
 
@@ -116,9 +120,40 @@ NOTHING_LEFT = [
     "**Summary**\n- Added retry() to retry.py.\n\n**Testing**\n- Not run: none",
     "Added retry() to retry.py. The tests that were not run before now pass.",
     "Added retry() to retry.py. Next, I added backoff(attempt) to the retry loop.",
+    "Added retry() to retry.py. The last step is done: the loop retries three times.",
+    "Added retry() to retry.py. The final step was wiring it into the upload client.",
+    "Added retry() to retry.py. There is nothing left to do.",
+    "Added retry() to retry.py. No remaining issues.",
+    "Added retry() to retry.py. Nothing is pending.",
+    "Added retry() to retry.py. No tasks are pending.",
+    "Added retry() to retry.py. It's not needed yet.",
+    "Added retry() to retry.py.\n\n**Caveats**\n- None.",
+    "Added retry() to retry.py.\n\nKnown limitations: none.",
     "Added retry() to retry.py. Next, I ran the tests.",
     "**Summary**\n- Not run (the old path is gone)\n\nAdded retry() to retry.py.",  # no Testing section
 ]
+
+
+CAVEATS_LISTED = [
+    ("Added retry() to retry.py.\n\nLimitations:\n- No backoff between attempts yet.\n- Only OSError is retried.",
+     ["Caveat: No backoff between attempts yet.", "Caveat: Only OSError is retried."]),
+    ("Added retry() to retry.py.\n\n### Limitations\n- The loop does not back off between attempts.",
+     ["Caveat: The loop does not back off between attempts."]),
+    ("Added retry() to retry.py.\n\nKnown issues:\n- The loop does not back off between attempts.",
+     ["Caveat: The loop does not back off between attempts."]),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "threads"), [(a, t, w) for a in AGENTS for t, w in CAVEATS_LISTED])
+def test_each_item_listed_under_a_caveat_label_alone_is_a_caveat(agent: str, text: str, threads: list[str]) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == threads and handoff.status == "done"
+
+
+def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. Backoff is not wired up yet.")
+        assert handoff.open_threads == ["Next: Backoff is not wired up yet."] and handoff.status == "partial"
 
 
 @pytest.mark.parametrize(("agent", "text"), [(a, t) for a in AGENTS for t in NOTHING_LEFT])

@@ -841,7 +841,7 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
     first = ("Add backoff(attempt) to the retry loop so that a transient error waits longer each time, and only then "
              "retry the request up to five times before it gives up")
     for lead in ("**Remaining work**", "**Remaining work:**", "Remaining:", "Still to do:", "TODO:", "Next:",
-                 "What's left:", "**What's left**"):
+                 "What's left:", "**What's left**", "Open items:", "**Outstanding**", "Pending:", "Not done yet:"):
         for agent in AGENTS:
             threads = _closing(agent, f"{lead}\n1. {first}\n2. Wire the `--retries` flag into the CLI")
             # each item one thread, cut at a clause
@@ -850,7 +850,8 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
 
 
 def test_a_line_of_work_left_is_a_next_thread_for_each_lead() -> None:
-    for lead in ("Remaining", "Still to do", "TODO", "What's left", "Next"):
+    for lead in ("Remaining", "Still to do", "TODO", "What's left", "Next", "Not done yet", "Outstanding",
+                 "Open items"):
         for agent in AGENTS:
             assert _closing(agent, f"{lead}: wire the `--retries` flag into the CLI.") == [
                 "Next: wire the `--retries` flag into the CLI."], (lead, agent)

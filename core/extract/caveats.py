@@ -29,6 +29,9 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
 # caveat the agent labelled so
 _LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch|warning)s?"
+# "Limitations:", "**Known issues**", "### Caveats": a label alone, whose list items are each a caveat
+_LABEL_ONLY_RE = re.compile(rf"^\W*(?:known (?:limitations?|issues?)|{_LABELLED})\W*$", re.IGNORECASE)
+_NOTHING_RE = re.compile(r"^(?:none|nothing|n/a)\b", re.IGNORECASE)
 # "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
 _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
              r"(?:merge )?conflicts?\b")
@@ -153,6 +156,11 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     """The sentence at `index` as a caveat, one clause; a lead-in ("If you continue to hit timeouts, you could also
     consider:") with the first two items of its list."""
     said = found[index].text
+    if _LABEL_ONLY_RE.match(said):
+        return None  # its items say the caveats
+    if _under_label(found, index):
+        said = _REASSURED_RE.sub("", _plain(said))
+        return clause(said) if len(said.split()) >= 3 and not _NOTHING_RE.match(said) else None
     if kind_of(said) is None or _guessed(found, index):
         return None
     said, items = _REASSURED_RE.sub("", _plain(said)), []
@@ -181,6 +189,17 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
         said = _PAREN_ASIDE_RE.sub("", said)  # first, the reason it was left stays
     return clause(said, words)
+
+
+def _under_label(found: tuple[Sentence, ...], index: int) -> bool:
+    """An item of a list under a caveat label alone, as its lead-in ("Limitations:") or its heading."""
+    if not found[index].listed:
+        return False
+    lead = next((s for s in reversed(found[:index]) if not s.listed), None)
+    heading = found[index].heading or ""
+    # a heading of issues ("### Known issues") lists findings, which said_left names "Not fixed (review)"
+    return bool(_LABEL_ONLY_RE.match(heading) and not heading.lower().rstrip(" :").endswith(("issue", "issues")) or
+                lead is not None and _LABEL_ONLY_RE.match(lead.text))
 
 
 def _guessed(found: tuple[Sentence, ...], index: int) -> bool:

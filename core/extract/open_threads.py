@@ -73,8 +73,15 @@ NEXT_STEP_RE = re.compile(
     r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
     r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
+    r"not (?:been )?(?!needed\b|required\b|necessary\b|sure\b)\w+(?: up| in| out)? yet\b|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
+# "There is nothing left to do.", "No remaining issues.", "No tasks are pending.": a step's words, saying none is left
+# (not "Nothing is committed yet")
+_NOTHING_LEFT_RE = re.compile(r"^(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:nothing\b|"
+                              r"no (?:more |other |further )?(?:remaining|pending|open|outstanding)\b|"
+                              r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b)(?!.*\byet\b)",
+                              re.IGNORECASE)
 LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
 _ASIDE_LEAD_RE = re.compile(rf"^{ASIDE_LEAD}\s*:\s*", re.IGNORECASE)  # "Note: I haven't verified ..."
@@ -125,6 +132,7 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 # "Next steps" lists what may follow, seldom what the session owed.
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
                             r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
+                            r"open items|outstanding|pending|not (?:yet )?done|"
                             r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
 # "Test checklist:", "## Test It Now!", "How to test:": checks left to the person (not "## Testing", often a report)
 _TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
@@ -392,7 +400,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
-                    not _label(text) and (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
+                    not _label(text) and not _NOTHING_LEFT_RE.match(text) and \
+                    (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
                                       not later and not LEFT_TO_PERSON_RE.search(text)))

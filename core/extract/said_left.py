@@ -33,7 +33,9 @@ ASIDE_LEAD = r"(?:note|important|heads[- ]up)"
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
-                          r"what(?:'s|’s| is) left|open questions?|not done|pending)\s*(?::|—|–| - )\s*"
+                          r"what(?:'s|’s| is) left|open questions?|open items?|outstanding|"
+                          r"not (?:yet )?done(?: yet)?|pending)"
+                          r"\s*(?::|—|–| - )\s*"
                           r"(?!(?:none|nothing|n/a)\b)(\S.{4,})$",  # "Next steps: none, ...": nothing left
                           re.IGNORECASE)
 # "Option 1: Remove `t.Parallel()` (simplest fix)", "Approach B - ..."
@@ -77,13 +79,18 @@ def clause(text: str, words: int = THREAD_WORDS) -> str:
 _WOULD_NEXT_RE = re.compile(r"^next,?\s+(?:i(?:'d|’d| would)|we(?:'d|’d| would| should)|i (?:suggest|recommend))\s+"
                             r"(?:(?:suggest|recommend)(?:ing)?\s+(?:that\s+)?(?:we\s+|you\s+)?)?(\S.{4,})$",
                             re.IGNORECASE)
+# "The next step is to add backoff(attempt) ...", "The remaining step would be wiring ...": not one done ("The last step
+# is done") nor one the agent takes ("The next step is what I'll do now")
+_STEP_IS_RE = re.compile(r"^(?:the |one )?(?:next|remaining|only remaining|last|final) steps? "
+                         r"(?:is|would be|will be)\s+(?!(?:done|complete|completed|finished|in place|what)\b)"
+                         r"(?:to\s+)?(\S.{4,})$", re.IGNORECASE)
 
 
 def labelled_step(text: str) -> str | None:
-    """"Next: add backoff(attempt) ..." and "Next, I would add backoff(attempt) ..." -> "Next: add backoff(attempt)
-    ..."; None for any other sentence."""
+    """"Next: add backoff(attempt) ...", "Next, I would add backoff(attempt) ..." and "The next step is to add
+    backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; None for any other sentence."""
     text = text.strip(" *_")
-    match = NEXT_LINE_RE.match(text) or _WOULD_NEXT_RE.match(text)
+    match = NEXT_LINE_RE.match(text) or _WOULD_NEXT_RE.match(text) or _STEP_IS_RE.match(text)
     return f"{NEXT}: {clause(match.group(1))}" if match else None
 
 
