@@ -150,6 +150,22 @@ def test_each_item_listed_under_a_caveat_label_alone_is_a_caveat(agent: str, tex
     assert handoff.open_threads == threads and handoff.status == "done"
 
 
+NOTE_SAID = [
+    ("Added retry() to retry.py. Next, you can add backoff(attempt) to the retry loop.",
+     "Next: you can add backoff(attempt) to the retry loop."),  # the person's step: a note, the lead said once
+    ("Added retry() to retry.py.\n\nSuggested next step: add backoff(attempt) to the retry loop.",
+     "Later: add backoff(attempt) to the retry loop."),
+    ("Added retry() to retry.py. Next time, run the tests before you commit.",
+     "Later: Next time, run the tests before you commit."),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "thread"), [(a, t, w) for a in AGENTS for t, w in NOTE_SAID])
+def test_a_step_that_may_follow_or_is_the_persons_is_a_note(agent: str, text: str, thread: str) -> None:
+    handoff = _closing(agent, text)
+    assert handoff.open_threads == [thread] and handoff.status == "done"
+
+
 def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
     for agent in AGENTS:
         handoff = _closing(agent, "Added retry() to retry.py. Backoff is not wired up yet.")

@@ -64,6 +64,7 @@ from eywa.core.sources.common import TODO_TOOLS
 MAX_THREADS = 8
 _THREAD_CHARS = 240
 
+# ("Backoff is not wired up yet": a step not taken; "not staged yet" is repository state, which the facts say)
 NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
@@ -73,7 +74,7 @@ NEXT_STEP_RE = re.compile(
     r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
     r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
-    r"not (?:been )?(?!needed\b|required\b|necessary\b|sure\b)\w+(?: up| in| out)? yet\b|"
+    r"not (?:been )?(?!(?:needed|required|necessary|sure|staged|committed|pushed|merged)\b)\w+(?: up| in| out)? yet\b|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
 # "There is nothing left to do.", "No remaining issues.", "No tasks are pending.": a step's words, saying none is left
@@ -84,7 +85,8 @@ _NOTHING_LEFT_RE = re.compile(r"^(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:n
                               re.IGNORECASE)
 LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
-_ASIDE_LEAD_RE = re.compile(rf"^{ASIDE_LEAD}\s*:\s*", re.IGNORECASE)  # "Note: I haven't verified ..."
+# "Note: I haven't verified ...", "Next, you can add ...": a lead the thread's kind says
+_ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 _TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
@@ -396,7 +398,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and (handed := handed_check(text)) is not None and not handed_kinds(handed) & checked:
                 threads.append(Thread(f"{NOT_RUN} {clause(handed, 14)} (left to the user)", False))
             elif last and (step := labelled_step(text)) is not None:
-                threads.append(Thread(step, True))
+                threads.append(Thread(step, step.startswith(NEXT)))
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \

@@ -16,6 +16,7 @@ from eywa.core.extract.marks import DANGLING, balanced, clause_end, typed
 from eywa.core.handoffs.fixed_words import (
     DECIDE,
     DEFERRED,
+    LATER,
     MERGE_LEFT,
     NEXT,
     NOT_FIXED,
@@ -85,11 +86,18 @@ _STEP_IS_RE = re.compile(r"^(?:the |one )?(?:next|remaining|only remaining|last|
                          r"(?:is|would be|will be)\s+(?!(?:done|complete|completed|finished|in place|what)\b)"
                          r"(?:to\s+)?(\S.{4,})$", re.IGNORECASE)
 
+# "Suggested next step: ...", "Possible next steps: ...": what may follow, not what is owed
+_SUGGESTED_NEXT_RE = re.compile(r"^(?:suggested|recommended|possible|proposed|optional)\s+next\s+steps?\s*(?::|—|–| - )"
+                                r"\s*(?!(?:none|nothing|n/a)\b)(\S.{4,})$", re.IGNORECASE)
+
 
 def labelled_step(text: str) -> str | None:
     """"Next: add backoff(attempt) ...", "Next, I would add backoff(attempt) ..." and "The next step is to add
-    backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; None for any other sentence."""
+    backoff(attempt) ..." -> "Next: add backoff(attempt) ..."; "Suggested next step: ..." -> "Later: ..."; None for
+    any other sentence."""
     text = text.strip(" *_")
+    if suggested := _SUGGESTED_NEXT_RE.match(text):
+        return f"{LATER}: {clause(suggested.group(1))}"
     match = NEXT_LINE_RE.match(text) or _WOULD_NEXT_RE.match(text) or _STEP_IS_RE.match(text)
     return f"{NEXT}: {clause(match.group(1))}" if match else None
 
