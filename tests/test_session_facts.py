@@ -611,7 +611,8 @@ def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switc
     ("uv run ty check", "types"), ("node --test", "tests"), ("python3 test_widget.py", "tests"),
     ("node src/widget.test.js", "tests"), ("./run_tests.sh", "tests"), ("bash scripts/test.sh", "tests"),
     ("ruby widget_test.rb", "tests"), ("ctest --output-on-failure", "tests"), ("pnpm vitest run", "tests"),
-    ("npm t", "tests"), ("black --check .", "lint"), ("prettier --check src", "lint"),
+    ("npm t", "tests"), ("python manage.py test", "tests"), ("black --check .", "lint"),
+    ("prettier --check src", "lint"),
     ("cargo fmt --all -- --check", "lint"), ("isort --check-only .", "lint"), ("vue-tsc --noEmit", "types"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
@@ -621,7 +622,7 @@ def test_the_common_runners_are_checks(command: str, kind: str) -> None:
 @pytest.mark.parametrize("command", ["git status", "ls does-not-exist", "cat test_x.py", "echo pytest",
                                      "python3 scripts/gen.py", "node server.js", "vim test_x.py",
                                      "chmod +x run_tests.sh", "git add test_x.py", "black .", "prettier --write .",
-                                     "cargo fmt", "python3 -c 'import test_x'"])
+                                     "cargo fmt", "python3 -c 'import test_x'", "python manage.py migrate"])
 def test_other_commands_are_no_checks(command: str) -> None:
     assert commands.checks(command) == []
 

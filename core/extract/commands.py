@@ -84,7 +84,8 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|"
                          r"npm t|node --test|rspec|phpunit|dotnet test|mvn test|gradle test|\./gradlew test|mix test|"
                          r"swift test|deno test|bats|ctest|make (?:test|check)\S*|just test\S*|mise (?:run )?test\S*|"
-                         r"playwright test|rake (?:test|spec)|bazel test)\b|" + _TEST_SCRIPT)),
+                         r"playwright test|rake (?:test|spec)|bazel test|(?:python[\d.]* )?(?:\./)?manage\.py test)"
+                         r"\b|" + _TEST_SCRIPT)),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
                          r"(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
                          r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
