@@ -127,6 +127,9 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. Nothing is pending.",
     "Added retry() to retry.py. No tasks are pending.",
     "Added retry() to retry.py. It's not needed yet.",
+    "Added retry() to retry.py. All tests pass and nothing else needs to be done.",
+    "Added retry() to retry.py. I couldn't find any other callers that need updating.",
+    "Added retry() to retry.py. I haven't changed any other files.",
     "Added retry() to retry.py.\n\n**Caveats**\n- None.",
     "Added retry() to retry.py.\n\nKnown limitations: none.",
     "Added retry() to retry.py. Next, I ran the tests.",
@@ -168,8 +171,10 @@ def test_a_step_that_may_follow_or_is_the_persons_is_a_note(agent: str, text: st
 
 def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
     for agent in AGENTS:
-        handoff = _closing(agent, "Added retry() to retry.py. Backoff is not wired up yet.")
-        assert handoff.open_threads == ["Next: Backoff is not wired up yet."] and handoff.status == "partial"
+        for said in ("Backoff is not wired up yet.", "I haven't changed the callers yet.",
+                     "I haven't wired it into the client."):
+            handoff = _closing(agent, f"Added retry() to retry.py. {said}")
+            assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 
 
 @pytest.mark.parametrize(("agent", "text"), [(a, t) for a in AGENTS for t in NOTHING_LEFT])

@@ -77,11 +77,16 @@ NEXT_STEP_RE = re.compile(
     r"not (?:been )?(?!(?:needed|required|necessary|sure|staged|committed|pushed|merged)\b)\w+(?: up| in| out)? yet\b|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
-# "There is nothing left to do.", "No remaining issues.", "No tasks are pending.": a step's words, saying none is left
-# (not "Nothing is committed yet")
-_NOTHING_LEFT_RE = re.compile(r"^(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:nothing\b|"
+# "There is nothing left to do.", "No remaining issues.", "... and nothing else needs to be done.", "I couldn't find
+# any other callers", "I haven't changed any other files": a step's words, saying none is left (not "Nothing is
+# committed yet")
+_NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:nothing\b|"
                               r"no (?:more |other |further )?(?:remaining|pending|open|outstanding)\b|"
-                              r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b)(?!.*\byet\b)",
+                              r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b)|"
+                              r".*\bnothing (?:else |more |further )?(?:needs|is left|remains|left|to do|"
+                              r"is outstanding)\b|.*\b(?:couldn't|could not|can't|cannot) (?:find|see|spot) any\b|"
+                              r".*\b(?:haven't|have not|didn't|did not) "
+                              r"(?:changed?|touch(?:ed)?|modif(?:y|ied)|edit(?:ed)?) any)",
                               re.IGNORECASE)
 LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
