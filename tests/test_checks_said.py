@@ -130,6 +130,11 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. All tests pass and nothing else needs to be done.",
     "Added retry() to retry.py. I couldn't find any other callers that need updating.",
     "Added retry() to retry.py. I haven't changed any other files.",
+    "Added retry() to retry.py. Tests pass. No follow-up needed.",
+    "Added retry() to retry.py. No further changes are required.",
+    "Added retry() to retry.py. Some callers signal \"not ready yet\" by returning None.",
+    # a PR named in passing is no PR description drafted; the offer is the question
+    "Added retry() to retry.py. Let me know if you need anything else.",
     "Added retry() to retry.py.\n\n**Caveats**\n- None.",
     "Added retry() to retry.py.\n\nKnown limitations: none.",
     "Added retry() to retry.py. Next, I ran the tests.",
@@ -169,10 +174,32 @@ def test_a_step_that_may_follow_or_is_the_persons_is_a_note(agent: str, text: st
     assert handoff.open_threads == [thread] and handoff.status == "done"
 
 
+def test_a_question_put_without_its_mark_is_a_question() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. Let me know which style you prefer and I'll adjust.")
+        assert handoff.open_threads == ["Question: Let me know which style you prefer and I'll adjust."]
+
+
+def test_a_pr_named_in_passing_in_a_summary_is_no_pr_description_drafted() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "## Summary\n\nAdded retry() to retry.py and committed it on `feat/retry`.\n\n"
+                                  "I haven't pushed the branch or opened a PR — want me to do that?")
+        assert not any(t.startswith("PR not opened") for t in handoff.open_threads), handoff.open_threads
+
+
+def test_a_todo_comment_named_in_prose_is_no_todo_line_but_one_shown_in_code_is() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. I left a `# TODO` where the logging call should go.")
+        assert handoff.open_threads == []
+        handoff = _closing(agent, "Added retry() to retry.py.\n\n```python\n# TODO: log each failed attempt\n```")
+        assert handoff.open_threads == ["TODO: log each failed attempt"]
+
+
 def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
     for agent in AGENTS:
         for said in ("Backoff is not wired up yet.", "I haven't changed the callers yet.",
-                     "I haven't wired it into the client."):
+                     "I haven't wired it into the client.", "I didn't add input validation yet.",
+                     "The new test `test_retry_gives_up` is currently failing.", "I ran out of time to fix it."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

@@ -188,6 +188,10 @@ _FAILED_NAMED = 2  # tests named of a failed run
 _NAMES_CHARS = 56  # of the two: a second long name is left to "and 1 more"
 _SUMMARY_HEADING_RE = re.compile(r"^#+\s*Summary\s*$", re.MULTILINE)
 _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
+# A reply that says it holds a PR's text ("Here's the PR description:", "a summary for the pull request"), not one
+# that names a PR in passing ("I haven't opened a PR — want me to?")
+_PR_TEXT_RE = re.compile(r"\b(?:PR|pull request)(?:'s)? (?:description|body|summary|text|title|message)\b|"
+                         r"\b(?:for|of) the (?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 # A plan's list of the files it will change ("## Files to Modify", "**Critical files:**"), and its items.
 _PLAN_FILES_RE = re.compile(
@@ -661,7 +665,7 @@ def _drafted_in_reply(session: Session) -> str:
     start = last_prompt_index(session.events)
     asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
     return next((e.text for e in session.events[start + 1:] if e.kind == "assistant" and _SUMMARY_HEADING_RE.search(
-        e.text) and (asked or _PR_WORD_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))), "")
+        e.text) and (asked or _PR_TEXT_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))), "")
 
 
 def _plan_files(plan: str) -> list[str]:

@@ -68,13 +68,15 @@ _THREAD_CHARS = 240
 NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
+    r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of time|(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
     r"you(?:'ll| will) (?:need|have) to|you (?:can|could|should|may want to|might want to) (?:now )?"
     r"(?:run|test|try|push|commit|merge|deploy|backfill|check|verify|review|add|remove|update)|"
     r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
     r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
-    r"not (?:been )?(?!(?:needed|required|necessary|sure|staged|committed|pushed|merged)\b)\w+(?: up| in| out)? yet\b|"
+    r"not (?:been )?(?!(?:needed|required|necessary|staged|committed|pushed|merged)\b)\w+(?:ed|en|wn|one|ilt|un|et)"
+    r"(?: up| in| out)? yet\b|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
 # "There is nothing left to do.", "No remaining issues.", "... and nothing else needs to be done.", "I couldn't find
@@ -82,7 +84,9 @@ NEXT_STEP_RE = re.compile(
 # committed yet")
 _NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:nothing\b|"
                               r"no (?:more |other |further )?(?:remaining|pending|open|outstanding)\b|"
-                              r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b)|"
+                              r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b|"
+                              r"no (?:further |more |other )?[\w-]+(?: [\w-]+)? (?:is |are )?(?:needed|required|"
+                              r"necessary)\b)|"
                               r".*\bnothing (?:else |more |further )?(?:needs|is left|remains|left|to do|"
                               r"is outstanding)\b|.*\b(?:couldn't|could not|can't|cannot) (?:find|see|spot) any\b|"
                               r".*\b(?:haven't|have not|didn't|did not) "
@@ -94,7 +98,10 @@ LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another
 _ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
-_TODO_RE = re.compile(r"(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b[:(]?[ \t]*(.{8,160})")  # "## TODO ..." heads a list
+# "Let me know which style you prefer and I'll adjust.": a question put without its mark (not "Let me know if ...")
+_WHICH_ASKED_RE = re.compile(r"^(?:please )?let me know (?:which|whether)\b", re.IGNORECASE)
+# a TODO comment (not "## TODO ...", which heads a list, nor "`# TODO`" named in prose)
+_TODO_RE = re.compile(r"(?<!`)(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b(?!`)[:(]?[ \t]*(.{8,160})")
 # "run the full test suite", "also run the linter": a check announced, not a change
 _CHECK_INTENT_RE = re.compile(r"^(?:also |now |quickly |then )?(?:re-?run|run|verify|check|build|compile|lint|test)\b",
                               re.IGNORECASE)
@@ -382,7 +389,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             if index in stepped:
                 continue
             text = sentence.text
-            if text.endswith("?"):
+            if text.endswith("?") or _WHICH_ASKED_RE.match(text):
                 # Claude thinking aloud ("Wait, only 16ms?") is no question; before its last message,
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
