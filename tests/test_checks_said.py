@@ -187,9 +187,11 @@ def test_a_pr_named_in_passing_in_a_summary_is_no_pr_description_drafted() -> No
         assert not any(t.startswith("PR not opened") for t in handoff.open_threads), handoff.open_threads
 
 
-def test_a_todo_comment_named_in_prose_is_no_todo_line_but_one_shown_in_code_is() -> None:
+def test_a_todo_named_in_prose_is_the_sentence_that_names_it_and_one_shown_in_code_its_comment() -> None:
     for agent in AGENTS:
         handoff = _closing(agent, "Added retry() to retry.py. I left a `# TODO` where the logging call should go.")
+        assert handoff.open_threads == ["TODO: I left a `# TODO` where the logging call should go."]
+        handoff = _closing(agent, "Added retry() to retry.py. The `# TODO` markers in `old.py` are gone now.")
         assert handoff.open_threads == []
         handoff = _closing(agent, "Added retry() to retry.py.\n\n```python\n# TODO: log each failed attempt\n```")
         assert handoff.open_threads == ["TODO: log each failed attempt"]

@@ -100,6 +100,8 @@ _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|per
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 # "Let me know which style you prefer and I'll adjust.": a question put without its mark (not "Let me know if ...")
 _WHICH_ASKED_RE = re.compile(r"^(?:please )?let me know (?:which|whether)\b", re.IGNORECASE)
+# "I left a `# TODO` where the logging call should go": a TODO the closing says it left, named in prose
+_TODO_LEFT_RE = re.compile(r"\bleft (?:a|an|some) `?(?:#|//)?\s*TODO", re.IGNORECASE)
 # a TODO comment (not "## TODO ...", which heads a list, nor "`# TODO`" named in prose)
 _TODO_RE = re.compile(r"(?<!`)(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b(?!`)[:(]?[ \t]*(.{8,160})")
 # "run the full test suite", "also run the linter": a check announced, not a change
@@ -419,6 +421,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
                                       not later and not LEFT_TO_PERSON_RE.search(text)))
+            elif last and _TODO_LEFT_RE.search(text):
+                threads.append(Thread(f"{TODO} {clause(text)}", False))
             elif last and (warned := caveat(found, index)) is not None:
                 threads.append(Thread(f"{CAVEAT} {warned}", False))
         for match in _TODO_RE.finditer(event.text):
