@@ -11,7 +11,7 @@ from eywa.core.archive.columns import fulltext_columns
 from eywa.core.archive.renderer import Renderer
 from eywa.core.extract import commands, deterministic, gist
 from eywa.core.extract.backed import Backing
-from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome
+from eywa.core.extract.claude_words import LINE_NOTE_RE, OUTCOME_VERBS, outcome, sentences
 from eywa.core.extract.deterministic import (
     _asked,
     _plan_title,
@@ -1371,3 +1371,9 @@ def test_a_report_heading_that_names_its_kind_is_no_headline_lead() -> None:
     assert not REPORT_KIND_RE.match("Comparison: Gemini CLI vs Claude Code Implementation")
     # a heading that opens with the work it did is no kind of report
     assert not any(REPORT_KIND_RE.match(title) for title in ("Address review", "Fixed audit", "Update Summary"))
+
+
+def test_an_abbreviation_like_e_g_or_i_e_ends_no_sentence() -> None:
+    said = "Left a TODO: support the zone letters (e.g. `Z`, `A`). Use one form, i.e. UTC. Then it works. ok then."
+    assert [s.text for s in sentences(said)] == [
+        "Left a TODO: support the zone letters (e.g. `Z`, `A`).", "Use one form, i.e. UTC.", "Then it works. ok then."]

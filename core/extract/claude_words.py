@@ -15,7 +15,9 @@ from eywa.core.retrieval.query_tokens import STOPWORDS
 _CODE_BLOCK_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.*)$")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+# (not after "e.g.", "i.e.", "vs.", "cf.", which never end one: "(e.g. `Z`)")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?<![ (][eE]\.g\.)(?<![ (][iI]\.e\.)(?<![ (][vV]s\.)(?<![ (][cC]f\.)\s+"
+                              r"(?=[A-Z`*\"'(\[])")
 _SPACES_RE = re.compile(r"\s+")
 _LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _EMOJI_RE = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]")
