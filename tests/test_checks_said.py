@@ -131,6 +131,8 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. I couldn't find any other callers that need updating.",
     "Added retry() to retry.py. I haven't changed any other files.",
     "Added retry() to retry.py. Tests pass. No follow-up needed.",
+    "Added retry() to retry.py. I confirmed that the defaults match the old loop.",
+    "Added retry() to retry.py. It would need no changes to support async callers.",
     "Added retry() to retry.py. No further changes are required.",
     "Added retry() to retry.py. Some callers signal \"not ready yet\" by returning None.",
     # a PR named in passing is no PR description drafted; the offer is the question
@@ -159,6 +161,11 @@ def test_each_item_listed_under_a_caveat_label_alone_is_a_caveat(agent: str, tex
 
 
 NOTE_SAID = [
+    ("Added retry() to retry.py. Only OSError is retried; that'd need a wider exception list for HTTP errors.",
+     "Later: Only OSError is retried; that'd need a wider exception list for HTTP errors."),
+    ("Added retry() to retry.py. The old `with_retries()` helper should be removed once its two callers move over.",
+     "Later: The old `with_retries()` helper should be removed once its two callers move over."),
+    ("Added retry() to retry.py. Jitter is left alone for now.", "Later: Jitter is left alone for now."),
     ("Added retry() to retry.py. Next, you can add backoff(attempt) to the retry loop.",
      "Next: you can add backoff(attempt) to the retry loop."),  # the person's step: a note, the lead said once
     ("Added retry() to retry.py.\n\nSuggested next step: add backoff(attempt) to the retry loop.",
@@ -178,6 +185,8 @@ def test_a_question_put_without_its_mark_is_a_question() -> None:
     for agent in AGENTS:
         handoff = _closing(agent, "Added retry() to retry.py. Let me know which style you prefer and I'll adjust.")
         assert handoff.open_threads == ["Question: Let me know which style you prefer and I'll adjust."]
+        handoff = _closing(agent, "Added retry() to retry.py. Please confirm whether three attempts suit the uploader.")
+        assert handoff.open_threads == ["Question: Please confirm whether three attempts suit the uploader."]
 
 
 def test_a_pr_named_in_passing_in_a_summary_is_no_pr_description_drafted() -> None:

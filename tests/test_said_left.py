@@ -851,7 +851,7 @@ def test_each_item_of_a_list_under_a_lead_of_work_left_is_its_own_thread_the_lea
 
 def test_a_line_of_work_left_is_a_next_thread_for_each_lead() -> None:
     for lead in ("Remaining", "Still to do", "TODO", "What's left", "Next", "Not done yet", "Outstanding",
-                 "Open items"):
+                 "Open items", "One leftover"):
         for agent in AGENTS:
             assert _closing(agent, f"{lead}: wire the `--retries` flag into the CLI.") == [
                 "Next: wire the `--retries` flag into the CLI."], (lead, agent)

@@ -92,14 +92,18 @@ _NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s|
                               r".*\b(?:haven't|have not|didn't|did not) "
                               r"(?:changed?|touch(?:ed)?|modif(?:y|ied)|edit(?:ed)?) any)",
                               re.IGNORECASE)
-LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue)|another pr|in a future|next time|"
-                       r"worth (?:investigating|exploring|checking|looking))\b", re.IGNORECASE)
+LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue|fix)|another pr|in a future|next time|"
+                       r"worth (?:investigating|exploring|checking|looking)|for now|"
+                       r"(?:that|it|this)(?:'d|’d| would) need(?! no\b| nothing\b)|"
+                       r"(?:should|can|could) be (?:removed|deleted|dropped|cleaned up|replaced) once)\b",
+                       re.IGNORECASE)
 # "Note: I haven't verified ...", "Next, you can add ...": a lead the thread's kind says
 _ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 # "Let me know which style you prefer and I'll adjust.": a question put without its mark (not "Let me know if ...")
-_WHICH_ASKED_RE = re.compile(r"^(?:please )?let me know (?:which|whether)\b", re.IGNORECASE)
+_WHICH_ASKED_RE = re.compile(r"^(?:please )?(?:let me know (?:which|whether)|confirm (?:whether|which|if|that))\b",
+                             re.IGNORECASE)
 # "I left a `# TODO` where the logging call should go": a TODO the closing says it left, named in prose
 _TODO_LEFT_RE = re.compile(r"\bleft (?:a|an|some) `?(?:#|//)?\s*TODO", re.IGNORECASE)
 # a TODO comment (not "## TODO ...", which heads a list, nor "`# TODO`" named in prose)

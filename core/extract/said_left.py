@@ -34,7 +34,7 @@ ASIDE_LEAD = r"(?:note|important|heads[- ]up)"
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
-                          r"what(?:'s|’s| is) left|open questions?|open items?|outstanding|"
+                          r"what(?:'s|’s| is) left|open questions?|open items?|outstanding|(?:one |a )?leftovers?|"
                           r"not (?:yet )?done(?: yet)?|pending)"
                           r"\s*(?::|—|–| - )\s*"
                           r"(?!(?:none|nothing|n/a)\b)(\S.{4,})$",  # "Next steps: none, ...": nothing left
