@@ -133,6 +133,7 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. Tests pass. No follow-up needed.",
     "Added retry() to retry.py. I confirmed that the defaults match the old loop.",
     "Added retry() to retry.py. It would need no changes to support async callers.",
+    "Added retry() to retry.py. Happy to help with anything else!",
     "Added retry() to retry.py. No further changes are required.",
     "Added retry() to retry.py. Some callers signal \"not ready yet\" by returning None.",
     # a PR named in passing is no PR description drafted; the offer is the question
@@ -210,7 +211,11 @@ def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
     for agent in AGENTS:
         for said in ("Backoff is not wired up yet.", "I haven't changed the callers yet.",
                      "I haven't wired it into the client.", "I didn't add input validation yet.",
-                     "The new test `test_retry_gives_up` is currently failing.", "I ran out of time to fix it."):
+                     "The new test `test_retry_gives_up` is currently failing.", "I ran out of time to fix it.",
+                     "I didn't commit: the change is in the working tree.",
+                     "Migration not applied: the local database was not running.",
+                     "The label stays empty until `docker-compose.yml` is updated.",
+                     "Someone with admin access needs to add the `DEPLOY_TOKEN` secret."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

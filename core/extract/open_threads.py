@@ -69,6 +69,11 @@ NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
     r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of time|(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
+    r"(?:didn't|did not) (?:commit|push|deploy|merge|apply|release)\b|"
+    r"\buntil (?:that|this|it|they|\S+) (?:is|are|'s|gets?) (?:updated|renamed|added|fixed|set|changed|created|"
+    r"deployed|applied|merged|run|installed|configured)\b|"
+    r"(?:someone|somebody|an? admin\w*)\b[^.]*\bneeds? to\b|"
+    r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
     r"you(?:'ll| will) (?:need|have) to|you (?:can|could|should|may want to|might want to) (?:now )?"
     r"(?:run|test|try|push|commit|merge|deploy|backfill|check|verify|review|add|remove|update)|"
@@ -125,7 +130,8 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
                               "next apply make happy help all anything as is".split())
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
-                            r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) (.{8,})$",
+                            r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) "
+                            r"(?!(?:help )?(?:with )?anything else\b)(.{8,})$",
                             re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
