@@ -70,7 +70,7 @@ NEXT_STEP_RE = re.compile(
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
     r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of time|(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
     r"(?:didn't|did not) (?:commit|push|deploy|merge|apply|release)\b|"
-    r"\buntil (?:that|this|it|they|\S+) (?:is|are|'s|gets?) (?:updated|renamed|added|fixed|set|changed|created|"
+    r"until (?:that|this|it|they|\S+) (?:is|are|'s|gets?) (?:updated|renamed|added|fixed|set|changed|created|"
     r"deployed|applied|merged|run|installed|configured)\b|"
     r"(?:someone|somebody|an? admin\w*)\b[^.]*\bneeds? to\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
