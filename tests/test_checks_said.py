@@ -134,6 +134,7 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. I confirmed that the defaults match the old loop.",
     "Added retry() to retry.py. It would need no changes to support async callers.",
     "Added retry() to retry.py. Happy to help with anything else!",
+    "Added retry() to retry.py. Happy to help if anything else comes up.",
     "Added retry() to retry.py. No further changes are required.",
     "Added retry() to retry.py. Some callers signal \"not ready yet\" by returning None.",
     # a PR named in passing is no PR description drafted; the offer is the question
@@ -188,6 +189,9 @@ def test_a_question_put_without_its_mark_is_a_question() -> None:
         assert handoff.open_threads == ["Question: Let me know which style you prefer and I'll adjust."]
         handoff = _closing(agent, "Added retry() to retry.py. Please confirm whether three attempts suit the uploader.")
         assert handoff.open_threads == ["Question: Please confirm whether three attempts suit the uploader."]
+        handoff = _closing(agent, "Added retry() to retry.py.\n\n**Question:** should a timeout count as a failed "
+                                  "attempt?")
+        assert handoff.open_threads == ["Question: should a timeout count as a failed attempt?"]
 
 
 def test_a_pr_named_in_passing_in_a_summary_is_no_pr_description_drafted() -> None:

@@ -106,6 +106,8 @@ LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue|fix)|ano
 _ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
+# "**Question:** should symlinks ... be allowed?": the lead the thread's own prefix says
+_QUESTION_LEAD_RE = re.compile(r"^(?:one |a )?(?:open )?question\s*:\s*", re.IGNORECASE)
 # "Let me know which style you prefer and I'll adjust.": a question put without its mark (not "Let me know if ...")
 _WHICH_ASKED_RE = re.compile(r"^(?:please )?(?:let me know (?:which|whether)|confirm (?:whether|which|if|that))\b",
                              re.IGNORECASE)
@@ -131,7 +133,7 @@ _GENERIC_QUESTION = frozenset("want me would you like should i shall do you pref
 # "If you want, I can also add tests for the retry path.": an offer made as a statement (Codex's closing style)
 _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|let me know if you(?:'d| would)? "
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) "
-                            r"(?!(?:help )?(?:with )?anything else\b)(.{8,})$",
+                            r"(?!.*\banything else\b)(.{8,})$",
                             re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
@@ -268,7 +270,7 @@ def _question(found: tuple[Sentence, ...], index: int, plan: str, built: bool) -
     """A question, one clause of the sentence before it first when it names nothing itself (the plan it
     follows: "Ready to implement?" -> "Ready to implement? (Plan: ...)", unless nothing but the plan was written:
     then the plan has a thread of its own); not a choice of options (`open_choice`)."""
-    question = found[index].text
+    question = _QUESTION_LEAD_RE.sub("", found[index].text)
     asked = _ASKED_TO_RE.match(question)
     if asked is not None and len(named_words(asked.group(1))) >= 2:  # "Want me to proceed with ...?"
         return "Asked whether to " + clause(asked.group(1))
