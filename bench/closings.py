@@ -2,9 +2,9 @@
 
 Each set under bench/closings/ is a file of closing messages (`NAME.txt`, separated by lines `=====`) that a helper
 wrote in the styles of Codex CLI, Gemini CLI and Claude Code, and a file of its labels (`NAME.tsv`: number, `open` or
-`done`, what is left in its own words), both written before any run of Eywa. Each closing ends a Codex and a Gemini
-session that asked for a change and edited one file; the handoff "says open" when its status is partial or it names
-an open thread (a note counts: the reader is told something is left).
+`done`, what is left in its own words), both written before any run of Eywa. Each closing ends a Claude Code, a
+Codex and a Gemini session that asked for a change and edited one file; the handoff "says open" when its status is
+partial or it names an open thread (a note counts: the reader is told something is left).
 
 Usage: python bench/closings.py [--show]   (--show: each disagreement, the closing's start and the threads said)
 """
@@ -25,7 +25,7 @@ from eywa.core.extract.deterministic import draft  # noqa: E402
 from eywa.core.session import Event, Session, ToolCall  # noqa: E402
 
 SETS = BENCH / "closings"
-AGENTS = ("codex", "gemini")
+AGENTS = ("claude-code", "codex", "gemini")
 T0 = dt.datetime(2026, 12, 1, 10, 0, tzinfo=dt.UTC)
 
 
@@ -82,7 +82,7 @@ def main() -> int:
     args = parser.parse_args()
     for path in sorted(SETS.glob("*.txt")):
         for agent in AGENTS:
-            print(f"{path.stem:8} {agent:7} {score(path.stem, agent, args.show)}")
+            print(f"{path.stem:8} {agent:11} {score(path.stem, agent, args.show)}")
     return 0
 
 
