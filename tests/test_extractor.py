@@ -413,6 +413,14 @@ def test_a_reports_lead_in_to_its_list_is_its_outcome() -> None:
     assert reported_closing("I've implemented:\n\n- Added the digest job") == "Added the digest job"
 
 
+def test_the_verbs_other_agents_report_work_with_are_outcomes() -> None:
+    """A blind sweep's closings (bench/closings/held): "Reworked ...", "I've patched ...", "I've rewritten ..."."""
+    assert outcome("Reworked `scripts/backup.sh` to use `set -euo pipefail`") is not None
+    assert outcome("I've patched the path traversal in `FileController.download`") is not None
+    assert outcome("I've rewritten `deploy.sh` to support both `staging` and `prod`") is not None
+    assert outcome("I profiled the report job and cached the exchange-rate lookups") is not None
+
+
 def test_a_verb_that_names_nothing_it_was_done_to_is_no_outcome() -> None:
     """20b81bf8: "`replace` - Just added" wrote a bare "Added" bullet, "**Removed (not in Gemini CLI docs or
     transcripts):**" the headline "Remove (not in ...)"; a label's outcome that names its object stays one."""

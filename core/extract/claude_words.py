@@ -31,6 +31,8 @@ documented clarified introduced split dropped bumped upgraded downgraded generat
 reduced improved exposed wired cleaned populated found identified traced tracked modernized modernised
 defined built made set rebased squashed cherry-picked published released adjusted corrected unified
 deduplicated skipped excluded ignored guarded handled inlined exported imported registered scoped
+reworked patched rewritten cached profiled hardened tightened reorganized reorganised streamlined ported optimized
+optimised pinned extended tuned parallelized memoized normalized normalised validated sanitized
 """.split())
 _OPENING_RE = re.compile(
     r"^(?:(?:done|fixed|perfect|great|excellent|all set|good|ok|okay)[.!:,]\s+)?"
