@@ -1021,7 +1021,10 @@ modernised:modernise modernized:modernize moved:move opened:open populated:popul
 rebased:rebase reduced:reduce refactored:refactor registered:register released:release removed:remove renamed:rename
 replaced:replace resolved:resolve restored:restore restructured:restructure reverted:revert rewrote:rewrite
 scoped:scope set:set simplified:simplify skipped:skip split:split squashed:squash switched:switch unified:unify
-updated:update upgraded:upgrade wired:wire wrote:write""".split())
+updated:update upgraded:upgrade wired:wire wrote:write reworked:rework patched:patch rewritten:rewrite cached:cache
+profiled:profile hardened:harden tightened:tighten reorganized:reorganize reorganised:reorganise streamlined:streamline
+ported:port optimized:optimize optimised:optimise pinned:pin extended:extend tuned:tune parallelized:parallelize
+memoized:memoize normalized:normalize normalised:normalise validated:validate sanitized:sanitize""".split())
 
 
 def test_every_report_verb_has_its_base_form_and_a_finding_none() -> None:

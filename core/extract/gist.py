@@ -155,10 +155,12 @@ def gist(first: str, others: list[str], session: Session) -> str:
 # of each verb a report opens with; a finding ("Found", "Identified", "Traced") is no change and keeps its words.
 _FINDINGS = frozenset({"found", "identified", "traced", "tracked"})
 _IRREGULAR = {"built": "build", "made": "make", "rewrote": "rewrite", "wrote": "write", "set": "set", "split": "split",
-              "committed": "commit", "dropped": "drop", "skipped": "skip"}
+              "committed": "commit", "dropped": "drop", "skipped": "skip", "pinned": "pin", "rewritten": "rewrite"}
 _E_VERBS = frozenset("""change configure consolidate create decrease deduplicate define delete disable downgrade enable
 exclude expose generate handle ignore improve increase inline introduce merge migrate modernise modernize move populate
-rebase reduce release remove rename replace resolve restore restructure scope update upgrade wire""".split())
+rebase reduce release remove rename replace resolve restore restructure scope update upgrade wire cache profile
+reorganize reorganise streamline optimize optimise tune parallelize memoize normalize normalise validate
+sanitize""".split())
 _PASSIVE_RE = re.compile(r"^(?:(the|this|these|both|all) )?(?P<subject>(?:\S+ ){0,7}?\S+) (?:has|have) been "
                          r"(?:successfully )?(?P<verb>[a-z-]+)\b(?P<rest>.*)$", re.IGNORECASE)
 
