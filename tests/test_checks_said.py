@@ -1,8 +1,10 @@
 """Checks a closing says were not run, or hands to the person, in the idioms Codex CLI and Gemini CLI close a report
 with (core/extract/checks_said.py), and the step they would take next ("Next, I would ...", "Next up: ...") of
 core/extract/said_left.py: each an open thread of one clause, on a Codex and on a Gemini session; the status is
-partial for a check said not run only when no check of its kind ran after the last edit. (These idioms are not in the
-Claude Code corpus: the sessions are built as the real CLIs' are read.)"""
+partial for a check said not run only when no check of its kind ran after the last edit. Then the other closing idioms
+the blind sweeps of bench/closings/ showed: steps said left, questions without their mark, caveats listed under a
+label, and near phrasings that say nothing is left. (These idioms are not in the Claude Code corpus: the sessions are
+built as the real CLIs' are read.)"""
 
 from __future__ import annotations
 
@@ -137,7 +139,6 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. Happy to help if anything else comes up.",
     "Added retry() to retry.py. No further changes are required.",
     "Added retry() to retry.py. Some callers signal \"not ready yet\" by returning None.",
-    # a PR named in passing is no PR description drafted; the offer is the question
     "Added retry() to retry.py. Let me know if you need anything else.",
     "Added retry() to retry.py.\n\n**Caveats**\n- None.",
     "Added retry() to retry.py.\n\nKnown limitations: none.",
