@@ -16,7 +16,7 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.key_files import DOC_FILE_RE
-from eywa.core.extract.said_left import ASIDE_LEAD, THREAD_WORDS, YES_RE, clause, edited_after, named_code
+from eywa.core.extract.said_left import ASIDE_LEAD, NOTHING, THREAD_WORDS, YES_RE, clause, edited_after, named_code
 from eywa.core.handoffs.fixed_words import CAVEAT, LEFT_IN_CODE
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, ToolCall
@@ -31,7 +31,7 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 _LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch|warning)s?"
 # "Limitations:", "**Known issues**", "### Caveats": a label alone, whose list items are each a caveat
 _LABEL_ONLY_RE = re.compile(rf"^\W*(?:known (?:limitations?|issues?)|{_LABELLED})\W*$", re.IGNORECASE)
-_NOTHING_RE = re.compile(r"^(?:none|nothing|n/a)\b", re.IGNORECASE)
+_NOTHING_RE = re.compile(f"^{NOTHING}", re.IGNORECASE)
 # "There will be minor merge conflicts in `hooks.go`": a conflict foreseen with other work, not one met
 _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (?:some |a few |minor )?"
              r"(?:merge )?conflicts?\b")
@@ -60,7 +60,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  # "..., but it's only called at session start, so it's lower risk": judged and left for now
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
-    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-](?!\s*(?:none|nothing|no|n/a|0)\b)|"
+    ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-](?!\s*(?:{NOTHING}|(?:no|0)\b))|"
                    # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
                    # limitation accepted as it is
                    r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "

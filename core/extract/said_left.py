@@ -31,14 +31,15 @@ from eywa.core.session import SUBAGENT_TOOLS, WRITE_TOOLS, Event, ToolCall
 THREAD_WORDS = 24  # one clause of a thread: more reads as a run-on
 # "Note:", "Important:", "Heads up:" before a closing line: a lead its thread's kind ("Caveat:", "Next:") says better
 ASIDE_LEAD = r"(?:note|important|heads[- ]up)"
+# "Next steps: none", "Known issues: n/a": a label followed by these says nothing is left
+NOTHING = r"(?:none|nothing|n/a)\b"
 
 # "Next: add backoff(attempt) to the retry loop", "TODO - wire the flag", "Still to do: ..."
 NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)?|still to do|left to do|follow-?ups?|"
                           r"what(?:'s|’s| is) left|open questions?|open items?|outstanding|(?:one |a )?leftovers?|"
                           r"not (?:yet )?done(?: yet)?|pending)"
                           r"\s*(?::|—|–| - )\s*"
-                          r"(?!(?:none|nothing|n/a)\b)(\S.{4,})$",  # "Next steps: none, ...": nothing left
-                          re.IGNORECASE)
+                          rf"(?!{NOTHING})(\S.{{4,}})$", re.IGNORECASE)
 # "Option 1: Remove `t.Parallel()` (simplest fix)", "Approach B - ..."
 _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|one|two|three)\s*(?::|\.|\)|—|–| - )\s*"
                         r"(\S.+)$", re.IGNORECASE)
@@ -88,7 +89,7 @@ _STEP_IS_RE = re.compile(r"^(?:the |one )?(?:next|remaining|only remaining|last|
 
 # "Suggested next step: ...", "Possible next steps: ...": what may follow, not what is owed
 _SUGGESTED_NEXT_RE = re.compile(r"^(?:suggested|recommended|possible|proposed|optional)\s+next\s+steps?\s*(?::|—|–| - )"
-                                r"\s*(?!(?:none|nothing|n/a)\b)(\S.{4,})$", re.IGNORECASE)
+                                rf"\s*(?!{NOTHING})(\S.{{4,}})$", re.IGNORECASE)
 
 
 def labelled_step(text: str) -> str | None:
