@@ -1388,3 +1388,9 @@ def test_an_abbreviation_like_e_g_or_i_e_ends_no_sentence() -> None:
     said = "Left a TODO: support the zone letters (e.g. `Z`, `A`). Use one form, i.e. UTC. Then it works. ok then."
     assert [s.text for s in sentences(said)] == [
         "Left a TODO: support the zone letters (e.g. `Z`, `A`).", "Use one form, i.e. UTC.", "Then it works. ok then."]
+
+
+def test_emphasis_marks_are_left_out_of_a_sentence_and_a_glob_or_a_product_kept() -> None:
+    said = "*Next:* add backoff to the *same* loop. Match *.go and *.md files, not a*b*c or `*args`."
+    assert [s.text for s in sentences(said)] == [
+        "Next: add backoff to the same loop.", "Match *.go and *.md files, not a*b*c or `*args`."]

@@ -21,6 +21,8 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?<![ (][eE]\.g\.)(?<![ (][iI]\.e\.)(?
 _SPACES_RE = re.compile(r"\s+")
 _LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _EMOJI_RE = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f]")
+# "*Next:* add backoff": single-star emphasis, not a glob (`*.go`) nor a product (`a*b`)
+_ITALIC_RE = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])")
 
 # A past-tense verb opening a sentence: what was done. "Verified"/"Tested" say only that checks ran.
 OUTCOME_VERBS = frozenset("""
@@ -87,7 +89,10 @@ def _plain(text: str) -> str:
         text = _LINK_RE.sub(r"\1", text)
     if not text.isascii():
         text = _EMOJI_RE.sub("", text)
-    return " ".join(text.replace("**", "").replace("__", "").split())
+    text = text.replace("**", "").replace("__", "")
+    if "*" in text:
+        text = _ITALIC_RE.sub(r"\1", text)
+    return " ".join(text.split())
 
 
 @lru_cache(maxsize=512)  # headline, outcomes, insights and threads read the same messages
