@@ -368,10 +368,10 @@ def test_thread_picker_reads_each_clause_of_agent_prose_once_with_its_cues_and_p
 
 def test_the_blind_closing_sweeps_label_every_closing_and_the_handoffs_agree_as_measured() -> None:
     """bench/closings.py: each set's labels pair one to one with its closings, and the handoffs of the sessions of
-    each agent closing with them agree with the labels at least as often as bench/RESULTS.md says (Step 24)."""
+    each agent closing with them agree with the labels at least as often as bench/RESULTS.md says (Steps 24, 25)."""
     import closings
 
-    measured = {"retry": 62, "dates": 60, "mixed": 59, "held": 56}
+    measured = {"retry": 62, "dates": 60, "mixed": 59, "held": 57, "fifth": 53}
     for name, at_least in measured.items():
         texts, labels = closings.closings(name)
         assert len(texts) == len(labels) and set(labels) == {"open", "done"}

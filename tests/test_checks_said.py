@@ -105,6 +105,8 @@ NEXT_SAID = [
      "Next: add backoff(attempt) to the retry loop."),
     ("Added retry() to retry.py.\n\nThe remaining step would be wiring it into the upload client.",
      "Next: wiring it into the upload client."),
+    ("Added retry() to retry.py.\n\n*Next:* add backoff(attempt) to the retry loop.",  # in italics, as in bold
+     "Next: add backoff(attempt) to the retry loop."),
 ]
 
 
@@ -144,6 +146,11 @@ NOTHING_LEFT = [
     "Added retry() to retry.py.\n\nKnown limitations: none.",
     "Added retry() to retry.py. Next, I ran the tests.",
     "**Summary**\n- Not run (the old path is gone)\n\nAdded retry() to retry.py.",  # no Testing section
+    "Added retry() to retry.py. I have resolved the `TODO: handle empty CSV` in `etl/ingest.py`.",
+    "Added retry() to retry.py. Removed the `# TODO: skip holidays` comment.",
+    "Added retry() to retry.py. Is there anything else you would like me to adjust in the pipeline?",
+    "Added retry() to retry.py. The CLI still uses the old flag names for backward compatibility.",
+    "Added retry() to retry.py. The PR needs no review from anyone else: the owners approved it.",
 ]
 
 
@@ -220,7 +227,13 @@ def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
                      "I didn't commit: the change is in the working tree.",
                      "Migration not applied: the local database was not running.",
                      "The label stays empty until `docker-compose.yml` is updated.",
-                     "Someone with admin access needs to add the `DEPLOY_TOKEN` secret."):
+                     "Someone with admin access needs to add the `DEPLOY_TOKEN` secret.",
+                     # the fifth sweep's (bench/closings/fifth.txt)
+                     "Duplicate detection isn't implemented yet.", "Windows path handling is still unhandled.",
+                     "The `--threshold` sweep still uses the old single-metric path.",
+                     "Nested columns are written as JSON strings until proper struct support is added.",
+                     "The PR needs a review from a code owner before it can merge.",
+                     "You should rotate the old key in the Stripe dashboard."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

@@ -67,20 +67,27 @@ _THREAD_CHARS = 240
 # ("Backoff is not wired up yet": a step not taken; "not staged yet" is repository state, which the facts say)
 NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
-    r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken)|not yet|yet to|left to|"
+    r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken|incomplete|"
+    r"un(?:handled|implemented|supported|tested|verified|finished|resolved))|"
+    r"still (?:uses?|using|calls?|on) the old\b(?![^.]*\b(?:compatib|on purpose|intentional|deliberate|by design))|"
+    r"not yet|yet to|left to|"
     r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of time|(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
     r"(?:didn't|did not) (?:commit|push|deploy|merge|apply|release)\b|"
-    r"until (?:that|this|it|they|\S+) (?:is|are|'s|gets?) (?:updated|renamed|added|fixed|set|changed|created|"
+    r"until (?:that|this|it|they|\S+|(?:[\w`.-]+ ){2,4}?[\w`.-]+) (?:is|are|'s|gets?) "
+    r"(?:updated|renamed|added|fixed|set|changed|created|"
     r"deployed|applied|merged|run|installed|configured)\b|"
-    r"(?:someone|somebody|an? admin\w*)\b[^.]*\bneeds? to\b|"
+    r"(?:someone|somebody|an? admin\w*)\b[^.]*\bneeds? to\b|\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
     r"you(?:'ll| will) (?:need|have) to|you (?:can|could|should|may want to|might want to) (?:now )?"
     r"(?:run|test|try|push|commit|merge|deploy|backfill|check|verify|review|add|remove|update)|"
+    r"you (?:should|must) (?:now |also |still )?(?:rotate|revoke|restart|reload|redeploy|migrate|install|configure|"
+    r"enable|approve|regenerate|apply)\b|"
     r"needs? to be|should be (?:run|tested|verified|reviewed|checked)|"
     r"haven't|hasn't been|have not|has not been|wasn't able|weren't able|couldn't|could not|unable to|"
     r"blocked on|remaining (?:items?|work|tasks?|issues?|steps?|failures?)|still open|"
-    r"not (?:been )?(?!(?:needed|required|necessary|staged|committed|pushed|merged)\b)\w+(?:ed|en|wn|one|ilt|un|et)"
+    r"(?:not|(?:is|are|was|were)n['’]t) (?:been )?(?!(?:needed|required|necessary|staged|committed|pushed|merged)\b)"
+    r"\w+(?:ed|en|wn|one|ilt|un|et)"
     r"(?: up| in| out)? yet\b|"
     r"(?:is|are|was) pending|to-?do:|once you|"
     r"ready for `?(?:git )?(?:commit|push|merge|review|deploy|release)\w*`?)(?!\w)", re.IGNORECASE)
@@ -135,6 +142,11 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) "
                             r"(?!.*\banything else\b)(.{8,})$",
                             re.IGNORECASE)
+# "I have resolved the `TODO: handle empty CSV`", "Removed the `# TODO: skip holidays` comment": a TODO done
+_TODO_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|deleted|cleared|completed|handled|"
+                           r"dropped)\s+(?:(?:the|that|this|a|an|its|my)\s+)?`?(?:#|//)?\s*TODO\b", re.IGNORECASE)
+# "Is there anything else you would like me to adjust?": a courtesy, it asks about no work
+_COURTESY_RE = re.compile(r"\banything else\b", re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
                              re.IGNORECASE)
@@ -406,8 +418,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             if text.endswith("?") or _WHICH_ASKED_RE.match(text):
                 # Claude thinking aloud ("Wait, only 16ms?") is no question; before its last message,
                 # only one put to the user counts.
-                if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and (
-                        last or re.search(r"\byou\b", text, re.IGNORECASE)):
+                if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and \
+                        not _COURTESY_RE.search(text) and (last or re.search(r"\byou\b", text, re.IGNORECASE)):
                     choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
                     offer = _OFFER_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not
@@ -428,7 +440,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
-                    not _label(text) and not _NOTHING_LEFT_RE.match(text) and \
+                    not _label(text) and not _NOTHING_LEFT_RE.match(text) and not _TODO_DONE_RE.search(text) and \
                     (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
