@@ -614,6 +614,15 @@ def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switc
     ("npm t", "tests"), ("python manage.py test", "tests"), ("black --check .", "lint"),
     ("prettier --check src", "lint"),
     ("cargo fmt --all -- --check", "lint"), ("isort --check-only .", "lint"), ("vue-tsc --noEmit", "types"),
+    ("vendor/bin/phpunit", "tests"), ("./vendor/bin/phpunit --filter testX", "tests"), ("hatch run test", "tests"),
+    ("hatch test", "tests"), ("hatch run pytest -x", "tests"), ("pdm run pytest", "tests"), ("rye test", "tests"),
+    ("uv run --frozen pytest", "tests"), ("uv run --with pytest pytest -q", "tests"),
+    ("uv run --extra dev pytest", "tests"), ("uv run -p 3.12 pytest", "tests"), ("uv run --no-sync pytest", "tests"),
+    ("uv run --all-extras pytest tests/", "tests"), ("zig build test", "tests"), ("flutter test", "tests"),
+    ("dart test", "tests"), ("sbt test", "tests"), ("lein test", "tests"), ("stack test", "tests"),
+    ("cabal test", "tests"), ("npx ava", "tests"), ("gotestsum -- ./...", "tests"),
+    ("pre-commit run --all-files", "lint"), ("cmake --build build", "build"), ("bazel build //...", "build"),
+    ("ninja -C build", "build"), ("python -m build", "build"), ("python3 -m build --wheel", "build"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
@@ -622,7 +631,10 @@ def test_the_common_runners_are_checks(command: str, kind: str) -> None:
 @pytest.mark.parametrize("command", ["git status", "ls does-not-exist", "cat test_x.py", "echo pytest",
                                      "python3 scripts/gen.py", "node server.js", "vim test_x.py",
                                      "chmod +x run_tests.sh", "git add test_x.py", "black .", "prettier --write .",
-                                     "cargo fmt", "python3 -c 'import test_x'", "python manage.py migrate"])
+                                     "cargo fmt", "python3 -c 'import test_x'", "python manage.py migrate",
+                                     "uv run --with requests python x.py", "hatch env create", "pre-commit install",
+                                     "cmake -B build", "flutter pub get", "bazel query //...", "ninja --version",
+                                     "gotestsum --help", "python -m build --help", "./build.sh", "avahi-browse -a"])
 def test_other_commands_are_no_checks(command: str) -> None:
     assert commands.checks(command) == []
 

@@ -18,8 +18,12 @@ _SEPARATOR_RE = re.compile(r"(?:(?<!\s)\s+)?(&&|\|\||;|\n)\s*")
 # A command line handed whole to a shell (`bash -lc 'pytest -q'`, Codex's older `shell` tool's form, which models
 # still write in its `exec_command`): the script is what runs.
 _WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")
-_PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|uv run|poetry run|"
-                        r"pipenv run|bundle exec|npx|pnpm exec|bunx|python3? -m|go tool)\s+)+")
+# (`uv run`'s options before its command: `--with pytest`, `-p 3.12` take a value, `--frozen` none; `hatch run test`
+# is hatch's test script, its words kept for `_CHECKS`)
+_PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|poetry run|pipenv run|"
+                        r"uv run(?:\s+(?:(?:--with|--extra|--group|--package|--python|-p)[\s=]\S+|--[a-z][\w-]*))*|"
+                        r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|python3? -m|"
+                        r"go tool)\s+)+")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run)\b")  # a test run that only builds
 # A check asked for its help, version, markers or list of tests (`pytest --markers`, `pytest --co`): it runs none
@@ -82,9 +86,11 @@ _TEST_SCRIPT = (r"(?:(?:python[\d.]*|node|bash|sh|zsh|ruby|bun|tsx|ts-node|deno 
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|"
                          r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|"
-                         r"npm t|node --test|rspec|phpunit|dotnet test|mvn test|gradle test|\./gradlew test|mix test|"
-                         r"swift test|deno test|bats|ctest|make (?:test|check)\S*|just test\S*|mise (?:run )?test\S*|"
-                         r"playwright test|rake (?:test|spec)|bazel test|(?:python[\d.]* )?(?:\./)?manage\.py test)"
+                         r"npm t|node --test|rspec|(?:\./)?(?:vendor/bin/)?phpunit|dotnet test|mvn test|gradle test|"
+                         r"\./gradlew test|mix test|swift test|deno test|bats|ctest|make (?:test|check)\S*|"
+                         r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test|"
+                         r"(?:python[\d.]* )?(?:\./)?manage\.py test|hatch (?:run )?test\S*|rye test|zig build test|"
+                         r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum)"
                          r"\b|" + _TEST_SCRIPT)),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
                          r"(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
@@ -94,10 +100,11 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"biome (?:check|lint)|golangci-lint|go vet|staticcheck|cargo clippy|shellcheck|rubocop|"
                         r"(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
                         r"lint-imports|(?:black|isort|prettier)\s.*--check\b|cargo fmt\s.*--check\b|stylelint|yamllint|"
-                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint)\b")),
+                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint|pre-commit run)\b")),
     ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
                          r" all)?$|just build\S*|mise (?:run )?build\S*|mvn (?:package|compile)|gradle build|"
-                         r"dotnet build|swift build|next build|vite build)\b")),
+                         r"dotnet build|swift build|next build|vite build|cmake --build|bazel build|ninja|"
+                         r"(?:pyproject-)?build(?=\s|$))\b")),
 )
 # Output of a check that failed, whatever its exit status (a pipe through `tail` hides the status).
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
