@@ -106,16 +106,19 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"dotnet build|swift build|next build|vite build|cmake --build|bazel build|ninja|"
                          r"(?:pyproject-)?build(?=\s|$))\b")),
 )
+# A test run's summary of failures: mix's and rspec's nonzero count, PHPUnit's verdict, bun's count
+_TESTS_FAILED = r"^\d+ (?:tests?|examples?), [1-9]\d* failures?\b|^(?:FAILURES|ERRORS)!$|^[ \t]*[1-9]\d* fail$"
 # Output of a check that failed, whatever its exit status (a pipe through `tail` hides the status).
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
-                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed out of",
-                        re.MULTILINE)
+                        r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed\b|"
+                        + _TESTS_FAILED, re.MULTILINE)
 # A kind's own words of failure: which check of several on one command line failed (`mise run test && mise run lint`)
 _KIND_FAILED = {
     "tests": re.compile(r"^(?:--- FAIL|FAIL\b|FAILED\b)|\b\d+ (?:failed|failing)\b|test result: FAILED|"
-                        r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed out of", re.MULTILINE),
+                        r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed\b|" + _TESTS_FAILED,
+                        re.MULTILINE),
     "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.",
                        re.MULTILINE),
     "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
@@ -136,12 +139,18 @@ _GO_NO_TESTS_RE = re.compile(r"\[no test(?:s to run| files)\]")
 _GO_RAN_RE = re.compile(r"^(?:=== RUN|--- |FAIL\b|ok\s(?!.*\[no tests to run\]))", re.MULTILINE)
 _CLEAN_RE = re.compile(r"\b0 (?:failed|errors?)\b")
 _FAILURES_RE = re.compile(r"\b(\d+) (?:failed|failing|failures?)\b|Tests?:\s+(\d+) failed|Found (\d+) errors?|"
-                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)|\b(\d+) tests? failed out of|\(failures=(\d+)",
-                          re.MULTILINE)  # node --test's summary, ctest's, unittest's
+                          r"\((\d+) errors?|^(?:#|ℹ) fail (\d+)|\b(\d+) tests? failed\b|\(failures=(\d+)|"
+                          r", Failures: (\d+)|^[ \t]*(\d+) fail$",
+                          re.MULTILINE)  # node --test's summary, ctest's and ava's, unittest's, PHPUnit's, bun's
 _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 # A test a run's output names as failed: Go's verdict line of a test, not its subtests' (`TestX` of `--- FAIL: TestX`,
-# not `    --- FAIL: TestX/case`), pytest's summary line (its id's last part is the name), unittest's heading of one
-_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(]\S*)|^(?:FAIL|ERROR): (\w+) \(", re.MULTILINE)
+# not `    --- FAIL: TestX/case`), pytest's summary line (not deno's `FAILED | 1 passed`), unittest's heading of one,
+# cargo's, PHPUnit's, mix's, jest's, vitest's, bun's; an id's last part (`tests::fails`, `demo > fails`) is the name,
+# a name of several words is left out (its last word is no name)
+_FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ERROR): (\w+) \(|"
+                             r"^---- (\S+) stdout ----$|^\d+\) ([\w\\]+::\w+)(?= with data set|$)|"
+                             r"^\s+\d+\) test (\S+) \([\w.]+\)$|^\s+● .+ › (\S+)$|^ FAIL  \S+ (?:> .+ )?> (\S+)$|"
+                             r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
@@ -149,11 +158,13 @@ _SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-packa
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
 _FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|::\S*")
-# ("[lint:go] 0 issues.": a mise task's output lines carry its name)
+# Output of a check that passed ("[lint:go] 0 issues.": a mise task's output lines carry its name); the last lines':
+# ctest's, unittest's, mocha's, bun's, ava's, mix's and rspec's, PHPUnit's
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
                         r"no issues found|Success: no issues|^(?:\[[\w:.-]+\] )?0 issues\.|Build succeeded|"
-                        r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$",
-                        re.MULTILINE)  # the last two: ctest's, unittest's
+                        r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$|"
+                        r"^[ \t]*[1-9]\d* (?:passing \(\d+m?s\)|pass|tests? passed)$|"
+                        r"^\d+ (?:tests?|examples?), 0 failures\b|^OK \(\d+ tests?,", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -336,9 +347,9 @@ def failures(output: str) -> int:
 
 def failed_tests(output: str) -> tuple[str, ...]:
     """The tests a run's output names as failed, each once, in order: `TestX` of `--- FAIL: TestX/case`, `test_y` of
-    `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError` and of `FAIL: test_y (test_a.TestA.test_y)`."""
-    found = (go or unittest or pytest.split("::")[-1].split("[")[0]
-             for go, pytest, unittest in _FAILED_TEST_RE.findall(output))
+    `FAILED tests/a.py::TestA::test_y[chromium] - AssertionError` and of `FAIL: test_y (test_a.TestA.test_y)`, `fails`
+    of `---- tests::fails stdout ----` and of `(fail) demo > fails`."""
+    found = ("".join(names).split("::")[-1].split("[")[0] for names in _FAILED_TEST_RE.findall(output))
     return tuple(dict.fromkeys(name for name in found if name))
 
 
