@@ -149,7 +149,7 @@ _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 # a name of several words is left out (its last word is no name)
 _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ERROR): (\w+) \(|"
                              r"^---- (\S+) stdout ----$|^\d+\) ([\w\\]+::\w+)(?= with data set|$)|"
-                             r"^\s+\d+\) test (\S+) \([\w.]+\)$|^\s+● .+ › (\S+)$|^ FAIL  \S+ (?:> .+ )?> (\S+)$|"
+                             r"^[ \t]+\d+\) test (\S+) \([\w.]+\)$|^[ \t]+● .+ › (\S+)$|^ FAIL  \S+ (?:> .+ )?> (\S+)$|"
                              r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
