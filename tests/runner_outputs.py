@@ -8,9 +8,10 @@ project's temporary folder and the timings masked (they change from run to run).
     apt-get install -y php-cli phpunit ruby ruby-rspec golang-go elixir
     PATH=/tmp/rr/js/node_modules/.bin:/tmp/rr/py/bin:$PATH python -m tests.runner_outputs [runner ...]
 
-A runner not on PATH is skipped (its fixtures stay). The fixtures were made by jest 30.5.2, vitest 4.1.12, mocha
-12.0.3, ava 7.0.0, bun 1.4.5, deno 2.9.6 (node 20.20.2), pytest 9 and unittest (Python 3.11.7), cargo 1.95.0, go
-1.19.8, rspec 3.12, PHPUnit 9.6.7, mix (Elixir 1.14.0).
+A runner not on PATH is skipped (its fixtures stay); a rerun may order the two tests otherwise (cargo's and mix's run
+them concurrently, in random order) or show a short timing or none. The fixtures were made by jest 30.5.2, vitest
+4.1.12, mocha 12.0.3, ava 7.0.0, bun 1.4.5, deno 2.9.6 (node 20.20.2), pytest 9.2.0 and unittest (Python 3.11.7), cargo
+1.95.0, go 1.19.8, rspec 3.12, PHPUnit 9.6.7, mix (Elixir 1.14.0).
 """
 
 from __future__ import annotations
