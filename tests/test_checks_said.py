@@ -151,6 +151,11 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. Is there anything else you would like me to adjust in the pipeline?",
     "Added retry() to retry.py. The CLI still uses the old flag names for backward compatibility.",
     "Added retry() to retry.py. The PR needs no review from anyone else: the owners approved it.",
+    "Added retry() to retry.py. I have resolved the issue where the client could not be retried after a timeout.",
+    "Added retry() to retry.py. The one `// TODO: recycle` comment that pointed at this is removed.",
+    "Added retry() to retry.py. The remaining callers already use it, so no one needs to change anything.",
+    "Added retry() to retry.py. Please let me know if anything looks off.",
+    "Added retry() to retry.py.\n\n## Limitations\nNone.",
 ]
 
 
@@ -219,6 +224,15 @@ def test_a_todo_named_in_prose_is_the_sentence_that_names_it_and_one_shown_in_co
         assert handoff.open_threads == ["TODO: log each failed attempt"]
 
 
+def test_a_fixme_said_left_and_the_first_sentence_under_a_limitation_heading_are_threads() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. I left `// FIXME: drop the fallback` in `retry.py`.")
+        assert handoff.open_threads == ["TODO: I left `// FIXME: drop the fallback` in `retry.py`."]
+        handoff = _closing(agent, "Added retry() to retry.py.\n\n## Limitation\nThe whole response is read into "
+                                  "memory before it is retried. Streaming would avoid that.")
+        assert handoff.open_threads == ["Caveat: The whole response is read into memory before it is retried."]
+
+
 def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
     for agent in AGENTS:
         for said in ("Backoff is not wired up yet.", "I haven't changed the callers yet.",
@@ -233,7 +247,14 @@ def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
                      "The `--threshold` sweep still uses the old single-metric path.",
                      "Nested columns are written as JSON strings until proper struct support is added.",
                      "The PR needs a review from a code owner before it can merge.",
-                     "You should rotate the old key in the Stripe dashboard."):
+                     "You should rotate the old key in the Stripe dashboard.",
+                     # the sixth's (bench/closings/sixth.txt)
+                     "I ran out of room to do the soft-delete semantics properly.",
+                     "Someone should do a manual pass with NVDA and VoiceOver.",
+                     "You'll want to decide whether to fix those rows by hand.",
+                     "CI is still running on the integration job.", "Don't merge until the integration job is green.",
+                     "Please run those commands before anyone runs `terraform apply`.",
+                     "Not committed — the changes are in the working tree."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

@@ -192,14 +192,15 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
 
 
 def _under_label(found: tuple[Sentence, ...], index: int) -> bool:
-    """An item of a list under a caveat label alone, as its lead-in ("Limitations:") or its heading."""
-    if not found[index].listed:
-        return False
-    lead = next((s for s in reversed(found[:index]) if not s.listed), None)
+    """An item of a list under a caveat label alone, as its lead-in ("Limitations:") or its heading; or the first
+    sentence under such a heading ("## Limitation" over "The full matrix is loaded into memory ...")."""
     heading = found[index].heading or ""
     # a heading of issues ("### Known issues") lists findings, which said_left names "Not fixed (review)"
-    return bool(_LABEL_ONLY_RE.match(heading) and not heading.lower().rstrip(" :").endswith(("issue", "issues")) or
-                lead is not None and _LABEL_ONLY_RE.match(lead.text))
+    labelled = bool(_LABEL_ONLY_RE.match(heading)) and not heading.lower().rstrip(" :").endswith(("issue", "issues"))
+    if not found[index].listed:
+        return labelled and (not index or found[index - 1].heading != heading)
+    lead = next((s for s in reversed(found[:index]) if not s.listed), None)
+    return labelled or lead is not None and bool(_LABEL_ONLY_RE.match(lead.text))
 
 
 def _guessed(found: tuple[Sentence, ...], index: int) -> bool:

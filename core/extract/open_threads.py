@@ -22,6 +22,7 @@ from eywa.core.extract.review_reply import review_reply_left
 from eywa.core.extract.said_left import (
     ASIDE_LEAD,
     ASK_PREFIX,
+    NOTHING,
     YES_WORDS,
     checks_left_to_user,
     clause,
@@ -71,15 +72,21 @@ NEXT_STEP_RE = re.compile(
     r"un(?:handled|implemented|supported|tested|verified|finished|resolved))|"
     r"still (?:uses?|using|calls?|on) the old\b(?![^.]*\b(?:compatib|on purpose|intentional|deliberate|by design))|"
     r"not yet|yet to|left to|"
-    r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of time|(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
+    r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of (?:time|room)|"
+    r"(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
     r"(?:didn't|did not) (?:commit|push|deploy|merge|apply|release)\b|"
     r"until (?:that|this|it|they|\S+|(?:[\w`.-]+ ){2,4}?[\w`.-]+) (?:is|are|'s|gets?) "
     r"(?:updated|renamed|added|fixed|set|changed|created|"
     r"deployed|applied|merged|run|installed|configured)\b|"
-    r"(?:someone|somebody|an? admin\w*)\b[^.]*\bneeds? to\b|\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
+    r"(?:someone|somebody|an? admin\w*)\b[^.]*\b(?:needs? to|should|must)\b|"
+    r"\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
+    rf"^not (?:committed|pushed)\b(?!\s*[:—–-]\s*{NOTHING})|"
+    r"\b(?:ci|checks?|pipeline|workflow)s? (?:is|are) still (?:running|pending|in progress)\b|"
+    r"(?:don't|do not) (?:merge|deploy|release|ship|apply)\b[^.]*\b(?:until|before)\b|"
+    r"^please (?:run|apply|deploy|merge|review|rotate|restart|reload|update|install|migrate|approve)\b|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
-    r"you(?:'ll| will) (?:need|have) to|you (?:can|could|should|may want to|might want to) (?:now )?"
+    r"you(?:'ll| will) (?:need|have|want) to|you (?:can|could|should|may want to|might want to) (?:now )?"
     r"(?:run|test|try|push|commit|merge|deploy|backfill|check|verify|review|add|remove|update)|"
     r"you (?:should|must) (?:now |also |still )?(?:rotate|revoke|restart|reload|redeploy|migrate|install|configure|"
     r"enable|approve|regenerate|apply)\b|"
@@ -119,7 +126,7 @@ _QUESTION_LEAD_RE = re.compile(r"^(?:one |a )?(?:open )?question\s*:\s*", re.IGN
 _WHICH_ASKED_RE = re.compile(r"^(?:please )?(?:let me know (?:which|whether)|confirm (?:whether|which|if|that))\b",
                              re.IGNORECASE)
 # "I left a `# TODO` where the logging call should go": a TODO the closing says it left, named in prose
-_TODO_LEFT_RE = re.compile(r"\bleft (?:a|an|some) `?(?:#|//)?\s*TODO", re.IGNORECASE)
+_TODO_LEFT_RE = re.compile(r"\bleft (?:(?:a|an|some) )?`?(?:#|//)?\s*(?:TODO|FIXME)", re.IGNORECASE)
 # a TODO comment (not "## TODO ...", which heads a list, nor "`# TODO`" named in prose)
 _TODO_RE = re.compile(r"(?<!`)(?:(?<!#)#(?!#)|//|--|\*)[ \t]*TODO\b(?!`)[:(]?[ \t]*(.{8,160})")
 # "run the full test suite", "also run the linter": a check announced, not a change
@@ -142,9 +149,14 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
                             r"(?:want|like))(?: me to|,? (?:i can|i could|i'll|i will))|(?:i'm )?happy to) "
                             r"(?!.*\banything else\b)(.{8,})$",
                             re.IGNORECASE)
-# "I have resolved the `TODO: handle empty CSV`", "Removed the `# TODO: skip holidays` comment": a TODO done
-_TODO_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|deleted|cleared|completed|handled|"
-                           r"dropped)\s+(?:(?:the|that|this|a|an|its|my)\s+)?`?(?:#|//)?\s*TODO\b", re.IGNORECASE)
+# "I have resolved the `TODO: handle empty CSV`", "The one `// TODO: recycle` comment ... is removed": a TODO done;
+# "I have resolved the issue where the notebook could not be re-run": the words of what was wrong, now fixed
+_SAID_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|deleted|cleared|completed|handled|"
+                           r"dropped)\s+(?:(?:the|that|this|a|an|its|my)\s+)?`?(?:#|//)?\s*(?:TODO|FIXME)\b|"
+                           r"\b(?:TODO|FIXME)\b[^.]*\b(?:is|was|has been|are|were) (?:now )?(?:removed|gone|resolved|"
+                           r"deleted)\b|^(?:i(?:'ve| have) )?(?:resolved|fixed|solved|addressed) (?:the|an?) "
+                           r"(?:[\w-]+ ){0,3}(?:issue|bug|problem|error|crash) (?:where|that|in which|when|causing)\b",
+                           re.IGNORECASE)
 # "Is there anything else you would like me to adjust?": a courtesy, it asks about no work
 _COURTESY_RE = re.compile(r"\banything else\b", re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
@@ -440,7 +452,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
-                    not _label(text) and not _NOTHING_LEFT_RE.match(text) and not _TODO_DONE_RE.search(text) and \
+                    not _label(text) and not _NOTHING_LEFT_RE.match(text) and not _SAID_DONE_RE.search(text) and \
                     (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
