@@ -156,6 +156,13 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. The remaining callers already use it, so no one needs to change anything.",
     "Added retry() to retry.py. Please let me know if anything looks off.",
     "Added retry() to retry.py.\n\n## Limitations\nNone.",
+    "Added retry() to retry.py. This finishes the follow-up from last week's pagination PR.",
+    "Added retry() to retry.py. Last session I couldn't get it to start — that's resolved now.",
+    "Added retry() to retry.py. Responses could arrive after later ones and overwrite them.",
+    "Added retry() to retry.py. The old client is not written to any more.",
+    "Added retry() to retry.py. It still works on Python 3.8, though.",
+    "Added retry() to retry.py. I left the existing tests as is; they still pass.",
+    "Added retry() to retry.py. The function still has the same signature, so callers do not change.",
 ]
 
 
@@ -224,6 +231,26 @@ def test_a_todo_named_in_prose_is_the_sentence_that_names_it_and_one_shown_in_co
         assert handoff.open_threads == ["TODO: log each failed attempt"]
 
 
+def test_a_step_after_an_upstream_fix_is_a_note() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. Once the upstream fix is out, the pin needs to come off.")
+        assert handoff.open_threads == ["Later: Once the upstream fix is out, the pin needs to come off."]
+
+
+def test_a_further_step_offered_under_a_next_lead_is_a_note_and_a_plans_go_ahead_still_waits() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py.\n\nNext: `upload.py` has the same loop if you want me "
+                                  "to do it too.")
+        assert handoff.open_threads == ["Next: `upload.py` has the same loop if you want me to do it too."]
+        assert handoff.status == "done"
+        handoff = _closing(agent, "Added retry() to retry.py. Next: `upload.py` could use it too — want me to add it?")
+        assert handoff.open_threads == ["Question: `upload.py` could use it too — want me to add it?"]
+        assert handoff.status == "done"
+        handoff = _closing(agent, "Added retry() to retry.py. The client could retry uploads the same way. Want me to "
+                                  "proceed with that, or leave it as-is for now?")
+        assert handoff.status == "partial", handoff.open_threads
+
+
 def test_a_fixme_said_left_and_the_first_sentence_under_a_limitation_heading_are_threads() -> None:
     for agent in AGENTS:
         handoff = _closing(agent, "Added retry() to retry.py. I left `// FIXME: drop the fallback` in `retry.py`.")
@@ -254,7 +281,16 @@ def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
                      "You'll want to decide whether to fix those rows by hand.",
                      "CI is still running on the integration job.", "Don't merge until the integration job is green.",
                      "Please run those commands before anyone runs `terraform apply`.",
-                     "Not committed — the changes are in the working tree."):
+                     "Not committed — the changes are in the working tree.",
+                     # the seventh's and eighth's
+                     "I did not make this change since you asked for tests only.",
+                     "Merge commit is created locally but not pushed.",
+                     "Rebase stopped on a conflict; I didn't resolve it.",
+                     "The backend endpoint isn't written.", "`ws/room.ts` uses the same pattern — not fixed.",
+                     "`--until` not done.", "The cache key still doesn't include the tenant.",
+                     "I'd hold off on merging until that's been announced.",
+                     "What happens to those projects is a product call.",
+                     "The deprecated v1 route still shows the same offset."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

@@ -75,6 +75,14 @@ NEXT_STEP_RE = re.compile(
     r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of (?:time|room)|"
     r"(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
     r"(?:didn't|did not) (?:commit|push|deploy|merge|apply|release)\b|"
+    r"(?:didn't|did not) (?:resolve|fix|address) (?:it|them|this|that)\b|"
+    r"(?:didn't|did not) (?:make|apply|implement) (?:this|that|the|these|those) (?:change|fix)(?:es)?\b|"
+    r"(?:is|are|was|were)(?:n't| not) (?:yet )?(?:been )?(?:written|implemented|wired|built|hooked up|handled|"
+    r"ported)\b(?! to\b| by\b| from\b)|\bnot (?:yet )?(?:done|fixed|implemented|handled|addressed|resolved)\s*[.!]?$|"
+    r"\b(?:but|and) not (?:yet )?(?:pushed|committed|merged|deployed|released)\b|still (?:doesn't|does not)\b|"
+    r"hold off on (?:merging|deploying|releasing|shipping)\b|"
+    r"still (?:has|have|shows?) the same (?:bug|issue|problem|offset|leak|race|error|flaw)s?\b|"
+    r"\b(?:is|as) (?:a|your) (?:product|business|design) (?:call|decision)\b|"
     r"until (?:that|this|it|they|\S+|(?:[\w`.-]+ ){2,4}?[\w`.-]+) (?:is|are|'s|gets?) "
     r"(?:updated|renamed|added|fixed|set|changed|created|"
     r"deployed|applied|merged|run|installed|configured)\b|"
@@ -111,17 +119,20 @@ _NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s|
                               r".*\b(?:haven't|have not|didn't|did not) "
                               r"(?:changed?|touch(?:ed)?|modif(?:y|ied)|edit(?:ed)?) any)",
                               re.IGNORECASE)
-LATER_RE = re.compile(r"\b(later|follow-?up|separate (?:pr|change|issue|fix)|another pr|in a future|next time|"
+# ("arrive after later ones": an order, not a time to come; "once a fix is out, the pin needs to come off")
+LATER_RE = re.compile(r"\b(later(?! ones?\b)|follow-?up|separate (?:pr|change|issue|fix)|another pr|in a future|"
+                       r"next time|"
                        r"worth (?:investigating|exploring|checking|looking)|for now|"
                        r"(?:that|it|this)(?:'d|’d| would) need(?! no\b| nothing\b)|"
-                       r"(?:should|can|could) be (?:removed|deleted|dropped|cleaned up|replaced) once)\b",
+                       r"(?:should|can|could) be (?:removed|deleted|dropped|cleaned up|replaced) once|"
+                       r"once [^.]*\bneeds? to)\b",
                        re.IGNORECASE)
 # "Note: I haven't verified ...", "Next, you can add ...": a lead the thread's kind says
 _ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
 _INTENT_RE = re.compile(r"^(?:(?:now|next|first|finally|ok(?:ay)?|great|good|perfect|all green)[.,!]?\s+)*"
                         r"(?:let me(?! know\b)|i'll|i will|i'm going to|let's|now i'll)\s+(.+)$", re.IGNORECASE)
 # "**Question:** should symlinks ... be allowed?": the lead the thread's own prefix says
-_QUESTION_LEAD_RE = re.compile(r"^(?:one |a )?(?:open )?question\s*:\s*", re.IGNORECASE)
+_QUESTION_LEAD_RE = re.compile(r"^(?:(?:one |a )?(?:open )?question|next)\s*:\s*", re.IGNORECASE)
 # "Let me know which style you prefer and I'll adjust.": a question put without its mark (not "Let me know if ...")
 _WHICH_ASKED_RE = re.compile(r"^(?:please )?(?:let me know (?:which|whether)|confirm (?:whether|which|if|that))\b",
                              re.IGNORECASE)
@@ -155,8 +166,13 @@ _SAID_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|d
                            r"dropped)\s+(?:(?:the|that|this|a|an|its|my)\s+)?`?(?:#|//)?\s*(?:TODO|FIXME)\b|"
                            r"\b(?:TODO|FIXME)\b[^.]*\b(?:is|was|has been|are|were) (?:now )?(?:removed|gone|resolved|"
                            r"deleted)\b|^(?:i(?:'ve| have) )?(?:resolved|fixed|solved|addressed) (?:the|an?) "
-                           r"(?:[\w-]+ ){0,3}(?:issue|bug|problem|error|crash) (?:where|that|in which|when|causing)\b",
+                           r"(?:[\w-]+ ){0,3}(?:issue|bug|problem|error|crash) (?:where|that|in which|when|causing)\b|"
+                           # "This finishes the follow-up from last week's PR", "... — that's resolved now"
+                           r"\b(?:finish|complet|clos)e[sd]? the follow-?up\b|"
+                           r"\b(?:that's|that is|which is|it's|it is) (?:now )?(?:resolved|fixed)(?: now)?\s*[.!]?$",
                            re.IGNORECASE)
+# "Next: `refunds.go` has the same shape if you want me to do it too": a further step offered, a note
+_OFFER_IN_RE = re.compile(r"\b(?:if you(?:'d| would)? (?:want|like) me to|want me to)\b", re.IGNORECASE)
 # "Is there anything else you would like me to adjust?": a courtesy, it asks about no work
 _COURTESY_RE = re.compile(r"\banything else\b", re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
@@ -438,9 +454,12 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                     # asked, and a note as an offer said is: the work it follows is done
                     said = choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}" \
                         if offer is not None else _question(found, index, plan, built)
-                    threads.append(Thread(said, offer is None))
+                    # "Next: `show` could use the flag too — want me to add it?": an offer under a lead, a note;
+                    # "Want me to proceed?" after a plan still waits for its answer
+                    offered = text.lower().startswith("next") and bool(_OFFER_IN_RE.search(text))
+                    threads.append(Thread(said, offer is None and not offered))
             elif last and (offer := _OFFER_SAID_RE.match(text)) is not None:
-                threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.'))}", False))
+                threads.append(Thread(f"{OFFERED} {clause(offer.group(1).rstrip('.!'))}", False))
             elif last and (unrun := not_run(found, index)) is not None:
                 # a check of its kind ran after the last edit: the record says otherwise, unless it names another
                 if unrun.qualified or not unrun.kinds & checked:
@@ -448,7 +467,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
             elif last and (handed := handed_check(text)) is not None and not handed_kinds(handed) & checked:
                 threads.append(Thread(f"{NOT_RUN} {clause(handed, 14)} (left to the user)", False))
             elif last and (step := labelled_step(text)) is not None:
-                threads.append(Thread(step, step.startswith(NEXT)))
+                threads.append(Thread(step, step.startswith(NEXT) and not _OFFER_IN_RE.search(text)))
             elif last and _VERDICT_RE.search(text):
                 continue
             elif last and not text.lower().startswith(("if ", "when ")) and not text.endswith(":") and \
@@ -456,7 +475,8 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                     (LATER_RE.search(text) or NEXT_STEP_RE.search(text)):
                 later = bool(LATER_RE.search(text))
                 threads.append(Thread(f"{LATER if later else NEXT}: {clause(_ASIDE_LEAD_RE.sub('', text))}",
-                                      not later and not LEFT_TO_PERSON_RE.search(text)))
+                                      not later and not LEFT_TO_PERSON_RE.search(text) and
+                                      not _OFFER_IN_RE.search(text)))
             elif last and _TODO_LEFT_RE.search(text):
                 threads.append(Thread(f"{TODO} {clause(text)}", False))
             elif last and (warned := caveat(found, index)) is not None:
