@@ -162,6 +162,7 @@ NOTHING_LEFT = [
     "Added retry() to retry.py. The old client is not written to any more.",
     "Added retry() to retry.py. It still works on Python 3.8, though.",
     "Added retry() to retry.py. I left the existing tests as is; they still pass.",
+    "Added retry() to retry.py. The cache is not updated when a request fails, as before.",
     "Added retry() to retry.py. The function still has the same signature, so callers do not change.",
 ]
 
@@ -251,6 +252,24 @@ def test_a_further_step_offered_under_a_next_lead_is_a_note_and_a_plans_go_ahead
         assert handoff.status == "partial", handoff.open_threads
 
 
+def test_the_steps_listed_under_an_action_lead_are_next_threads() -> None:
+    for agent in AGENTS:
+        for lead, said in (("You should:", "Next"), ("**Action Required:**", "Next (action required)")):
+            handoff = _closing(agent, f"Added retry() to retry.py.\n\n{lead}\n1. Roll the API key in the dashboard\n"
+                                      "2. Set the new key in the deploy environment")
+            assert handoff.open_threads == [f"{said}: Roll the API key in the dashboard",
+                                            "Next: Set the new key in the deploy environment"], lead
+
+
+def test_more_of_the_work_offered_as_a_question_is_a_note_and_a_question_of_how_still_waits() -> None:
+    for agent in AGENTS:
+        handoff = _closing(agent, "Added retry() to retry.py. Would you also like a jittered backoff between attempts?")
+        assert handoff.open_threads == ["Agent offered, no answer: a jittered backoff between attempts"]
+        assert handoff.status == "done"
+        handoff = _closing(agent, "Added retry() to retry.py. Would you like the default to be 30 seconds?")
+        assert handoff.status == "partial", handoff.open_threads
+
+
 def test_a_fixme_said_left_and_the_first_sentence_under_a_limitation_heading_are_threads() -> None:
     for agent in AGENTS:
         handoff = _closing(agent, "Added retry() to retry.py. I left `// FIXME: drop the fallback` in `retry.py`.")
@@ -290,7 +309,11 @@ def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
                      "`--until` not done.", "The cache key still doesn't include the tenant.",
                      "I'd hold off on merging until that's been announced.",
                      "What happens to those projects is a product call.",
-                     "The deprecated v1 route still shows the same offset."):
+                     "The deprecated v1 route still shows the same offset.",
+                     # the ninth's
+                     "XLSX isn't done: `format=xlsx` returns 400.",
+                     "`poetry.lock` is not updated — `poetry lock` needs network.",
+                     "Until then, the deploy job will fail on the next push."):
             handoff = _closing(agent, f"Added retry() to retry.py. {said}")
             assert handoff.open_threads == [f"Next: {said}"] and handoff.status == "partial"
 

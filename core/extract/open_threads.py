@@ -78,7 +78,9 @@ NEXT_STEP_RE = re.compile(
     r"(?:didn't|did not) (?:resolve|fix|address) (?:it|them|this|that)\b|"
     r"(?:didn't|did not) (?:make|apply|implement) (?:this|that|the|these|those) (?:change|fix)(?:es)?\b|"
     r"(?:is|are|was|were)(?:n't| not) (?:yet )?(?:been )?(?:written|implemented|wired|built|hooked up|handled|"
-    r"ported)\b(?! to\b| by\b| from\b)|\bnot (?:yet )?(?:done|fixed|implemented|handled|addressed|resolved)\s*[.!]?$|"
+    r"ported|updated|regenerated)\b(?!\s+(?:to|by|from|when|if|on|unless|until|for|during|as)\b)|"
+    r"(?:is|are)n't (?:yet )?done\s*[:;—–]|^until (?:then|that(?:'s| is) done)\b|"
+    r"\bnot (?:yet )?(?:done|fixed|implemented|handled|addressed|resolved)\s*[.!]?$|"
     r"\b(?:but|and) not (?:yet )?(?:pushed|committed|merged|deployed|released)\b|still (?:doesn't|does not)\b|"
     r"hold off on (?:merging|deploying|releasing|shipping)\b|"
     r"still (?:has|have|shows?) the same (?:bug|issue|problem|offset|leak|race|error|flaw)s?\b|"
@@ -178,6 +180,9 @@ _COURTESY_RE = re.compile(r"\banything else\b", re.IGNORECASE)
 # not "Should I ...?": that asks what to do (a question, "Asked whether to ..."), it offers nothing
 _OFFER_ASKED_RE = re.compile(rf"^(?!should i\b){ASK_PREFIX} (?!proceed|go ahead|continue|start|begin)(.{{8,}}?)\s*\?$",
                              re.IGNORECASE)
+# "Would you also like a live strength meter?", "Would you like the search to match descriptions too?": more offered
+_EXTRA_ASKED_RE = re.compile(r"^would you (?=also like|like .*\b(?:too|as well)\s*\?$)(?:also )?like (?!me\b|to\b)"
+                             r"(.{8,}?)(?:\s+(?:too|as well))?\s*\?$", re.IGNORECASE)
 _ASKED_TO_RE = re.compile(rf"^{ASK_PREFIX} (.+?)\s*\?$", re.IGNORECASE)
 # "You may want to run `mise install`", "The changes are ready to be committed whenever you'd like": a step the person
 # may take after finished work, at their leisure, not the session's own
@@ -199,9 +204,10 @@ _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
 _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|still (?:to do|needed)|remaining|"
-                            r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|"
+                            r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|actions? (?:required|needed)|"
                             r"open items|outstanding|pending|not (?:yet )?done|"
-                            r"before (?:merging|releasing|you (?:merge|release)))\b", re.IGNORECASE)
+                            r"before (?:merging|releasing|you (?:merge|release))|"
+                            r"^you(?:'ll| will)? (?:should|must|need to|have to)(?=\s*:$))\b", re.IGNORECASE)
 # "Test checklist:", "## Test It Now!", "How to test:": checks left to the person (not "## Testing", often a report)
 _TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
                            r"to (?:test|verify)|test (?:it|this)(?: (?:now|yourself|out|locally|manually))?)\W*$",
@@ -449,7 +455,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and \
                         not _COURTESY_RE.search(text) and (last or re.search(r"\byou\b", text, re.IGNORECASE)):
                     choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
-                    offer = _OFFER_ASKED_RE.match(text) if choice is None else None
+                    offer = _OFFER_ASKED_RE.match(text) or _EXTRA_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not
                     # asked, and a note as an offer said is: the work it follows is done
                     said = choice if choice is not None else f"{OFFERED} {clause(offer.group(1))}" \
