@@ -235,3 +235,15 @@ def test_a_check_said_not_run_is_read_from_the_start_of_its_sentence_and_its_spa
     assert checks_said._ITEM_RE.match(f"Not run{spaces}none") is None
     assert checks_said.handed_check(f"To verify, run `pytest`{spaces}x") == f"`pytest`{spaces}x to verify"
     assert said_left.labelled_step(f"Next, I would{spaces}x") is None
+
+
+def test_the_words_of_work_left_are_looked_for_a_bounded_stretch_after_each_cue() -> None:
+    # an unbounded `[^.]*` after a cue read the rest of a sentence again from each place the cue stood
+    for pattern in (open_threads.NEXT_STEP_RE, open_threads.LATER_RE, open_threads._SAID_DONE_RE):
+        assert "[^.]*" not in pattern.pattern
+    for cue in ("someone ", "TODO ", "once ", "don't merge "):  # each a cue whose words to follow never come
+        run = cue * (LONG // len(cue))
+        assert not any(p.search(run) for p in (open_threads.NEXT_STEP_RE, open_threads.LATER_RE,
+                                                open_threads._SAID_DONE_RE))
+    assert open_threads.NEXT_STEP_RE.search("Someone " + "x " * 20 + "should run the migration")
+    assert open_threads.NEXT_STEP_RE.search("Someone " + "x " * (LONG // 2) + "should run it") is None

@@ -70,7 +70,8 @@ NEXT_STEP_RE = re.compile(
     r"\b(ready to (?:be )?(?:commit|push|merge|deploy|ship|release|review|test|committed|merged|pushed)\w*|"
     r"still (?:need|needs|has to|have to|to be|missing|fails?|failing|broken|incomplete|"
     r"un(?:handled|implemented|supported|tested|verified|finished|resolved))|"
-    r"still (?:uses?|using|calls?|on) the old\b(?![^.]*\b(?:compatib|on purpose|intentional|deliberate|by design))|"
+    r"still (?:uses?|using|calls?|on) the old\b"
+    r"(?![^.]{0,160}\b(?:compatib|on purpose|intentional|deliberate|by design))|"
     r"not yet|yet to|left to|"
     r"(?:is|are) (?:currently |still )?(?:failing|broken)\b|ran out of (?:time|room)|"
     r"(?:didn't|did not) (?:\w+ ){1,4}yet\b|"
@@ -88,12 +89,12 @@ NEXT_STEP_RE = re.compile(
     r"until (?:that|this|it|they|\S+|(?:[\w`.-]+ ){2,4}?[\w`.-]+) (?:is|are|'s|gets?) "
     r"(?:updated|renamed|added|fixed|set|changed|created|"
     r"deployed|applied|merged|run|installed|configured)\b|"
-    r"(?:someone|somebody|an? admin\w*)\b[^.]*\b(?:needs? to|should|must)\b|"
+    r"(?:someone|somebody|an? admin\w*)\b[^.]{0,160}\b(?:needs? to|should|must)\b|"
     r"\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
     rf"^not (?:committed|pushed)\b(?!\s*[:—–-]\s*{NOTHING})|"
     r"\b(?:ci|checks?|pipeline|workflow)s? (?:is|are) still (?:running|pending|in progress)\b|"
-    r"(?:don't|do not) (?:merge|deploy|release|ship|apply)\b[^.]*\b(?:until|before)\b|"
+    r"(?:don't|do not) (?:merge|deploy|release|ship|apply)\b[^.]{0,160}\b(?:until|before)\b|"
     r"^please (?:run|apply|deploy|merge|review|rotate|restart|reload|update|install|migrate|approve)\b|"
     r"before (?:committing|merging|pushing|releasing|shipping)|"
     r"you(?:'ll| will) (?:need|have|want) to|you (?:can|could|should|may want to|might want to) (?:now )?"
@@ -127,7 +128,7 @@ LATER_RE = re.compile(r"\b(later(?! ones?\b)|follow-?up|separate (?:pr|change|is
                        r"worth (?:investigating|exploring|checking|looking)|for now|"
                        r"(?:that|it|this)(?:'d|’d| would) need(?! no\b| nothing\b)|"
                        r"(?:should|can|could) be (?:removed|deleted|dropped|cleaned up|replaced) once|"
-                       r"once [^.]*\bneeds? to)\b",
+                       r"once [^.]{0,160}\bneeds? to)\b",
                        re.IGNORECASE)
 # "Note: I haven't verified ...", "Next, you can add ...": a lead the thread's kind says
 _ASIDE_LEAD_RE = re.compile(rf"^(?:{ASIDE_LEAD}\s*:|(?:next|then),?(?=\s+(?:you|we|i)\b))\s*", re.IGNORECASE)
@@ -166,8 +167,9 @@ _OFFER_SAID_RE = re.compile(r"^(?:(?:if you(?:'d| would)? (?:want|like|prefer)|l
 # "I have resolved the issue where the notebook could not be re-run": the words of what was wrong, now fixed
 _SAID_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|deleted|cleared|completed|handled|"
                            r"dropped)\s+(?:(?:the|that|this|a|an|its|my)\s+)?`?(?:#|//)?\s*(?:TODO|FIXME)\b|"
-                           r"\b(?:TODO|FIXME)\b[^.]*\b(?:is|was|has been|are|were) (?:now )?(?:removed|gone|resolved|"
-                           r"deleted)\b|^(?:i(?:'ve| have) )?(?:resolved|fixed|solved|addressed) (?:the|an?) "
+                           r"\b(?:TODO|FIXME)\b[^.]{0,160}\b(?:is|was|has been|are|were) (?:now )?"
+                           r"(?:removed|gone|resolved|deleted)\b|"
+                           r"^(?:i(?:'ve| have) )?(?:resolved|fixed|solved|addressed) (?:the|an?) "
                            r"(?:[\w-]+ ){0,3}(?:issue|bug|problem|error|crash) (?:where|that|in which|when|causing)\b|"
                            # "This finishes the follow-up from last week's PR", "... — that's resolved now"
                            r"\b(?:finish|complet|clos)e[sd]? the follow-?up\b|"
