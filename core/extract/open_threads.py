@@ -209,7 +209,7 @@ _STEPS_LEAD_RE = re.compile(r"\b(?:manual steps?|required setup|setup required|s
                             r"left to do|what(?:'s|’s| is) left|to-?dos?|action items|actions? (?:required|needed)|"
                             r"open items|outstanding|pending|not (?:yet )?done|"
                             r"before (?:merging|releasing|you (?:merge|release))|"
-                            r"^you(?:'ll| will)? (?:should|must|need to|have to)(?=\s*:$))\b", re.IGNORECASE)
+                            r"^you(?: should| must| need to| have to|(?:'ll| will) need to)(?=\s*:$))\b", re.IGNORECASE)
 # "Test checklist:", "## Test It Now!", "How to test:": checks left to the person (not "## Testing", often a report)
 _TEST_LEAD_RE = re.compile(r"^\W*(?:(?:manual )?test(?:ing)? (?:checklist|steps|instructions)|how to (?:test|verify)|"
                            r"to (?:test|verify)|test (?:it|this)(?: (?:now|yourself|out|locally|manually))?)\W*$",
