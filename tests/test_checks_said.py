@@ -204,15 +204,19 @@ def test_a_step_that_may_follow_or_is_the_persons_is_a_note(agent: str, text: st
     assert handoff.open_threads == [thread] and handoff.status == "done"
 
 
-def test_a_question_put_without_its_mark_is_a_question() -> None:
-    for agent in AGENTS:
-        handoff = _closing(agent, "Added retry() to retry.py. Let me know which style you prefer and I'll adjust.")
-        assert handoff.open_threads == ["Question: Let me know which style you prefer and I'll adjust."]
-        handoff = _closing(agent, "Added retry() to retry.py. Please confirm whether three attempts suit the uploader.")
-        assert handoff.open_threads == ["Question: Please confirm whether three attempts suit the uploader."]
-        handoff = _closing(agent, "Added retry() to retry.py.\n\n**Question:** should a timeout count as a failed "
-                                  "attempt?")
-        assert handoff.open_threads == ["Question: should a timeout count as a failed attempt?"]
+QUESTIONS_UNMARKED = [
+    ("Let me know which style you prefer and I'll adjust.",
+     "Question: Let me know which style you prefer and I'll adjust."),
+    ("Please confirm whether three attempts suit the uploader.",
+     "Question: Please confirm whether three attempts suit the uploader."),
+    ("\n\n**Question:** should a timeout count as a failed attempt?",
+     "Question: should a timeout count as a failed attempt?"),
+]
+
+
+@pytest.mark.parametrize(("agent", "said", "thread"), [(a, s, w) for a in AGENTS for s, w in QUESTIONS_UNMARKED])
+def test_a_question_put_without_its_mark_is_a_question(agent: str, said: str, thread: str) -> None:
+    assert _closing(agent, f"Added retry() to retry.py. {said}").open_threads == [thread]
 
 
 def test_a_pr_named_in_passing_in_a_summary_is_no_pr_description_drafted() -> None:
@@ -270,13 +274,18 @@ def test_more_of_the_work_offered_as_a_question_is_a_note_and_a_question_of_how_
         assert handoff.status == "partial", handoff.open_threads
 
 
-def test_a_fixme_said_left_and_the_first_sentence_under_a_limitation_heading_are_threads() -> None:
-    for agent in AGENTS:
-        handoff = _closing(agent, "Added retry() to retry.py. I left `// FIXME: drop the fallback` in `retry.py`.")
-        assert handoff.open_threads == ["TODO: I left `// FIXME: drop the fallback` in `retry.py`."]
-        handoff = _closing(agent, "Added retry() to retry.py.\n\n## Limitation\nThe whole response is read into "
-                                  "memory before it is retried. Streaming would avoid that.")
-        assert handoff.open_threads == ["Caveat: The whole response is read into memory before it is retried."]
+LEFT_IN_PLACE = [
+    ("I left `// FIXME: drop the fallback` in `retry.py`.",
+     "TODO: I left `// FIXME: drop the fallback` in `retry.py`."),
+    ("\n\n## Limitation\nThe whole response is read into memory before it is retried. Streaming would avoid that.",
+     "Caveat: The whole response is read into memory before it is retried."),
+]
+
+
+@pytest.mark.parametrize(("agent", "said", "thread"), [(a, s, w) for a in AGENTS for s, w in LEFT_IN_PLACE])
+def test_a_fixme_said_left_and_the_first_sentence_under_a_limitation_heading_are_threads(agent: str, said: str,
+                                                                                        thread: str) -> None:
+    assert _closing(agent, f"Added retry() to retry.py. {said}").open_threads == [thread]
 
 
 def test_a_step_said_not_taken_yet_is_a_next_thread() -> None:
