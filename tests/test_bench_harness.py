@@ -378,3 +378,38 @@ def test_the_blind_closing_sweeps_label_every_closing_and_the_handoffs_agree_as_
         assert len(texts) == len(labels) and set(labels) == {"open", "done"}
         for agent in closings.AGENTS:
             assert closings.score(name, agent).agree >= at_least, (name, agent)
+
+
+def test_the_blind_scripted_sweeps_label_every_session_and_the_handoffs_agree_as_measured() -> None:
+    """bench/scripted.py: each set's labels pair one to one with its scripted sessions (open ones with threads, done
+    ones without), and the handoffs of the sessions read as each agent's agree with the labels and name their
+    threads at least as often as bench/RESULTS.md says (Step 26)."""
+    import scripted
+
+    measured = {"midway_a": (33, 6), "midway_b": (30, 11), "midway_c": (29, 8), "midway_d": (31, 9),
+                "midway_e": (27, 7), "midway_f": (23, 2)}
+    for name, (at_least, named) in measured.items():
+        scripts, labels = scripted.sessions(name)
+        assert len(scripts) == len(labels) and {label.state for label in labels} == {"open", "done"}
+        assert all(bool(label.threads) == (label.state == "open") for label in labels), name
+        for agent in scripted.AGENTS:
+            found = scripted.score(name, agent)
+            assert found.tally.agree >= at_least and found.named >= named, (name, agent)
+
+
+def test_a_scripted_session_reads_its_blocks_and_refuses_an_output_without_its_command() -> None:
+    """bench/scripted.py: a tag starts a block, a line without one continues it; an output must follow a command."""
+    import scripted
+
+    script = "USER: fix it\nplease\nRUN: pytest -q\nFAIL: 1 failed\nE   assert 1 == 2\nEDIT: ./src/a.py\nAGENT: Done."
+    assert scripted.blocks(script) == [("USER", "fix it\nplease"), ("RUN", "pytest -q"),
+                                       ("FAIL", "1 failed\nE   assert 1 == 2"), ("EDIT", "./src/a.py"),
+                                       ("AGENT", "Done.")]
+    session = scripted.session_of("codex", script)
+    run, edit = session.events[1].tool, session.events[2].tool
+    assert run is not None and run.is_error and "1 failed" in run.error
+    assert edit is not None and edit.input == {"file_path": "/tmp/project/src/a.py"}
+    with pytest.raises(ValueError, match="not right after a RUN"):
+        scripted.session_of("codex", "USER: x\nEDIT: a.py\nOUT: done")
+    with pytest.raises(ValueError, match="before the first tag"):
+        scripted.blocks("hello\nUSER: x")

@@ -38,7 +38,10 @@ _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (
 # Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
-    ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified)|\buntested\b|"
+    ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified|exercised)|\buntested\b|"
+                   # "haven't been exercised against real Postgres", "I can't check that here": no check behind it
+                   r"\b(?:haven't|have not|hasn't|has not) (?:yet )?been (?:exercised|run|tried)\b|"
+                   r"\b(?:can't|cannot) (?:check|verify|test|confirm) (?:that|this|it)\b|"
                    r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:(?:test|verify)(?:ed)?\b|run\b"
                    r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))|"
                    # "The `buildinfo` package name issue doesn't reproduce with the project's lint config": not fixed
@@ -54,9 +57,21 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"(?:follow-?up|later|future)|"
                  r"\bout of scope for (?:this|now)|\btoo complex (?:for|to) |"
                  r"\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
-                 r"\bfollow-?up (?:prs?|issues?|changes?|tasks?)\b|"
-                 r"\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? (?:it |this |that |these |them )?separately\b|"
+                 r"\bfollow-?up (?:prs?|issues?|changes?|tasks?|migrations?|commits?|tickets?)\b|"
+                 # "I'm leaving that for a separate PR", "it can go in a separate one", "I'll keep it out of this
+                 # migration", "I will leave that as is for now": put off, by the agent's choice
+                 r"\bleav(?:e|ing) (?:it |this |that |them )?for (?:a |the )?(?:separate|later|future|next)\b|"
+                 r"\b(?:can|could|should|will) go in(?:to)? a separate\b|"
+                 r"\bkeep (?:it|this|that|them) out of this\b|"
+                 r"\bleav(?:e|ing)\b[^.;]{0,60}\bfor now\b|"
+                 # "left a `// TODO: honor Retry-After on 429` at `pushChanges.ts:27` to handle later"
+                 r"\bto (?:handle|fix|address|do|revisit|tackle) later\b|"
+                 r"(?<!\bwe )(?<!\bwhich )\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? "
+                 r"(?:it |this |that |these |them )?"
+                 r"separately\b|"
                  r"\bworth (?:fixing|doing|documenting|revisiting|addressing|thinking about|a comment)\b|"
+                 # "worth checking prod logs / APM for ...", not the lead of a list of questions ("worth checking:")
+                 r"\bworth (?:checking|verifying|investigating|looking into|confirming|monitoring)\b(?!\s*:)|"
                  # "..., but it's only called at session start, so it's lower risk": judged and left for now
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
@@ -68,16 +83,29 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    # "Settings key (breaking change):": a change marked as breaking what used the old one
                    r"\(breaking(?: changes?)?\)|^breaking changes?\s*:|"
                    # "The lint error in `x.go:488` is a pre-existing bug": found, and left as not this work's
-                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed)\b)"
+                   # ("..., so I'll quote the variables": fixed next)
+                   r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed|i'll|i will|"
+                   r"let me)\b)"
                    r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|errors?|failures?|problems?)\b|"
                    r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
-                   r"\b(?:remove|replace|fill in) the placeholders?\b"),
+                   r"\b(?:remove|replace|fill in) the placeholders?\b|"
+                   # "`examples/settings.toml` still uses `kebab-case` keys and will not load as-is"
+                   r"\b(?:will not|won't|can't|cannot) (?:load|work|build|compile|parse|run)\b[^.]{0,30}"
+                   r"\b(?:as[- ]is|yet|until)\b"),
     # a temporary file or debug code still to clean up
-    ("temporary", r"\btemporary (?:file|script|branch|directory|folder|workaround)s?\b.*\b(?:remove|delete|"
-                  r"revert)(?![^.]*\bautomatic)|\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|"
-                  r"debug)\b"),
+    ("temporary", r"\b(?:temporary|throwaway|scratch) (?:`[^`]+` )?(?:file|script|branch|directory|folder|workaround|"
+                  r"lines?|logging|logs?|prints?|statements?|code)s?\b.*"
+                  r"\b(?:remove|delete|revert)(?![^.]*\bautomatic)|\b(?:remove|delete|clean up|revert) (?:the |this )?"
+                  r"(?:temporary|temp|debug)\b|"
+                  # "It needs to be deleted once the fix is confirmed", "Keep it until we've seen a green CI run,
+                  # then drop it": to go, at a time still to come
+                  r"\bneeds? to be (?:deleted|removed|reverted) (?:once|when|after|before)\b|"
+                  # "...; should come out before this ships"
+                  r"\bshould (?:come out|be (?:removed|deleted|reverted|taken out))\b[^.]{0,40}\bbefore\b|"
+                  r"\bkeep (?:it|this|that|them) until\b[^.]{0,80}\bthen (?:drop|remove|delete|revert)\b"),
     # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
-    ("left to the person", r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
+    ("left to the person", r"\bnot something (?:i|we) can (?:do|check|verify|test|run)\b|"
+                           r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
                            r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
                            r"\b[^.]*\b(?:you|we) (?:could|can|would|might)\b|"
                            r"\b(?:delete|remove|clean up|revert|close|archive)\b[^.]{0,60}\bmanually\b|"
@@ -95,17 +123,25 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "conflict", "follow", "defer", "left ", "scope", "complex", "limitation", "caveat", "notable", "gotcha",
            "catch", "warning", "existing", "risk", "priority", "breaking", "anyway", "reproduce",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
-           "worth", "opportunit", "separately", "need to", "have to", "want to", "known ")
+           "worth", "opportunit", "separately", "need to", "have to", "want to", "known ", "exercised", "can't",
+           "cannot", "separate",
+           "for now", "out of this", "throwaway", "scratch", "until", "to be deleted", "to be removed",
+           "to be reverted", "not something", "won't", "will not", "come out")
 # "Let me clean up the debug code": a step announced, and taken next
-_ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b",
-                           re.IGNORECASE)
+_ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
+                           r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+# "... and remove them once I have the cause": a temporary thing announced, to go later
+_REMOVED_LATER_RE = re.compile(r"\b(?:remove|delete|drop|revert|clean up)\b[^.]{0,40}"
+                               r"\b(?:once|after|when|later|before)\b", re.IGNORECASE)
+_CLAUSE_MARKS = (", ", "; ", " — ", " – ")  # where a clause of a long caveat may start
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
 # "(not during a git hook)": an aside a long caveat can lose, from the start of the spaces before it (not each)
 _PAREN_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 # "... this could be:", "Possible causes:": the items after it are guesses at a cause, none a caveat the agent holds
 _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
-_THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b", re.IGNORECASE)  # "You may want to delete that one manually"
+# "You may want to delete that one manually", "Not something I can do from here": of the last clause before it
+_THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b|^not something\b", re.IGNORECASE)
 # Read on a phone: no "`file.go:12-30` —", "Limitation:" or "Note:" (the thread says "Caveat:") before it, no link,
 # no code longer than a name
 _LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}|{ASIDE_LEAD})\s*(?:—|–|-|:)\s+",
@@ -115,6 +151,9 @@ _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
 _TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
+# "haven't been exercised against real Postgres", "I can't check that here": no check run here resolves it
+_ELSEWHERE_RE = re.compile(r"\b(?:real|live|production|staging|device|emulator|simulator|browser|by hand|here|"
+                           r"in this environment|sandbox)\b", re.IGNORECASE)
 # A later report that says the caveat no longer holds.
 _PASSED_RE = re.compile(r"\b(?:all (?:\w+ )?tests? pass|tests? (?:now )?pass(?:es|ed)?|verified|confirmed)\b",
                         re.IGNORECASE)
@@ -125,6 +164,7 @@ _REASSURED_RE = re.compile(r",?(?<!\s)\s+but (?:it|they|this|that|these)(?:'s| i
                            r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b"
                            r"(?! to (?:miss|overlook|forget|break)).*$", re.IGNORECASE)
 _MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
+_FILE_SPAN_RE = re.compile(r"`[^`\s]*[/.][^`\s]*`")  # `src/sync/pushChanges.ts:27`
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
@@ -146,10 +186,14 @@ def _plain(said: str) -> str:
 
 def kind_of(said: str) -> str | None:
     """The family that makes the sentence a caveat, None when none does or it is a question or a step announced (and
-    taken next)."""
-    if said.endswith("?") or not _may_hold_one(said) or _ANNOUNCED_RE.match(said):
+    taken next), unless what it announces is to put something off ("I will do v1 in this pass and leave the v2
+    routers on the old middleware for now", "I will add temporary debug lines ... and remove them once ...")."""
+    if said.endswith("?") or not _may_hold_one(said):
         return None
-    return next((name for name, pattern in _FAMILY_RES if pattern.search(said)), None)
+    kind = next((name for name, pattern in _FAMILY_RES if pattern.search(said)), None)
+    if kind and _ANNOUNCED_RE.match(said) and not (kind == "deferred" or _REMOVED_LATER_RE.search(said)):
+        return None
+    return kind
 
 
 def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
@@ -179,8 +223,8 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
         before, room = _plain(found[index - 1].text), THREAD_WORDS // 2
         if not _POINTING_RE.match(said):  # "delete that one": the one the last clause before names, whole
             before, room = _LAST_CLAUSE_RE.split(before)[-1], THREAD_WORDS - len(said.split())
-        before = clause(before, room).rstrip(".…")
-        return f"{before}: {clause(said, THREAD_WORDS // 2)}"
+        before = clause(before[:1].upper() + before[1:], room).rstrip(".…")
+        return f"{before}: {clause(_from_caveat(said, THREAD_WORDS // 2, 4), THREAD_WORDS // 2)}"
     subject = heading_name(found[index].heading) if found[index].heading and not named_code(said) else None
     if subject:
         said = f"{subject}: {said}"
@@ -188,7 +232,18 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     words = 2 * THREAD_WORDS if said.lower().startswith(("if ", "when ")) else THREAD_WORDS
     if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
         said = _PAREN_ASIDE_RE.sub("", said)  # first, the reason it was left stays
-    return clause(said, words)
+    return clause(_from_caveat(said, words), words)
+
+
+def _from_caveat(said: str, words: int, fewest: int = _FEWEST_WORDS) -> str:
+    """The sentence from the clause that makes it a caveat, when a cut at `words` would lose that clause ("We do have
+    historical logins ..., so a backfill is possible, but it touches 2M rows; I will keep it out of this migration")."""
+    found = next((m for _, pattern in _FAMILY_RES if (m := pattern.search(said))), None)
+    if found is None or found.end() <= len(clause(said, words).rstrip("…")):
+        return said
+    start = max(said.rfind(mark, 0, found.start()) for mark in _CLAUSE_MARKS)
+    rest = said[start:].lstrip(",;:—– ")
+    return rest[:1].upper() + rest[1:] if start > 0 and len(rest.split()) >= fewest else said
 
 
 def _under_label(found: tuple[Sentence, ...], index: int) -> bool:
@@ -234,15 +289,18 @@ def _taken_up(said: str, events: list[Event], at: int) -> bool:
 def _reported_done(said: str, later: list[str]) -> bool:
     """A later report says it was done: an outcome ("Added a comment explaining ...") holding three of its topic
     words or half of them."""
-    words = content_words(said, 4)
+    words = content_words(_FILE_SPAN_RE.sub(" ", said), 4)  # a report names the file for what else it did there
     return any(len(words & content_words(s.text, 4)) >= min(3, (len(words) + 1) // 2) and outcome(s.text) is not None
                for text in later for s in sentences(text))
 
 
-def _resolved(said: str, later: list[str], events: list[Event], calls: list[tuple[int, ToolCall]], at: int) -> bool:
+def _resolved(said: str, later: list[str], events: list[Event], calls: list[tuple[int, ToolCall]], at: int,
+              kind: str | None = None) -> bool:
     """Resolved by what followed event `at` (`later`: the agent's later messages): a later edit touched the code it
     names, a later prompt took it up, a later report says it done, a passing check or a later report did a check
-    left undone, a temporary file was removed; a merge conflict foreseen, only by a later merge or rebase."""
+    left undone (not one that needs what is not here: a real database, a device), a temporary file was removed; a
+    merge conflict foreseen, only by a later merge or rebase. `kind`: the family that made it a caveat, when one
+    did: a check resolves only one left unchecked, a cleanup only a temporary one."""
     if _FORESEEN_RE.search(said):
         return any(i > at and _MERGED_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     named = named_code(said)
@@ -250,12 +308,20 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     if any(name in edited for name in named) or _taken_up(said, events, at) or _reported_done(said, later):
         return True
     lowered, joined = said.lower(), " ".join(later)
-    if _TEMP_RE.search(lowered):
-        return bool(_CLEANED_RE.search(joined)) or any(
+    if kind == "temporary" or kind is None and _TEMP_RE.search(lowered):
+        return _cleaned_up(said, later) or any(
             i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
-    if _UNCHECKED_RE.search(lowered):
+    if kind in ("unverified", None) and _UNCHECKED_RE.search(lowered) and not _ELSEWHERE_RE.search(said):
         return _checked_after(calls, at) or bool(_PASSED_RE.search(joined))
     return False
+
+
+def _cleaned_up(said: str, later: list[str]) -> bool:
+    """A later message says the temporary thing gone: a sentence that says something removed and names it, or says
+    temporary or debug ("Removed the debug logging"; not "removed the early return")."""
+    named = named_code(said)
+    return any(_CLEANED_RE.search(s.text) and (_TEMP_RE.search(s.text.lower()) or any(n in s.text for n in named))
+               for text in later for s in sentences(text))
 
 
 def _may_hold_one(text: str) -> bool:
@@ -325,7 +391,9 @@ def caveats(events: list[Event], before: int) -> list[str]:
         later = [t for _, t in messages[position + 1:]]
         for at in range(len(listed)):
             said = caveat(listed, at)
-            if said is None or _resolved(said, later, events, calls, index) or _said_again(said, later):
+            # resolved by what the whole sentence names too: a cut may have left out the file a later edit touched
+            if said is None or _resolved(f"{said}\n{listed[at].text}", later, events, calls, index,
+                                         kind_of(listed[at].text)) or _said_again(said, later):
                 continue
             found.append((index, f"{CAVEAT} {said}"))
     for index, call in calls:
@@ -334,6 +402,6 @@ def caveats(events: list[Event], before: int) -> list[str]:
             continue
         later = [t for i, t in messages if i > index]
         found += [(index, "Caveat (PR reply): " + clause(s.text)) for s in sentences(posted)
-                  if kind_of(s.text) is not None and not _resolved(s.text, later, events, calls, index)]
+                  if (kind := kind_of(s.text)) is not None and not _resolved(s.text, later, events, calls, index, kind)]
     last = list(dict.fromkeys(text for _, text in sorted(found, key=lambda f: f[0])))[-MAX_CAVEATS:]
     return [*last, *left_in_code(events)]

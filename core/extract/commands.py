@@ -82,15 +82,19 @@ _QUOTED_ESCAPE_RE = re.compile(r'\\(["\\])')  # in double quotes a backslash esc
 _TEST_SCRIPT = (r"(?:(?:python[\d.]*|node|bash|sh|zsh|ruby|bun|tsx|ts-node|deno run)\s+)?(?:\S*/)?"
                 r"(?:test_\w+\.py|\w+_test\.(?:py|rb|sh)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|(?:run[_-])?tests?\.sh)"
                 r"(?=\s|$)")
+# Gradle's and Maven's tasks, after their options: `./gradlew :app:testDebugUnitTest`, `./mvnw -q -pl core verify`
+_GRADLE = r"(?:\./)?gradlew?(?:\s+-[-\w.=]+)*\s+(?:[\w-]*:)*"
+_MAVEN = r"(?:\./)?mvnw?(?:\s+-(?:pl|P|f)\s+\S+|\s+-[-\w.=]+)*\s+(?:clean\s+)?"
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|"
                          r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|"
-                         r"npm t|node --test|rspec|(?:\./)?(?:vendor/bin/)?phpunit|dotnet test|mvn test|gradle test|"
-                         r"\./gradlew test|mix test|swift test|deno test|bats|ctest|make (?:test|check)\S*|"
+                         r"npm t|node --test|rspec|(?:\./)?(?:vendor/bin/)?phpunit|dotnet test|mix test|swift test|"
+                         r"deno test|bats|ctest|make (?:test|check)\S*|"
                          r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test|"
                          r"(?:python[\d.]* )?(?:\./)?manage\.py test|hatch (?:run )?test\S*|rye test|zig build test|"
-                         r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum)"
+                         r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum|busted|dbt (?:test|build)|"
+                         rf"{_GRADLE}(?:test\w*|connected\w*Test|check)|{_MAVEN}(?:test|verify))"
                          r"\b|" + _TEST_SCRIPT)),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
                          r"(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
@@ -100,9 +104,12 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"biome (?:check|lint)|golangci-lint|go vet|staticcheck|cargo clippy|shellcheck|rubocop|"
                         r"(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
                         r"lint-imports|(?:black|isort|prettier)\s.*--check\b|cargo fmt\s.*--check\b|stylelint|yamllint|"
-                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint|pre-commit run)\b")),
+                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint|pre-commit run|"
+                        rf"{_GRADLE}(?:ktlint\w*|detekt\w*|spotless\w*Check|checkstyle\w*|lint\w*)|"
+                        rf"{_MAVEN}(?:checkstyle|spotless|pmd|spotbugs):check)\b")),
     ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
-                         r" all)?$|just build\S*|mise (?:run )?build\S*|mvn (?:package|compile)|gradle build|"
+                         r" all)?$|just build\S*|mise (?:run )?build\S*|"
+                         rf"{_GRADLE}(?:build|assemble\w*|compile\w*)|{_MAVEN}(?:package|compile|install)|"
                          r"dotnet build|swift build|next build|vite build|cmake --build|bazel build|ninja|"
                          r"(?:pyproject-)?build(?=\s|$))\b")),
 )
@@ -122,7 +129,11 @@ _KIND_FAILED = {
     "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.",
                        re.MULTILINE),
     "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
-    "build": re.compile(r"make: \*\*\*|Build failed|npm ERR!|\berror\[E\d+\]:"),
+    # Go's compile errors ("cmd/edge/main.go:88:17: c.Fetch undefined (type ...)"), not `go vet`'s findings
+    "build": re.compile(r"make: \*\*\*|Build failed|npm ERR!|\berror\[E\d+\]:|"
+                        r"^\S+\.go:\d+:\d+: (?:undefined:|.+ undefined \(|cannot use\b|syntax error\b|"
+                        r"declared and not used\b|.+ imported and not used|too many|not enough|missing return|"
+                        r"invalid operation\b)", re.MULTILINE),
 }
 # The shell's exit status for a program it did not find, as Claude Code's error output opens
 _EXIT_127_RE = re.compile(r"Exit code:? 127\b")
@@ -150,14 +161,17 @@ _GO_FAIL_RE = re.compile(r"^--- FAIL", re.MULTILINE)
 _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ERROR): (\w+) \(|"
                              r"^---- (\S+) stdout ----$|^\d+\) ([\w\\]+::\w+)(?= with data set|$)|"
                              r"^[ \t]+\d+\) test (\S+) \([\w.]+\)$|^[ \t]+● .+ › (\S+)$|^ FAIL  \S+ (?:> .+ )?> (\S+)$|"
-                             r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$", re.MULTILINE)
+                             r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$|"
+                             # Gradle's "SyncSchedulerTest > schedulesNextRunAtMidnightLocal() FAILED"
+                             r"^\w+ > (\w+)(?:\(\))? FAILED$", re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
-_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package)(?:[=\s])|::|\s--\s+\S|"
+_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests)(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
-_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|::\S*")
+_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|"
+                        r"::\S*")  # Gradle's `--tests "*BookingTest"` too
 # Output of a check that passed ("[lint:go] 0 issues.": a mise task's output lines carry its name); the last lines':
 # ctest's, unittest's, mocha's, bun's, ava's, mix's and rspec's, PHPUnit's
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"
@@ -173,6 +187,7 @@ class Check:
     command: str  # the step that runs it, as typed
     last: bool  # the command line's last step, unpiped: its exit status is the check's
     gated: bool = False  # after another step on an `&&` chain: a failed exit may be that step's, the check never run
+    upheld: bool = False  # unpiped, every later step on its `&&` chain: an exit 0 says it passed
 
 
 @dataclass(frozen=True)
@@ -190,23 +205,27 @@ def unwrapped(command: str) -> str:
 
 
 @lru_cache(maxsize=256)  # the facts, the caveats and the plan's steps ask the checks, git steps and PR of one line
-def _parts(command: str) -> tuple[tuple[str, bool, bool], ...]:
-    """(step, piped, gated) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages, `cd`s and
-    `echo`s left out; `gated`: a step before it on its `&&` chain, whose failure would have ended the line first."""
+def _parts(command: str) -> tuple[tuple[str, bool, bool, bool], ...]:
+    """(step, piped, gated, upheld) of a command line's `&&`, `;`, `||` parts, each without its pipe's later stages,
+    `cd`s and `echo`s left out; `gated`: a step before it on its `&&` chain, whose failure would have ended the line
+    first; `upheld`: unpiped, and only `&&` after it (an `echo` after a `;` too), so that the line's exit 0 says it
+    passed."""
     found = []
     pieces = _SEPARATOR_RE.split(unwrapped(command))
+    joiners = pieces[1::2]
     chained = False  # a step kept since the last separator other than `&&`
-    for joiner, part in zip(["", *pieces[1::2]], pieces[::2], strict=True):
+    for at, (joiner, part) in enumerate(zip(["", *joiners], pieces[::2], strict=True)):
         chained = chained and joiner == "&&"
         step = _step(part)
         if step and not step.startswith(("cd ", "echo ", "#")):
-            found.append((step, " | " in part, chained))
+            piped = " | " in part
+            found.append((step, piped, chained, not piped and all(later == "&&" for later in joiners[at:])))
             chained = True
     return tuple(found)
 
 
 def steps(command: str) -> list[str]:
-    return [step for step, _, _ in _parts(command)]
+    return [step for step, *_ in _parts(command)]
 
 
 def bare(step: str) -> str:
@@ -240,11 +259,11 @@ def checks(command: str) -> list[Check]:
     """The checks a command line runs, in order; `last` marks the one whose exit status is the command's."""
     found = []
     parts = _parts(command)
-    for position, (step, piped, gated) in enumerate(parts):
+    for position, (step, piped, gated, upheld) in enumerate(parts):
         kind = next((kind for kind, pattern in _CHECKS if pattern.match(bare(step))), None)
         if kind is not None and not _NO_RUN_RE.search(step):
             kind = "build" if kind == "tests" and _COMPILE_ONLY_RE.search(step) else kind
-            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped, gated))
+            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped, gated, upheld))
     return found
 
 
@@ -306,7 +325,7 @@ def verdicts(found: list[Check], output: str, is_error: bool) -> list[tuple[Chec
     if (len(found) > 1 or any(check.gated for check in found)) and (is_error or verdict):
         return _one_of_several(found, output, is_error)
     return [(check, not is_error if verdict is None else not verdict) for check in found
-            if verdict is not None or check.last]
+            if verdict is not None or check.last or check.upheld and not is_error]
 
 
 def _ran_nothing(check: Check, found: list[Check], output: str) -> bool:

@@ -90,7 +90,13 @@ from eywa.core.session import WRITE_TOOLS, Session, ToolCall
 from eywa.core.sources import agent
 from eywa.core.sources.comments import written
 
-_AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?")
+# "Your branch is ahead of 'origin/main' by 2 commits", `git status -sb`'s "## main...origin/main [ahead 2]"
+_AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?|^## \S+?\.\.\.(\S+) \[ahead (\d+)",
+                       re.MULTILINE)
+# "do NOT push, I'll push after I look at it": the person keeps the push (their last word on pushing says so)
+_NO_PUSH_RE = re.compile(r"\b(?:do not|don't|dont|no need to|without) push(?:ing)?\b|\bi(?:'ll| will) push\b",
+                         re.IGNORECASE)
+_PUSH_RE = re.compile(r"\bpush", re.IGNORECASE)
 # "[main 5fddc49] Fix x"; "[detached HEAD e1a0f76] Fix x": a rebase's commit, its branch named when the rebase ends
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
 _DETACHED = "detached HEAD"
@@ -1023,7 +1029,8 @@ def session_facts(session: Session) -> Facts:
             elif step.verb in ("status", "log") and ok:
                 ahead = _AHEAD_RE.search(output)
                 if ahead or (step.verb == "status" and _IN_SYNC_RE.search(output)):
-                    facts.ahead = (ahead.group(1), int(ahead.group(2))) if ahead else None
+                    facts.ahead = (ahead.group(1) or ahead.group(3), int(ahead.group(2) or ahead.group(4))) \
+                        if ahead else None
                     if not ahead:  # up to date with its upstream: the person pushed in between
                         facts.unpushed.pop(repo, None)
                 if step.verb == "status":
@@ -1073,6 +1080,9 @@ def session_facts(session: Session) -> Facts:
     else:
         facts.never_committed = list(edited)
     _branch_facts(facts, session, switches, last_edit, last_commit)
+    asked = [e.text for e in session.events if e.kind == "user" and _PUSH_RE.search(e.text)]
+    if asked and _NO_PUSH_RE.search(asked[-1]):  # the commits wait for the person's push, as they asked
+        facts.unpushed, facts.ahead = {}, None
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)

@@ -92,7 +92,8 @@ NEXT_STEP_RE = re.compile(
     r"(?:someone|somebody|an? admin\w*)\b[^.]{0,160}\b(?:needs? to|should|must)\b|"
     r"\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
-    rf"^not (?:committed|pushed)\b(?!\s*[:—–-]\s*{NOTHING})|"
+    rf"^not (?:committed|pushed)\b(?!\s*[:—–-]\s*{NOTHING})"
+    r"(?![^.]{0,40}\b(?:per your|as you (?:asked|said|requested)|as requested))|"  # "Not pushed, per your instructions"
     r"\b(?:ci|checks?|pipeline|workflow)s? (?:is|are) still (?:running|pending|in progress)\b|"
     r"(?:don't|do not) (?:merge|deploy|release|ship|apply)\b[^.]{0,160}\b(?:until|before)\b|"
     r"^please (?:run|apply|deploy|merge|review|rotate|restart|reload|update|install|migrate|approve)\b|"
@@ -173,7 +174,11 @@ _SAID_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|d
                            r"(?:[\w-]+ ){0,3}(?:issue|bug|problem|error|crash) (?:where|that|in which|when|causing)\b|"
                            # "This finishes the follow-up from last week's PR", "... — that's resolved now"
                            r"\b(?:finish|complet|clos)e[sd]? the follow-?up\b|"
-                           r"\b(?:that's|that is|which is|it's|it is) (?:now )?(?:resolved|fixed)(?: now)?\s*[.!]?$",
+                           r"\b(?:that's|that is|which is|it's|it is) (?:now )?(?:resolved|fixed)(?: now)?\s*[.!]?$|"
+                           # "The temporary `[bp]` tracing is gone (checked with grep before committing)"
+                           r"\b(?:temporary|debug)\b[^.]{0,60}\b(?:is|are) (?:now )?(?:gone|removed)\b|"
+                           r"\b(?:checked|verified|confirmed|ran|tested)\b[^.]{0,40}\bbefore (?:committing|merging|"
+                           r"pushing)\b",
                            re.IGNORECASE)
 # "Next: `refunds.go` has the same shape if you want me to do it too": a further step offered, a note
 _OFFER_IN_RE = re.compile(r"\b(?:if you(?:'d| would)? (?:want|like) me to|want me to)\b", re.IGNORECASE)

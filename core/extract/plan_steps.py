@@ -40,7 +40,9 @@ _ASIDE_HEADING_RE = re.compile(
 _STEP_VERBS = ("add update create implement remove rename move write extract replace refactor fix use change document "
                "run wire register handle support migrate delete make introduce expose bump modify set switch convert "
                "split merge drop install configure enable disable pass return call store read log emit define "
-               "generate build deploy publish release test verify check regenerate").split()
+               "generate build deploy publish release test verify check regenerate extend adjust rewrite wrap "
+               "guard validate expand upgrade pin include allow prevent ensure rework simplify raise lower limit "
+               "annotate backfill seed populate schedule").split()
 _STEP_VERB_RE = re.compile(rf"^(?:\*\*)?(?:{'|'.join(_STEP_VERBS)})\b", re.IGNORECASE)
 _SKIPPED_RE = re.compile(r"✅|\bDONE\b|~~|\b(?:optional(?:ly)?|if needed|if necessary|nice to have|consider|"
                          r"maybe|minor)\b", re.IGNORECASE)
@@ -69,8 +71,9 @@ _VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERBS)
 _WHERE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
 _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
 # "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
-_ANNOUNCED_RE = re.compile(r"^.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b[^\n]*:"
-                           r"\s*\n(?=\s*1[.)] )", re.IGNORECASE | re.MULTILINE)
+# or a heading "## Plan" over it
+_ANNOUNCED_RE = re.compile(r"^(?:.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b"
+                           r"[^\n]*:|#{1,6}\s*(?:\w+\s+){0,2}plan\s*$)\s*\n(?=\s*1[.)] )", re.IGNORECASE | re.MULTILINE)
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
@@ -165,9 +168,9 @@ def steps_of(plan: str) -> list[tuple[str, str]]:
 
 
 def _evidence(events: list[Event]) -> tuple[str, str, list[str], list[str]]:
-    """(what the edits and commands after the plan wrote and ran, that and what the agent said after it, the files
-    edited, the commands run). An edit's input is kept cut (core/sources/common.py): the agent's report names
-    what the cut hides."""
+    """(what the edits and commands after the plan wrote and ran, what the agent said after it, the files edited,
+    the commands run). An edit's input is kept cut (core/sources/common.py): the agent's report names what the cut
+    hides."""
     texts, said, files, ran = [], [], [], []
     for event in events:
         if event.kind == "assistant":
@@ -185,8 +188,7 @@ def _evidence(events: list[Event]) -> tuple[str, str, list[str], list[str]]:
             ran.append(command)
             texts.append(command)
             files += commands.files_changed(command)
-    written = "\n".join(texts)
-    return written, "\n".join([written, *said]), files, ran
+    return "\n".join(texts), "\n".join(said), files, ran
 
 
 def _names(text: str) -> set[str]:
@@ -200,12 +202,18 @@ def _names(text: str) -> set[str]:
     return names | set(_FILE_RE.findall(text)) | set(_BARE_NAME_RE.findall(code))
 
 
-def _done(step: str, body: str, written: str, said: str, files: list[str], ran: list[str], ticked: list[str]) -> bool:
-    """Whether an edit, command, the agent's report or a completed todo after the plan stands behind a step."""
+def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran: list[str],
+          ticked: list[str]) -> bool:
+    """Whether an edit, command, the agent's report (`spoken`) or a completed todo after the plan stands behind a
+    step. A step that names files is done when each was edited or the report names it (a command that only read
+    it is no step taken), not by a name another step shares ("Add `nickname` to `openapi/profile.yaml`")."""
     bases = {path.rsplit("/", 1)[-1] for path in files}
-    names = _names(f"{step}\n{body}")
-    if any(name.rsplit("/", 1)[-1] in bases or re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", said)
-           for name in names):
+    said = f"{written}\n{spoken}"
+    named_files = [name.strip("./") for name in _FILE_RE.findall(step)]
+    if named_files:
+        return all(name.rsplit("/", 1)[-1] in bases or _said(name, spoken) for name in named_files) or _ticked(
+            step, ticked)
+    if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
             _RUN_RE.match(step) and any(c.kind == "tests" for command in ran for c in commands.checks(command)))):
@@ -219,7 +227,17 @@ def _done(step: str, body: str, written: str, said: str, files: list[str], ran: 
     found = _stems(said if _REMOVAL_RE.match(step) else written)
     if len(words & found) >= _MOST * len(words):
         return True
-    return any(len(words & _stems(item)) >= _MOST * len(words) for item in ticked)
+    return _ticked(step, ticked)
+
+
+def _ticked(step: str, ticked: list[str]) -> bool:
+    """A completed todo item shares most of the step's words."""
+    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
+    return bool(words) and any(len(words & _stems(item)) >= _MOST * len(words) for item in ticked)
+
+
+def _said(name: str, text: str) -> bool:
+    return bool(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text))
 
 
 def _stems(text: str) -> set[str]:
@@ -240,12 +258,12 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
     steps = steps_of(plan) if plan else []
     if len(steps) < 2 or not ended_on(session, after):
         return []
-    written, said, files, ran = _evidence(session.events[after + 1:])
+    written, spoken, files, ran = _evidence(session.events[after + 1:])
     if not files:
         return []
     ticked = [str(t.get("content", "")) for t in session.todos if t.get("status") == "completed"]
     left = [step for step, body in steps if not _SKIPPED_RE.search(step) and not _done(
-        step, body, written, said, files, ran, ticked)]
+        step, body, written, spoken, files, ran, ticked)]
     return left if len(left) * 2 <= len(steps) else []
 
 

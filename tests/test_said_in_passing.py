@@ -1,0 +1,163 @@
+"""What a session leaves that its agent said in passing or its commands show, on the blind scripted sweeps of
+bench/scripted/ (each read as a Claude Code, a Codex and a Gemini session): each rule on the session it came from,
+and on a session of the same sweeps labelled done that it must not fire on."""
+
+from __future__ import annotations
+
+import sys
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from eywa.core.extract import commands
+from eywa.core.extract.deterministic import draft
+
+from .conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+import scripted
+
+AGENTS = ("claude-code", "codex", "gemini")
+
+
+def _handoff(name: str, number: int, agent: str) -> tuple[str | None, list[str]]:
+    scripts, _ = scripted.sessions(name)
+    handoff = draft(scripted.session_of(agent, scripts[number - 1]), ZoneInfo("UTC"))
+    return handoff.status, handoff.open_threads
+
+
+# (sweep, session, the start of a thread it must name): a caveat said mid-session that nothing later resolved
+SAID_LEFT = [
+    # "haven't been exercised against real Postgres timestamps ... I can't check that here": the later passing
+    # SQLite run checks nothing of what needs a real database
+    ("midway_a", 1, "Caveat: So the cursor encoding"),
+    # "So the constraint is a follow-up migration, not part of this change."
+    ("midway_a", 5, "Caveat: "),
+    # "it needs to be deleted once the fix is confirmed": a throwaway file, never deleted
+    ("midway_a", 9, "Caveat: "),
+    # "I'm leaving that for a separate PR since it touches the job runner" (its words hold "run": no check resolves it)
+    ("midway_a", 19, "Caveat: The right fix is for `scheduler/jobs.py`"),
+    # "Keep it until we've seen a green CI run, then drop it."
+    ("midway_a", 26, "Caveat: Keep it until we've seen a green CI run, then drop it."),
+    # "worth checking prod logs / APM for slow or timed-out `/webhooks/stripe` requests"
+    ("midway_a", 32, "Caveat: Worth checking prod logs"),
+    # "I will leave that as is for now, since choosing a fallback ... is a product decision": put off, not announced
+    ("midway_a", 33, "Caveat: I will leave that as is for now"),
+    # "I will keep it out of this migration and it can go in a separate one": the clause that says so, not the
+    # sentence's start
+    ("midway_c", 15, "Caveat: I will keep it out of this migration"),
+    # "...; should come out before this ships": the debug line in the commit, with what it is
+    ("midway_c", 26, "Caveat: The queue-depth `log.Printf` I added at `hub.go:109` is still in the commit: Should come "
+                     "out before this ships."),
+    # "I will add temporary `Rails.logger.debug` lines ... and remove them once I have the cause": a later report
+    # that "removed the early return" removed no debug line
+    ("midway_d", 6, "Caveat: I will add temporary `Rails.logger.debug` lines"),
+    # "... so the real confirmation is watching worker RSS on staging ... Not something I can do from here."
+    ("midway_d", 14, "Caveat: The real confirmation is watching worker RSS on staging for an hour with the "
+                     "prod-sized bucket: Not something I can do from here."),
+    # "I will do v1 in this pass and leave the v2 routers on the old middleware for now."
+    ("midway_d", 15, "Caveat: I will do v1 in this pass and leave the v2 routers"),
+    # "`examples/settings.toml` still uses `kebab-case` keys and will not load as-is."
+    ("midway_d", 18, "Caveat: `examples/settings.toml` still uses `kebab-case` keys and will not load as-is."),
+]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("name", "number", "start"), SAID_LEFT)
+def test_a_caveat_said_in_passing_and_never_resolved_is_an_open_thread(name: str, number: int, start: str,
+                                                                      agent: str) -> None:
+    _, threads = _handoff(name, number, agent)
+    assert any(thread.startswith(start) for thread in threads), threads
+
+
+# (sweep, session, the start of a thread): a step the plan gave or a check the session ran and left
+LEFT_BY_ACTIONS = [
+    # "Plan:\n\n1. Extend the `order_counts` CTE ...\n2. Add `lifetime_value` to `models/marts/schema.yml` ...":
+    # "Extend" begins a step too, and `schema.yml` was never edited
+    ("midway_a", 31, "Plan step not done: Add `lifetime_value` to `models/marts/schema.yml`"),
+    # "3. Update `README.md` usage and `.github/workflows/deploy.yml`": the README was edited, the workflow only read
+    ("midway_a", 8, "Plan step not done: Update `README.md` usage and `.github/workflows/deploy.yml`"),
+    # "4. Add `nickname` to `src/main/resources/openapi/profile.yaml`": `nickname` is in every other step's edits,
+    # the file it names never edited
+    ("midway_b", 15, "Plan step not done: Add `nickname` to `src/main/resources/openapi/profile.yaml`"),
+    # "## Plan" over the list, no colon: step 4 "Run `cargo bench -p lexer` ..." never ran
+    ("midway_d", 4, "Plan step not done: Run `cargo bench -p lexer`"),
+    # `go build ./... && go vet ./...` failed on Go's compile errors ("c.Fetch undefined"): the build's failure
+    ("midway_d", 23, "Build failing: `go build ./...` last run failed"),
+    # Gradle's tasks are checks: `./gradlew checkstyleMain spotlessCheck` failed and never ran again
+    ("midway_d", 8, "Lint failing: `./gradlew checkstyleMain spotlessCheck` last run failed"),
+    ("midway_d", 33, "Tests failing: `./gradlew testDebugUnitTest` last run failed (1 failure)"),
+]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("name", "number", "start"), LEFT_BY_ACTIONS)
+def test_a_plan_step_or_a_check_the_session_left_is_an_open_thread(name: str, number: int, start: str,
+                                                                   agent: str) -> None:
+    _, threads = _handoff(name, number, agent)
+    assert any(thread.startswith(start) for thread in threads), threads
+
+
+# (sweep, session): labelled done by its blind reader, and read so
+DONE = [
+    ("midway_c", 23),  # "do NOT push, I'll push after I look at it": no "Not pushed" note, said or found
+    ("midway_e", 10),  # `shellcheck x.sh && bash harness.sh` exited 0: the shellcheck that failed before passed
+    ("midway_e", 17),  # busted's failing spec passed in the full `busted` run after the fix
+    ("midway_b", 2), ("midway_a", 2),  # plans carried out whole
+]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(("name", "number"), DONE)
+def test_a_session_its_reader_calls_done_has_no_open_thread(name: str, number: int, agent: str) -> None:
+    assert scripted.sessions(name)[1][number - 1].state == "done"
+    status, threads = _handoff(name, number, agent)
+    assert (status, threads) == ("done", []), threads
+
+
+def test_a_check_said_done_before_committing_is_no_step_left() -> None:
+    """midway_e 4: "The temporary `[bp]` tracing is gone (checked with grep before committing)." is no "Next:"."""
+    for agent in AGENTS:
+        _, threads = _handoff("midway_e", 4, agent)
+        assert not [thread for thread in threads if not thread.startswith("Not pushed")], threads
+
+
+def test_a_caveat_resolved_later_stays_resolved() -> None:
+    """midway_a's done sessions with a caveat fixed later (an edit of what it names, a check it asked for) say
+    nothing of it: no rule of these sweeps reopens one."""
+    scripts, labels = scripted.sessions("midway_a")
+    for number, label in enumerate(labels, 1):
+        if label.state == "done":
+            _, threads = _handoff("midway_a", number, "codex")
+            assert not [t for t in threads if t.startswith("Caveat")], (number, threads)
+
+
+def test_the_checks_of_gradle_maven_busted_and_dbt_are_told_by_kind() -> None:
+    kinds = {command: [check.kind for check in commands.checks(command)] for command in (
+        "./gradlew :app:testDebugUnitTest", "gradle check", "./gradlew checkstyleMain spotlessCheck",
+        "./gradlew assembleDebug", "mvn -q -pl core test", "./mvnw clean verify", "mvn checkstyle:check",
+        "mvn package -DskipTests", "busted spec/save_spec.lua", "dbt build --select fct_orders", "./gradlew --version",
+        "gradle tasks", "dbt run")}
+    assert kinds == {
+        "./gradlew :app:testDebugUnitTest": ["tests"], "gradle check": ["tests"],
+        "./gradlew checkstyleMain spotlessCheck": ["lint"], "./gradlew assembleDebug": ["build"],
+        "mvn -q -pl core test": ["tests"], "./mvnw clean verify": ["tests"], "mvn checkstyle:check": ["lint"],
+        "mvn package -DskipTests": ["build"], "busted spec/save_spec.lua": ["tests"],
+        "dbt build --select fct_orders": ["tests"], "./gradlew --version": [], "gradle tasks": [], "dbt run": []}
+    assert commands.failed_tests("SyncSchedulerTest > schedulesNextRunAtMidnightLocal FAILED\n") == (
+        "schedulesNextRunAtMidnightLocal",)
+    assert commands.within('./gradlew test --tests "*BookingValidationTest"', "./gradlew test")
+
+
+def test_a_check_before_only_and_steps_passed_when_the_line_exited_zero() -> None:
+    """`shellcheck a.sh && bash t.sh` exited 0: shellcheck passed; after `;` or behind a pipe its status is unknown,
+    and a failed line does not say which step failed."""
+    def told(command: str, is_error: bool) -> list[tuple[str, bool]]:
+        return [(check.command, passed) for check, passed in commands.verdicts(commands.checks(command), "", is_error)]
+
+    assert told("shellcheck a.sh && bash t.sh", False) == [("shellcheck a.sh", True)]
+    assert told("shellcheck a.sh; bash t.sh", False) == []
+    assert told('go build -o /tmp/x ./cmd/x && /tmp/x aaaa 2>&1; echo "Exit code: $?"', False) == []  # d64b50bb
+    assert told("pytest | tail -3 && make docs", False) == []
+    assert told("ruff check . && pytest", True) == []
