@@ -71,7 +71,7 @@ def blocks(script: str) -> list[tuple[str, str]]:
 
 def session_of(agent: str, script: str) -> Session:
     """The session the script tells, as the agent's reader would have read it: tool names as every source maps them,
-    a command's output kept and an error cut as they are."""
+    a command's output kept and a failure's cut as they are (core/sources/common.py)."""
     start = T0 - dt.timedelta(hours=1)
     session = Session(session_id="5c21b7ed-0000-4000-8000-000000000001", agent=agent, cwd=ROOT, first_ts=start)
     for at, (tag, text) in enumerate(blocks(script)):
@@ -87,7 +87,9 @@ def session_of(agent: str, script: str) -> Session:
             call = session.events[-1].tool if session.events else None
             if call is None or call.name != "Bash":
                 raise ValueError(f"{tag}: not right after a RUN")
-            (keep_output if tag == "OUT" else fail)(call, text, str)
+            keep_output(call, text, str)  # as every source keeps a command's output: its end, and a failure's start
+            if tag == "FAIL":
+                fail(call, text, str)
         session.last_ts = when
     return session
 

@@ -48,18 +48,20 @@ EXPECTED = {
     "not-staged": Expected(("Left uncommitted on main, unstaged changes: `widget.py`",), "done"),
     "tests-fixed": Expected((), "done", ("Tests: `test_widget_doubles` failed on the way, then passed",
                                          "Checks: `python3 -m pytest` passed after the last edit")),
-    "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",
+    "shell-wrapped": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure): `test_widget_doubles`",
                                "Not pushed: commit f4297dc on main"), "partial",
                               ("Committed `f4297dc` on `main`: Add widget",
                                "Tests: `python3 -m pytest` failed: `test_widget_doubles`")),
-    "long-tests": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure)",), "partial",
+    "long-tests": Expected(("Tests failing: `python3 -m pytest` last run failed (1 failure): `test_widget_doubles`",),
+                           "partial",
                            ("Tests: `python3 -m pytest` failed: `test_widget_doubles`",)),
     "lint-failing": Expected(("Lint failing: `ruff check .` last run failed (1 failure)",), "partial",
                              ("Lint: `ruff check .` failed (1)",)),
     "npm-tests-failing": Expected(("Tests failing: `npm test` last run failed (1 failure)",), "partial",
                                   ("Tests: `npm test` failed (1)",)),
     # a test file run by its interpreter, and Node's own runner: before, a failed command of no check, `done`
-    "script-tests-failing": Expected(("Tests failing: `python3 test_widget.py` last run failed (1 failure)",),
+    "script-tests-failing": Expected(("Tests failing: `python3 test_widget.py` last run failed (1 failure): "
+                                      "`test_widget_doubles`",),
                                      "partial", ("Tests: `python3 test_widget.py` failed: `test_widget_doubles`",)),
     "node-test-failing": Expected(("Tests failing: `node --test` last run failed (1 failure)",), "partial",
                                   ("Tests: `node --test` failed (1)",)),
@@ -193,7 +195,8 @@ def test_codexs_older_shell_tool_runs_the_script_its_argv_hands_to_bash(tmp_path
     assert [(c.input["command"], c.output, c.is_error) for c in session.tool_calls] == [
         (script, output, bool(code)) for script, output, code in runs]
     assert [t.text for t in session_facts(session).threads()] == [
-        "Tests failing: `python3 -m pytest` last run failed (1 failure)", "Not pushed: commit 1a2b3c4 on main"]
+        "Tests failing: `python3 -m pytest` last run failed (1 failure): `test_widget_doubles`",
+        "Not pushed: commit 1a2b3c4 on main"]
 
 
 def test_a_new_file_git_status_lists_as_untracked_is_left_uncommitted_in_its_short_form_too() -> None:
@@ -257,7 +260,7 @@ def test_a_codex_run_never_polled_to_its_end_neither_passes_nor_fails(tmp_path: 
     """Codex's `exec_command` returns "Process running with session ID N" when the command outlives its yield time;
     only a `write_stdin` poll gives its exit. With none that does, the run's outcome is unknown: it clears no earlier
     failure and is no green run of its own."""
-    failing = ["Tests failing: `python3 -m pytest` last run failed (1 failure)"]
+    failing = ["Tests failing: `python3 -m pytest` last run failed (1 failure): `test_widget_doubles`"]
     cases = [  # (the calls, the threads, whether each run counted passed)
         ([("exec_command", "python3 -m pytest", _FAILED), ("exec_command", "python3 -m pytest", _RUNNING)],
          failing, [False]),

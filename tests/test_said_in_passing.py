@@ -42,8 +42,13 @@ SAID_LEFT = [
     ("midway_a", 26, "Caveat: Keep it until we've seen a green CI run, then drop it."),
     # "worth checking prod logs / APM for slow or timed-out `/webhooks/stripe` requests"
     ("midway_a", 32, "Caveat: Worth checking prod logs"),
-    # "I will leave that as is for now, since choosing a fallback ... is a product decision": put off, not announced
-    ("midway_a", 33, "Caveat: I will leave that as is for now"),
+    # "I will leave that as is for now, since choosing a fallback ... is a product decision": put off, not announced,
+    # with what it leaves, the sentence before
+    ("midway_a", 33, "Caveat: For those users with no nickname, `displayName()` currently returns an empty string: I "
+                     "will leave that as is for now"),
+    # "... so soft-deleted comments will still be counted on posts. I'll leave the counter cache alone for now ...":
+    # the last clause before says what that leaves
+    ("midway_f", 4, "Caveat: Soft-deleted comments will still be counted on posts: I'll leave the counter cache alone"),
     # "I will keep it out of this migration and it can go in a separate one": the clause that says so, not the
     # sentence's start
     ("midway_c", 15, "Caveat: I will keep it out of this migration"),
@@ -58,6 +63,13 @@ SAID_LEFT = [
                      "prod-sized bucket: Not something I can do from here."),
     # "I will do v1 in this pass and leave the v2 routers on the old middleware for now."
     ("midway_d", 15, "Caveat: I will do v1 in this pass and leave the v2 routers"),
+    # "... so it should go through the same JS config, but iOS behaviour is unverified."
+    ("midway_e", 11, "Caveat: `ios/TrailApp/AppDelegate.mm` already forwards"),
+    # "Proper DMA-backed transfers stay as a TODO."
+    ("midway_e", 16, "Caveat: Proper DMA-backed transfers stay as a TODO."),
+    # "I've put a temporary `.limit(1000)` on the input read at `sessionize.py:31`; it has to go before this is
+    # merged": later edits of that file are no removal of it
+    ("midway_e", 35, "Caveat: To iterate quickly on the sample data I've put a temporary `.limit`"),
     # "`examples/settings.toml` still uses `kebab-case` keys and will not load as-is."
     ("midway_d", 18, "Caveat: `examples/settings.toml` still uses `kebab-case` keys and will not load as-is."),
 ]
@@ -87,7 +99,11 @@ LEFT_BY_ACTIONS = [
     ("midway_d", 23, "Build failing: `go build ./...` last run failed"),
     # Gradle's tasks are checks: `./gradlew checkstyleMain spotlessCheck` failed and never ran again
     ("midway_d", 8, "Lint failing: `./gradlew checkstyleMain spotlessCheck` last run failed"),
-    ("midway_d", 33, "Tests failing: `./gradlew testDebugUnitTest` last run failed (1 failure)"),
+    ("midway_d", 33, "Tests failing: `./gradlew testDebugUnitTest` last run failed (1 failure): "
+                     "`schedulesNextRunAtMidnightLocal`"),
+    # dbt's failing test by name: "2 of 4 FAIL 37 not_null_fct_daily_revenue_currency ..."
+    ("midway_g", 11, "Tests failing: `dbt build -s fct_daily_revenue` last run failed: "
+                     "`not_null_fct_daily_revenue_currency`"),
 ]
 
 
@@ -105,6 +121,11 @@ DONE = [
     ("midway_e", 10),  # `shellcheck x.sh && bash harness.sh` exited 0: the shellcheck that failed before passed
     ("midway_e", 17),  # busted's failing spec passed in the full `busted` run after the fix
     ("midway_b", 2), ("midway_a", 2),  # plans carried out whole
+    ("midway_h", 9), ("midway_h", 16), ("midway_h", 30),  # "perfect, thanks", "lgtm, thanks" unanswered: no request
+    # "Should I commit this?" - "no, leave it uncommitted, I'll review the diff tomorrow morning": turned down, and
+    # the edits the person's to commit
+    ("midway_h", 18),
+    ("midway_g", 5),  # `cargo test --test stats_json` failed, then the whole `cargo test` passed: it ran that target
 ]
 
 
@@ -121,6 +142,20 @@ def test_a_check_said_done_before_committing_is_no_step_left() -> None:
     for agent in AGENTS:
         _, threads = _handoff("midway_e", 4, agent)
         assert not [thread for thread in threads if not thread.startswith("Not pushed")], threads
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_pr_gh_could_not_open_for_want_of_a_login_says_so_once(agent: str) -> None:
+    """midway_g 35: `gh pr create` failed with "To get started with GitHub CLI, please run:  gh auth login"."""
+    assert _handoff("midway_g", 35, agent) == ("done", [
+        "PR not opened: `gh pr create` failed: gh is not logged in (not authenticated: `gh auth login`)"])
+
+
+def test_a_scratch_thing_said_removed_is_no_caveat() -> None:
+    """midway_g 10: "Stubbed success/failure runs behaved as expected; the scratch directory was removed afterwards"."""
+    for agent in AGENTS:
+        _, threads = _handoff("midway_g", 10, agent)
+        assert not [thread for thread in threads if thread.startswith("Caveat")], threads
 
 
 def test_a_caveat_resolved_later_stays_resolved() -> None:

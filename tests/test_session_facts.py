@@ -30,7 +30,7 @@ from .fake_anthropic import FakeAnthropic, default_answer
 from .test_extractor import corpus_session
 
 UTC = ZoneInfo("UTC")
-FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure)"
+FAILING = "Tests failing: `python3 -m pytest` last run failed (1 failure): `test_backoff_doubles`"
 UNCOMMITTED = "Uncommitted: `retry.py` edited after the last commit"
 NOT_PUSHED = "Not pushed: 1 commit on main"  # `commit -q` prints no hash; the branch is `git status`'s
 

@@ -38,7 +38,7 @@ _FORESEEN = (r"\bthere (?:will|would|may|might|could) (?:likely |probably )?be (
 # Each family: a shape of sentence that names something left. Named so a reader sees why a line is a caveat.
 _FAMILIES: tuple[tuple[str, str], ...] = (
     # "not yet tested", "I couldn't verify ...": a claim with no check behind it
-    ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified|exercised)|\buntested\b|"
+    ("unverified", r"\bnot (?:yet )?(?:been )?(?:tested|verified|exercised)|\b(?:untested|unverified)\b|"
                    # "haven't been exercised against real Postgres", "I can't check that here": no check behind it
                    r"\b(?:haven't|have not|hasn't|has not) (?:yet )?been (?:exercised|run|tried)\b|"
                    r"\b(?:can't|cannot) (?:check|verify|test|confirm) (?:that|this|it)\b|"
@@ -66,6 +66,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bleav(?:e|ing)\b[^.;]{0,60}\bfor now\b|"
                  # "left a `// TODO: honor Retry-After on 429` at `pushChanges.ts:27` to handle later"
                  r"\bto (?:handle|fix|address|do|revisit|tackle) later\b|"
+                 # "Proper DMA-backed transfers stay as a TODO."
+                 r"\b(?:stays?|remains?) (?:as )?(?:a )?`?TODO\b|"
                  r"(?<!\bwe )(?<!\bwhich )\b(?:fix|address|handle|tackle|revisit)(?:ing|ed)? "
                  r"(?:it |this |that |these |them )?"
                  r"separately\b|"
@@ -95,11 +97,15 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     # a temporary file or debug code still to clean up
     ("temporary", r"\b(?:temporary|throwaway|scratch) (?:`[^`]+` )?(?:file|script|branch|directory|folder|workaround|"
                   r"lines?|logging|logs?|prints?|statements?|code)s?\b.*"
-                  r"\b(?:remove|delete|revert)(?![^.]*\bautomatic)|\b(?:remove|delete|clean up|revert) (?:the |this )?"
+                  # (not a report of it gone: "the scratch directory was removed afterwards")
+                  r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:remove|delete|revert)(?![^.]*\bautomatic)|"
+                  r"\b(?:remove|delete|clean up|revert) (?:the |this )?"
                   r"(?:temporary|temp|debug)\b|"
                   # "It needs to be deleted once the fix is confirmed", "Keep it until we've seen a green CI run,
                   # then drop it": to go, at a time still to come
                   r"\bneeds? to be (?:deleted|removed|reverted) (?:once|when|after|before)\b|"
+                  # "I've put a temporary `.limit(1000)` on the input read; it has to go before this is merged"
+                  r"\btemporary\b.{0,160}?\b(?:has|have|needs?|must|should) to go\b.{0,30}?\bbefore\b|"
                   # "...; should come out before this ships"
                   r"\bshould (?:come out|be (?:removed|deleted|reverted|taken out))\b[^.]{0,40}\bbefore\b|"
                   r"\bkeep (?:it|this|that|them) until\b[^.]{0,80}\bthen (?:drop|remove|delete|revert)\b"),
@@ -126,11 +132,14 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ", "exercised", "can't",
            "cannot", "separate",
            "for now", "out of this", "throwaway", "scratch", "until", "to be deleted", "to be removed",
-           "to be reverted", "not something", "won't", "will not", "come out")
+           "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+# "I'll leave the counter cache alone for now", "I will leave that as it is for now": a deferral of what came before
+_LEAVING_RE = re.compile(r"^(?:i(?:'ll| will|'m going to| am going to)|we(?:'ll| will)) (?:leave|keep|skip)\b",
+                         re.IGNORECASE)
 # "... and remove them once I have the cause": a temporary thing announced, to go later
 _REMOVED_LATER_RE = re.compile(r"\b(?:remove|delete|drop|revert|clean up)\b[^.]{0,40}"
                                r"\b(?:once|after|when|later|before)\b", re.IGNORECASE)
@@ -217,11 +226,14 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
         return None  # "Not blocking — just worth thinking about.": says nothing on its own
     if items:
         return clause(said)
-    if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said)) and index \
+    leaving = _LEAVING_RE.match(said)
+    if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said) or leaving) and index \
             and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
         before, room = _plain(found[index - 1].text), THREAD_WORDS // 2
-        if not _POINTING_RE.match(said):  # "delete that one": the one the last clause before names, whole
+        if leaving:  # "I'll leave the counter cache alone for now": what that leaves, the last clause before says
+            before = _LAST_CLAUSE_RE.split(before)[-1]
+        elif not _POINTING_RE.match(said):  # "delete that one": the one the last clause before names, whole
             before, room = _LAST_CLAUSE_RE.split(before)[-1], THREAD_WORDS - len(said.split())
         before = clause(before[:1].upper() + before[1:], room).rstrip(".…")
         return f"{before}: {clause(_from_caveat(said, THREAD_WORDS // 2, 4), THREAD_WORDS // 2)}"

@@ -162,16 +162,18 @@ _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ER
                              r"^---- (\S+) stdout ----$|^\d+\) ([\w\\]+::\w+)(?= with data set|$)|"
                              r"^[ \t]+\d+\) test (\S+) \([\w.]+\)$|^[ \t]+● .+ › (\S+)$|^ FAIL  \S+ (?:> .+ )?> (\S+)$|"
                              r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$|"
-                             # Gradle's "SyncSchedulerTest > schedulesNextRunAtMidnightLocal() FAILED"
-                             r"^\w+ > (\w+)(?:\(\))? FAILED$", re.MULTILINE)
+                             # Gradle's "SyncSchedulerTest > schedulesNextRunAtMidnightLocal() FAILED", dbt's
+                             # "2 of 4 FAIL 37 not_null_fct_daily_revenue_currency ....." after its clock time
+                             r"^\w+ > (\w+)(?:\(\))? FAILED$|^[\d:]+ +\d+ of \d+ (?:FAIL \d+|ERROR) (\S+) \.",
+                             re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
-_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests)(?:[=\s])|::|\s--\s+\S|"
+_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
-_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|"
-                        r"::\S*")  # Gradle's `--tests "*BookingTest"` too
+_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|"
+                        r"::\S*")  # Gradle's `--tests "*BookingTest"`, cargo's `--test stats_json` too
 # Output of a check that passed ("[lint:go] 0 issues.": a mise task's output lines carry its name); the last lines':
 # ctest's, unittest's, mocha's, bun's, ava's, mix's and rspec's, PHPUnit's
 _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All checks passed|\bTests?:\s+\d+ passed|"

@@ -97,6 +97,10 @@ _AHEAD_RE = re.compile(r"Your branch is ahead of '([^']+)' by (\d+) commits?|^##
 _NO_PUSH_RE = re.compile(r"\b(?:do not|don't|dont|no need to|without) push(?:ing)?\b|\bi(?:'ll| will) push\b",
                          re.IGNORECASE)
 _PUSH_RE = re.compile(r"\bpush", re.IGNORECASE)
+# "no, leave it uncommitted, I'll review the diff tomorrow": the person keeps the commit
+_NO_COMMIT_RE = re.compile(r"\bleave (?:it|them|this|these|the changes) uncommitted\b|"
+                           r"\b(?:do not|don't|dont|no need to) commit\b|\bi(?:'ll| will) commit\b", re.IGNORECASE)
+_COMMIT_RE = re.compile(r"commit", re.IGNORECASE)  # "uncommitted" too
 # "[main 5fddc49] Fix x"; "[detached HEAD e1a0f76] Fix x": a rebase's commit, its branch named when the rebase ends
 _COMMITTED_RE = re.compile(r"^\[([^\]\s]+|detached HEAD)(?: \([^)]*\))? ([0-9a-f]{7,40})\] ", re.MULTILINE)
 _DETACHED = "detached HEAD"
@@ -152,6 +156,9 @@ _BOXES = 3  # unticked checks a thread names: what each checks is the thread
 # "Verify that ...": the thread's lead ("checks unticked") already says each box is a check
 _CHECK_VERB_RE = re.compile(r"^(?:verify|check|confirm|ensure|test)(?: that)?\s+(?=\S)", re.IGNORECASE)
 _PR_URL_RE = re.compile(r"https://github\.com/\S+/pull/\d+")
+# "To get started with GitHub CLI, please run:  gh auth login", "You are not logged into any GitHub hosts"
+_GH_AUTH_RE = re.compile(r"\bgh auth login\b|not logged in(?:to any GitHub hosts)?|\bHTTP 401\b", re.IGNORECASE)
+_GH_LOGGED_OUT = "gh is not logged in (not authenticated: `gh auth login`)"
 _PR_DRAFT_RE = re.compile(r"(?:^|/)(?:pr|pull[-_]?request)[-_.]?(?:body|description|desc|message|text)?\.(?:md|txt)$",
                           re.IGNORECASE)
 _CD_RE = re.compile(r"^cd\s+(\S+)\s*(?:&&|;|$)")
@@ -329,9 +336,10 @@ class Facts:
         """Uncommitted work and a failing check block `done`; a commit not pushed or a PR not opened is a note
         (the person may push and open it themselves)."""
         found = []
-        for run in self.failing():
+        for run in self.failing():  # with the tests it names failed: what a successor looks at first
+            named = f": {_tests_named(run.failed_tests)}" if run.failed_tests else ""
             found.append(Thread(f"{KIND_WORDS[run.kind]}{FAILING} `{marks.command(run.command)}` last run "
-                                f"failed{_counted(run)}", True))
+                                f"failed{_counted(run)}{named}", True))
         for run, last in [(run, last) for run, last in self.not_rerun() if run.command not in self.stopped]:
             found.append(Thread(f"{KIND_WORDS[run.kind]}{NOT_RERUN} `{marks.command(run.command)}` failed"
                                 f"{_counted(run)}; only `{marks.command(last.command)}` passed after", False))
@@ -393,8 +401,9 @@ class Facts:
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
             what = "title and description were" if self.pr_titled else "description was"  # a reader names both
             found.append(Thread(f"{PR_NOT_OPENED} its {what} {where}", False))
-        elif self.pr == "failed":
-            found.append(Thread(f"{PR_NOT_OPENED} `gh pr create` failed: {marks.first_line(self.pr_note, 120)}", False))
+        elif self.pr == "failed":  # gh's own words for a login it lacks say little to a reader: in plain words
+            why = _GH_LOGGED_OUT if _GH_AUTH_RE.search(self.pr_note) else marks.first_line(self.pr_note, 120)
+            found.append(Thread(f"{PR_NOT_OPENED} `gh pr create` failed: {why}", False))
         if self.unticked:
             boxes = f"{len(self.unticked)} check{'s' if len(self.unticked) > 1 else ''}"
             steps = "; ".join(clause(_CHECK_VERB_RE.sub("", step), 10).rstrip(".…") for step in self.unticked[:_BOXES])
@@ -859,7 +868,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
         if not call.is_error:
             continue
         command, programs = _text(call), programs_of(at)
-        if not programs or "tool_use_error" in call.error or commands.checks(command) or \
+        if not programs or "tool_use_error" in call.error or commands.checks(command) or commands.opens_pr(command) or \
                 _STDIN_PROGRAM_RE.search(command) or _scratch_command(command, programs[-1]) or \
                 _MISSING_RE.search(call.error) or _ALREADY_RE.search(call.error + "\n" + call.output):
             continue
@@ -1080,9 +1089,11 @@ def session_facts(session: Session) -> Facts:
     else:
         facts.never_committed = list(edited)
     _branch_facts(facts, session, switches, last_edit, last_commit)
-    asked = [e.text for e in session.events if e.kind == "user" and _PUSH_RE.search(e.text)]
-    if asked and _NO_PUSH_RE.search(asked[-1]):  # the commits wait for the person's push, as they asked
+    if _kept_by_person(session, _PUSH_RE, _NO_PUSH_RE):  # the commits wait for the person's push, as they asked
         facts.unpushed, facts.ahead = {}, None
+    if _kept_by_person(session, _COMMIT_RE, _NO_COMMIT_RE):  # the edits wait for the person's commit, as they asked
+        facts.never_committed = facts.never_committed or ([] if committed else facts.uncommitted)
+        facts.uncommitted, facts.offered = [], False
     plan, after = last_plan(session)
     facts.plan_left = _plan_left(session, plan, after)
     facts.manual_left, facts.checks_left = _manual_checks_left(session, plan, after)
@@ -1102,6 +1113,12 @@ def session_facts(session: Session) -> Facts:
     facts.left_out = not_in(facts.left_out, list(ever))  # the session's own edits: its uncommitted line says them
     facts.foreign = not_in(facts.foreign, facts.left_out)
     return facts
+
+
+def _kept_by_person(session: Session, step: re.Pattern[str], kept: re.Pattern[str]) -> bool:
+    """Whether the person's last prompt that names a step (a push, a commit) keeps it for themselves."""
+    asked = [e.text for e in session.events if e.kind == "user" and step.search(e.text)]
+    return bool(asked) and bool(kept.search(asked[-1]))
 
 
 def _last(found: Iterator[re.Match[str]]) -> re.Match[str] | None:

@@ -610,6 +610,14 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
     return Thread(f"{INTENT_LEFT} {_cut(intent.group(1).rstrip('.:'))}", True)
 
 
+# "perfect, thanks", "lgtm, thanks", "Thanks, that's what I needed.", "thanks, I'll open the PR myself": a last
+# prompt that only thanks (and takes the rest over) asks for nothing
+_THANKS_RE = re.compile(r"^(?:(?:ok(?:ay)?|perfect|great|nice|cool|awesome|lgtm|looks good|good|got it|all good)"
+                        r"[\s,.!-]+)*(?:thanks|thank you|thx|ty|cheers)\b(?:[\s,.!-]+(?:that's (?:what i needed|all|it|"
+                        r"great|perfect)|i'll (?:take it from here|open|push|merge|commit|deploy|handle|do) [^?]*))?"
+                        r"[\s.!]*$|^lgtm[\s.!]*$", re.IGNORECASE)
+
+
 def open_threads(session: Session, checked: frozenset[str] = frozenset()) -> tuple[list[Thread], str]:
     """(the threads, the last event's kind among user / assistant / interrupt / api_error / tool); `checked`: the
     kinds of check that ran after the session's last edit (`Facts.checked_after_edit`)."""
@@ -648,7 +656,7 @@ def open_threads(session: Session, checked: frozenset[str] = frozenset()) -> tup
                 threads.append(Thread(f"{INTERRUPTED_ON} {asked or 'the last step'}", True))
     elif kind == "api_error" and last is not None:
         threads.append(Thread(f"{API_ERROR} {first_line(last.text, 120)}", True))
-    elif kind == "user" and last is not None:
+    elif kind == "user" and last is not None and not _THANKS_RE.match(typed(last.text).strip()):
         threads.append(Thread(f"{UNANSWERED} {clause(typed(last.text))}", True))
     else:
         plan = plan_title(session)

@@ -73,7 +73,8 @@ _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
 # "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
 # or a heading "## Plan" over it
 _ANNOUNCED_RE = re.compile(r"^(?:.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b"
-                           r"[^\n]*:|#{1,6}\s*(?:\w+\s+){0,2}plan\s*$)\s*\n(?=\s*1[.)] )", re.IGNORECASE | re.MULTILINE)
+                           r"[^\n]*:(?:\*\*)?|#{1,6}\s*(?:\w+\s+){0,2}plan\s*$)\s*\n(?=\s*1[.)] )",
+                           re.IGNORECASE | re.MULTILINE)  # "**Plan:**" too
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
@@ -211,8 +212,8 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
     said = f"{written}\n{spoken}"
     named_files = [name.strip("./") for name in _FILE_RE.findall(step)]
     if named_files:
-        return all(name.rsplit("/", 1)[-1] in bases or _said(name, spoken) for name in named_files) or _ticked(
-            step, ticked)
+        bases_named = [name.rsplit("/", 1)[-1] for name in named_files]
+        return all(base in bases or _said(base, spoken) for base in bases_named) or _ticked(step, ticked)
     if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (

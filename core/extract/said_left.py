@@ -54,6 +54,8 @@ _OFFER_RE = re.compile(rf"^{ASK_PREFIX}\s+((?:also |now |go ahead and )?(?:commi
 # The words a reply says yes with ("yep do it", "sounds good"), for each reader of a reply
 YES_WORDS = r"(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please(?: do)?|lgtm|sounds good|proceed)"
 YES_RE = re.compile(rf"^{YES_WORDS}\b", re.IGNORECASE)
+# "no, leave it uncommitted, I'll review the diff tomorrow": an offer the person turned down, not one passed over
+_NO_RE = re.compile(r"^(?:no|nope|nah|not (?:now|yet)|don't|do not|leave it)\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
@@ -222,14 +224,14 @@ def _lowered(name: str) -> str:
 
 def offers_not_taken(events: list[Event], before: int) -> list[str]:
     """Offers to commit, push or open a PR ("Would you like me to commit these changes?") made before event
-    `before` (the last message's own questions are read with it) that the user's next prompt did not take up
-    and no later command carried out."""
+    `before` (the last message's own questions are read with it) that the user's next prompt passed over (neither
+    took up nor turned down) and no later command carried out."""
     found: list[str] = []
     for index, event in enumerate(events[:before]):
         if event.kind != "assistant" or "?" not in event.text:
             continue
         reply = _answer(events, index)
-        if reply is None or YES_RE.match(reply.text.strip()):
+        if reply is None or YES_RE.match(reply.text.strip()) or _NO_RE.match(reply.text.strip()):
             continue
         offers = [(s.text, m) for s in sentences(event.text) if (m := _OFFER_RE.match(s.text))]
         if not offers:
