@@ -387,7 +387,8 @@ def test_the_blind_scripted_sweeps_label_every_session_and_the_handoffs_agree_as
     import scripted
 
     measured = {"midway_a": (33, 8), "midway_b": (30, 11), "midway_c": (29, 9), "midway_d": (31, 9),
-                "midway_e": (30, 8), "midway_f": (24, 5), "midway_g": (25, 7), "midway_h": (24, 4)}
+                "midway_e": (30, 8), "midway_f": (24, 5), "midway_g": (25, 7), "midway_h": (24, 4),
+                "midway_i": (26, 9), "midway_j": (21, 4)}
     for name, (at_least, named) in measured.items():
         scripts, labels = scripted.sessions(name)
         assert len(scripts) == len(labels) and {label.state for label in labels} == {"open", "done"}

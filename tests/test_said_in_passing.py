@@ -126,6 +126,9 @@ DONE = [
     # the edits the person's to commit
     ("midway_h", 18),
     ("midway_g", 5),  # `cargo test --test stats_json` failed, then the whole `cargo test` passed: it ran that target
+    ("midway_i", 8),  # "👍 thanks" unanswered
+    ("midway_j", 10),  # "write the up/down pair and test it against the local docker db": no tests asked for
+    ("midway_j", 22),  # "... throws `BillingSdkError` instead of crashing later": no step put off
 ]
 
 
@@ -149,6 +152,16 @@ def test_a_pr_gh_could_not_open_for_want_of_a_login_says_so_once(agent: str) -> 
     """midway_g 35: `gh pr create` failed with "To get started with GitHub CLI, please run:  gh auth login"."""
     assert _handoff("midway_g", 35, agent) == ("done", [
         "PR not opened: `gh pr create` failed: gh is not logged in (not authenticated: `gh auth login`)"])
+
+
+def test_a_failed_run_of_tasks_a_later_run_ran_with_more_is_rerun() -> None:
+    """midway_i 15: `./gradlew assembleDebug` failed, then `./gradlew assembleDebug testDebugUnitTest` passed: the
+    program's own path (`./gradlew`) is no part of the project it ran on."""
+    for agent in AGENTS:
+        _, threads = _handoff("midway_i", 15, agent)
+        assert threads == ["Not pushed: commit 6f2cc09 on main"], threads
+    assert not commands.scoped("./gradlew assembleDebug testDebugUnitTest")
+    assert commands.scoped("./gradlew test --tests X") and commands.scoped("go test ./cmd/...")
 
 
 def test_a_scratch_thing_said_removed_is_no_caveat() -> None:

@@ -172,6 +172,7 @@ _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--qu
 _SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
+_PROGRAM_PATH_RE = re.compile(r"^\.{1,2}/\S+")
 _FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|"
                         r"::\S*")  # Gradle's `--tests "*BookingTest"`, cargo's `--test stats_json` too
 # Output of a check that passed ("[lint:go] 0 issues.": a mise task's output lines carry its name); the last lines':
@@ -279,7 +280,8 @@ def scoped(command: str) -> bool:
     """Whether a check runs on part of the project only: a path, a package other than `./...`, a test name or
     marker (`go test ./cmd/cli/...`, `pytest tests/test_x.py::test_y`, `-run TestX`, `-k name`, `mise run test --
     ./redact/...`); `mise run lint`, `go test ./...`, `pytest` run it all."""
-    return bool(_SCOPE_RE.search(" " + command.replace("./...", "")))
+    # the program run by its path (`./gradlew assembleDebug`, `./run_tests.sh`) is no part of the project it runs on
+    return bool(_SCOPE_RE.search(" " + _PROGRAM_PATH_RE.sub("", command.replace("./...", ""), count=1)))
 
 
 def within(part: str, whole: str) -> bool:

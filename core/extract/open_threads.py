@@ -124,8 +124,9 @@ _NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s|
                               r"(?:changed?|touch(?:ed)?|modif(?:y|ied)|edit(?:ed)?) any)",
                               re.IGNORECASE)
 # ("arrive after later ones": an order, not a time to come; "once a fix is out, the pin needs to come off")
-LATER_RE = re.compile(r"\b(later(?! ones?\b)|follow-?up|separate (?:pr|change|issue|fix)|another pr|in a future|"
-                       r"next time|"
+# ("throws `BillingSdkError` instead of crashing later": when a failure shows, no step put off)
+LATER_RE = re.compile(r"\b((?<!ing )later(?! ones?\b)|follow-?up|separate (?:pr|change|issue|fix)|another pr|"
+                       r"in a future|next time|"
                        r"worth (?:investigating|exploring|checking|looking)|for now|"
                        r"(?:that|it|this)(?:'d|’d| would) need(?! no\b| nothing\b)|"
                        r"(?:should|can|could) be (?:removed|deleted|dropped|cleaned up|replaced) once|"
@@ -612,7 +613,7 @@ def _intent_left(replies: list[Event], tail: list[ToolCall]) -> Thread | None:
 
 # "perfect, thanks", "lgtm, thanks", "Thanks, that's what I needed.", "thanks, I'll open the PR myself": a last
 # prompt that only thanks (and takes the rest over) asks for nothing
-_THANKS_RE = re.compile(r"^(?:(?:ok(?:ay)?|perfect|great|nice|cool|awesome|lgtm|looks good|good|got it|all good)"
+_THANKS_RE = re.compile(r"^\W*(?:(?:ok(?:ay)?|perfect|great|nice|cool|awesome|lgtm|looks good|good|got it|all good)"
                         r"[\s,.!-]+)*(?:thanks|thank you|thx|ty|cheers)\b(?:[\s,.!-]+(?:that's (?:what i needed|all|it|"
                         r"great|perfect)|i'll (?:take it from here|open|push|merge|commit|deploy|handle|do) [^?]*))?"
                         r"[\s.!]*$|^lgtm[\s.!]*$", re.IGNORECASE)

@@ -272,7 +272,9 @@ def steps_left(session: Session, plan: str, after: int) -> list[str]:
 # not a PR's "test plan" nor a "test run", nor a check to make ("we need to test this manually")
 _TESTS_ASKED_RE = re.compile(r"\b(?:add|write|adding|writing|create|should (?:also )?(?:be|have)|need|needs|include)\b"
                              r"[^.?\n]{0,50}(?<!\bto )\btests?\b"
-                             r"(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?))", re.IGNORECASE)
+                             # (not "test it against the local docker db": a check asked for, no tests)
+                             r"(?!\s+(?:plan|steps?|instructions|checklist|runs?|suite|results?|it|them)\b)",
+                             re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.?!])\s+|\n+")
 _SHORT_ASK = 12  # words of an ask its next sentence completes
 _RELATIVE_RE = re.compile(r"^(?:which|that|where|who|whose|when)\b", re.IGNORECASE)  # a clause written as a sentence
