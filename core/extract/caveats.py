@@ -99,8 +99,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                   r"lines?|logging|logs?|prints?|statements?|code)s?\b.*"
                   # (not a report of it gone: "the scratch directory was removed afterwards")
                   r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:remove|delete|revert)(?![^.]*\bautomatic)|"
-                  r"\b(?:remove|delete|clean up|revert) (?:the |this )?"
-                  r"(?:temporary|temp|debug)\b|"
+                  r"\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
                   # "It needs to be deleted once the fix is confirmed", "Keep it until we've seen a green CI run,
                   # then drop it": to go, at a time still to come
                   r"\bneeds? to be (?:deleted|removed|reverted) (?:once|when|after|before)\b|"
@@ -130,9 +129,8 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "catch", "warning", "existing", "risk", "priority", "breaking", "anyway", "reproduce",
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ", "exercised", "can't",
-           "cannot", "separate",
-           "for now", "out of this", "throwaway", "scratch", "until", "to be deleted", "to be removed",
-           "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo")
+           "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
+           "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off

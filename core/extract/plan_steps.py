@@ -210,10 +210,9 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
     it is no step taken), not by a name another step shares ("Add `nickname` to `openapi/profile.yaml`")."""
     bases = {path.rsplit("/", 1)[-1] for path in files}
     said = f"{written}\n{spoken}"
-    named_files = [name.strip("./") for name in _FILE_RE.findall(step)]
-    if named_files:
-        bases_named = [name.rsplit("/", 1)[-1] for name in named_files]
-        return all(base in bases or _said(base, spoken) for base in bases_named) or _ticked(step, ticked)
+    named = [name.rsplit("/", 1)[-1] for name in _FILE_RE.findall(step)]  # the files by their names
+    if named:
+        return all(base in bases or _said(base, spoken) for base in named) or _ticked(step, ticked)
     if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
