@@ -75,14 +75,6 @@ SAID_LEFT = [
 ]
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-@pytest.mark.parametrize(("name", "number", "start"), SAID_LEFT)
-def test_a_caveat_said_in_passing_and_never_resolved_is_an_open_thread(name: str, number: int, start: str,
-                                                                      agent: str) -> None:
-    _, threads = _handoff(name, number, agent)
-    assert any(thread.startswith(start) for thread in threads), threads
-
-
 # (sweep, session, the start of a thread): a step the plan gave or a check the session ran and left
 LEFT_BY_ACTIONS = [
     # "Plan:\n\n1. Extend the `order_counts` CTE ...\n2. Add `lifetime_value` to `models/marts/schema.yml` ...":
@@ -108,9 +100,9 @@ LEFT_BY_ACTIONS = [
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-@pytest.mark.parametrize(("name", "number", "start"), LEFT_BY_ACTIONS)
-def test_a_plan_step_or_a_check_the_session_left_is_an_open_thread(name: str, number: int, start: str,
-                                                                   agent: str) -> None:
+@pytest.mark.parametrize(("name", "number", "start"), SAID_LEFT + LEFT_BY_ACTIONS)
+def test_a_caveat_said_in_passing_or_a_step_or_check_left_is_an_open_thread(name: str, number: int, start: str,
+                                                                            agent: str) -> None:
     _, threads = _handoff(name, number, agent)
     assert any(thread.startswith(start) for thread in threads), threads
 

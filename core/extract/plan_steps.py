@@ -210,9 +210,10 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
     it is no step taken), not by a name another step shares ("Add `nickname` to `openapi/profile.yaml`")."""
     bases = {path.rsplit("/", 1)[-1] for path in files}
     said = f"{written}\n{spoken}"
+    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
     named = [name.rsplit("/", 1)[-1] for name in _FILE_RE.findall(step)]  # the files by their names
     if named:
-        return all(base in bases or _said(base, spoken) for base in named) or _ticked(step, ticked)
+        return all(base in bases or _said(base, spoken) for base in named) or _ticked(words, ticked)
     if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
@@ -220,19 +221,17 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
         return True
     if _DOCS_RE.search(step) and any(DOC_FILE_RE.search(path) or _DOCS_FOLDER_RE.search(path) for path in files):
         return True
-    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
     if not words:  # "Update function/variable names and comments": what it names is anywhere, no edit tells
         return True
     # what a removal took out is in no later text but the report of it
     found = _stems(said if _REMOVAL_RE.match(step) else written)
     if len(words & found) >= _MOST * len(words):
         return True
-    return _ticked(step, ticked)
+    return _ticked(words, ticked)
 
 
-def _ticked(step: str, ticked: list[str]) -> bool:
-    """A completed todo item shares most of the step's words."""
-    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
+def _ticked(words: set[str], ticked: list[str]) -> bool:
+    """A completed todo item shares most of a step's `words`."""
     return bool(words) and any(len(words & _stems(item)) >= _MOST * len(words) for item in ticked)
 
 
