@@ -623,6 +623,17 @@ def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switc
     ("cabal test", "tests"), ("npx ava", "tests"), ("gotestsum -- ./...", "tests"),
     ("pre-commit run --all-files", "lint"), ("cmake --build build", "build"), ("bazel build //...", "build"),
     ("ninja -C build", "build"), ("python -m build", "build"), ("python3 -m build --wheel", "build"),
+    # a monorepo's workspaces and task runners
+    ("pnpm -r test", "tests"), ("pnpm --filter web test", "tests"), ("pnpm -F web lint", "lint"),
+    ("pnpm --filter=web run build", "build"), ("yarn workspace api test", "tests"), ("npm -w api run test", "tests"),
+    ("turbo run test", "tests"), ("npx turbo run lint --filter=web", "lint"), ("nx test web", "tests"),
+    ("npx nx run-many -t test", "tests"), ("nx affected --target=typecheck", "types"),
+    # runners run from a virtualenv's or node_modules' programs, or by their path
+    (".venv/bin/python -m pytest -q", "tests"), (".venv/bin/pytest tests/", "tests"),
+    ("python3.12 -m pytest", "tests"), ("venv/bin/python -m mypy src", "types"), ("node_modules/.bin/jest", "tests"),
+    ("./node_modules/.bin/eslint .", "lint"), ("bin/rails test", "tests"), ("bundle exec rails test", "tests"),
+    ("xcodebuild test -scheme App", "tests"), ("xcodebuild -scheme App -destination 'name=iPhone 15' test", "tests"),
+    ("terraform validate", "lint"), ("tflint --recursive", "lint"), ("helm lint ./chart", "lint"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
@@ -634,7 +645,10 @@ def test_the_common_runners_are_checks(command: str, kind: str) -> None:
                                      "cargo fmt", "python3 -c 'import test_x'", "python manage.py migrate",
                                      "uv run --with requests python x.py", "hatch env create", "pre-commit install",
                                      "cmake -B build", "flutter pub get", "bazel query //...", "ninja --version",
-                                     "gotestsum --help", "python -m build --help", "./build.sh", "avahi-browse -a"])
+                                     "gotestsum --help", "python -m build --help", "./build.sh", "avahi-browse -a",
+                                     "npm install", "pnpm add -D vitest", "turbo run dev", "nx serve web", "bin/dev",
+                                     "xcodebuild build -scheme App", "terraform plan", "python -m http.server",
+                                     ".venv/bin/pip install -e ."])
 def test_other_commands_are_no_checks(command: str) -> None:
     assert commands.checks(command) == []
 
@@ -1005,6 +1019,11 @@ def _test_run(command: str, passed: bool) -> ToolCall:
     ("go test ./pkg/store/...", "go test ./pkg/..."),
     ("mise run test:integration", "go test -tags=integration ./cmd/cli/integration_test/"),
     ("go build -tags E2E ./cli/e2e_test/...", "go test -tags e2e -c ./cli/e2e_test/... -o /dev/null"),
+    # `python -m`'s `-m` is no marker, nor a virtualenv's path a part of the project
+    ("python -m pytest tests/test_x.py", "python -m pytest"),
+    (".venv/bin/python -m pytest tests/test_x.py::test_y", ".venv/bin/python -m pytest tests/"),
+    ("bin/rails test test/models/user_test.rb", "bin/rails test"),
+    ("pnpm --filter web test", "pnpm -r test"),
 ])
 def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
     """A test written red, run alone, then its file passed: the full pass before does not matter."""
@@ -1019,6 +1038,8 @@ def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_reru
     ("pytest tests/test_x.py", "pytest tests/test_x.py -k retry"),
     ("mise run test:integration", 'mise run test:integration -- -run "TestResume"'),
     ("mise run test:e2e", "mise run test:integration"),
+    ("python -m pytest -m slow", "python -m pytest -m fast"),
+    ("pnpm --filter web test", "pnpm --filter api test"),
 ])
 def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(
         failed: str, passed: str) -> None:

@@ -22,8 +22,10 @@ _WRAPPER_RE = re.compile(r"^(?:/\S*/)?(?:ba|z|da)?sh\s+-[il]*c[il]*\s+\S")
 # is hatch's test script, its words kept for `_CHECKS`)
 _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|env|command|poetry run|pipenv run|"
                         r"uv run(?:\s+(?:(?:--with|--extra|--group|--package|--python|-p)[\s=]\S+|--[a-z][\w-]*))*|"
-                        r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|python3? -m|"
+                        r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|(?:\S*/)?python[\d.]* -m|"
                         r"go tool)\s+)+")
+# A runner run from an environment's folder of programs (`.venv/bin/pytest`, `node_modules/.bin/jest`): the runner
+_BIN_PATH_RE = re.compile(r"^(?:\S*/)?(?:bin|\.bin|Scripts)/(?=[\w.-]+(?:\s|$))")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
 _COMPILE_ONLY_RE = re.compile(r"\s(?:-c|--no-run)\b")  # a test run that only builds
 # A check asked for its help, version, markers or list of tests (`pytest --markers`, `pytest --co`): it runs none
@@ -85,29 +87,36 @@ _TEST_SCRIPT = (r"(?:(?:python[\d.]*|node|bash|sh|zsh|ruby|bun|tsx|ts-node|deno 
 # Gradle's and Maven's tasks, after their options: `./gradlew :app:testDebugUnitTest`, `./mvnw -q -pl core verify`
 _GRADLE = r"(?:\./)?gradlew?(?:\s+-[-\w.=]+)*\s+(?:[\w-]*:)*"
 _MAVEN = r"(?:\./)?mvnw?(?:\s+-(?:pl|P|f)\s+\S+|\s+-[-\w.=]+)*\s+(?:clean\s+)?"
+# A package manager's script, in a workspace of a monorepo too (`pnpm -r test`, `pnpm --filter web lint`, `yarn
+# workspace api test`, `npm -w api run build`), or a monorepo's task runner (`turbo run test`, `nx run-many -t lint`)
+_SCRIPT = (r"(?:(?:npm|pnpm|yarn|bun)(?:\s+(?:-r|--recursive|--parallel|"
+           r"(?:-w|--workspace|--filter|-F|-C|--dir)[=\s]\S+|workspace\s+\S+))*(?: run)? |"
+           r"turbo (?:run )?|nx (?:(?:run-many|affected) (?:-t|--targets?)[= ])?)")
 # The runner words of each kind of check, at the start of a step (after `uv run`, `npx`, `python -m`).
 _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"^(?:pytest|py\.test|unittest|tox|nox|go test|cargo (?:test|nextest)|"
-                         r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)(?: run)? test(?::\S+)?|"
+                         r"(?:(?:pnpm|yarn|bun) )?(?:jest|vitest|mocha)|" + _SCRIPT + r"test(?::\S+)?|"
                          r"npm t|node --test|rspec|(?:\./)?(?:vendor/bin/)?phpunit|dotnet test|mix test|swift test|"
                          r"deno test|bats|ctest|make (?:test|check)\S*|"
                          r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test|"
+                         r"rails test|xcodebuild\s(?:[^\n&|;]*\s)?test(?=\s|$)|"
                          r"(?:python[\d.]* )?(?:\./)?manage\.py test|hatch (?:run )?test\S*|rye test|zig build test|"
                          r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum|busted|dbt (?:test|build)|"
                          rf"{_GRADLE}(?:test\w*|connected\w*Test|check)|{_MAVEN}(?:test|verify))"
                          r"\b|" + _TEST_SCRIPT)),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
-                         r"(?:npm|pnpm|yarn|bun)(?: run)? (?:typecheck|tsc|"
+                         + _SCRIPT + r"(?:typecheck|tsc|"
                          r"type-check|check-types)|mise (?:run )?typecheck|just typecheck)\b")),
     # `ruff format` rewrites files, it checks none (unless `--check`, `--diff`)
     ("lint", re.compile(r"^(?:ruff(?! format\b(?!.*\s--(?:check|diff)\b))(?: check)?|flake8|pylint|eslint|"
                         r"biome (?:check|lint)|golangci-lint|go vet|staticcheck|cargo clippy|shellcheck|rubocop|"
-                        r"(?:npm|pnpm|yarn|bun)(?: run)? lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
+                        + _SCRIPT + r"lint\S*|make lint\S*|just lint\S*|mise (?:run )?lint\S*|"
                         r"lint-imports|(?:black|isort|prettier)\s.*--check\b|cargo fmt\s.*--check\b|stylelint|yamllint|"
-                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint|pre-commit run|"
+                        r"actionlint|hadolint|markdownlint(?:-cli2)?|deno lint|pre-commit run|terraform validate|"
+                        r"tflint|helm lint|"
                         rf"{_GRADLE}(?:ktlint\w*|detekt\w*|spotless\w*Check|checkstyle\w*|lint\w*)|"
                         rf"{_MAVEN}(?:checkstyle|spotless|pmd|spotbugs):check)\b")),
-    ("build", re.compile(r"^(?:go build|cargo (?:build|check)|(?:npm|pnpm|yarn|bun)(?: run)? build\S*|make(?: build|"
+    ("build", re.compile(r"^(?:go build|cargo (?:build|check)|" + _SCRIPT + r"build\S*|make(?: build|"
                          r" all)?$|just build\S*|mise (?:run )?build\S*|"
                          rf"{_GRADLE}(?:build|assemble\w*|compile\w*)|{_MAVEN}(?:package|compile|install)|"
                          r"dotnet build|swift build|next build|vite build|cmake --build|bazel build|ninja|"
@@ -169,11 +178,15 @@ _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ER
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
-_SCOPE_RE = re.compile(r"\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)(?:[=\s])|::|\s--\s+\S|"
+# (nx's `run-many -t test` names its task, no test)
+_SCOPE_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)"
+                       r"(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
+# The program run by its path (`./gradlew`, `bin/rails`, `/usr/bin/make`)
+_PROGRAM_PATH_RE = re.compile(r"^\.{0,2}/?(?:[\w.-]+/)+[\w.-]+(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
-_PROGRAM_PATH_RE = re.compile(r"^\.{1,2}/\S+")
-_FILTER_RE = re.compile(r"\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)(?:'[^']*'|\"[^\"]*\"|\S+)|"
+_FILTER_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)"
+                        r"(?:'[^']*'|\"[^\"]*\"|\S+)|"
                         r"::\S*")  # Gradle's `--tests "*BookingTest"`, cargo's `--test stats_json` too
 # Output of a check that passed ("[lint:go] 0 issues.": a mise task's output lines carry its name); the last lines':
 # ctest's, unittest's, mocha's, bun's, ava's, mix's and rspec's, PHPUnit's
@@ -233,7 +246,7 @@ def steps(command: str) -> list[str]:
 
 def bare(step: str) -> str:
     """The step without environment assignments and wrappers (`CI=1 uv run pytest` -> `pytest`)."""
-    return _PREFIX_RE.sub("", step)
+    return _BIN_PATH_RE.sub("", _PREFIX_RE.sub("", step), count=1)
 
 
 def git_steps(command: str) -> list[GitStep]:
@@ -280,8 +293,13 @@ def scoped(command: str) -> bool:
     """Whether a check runs on part of the project only: a path, a package other than `./...`, a test name or
     marker (`go test ./cmd/cli/...`, `pytest tests/test_x.py::test_y`, `-run TestX`, `-k name`, `mise run test --
     ./redact/...`); `mise run lint`, `go test ./...`, `pytest` run it all."""
-    # the program run by its path (`./gradlew assembleDebug`, `./run_tests.sh`) is no part of the project it runs on
-    return bool(_SCOPE_RE.search(" " + _PROGRAM_PATH_RE.sub("", command.replace("./...", ""), count=1)))
+    return bool(_SCOPE_RE.search(" " + _own(command).replace("./...", "")))
+
+
+def _own(command: str) -> str:
+    """A check's own words: not its launcher's (`python -m`'s `-m` is no pytest marker, `uv run`), nor the path it
+    is run by (`./gradlew assembleDebug`, `bin/rails test`: no part of the project it runs on)."""
+    return _PROGRAM_PATH_RE.sub("", bare(command), count=1)
 
 
 def within(part: str, whole: str) -> bool:
@@ -290,7 +308,7 @@ def within(part: str, whole: str) -> bool:
     tests/x.py` by `pytest tests/`)."""
     if filtered(whole):
         return False
-    words, wider = _FILTER_RE.sub("", " " + part).split(), whole.split()
+    words, wider = _FILTER_RE.sub("", " " + bare(part)).split(), bare(whole).split()
     paths = [word for word in wider if _is_path(word)]
     return bool(paths) and [w for w in words if not _is_path(w)] == [w for w in wider if not _is_path(w)] and all(
         any(_holds(path, word) for path in paths) for word in words if _is_path(word))
@@ -298,7 +316,7 @@ def within(part: str, whole: str) -> bool:
 
 def filtered(command: str) -> bool:
     """Whether a check runs only the tests a name or marker picks (`-run TestX`, `-k name`, `tests/x.py::test_y`)."""
-    return bool(_FILTER_RE.search(" " + command))
+    return bool(_FILTER_RE.search(" " + _own(command)))
 
 
 def _is_path(word: str) -> bool:
