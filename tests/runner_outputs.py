@@ -5,13 +5,13 @@ project's temporary folder and the timings masked (they change from run to run).
 
     npm install --prefix /tmp/rr/js jest vitest mocha ava bun deno
     python3 -m venv /tmp/rr/py && /tmp/rr/py/bin/pip install pytest
-    apt-get install -y php-cli phpunit ruby ruby-rspec golang-go elixir
+    apt-get install -y php-cli phpunit ruby ruby-rspec ruby-minitest golang-go elixir
     PATH=/tmp/rr/js/node_modules/.bin:/tmp/rr/py/bin:$PATH python -m tests.runner_outputs [runner ...]
 
 A runner not on PATH is skipped (its fixtures stay); a rerun may order the two tests otherwise (cargo's and mix's run
 them concurrently, in random order) or show a short timing or none. The fixtures were made by jest 30.5.2, vitest
 4.1.12, mocha 12.0.3, ava 7.0.0, bun 1.4.5, deno 2.9.6 (node 20.20.2), pytest 9.2.0 and unittest (Python 3.11.7), cargo
-1.95.0, go 1.19.8, rspec 3.12, PHPUnit 9.6.7, mix (Elixir 1.14.0).
+1.95.0, go 1.19.8, rspec 3.12, PHPUnit 9.6.7, mix (Elixir 1.14.0), Minitest 5.15 (Ruby 3.1).
 """
 
 from __future__ import annotations
@@ -80,6 +80,11 @@ RUNNERS: dict[str, tuple[list[str], dict[str, str]]] = {
         "tests/DemoTest.php": "<?php\nuse PHPUnit\\Framework\\TestCase;\n\nfinal class DemoTest extends TestCase\n{\n"
                               "    public function testAdds(): void { $this->assertTrue(1 + 1 == 2); }\n\n"
                               "    public function testFails(): void { $this->assertTrue(1 + 1 == 3); }\n}\n"}),
+    # Minitest, whose report `rails test` prints too
+    "minitest": (["ruby", "test/demo_test.rb"], {
+        "test/demo_test.rb": 'require "minitest/autorun"\n\nclass DemoTest < Minitest::Test\n'
+                             "  def test_adds\n    assert(1 + 1 == 2)\n  end\n\n"
+                             "  def test_fails\n    assert(1 + 1 == 3)\n  end\nend\n"}),
     "mix": (["mix", "test"], {
         "mix.exs": "defmodule Demo.MixProject do\n  use Mix.Project\n\n"
                    '  def project, do: [app: :demo, version: "0.1.0"]\nend\n',
@@ -90,7 +95,8 @@ RUNNERS: dict[str, tuple[list[str], dict[str, str]]] = {
 
 # timings, a thread's id and a random seed change from run to run: their digits are masked to 0
 _TIMING_RE = re.compile(r"\d+(?:\.\d+)?(?: ?(?:ms|µs|s|sec|seconds))\b|\b\d\d:\d\d[:.]\d+\b|"
-                        r"(?<=^thread '.{12}' \()\d+|(?<=^Randomized with seed )\d+", re.MULTILINE)
+                        r"(?<=^thread '.{12}' \()\d+|(?<=^Randomized with seed )\d+|(?<=^Run options: --seed )\d+|"
+                        r"\d+(?:\.\d+)? (?:runs|assertions)/s\b", re.MULTILINE)
 _CARGO_HASH_RE = re.compile(r"(deps/demo-)[0-9a-f]{16}")  # the test binary's name
 
 

@@ -15,6 +15,7 @@ EXPECTED: dict[str, tuple[int, str, bool]] = {
     "bun": (1, "fails", True), "deno": (1, "", True), "pytest": (1, "test_fails", True),
     "unittest": (1, "test_fails", True), "cargo": (1, "fails", True), "go": (1, "TestFails", True),
     "rspec": (1, "", True), "phpunit": (1, "testFails", True), "mix": (1, "fails", True),
+    "minitest": (1, "test_fails", True),
 }
 
 

@@ -1348,3 +1348,36 @@ def test_a_mise_lint_run_whose_task_says_0_issues_passed() -> None:
     # 60b38d1e: "1 issues:\n* nilnesserr: 1\n[lint] ERROR task failed": failed still
     runs = session_facts(corpus_session("60b38d1e-f048-428b-89da-e5dca96614d4")).runs
     assert [run.passed for run in runs if run.kind == "lint"][-1] is False
+
+
+# terraform's own output of a failed `terraform validate` (v1.11), coloured even into the agent's pipe
+_TERRAFORM_FAILED = ("\x1b[31m╷\x1b[0m\x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\x1b[1m\x1b[31mError: \x1b[0m\x1b[0m\x1b[1m"
+                     "Unsupported argument\x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\x1b[0m  on "
+                     'main.tf line 3, in output "x":\n\x1b[31m│\x1b[0m \x1b[0m   3:   \x1b[4mbogus\x1b[0m = 3\x1b[0m\n'
+                     "\x1b[31m╵\x1b[0m\x1b[0m")
+_TERRAFORM_PASSED = "\x1b[32m\x1b[1mSuccess!\x1b[0m The configuration is valid.\n\x1b[0m"
+
+
+@pytest.mark.parametrize(("output", "thread"), [
+    (_TERRAFORM_FAILED, "Lint failing: `terraform validate` last run failed"), (_TERRAFORM_PASSED, None)])
+def test_a_coloured_output_is_read_without_its_colour_codes(tmp_path: Path, output: str, thread: str | None) -> None:
+    """A Claude Code session's `terraform validate | tail` (the pipe hides the exit status): the verdict is in the
+    words its colour codes split; the output kept has none of them."""
+    from eywa.core.sources.claude import subagent_parent
+    from eywa.core.sources.discovery import group_sessions, scan_files
+    from eywa.core.sources.sessions import read_session
+
+    command, records = "terraform validate | tail -20", []
+    for kind, message in (
+            ("user", {"role": "user", "content": "Validate the Terraform config"}),
+            ("assistant", {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                                              "input": {"command": command}}]}),
+            ("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                                   "content": output, "is_error": False}]})):
+        records.append({"type": kind, "message": message, "sessionId": "tf", "cwd": "/work/infra",
+                        "uuid": f"u{len(records)}", "timestamp": f"2026-12-01T10:00:0{len(records)}Z"})
+    (tmp_path / "tf.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    session = read_session(group_sessions(scan_files(tmp_path), subagent_parent)["tf"], identity)[0]
+    assert "\x1b" not in session.tool_calls[0].output
+    threads = [t.text for t in session_facts(session).threads()]
+    assert threads == ([thread] if thread else [])

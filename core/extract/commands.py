@@ -122,21 +122,27 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"dotnet build|swift build|next build|vite build|cmake --build|bazel build|ninja|"
                          r"(?:pyproject-)?build(?=\s|$))\b")),
 )
-# A test run's summary of failures: mix's and rspec's nonzero count, PHPUnit's verdict, bun's count
-_TESTS_FAILED = r"^\d+ (?:tests?|examples?), [1-9]\d* failures?\b|^(?:FAILURES|ERRORS)!$|^[ \t]*[1-9]\d* fail$"
+# A test run's summary of failures: mix's and rspec's nonzero count, PHPUnit's verdict, bun's count, Minitest's
+# (`rails test`), xcodebuild's
+_TESTS_FAILED = (r"^\d+ (?:tests?|examples?), [1-9]\d* failures?\b|^(?:FAILURES|ERRORS)!$|^[ \t]*[1-9]\d* fail$|"
+                 r"^\d+ runs, \d+ assertions, (?:[1-9]\d* failures|\d+ failures, [1-9]\d* errors)\b|"
+                 r"^\*\* TEST FAILED \*\*$")
+# A lint run's: terraform's errors (drawn in a box), tflint's count, helm's charts failed, a turbo or nx task failed
+_LINT_FAILED = (r"^│ Error: |^[1-9]\d* issue\(s\) found:|\b[1-9]\d* chart\(s\) failed|^\s*Failed:\s+\S+#\S+|"
+                r"Running target \S+ for \d+ projects? failed")
 # Output of a check that failed, whatever its exit status (a pipe through `tail` hides the status).
 _FAILED_RE = re.compile(r"^(?:FAIL\b|--- FAIL|FAILED\b|ERROR:? )|\b\d+ (?:failed|failing|errors?)\b|"
                         r"test result: FAILED|Tests?:\s+\d+ failed|\berror(?:\[E\d+\]|TS\d+):|"
                         r"Found \d+ errors?|\d+ problems? \(\d+ errors?|make: \*\*\*|Build failed|"
                         r"npm ERR!|ELIFECYCLE|^\d+ issues?:|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed\b|"
-                        + _TESTS_FAILED, re.MULTILINE)
+                        + _TESTS_FAILED + "|" + _LINT_FAILED, re.MULTILINE)
 # A kind's own words of failure: which check of several on one command line failed (`mise run test && mise run lint`)
 _KIND_FAILED = {
     "tests": re.compile(r"^(?:--- FAIL|FAIL\b|FAILED\b)|\b\d+ (?:failed|failing)\b|test result: FAILED|"
                         r"Tests?:\s+\d+ failed|^(?:#|ℹ) fail [1-9]|\b[1-9]\d* tests? failed\b|" + _TESTS_FAILED,
                         re.MULTILINE),
-    "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.",
-                       re.MULTILINE),
+    "lint": re.compile(r"^(?:\[[\w:-]+\] )?\d+ issues?:|\d+ problems? \(\d+ errors?|^Found \d+ errors?\.|"
+                       + _LINT_FAILED, re.MULTILINE),
     "types": re.compile(r"\berror TS\d+:|^Found \d+ errors? in \d+ files?|^\d+ errors?, \d+ warnings?", re.MULTILINE),
     # Go's compile errors ("cmd/edge/main.go:88:17: c.Fetch undefined (type ...)"), not `go vet`'s findings
     "build": re.compile(r"make: \*\*\*|Build failed|npm ERR!|\berror\[E\d+\]:|"
@@ -173,7 +179,10 @@ _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ER
                              r"^\(fail\) (?:.+ > )?(\S+)(?: \[[\d.]+m?s\])?$|"
                              # Gradle's "SyncSchedulerTest > schedulesNextRunAtMidnightLocal() FAILED", dbt's
                              # "2 of 4 FAIL 37 not_null_fct_daily_revenue_currency ....." after its clock time
-                             r"^\w+ > (\w+)(?:\(\))? FAILED$|^[\d:]+ +\d+ of \d+ (?:FAIL \d+|ERROR) (\S+) \.",
+                             r"^\w+ > (\w+)(?:\(\))? FAILED$|^[\d:]+ +\d+ of \d+ (?:FAIL \d+|ERROR) (\S+) \.|"
+                             # Minitest's "UserTest#test_valid [test/models/user_test.rb:8]:", xcodebuild's
+                             # "Test Case '-[AppTests.LoginTests testLogin]' failed"
+                             r"^\w+#(test\w*) \[\S+\]:$|^Test Case '-\[[\w.]+ (\w+)\]' failed",
                              re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+)$")
@@ -194,7 +203,11 @@ _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All ch
                         r"no issues found|Success: no issues|^(?:\[[\w:.-]+\] )?0 issues\.|Build succeeded|"
                         r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$|"
                         r"^[ \t]*[1-9]\d* (?:passing \(\d+m?s\)|pass|tests? passed)$|"
-                        r"^\d+ (?:tests?|examples?), 0 failures\b|^OK \(\d+ tests?,", re.MULTILINE)
+                        r"^\d+ (?:tests?|examples?), 0 failures\b|^OK \(\d+ tests?,|"
+                        # Minitest's, xcodebuild's, terraform's, helm's, turbo's and nx's
+                        r"^\d+ runs, \d+ assertions, 0 failures, 0 errors\b|^\*\* TEST SUCCEEDED \*\*$|"
+                        r"^Success! The configuration is valid\.|\b\d+ chart\(s\) linted, 0 chart\(s\) failed|"
+                        r"^\s*Tasks:\s+(\d+) successful, \1 total$|Successfully ran target \S+ for", re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ the names the rest of Eywa reads (Claude Code's: Bash, Edit, Write, Read, ...), 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol, cast
@@ -24,6 +25,8 @@ TEST_NAME_KEEP = 120  # characters of each test's name a write declares
 INPUT_DEPTH = 10  # levels of a tool input kept (real ones have 3; a damaged line can nest a thousand)
 _REDACT_MARGIN = 8000  # a secret straddling a cut is redacted whole before the cut is made
 _MAX_IDLE_GAP = 15 * 60  # seconds: longer pauses do not count as working time
+# A terminal's colour and cursor codes (terraform colours its output even into a pipe): no text of the output
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
 def parse_time(value: object) -> dt.datetime | None:
@@ -40,7 +43,7 @@ def cut(text: str, limit: int, redact: Redact) -> str:
     """Redact, then cut to `limit` characters (redacting first so a cut never leaves half a secret)."""
     if len(text) > limit + _REDACT_MARGIN:
         text = text[: limit + _REDACT_MARGIN]
-    text = redact(text)
+    text = redact(_ANSI_RE.sub("", text))
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -135,7 +138,7 @@ def keep_output(call: ToolCall, output: str, redact: Redact) -> None:
     """The end of a shell command's output (other tools' outputs are not kept)."""
     if call.name == "Bash" and output.strip():
         tail = output.strip()[-(OUTPUT_KEEP + _REDACT_MARGIN):]
-        tail = redact(tail)[-OUTPUT_KEEP:]
+        tail = redact(_ANSI_RE.sub("", tail).strip())[-OUTPUT_KEEP:]
         call.output = tail if len(tail) < OUTPUT_KEEP else "…" + tail[1:]
 
 
