@@ -72,6 +72,23 @@ SAID_LEFT = [
     ("midway_e", 35, "Caveat: To iterate quickly on the sample data I've put a temporary `.limit`"),
     # "`examples/settings.toml` still uses `kebab-case` keys and will not load as-is."
     ("midway_d", 18, "Caveat: `examples/settings.toml` still uses `kebab-case` keys and will not load as-is."),
+    # "The clean fix is `listCmd.MarkFlagsMutuallyExclusive(...)`, but I have left it as is for now": put off, in the
+    # past tense; the long code's start kept where the sentence needs it
+    ("midway_k", 3, "Caveat: The clean fix is `listCmd.MarkFlagsMut…`, but I have left it as is for now"),
+    # "I'm leaving rotation out of this first version", "so I'm keeping it out of this PR"
+    ("midway_k", 10, "Caveat: Since you asked to keep it simple, I'm leaving rotation out of this first version."),
+    ("midway_k", 19, "Caveat: BurntSushi/toml can report leftover keys"),
+    # "..., and I will not do that in this change."
+    ("midway_k", 30, "Caveat: Doing it properly touches the highlight span logic as well, and I will not do that"),
+    # "I will leave that for a follow-up so this change stays limited to the flag."
+    ("midway_k", 33, "Caveat: Fixing it means making `Candidates()` exclude `wt.Locked` entries: I will leave that "
+                     "for a follow-up"),
+    # "I will keep this change scoped to the dashboard UI as requested and not touch the hook for now."
+    ("midway_l", 3, "Caveat: That means for a real user with zero projects"),
+    # "I cannot build the app target or look at the screen in dark mode here." (only a package's tests ran)
+    ("midway_l", 21, "Caveat: I cannot build the app target or look at the screen in dark mode here."),
+    # "Writing a throwaway repro script ... Scratch only, will delete before wrapping up.": never deleted
+    ("midway_l", 23, "Caveat: Scratch only, will delete before wrapping up."),
 ]
 
 
@@ -96,6 +113,15 @@ LEFT_BY_ACTIONS = [
     # dbt's failing test by name: "2 of 4 FAIL 37 not_null_fct_daily_revenue_currency ..."
     ("midway_g", 11, "Tests failing: `dbt build -s fct_daily_revenue` last run failed: "
                      "`not_null_fct_daily_revenue_currency`"),
+    # the agent's todo list kept as a markdown checklist in its messages, its last item never ticked
+    ("midway_k", 24, 'To do: CHANGELOG entry under "Unreleased"'),
+    # a choice put off by the person's last prompt ("separate thing while I think — can you bump Go ..."), and a
+    # question ("let me ask her about the slowdown. meanwhile do the rest")
+    ("midway_k", 27, "Decide: move the whole package to `pkg/gitexec`"),
+    ("midway_h", 25, "Asked whether to turn benchmark off"),
+    # Codex's "Plan" line over a numbered list; "4. Run `cargo bench --bench ring` to make sure ..." never ran (a
+    # `cargo test ring::` shares its words, not its command)
+    ("midway_l", 5, "Plan step not done: Run `cargo bench --bench ring`"),
 ]
 
 
@@ -121,6 +147,11 @@ DONE = [
     ("midway_i", 8),  # "👍 thanks" unanswered
     ("midway_j", 10),  # "write the up/down pair and test it against the local docker db": no tests asked for
     ("midway_j", 22),  # "... throws `BillingSdkError` instead of crashing later": no step put off
+    # "3. Run storybook build for the ui package to catch story breakage": `pnpm --filter @acme/ui build-storybook`
+    # ran; what the step is for is no part of it
+    ("midway_d", 17),
+    ("midway_k", 34),  # "Aisha's comments on the parser PR": the report's "## Summary" is no PR text to open
+    ("midway_l", 11),  # "Next steps\n1. None needed for deploy: ..."
 ]
 
 
@@ -201,3 +232,17 @@ def test_a_check_before_only_and_steps_passed_when_the_line_exited_zero() -> Non
     assert told('go build -o /tmp/x ./cmd/x && /tmp/x aaaa 2>&1; echo "Exit code: $?"', False) == []  # d64b50bb
     assert told("pytest | tail -3 && make docs", False) == []
     assert told("ruff check . && pytest", True) == []
+
+
+def test_a_pr_descriptions_test_plan_is_no_todo_list() -> None:
+    """A checklist is the agent's todo list only outside a PR's test plan: its unticked manual check is the PR's."""
+    from eywa.core.session import Event, Session, ToolCall
+
+    session = Session(session_id="c1a5e0de-0000-4000-8000-000000000002", agent="codex", cwd="/tmp/project",
+                      first_ts=scripted.T0, last_ts=scripted.T0)
+    reply = ("Here is the PR description:\n\n## Summary\n- Retry on 429\n\n## Test plan\n- [x] unit tests\n"
+             "- [ ] try it against staging")
+    session.events = [Event("user", scripted.T0, text="Add retries and write the PR description"),
+                      Event("tool", scripted.T0, tool=ToolCall("e1", "Edit", {"file_path": "/tmp/project/retry.py"})),
+                      Event("assistant", scripted.T0, text=reply)]
+    assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("To do")]

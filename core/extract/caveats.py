@@ -42,6 +42,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    # "haven't been exercised against real Postgres", "I can't check that here": no check behind it
                    r"\b(?:haven't|have not|hasn't|has not) (?:yet )?been (?:exercised|run|tried)\b|"
                    r"\b(?:can't|cannot) (?:check|verify|test|confirm) (?:that|this|it)\b|"
+                   # "I cannot build the app target or look at the screen in dark mode here": no way to check here
+                   r"\b(?:can't|cannot) (?:build|run|launch|open|look at)\b[^.]{0,80}\b(?:from )?here\b|"
                    r"(?:haven't|have not|didn't|did not|couldn't|could not) (?:yet )?(?:(?:test|verify)(?:ed)?\b|run\b"
                    r"(?! (?:into|out)\b)|check(?:ed)?\b(?! in\b))(?! (?:any|anything|the existing))|"
                    # "The `buildinfo` package name issue doesn't reproduce with the project's lint config": not fixed
@@ -53,17 +55,22 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\bwill (?:likely |probably )?conflict with|"
                  rf"{_FORESEEN}|"
                  r"\bdefer(?:red|ring)? (?:as (?:too|out of|a follow)|(?:it |this |that )?(?:to|for|until) (?:a |the )?"
-                 r"(?:later|follow|future|next|separate|another))|\bleft (?:it |this |that )?(?:for|as) (?:a )?"
-                 r"(?:follow-?up|later|future)|"
+                 r"(?:later|follow|future|next|separate|another))|"
+                 r"\b(?:left|leav(?:e|ing)) (?:it |this |that |them )?(?:for|as) (?:a )?(?:follow-?up|later|future)|"
                  r"\bout of scope for (?:this|now)|\btoo complex (?:for|to) |"
                  r"\bin (?:a )?(?:later |separate |future )?follow-?up(?:s| prs?)?\b|"
                  r"\bfollow-?up (?:prs?|issues?|changes?|tasks?|migrations?|commits?|tickets?)\b|"
                  # "I'm leaving that for a separate PR", "it can go in a separate one", "I'll keep it out of this
-                 # migration", "I will leave that as is for now": put off, by the agent's choice
+                 # migration", "I will leave that as is for now", "I have left it as is for now": put off, by the
+                 # agent's choice
                  r"\bleav(?:e|ing) (?:it |this |that |them )?for (?:a |the )?(?:separate|later|future|next)\b|"
                  r"\b(?:can|could|should|will) go in(?:to)? a separate\b|"
-                 r"\bkeep (?:it|this|that|them) out of this\b|"
-                 r"\bleav(?:e|ing)\b[^.;]{0,60}\bfor now\b|"
+                 # "I'm keeping it out of this PR", "I'm leaving rotation out of this first version", "I will not do
+                 # that in this change"
+                 r"\b(?:keep(?:ing)?|kept|leav(?:e|ing)|left)\b[^.;]{0,40}\bout of this\b|"
+                 r"\b(?:will not|won't|not going to) (?:do|fix|change|handle|address|tackle) (?:that|this|it) "
+                 r"(?:in|as part of) this (?:change|pr|patch|commit|task)\b|"
+                 r"\b(?:leav(?:e|ing)|(?<!nothing )left|not touch)\b[^.;]{0,60}\bfor now\b|"
                  # "left a `// TODO: honor Retry-After on 429` at `pushChanges.ts:27` to handle later"
                  r"\bto (?:handle|fix|address|do|revisit|tackle) later\b|"
                  # "Proper DMA-backed transfers stay as a TODO."
@@ -100,6 +107,10 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                   # (not a report of it gone: "the scratch directory was removed afterwards")
                   r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:remove|delete|revert)(?![^.]*\bautomatic)|"
                   r"\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
+                  # "Scratch only, will delete before wrapping up", "a scratch file ... — I'll delete it once we're
+                  # done": a removal promised
+                  r"\b(?:temporary|throwaway|scratch)\b[^.]{0,60}\b(?:i'll|i will|will|going to) "
+                  r"(?:delete|remove|clean up|drop)\b|"
                   # "It needs to be deleted once the fix is confirmed", "Keep it until we've seen a green CI run,
                   # then drop it": to go, at a time still to come
                   r"\bneeds? to be (?:deleted|removed|reverted) (?:once|when|after|before)\b|"
@@ -188,7 +199,16 @@ def posted_reply(command: str) -> str:
 def _plain(said: str) -> str:
     """The sentence without its location, links and long code."""
     said = _URL_RE.sub("", _LOCATION_RE.sub("", said))
-    return _CODE_SPAN_RE.sub(lambda m: "" if len(m.group(0).split("`")[1]) >= _LONG_CODE else m.group(0), said).strip()
+    return _CODE_SPAN_RE.sub(_short_code, said).strip()
+
+
+def _short_code(span: re.Match[str]) -> str:
+    """A code span as a caveat keeps it: a long one goes, with the "using" that leads it, or, with no such lead (the
+    sentence's own word: "The clean fix is `...`, but ..."), its start stays."""
+    lead, code = span.group(0).split("`")[:2]
+    if len(code) < _LONG_CODE:
+        return span.group(0)
+    return "" if lead.strip() else f"{lead}`{code[:_LONG_CODE // 2].rstrip()}…`"
 
 
 def kind_of(said: str) -> str | None:

@@ -206,6 +206,11 @@ _PR_WORD_RE = re.compile(r"\b(?:PR|pull request)\b", re.IGNORECASE)
 _PR_TEXT_RE = re.compile(r"\b(?:PR|pull request)(?:'s)? (?:description|body|summary|text|title|message)\b|"
                          r"\b(?:for|of) the (?:PR|pull request)\b", re.IGNORECASE)
 _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
+# A prompt about a PR that is there already ("golangci bot left this on the PR", "Aisha's comments on the parser PR",
+# "PR #42's review"): its report is no PR text to open
+_PR_THERE_RE = re.compile(r"\b(?:on|in|to|of|from) (?:the|this|that|my|our|your) (?:[\w-]+ )?(?:PR|pull request)\b"
+                          r"(?! (?:description|body|summary|text|title|message))|\b(?:PR|pull request) #?\d+",
+                          re.IGNORECASE)
 # A plan's list of the files it will change ("## Files to Modify", "**Critical files:**"), and its items.
 _PLAN_FILES_RE = re.compile(
     r"^(?:#+\s*|\*\*)?(?:Files?|Critical files?) (?:to )?(?:modify|change|create|update|edit|touch)\b", re.IGNORECASE)
@@ -678,7 +683,8 @@ def _drafted_in_reply(session: Session) -> str:
     """A PR description in the last turn's replies ("Here's the PR description: ## Summary ..."), asked for
     or titled as one: the reply that holds it, else ""."""
     start = last_prompt_index(session.events)
-    asked = _PR_WORD_RE.search(session.events[start].text) if start >= 0 else None
+    prompt = session.events[start].text if start >= 0 else ""
+    asked = _PR_WORD_RE.search(prompt) and not _PR_THERE_RE.search(prompt)
     return next((e.text for e in session.events[start + 1:] if e.kind == "assistant" and _SUMMARY_HEADING_RE.search(
         e.text) and (asked or _PR_TEXT_RE.search(e.text[:300]) or _TITLE_LINE_RE.search(e.text[:300]))), "")
 

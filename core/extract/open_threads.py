@@ -17,7 +17,7 @@ from eywa.core.extract.checks_said import handed_check, handed_kinds, not_run
 from eywa.core.extract.claude_words import Sentence, sentences
 from eywa.core.extract.directions import PROMPT_SENTENCE_RE
 from eywa.core.extract.marks import first_line, typed, words_cut
-from eywa.core.extract.plan_steps import plan_file, steps_of
+from eywa.core.extract.plan_steps import ended_on, plan_file, steps_of
 from eywa.core.extract.review_reply import review_reply_left
 from eywa.core.extract.said_left import (
     ASIDE_LEAD,
@@ -114,6 +114,7 @@ NEXT_STEP_RE = re.compile(
 # any other callers", "I haven't changed any other files": a step's words, saying none is left (not "Nothing is
 # committed yet")
 _NOTHING_LEFT_RE = re.compile(r"^(?!.*\byet\b)(?:(?:so,?\s+)?(?:there(?:'s|’s| is| are) )?(?:nothing\b|"
+                              r"none (?:needed|required|necessary|left|remaining)\b|"
                               r"no (?:more |other |further )?(?:remaining|pending|open|outstanding)\b|"
                               r"no \w+ (?:is|are|remains?) (?:pending|remaining|left|open|outstanding)\b|"
                               r"no (?:further |more |other )?[\w-]+(?: [\w-]+)? (?:is |are )?(?:needed|required|"
@@ -245,6 +246,12 @@ _LIST_WORDS = frozenset("next steps step remaining left still needed work todo t
                         "future action items addressed pending outstanding open".split())
 # "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
 _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
+_ANSWER_PUT_OFF_RE = re.compile(r"\b(?:while i (?:think|decide|check|ask)|let me (?:think|ask|check with)|"
+                                r"i(?:'ll| will| need to) (?:think|ask|check with|get back to you)|meanwhile|"
+                                r"in the meantime|hold that thought)\b", re.IGNORECASE)
+_YOU_RE = re.compile(r"\b(?:you|your|which|should i|shall i|should we|do we)\b", re.IGNORECASE)  # asked of the person
+_CHECKBOX_RE = re.compile(r"^[ \t]*[-*] \[([ xX])\] +(\S.*?)[ \t]*$", re.MULTILINE)  # a markdown task list's item
+_TEST_PLAN_RE = re.compile(r"\btest plan\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
 _COMPLETED_TODO_RE = re.compile(r"todos/(\d+)-complete-")
 _TODO_WORDS = 16  # of a todo file's finding: one clause on a thread's line, its file's name before it
@@ -273,6 +280,21 @@ def _todo_threads(session: Session) -> list[Thread]:
             and not (checked and _CHECK_INTENT_RE.match(str(t["content"])))] + [
         Thread(f"{DROPPED_TODO} {_cut(item, 160)}", False)
         for item in [i for i in session.todos_dropped if _CHANGE_STEP_RE.match(i)][:_DROPPED]]
+
+
+def _checklist_threads(session: Session) -> list[Thread]:
+    """The unticked items of the agent's last checklist in its own text ("- [x] tests for parser and table", "- [ ]
+    CHANGELOG entry"): its todo list, kept in words where no todo tool holds one, when it ticked some of it and the
+    session ended on that work (no new request after it). A PR's test plan is no such list."""
+    if session.todos:
+        return []
+    events = session.events
+    at = next((i for i in range(len(events) - 1, -1, -1)
+               if events[i].kind == "assistant" and _CHECKBOX_RE.search(events[i].text)), -1)
+    boxes = _CHECKBOX_RE.findall(events[at].text) if at >= 0 else []
+    if all(mark == " " for mark, _ in boxes) or _TEST_PLAN_RE.search(events[at].text) or not ended_on(session, at):
+        return []
+    return [Thread(f"{TO_DO} {_cut(item, 160)}", True) for mark, item in boxes if mark == " "]
 
 
 def _todo_line(item: dict[str, object], stopped: str) -> str:
@@ -408,7 +430,8 @@ def _listed_steps(found: tuple[Sentence, ...]) -> list[tuple[Thread, set[int]]]:
                             said | {index}))
             continue
         checks = 0
-        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text):
+        if kind and taken < _LIST_ITEMS and not _CONDITION_RE.match(sentence.text) and \
+                not _NOTHING_LEFT_RE.match(sentence.text):  # "1. None needed for deploy: ..."
             about = about if lead or taken else _lead_own_words(sentence.heading)
             head = f"{kind} ({about})" if about and not taken else kind
             taken += 1
@@ -498,6 +521,21 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
         for match in _TODO_RE.finditer(event.text):
             threads.append(Thread(f"{TODO} {_cut(match.group(1).strip())}", False))
     return threads
+
+
+def _put_off_question(events: list[Event], start: int) -> list[Thread]:
+    """The question of the agent's message that the person's last prompt (at `start`) put off, asking for other work
+    meanwhile ("separate thing while I think — ...", "let me ask her about the slowdown. meanwhile do the rest"): a
+    choice with its options ("Decide: ..."), else the question; nothing came after to answer it."""
+    if start <= 0 or not _ANSWER_PUT_OFF_RE.search(typed(events[start].text)):
+        return []
+    reply = next((e for e in reversed(events[:start]) if e.kind == "assistant" and e.text.strip()), None)
+    found = sentences(reply.text) if reply is not None else ()
+    asked = [i for i, s in enumerate(found) if s.text.rstrip("*").endswith("?") and _YOU_RE.search(s.text)]
+    if not asked:
+        return []
+    prompt = next((e.text for e in reversed(events[:start]) if e.kind == "user"), "")
+    return [Thread(open_choice(found, asked[-1], prompt) or _question(found, asked[-1], "", True), True)]
 
 
 def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:
@@ -666,7 +704,7 @@ def open_threads(session: Session, checked: frozenset[str] = frozenset()) -> tup
             threads.append(Thread(f"{PLAN_NOT_BUILT} {_cut(_PLAN_VERB_RE.sub('', _PLAN_WORD_RE.sub('', plan)), 160)}",
                                   True))
         threads += _closing_threads(replies, plan, events[start].text if start >= 0 else "", built, checked)
-        threads += _steps_before_aside(events, start, calls)
+        threads += _steps_before_aside(events, start, calls) + _put_off_question(events, start)
         left = _intent_left(replies, tail)
         if left is not None:
             threads.append(left)
@@ -679,6 +717,9 @@ def open_threads(session: Session, checked: frozenset[str] = frozenset()) -> tup
         threads += [t for t in _offer_passed_over(session, closing)  # not again one offers_not_taken named
                     if not any(t.text.split(": ", 1)[1] in said.text for said in threads)]
     threads += [Thread(text, False) for text in review_reply_left(events)]  # however the session ended
+    # a checklist item a closing lead already names ("Next steps:\n- [ ] Deploy") is not said twice
+    threads += [t for t in _checklist_threads(session) if not any(t.text.split(": ", 1)[1] in said.text
+                                                                  for said in threads)]
     unique = list({t.text: t for t in map(_without_lead, threads)}.values())
     return [t for t in unique if not _said_by_another(t, unique)][:MAX_THREADS], kind
 

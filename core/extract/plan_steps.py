@@ -47,6 +47,7 @@ _STEP_VERB_RE = re.compile(rf"^(?:\*\*)?(?:{'|'.join(_STEP_VERBS)})\b", re.IGNOR
 _SKIPPED_RE = re.compile(r"✅|\bDONE\b|~~|\b(?:optional(?:ly)?|if needed|if necessary|nice to have|consider|"
                          r"maybe|minor)\b", re.IGNORECASE)
 _TESTS_RE = re.compile(r"\b(?:unit |integration |e2e )?tests?\b|\btest cases?\b|\bcoverage\b", re.IGNORECASE)
+_COMMAND_SPAN_RE = re.compile(r"`([a-z][\w.-]*(?: [^`\n]+)+)`")  # a command line in backticks
 _RUN_RE = re.compile(r"^(?:\*\*)?(?:run|re-?run|execute|verify|check|build|deploy|publish|install|regenerate)\b",
                      re.IGNORECASE)
 _DOCS_RE = re.compile(r"\b(?:readme|docs?|documentation|changelog|document)\b", re.IGNORECASE)
@@ -69,12 +70,16 @@ _GENERIC = frozenset(word[:_STEM] for word in (
     "related accordingly needed necessary").split())
 _VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERBS)
 _WHERE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
+# "Run storybook build for the ui package to catch story breakage": what for, not what
+_PURPOSE_RE = re.compile(r"\s+(?:to|so that|in order to)\s+(?:make sure|ensure|check|verify|catch|confirm|avoid|"
+                         r"see|prevent|guard)\b.*$", re.IGNORECASE | re.DOTALL)
 _REMOVAL_RE = re.compile(r"^(?:\*\*)?(?:remove|delete|drop)\b", re.IGNORECASE)
 # "Let me implement the changes:", "I'll make these changes:", "Here's my plan:" before a numbered list
 # or a heading "## Plan" over it
 _ANNOUNCED_RE = re.compile(r"^(?:.*\b(?:let me|i'll|i will|i'm going to|here's (?:the|my) plan|(?:the |my )?plan)\b"
-                           r"[^\n]*:(?:\*\*)?|#{1,6}\s*(?:\w+\s+){0,2}plan\s*$)\s*\n(?=\s*1[.)] )",
-                           re.IGNORECASE | re.MULTILINE)  # "**Plan:**" too
+                           r"[^\n]*:(?:\*\*)?|#{1,6}\s*(?:\w+\s+){0,2}plan\s*$|(?:\*\*)?plan(?:\*\*)?\s*$)"
+                           r"\s*\n(?=\s*1[.)] )",
+                           re.IGNORECASE | re.MULTILINE)  # "**Plan:**" too, and Codex's "Plan" line alone
 _GO_WORDS = 12  # of a prompt that only says go ahead
 _SHORT_PROMPT = 6  # words of a prompt that finishes the plan's work ("commit this", "push it")
 _MOST = 0.6  # of a step's words a later edit or command shares, for a step that names no code
@@ -210,10 +215,12 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
     it is no step taken), not by a name another step shares ("Add `nickname` to `openapi/profile.yaml`")."""
     bases = {path.rsplit("/", 1)[-1] for path in files}
     said = f"{written}\n{spoken}"
-    words = _stems(_WHERE_RE.sub("", step)) - _VERBS - _GENERIC
+    words = _stems(_PURPOSE_RE.sub("", _WHERE_RE.sub("", step))) - _VERBS - _GENERIC
     named = [name.rsplit("/", 1)[-1] for name in _FILE_RE.findall(step)]  # the files by their names
     if named:
         return all(base in bases or _said(base, spoken) for base in named) or _ticked(words, ticked)
+    if _RUN_RE.match(step) and (run := _COMMAND_SPAN_RE.search(step)):  # "Run `cargo bench --bench ring`": it ran
+        return any(run.group(1) in command for command in ran) or _said(run.group(1), spoken)
     if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
