@@ -119,6 +119,10 @@ LEFT_BY_ACTIONS = [
     # question ("let me ask her about the slowdown. meanwhile do the rest")
     ("midway_k", 27, "Decide: move the whole package to `pkg/gitexec`"),
     ("midway_h", 25, "Asked whether to turn benchmark off"),
+    # a question the person's last prompt passed over, asking something else ("what happens if someone passes --since
+    # with a future date?", "we use helm-unittest in the other charts, can you add tests for this one too")
+    ("midway_m", 13, "Asked whether to go ahead: I still need to update those two"),
+    ("midway_m", 19, "Asked whether to bump `Chart.yaml` to `0.8.0` in this change, or leave it"),
     # Codex's "Plan" line over a numbered list; "4. Run `cargo bench --bench ring` to make sure ..." never ran (a
     # `cargo test ring::` shares its words, not its command)
     ("midway_l", 5, "Plan step not done: Run `cargo bench --bench ring`"),
@@ -152,6 +156,14 @@ DONE = [
     ("midway_d", 17),
     ("midway_k", 34),  # "Aisha's comments on the parser PR": the report's "## Summary" is no PR text to open
     ("midway_l", 11),  # "Next steps\n1. None needed for deploy: ..."
+    # `pnpm --filter @acme/api-client test -- src/retry.test.ts` failed; the whole package's suite, run in a `for`
+    # loop's body (`do pnpm --filter @acme/api-client test -- --reporter=dot`), passed 20 times after
+    ("midway_m", 8),
+    ("midway_g", 19),  # "do you want me to fix this for iOS only, or both platforms?" - "Both please."
+    ("midway_n", 8),  # "Not committed; you didn't ask for it."
+    # `pytest projects/tests/test_members_api.py` failed, then Django's whole `python manage.py test` passed: the
+    # `manage.py` it runs by is no part of the project
+    ("midway_n", 12),
 ]
 
 
@@ -246,3 +258,17 @@ def test_a_pr_descriptions_test_plan_is_no_todo_list() -> None:
                       Event("tool", scripted.T0, tool=ToolCall("e1", "Edit", {"file_path": "/tmp/project/retry.py"})),
                       Event("assistant", scripted.T0, text=reply)]
     assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith("To do")]
+
+
+@pytest.mark.parametrize(("session_id", "reply"), [
+    ("45ba035c-93ee-46e8-b83c-9d8a3a1cb05b", "Adress them but be careful not to screw over existing functionality."),
+    ("b5f6af67-9cd0-42bb-8323-9ac99badee2d", "remote it completeley, no need to deprecated it"),
+])
+def test_a_question_the_next_prompt_answers_in_other_words_is_answered(session_id: str, reply: str) -> None:
+    """The corpus: "Want me to go ahead and fix those?" answered "Adress them ...", "deprecate it or remove it
+    entirely?" answered "remote it completeley, no need to deprecated it": no question left."""
+    from .test_extractor import corpus_session
+
+    session = corpus_session(session_id)
+    assert any(e.kind == "user" and e.text.startswith(reply) for e in session.events)
+    assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith(("Asked", "Decide"))]

@@ -634,6 +634,7 @@ def test_what_happened_names_the_branch_the_work_is_on_and_one_the_session_switc
     ("./node_modules/.bin/eslint .", "lint"), ("bin/rails test", "tests"), ("bundle exec rails test", "tests"),
     ("xcodebuild test -scheme App", "tests"), ("xcodebuild -scheme App -destination 'name=iPhone 15' test", "tests"),
     ("terraform validate", "lint"), ("tflint --recursive", "lint"), ("helm lint ./chart", "lint"),
+    ("for i in 1 2 3; do pnpm test; done", "tests"), ("if true; then cargo test; fi", "tests"),
 ])
 def test_the_common_runners_are_checks(command: str, kind: str) -> None:
     assert [check.kind for check in commands.checks(command)] == [kind]
@@ -1024,6 +1025,10 @@ def _test_run(command: str, passed: bool) -> ToolCall:
     (".venv/bin/python -m pytest tests/test_x.py::test_y", ".venv/bin/python -m pytest tests/"),
     ("bin/rails test test/models/user_test.rb", "bin/rails test"),
     ("pnpm --filter web test", "pnpm -r test"),
+    ("pnpm --filter web test -- src/a.test.ts", "pnpm --filter web test -- --reporter=dot"),
+    # Django's test labels are the folders they name; `manage.py` is the program, no file of the project
+    ("python manage.py test shop.tests.test_product_list_queries", "python manage.py test shop"),
+    ("pytest shop/tests/test_views.py", "python manage.py test"),
 ])
 def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_rerun(failed: str, passed: str) -> None:
     """A test written red, run alone, then its file passed: the full pass before does not matter."""
@@ -1039,6 +1044,7 @@ def test_a_failed_run_on_a_part_that_a_later_pass_on_a_wider_part_covers_is_reru
     ("mise run test:integration", 'mise run test:integration -- -run "TestResume"'),
     ("mise run test:e2e", "mise run test:integration"),
     ("python -m pytest -m slow", "python -m pytest -m fast"),
+    ("python manage.py test shop", "python manage.py test shop.tests"),
     ("pnpm --filter web test", "pnpm --filter api test"),
 ])
 def test_a_failed_run_on_a_part_that_only_another_or_a_narrower_part_passed_after_is_not_rerun(

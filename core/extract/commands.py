@@ -24,6 +24,7 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
                         r"uv run(?:\s+(?:(?:--with|--extra|--group|--package|--python|-p)[\s=]\S+|--[a-z][\w-]*))*|"
                         r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|(?:\S*/)?python[\d.]* -m|"
                         r"go tool)\s+)+")
+_DJANGO_TEST_RE = re.compile(r"^(?:python[\d.]*\s+)?(?:\./)?manage\.py test\b")
 # A runner run from an environment's folder of programs (`.venv/bin/pytest`, `node_modules/.bin/jest`): the runner
 _BIN_PATH_RE = re.compile(r"^(?:\S*/)?(?:bin|\.bin|Scripts)/(?=[\w.-]+(?:\s|$))")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
@@ -185,14 +186,15 @@ _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ER
                              r"^\w+#(test\w*) \[\S+\]:$|^Test Case '-\[[\w.]+ (\w+)\]' failed",
                              re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
-                             r"-failfast|--no-header|--color=\S+)$")
+                             r"-failfast|--no-header|--color=\S+|--reporter=\S+)$")
+_LOOP_WORD_RE = re.compile(r"^(?:do|then|else)\s+")
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
 # (nx's `run-many -t test` names its task, no test)
 _SCOPE_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)"
                        r"(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
-# The program run by its path (`./gradlew`, `bin/rails`, `/usr/bin/make`)
-_PROGRAM_PATH_RE = re.compile(r"^\.{0,2}/?(?:[\w.-]+/)+[\w.-]+(?=\s|$)")
+# The program run by its path (`./gradlew`, `bin/rails`, `/usr/bin/make`), or Django's `python manage.py`
+_PROGRAM_PATH_RE = re.compile(r"^(?:\.{0,2}/?(?:[\w.-]+/)+[\w.-]+|(?:python[\d.]*\s+)?(?:\./)?manage\.py)(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
 _FILTER_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)"
                         r"(?:'[^']*'|\"[^\"]*\"|\S+)|"
@@ -258,8 +260,14 @@ def steps(command: str) -> list[str]:
 
 
 def bare(step: str) -> str:
-    """The step without environment assignments and wrappers (`CI=1 uv run pytest` -> `pytest`)."""
-    return _BIN_PATH_RE.sub("", _PREFIX_RE.sub("", step), count=1)
+    """The step without environment assignments and wrappers (`CI=1 uv run pytest` -> `pytest`); Django's test labels
+    as the folders they name (`manage.py test shop.tests` -> `manage.py test shop/tests/`)."""
+    step = _BIN_PATH_RE.sub("", _PREFIX_RE.sub("", step), count=1)
+    if (django := _DJANGO_TEST_RE.match(step)) is None:
+        return step
+    labels = (f"{word.replace('.', '/')}/" if not word.startswith("-") else word
+              for word in step[django.end():].split())
+    return " ".join([step[:django.end()], *labels])
 
 
 def git_steps(command: str) -> list[GitStep]:
@@ -299,7 +307,7 @@ def checks(command: str) -> list[Check]:
 def _label(step: str) -> str:
     """The check as a reader names it: without redirections and output flags (`2>&1`, `-v`, `-count=1`)."""
     words = [w for w in step.split() if not _OUTPUT_FLAG_RE.match(w)]
-    return " ".join(words)
+    return " ".join(words[:-1] if words[-1:] == ["--"] else words)  # `test -- --reporter=dot`: nothing passed on
 
 
 def scoped(command: str) -> bool:
@@ -319,6 +327,9 @@ def within(part: str, whole: str) -> bool:
     """Whether a check run on a part is run again by one on a wider part that holds it, without its filters
     (`pytest tests/x.py::test_y` by `pytest tests/x.py`, `go test ./pkg -run TestX` by `go test ./pkg`, `pytest
     tests/x.py` by `pytest tests/`)."""
+    if part.startswith(whole + " ") and all(word == "--" or _is_path(word) for word in _FILTER_RE.sub(
+            "", part[len(whole):]).split()):
+        return True  # the same run narrowed (`pnpm --filter web test -- src/a.test.ts` by `pnpm --filter web test`)
     if filtered(whole):
         return False
     words, wider = _FILTER_RE.sub("", " " + bare(part)).split(), bare(whole).split()
@@ -507,8 +518,9 @@ def _parts_in_folders(command: str) -> list[tuple[str, str]]:
 
 
 def _step(part: str) -> str:
-    """A part without its pipe's later stages and its brackets."""
-    return part.split(" | ", 1)[0].strip().strip("()").strip()
+    """A part without its pipe's later stages, its brackets and the shell's word that opens a loop's or a branch's
+    body (`for i in 1 2 3; do pnpm test; done`)."""
+    return _LOOP_WORD_RE.sub("", part.split(" | ", 1)[0].strip().strip("()").strip())
 
 
 def _under(folder: str, path: str) -> str:

@@ -26,10 +26,12 @@ from eywa.core.extract.said_left import (
     YES_WORDS,
     checks_left_to_user,
     clause,
+    edited_after,
     findings_left,
     labelled_step,
     last_prompt_index,
     merge_left,
+    named_code,
     offers_not_taken,
     open_choice,
     refusal_words,
@@ -93,7 +95,8 @@ NEXT_STEP_RE = re.compile(
     r"\bneeds? (?:an? )?(?:review|approval|sign-?off)s? from\b|"
     r"^[\w` -]{2,40}? not (?:applied|run|deployed|verified|tested|released|merged|migrated)\s*(?::|—|–| - |\()|"
     rf"^not (?:committed|pushed)\b(?!\s*[:—–-]\s*{NOTHING})"
-    r"(?![^.]{0,40}\b(?:per your|as you (?:asked|said|requested)|as requested))|"  # "Not pushed, per your instructions"
+    # "Not pushed, per your instructions", "Not committed; you didn't ask for it"
+    r"(?![^.]{0,40}\b(?:per your|as you (?:asked|said|requested)|as requested|you (?:didn't|did not) ask))|"
     r"\b(?:ci|checks?|pipeline|workflow)s? (?:is|are) still (?:running|pending|in progress)\b|"
     r"(?:don't|do not) (?:merge|deploy|release|ship|apply)\b[^.]{0,160}\b(?:until|before)\b|"
     r"^please (?:run|apply|deploy|merge|review|rotate|restart|reload|update|install|migrate|approve)\b|"
@@ -249,7 +252,12 @@ _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
 _ANSWER_PUT_OFF_RE = re.compile(r"\b(?:while i (?:think|decide|check|ask)|let me (?:think|ask|check with)|"
                                 r"i(?:'ll| will| need to) (?:think|ask|check with|get back to you)|meanwhile|"
                                 r"in the meantime|hold that thought)\b", re.IGNORECASE)
-_YOU_RE = re.compile(r"\b(?:you|your|which|should i|shall i|should we|do we)\b", re.IGNORECASE)  # asked of the person
+# a reply that answers a question: yes or no, an option picked ("B", "option 2", "the second", "go with the shim")
+_ANSWERED_RE = re.compile(rf"^\W*(?:{YES_WORDS}|no|nope|nah|don't|leave it|both|either|neither|option\b|[a-c1-3]\b|"
+                          r"(?:\w+\s+){0,2}the (?:first|second|third|last|latter|former)\b|go with\b|let'?s go with\b|"
+                          # "Adress them but be careful ...", "remove it completely": the step asked about, taken
+                          r"(?:\w+\s+){1,2}(?:them|those|these|it|all)\b)", re.IGNORECASE)
+_YOU_RE = re.compile(r"\b(?:you|your|which|should i|shall i|should we|do we|want me)\b", re.IGNORECASE)  # asked of them
 _CHECKBOX_RE = re.compile(r"^[ \t]*[-*] \[([ xX])\] +(\S.*?)[ \t]*$", re.MULTILINE)  # a markdown task list's item
 _TEST_PLAN_RE = re.compile(r"\btest plan\b", re.IGNORECASE)
 _PENDING_TODO_RE = re.compile(r"(?:^|/)todos/(\d+)-pending-(?:p\d-)?([^/]+?)\.md$")
@@ -523,19 +531,35 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
     return threads
 
 
+def _stems(text: str) -> set[str]:
+    """The content words, a long one by its first six letters: "deprecated" answers "deprecate", "charts" is no
+    "chart" (a plural is another thing's)."""
+    return {word[:6] if len(word) >= 7 else word for word in content_words(text)}
+
+
 def _put_off_question(events: list[Event], start: int) -> list[Thread]:
-    """The question of the agent's message that the person's last prompt (at `start`) put off, asking for other work
-    meanwhile ("separate thing while I think — ...", "let me ask her about the slowdown. meanwhile do the rest"): a
-    choice with its options ("Decide: ..."), else the question; nothing came after to answer it."""
-    if start <= 0 or not _ANSWER_PUT_OFF_RE.search(typed(events[start].text)):
+    """The question of the agent's message that the person's last prompt (at `start`) put off or passed over, asking
+    for other work ("separate thing while I think — ...", "meanwhile do the rest", "we use helm-unittest in the other
+    charts, can you add tests for this one too" after "Should I bump `Chart.yaml` to `0.8.0` ...?"): a choice with its
+    options ("Decide: ..."), else the question; nothing after it edited what it names."""
+    if start <= 0:
         return []
+    prompt = typed(events[start].text)
     reply = next((e for e in reversed(events[:start]) if e.kind == "assistant" and e.text.strip()), None)
     found = sentences(reply.text) if reply is not None else ()
-    asked = [i for i, s in enumerate(found) if s.text.rstrip("*").endswith("?") and _YOU_RE.search(s.text)]
+    asked = [i for i, s in enumerate(found) if s.text.rstrip("*").endswith("?") and _YOU_RE.search(s.text)
+             and not _COURTESY_RE.search(s.text) and not _EXTRA_ASKED_RE.match(s.text)]
     if not asked:
         return []
-    prompt = next((e.text for e in reversed(events[:start]) if e.kind == "user"), "")
-    return [Thread(open_choice(found, asked[-1], prompt) or _question(found, asked[-1], "", True), True)]
+    at = asked[-1]
+    if not _ANSWER_PUT_OFF_RE.search(prompt):
+        around = " ".join(s.text for s in found[max(0, at - 1):at + 1])
+        named = named_code(around)
+        if _ANSWERED_RE.match(prompt) or _stems(around) & _stems(prompt) or any(
+                name in edited_after(events, start) for name in named):
+            return []
+    before = next((e.text for e in reversed(events[:start]) if e.kind == "user"), "")
+    return [Thread(open_choice(found, at, before) or _question(found, at, "", True), True)]
 
 
 def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) -> list[Thread]:
