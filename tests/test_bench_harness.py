@@ -387,9 +387,9 @@ def test_the_blind_scripted_sweeps_label_every_session_and_the_handoffs_agree_as
     import scripted
 
     measured = {"midway_a": (33, 8), "midway_b": (30, 11), "midway_c": (29, 9), "midway_d": (31, 10),
-                "midway_e": (30, 8), "midway_f": (24, 5), "midway_g": (25, 7), "midway_h": (26, 4),
+                "midway_e": (30, 8), "midway_f": (24, 5), "midway_g": (26, 7), "midway_h": (26, 4),
                 "midway_i": (27, 9), "midway_j": (22, 4), "midway_k": (29, 5), "midway_l": (31, 5),
-                "midway_m": (26, 1), "midway_n": (26, 6)}
+                "midway_m": (26, 1), "midway_n": (27, 6), "midway_o": (25, 1), "midway_p": (23, 2)}
     for name, (at_least, named) in measured.items():
         scripts, labels = scripted.sessions(name)
         assert len(scripts) == len(labels) and {label.state for label in labels} == {"open", "done"}

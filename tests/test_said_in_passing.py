@@ -89,6 +89,13 @@ SAID_LEFT = [
     ("midway_l", 21, "Caveat: I cannot build the app target or look at the screen in dark mode here."),
     # "Writing a throwaway repro script ... Scratch only, will delete before wrapping up.": never deleted
     ("midway_l", 23, "Caveat: Scratch only, will delete before wrapping up."),
+    # "I'll come back to that after this fix": a promise, with what "that" is (the sentence before), never kept
+    ("midway_p", 2, "Caveat: Unrelated, spotted while reading: `ResolveLogPath` at `internal/cli/flags.go:77`"),
+    ("midway_g", 13, "Caveat: `Checkout.vue` is the big one — about 30 strings: I'll come back to it"),
+    ("midway_n", 7, "Caveat: Users have a `timezone` column"),
+    # "..., and will return to it after the lint pass", after "that one test": the sentence before, which says
+    # nothing of it but code, is left out
+    ("midway_n", 11, "Caveat: I'm marking that one test `.skip` temporarily"),
 ]
 
 
@@ -126,6 +133,8 @@ LEFT_BY_ACTIONS = [
     # Codex's "Plan" line over a numbered list; "4. Run `cargo bench --bench ring` to make sure ..." never ran (a
     # `cargo test ring::` shares its words, not its command)
     ("midway_l", 5, "Plan step not done: Run `cargo bench --bench ring`"),
+    # `git stash push -u` to try a clean HEAD, never popped: the person's work sits in the stash
+    ("midway_o", 33, 'Stashed, not restored: `git stash push -u -m "wip before integration check"`'),
 ]
 
 

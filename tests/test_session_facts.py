@@ -1387,3 +1387,25 @@ def test_a_coloured_output_is_read_without_its_colour_codes(tmp_path: Path, outp
     assert "\x1b" not in session.tool_calls[0].output
     threads = [t.text for t in session_facts(session).threads()]
     assert threads == ([thread] if thread else [])
+
+
+@pytest.mark.parametrize(("commands_run", "left"), [
+    (["git stash push -u -m wip", "go test ./..."], "git stash push -u -m wip"),
+    (["git stash", "go test ./...", "git stash pop"], ""),
+    (["git stash && mise run lint; git stash pop"], ""),
+    (["git stash", "git stash list", "git stash apply"], ""),
+    (["git stash", "git stash drop"], ""),  # dropped on purpose: nothing to restore
+])
+def test_a_stash_no_later_pop_or_apply_took_back_is_a_note(commands_run: list[str], left: str) -> None:
+    session = _shell_session(*(_shell(command) for command in commands_run))
+    threads = [t.text for t in session_facts(session).threads()]
+    assert threads == ([f"Stashed, not restored: `{left}`"] if left else [])
+
+
+def test_a_stash_with_nothing_to_save_or_refused_leaves_none() -> None:
+    """53ea1606's `git stash && git checkout main ...` printed "No local changes to save"; a refused stash ran none."""
+    empty = ToolCall("s1", "Bash", {"command": "git stash"}, output="No local changes to save")
+    refused = ToolCall("s2", "Bash", {"command": "git stash"}, is_error=True, rejected=True,
+                       error="The user doesn't want to proceed with this tool use.")
+    for call in (empty, refused):
+        assert session_facts(_shell_session(call)).stashed == ""

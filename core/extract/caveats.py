@@ -71,6 +71,9 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:will not|won't|not going to) (?:do|fix|change|handle|address|tackle) (?:that|this|it) "
                  r"(?:in|as part of) this (?:change|pr|patch|commit|task)\b|"
                  r"\b(?:leav(?:e|ing)|(?<!nothing )left|not touch)\b[^.;]{0,60}\bfor now\b|"
+                 # "I'll come back to that after this fix", "will return to it after the lint pass": a promise
+                 r"\b(?:i'll|i will|we'll|we will|will) (?:come back to|circle back to|return to) "
+                 r"(?:it|that|this|them|those)\b|"
                  # "left a `// TODO: honor Retry-After on 429` at `pushChanges.ts:27` to handle later"
                  r"\bto (?:handle|fix|address|do|revisit|tackle) later\b|"
                  # "Proper DMA-backed transfers stay as a TODO."
@@ -141,11 +144,15 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "placeholder", "temp", "debug", "later", "future", "becomes", "continue", "keep ", "still ", "manually",
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ", "exercised", "can't",
            "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
-           "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo")
+           "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo",
+           "back to", "return to")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+# "I'll come back to that after this fix": what "that" is, the sentence before says
+_RETURN_RE = re.compile(r"^(?:i'll|i will|we'll|we will) (?:come back to|circle back to|return to) "
+                        r"(?:it|that|this|them|those)\b", re.IGNORECASE)
 # "I'll leave the counter cache alone for now", "I will leave that as it is for now": a deferral of what came before
 _LEAVING_RE = re.compile(r"^(?:i(?:'ll| will|'m going to| am going to)|we(?:'ll| will)) (?:leave|keep|skip)\b",
                          re.IGNORECASE)
@@ -245,16 +252,18 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if items:
         return clause(said)
     leaving = _LEAVING_RE.match(said)
-    if (_POINTING_RE.match(said) or _THAT_ONE_RE.search(said) or leaving) and index \
+    pointing = _POINTING_RE.match(said) or _RETURN_RE.match(said)
+    if (pointing or _THAT_ONE_RE.search(said) or leaving) and index \
             and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
         before, room = _plain(found[index - 1].text), THREAD_WORDS // 2
         if leaving:  # "I'll leave the counter cache alone for now": what that leaves, the last clause before says
             before = _LAST_CLAUSE_RE.split(before)[-1]
-        elif not _POINTING_RE.match(said):  # "delete that one": the one the last clause before names, whole
+        elif not pointing:  # "delete that one": the one the last clause before names, whole
             before, room = _LAST_CLAUSE_RE.split(before)[-1], THREAD_WORDS - len(said.split())
         before = clause(before[:1].upper() + before[1:], room).rstrip(".…")
-        return f"{before}: {clause(_from_caveat(said, THREAD_WORDS // 2, 4), THREAD_WORDS // 2)}"
+        if before:  # (a sentence before of nothing but code or a link says nothing)
+            return f"{before}: {clause(_from_caveat(said, THREAD_WORDS // 2, 4), THREAD_WORDS // 2)}"
     subject = heading_name(found[index].heading) if found[index].heading and not named_code(said) else None
     if subject:
         said = f"{subject}: {said}"

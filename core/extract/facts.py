@@ -76,6 +76,7 @@ from eywa.core.handoffs.fixed_words import (
     PR_NOT_OPENED,
     QUESTION,
     REVIEW_FILE_LEFT,
+    STASH_LEFT,
     STEP_LEFT,
     STILL_RUNNING,
     SWITCHED,
@@ -280,6 +281,7 @@ class Facts:
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
+    stashed: str = ""  # the last `git stash` of the session's repository that no later pop or apply took back
     merge_added: bool = False  # a `git add` ran after that merge: the resolved files may be staged
     never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
@@ -402,6 +404,8 @@ class Facts:
         for folder, made in self.unpushed.items():
             if folder or not self.ahead:
                 found.append(Thread(f"{NOT_PUSHED} {self._commits(folder, made)}", False))
+        if self.stashed:
+            found.append(Thread(f"{STASH_LEFT} `{marks.command(self.stashed)}`", False))
         if self.pr == "drafted":
             where = f"written to `{self.pr_note}`" if self.pr_note else "drafted in the last reply"
             what = "title and description were" if self.pr_titled else "description was"  # a reader names both
@@ -617,6 +621,18 @@ def _commit_named(ref: str, subject: str) -> str:
     """"`46815aeb` (`Fix x`)": a commit by its hash and subject, each as far as the session printed it."""
     said = f"`{marks.first_line(subject, _SUBJECT_CHARS)}`" if subject.strip() else ""
     return f"`{ref}` ({said})" if ref and said else f"`{ref}`" if ref else said
+
+
+def _stash_left(args: str, stashed: str, output: str) -> str:
+    """The stash the session left after a `git stash` step (`args`, its call's `output`): the command that pushed
+    it, none after a pop, apply or drop; `stashed` unchanged after a step that only reads the stash or had nothing to
+    stash ("No local changes to save")."""
+    verb = next(iter(args.split()), "push")
+    if verb in ("pop", "apply", "drop", "clear"):
+        return ""
+    if verb in ("list", "show", "branch") or "No local changes to save" in output:
+        return stashed
+    return f"git stash {args.strip()}".strip()
 
 
 def _discarded(step: commands.GitStep, edited: list[str]) -> list[str]:
@@ -1069,6 +1085,8 @@ def session_facts(session: Session) -> Facts:
                 facts.merging = _merged(step.args, output) if not _MERGE_ENDED_RE.search(step.args) else ""
                 facts.merge_added = False
             elif step.verb in ("stash", "restore", "checkout", "reset") and ok:
+                if step.verb == "stash" and not repo:
+                    facts.stashed = _stash_left(step.args, facts.stashed, output)
                 dropped = _discarded(step, list(edited))
                 for path in dropped:
                     del edited[path]

@@ -55,6 +55,7 @@ MERGE_NOT_STAGED = "edits not staged, no `git add` ran:"  # after MERGE_IN_PROGR
 LEFT_OUT = "Left out of commit"  # "Left out of commit `46815aeb` (`Fix x`): `settings.json`", changes listed, not taken
 NOT_PUSHED = "Not pushed:"
 PR_NOT_OPENED = "PR not opened:"
+STASH_LEFT = "Stashed, not restored:"  # a `git stash` no later pop or apply took back: the work sits in the stash
 NOT_RUN = "Not run:"
 FAILED_NOT_RERUN = "Failed, not run again:"
 TEMPORARY_FILE = "Temporary file still in the repository:"
@@ -97,6 +98,7 @@ LABELS = (ASKED, ASKED_TO_FIX, RAN, *(f"{label}{hedge}:" for label in (ANSWER, A
           *(f"{word}{kind}" for word in KIND_WORDS.values() for kind in (":", FAILING, NOT_RERUN)),
           AT_REQUEST, PER_REVIEW, BEFORE_FIX, BEFORE,
           UNCOMMITTED, LEFT_UNCOMMITTED, LEFT_TO_COMMIT, MERGE_IN_PROGRESS, LEFT_OUT, NOT_PUSHED, PR_NOT_OPENED,
+          STASH_LEFT,
           NOT_RUN, FAILED_NOT_RERUN,
           TEMPORARY_FILE, TEMPORARY_DEBUG, STILL_RUNNING, INTEGRATION_LEFT, PLAN_NOT_CARRIED, LEFT_IN_CODE, MERGE_LEFT,
           REVIEW_FILE_LEFT, STEP_LEFT, TESTS_LEFT, PLAN_NOT_BUILT, PLAN_REFUSED, OFFERED, OFFER_NOT_TAKEN, DROPPED_TODO,
