@@ -24,6 +24,7 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
                         r"uv run(?:\s+(?:(?:--with|--extra|--group|--package|--python|-p)[\s=]\S+|--[a-z][\w-]*))*|"
                         r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|(?:\S*/)?python[\d.]* -m|"
                         r"go tool)\s+)+")
+# Django's test runner, whose labels (`shop.tests.test_x`) name folders in dots
 _DJANGO_TEST_RE = re.compile(r"^(?:python[\d.]*\s+)?(?:\./)?manage\.py test\b")
 # A runner run from an environment's folder of programs (`.venv/bin/pytest`, `node_modules/.bin/jest`): the runner
 _BIN_PATH_RE = re.compile(r"^(?:\S*/)?(?:bin|\.bin|Scripts)/(?=[\w.-]+(?:\s|$))")
@@ -187,7 +188,7 @@ _FAILED_TEST_RE = re.compile(r"^--- FAIL: (\w+)|^FAILED ([^\s(|]\S*)|^(?:FAIL|ER
                              re.MULTILINE)
 _OUTPUT_FLAG_RE = re.compile(r"^(?:\d?>&?\d?\S*|-v+|--verbose|-count=\d+|-q|--quiet|--tb=\S+|-x|--exitfirst|"
                              r"-failfast|--no-header|--color=\S+|--reporter=\S+)$")
-_LOOP_WORD_RE = re.compile(r"^(?:do|then|else)\s+")
+_LOOP_WORD_RE = re.compile(r"^(?:do|then|else)\s+")  # the shell's word before a loop's or a branch's body
 # A check's words that narrow it to a part: a filter flag, a test id, arguments after `--`, a path or source file
 # (nx's `run-many -t test` names its task, no test)
 _SCOPE_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|p|t|-filter|-testNamePattern|-grep|-package|-tests?)"

@@ -281,8 +281,8 @@ class Facts:
     unticked: list[str] = field(default_factory=list)  # the test plan's unchecked boxes of the PR it opened or drafted
     failed: list[tuple[str, str]] = field(default_factory=list)  # (command, what it said) failed, never run through
     merging: str = ""  # the branch a merge brought in that no commit closed: what the uncommitted files are
-    stashed: str = ""  # the last `git stash` of the session's repository that no later pop or apply took back
     merge_added: bool = False  # a `git add` ran after that merge: the resolved files may be staged
+    stashed: str = ""  # the last `git stash` of the session's repository that no later pop or apply took back
     never_committed: list[str] = field(default_factory=list)  # edits of a session that never committed nor said so
     cwd: str = ""  # the session's folder: a check's paths spelled from the root are its paths
     on: str = ""  # the branch of the last edit of a session that never committed, but the default (main, master)

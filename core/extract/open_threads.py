@@ -249,6 +249,7 @@ _LIST_WORDS = frozenset("next steps step remaining left still needed work todo t
                         "future action items addressed pending outstanding open".split())
 # "If you see a warning on stderr, check ...": what to read into an outcome that may come, no step left
 _CONDITION_RE = re.compile(r"^(?:if|when|unless)\b", re.IGNORECASE)
+# the person's word that puts the agent's question off ("separate thing while I think", "meanwhile do the rest")
 _ANSWER_PUT_OFF_RE = re.compile(r"\b(?:while i (?:think|decide|check|ask)|let me (?:think|ask|check with)|"
                                 r"i(?:'ll| will| need to) (?:think|ask|check with|get back to you)|meanwhile|"
                                 r"in the meantime|hold that thought)\b", re.IGNORECASE)
@@ -531,7 +532,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
     return threads
 
 
-def _stems(text: str) -> set[str]:
+def _answer_words(text: str) -> set[str]:
     """The content words, a long one by its first six letters: "deprecated" answers "deprecate", "charts" is no
     "chart" (a plural is another thing's)."""
     return {word[:6] if len(word) >= 7 else word for word in content_words(text)}
@@ -555,7 +556,7 @@ def _put_off_question(events: list[Event], start: int) -> list[Thread]:
     if not _ANSWER_PUT_OFF_RE.search(prompt):
         around = " ".join(s.text for s in found[max(0, at - 1):at + 1])
         named = named_code(around)
-        if _ANSWERED_RE.match(prompt) or _stems(around) & _stems(prompt) or any(
+        if _ANSWERED_RE.match(prompt) or _answer_words(around) & _answer_words(prompt) or any(
                 name in edited_after(events, start) for name in named):
             return []
     before = next((e.text for e in reversed(events[:start]) if e.kind == "user"), "")
