@@ -24,8 +24,9 @@ _PREFIX_RE = re.compile(r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\S+|en
                         r"uv run(?:\s+(?:(?:--with|--extra|--group|--package|--python|-p)[\s=]\S+|--[a-z][\w-]*))*|"
                         r"hatch run(?! test\b)|pdm run|rye run|bundle exec|npx|pnpm exec|bunx|(?:\S*/)?python[\d.]* -m|"
                         r"go tool)\s+)+")
-# Django's test runner, whose labels (`shop.tests.test_x`) name folders in dots
-_DJANGO_TEST_RE = re.compile(r"^(?:python[\d.]*\s+)?(?:\./)?manage\.py test\b")
+# Django's script, the program its runner's checks run by; its test labels (`shop.tests.test_x`) name folders in dots
+_MANAGE_PY = r"(?:python[\d.]*\s+)?(?:\./)?manage\.py"
+_DJANGO_TEST_RE = re.compile(rf"^{_MANAGE_PY} test\b")
 # A runner run from an environment's folder of programs (`.venv/bin/pytest`, `node_modules/.bin/jest`): the runner
 _BIN_PATH_RE = re.compile(r"^(?:\S*/)?(?:bin|\.bin|Scripts)/(?=[\w.-]+(?:\s|$))")
 _GIT_RE = re.compile(r"^git(?:\s+-C\s+\S+|\s+-c\s+\S+|\s+--no-pager)*\s+([a-z-]+)\b(.*)$", re.DOTALL)
@@ -102,7 +103,7 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"deno test|bats|ctest|make (?:test|check)\S*|"
                          r"just test\S*|mise (?:run )?test\S*|playwright test|rake (?:test|spec)|bazel test|"
                          r"rails test|xcodebuild\s(?:[^\n&|;]*\s)?test(?=\s|$)|"
-                         r"(?:python[\d.]* )?(?:\./)?manage\.py test|hatch (?:run )?test\S*|rye test|zig build test|"
+                         rf"{_MANAGE_PY} test|hatch (?:run )?test\S*|rye test|zig build test|"
                          r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum|busted|dbt (?:test|build)|"
                          rf"{_GRADLE}(?:test\w*|connected\w*Test|check)|{_MAVEN}(?:test|verify))"
                          r"\b|" + _TEST_SCRIPT)),
@@ -195,7 +196,7 @@ _SCOPE_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|p|t|-filter|-testNa
                        r"(?:[=\s])|::|\s--\s+\S|"
                        r"\s\.{0,2}/?(?:[\w.-]+/)+[\w.*-]*(?=\s|$)|\s[\w./-]+\.(?:go|py|[jt]sx?|rs|rb|java|kt)(?=\s|$)")
 # The program run by its path (`./gradlew`, `bin/rails`, `/usr/bin/make`), or Django's `python manage.py`
-_PROGRAM_PATH_RE = re.compile(r"^(?:\.{0,2}/?(?:[\w.-]+/)+[\w.-]+|(?:python[\d.]*\s+)?(?:\./)?manage\.py)(?=\s|$)")
+_PROGRAM_PATH_RE = re.compile(rf"^(?:\.{{0,2}}/?(?:[\w.-]+/)+[\w.-]+|{_MANAGE_PY})(?=\s|$)")
 # A check's filter to test names or markers, and a test id's name (`-run TestX`, `-k 'a or b'`, `::test_y`)
 _FILTER_RE = re.compile(r"(?<!run-many|affected)\s-(?:run|k|m|t|-filter|-testNamePattern|-grep|-tests?)(?:=|\s+)"
                         r"(?:'[^']*'|\"[^\"]*\"|\S+)|"

@@ -22,6 +22,7 @@ from eywa.core.extract.review_reply import review_reply_left
 from eywa.core.extract.said_left import (
     ASIDE_LEAD,
     ASK_PREFIX,
+    NO_WORDS,
     NOTHING,
     YES_WORDS,
     checks_left_to_user,
@@ -254,7 +255,7 @@ _ANSWER_PUT_OFF_RE = re.compile(r"\b(?:while i (?:think|decide|check|ask)|let me
                                 r"i(?:'ll| will| need to) (?:think|ask|check with|get back to you)|meanwhile|"
                                 r"in the meantime|hold that thought)\b", re.IGNORECASE)
 # a reply that answers a question: yes or no, an option picked ("B", "option 2", "the second", "go with the shim")
-_ANSWERED_RE = re.compile(rf"^\W*(?:{YES_WORDS}|no|nope|nah|don't|leave it|both|either|neither|option\b|[a-c1-3]\b|"
+_ANSWERED_RE = re.compile(rf"^\W*(?:{YES_WORDS}|{NO_WORDS}|both|either|neither|option\b|[a-c1-3]\b|"
                           r"(?:\w+\s+){0,2}the (?:first|second|third|last|latter|former)\b|go with\b|let'?s go with\b|"
                           # "Adress them but be careful ...", "remove it completely": the step asked about, taken
                           r"(?:\w+\s+){1,2}(?:them|those|these|it|all)\b)", re.IGNORECASE)

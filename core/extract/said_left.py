@@ -55,7 +55,8 @@ _OFFER_RE = re.compile(rf"^{ASK_PREFIX}\s+((?:also |now |go ahead and )?(?:commi
 YES_WORDS = r"(?:y|yes|yep|yeah|sure|ok(?:ay)?|go ahead|do it|please(?: do)?|lgtm|sounds good|proceed)"
 YES_RE = re.compile(rf"^{YES_WORDS}\b", re.IGNORECASE)
 # "no, leave it uncommitted, I'll review the diff tomorrow": an offer the person turned down, not one passed over
-_NO_RE = re.compile(r"^(?:no|nope|nah|not (?:now|yet)|don't|do not|leave it)\b", re.IGNORECASE)
+NO_WORDS = r"(?:no|nope|nah|not (?:now|yet)|don't|do not|leave it)"
+_NO_RE = re.compile(rf"^{NO_WORDS}\b", re.IGNORECASE)
 # "The most impactful refactoring would be:", "I'd recommend:", "Next steps:": a list of steps the agent proposes
 _PROPOSED_RE = re.compile(r"\b(?:recommend(?:ed|ations?)?|suggest(?:ed|ions?)?|would be|next steps?|most impactful|"
                           r"improvements?|could (?:also )?(?:do|add|refactor))\b[^.]*:$", re.IGNORECASE)
