@@ -430,3 +430,29 @@ def test_a_caveat_loses_its_note_lead_as_it_loses_a_limitation_label() -> None:
     assert _caveats(said) == ["Caveat: the retry limit is untested against the staging importer."]
     # a sentence that only holds the word is no caveat
     assert _caveats(Event("assistant", T0, text="Note: the retry limit is now read from the config file.")) == []
+
+
+def test_a_remark_the_agent_flags_is_a_caveat_without_its_flag_and_resolved_later_is_not() -> None:
+    """midway_q 1, midway_r 1 and 10 (bench/scripted): "Something to be aware of: these counters live in each node's
+    own ETS table", "Worth flagging: ...", "A limit on what this proves: ..."; the words that flag it go."""
+    flagged = "Worth flagging: `importer.py` retries forever when the server answers 503, and nothing caps it."
+    assert _caveats(_said(flagged)) == [
+        "Caveat: `importer.py` retries forever when the server answers 503, and nothing caps it."]
+    assert _caveats(_said("Something to be aware of: these retries run on every worker, not once per cluster.")) == [
+        "Caveat: The retries run on every worker, not once per cluster."]
+    assert kind_of("A limit on what this proves: the dev database has 42k rows, production has millions.")
+    # a remark flagged, then settled by a later edit of the file it names, is no caveat, nor a note with no flag
+    assert _caveats(_said(flagged), _edit("while True:", "for _ in range(5):")) == []
+    assert kind_of("Worth a look, the importer is faster now.") is None
+
+
+def test_a_deferral_is_not_undone_by_the_edits_of_the_change_it_was_left_out_of() -> None:
+    """midway_q 22: "I'm not switching the allocator in this change; it touches every allocation in `main.zig`": the
+    same turn's edits of `main.zig` are the change, not the switch; midway_d 32: the edit that wrote the TODO it
+    names. Code it names written later, or an edit after the person asked for it, still resolves it."""
+    put_off = "I'm not switching `RetryPolicy` in this change; it touches every call in `importer.py`."
+    assert _caveats(_said(put_off), _edit("a = 1", "a = 2")) == ["Caveat: " + put_off]
+    assert _caveats(_said(put_off), _edit("MAX_RETRIES = 3", "policy = RetryPolicy(limit=3)")) == []
+    assert _caveats(_said(put_off), Event("user", T0, text="ok do the switch now"), _edit("a = 1", "a = 2")) == []
+    todo = "Left a `// TODO: honor Retry-After on 429` in `importer.py` to handle later."
+    assert _caveats(_said(todo), _edit("send()", "send()  // TODO: honor Retry-After on 429")) == ["Caveat: " + todo]

@@ -96,6 +96,20 @@ SAID_LEFT = [
     # "..., and will return to it after the lint pass", after "that one test": the sentence before, which says
     # nothing of it but code, is left out
     ("midway_n", 11, "Caveat: I'm marking that one test `.skip` temporarily"),
+    # a remark the agent flags ("Something to be aware of:", "Worth flagging:", "One gap in the ctx handling:", "A
+    # limit on what this proves:"), without the words that flag it
+    ("midway_q", 1, "Caveat: The counters live in each node's own ETS table."),
+    ("midway_r", 1, "Caveat: `config/settings/test.py` uses SQLite, and there's no Postgres container running here"),
+    ("midway_q", 26, "Caveat: The backoff between attempts in `client.go:34` is still a plain `time.Sleep`"),
+    ("midway_r", 10, "Caveat: The dev database has ~42k events, and production has several hundred million"),
+    # "I'm not switching the allocator in this change; it touches every allocation in `main.zig` ...": the same
+    # turn's edits of `main.zig` are the change it was left out of
+    ("midway_q", 22, "Caveat: I'm not switching the allocator in this change"),
+    # "... left a `// TODO: honor Retry-After on 429` at `src/sync/pushChanges.ts:27` to handle later": the edit that
+    # wrote the TODO, or one of `pushChanges.test.ts`, is no handling of it
+    ("midway_d", 32, "Caveat: Left a `// TODO: honor Retry-After on 429`"),
+    # "... — that's just a placeholder so the types line up ...; until it's swapped for a real `SELECT count(*)`"
+    ("midway_q", 10, "Caveat: That's just a placeholder so the types line up"),
 ]
 
 
@@ -135,6 +149,14 @@ LEFT_BY_ACTIONS = [
     ("midway_l", 5, "Plan step not done: Run `cargo bench --bench ring`"),
     # `git stash push -u` to try a clean HEAD, never popped: the person's work sits in the stash
     ("midway_o", 33, 'Stashed, not restored: `git stash push -u -m "wip before integration check"`'),
+    # XCTest's verdict behind a pipe: "Executed 21 tests, with 3 failures (0 unexpected) in 1.944 (1.981) seconds"
+    ("midway_q", 35, "Tests failing: `xcodebuild test -scheme Checkout"),
+    # a question before the turn's last message, put to the person by its label ("Before I write the migration, a
+    # question: should existing rows be backfilled ...?"), that no prompt followed
+    ("midway_q", 27, "Question: Before I write the migration, a question: should existing rows be backfilled"),
+    # a question of an earlier message of the turn, that the person's next prompt passed over ("Also the sort arrow
+    # icons look off in dark mode ..."); its own two options, not the plan's list above it
+    ("midway_r", 3, "Question: should `legacySelection` stay, or would you like me to remove it"),
 ]
 
 
@@ -173,6 +195,10 @@ DONE = [
     # `pytest projects/tests/test_members_api.py` failed, then Django's whole `python manage.py test` passed: the
     # `manage.py` it runs by is no part of the project
     ("midway_n", 12),
+    # "1. Add an `OrdersCsvExporter` service ...": `app/services/orders_csv_exporter.rb` is the file of that class
+    ("midway_r", 6),
+    # "**A concern before planning:** ..." and "**Heads-up:** ..." flag remarks the session then settled
+    ("midway_j", 18), ("midway_a", 23),
 ]
 
 
@@ -230,13 +256,20 @@ def test_the_checks_of_gradle_maven_busted_and_dbt_are_told_by_kind() -> None:
         "./gradlew :app:testDebugUnitTest", "gradle check", "./gradlew checkstyleMain spotlessCheck",
         "./gradlew assembleDebug", "mvn -q -pl core test", "./mvnw clean verify", "mvn checkstyle:check",
         "mvn package -DskipTests", "busted spec/save_spec.lua", "dbt build --select fct_orders", "./gradlew --version",
-        "gradle tasks", "dbt run")}
+        "gradle tasks", "dbt run", "./gradlew ktlintCheck test integrationTest",
+        "./gradlew wrapper --gradle-version 8.7",
+        "./gradlew integrationTest --tests '*PaymentControllerIdempotencyIT*'",
+        "./gradlew :app:testDebugUnitTest :app:lintDebug")}
     assert kinds == {
         "./gradlew :app:testDebugUnitTest": ["tests"], "gradle check": ["tests"],
         "./gradlew checkstyleMain spotlessCheck": ["lint"], "./gradlew assembleDebug": ["build"],
         "mvn -q -pl core test": ["tests"], "./mvnw clean verify": ["tests"], "mvn checkstyle:check": ["lint"],
         "mvn package -DskipTests": ["build"], "busted spec/save_spec.lua": ["tests"],
-        "dbt build --select fct_orders": ["tests"], "./gradlew --version": [], "gradle tasks": [], "dbt run": []}
+        "dbt build --select fct_orders": ["tests"], "./gradlew --version": [], "gradle tasks": [], "dbt run": [],
+        # a Gradle run runs each task it names; a task named for its tests is one (midway_r 7)
+        "./gradlew ktlintCheck test integrationTest": ["lint", "tests"], "./gradlew wrapper --gradle-version 8.7": [],
+        "./gradlew integrationTest --tests '*PaymentControllerIdempotencyIT*'": ["tests"],
+        "./gradlew :app:testDebugUnitTest :app:lintDebug": ["tests", "lint"]}
     assert commands.failed_tests("SyncSchedulerTest > schedulesNextRunAtMidnightLocal FAILED\n") == (
         "schedulesNextRunAtMidnightLocal",)
     assert commands.within('./gradlew test --tests "*BookingValidationTest"', "./gradlew test")
@@ -281,3 +314,30 @@ def test_a_question_the_next_prompt_answers_in_other_words_is_answered(session_i
     session = corpus_session(session_id)
     assert any(e.kind == "user" and e.text.startswith(reply) for e in session.events)
     assert not [t for t in draft(session, ZoneInfo("UTC")).open_threads if t.startswith(("Asked", "Decide"))]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_failure_a_later_run_of_more_checks_or_of_the_compiling_tests_passed_is_no_thread(agent: str) -> None:
+    """midway_r 7: `./gradlew integrationTest --tests '*IT*'` failed, then `./gradlew ktlintCheck test
+    integrationTest` passed; midway_r 4: `cargo build` failed, then `cargo test` (which builds the crate) passed.
+    Both sessions committed and were not asked to push: the note is all that is left."""
+    assert _handoff("midway_r", 7, agent) == ("done", [
+        "Not pushed: 2 commits on feature/idempotency, the last 0c93a1d"])
+    assert _handoff("midway_r", 4, agent) == ("done", ["Not pushed: commit a91f03c on main"])
+    scripts, _ = scripted.sessions("midway_r")
+    happened = draft(scripted.session_of(agent, scripts[3]), ZoneInfo("UTC")).what_happened
+    assert "Build: `cargo build` failed, then the tests passed" in happened, happened
+
+
+def test_a_test_run_compiles_what_a_build_of_its_toolchain_did() -> None:
+    assert commands.compiles("cargo test", "cargo build") and commands.compiles("go test ./...", "go build ./cmd/x")
+    assert commands.compiles("swift test", "swift build -c debug")
+    assert not commands.compiles("go test ./pkg/a", "go build ./...")  # one package compiles no other
+    assert not commands.compiles("pytest", "make build") and not commands.compiles("npm test", "npm run build")
+
+
+def test_xctests_summary_says_whether_the_run_passed() -> None:
+    """midway_q 35: `xcodebuild test ... | grep -E "Test Case|Executed"`: the pipe hides the exit status."""
+    assert commands.failed("\t Executed 21 tests, with 3 failures (0 unexpected) in 1.944 (1.981) seconds\n")
+    assert commands.failed("\t Executed 6 tests, with 0 failures (0 unexpected) in 0.009 (0.009) seconds\n") is False
+    assert commands.failed("Executed 1 test, with 1 failure (0 unexpected) in 0.2 (0.2) seconds")

@@ -29,6 +29,11 @@ _FEWEST_WORDS = 7  # of a caveat that names what it is about
 # "Limitation: ...", "Notable: `RemoveStanza` leaves a leading blank line ...", "The catch: GitHub only loads ...": a
 # caveat the agent labelled so
 _LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch|warning)s?"
+# "Worth flagging:", "Something to be aware of:", "One gap in the ctx handling:", "A limit on what this proves:": what
+# follows is flagged to the person
+_FLAGGED = (r"(?:one |a )?(?:thing|something)s? (?:to|worth) (?:be aware of|flag|note|know|keep in mind|watch)|"
+            r"worth (?:flagging|noting|knowing)|heads[- ]up|one (?:gap|concern|risk)|a limit")
+_FLAG_LEAD_RE = re.compile(rf"^\W*(?:{_FLAGGED})\b[^:.]{{0,60}}:[\s*_]*(?=\w|`)", re.IGNORECASE)
 # "Limitations:", "**Known issues**", "### Caveats": a label alone, whose list items are each a caveat
 _LABEL_ONLY_RE = re.compile(rf"^\W*(?:known (?:limitations?|issues?)|{_LABELLED})\W*$", re.IGNORECASE)
 _NOTHING_RE = re.compile(f"^{NOTHING}", re.IGNORECASE)
@@ -68,9 +73,11 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  # "I'm keeping it out of this PR", "I'm leaving rotation out of this first version", "I will not do
                  # that in this change"
                  r"\b(?:keep(?:ing)?|kept|leav(?:e|ing)|left)\b[^.;]{0,40}\bout of this\b|"
-                 r"\b(?:will not|won't|not going to) (?:do|fix|change|handle|address|tackle) (?:that|this|it) "
-                 r"(?:in|as part of) this (?:change|pr|patch|commit|task)\b|"
-                 r"\b(?:leav(?:e|ing)|(?<!nothing )left|not touch)\b[^.;]{0,60}\bfor now\b|"
+                 # "I'm not switching the allocator in this change", "leaving the sleep as it is in this change"
+                 r"\b(?:will not|won't|not going to|i'm not|i am not)\b[^.;]{0,60}\b(?:in|as part of) this "
+                 r"(?:change|pr|patch|commit|task|pass)\b|"
+                 r"\b(?:leav(?:e|ing)|(?<!nothing )left|not touch)\b[^.;]{0,60}\b(?:for now|in this "
+                 r"(?:change|pr|patch|commit|pass))\b|"
                  # "I'll come back to that after this fix", "will return to it after the lint pass": a promise
                  r"\b(?:i'll|i will|we'll|we will|will) (?:come back to|circle back to|return to) "
                  r"(?:it|that|this|them|those)\b|"
@@ -88,6 +95,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-](?!\s*(?:{NOTHING}|(?:no|0)\b))|"
+                   rf"^\W*(?:{_FLAGGED})\b[^:.]{{0,60}}:\W*(?=\w|`)|"
                    # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
                    # limitation accepted as it is
                    r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "
@@ -99,7 +107,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                    r"^(?!.*\b(?:diagnostics?|warnings?|hints?|lsp|fix(?:ed|es|ing)?|resolved|addressed|i'll|i will|"
                    r"let me)\b)"
                    r".*?\bpre-?existing (?:\w+ )?(?:bugs?|issues?|errors?|failures?|problems?)\b|"
-                   r"\b(?:is|are) (?:a |an |just |still )?placeholders?\b|\bplaceholders? (?:values?|sections?|for)\b|"
+                   r"\b(?:is|are|'s) (?:(?:a|an|just|still|only) )*placeholders?\b|"
+                   r"\bplaceholders? (?:values?|sections?|for)\b|"
                    r"\b(?:remove|replace|fill in) the placeholders?\b|"
                    # "`examples/settings.toml` still uses `kebab-case` keys and will not load as-is"
                    r"\b(?:will not|won't|can't|cannot) (?:load|work|build|compile|parse|run)\b[^.]{0,30}"
@@ -145,10 +154,12 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "worth", "opportunit", "separately", "need to", "have to", "want to", "known ", "exercised", "can't",
            "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
            "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo",
-           "back to", "return to")
+           "back to", "return to", "flag", "aware", "heads", "gap", "concern", "a limit", "thing to", "one risk",
+           "in this ")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
+_POINTER_LEAD_RE = re.compile(r"^(?:these|those|this|that)\b(?= \w)", re.IGNORECASE)
 _POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
 # "I'll come back to that after this fix": what "that" is, the sentence before says
 _RETURN_RE = re.compile(r"^(?:i'll|i will|we'll|we will) (?:come back to|circle back to|return to) "
@@ -188,6 +199,11 @@ _FORESEEN_RE = re.compile(_FORESEEN, re.IGNORECASE)
 _REASSURED_RE = re.compile(r",?(?<!\s)\s+but (?:it|they|this|that|these)(?:'s| is| are)? (?:should |will |would )?"
                            r"(?:only )?(?:be )?(?:easy|straightforward|simple|trivial|quick)\b"
                            r"(?! to (?:miss|overlook|forget|break)).*$", re.IGNORECASE)
+# "not ... in this change", "for now", "in a follow-up", "its own PR": put off to later work, not judged worth fixing
+_PUT_OFF_RE = re.compile(r"\b(?:in|out of) this (?:change|pr|patch|commit|pass|task)\b|\bfor now\b|"
+                         r"\bfollow-?up\b|\bseparate(?:ly)?\b|\b(?:its|their) own (?:pr|change)\b|\bdefer|\blater\b",
+                         re.IGNORECASE)
+_TODO_SPAN_RE = re.compile(r"\b(?:TODO|FIXME)\b")
 _MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _FILE_SPAN_RE = re.compile(r"`[^`\s]*[/.][^`\s]*`")  # `src/sync/pushChanges.ts:27`
 _CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
@@ -241,7 +257,7 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
         return clause(said) if len(said.split()) >= 3 and not _NOTHING_RE.match(said) else None
     if kind_of(said) is None or _guessed(found, index):
         return None
-    said, items = _REASSURED_RE.sub("", _plain(said)), []
+    said, items = _REASSURED_RE.sub("", _unflagged(_plain(said))), []
     if said.endswith(":"):  # a lead-in says it with its list ("Settings key (breaking change): `a` → `b`")
         items = [clause(s.text, 6).rstrip(".…") for s in found[index + 1:index + 3] if s.listed]
         if not items:
@@ -272,6 +288,16 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if len(said.split()) > words:  # "... at session start (not during a git hook), so it's lower risk": the aside goes
         said = _PAREN_ASIDE_RE.sub("", said)  # first, the reason it was left stays
     return clause(_from_caveat(said, words), words)
+
+
+def _unflagged(said: str) -> str:
+    """The sentence without the words that flag it ("Worth flagging: `x.py` uses SQLite" -> "`x.py` uses SQLite"),
+    capitalised; a pointing word it starts with then names nothing before ("these counters live in ...")."""
+    rest = _FLAG_LEAD_RE.sub("", said)
+    if rest == said:
+        return said
+    rest = _POINTER_LEAD_RE.sub("the ", rest)
+    return rest[:1].upper() + rest[1:]
 
 
 def _from_caveat(said: str, words: int, fewest: int = _FEWEST_WORDS) -> str:
@@ -343,7 +369,10 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     if _FORESEEN_RE.search(said):
         return any(i > at and _MERGED_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     named = named_code(said)
-    edited = edited_after(events, at) if named else ""
+    # put off: an edit of a file it names, or the TODO it left, is the work it left; code it names written is not
+    put_off = kind == "deferred" and bool(_PUT_OFF_RE.search(said))
+    edited = edited_after(events, at, paths=not put_off) if named else ""
+    named = {name for name in named if not (put_off and _TODO_SPAN_RE.search(name))}
     if any(name in edited for name in named) or _taken_up(said, events, at) or _reported_done(said, later):
         return True
     lowered, joined = said.lower(), " ".join(later)

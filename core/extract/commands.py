@@ -89,6 +89,12 @@ _TEST_SCRIPT = (r"(?:(?:python[\d.]*|node|bash|sh|zsh|ruby|bun|tsx|ts-node|deno 
                 r"(?=\s|$)")
 # Gradle's and Maven's tasks, after their options: `./gradlew :app:testDebugUnitTest`, `./mvnw -q -pl core verify`
 _GRADLE = r"(?:\./)?gradlew?(?:\s+-[-\w.=]+)*\s+(?:[\w-]*:)*"
+# The toolchains whose test run builds the code first, as their build does
+_COMPILED = frozenset(("cargo", "go", "swift", "dotnet"))
+_GRADLE_RUNNER_RE = re.compile(r"(?:\./)?gradlew?\s")
+# Gradle's options and their values, around its tasks (`--tests '*IT*'`, `-Pkey=value`, `-x lint`)
+_GRADLE_OPTION_RE = re.compile(r"(?:^|\s)(?:--(?:tests|exclude-task|project-dir)|-[xp])\s+(?:'[^']*'|\"[^\"]*\"|\S+)|"
+                               r"(?:^|\s)-\S*")
 _MAVEN = r"(?:\./)?mvnw?(?:\s+-(?:pl|P|f)\s+\S+|\s+-[-\w.=]+)*\s+(?:clean\s+)?"
 # A package manager's script, in a workspace of a monorepo too (`pnpm -r test`, `pnpm --filter web lint`, `yarn
 # workspace api test`, `npm -w api run build`), or a monorepo's task runner (`turbo run test`, `nx run-many -t lint`)
@@ -105,7 +111,7 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"rails test|xcodebuild\s(?:[^\n&|;]*\s)?test(?=\s|$)|"
                          rf"{_MANAGE_PY} test|hatch (?:run )?test\S*|rye test|zig build test|"
                          r"(?:flutter|dart|sbt|lein|stack|cabal) test|ava|gotestsum|busted|dbt (?:test|build)|"
-                         rf"{_GRADLE}(?:test\w*|connected\w*Test|check)|{_MAVEN}(?:test|verify))"
+                         rf"{_GRADLE}(?:test\w*|\w+Test|check)|{_MAVEN}(?:test|verify))"
                          r"\b|" + _TEST_SCRIPT)),
     ("types", re.compile(r"^(?:mypy|pyright|tsc|vue-tsc|deno check|basedpyright|ty check|"
                          + _SCRIPT + r"(?:typecheck|tsc|"
@@ -126,10 +132,10 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:pyproject-)?build(?=\s|$))\b")),
 )
 # A test run's summary of failures: mix's and rspec's nonzero count, PHPUnit's verdict, bun's count, Minitest's
-# (`rails test`), xcodebuild's
+# (`rails test`), xcodebuild's, XCTest's (`swift test` too)
 _TESTS_FAILED = (r"^\d+ (?:tests?|examples?), [1-9]\d* failures?\b|^(?:FAILURES|ERRORS)!$|^[ \t]*[1-9]\d* fail$|"
                  r"^\d+ runs, \d+ assertions, (?:[1-9]\d* failures|\d+ failures, [1-9]\d* errors)\b|"
-                 r"^\*\* TEST FAILED \*\*$")
+                 r"^\*\* TEST FAILED \*\*$|\bExecuted \d+ tests?, with [1-9]\d* failures?\b")
 # A lint run's: terraform's errors (drawn in a box), tflint's count, helm's charts failed, a turbo or nx task failed
 _LINT_FAILED = (r"^│ Error: |^[1-9]\d* issue\(s\) found:|\b[1-9]\d* chart\(s\) failed|^\s*Failed:\s+\S+#\S+|"
                 r"Running target \S+ for \d+ projects? failed")
@@ -208,8 +214,9 @@ _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All ch
                         r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$|"
                         r"^[ \t]*[1-9]\d* (?:passing \(\d+m?s\)|pass|tests? passed)$|"
                         r"^\d+ (?:tests?|examples?), 0 failures\b|^OK \(\d+ tests?,|"
-                        # Minitest's, xcodebuild's, terraform's, helm's, turbo's and nx's
+                        # Minitest's, xcodebuild's, XCTest's, terraform's, helm's, turbo's and nx's
                         r"^\d+ runs, \d+ assertions, 0 failures, 0 errors\b|^\*\* TEST SUCCEEDED \*\*$|"
+                        r"\bExecuted \d+ tests?, with 0 failures\b|"
                         r"^Success! The configuration is valid\.|\b\d+ chart\(s\) linted, 0 chart\(s\) failed|"
                         r"^\s*Tasks:\s+(\d+) successful, \1 total$|Successfully ran target \S+ for", re.MULTILINE)
 
@@ -299,17 +306,33 @@ def checks(command: str) -> list[Check]:
     found = []
     parts = _parts(command)
     for position, (step, piped, gated, upheld) in enumerate(parts):
-        kind = next((kind for kind, pattern in _CHECKS if pattern.match(bare(step))), None)
-        if kind is not None and not _NO_RUN_RE.search(step):
-            kind = "build" if kind == "tests" and _COMPILE_ONLY_RE.search(step) else kind
-            found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped, gated, upheld))
+        for kind in _kinds(bare(step)):
+            if not _NO_RUN_RE.search(step):
+                kind = "build" if kind == "tests" and _COMPILE_ONLY_RE.search(step) else kind
+                found.append(Check(kind, _label(step), position == len(parts) - 1 and not piped, gated, upheld))
     return found
+
+
+def _kinds(step: str) -> list[str]:
+    """The kinds of check a step runs: one, or each kind among the tasks of a Gradle run, which runs every task it
+    names (`./gradlew ktlintCheck test integrationTest`: lint, then tests)."""
+    runner = _GRADLE_RUNNER_RE.match(step)
+    tasks = [step] if runner is None else [f"gradle {task}" for task in _GRADLE_OPTION_RE.sub(
+        " ", step[runner.end():]).split()]
+    return list(dict.fromkeys(kind for task in tasks for kind, pattern in _CHECKS if pattern.match(task)))
 
 
 def _label(step: str) -> str:
     """The check as a reader names it: without redirections and output flags (`2>&1`, `-v`, `-count=1`)."""
     words = [w for w in step.split() if not _OUTPUT_FLAG_RE.match(w)]
     return " ".join(words[:-1] if words[-1:] == ["--"] else words)  # `test -- --reporter=dot`: nothing passed on
+
+
+def compiles(tests: str, build: str) -> bool:
+    """Whether a test run compiles all a build did: the same compiled toolchain's run of every test (`cargo test`
+    after `cargo build`, `go test ./...` after `go build ./cmd/x`), so its pass says the build passes too."""
+    toolchain = bare(build).split()[0]
+    return toolchain in _COMPILED and bare(tests).split()[0] == toolchain and not scoped(tests)
 
 
 def scoped(command: str) -> bool:

@@ -304,9 +304,12 @@ class Facts:
 
     def failing(self) -> list[CheckRun]:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
-        (`mise run lint` after a one-file `golangci-lint run`) covers an earlier failure."""
+        (`mise run lint` after a one-file `golangci-lint run`) covers an earlier failure, and a build's, a later pass
+        of the tests that compile what it did (`cargo test` after `cargo build`)."""
         last = {run.kind: run for run in self.runs}
-        return [run for run in last.values() if not run.passed]
+        return [run for run in last.values() if not run.passed and not (run.kind == "build" and any(
+            later.kind == "tests" and later.passed and commands.compiles(later.command, run.command)
+            for later in self.runs[self.runs.index(run) + 1:]))]
 
     def checked_after_edit(self) -> frozenset[str]:
         """The kinds of check that ran after the session's last edit of code (every kind run, when it edited none)."""
@@ -452,8 +455,12 @@ class Facts:
         before: list[str] = []
         not_rerun = [run for run, _ in self.not_rerun()]
         fixed: list[str] = []  # a failure a later run fixed, no test named: last, the first line a short handoff drops
+        failing = self.failing()
         for runs in self._by_kind():
             word, last, plain = KIND_WORDS[runs[0].kind], runs[-1], self._plain(runs)
+            if not last.passed and last not in failing:  # a build the tests compiled after it
+                lines.append(f"{word}: `{marks.command(plain[-1])}` failed{_times(last)}, then the tests passed")
+                continue
             if not last.passed:
                 when = " on its last run" if len(runs) > 1 else ""
                 named = f": {_tests_named(last.failed_tests)}" if last.failed_tests else ""

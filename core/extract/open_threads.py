@@ -213,6 +213,9 @@ _POINTER_RE = re.compile(r"(?<!\s)\s++(?:(?:with|on|to|for)\s++)?(?:that|this|it
 _OR_RE = re.compile(r",?(?<!\s)\s++or\s++", re.IGNORECASE)
 _SECOND_OPTION_RE = re.compile(r",? or (?:would you|should i|do you|shall i|want me)\b", re.IGNORECASE)
 _FILE_RE = re.compile(r"`?[\w./-]+\.[A-Za-z]{1,5}\b`?")
+# Before its last message, a question put to the person: "you", or a question it labels so ("Before I write the
+# migration, a question: should existing rows be backfilled ...?")
+_PUT_TO_RE = re.compile(r"\byou\b|\bquestion\s*:", re.IGNORECASE)
 _ASKS_RE = re.compile(r"\b(?:can|could) you (?:tell|confirm|check|clarify|share)|let me know\b", re.IGNORECASE)
 # A lead-in ("**Required Setup (manual steps):**", "### Remaining work") whose list items are left to do;
 # "Next steps" lists what may follow, seldom what the session owed.
@@ -494,7 +497,7 @@ def _closing_threads(replies: list[Event], plan: str = "", prompt: str = "", bui
                 # Claude thinking aloud ("Wait, only 16ms?") is no question; before its last message,
                 # only one put to the user counts.
                 if len(text) > 12 and not _INTENT_RE.match(text) and not _ASIDE_RE.match(text) and \
-                        not _COURTESY_RE.search(text) and (last or re.search(r"\byou\b", text, re.IGNORECASE)):
+                        not _COURTESY_RE.search(text) and (last or _PUT_TO_RE.search(text)):
                     choice = open_choice(found, index, prompt)  # "Decide: A or B": which of the options offered
                     offer = _OFFER_ASKED_RE.match(text) or _EXTRA_ASKED_RE.match(text) if choice is None else None
                     # a further step offered ("Would you like me to commit these changes?"): what is offered, not
@@ -547,18 +550,26 @@ def _put_off_question(events: list[Event], start: int) -> list[Thread]:
     if start <= 0:
         return []
     prompt = typed(events[start].text)
-    reply = next((e for e in reversed(events[:start]) if e.kind == "assistant" and e.text.strip()), None)
-    found = sentences(reply.text) if reply is not None else ()
-    asked = [i for i, s in enumerate(found) if s.text.rstrip("*").endswith("?") and _YOU_RE.search(s.text)
-             and not _COURTESY_RE.search(s.text) and not _EXTRA_ASKED_RE.match(s.text)]
+    found: tuple[Sentence, ...] = ()
+    asked: list[int] = []
+    reply = start
+    for reply in range(start - 1, -1, -1):  # the last message of the turn before that asked the person something
+        if events[reply].kind == "user":
+            return []
+        if events[reply].kind == "assistant" and events[reply].text.strip():
+            found = sentences(events[reply].text)
+            asked = [i for i, s in enumerate(found) if s.text.rstrip("*").endswith("?") and _YOU_RE.search(s.text)
+                     and not _COURTESY_RE.search(s.text) and not _EXTRA_ASKED_RE.match(s.text)]
+            if asked:
+                break
     if not asked:
         return []
     at = asked[-1]
     if not _ANSWER_PUT_OFF_RE.search(prompt):
         around = " ".join(s.text for s in found[max(0, at - 1):at + 1])
-        named = named_code(around)
+        named = named_code(found[at].text)
         if _ANSWERED_RE.match(prompt) or _answer_words(around) & _answer_words(prompt) or any(
-                name in edited_after(events, start) for name in named):
+                name in edited_after(events, reply) for name in named):
             return []
     before = next((e.text for e in reversed(events[:start]) if e.kind == "user"), "")
     return [Thread(open_choice(found, at, before) or _question(found, at, "", True), True)]

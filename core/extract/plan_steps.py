@@ -69,6 +69,7 @@ _GENERIC = frozenset(word[:_STEM] for word in (
     "usages references declarations package packages constants fields methods files file docs tests logic existing "
     "related accordingly needed necessary").split())
 _VERBS = frozenset(verb[:_STEM] for verb in _STEP_VERBS)
+_CAMEL_RE = re.compile(r"[A-Z][a-z0-9]+")  # the words of a class's name
 _WHERE_RE = re.compile(r"\([^)]*\)")  # "(lines 63-74)": where, not what
 # "Run storybook build for the ui package to catch story breakage": what for, not what
 _PURPOSE_RE = re.compile(r"\s+(?:to|so that|in order to)\s+(?:make sure|ensure|check|verify|catch|confirm|avoid|"
@@ -221,7 +222,9 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
         return all(base in bases or _said(base, spoken) for base in named) or _ticked(words, ticked)
     if _RUN_RE.match(step) and (run := _COMMAND_SPAN_RE.search(step)):  # "Run `cargo bench --bench ring`": it ran
         return any(run.group(1) in command for command in ran) or _said(run.group(1), spoken)
-    if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) for name in _names(f"{step}\n{body}")):
+    stems = {base.rsplit(".", 1)[0].replace("-", "_").lower() for base in bases}
+    if any(name.rsplit("/", 1)[-1] in bases or _said(name, said) or _snake(name) in stems
+           for name in _names(f"{step}\n{body}")):
         return True
     if _TESTS_RE.search(step) and (any(TEST_FILE_RE.search(path) for path in files) or (
             _RUN_RE.match(step) and any(c.kind == "tests" for command in ran for c in commands.checks(command)))):
@@ -235,6 +238,12 @@ def _done(step: str, body: str, written: str, spoken: str, files: list[str], ran
     if len(words & found) >= _MOST * len(words):
         return True
     return _ticked(words, ticked)
+
+
+def _snake(name: str) -> str:
+    """A class's name as its file is named (`OrdersCsvExporter`: `orders_csv_exporter`), "" for a name of one word."""
+    words = _CAMEL_RE.findall(name)
+    return "_".join(words).lower() if len(words) > 1 and "".join(words) == name else ""
 
 
 def _ticked(words: set[str], ticked: list[str]) -> bool:

@@ -45,6 +45,7 @@ _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|o
                         r"(\S.+)$", re.IGNORECASE)
 _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|direction|alternative)s?\b|"
                        r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
+_OWN_OPTIONS_RE = re.compile(r"\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)  # a question holding both options
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
 # "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
 ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
@@ -136,6 +137,8 @@ def open_choice(found: tuple[Sentence, ...], index: int, prompt: str = "") -> st
     labelled = [(i, m.group(1)) for i in range(index) if (m := _OPTION_RE.match(found[i].text))]
     first = labelled[0][0] if labelled else index
     options = [option for _, option in labelled]
+    if len(options) < 2 and _OWN_OPTIONS_RE.search(found[index].text):
+        return None  # "should `legacySelection` stay, or would you like me to remove it ...?": its own two
     if len(options) < 2:  # the list the question follows: its items are the options
         end = index
         while end and not found[end - 1].listed:
@@ -313,11 +316,12 @@ def commands_after(events: list[Event], at: int) -> list[str]:
             and e.tool.name == "Bash"]
 
 
-def edited_after(events: list[Event], at: int) -> str:
-    """What the edits after event `at` touched: their paths and the text they replaced and wrote."""
+def edited_after(events: list[Event], at: int, paths: bool = True) -> str:
+    """What the edits after event `at` touched: their paths (unless not `paths`) and the text they replaced and
+    wrote."""
+    keys = ("file_path", "old_string", "new_string", "content", "edits")[0 if paths else 1:]
     return " ".join(str(e.tool.input.get(key, "")) for e in events[at + 1:] if e.tool is not None
-                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error
-                    for key in ("file_path", "old_string", "new_string", "content", "edits"))
+                    and e.tool.name in WRITE_TOOLS and not e.tool.is_error for key in keys)
 
 
 def _steps_listed(text: str) -> list[str]:
