@@ -110,6 +110,10 @@ SAID_LEFT = [
     ("midway_d", 32, "Caveat: Left a `// TODO: honor Retry-After on 429`"),
     # "... — that's just a placeholder so the types line up ...; until it's swapped for a real `SELECT count(*)`"
     ("midway_q", 10, "Caveat: That's just a placeholder so the types line up"),
+    # "That's the uninstall side, so I'm keeping this change to install.", "..., so I'm keeping this change to the
+    # Orders path and leaving the profile code alone": what the sentence before found, left out of the change
+    ("midway_o", 1, "Caveat: Now that install creates that backup: That's the uninstall side"),
+    ("midway_q", 4, "Caveat: That's the same crash waiting on the Profile screen"),
 ]
 
 
@@ -157,6 +161,8 @@ LEFT_BY_ACTIONS = [
     # a question of an earlier message of the turn, that the person's next prompt passed over ("Also the sort arrow
     # icons look off in dark mode ..."); its own two options, not the plan's list above it
     ("midway_r", 3, "Question: should `legacySelection` stay, or would you like me to remove it"),
+    # the whole `bundle exec rspec` failed ("a pre-existing timing flake"); only two spec files passed after it
+    ("midway_r", 23, "Tests not rerun: `bundle exec rspec` failed (1 failure); only `bundle exec rspec spec/"),
 ]
 
 
@@ -273,6 +279,7 @@ def test_the_checks_of_gradle_maven_busted_and_dbt_are_told_by_kind() -> None:
     assert commands.failed_tests("SyncSchedulerTest > schedulesNextRunAtMidnightLocal FAILED\n") == (
         "schedulesNextRunAtMidnightLocal",)
     assert commands.within('./gradlew test --tests "*BookingValidationTest"', "./gradlew test")
+    assert not commands.within("bundle exec rspec", "bundle exec rspec spec/a_spec.rb")  # the whole run, not a part
 
 
 def test_a_check_before_only_and_steps_passed_when_the_line_exited_zero() -> None:

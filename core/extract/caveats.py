@@ -73,6 +73,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  # "I'm keeping it out of this PR", "I'm leaving rotation out of this first version", "I will not do
                  # that in this change"
                  r"\b(?:keep(?:ing)?|kept|leav(?:e|ing)|left)\b[^.;]{0,40}\bout of this\b|"
+                 # "That's the uninstall side, so I'm keeping this change to install": the rest left out of it
+                 r"\b(?:keep(?:ing)?|limit(?:ing)?) (?:this|the) (?:change|fix|pr) (?:scoped |limited )?to\b|"
                  # "I'm not switching the allocator in this change", "leaving the sleep as it is in this change"
                  r"\b(?:will not|won't|not going to|i'm not|i am not)\b[^.;]{0,60}\b(?:in|as part of) this "
                  r"(?:change|pr|patch|commit|task|pass)\b|"
@@ -155,7 +157,7 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
            "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo",
            "back to", "return to", "flag", "aware", "heads", "gap", "concern", "a limit", "thing to", "one risk",
-           "in this ")
+           "in this ", "change to")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off

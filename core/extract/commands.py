@@ -358,9 +358,10 @@ def within(part: str, whole: str) -> bool:
     if filtered(whole):
         return False
     words, wider = _FILTER_RE.sub("", " " + bare(part)).split(), bare(whole).split()
-    paths = [word for word in wider if _is_path(word)]
-    return bool(paths) and [w for w in words if not _is_path(w)] == [w for w in wider if not _is_path(w)] and all(
-        any(_holds(path, word) for path in paths) for word in words if _is_path(word))
+    paths, parts = [word for word in wider if _is_path(word)], [word for word in words if _is_path(word)]
+    # a run on no path ran it all: no run on some paths holds it
+    return bool(paths) and bool(parts) and [w for w in words if not _is_path(w)] == [
+        w for w in wider if not _is_path(w)] and all(any(_holds(path, word) for path in paths) for word in parts)
 
 
 def filtered(command: str) -> bool:
