@@ -114,6 +114,10 @@ SAID_LEFT = [
     # Orders path and leaving the profile code alone": what the sentence before found, left out of the change
     ("midway_o", 1, "Caveat: Now that install creates that backup: That's the uninstall side"),
     ("midway_q", 4, "Caveat: That's the same crash waiting on the Profile screen"),
+    # "Note: `k8s/shop/debug-curl.yaml` and the `debug-curl` pod ... exist only for this test. Both should be deleted
+    # before this goes in, ...": what "both" are, the sentence before says
+    ("midway_s", 27, "Caveat: `k8s/shop/debug-curl.yaml` and the `debug-curl` pod in the cluster exist only for this: "
+                     "Both should be deleted"),
 ]
 
 
@@ -205,6 +209,11 @@ DONE = [
     ("midway_r", 6),
     # "**A concern before planning:** ..." and "**Heads-up:** ..." flag remarks the session then settled
     ("midway_j", 18), ("midway_a", 23),
+    # what failed and left a check undone ran through after the person's next prompt: "I couldn't do a server-side
+    # dry run" before `kubectl --context kind-staging apply --dry-run=server` (the context names no other program),
+    # "The integration test could not run because Docker is not available here" before "started docker, try again"
+    ("midway_s", 34), ("midway_s", 18),
+    ("midway_s", 4),  # "... the stray `users.stripe_customer_ref` line ... was removed before committing": done
 ]
 
 
@@ -280,6 +289,8 @@ def test_the_checks_of_gradle_maven_busted_and_dbt_are_told_by_kind() -> None:
         "schedulesNextRunAtMidnightLocal",)
     assert commands.within('./gradlew test --tests "*BookingValidationTest"', "./gradlew test")
     assert not commands.within("bundle exec rspec", "bundle exec rspec spec/a_spec.rb")  # the whole run, not a part
+    assert commands.program("kubectl --context kind-staging apply -k k8s/x") == "kubectl apply"
+    assert commands.program("kubectl -n web get pods") == "kubectl get"
 
 
 def test_a_check_before_only_and_steps_passed_when_the_line_exited_zero() -> None:

@@ -16,7 +16,16 @@ import re
 from eywa.core.extract import commands
 from eywa.core.extract.claude_words import Sentence, heading_name, outcome, sentences
 from eywa.core.extract.key_files import DOC_FILE_RE
-from eywa.core.extract.said_left import ASIDE_LEAD, NOTHING, THREAD_WORDS, YES_RE, clause, edited_after, named_code
+from eywa.core.extract.said_left import (
+    ASIDE_LEAD,
+    NOTHING,
+    THREAD_WORDS,
+    YES_RE,
+    clause,
+    edited_after,
+    failure_rerun,
+    named_code,
+)
 from eywa.core.handoffs.fixed_words import CAVEAT, LEFT_IN_CODE
 from eywa.core.retrieval.query_tokens import content_words
 from eywa.core.session import WRITE_TOOLS, Event, ToolCall
@@ -157,12 +166,12 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
            "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo",
            "back to", "return to", "flag", "aware", "heads", "gap", "concern", "a limit", "thing to", "one risk",
-           "in this ", "change to")
+           "in this ", "change to", "be deleted", "be removed", "be reverted")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
 _POINTER_LEAD_RE = re.compile(r"^(?:these|those|this|that)\b(?= \w)", re.IGNORECASE)
-_POINTING_RE = re.compile(r"^(?:this|that|it|these|those)\b", re.IGNORECASE)
+_POINTING_RE = re.compile(r"^(?:this|that|it|these|those|both)\b", re.IGNORECASE)
 # "I'll come back to that after this fix": what "that" is, the sentence before says
 _RETURN_RE = re.compile(r"^(?:i'll|i will|we'll|we will) (?:come back to|circle back to|return to) "
                         r"(?:it|that|this|them|those)\b", re.IGNORECASE)
@@ -381,6 +390,8 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     if kind == "temporary" or kind is None and _TEMP_RE.search(lowered):
         return _cleaned_up(said, later) or any(
             i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
+    if kind in ("unverified", None) and _UNCHECKED_RE.search(lowered) and failure_rerun(events, at):
+        return True  # what failed and left it unchecked ran through later
     if kind in ("unverified", None) and _UNCHECKED_RE.search(lowered) and not _ELSEWHERE_RE.search(said):
         return _checked_after(calls, at) or bool(_PASSED_RE.search(joined))
     return False

@@ -28,6 +28,7 @@ from eywa.core.extract.said_left import (
     checks_left_to_user,
     clause,
     edited_after,
+    failure_rerun,
     findings_left,
     labelled_step,
     last_prompt_index,
@@ -183,8 +184,9 @@ _SAID_DONE_RE = re.compile(r"\b(?:resolved|removed|addressed|implemented|fixed|d
                            r"\b(?:that's|that is|which is|it's|it is) (?:now )?(?:resolved|fixed)(?: now)?\s*[.!]?$|"
                            # "The temporary `[bp]` tracing is gone (checked with grep before committing)"
                            r"\b(?:temporary|debug)\b[^.]{0,60}\b(?:is|are) (?:now )?(?:gone|removed)\b|"
-                           r"\b(?:checked|verified|confirmed|ran|tested)\b[^.]{0,40}\bbefore (?:committing|merging|"
-                           r"pushing)\b",
+                           # "... line from my local DB was removed before committing": done, not a step to take
+                           r"\b(?:checked|verified|confirmed|ran|tested|(?:was|were|been) \w+(?:ed|en))\b[^.]{0,40}"
+                           r"\bbefore (?:committing|merging|pushing)\b",
                            re.IGNORECASE)
 # "Next: `refunds.go` has the same shape if you want me to do it too": a further step offered, a note
 _OFFER_IN_RE = re.compile(r"\b(?:if you(?:'d| would)? (?:want|like) me to|want me to)\b", re.IGNORECASE)
@@ -585,8 +587,11 @@ def _steps_before_aside(events: list[Event], start: int, calls: list[ToolCall]) 
             continue
         turn = events[prompt + 1:start]
         if any(e.tool is not None and _changes(e.tool) for e in turn):
-            replies = [e for e in turn if e.kind == "assistant" and e.text.strip()]
-            return [Thread(t.text, False) for t in _closing_threads(replies[-1:]) if t.text.startswith(_STEP_KINDS)]
+            replies = [i for i in range(prompt + 1, start) if events[i].kind == "assistant" and events[i].text.strip()]
+            if replies and failure_rerun(events, replies[-1]):
+                return []  # the aside ran through what had failed ("use the kind-staging context")
+            return [Thread(t.text, False) for t in _closing_threads([events[i] for i in replies[-1:]])
+                    if t.text.startswith(_STEP_KINDS)]
         start = prompt
     return []
 

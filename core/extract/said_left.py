@@ -316,6 +316,22 @@ def commands_after(events: list[Event], at: int) -> list[str]:
             and e.tool.name == "Bash"]
 
 
+def failure_rerun(events: list[Event], at: int) -> bool:
+    """Whether the command whose failure the agent wrote of at event `at` (the last of its turn that failed before
+    it) later ran through: "I couldn't do a server-side dry run ..." before `kubectl --context kind-staging apply
+    --dry-run=server ...` passed."""
+    failed = None
+    for event in reversed(events[:at]):
+        if event.kind == "user":
+            break
+        if event.tool is not None and event.tool.name == "Bash" and event.tool.is_error:
+            failed = commands.program(str(event.tool.input.get("command", "")))
+            break
+    return bool(failed) and any(
+        e.tool is not None and e.tool.name == "Bash" and not e.tool.is_error and not e.tool.rejected
+        and commands.program(str(e.tool.input.get("command", ""))) == failed for e in events[at + 1:])
+
+
 def edited_after(events: list[Event], at: int, paths: bool = True) -> str:
     """What the edits after event `at` touched: their paths (unless not `paths`) and the text they replaced and
     wrote."""
