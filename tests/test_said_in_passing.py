@@ -118,6 +118,15 @@ SAID_LEFT = [
     # before this goes in, ...": what "both" are, the sentence before says
     ("midway_s", 27, "Caveat: `k8s/shop/debug-curl.yaml` and the `debug-curl` pod in the cluster exist only for this: "
                      "Both should be deleted"),
+    # a choice put to the person with no question mark, that no answer took up
+    ("midway_m", 7, "Caveat: I've held off on both the shim and `CHANGELOG.md` until you pick one."),
+    ("midway_s", 1, "Caveat: I've left it at 100 until you decide."),
+    # a removal promised for later and never made: "I will take it out once the tests are green" (what "it" is, the
+    # sentence before), "I'll add a debug print temporarily and take it out before we're done", "It's for inspection
+    # only, delete it before merging" (`docker run --rm` removes no file)
+    ("midway_g", 21, "Caveat: I have also added a temporary `print(f\"rate-limit key: {key}\")`"),
+    ("midway_o", 16, "Caveat: I'll add a debug print temporarily and take it out before we're done."),
+    ("midway_i", 22, "Caveat: To see what the remaining weight is afterwards I'm adding a throwaway"),
 ]
 
 
@@ -214,6 +223,9 @@ DONE = [
     # "The integration test could not run because Docker is not available here" before "started docker, try again"
     ("midway_s", 34), ("midway_s", 18),
     ("midway_s", 4),  # "... the stray `users.stripe_customer_ref` line ... was removed before committing": done
+    # a removal promised and reported made: "The temporary timing instrumentation is gone", "The temporary debug
+    # `puts` is gone", "the diagnostic `console.log` has been removed"
+    ("midway_k", 21), ("midway_l", 7), ("midway_q", 6),
 ]
 
 

@@ -141,9 +141,19 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                   r"\btemporary\b.{0,160}?\b(?:has|have|needs?|must|should) to go\b.{0,30}?\bbefore\b|"
                   # "...; should come out before this ships"
                   r"\bshould (?:come out|be (?:removed|deleted|reverted|taken out))\b[^.]{0,40}\bbefore\b|"
-                  r"\bkeep (?:it|this|that|them) until\b[^.]{0,80}\bthen (?:drop|remove|delete|revert)\b"),
+                  r"\bkeep (?:it|this|that|them) until\b[^.]{0,80}\bthen (?:drop|remove|delete|revert)\b|"
+                  # "I will take it out once the tests are green", "It's for inspection only, delete it before
+                  # merging", "I'll add a debug print temporarily and take it out", "It's throwaway; delete before
+                  # merge": a removal promised for later
+                  r"\b(?:take (?:it|them|this|that) out|(?:delete|remove) (?:it|them|this|that))\b[^.]{0,40}"
+                  r"\b(?:once|before|when|after)\b|"
+                  r"\b(?:temporarily|throwaway)\b[^.]{0,80}\b(?:take (?:it|them) out|delete|remove)\b"),
     # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
     ("left to the person", r"\bnot something (?:i|we) can (?:do|check|verify|test|run)\b|"
+                           # "I've left it at 100 until you decide", "is something you'll have to decide": a choice
+                           # put to the person without a question
+                           r"\buntil you (?:decide|pick|choose)\b|\bsomething you(?:'ll| will)? (?:have|need) to "
+                           r"decide\b|"
                            r"^(?:if|when)\b[^.]{0,80}\b(?:later|in the future|becomes? (?:important|necessary|"
                            r"a problem)|continues?|continue to|keep (?:hitting|seeing|getting)|still (?:see|hit|get))"
                            r"\b[^.]*\b(?:you|we) (?:could|can|would|might)\b|"
@@ -166,7 +176,9 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "cannot", "separate", "for now", "out of this", "throwaway", "scratch", "until", "to be deleted",
            "to be removed", "to be reverted", "not something", "won't", "will not", "come out", "unverified", "todo",
            "back to", "return to", "flag", "aware", "heads", "gap", "concern", "a limit", "thing to", "one risk",
-           "in this ", "change to", "be deleted", "be removed", "be reverted")
+           "in this ", "change to", "be deleted", "be removed", "be reverted", "you decide", "you pick", "you choose",
+           "to decide", "take it out", "take them out", "delete it", "remove it", "delete them", "remove them",
+           "temporarily")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
@@ -179,7 +191,7 @@ _RETURN_RE = re.compile(r"^(?:i'll|i will|we'll|we will) (?:come back to|circle 
 _LEAVING_RE = re.compile(r"^(?:i(?:'ll| will|'m going to| am going to)|we(?:'ll| will)) (?:leave|keep|skip)\b",
                          re.IGNORECASE)
 # "... and remove them once I have the cause": a temporary thing announced, to go later
-_REMOVED_LATER_RE = re.compile(r"\b(?:remove|delete|drop|revert|clean up)\b[^.]{0,40}"
+_REMOVED_LATER_RE = re.compile(r"\b(?:remove|delete|drop|revert|clean up|take (?:it|them) out)\b[^.]{0,40}"
                                r"\b(?:once|after|when|later|before)\b", re.IGNORECASE)
 _CLAUSE_MARKS = (", ", "; ", " — ", " – ")  # where a clause of a long caveat may start
 _LAST_CLAUSE_RE = re.compile(r",\s+(?:so|but|and|which)\s+", re.IGNORECASE)
@@ -188,6 +200,8 @@ _PAREN_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 # "... this could be:", "Possible causes:": the items after it are guesses at a cause, none a caveat the agent holds
 _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
 # "You may want to delete that one manually", "Not something I can do from here": of the last clause before it
+# "I will take it out once the tests are green": what "it" is, the sentence before says
+_REMOVAL_PROMISE_RE = re.compile(r"^(?:i'll|i will|will) (?:take|delete|remove) (?:it|them)\b", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b|^not something\b", re.IGNORECASE)
 # Read on a phone: no "`file.go:12-30` —", "Limitation:" or "Note:" (the thread says "Caveat:") before it, no link,
 # no code longer than a name
@@ -196,7 +210,8 @@ _LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
-_TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b")
+_REMOVES_RE = re.compile(r"(?:^|[;&|(]\s*|\bgit\s+)rm\s")  # a step that removes files: `rm`, `git rm`, not `--rm`
+_TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b|\bdiagnos\w*|\binstrumentation\b|\bthrowaway\b|\bscratch\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
 # "haven't been exercised against real Postgres", "I can't check that here": no check run here resolves it
 _ELSEWHERE_RE = re.compile(r"\b(?:real|live|production|staging|device|emulator|simulator|browser|by hand|here|"
@@ -217,7 +232,9 @@ _PUT_OFF_RE = re.compile(r"\b(?:in|out of) this (?:change|pr|patch|commit|pass|t
 _TODO_SPAN_RE = re.compile(r"\b(?:TODO|FIXME)\b")
 _MERGED_RE = re.compile(r"\bgit\s+(?:merge|rebase|pull)\b")
 _FILE_SPAN_RE = re.compile(r"`[^`\s]*[/.][^`\s]*`")  # `src/sync/pushChanges.ts:27`
-_CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|deleted)\b", re.IGNORECASE)
+# "Removed the debug logging", "The temporary debug `puts` is gone", "removing the debug `puts`"
+_CLEANED_RE = re.compile(r"\b(?:cleaned up|removed|removing|deleted|took out|taken out|(?:is|are) gone)\b",
+                         re.IGNORECASE)
 # What the agent posted on GitHub in its own words: a review reply (`gh api .../replies -f body="..."`), a PR comment.
 _POSTED_RE = re.compile(r"\bgh\s+(?:api\b[^\n]*?\s(?:-f|-F|--field|--raw-field)\s+body=|"
                         r"pr\s+(?:comment|review)\b[^\n]*?\s(?:--body|-b)\s+)([\"'])(.+?)(?<!\\)\1", re.DOTALL)
@@ -279,7 +296,7 @@ def caveat(found: tuple[Sentence, ...], index: int) -> str | None:
     if items:
         return clause(said)
     leaving = _LEAVING_RE.match(said)
-    pointing = _POINTING_RE.match(said) or _RETURN_RE.match(said)
+    pointing = _POINTING_RE.match(said) or _RETURN_RE.match(said) or _REMOVAL_PROMISE_RE.match(said)
     if (pointing or _THAT_ONE_RE.search(said) or leaving) and index \
             and not found[index - 1].text.endswith((":", "?")):
         # "This adds complexity and may not be worth implementing initially": what "this" is, the sentence before says
@@ -389,7 +406,7 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
     lowered, joined = said.lower(), " ".join(later)
     if kind == "temporary" or kind is None and _TEMP_RE.search(lowered):
         return _cleaned_up(said, later) or any(
-            i > at and re.search(r"\brm\b", str(call.input.get("command", ""))) for i, call in calls)
+            i > at and _REMOVES_RE.search(str(call.input.get("command", ""))) for i, call in calls)
     if kind in ("unverified", None) and _UNCHECKED_RE.search(lowered) and failure_rerun(events, at):
         return True  # what failed and left it unchecked ran through later
     if kind in ("unverified", None) and _UNCHECKED_RE.search(lowered) and not _ELSEWHERE_RE.search(said):
