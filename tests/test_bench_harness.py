@@ -390,7 +390,8 @@ def test_the_blind_scripted_sweeps_label_every_session_and_the_handoffs_agree_as
                 "midway_e": (30, 8), "midway_f": (24, 5), "midway_g": (28, 10), "midway_h": (27, 4),
                 "midway_i": (28, 10), "midway_j": (23, 4), "midway_k": (29, 5), "midway_l": (32, 5),
                 "midway_m": (27, 1), "midway_n": (27, 6), "midway_o": (27, 1), "midway_p": (24, 2),
-                "midway_q": (27, 5), "midway_r": (17, 1), "midway_s": (30, 4)}
+                "midway_q": (27, 5), "midway_r": (17, 1), "midway_s": (30, 4),
+                "midway_t": (11, 4), "midway_u": (27, 11)}
     for name, (at_least, named) in measured.items():
         scripts, labels = scripted.sessions(name)
         assert len(scripts) == len(labels) and {label.state for label in labels} == {"open", "done"}

@@ -456,3 +456,11 @@ def test_a_deferral_is_not_undone_by_the_edits_of_the_change_it_was_left_out_of(
     assert _caveats(_said(put_off), Event("user", T0, text="ok do the switch now"), _edit("a = 1", "a = 2")) == []
     todo = "Left a `// TODO: honor Retry-After on 429` in `importer.py` to handle later."
     assert _caveats(_said(todo), _edit("send()", "send()  // TODO: honor Retry-After on 429")) == ["Caveat: " + todo]
+
+
+def test_a_scratch_thing_said_deleted_is_no_cleanup_left() -> None:
+    """midway_u 25's report: "The scratch script I used to dump the test order is deleted; ...": done, as "was
+    deleted" is."""
+    assert kind_of("The scratch script I used to dump the test order is deleted; only the two test files changed.") \
+        is None
+    assert kind_of("I added a scratch script to dump the test order; I will delete it before merging.") == "temporary"

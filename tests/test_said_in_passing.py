@@ -127,6 +127,8 @@ SAID_LEFT = [
     ("midway_g", 21, "Caveat: I have also added a temporary `print(f\"rate-limit key: {key}\")`"),
     ("midway_o", 16, "Caveat: I'll add a debug print temporarily and take it out before we're done."),
     ("midway_i", 22, "Caveat: To see what the remaining weight is afterwards I'm adding a throwaway"),
+    # "...; drop it before merging": a later "partial file removed" names `pg_dump`, not the `set -x` it promised gone
+    ("midway_u", 11, "Caveat: Adding `set -x` temporarily to trace the failure path with a fake pg_dump; drop it"),
 ]
 
 
@@ -226,6 +228,7 @@ DONE = [
     # a removal promised and reported made: "The temporary timing instrumentation is gone", "The temporary debug
     # `puts` is gone", "the diagnostic `console.log` has been removed"
     ("midway_k", 21), ("midway_l", 7), ("midway_q", 6),
+    ("midway_t", 16),  # "good, push it to a branch and I'll PR it": the person opens the PR, no description left
 ]
 
 
@@ -371,3 +374,15 @@ def test_xctests_summary_says_whether_the_run_passed() -> None:
     assert commands.failed("\t Executed 21 tests, with 3 failures (0 unexpected) in 1.944 (1.981) seconds\n")
     assert commands.failed("\t Executed 6 tests, with 0 failures (0 unexpected) in 0.009 (0.009) seconds\n") is False
     assert commands.failed("Executed 1 test, with 1 failure (0 unexpected) in 0.2 (0.2) seconds")
+
+
+def test_dbts_summary_and_test_lines_say_whether_a_run_passed() -> None:
+    """midway_t 12: `dbt build ... | tail -n 3` ended "Done. PASS=19 WARN=0 ERROR=0 SKIP=0 TOTAL=19": the failing
+    test of the run before passed, so no check is left failing; a test's own "FAIL 37" line is a failure whatever the
+    summary says (midway_i 30)."""
+    assert commands.failed("20:41:05  Done. PASS=19 WARN=0 ERROR=0 SKIP=0 TOTAL=19") is False
+    assert commands.failed("20:31:52  Done. PASS=17 WARN=0 ERROR=1 SKIP=1 TOTAL=19")
+    assert commands.failed("15:02:17  5 of 5 FAIL 37 relationships_fct_orders_customer_id [FAIL 37 in 0.40s]\n"
+                           "15:02:17  Done. PASS=4 WARN=0 ERROR=0 SKIP=0 TOTAL=5")
+    for agent in AGENTS:
+        assert _handoff("midway_t", 12, agent) == ("done", ["Not pushed: commit 1e8b7c2 on refactor/fct-subscriptions"])

@@ -128,7 +128,8 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     ("temporary", r"\b(?:temporary|throwaway|scratch) (?:`[^`]+` )?(?:file|script|branch|directory|folder|workaround|"
                   r"lines?|logging|logs?|prints?|statements?|code)s?\b.*"
                   # (not a report of it gone: "the scratch directory was removed afterwards")
-                  r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:remove|delete|revert)(?![^.]*\bautomatic)|"
+                  r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bis )(?<!\bare )\b(?:remove|delete|revert)"
+                  r"(?![^.]*\bautomatic)|"
                   r"\b(?:remove|delete|clean up|revert) (?:the |this )?(?:temporary|temp|debug)\b|"
                   # "Scratch only, will delete before wrapping up", "a scratch file ... — I'll delete it once we're
                   # done": a removal promised
@@ -145,7 +146,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                   # "I will take it out once the tests are green", "It's for inspection only, delete it before
                   # merging", "I'll add a debug print temporarily and take it out", "It's throwaway; delete before
                   # merge": a removal promised for later
-                  r"\b(?:take (?:it|them|this|that) out|(?:delete|remove) (?:it|them|this|that))\b[^.]{0,40}"
+                  r"\b(?:take (?:it|them|this|that) out|(?:delete|remove|drop) (?:it|them|this|that))\b[^.]{0,40}"
                   r"\b(?:once|before|when|after)\b|"
                   r"\b(?:temporarily|throwaway)\b[^.]{0,80}\b(?:take (?:it|them) out|delete|remove)\b"),
     # "If Windows support becomes important later, you could ...", "You may need to reload ...": left to the person
@@ -178,7 +179,7 @@ _PIECES = ("tested", "verified", "haven't", "have not", "didn't", "did not", "co
            "back to", "return to", "flag", "aware", "heads", "gap", "concern", "a limit", "thing to", "one risk",
            "in this ", "change to", "be deleted", "be removed", "be reverted", "you decide", "you pick", "you choose",
            "to decide", "take it out", "take them out", "delete it", "remove it", "delete them", "remove them",
-           "temporarily")
+           "temporarily", "drop it", "drop them")
 # "Let me clean up the debug code": a step announced, and taken next
 _ANNOUNCED_RE = re.compile(r"^(?:(?:now|next|first|ok(?:ay)?)[,.]?\s+)?(?:let me|let's|i'll|i will|i'm going to)\b"
                            r"(?!\s+(?:leave|keep|not)\b)", re.IGNORECASE)  # "I will leave that as is for now": put off
@@ -201,7 +202,7 @@ _PAREN_ASIDE_RE = re.compile(r"(?<!\s)\s*\((?!\s*\))[^()`]*\)")
 _GUESSES_RE = re.compile(r"\b(?:could|might|may) be\s*:$|\bpossib(?:le|ly|ilities)\b[^:]{0,60}:$", re.IGNORECASE)
 # "You may want to delete that one manually", "Not something I can do from here": of the last clause before it
 # "I will take it out once the tests are green": what "it" is, the sentence before says
-_REMOVAL_PROMISE_RE = re.compile(r"^(?:i'll|i will|will) (?:take|delete|remove) (?:it|them)\b", re.IGNORECASE)
+_REMOVAL_PROMISE_RE = re.compile(r"^(?:i'll|i will|will) (?:take|delete|remove|drop) (?:it|them)\b", re.IGNORECASE)
 _THAT_ONE_RE = re.compile(r"\b(?:that|this) one\b|^not something\b", re.IGNORECASE)
 # Read on a phone: no "`file.go:12-30` —", "Limitation:" or "Note:" (the thread says "Caveat:") before it, no link,
 # no code longer than a name
@@ -210,6 +211,7 @@ _LOCATION_RE = re.compile(rf"^(?:`?[\w./-]+\.\w{{1,5}}(?::[\d-]+)?`?|{_LABELLED}
 _URL_RE = re.compile(r":?\s*<?https?://\S+>?")
 _CODE_SPAN_RE = re.compile(r"\s*(?:(?:using|with|via|like|as) )?`[^`]*`")
 _LONG_CODE = 40  # characters of a code span: longer is a code dump
+_SPAN_RE = re.compile(r"`[^`\n]+`")
 _REMOVES_RE = re.compile(r"(?:^|[;&|(]\s*|\bgit\s+)rm\s")  # a step that removes files: `rm`, `git rm`, not `--rm`
 _TEMP_RE = re.compile(r"\btemp(?:orary)?\b|\bdebug\b|\bdiagnos\w*|\binstrumentation\b|\bthrowaway\b|\bscratch\b")
 _UNCHECKED_RE = re.compile(r"\b(?:test|verif|run|check)")
@@ -417,7 +419,7 @@ def _resolved(said: str, later: list[str], events: list[Event], calls: list[tupl
 def _cleaned_up(said: str, later: list[str]) -> bool:
     """A later message says the temporary thing gone: a sentence that says something removed and names it, or says
     temporary or debug ("Removed the debug logging"; not "removed the early return")."""
-    named = named_code(said)
+    named = [span.strip("`") for span in _SPAN_RE.findall(said)]  # what it put in quotes, not a name it mentions
     return any(_CLEANED_RE.search(s.text) and (_TEMP_RE.search(s.text.lower()) or any(n in s.text for n in named))
                for text in later for s in sentences(text))
 

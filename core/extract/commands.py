@@ -135,10 +135,11 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:pyproject-)?build(?=\s|$))\b")),
 )
 # A test run's summary of failures: mix's and rspec's nonzero count, PHPUnit's verdict, bun's count, Minitest's
-# (`rails test`), xcodebuild's, XCTest's (`swift test` too)
+# (`rails test`), xcodebuild's, XCTest's (`swift test` too), dbt's
 _TESTS_FAILED = (r"^\d+ (?:tests?|examples?), [1-9]\d* failures?\b|^(?:FAILURES|ERRORS)!$|^[ \t]*[1-9]\d* fail$|"
                  r"^\d+ runs, \d+ assertions, (?:[1-9]\d* failures|\d+ failures, [1-9]\d* errors)\b|"
-                 r"^\*\* TEST FAILED \*\*$|\bExecuted \d+ tests?, with [1-9]\d* failures?\b")
+                 r"^\*\* TEST FAILED \*\*$|\bExecuted \d+ tests?, with [1-9]\d* failures?\b|"
+                 r"\bDone\. PASS=\d+ WARN=\d+ ERROR=[1-9]|\bof \d+ FAIL \d+ \w")  # dbt's summary, a test's line
 # A lint run's: terraform's errors (drawn in a box), tflint's count, helm's charts failed, a turbo or nx task failed
 _LINT_FAILED = (r"^│ Error: |^[1-9]\d* issue\(s\) found:|\b[1-9]\d* chart\(s\) failed|^\s*Failed:\s+\S+#\S+|"
                 r"Running target \S+ for \d+ projects? failed")
@@ -217,9 +218,9 @@ _PASSED_RE = re.compile(r"\b\d+ passed\b|^ok\s+\S+|^PASS$|test result: ok|All ch
                         r"Compiled successfully|^(?:#|ℹ) pass [1-9]|\b100% tests passed|^OK(?: \(skipped=\d+\))?$|"
                         r"^[ \t]*[1-9]\d* (?:passing \(\d+m?s\)|pass|tests? passed)$|"
                         r"^\d+ (?:tests?|examples?), 0 failures\b|^OK \(\d+ tests?,|"
-                        # Minitest's, xcodebuild's, XCTest's, terraform's, helm's, turbo's and nx's
+                        # Minitest's, xcodebuild's, XCTest's, dbt's, terraform's, helm's, turbo's and nx's
                         r"^\d+ runs, \d+ assertions, 0 failures, 0 errors\b|^\*\* TEST SUCCEEDED \*\*$|"
-                        r"\bExecuted \d+ tests?, with 0 failures\b|"
+                        r"\bExecuted \d+ tests?, with 0 failures\b|\bDone\. PASS=\d+ WARN=\d+ ERROR=0\b|"
                         r"^Success! The configuration is valid\.|\b\d+ chart\(s\) linted, 0 chart\(s\) failed|"
                         r"^\s*Tasks:\s+(\d+) successful, \1 total$|Successfully ran target \S+ for", re.MULTILINE)
 

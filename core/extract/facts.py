@@ -210,7 +210,9 @@ _TITLE_LINE_RE = re.compile(r"^(?:```\s*)?Title:", re.MULTILINE)
 # A prompt about a PR that is there already ("golangci bot left this on the PR", "Aisha's comments on the parser PR",
 # "PR #42's review"): its report is no PR text to open
 _PR_THERE_RE = re.compile(r"\b(?:on|in|to|of|from) (?:the|this|that|my|our|your) (?:[\w-]+ )?(?:PR|pull request)\b"
-                          r"(?! (?:description|body|summary|text|title|message))|\b(?:PR|pull request) #?\d+",
+                          r"(?! (?:description|body|summary|text|title|message))|\b(?:PR|pull request) #?\d+|"
+                          # "push it to a branch and I'll PR it": the person opens it, from the branch
+                          r"\b(?:i'll|i will|let me) (?:open (?:the |a )?PR|PR it|raise (?:the |a )?PR)\b",
                           re.IGNORECASE)
 # A plan's list of the files it will change ("## Files to Modify", "**Critical files:**"), and its items.
 _PLAN_FILES_RE = re.compile(
