@@ -42,7 +42,8 @@ _LABELLED = r"(?:the |one )?(?:limitation|caveat|notable|gotcha|catch|warning)s?
 # follows is flagged to the person
 _FLAGGED = (r"(?:one |a )?(?:thing|something)s? (?:to|worth) (?:be aware of|flag|note|know|keep in mind|watch)|"
             r"worth (?:flagging|noting|knowing)|heads[- ]up|one (?:gap|concern|risk)|a limit")
-_FLAG_LEAD_RE = re.compile(rf"^\W*(?:{_FLAGGED})\b[^:.]{{0,60}}:[\s*_]*(?=\w|`)", re.IGNORECASE)
+_FLAG_LEAD = rf"^\W*(?:{_FLAGGED})\b[^:.]{{0,60}}:\W*?(?=\w|`)"
+_FLAG_LEAD_RE = re.compile(_FLAG_LEAD, re.IGNORECASE)
 # "Limitations:", "**Known issues**", "### Caveats": a label alone, whose list items are each a caveat
 _LABEL_ONLY_RE = re.compile(rf"^\W*(?:known (?:limitations?|issues?)|{_LABELLED})\W*$", re.IGNORECASE)
 _NOTHING_RE = re.compile(f"^{NOTHING}", re.IGNORECASE)
@@ -106,7 +107,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
                  r"\b(?:lower|low) (?:risk|priority)\b"),
     # "Known limitation: ...", "Limitation: For private forks, ...", "The `[0.4.2]` section is a placeholder"
     ("limitation", rf"\bknown (?:limitation|issue)|^{_LABELLED}\s*[:—–-](?!\s*(?:{NOTHING}|(?:no|0)\b))|"
-                   rf"^\W*(?:{_FLAGGED})\b[^:.]{{0,60}}:\W*(?=\w|`)|"
+                   rf"{_FLAG_LEAD}|"
                    # "(the summarizer only supports JSONL anyway, so it will gracefully skip Gemini transcripts)": a
                    # limitation accepted as it is
                    r"^(?=.*\banyway\b)(?=.*(?:\bonly\b|-only\b|\b(?:doesn't|does not|don't|do not|can't|cannot) "

@@ -59,9 +59,11 @@ _PROBE_STEP_RE = re.compile(r"^(?:!\s|gh (?:pr|run|issue|repo|release|workflow) 
 # `python3 scripts/gen.py`, `bash ./gen.sh`: the script is the program, whichever interpreter or path runs it
 _SCRIPT_RUN_RE = re.compile(r"^(?:python[\d.]*|bash|sh|zsh|node|ruby|perl|bun|tsx|ts-node)\s+"
                             r"(?=\S+\.(?:py|sh|[cm]?js|ts|rb|pl)(?:\s|$)|\.{0,2}/)")
-# The options before a program's command that say where it runs, not what (`kubectl --context kind-staging apply`)
-_TARGET_OPTION_RE = re.compile(r"^(?:\s*(?:--(?:context|namespace|kubeconfig|kube-context|profile|region)(?:=|\s+)|"
-                               r"-n\s+)\S+)+\s*")
+# The options before a cluster's or a cloud's CLI's command that say where it runs, not what (`kubectl --context
+# kind-staging apply`, `aws --profile prod s3 ls`)
+_TARGETED = frozenset(("kubectl", "helm", "oc", "aws", "gcloud", "az"))
+_TARGET_OPTION_RE = re.compile(r"^(?:\s*(?:--(?:context|namespace|kubeconfig|kube-context|profile|region|project)"
+                               r"(?:=|\s+)|-n\s+)\S+)+\s*")
 _REDIRECT_RE = re.compile(r"\s\d?>&\d\b|\s\d?>{1,2}\s*[^\s;&|]+")
 _WINDOWS_PATH_RE = re.compile(r"(?:^|[\s'\"])(?:[A-Za-z]:)?\.{0,2}\\\w")  # `C:\tools\x.exe`, `.\src`: no escapes
 # A command line's words as POSIX shlex reads them (which it does a character at a time in Python): text with no
@@ -658,7 +660,7 @@ def program(step: str) -> str:
     again."""
     git = git_steps(step)
     first, _, rest = _SCRIPT_RUN_RE.sub("", bare(step)).partition(" ")
-    words = [first, *_TARGET_OPTION_RE.sub("", rest).split()]
+    words = [first, *(_TARGET_OPTION_RE.sub("", rest) if first in _TARGETED else rest).split()]
     return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
 
 

@@ -308,10 +308,10 @@ class Facts:
         """The last run of each kind of check (tests, lint, ...) when it failed: a later pass of the same kind
         (`mise run lint` after a one-file `golangci-lint run`) covers an earlier failure, and a build's, a later pass
         of the tests that compile what it did (`cargo test` after `cargo build`)."""
-        last = {run.kind: run for run in self.runs}
-        return [run for run in last.values() if not run.passed and not (run.kind == "build" and any(
-            later.kind == "tests" and later.passed and commands.compiles(later.command, run.command)
-            for later in self.runs[self.runs.index(run) + 1:]))]
+        last = {run.kind: at for at, run in enumerate(self.runs)}
+        return [self.runs[at] for at in last.values() if not self.runs[at].passed and not (
+            self.runs[at].kind == "build" and any(later.kind == "tests" and later.passed and commands.compiles(
+                later.command, self.runs[at].command) for later in self.runs[at + 1:]))]
 
     def checked_after_edit(self) -> frozenset[str]:
         """The kinds of check that ran after the session's last edit of code (every kind run, when it edited none)."""

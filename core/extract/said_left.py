@@ -43,9 +43,10 @@ NEXT_LINE_RE = re.compile(r"^(?:next(?: steps?| up)?|to-?dos?|remaining(?: work)
 # "Option 1: Remove `t.Parallel()` (simplest fix)", "Approach B - ..."
 _OPTION_RE = re.compile(r"^(?:option|approach|alternative|choice)\s+(?:\w{1,2}|one|two|three)\s*(?::|\.|\)|—|–| - )\s*"
                         r"(\S.+)$", re.IGNORECASE)
+_OWN_OPTIONS = r"\bor (?:should|would) (?:i|we|you)\b"  # "should X stay, or would you like me to ...?": both options
 _WHICH_RE = re.compile(r"\b(?:which|what) (?:approach|option|one|way|fix|direction|alternative)s?\b|"
-                       r"\bprefer\b|\bwhich (?:do|would|should)\b|\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)
-_OWN_OPTIONS_RE = re.compile(r"\bor (?:should|would) (?:i|we|you)\b", re.IGNORECASE)  # a question holding both options
+                       rf"\bprefer\b|\bwhich (?:do|would|should)\b|{_OWN_OPTIONS}", re.IGNORECASE)
+_OWN_OPTIONS_RE = re.compile(_OWN_OPTIONS, re.IGNORECASE)
 _NUMBERED_RE = re.compile(r"^(?:or\s+)?(.+)$", re.IGNORECASE)
 # "Would you like me to", "Want me to", "Shall I": how the agent puts a step to the user
 ASK_PREFIX = r"(?:(?:would|do) you (?:like|want) me to|want me to|shall i|should i)"
