@@ -664,6 +664,11 @@ def program(step: str) -> str:
     return f"git {git[0].verb}" if git else " ".join(words[:3 if words[1:2] in (["run"], ["exec"]) else 2])
 
 
+def programs(command: str) -> list[str]:
+    """The program of each step of a command line (`program`), in order."""
+    return [name for step in program_steps(command) if (name := program(step))]
+
+
 def named(program: str) -> str:
     """A program as a thread names it, and as any spelling of it runs it: a script by its file name."""
     first, _, rest = program.partition(" ")

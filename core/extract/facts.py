@@ -890,8 +890,7 @@ def _failed_left(session: Session) -> list[tuple[str, str]]:
 
     def programs_of(at: int) -> list[str]:
         if at not in ran:
-            ran[at] = [program for step in commands.program_steps(_text(calls[at]))
-                       if (program := commands.program(step))]
+            ran[at] = commands.programs(_text(calls[at]))
         return ran[at]
 
     left: list[tuple[str, str]] = []

@@ -321,16 +321,18 @@ def failure_rerun(events: list[Event], at: int) -> bool:
     """Whether the command whose failure the agent wrote of at event `at` (the last of its turn that failed before
     it) later ran through: "I couldn't do a server-side dry run ..." before `kubectl --context kind-staging apply
     --dry-run=server ...` passed."""
-    failed = None
+    failed: list[str] = []
     for event in reversed(events[:at]):
         if event.kind == "user":
             break
         if event.tool is not None and event.tool.name == "Bash" and event.tool.is_error:
-            failed = commands.program(str(event.tool.input.get("command", "")))
+            failed = commands.programs(str(event.tool.input.get("command", "")))
             break
+    # its last step, the one that failed, as `_failed_left` reads a command run through
     return bool(failed) and any(
         e.tool is not None and e.tool.name == "Bash" and not e.tool.is_error and not e.tool.rejected
-        and commands.program(str(e.tool.input.get("command", ""))) == failed for e in events[at + 1:])
+        and commands.named(failed[-1]) in map(commands.named, commands.programs(str(e.tool.input.get("command", ""))))
+        for e in events[at + 1:])
 
 
 def edited_after(events: list[Event], at: int, paths: bool = True) -> str:
